@@ -1,0 +1,490 @@
+"""Validation of the frozen graph: every check, every problem, none raised.
+
+Each function returns the problems it finds as :class:`dsl.model.Problem`
+(``file:line: context: message``); builders report them, the loader collects
+them, the CLI prints them and exits 2.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from typing import Callable, Iterable, Mapping
+
+from dsl import doc_tokens
+from dsl import expr as E
+from dsl import model as M
+from dsl.model import NO_DEFAULT, Location, Problem
+from dsl.types import CONCRETE_DTYPES, TENSOR_TYPES, Count, DataType, DocScope, Language
+
+
+def is_identifier(name: object) -> bool:
+    """ASCII identifiers that do not end in ``_`` (the suffix targets use to
+    mangle reserved words, so ``and`` and ``and_`` can never collide)."""
+    return (
+        isinstance(name, str)
+        and name.isascii()
+        and name.isidentifier()
+        and not name.endswith("_")
+    )
+
+
+def trim_indent(text: str) -> str:
+    """Kotlin's ``trimIndent``: drop the common indent and blank edge lines."""
+    return textwrap.dedent(text).strip("\n").rstrip()
+
+
+def _name_problem(what: str, name: object) -> str | None:
+    if is_identifier(name):
+        return None
+    if isinstance(name, str) and name.endswith("_") and name[:-1].isidentifier():
+        return f"{what} '{name}' must not end with '_' (reserved for mangling target keywords)"
+    return f"{what} {name!r} is not an identifier"
+
+
+# ---------------------------------------------------------------- values
+
+_SCALAR_KINDS = {
+    DataType.INT: "int",
+    DataType.LONG: "int",
+    DataType.FLOATING_POINT: "number",
+    DataType.NUMERIC: "number",
+    DataType.BOOLEAN: "bool",
+    DataType.STRING: "str",
+    DataType.ENUM: "str",
+    DataType.DATA_TYPE: "dtype",
+}
+
+
+def _literal_fits(type_: DataType, value: object, possible_values: tuple[str, ...]) -> bool:
+    if type_ in (DataType.INT, DataType.LONG):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_ in (DataType.FLOATING_POINT, DataType.NUMERIC):
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if type_ is DataType.BOOLEAN:
+        return isinstance(value, bool)
+    if type_ is DataType.STRING:
+        return isinstance(value, str)
+    if type_ is DataType.ENUM:
+        return isinstance(value, str) and value in possible_values
+    if type_ is DataType.DATA_TYPE:
+        return isinstance(value, str) and value in CONCRETE_DTYPES
+    return False
+
+
+def _show(value: object) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return repr(value)
+
+
+def _expected(type_: DataType) -> str:
+    if type_ is DataType.DATA_TYPE:
+        return "one of " + ", ".join(CONCRETE_DTYPES)
+    return f"a {type_.value} value"
+
+
+Lookup = Callable[[E.ParamRef], object]
+
+
+def _default_problems(param: M.Input | M.Arg, lookup: Lookup) -> Iterable[str]:
+    d = param.default
+    what = f"{param.kind} '{param.name}'"
+    if d is NO_DEFAULT or d is None:
+        return
+    if isinstance(d, E.ParamRef):
+        target = lookup(d)
+        if target is None:
+            yield f"default of {what} refers to '{d}', which does not exist"
+        elif target is param:
+            yield f"default of {what} refers to itself"
+        elif getattr(target, "kind", None) != param.kind or target.type is not param.type:  # type: ignore[attr-defined]
+            yield (f"default of {what} must be a {param.kind} of type {param.type.value}, "
+                   f"but '{d}' is a {target.kind} of type {target.type.value}")  # type: ignore[attr-defined]
+        return
+    if isinstance(param, M.Input):
+        yield f"default of {what} must be another input or None, got {_show(d)}"
+        return
+    if isinstance(d, E.ShapeOf):
+        if param.type not in (DataType.INT, DataType.LONG) or param.count.is_single:
+            yield f"default {d.input}.shape() of {what} needs an INT or LONG arg with a count other than Exactly(1)"
+        if not isinstance(lookup(d.input), M.Input | M.Output):
+            yield f"default of {what} refers to '{d.input}', which is not a tensor of this op"
+        return
+    if isinstance(d, E.DataTypeOf):
+        if param.type is not DataType.DATA_TYPE:
+            yield f"default {d.input}.data_type() of {what} needs a DATA_TYPE arg"
+        if not isinstance(lookup(d.input), M.Input | M.Output):
+            yield f"default of {what} refers to '{d.input}', which is not a tensor of this op"
+        return
+    if isinstance(d, tuple):
+        if param.count.is_single:
+            yield f"default {_show(d)} of {what} is a list, but its count is Exactly(1)"
+        elif not param.count.accepts(len(d)):
+            yield f"default {_show(d)} of {what} has {len(d)} values, but its count is {param.count}"
+        values = d
+    elif not param.count.is_single:
+        yield f"default {_show(d)} of {what} is a single value, but its count is {param.count}: use a list"
+        values = (d,)
+    else:
+        values = (d,)
+    for v in values:
+        if isinstance(v, float) and math.isnan(v):
+            yield f"default of {what} is NaN, which no target can compare"
+        elif not _literal_fits(param.type, v, param.possible_values):
+            if param.type is DataType.ENUM and isinstance(v, str):
+                allowed = ", ".join(repr(p) for p in param.possible_values)
+                yield f"default {v!r} of {what} is not one of its possible values {allowed}"
+            else:
+                yield f"default {_show(v)} of {what} is not {_expected(param.type)}"
+
+
+def param_problems(param: M.Param, context: str, lookup: Lookup) -> Iterable[Problem]:
+    def p(message: str) -> Problem:
+        return Problem(param.location, context, message)
+
+    what = f"{param.kind} '{param.name}'"
+    if (m := _name_problem(f"{param.kind} name", param.name)) is not None:
+        yield p(m)
+    if not isinstance(param.type, DataType):
+        yield p(f"type of {what} must be a DataType such as NUMERIC, got {param.type!r}")
+        return
+    if param.kind in ("input", "output") and param.type not in TENSOR_TYPES:
+        allowed = ", ".join(sorted(t.value for t in TENSOR_TYPES))
+        yield p(f"{what} cannot have type {param.type.value} (tensors are {allowed})")
+    if param.kind == "arg" and param.type is DataType.NDARRAY:
+        yield p(f"{what} cannot have type NDARRAY: use an Input for tensors")
+    if not isinstance(param.count, Count):
+        yield p(f"count of {what} must be Exactly, AtLeast, AtMost or Range, got {param.count!r}")
+    elif (m := param.count.problem()) is not None:
+        yield p(f"{what}: {m}")
+    if not isinstance(param.description, str):
+        yield p(f"description of {what} must be a string, got {param.description!r}")
+    if isinstance(param, M.Arg):
+        values = param.possible_values
+        if param.type is DataType.ENUM:
+            if not isinstance(values, tuple) or not values:
+                yield p(f"ENUM {what} needs possible_values")
+            elif not all(isinstance(v, str) and v for v in values):
+                yield p(f"possible_values of {what} must be non-empty strings")
+            elif len(set(values)) != len(values):
+                dup = next(v for v in values if values.count(v) > 1)
+                yield p(f"possible_values of {what} list {dup!r} twice")
+            if not (isinstance(param.description, str) and param.description.strip()):
+                yield p(f"ENUM {what} needs a description")
+        elif values:
+            yield p(f"{what} has possible_values, but only ENUM args take them")
+    if isinstance(param, (M.Input, M.Arg)) and isinstance(param.count, Count) and param.count.problem() is None:
+        for m in _default_problems(param, lookup):
+            yield p(m)
+
+
+# ---------------------------------------------------------------- constraints
+
+
+class _Checker:
+    """Infers the kind of each node of a condition and collects misuse."""
+
+    def __init__(self, lookup: Lookup, owner: str) -> None:
+        self.lookup = lookup
+        self.owner = owner
+        self.errors: list[str] = []
+
+    def kind(self, node: object) -> str:
+        if isinstance(node, E.ParamRef):
+            target = self.lookup(node)
+            if target is None:
+                self.errors.append(f"references '{node}', which {self.owner} does not have")
+                return "?"
+            if isinstance(target, M.Output):
+                self.errors.append(f"uses output '{node}': outputs cannot be used in constraints")
+                return "?"
+            if isinstance(target, M.Input):
+                return "tensor"
+            if isinstance(target, M.Arg):
+                if not isinstance(target.count, Count) or not target.count.is_single:
+                    return "array"
+                return _SCALAR_KINDS.get(target.type, "?")
+            return "?"
+        if isinstance(node, E.Literal):
+            v = node.value
+            if v is None:
+                return "none"
+            return "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else (
+                "number" if isinstance(v, float) else "str")
+        if isinstance(node, E.Rank):
+            self.tensor(node.input, "rank()")
+            return "int"
+        if isinstance(node, E.SizeAt):
+            self.tensor(node.input, "size_at()")
+            if self.kind(node.axis) not in ("int", "?"):
+                self.errors.append("size_at() needs an integer axis")
+            return "int"
+        if isinstance(node, E.Compare):
+            return self.compare(node)
+        if isinstance(node, E.Arith):
+            left, right = self.kind(node.left), self.kind(node.right)
+            for k in (left, right):
+                if k not in ("int", "number", "?"):
+                    self.errors.append(f"arithmetic '{node.op}' needs numbers, got a {k} value")
+            return "int" if left == right == "int" else "number"
+        if isinstance(node, E.Neg):
+            k = self.kind(node.operand)
+            if k not in ("int", "number", "?"):
+                self.errors.append(f"negation needs a number, got a {k} value")
+            return k
+        if isinstance(node, (E.AllOf, E.AnyOf)):
+            name = "all_of" if isinstance(node, E.AllOf) else "some"
+            if not node.terms:
+                self.errors.append(f"{name}() needs at least one condition")
+            for t in node.terms:
+                self.condition(t, name)
+            return "bool"
+        if isinstance(node, E.Not):
+            self.condition(node.term, "not_")
+            return "bool"
+        if isinstance(node, (E.SameType, E.SameShape, E.BroadcastableShapes)):
+            name = {E.SameType: "same_type", E.SameShape: "same_shape",
+                    E.BroadcastableShapes: "broadcastable_shapes"}[type(node)]
+            if len(node.inputs) < 2:
+                self.errors.append(f"{name}() needs at least two inputs")
+            for i in node.inputs:
+                self.tensor(i, f"{name}()")
+            return "bool"
+        if isinstance(node, (E.ShapeOf, E.DataTypeOf)):
+            fn = "shape" if isinstance(node, E.ShapeOf) else "data_type"
+            self.errors.append(f"{node.input}.{fn}() is only a default value; in constraints use same_shape/same_type, rank() or size_at()")
+            return "?"
+        self.errors.append(f"cannot use {node!r} in a constraint")
+        return "?"
+
+    def tensor(self, ref: E.ParamRef, fn: str) -> None:
+        if self.kind(ref) not in ("tensor", "?"):
+            self.errors.append(f"{fn} needs an input, but '{ref}' is not one")
+
+    def condition(self, node: object, where: str) -> None:
+        k = self.kind(node)
+        if k not in ("bool", "?"):
+            self.errors.append(f"{where}() needs conditions, got a {k} value")
+
+    def compare(self, node: E.Compare) -> str:
+        left, right = self.kind(node.left), self.kind(node.right)
+        if "?" in (left, right):
+            return "bool"
+        numeric = {"int", "number"}
+        if "none" in (left, right):
+            other = node.right if left == "none" else node.left
+            target = self.lookup(other) if isinstance(other, E.ParamRef) else None
+            if node.op not in ("==", "!=") or not (isinstance(target, M.Arg) and target.default is None):
+                self.errors.append("compares with None: only an optional arg (default None) can be, with == or !=")
+        elif "tensor" in (left, right) or "array" in (left, right):
+            self.errors.append(
+                f"cannot compare {left} values with '{node.op}': use same_shape, same_type, rank() or size_at()")
+        elif left in numeric and right in numeric:
+            pass
+        elif node.op in ("==", "!=") and left == right:
+            self._enum_literal(node)
+        else:
+            self.errors.append(f"cannot compare a {left} value with a {right} value using '{node.op}'")
+        return "bool"
+
+    def _enum_literal(self, node: E.Compare) -> None:
+        for ref, lit in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(ref, E.ParamRef) and isinstance(lit, E.Literal):
+                target = self.lookup(ref)
+                if isinstance(target, M.Arg) and target.type is DataType.ENUM and lit.value not in target.possible_values:
+                    self.errors.append(f"compares ENUM '{ref}' with {lit.value!r}, which is not one of its possible values")
+
+
+def constraint_problems(c: M.Constraint, context: str, owner: str, lookup: Lookup) -> Iterable[Problem]:
+    if not isinstance(c.message, str) or not c.message.strip():
+        yield Problem(c.location, context, "constraint needs a non-empty message")
+    checker = _Checker(lookup, owner)
+    kind = checker.kind(c.expr)
+    for error in checker.errors:
+        yield Problem(c.location, context, f"constraint '{c.message}' {error}")
+    if kind not in ("bool", "?"):
+        yield Problem(c.location, context, f"constraint '{c.message}' is not a condition (it is a {kind} value)")
+
+
+# ---------------------------------------------------------------- docs
+
+
+def _doc_problems(docs: tuple[M.DocSection, ...], context: str) -> Iterable[Problem]:
+    for d in docs:
+        if not isinstance(d.language, Language):
+            yield Problem(d.location, context, f"Doc language must be a Language, got {d.language!r}")
+        if not isinstance(d.scope, DocScope):
+            yield Problem(d.location, context, f"Doc scope must be a DocScope, got {d.scope!r}")
+        if not isinstance(d.text, str):
+            yield Problem(d.location, context, f"Doc text must be a string, got {d.text!r}")
+            continue
+        yield from _token_problems(d.text, d.location, context)
+
+
+def _token_problems(text: str, location: Location | None, context: str) -> Iterable[Problem]:
+    for token in doc_tokens.unknown_tokens(text):
+        known = ", ".join(f"%{t}%" for t in sorted(doc_tokens.DOC_TOKENS))
+        yield Problem(location, context,
+                      f"unknown doc token {token} (known: {known}; write %% for a literal %)")
+
+
+# ---------------------------------------------------------------- op, config
+
+
+def _lookup_in(params: tuple[M.Param, ...], configs: tuple[M.Config, ...] = ()) -> Lookup:
+    def lookup(ref: E.ParamRef) -> object:
+        if ref.kind == "config":
+            return next((c for c in configs if c.name == ref.name), None)
+        pool = params
+        if ref.config is not None:
+            cfg = next((c for c in configs if c.name == ref.config), None)
+            pool = cfg.params if cfg is not None else ()
+        return next((p for p in pool if p.kind == ref.kind and p.name == ref.name), None)
+
+    return lookup
+
+
+def config_problems(config: M.Config) -> list[Problem]:
+    ctx = f"{config.namespace}.{config.name}" if config.namespace else config.name
+    problems: list[Problem] = []
+    if (m := _name_problem("config name", config.name)) is not None:
+        problems.append(Problem(config.location, ctx, m))
+    lookup = _lookup_in(config.params)
+    own = _lookup_in(config.params)
+
+    def scoped(ref: E.ParamRef) -> object:
+        # A config's own constraints see its parameters without the config prefix.
+        return own(E.ParamRef(ref.kind, ref.name)) if ref.config == config.name else lookup(ref)
+
+    for p in config.params:
+        problems.extend(param_problems(p, ctx, scoped))
+    for c in config.constraints:
+        problems.extend(constraint_problems(c, ctx, f"config {config.name}", scoped))
+    problems.extend(_doc_problems(config.docs, ctx))
+    return problems
+
+
+def config_required(config: M.Config) -> bool:
+    """A config must be passed unless every one of its parameters has a default."""
+    return any(not p.has_default for p in config.params)
+
+
+def _signature_problems(op: M.Op, lookup: Lookup) -> Iterable[Problem]:
+    ctx = op.qualified_name
+    required = [E.ParamRef(p.kind, p.name) for p in (*op.inputs, *op.args) if not p.has_default]
+    required += [E.ParamRef("config", c.name) for c in op.configs if config_required(c)]
+    for sig in op.signatures:
+        if sig.location is None:
+            continue
+        shown = "(" + ", ".join(str(r) for r in sig.params) + ")"
+        seen: list[E.ParamRef] = []
+        for ref in sig.params:
+            if ref in seen:
+                yield Problem(sig.location, ctx, f"signature {shown} lists '{ref}' twice")
+            seen.append(ref)
+            if ref.config is not None:
+                yield Problem(sig.location, ctx,
+                              f"signature {shown} names '{ref}' of config {ref.config}: list the config itself")
+            elif lookup(ref) is None:
+                yield Problem(sig.location, ctx,
+                              f"signature {shown} names '{ref}', which {ctx} does not have")
+        for ref in required:
+            if ref not in sig.params:
+                what = "config" if ref.kind == "config" else "parameter"
+                yield Problem(sig.location, ctx, f"signature {shown} misses required {what} '{ref}'")
+        if sig.doc is not None:
+            if not isinstance(sig.doc, str):
+                yield Problem(sig.location, ctx, f"signature doc must be a string, got {sig.doc!r}")
+            else:
+                yield from _token_problems(sig.doc, sig.location, ctx)
+
+
+def op_problems(op: M.Op, prop_locations: Mapping[str, Location] | None = None) -> list[Problem]:
+    ctx = op.qualified_name
+    locs = prop_locations or {}
+    problems: list[Problem] = []
+
+    def at(key: str) -> Location:
+        return locs.get(key, op.location)
+
+    if (m := _name_problem("op name", op.name)) is not None:
+        problems.append(Problem(op.location, ctx, m))
+    lookup = _lookup_in(op.params, op.configs)
+    for p in op.params:
+        problems.extend(param_problems(p, ctx, lookup))
+    if not op.outputs:
+        problems.append(Problem(op.location, ctx, "op has no outputs (declare at least one Output)"))
+    if not any(isinstance(d.text, str) and d.text.strip() for d in op.docs):
+        problems.append(Problem(op.location, ctx, "op has no documentation (add a Doc)"))
+    for config, c in op.all_constraints():
+        if config is None:
+            problems.extend(constraint_problems(c, ctx, ctx, lookup))
+    problems.extend(_signature_problems(op, lookup))
+    problems.extend(_doc_problems(op.docs, ctx))
+    if not isinstance(op.abstract, bool):
+        problems.append(Problem(at("abstract"), ctx, f"abstract must be True or False, got {op.abstract!r}"))
+    if not isinstance(op.display_name, str) or not op.display_name.strip():
+        problems.append(Problem(at("display_name"), ctx, f"display_name must be a non-empty string, got {op.display_name!r}"))
+    if not isinstance(op.display_path, str) or not op.display_path.startswith("/"):
+        problems.append(Problem(at("display_path"), ctx, f"display_path must be a string starting with '/', got {op.display_path!r}"))
+    if op.native_name != op.name and (m := _name_problem("native_name", op.native_name)) is not None:
+        problems.append(Problem(at("native_name"), ctx, m))
+    return problems
+
+
+# ---------------------------------------------------------------- namespace, catalogue
+
+
+def _duplicates(items: Iterable[tuple[str, Location]], what: str, context: Callable[[str], str],
+                key: Callable[[str], str] = str) -> Iterable[Problem]:
+    first: dict[str, Location] = {}
+    for name, location in items:
+        k = key(name) if isinstance(name, str) else repr(name)
+        if k in first:
+            yield Problem(location, context(name), f"duplicate {what} '{name}' (first defined at {first[k]})")
+        else:
+            first[k] = location
+
+
+def namespace_problems(ns: M.Namespace) -> list[Problem]:
+    problems: list[Problem] = []
+    if (m := _name_problem("namespace name", ns.name)) is not None:
+        problems.append(Problem(ns.location, ns.name, m))
+    problems.extend(_duplicates(((o.name, o.location) for o in ns.ops), "op", lambda n: f"{ns.name}.{n}"))
+    problems.extend(_duplicates(((c.name, c.location) for c in ns.configs), "config", lambda n: f"{ns.name}.{n}"))
+    for a in ns.aliases:
+        if (m := _name_problem("alias name", a.name)) is not None:
+            problems.append(Problem(a.location, a.qualified_name, m))
+    problems.extend(_duplicates(((a.name, a.location) for a in ns.aliases), "alias", lambda n: f"{ns.name}.{n}"))
+    op_names = {o.name: o.location for o in ns.ops}
+    for a in ns.aliases:
+        if a.name in op_names:
+            problems.append(Problem(a.location, a.qualified_name,
+                                    f"alias '{a.name}' has the name of an op (defined at {op_names[a.name]})"))
+    return problems
+
+
+def catalogue_problems(cat: M.Catalogue) -> list[Problem]:
+    problems: list[Problem] = list(
+        _duplicates(((n.name, n.location) for n in sorted(cat.namespaces, key=lambda n: n.location)), "namespace", lambda n: n,
+                    key=str.lower)
+    )
+    for ns in cat.namespaces:
+        for a in ns.aliases:
+            target_ns = cat.namespace(a.target_namespace)
+            if target_ns is None:
+                problems.append(Problem(a.location, a.qualified_name,
+                                        f"alias target namespace '{a.target_namespace}' does not exist"))
+                continue
+            if target_ns.op(a.target_op) is None:
+                if any(x.name == a.target_op and x is not a for x in target_ns.aliases):
+                    problems.append(Problem(a.location, a.qualified_name,
+                                            f"alias target {a.target} is itself an alias: name the original op"))
+                else:
+                    problems.append(Problem(a.location, a.qualified_name,
+                                            f"alias target {a.target} does not exist"))
+            elif target_ns.op(a.target_op).abstract:  # type: ignore[union-attr]
+                problems.append(Problem(a.location, a.qualified_name,
+                                        f"alias target {a.target} is abstract"))
+    return problems

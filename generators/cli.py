@@ -1,0 +1,167 @@
+"""The ``opforge`` command line (what ``generate.sh`` runs).
+
+    generate NAMESPACES [-projects P,Q] [-docsdir DIR] [-outdir DIR] [-opsdir DIR] [--check]
+    list     [-opsdir DIR]
+    validate [-opsdir DIR]
+
+``generate`` may be left out: ``generate.sh math,random -projects c``.
+Exit codes: 0 done, 1 ``--check`` found files that would change,
+2 bad definitions or bad usage.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional, Sequence
+
+import typer
+
+from dsl import loader
+from dsl.model import Catalogue
+from generators import registry, writer
+from generators.api import GeneratedFile, GenerationContext
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="opforge: one op definition, every target.")
+
+EXIT_CHANGES = 1
+EXIT_DEFINITION = 2
+
+
+def _home(sub: str) -> Path:
+    """Defaults live beside generate.sh (OPFORGE_HOME), else in the working directory."""
+    home = os.environ.get("OPFORGE_HOME")
+    return Path(home) / sub if home else Path(sub)
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(message, err=True)
+    return typer.Exit(EXIT_DEFINITION)
+
+
+def _load(opsdir: Path) -> loader.LoadResult:
+    result = loader.load(opsdir)
+    if result.problems:
+        for problem in result.problems:
+            typer.echo(str(problem), err=True)
+        count = len(result.problems)
+        typer.echo(f"{count} definition problem{'s' if count != 1 else ''}", err=True)
+        raise typer.Exit(EXIT_DEFINITION)
+    return result
+
+
+def _split(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _select_namespaces(catalogue: Catalogue, names: str) -> tuple:
+    known = [n.name for n in catalogue.namespaces]
+    wanted = _split(names)
+    if not wanted:
+        raise _fail(f"no namespace given (known: all, {', '.join(known)})")
+    if any(w.lower() == "all" for w in wanted):
+        return catalogue.namespaces
+    unknown = [w for w in wanted if catalogue.namespace(w) is None]
+    if unknown:
+        raise _fail(f"unknown namespace{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+                    f"(known: all, {', '.join(known)})")
+    keys = {w.lower() for w in wanted}
+    return tuple(n for n in catalogue.namespaces if n.key in keys)
+
+
+OpsDir = Annotated[Optional[Path], typer.Option("--opsdir", "-opsdir", help="The ops tree to load (default: ops).")]
+
+
+@app.command()
+def generate(
+    namespaces: Annotated[str, typer.Argument(help="Comma-separated namespaces, or 'all'.")],
+    projects: Annotated[Optional[str], typer.Option("--projects", "-projects",
+                                                    help="Comma-separated generators (default: all).")] = None,
+    docsdir: Annotated[Optional[Path], typer.Option("--docsdir", "-docsdir",
+                                                    help="Where the docs project goes (default: OUTDIR/docs).")] = None,
+    outdir: Annotated[Optional[Path], typer.Option("--outdir", "-outdir",
+                                                   help="Output root; each project writes OUTDIR/<project> (default: out).")] = None,
+    opsdir: OpsDir = None,
+    source_url: Annotated[Optional[str], typer.Option("--source-url", "-source-url",
+                                                      help="Base URL of the repository's files, for source links.")] = None,
+    check: Annotated[bool, typer.Option("--check", "-check",
+                                        help="Write nothing; exit 1 listing every file that would change.")] = False,
+) -> None:
+    """Generate the given namespaces for the given projects."""
+    ops = opsdir or _home("ops")
+    result = _load(ops)
+    selected = _select_namespaces(result.catalogue, namespaces)
+    available = registry.discover()
+    names = _split(projects) if projects else list(available)
+    unknown = [n for n in names if n not in available]
+    if unknown or not names:
+        raise _fail(f"unknown project{'s' if len(unknown) > 1 else ''} {', '.join(unknown) or '(none given)'} "
+                    f"(known: {', '.join(available)})")
+    out = outdir or _home("out")
+    context = GenerationContext(result.catalogue, selected, ops.resolve().parent, source_url)
+    plans: list[writer.Plan] = []
+    roots: dict[Path, str] = {}
+    for name in dict.fromkeys(names):
+        root = (docsdir if name == "docs" and docsdir is not None else out / name)
+        if root.resolve() in roots:
+            raise _fail(f"projects {roots[root.resolve()]} and {name} would both write {root}")
+        roots[root.resolve()] = name
+        files: Sequence[GeneratedFile] = available[name].generate(context)
+        plans.append(writer.plan(root, files))
+    changes = [c for p in plans for c in p.changes]
+    if check:
+        for c in changes:
+            typer.echo(f"would {c.action} {c.path}")
+        if changes:
+            typer.echo(f"{len(changes)} file{'s' if len(changes) != 1 else ''} would change", err=True)
+            raise typer.Exit(EXIT_CHANGES)
+        typer.echo("up to date")
+        return
+    for p in plans:
+        writer.apply(p)
+    written = sum(1 for c in changes if c.action == "write")
+    removed = len(changes) - written
+    unchanged = sum(p.unchanged for p in plans)
+    typer.echo(f"{', '.join(n.name for n in selected)} -> {', '.join(names)}: "
+               f"{written} written, {removed} removed, {unchanged} unchanged")
+
+
+@app.command("list")
+def list_(opsdir: OpsDir = None) -> None:
+    """List namespaces, their ops and aliases, and the generators."""
+    result = _load(opsdir or _home("ops"))
+    for ns in result.catalogue.namespaces:
+        typer.echo(f"{ns.name} ({len(ns.concrete_ops)} ops)")
+        for op in ns.ops:
+            marks = " (abstract)" if op.abstract else ""
+            typer.echo(f"  {op.name}{marks}")
+        for alias in ns.aliases:
+            typer.echo(f"  {alias.name} -> {alias.target}")
+    typer.echo("generators:")
+    for name, generator in registry.discover().items():
+        typer.echo(f"  {name}: {generator.summary}")
+
+
+@app.command()
+def validate(opsdir: OpsDir = None) -> None:
+    """Load and validate the definitions; exit 2 listing every problem."""
+    result = _load(opsdir or _home("ops"))
+    ops = sum(len(n.ops) for n in result.catalogue.namespaces)
+    typer.echo(f"ok: {len(result.catalogue.namespaces)} namespaces, {ops} ops")
+
+
+_COMMANDS = {"generate", "list", "validate"}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point; a first word that is not a command means ``generate``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] not in _COMMANDS and args[0] not in ("--help", "-h"):
+        args.insert(0, "generate")
+    app(args=args, prog_name="generate.sh")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+"""Mixins shared across namespaces: the common shapes of ops, as in ND4J."""
+
+from dsl import *
+
+with Mixin("transform") as transform:
+    x = Input(NUMERIC, "x", description="Input tensor")
+    Output(NUMERIC, "output", description="Result, with the shape and type of x")
+
+with Mixin("pairwise") as pairwise:
+    x = Input(NUMERIC, "x", description="First operand")
+    y = Input(NUMERIC, "y", description="Second operand")
+    Output(NUMERIC, "output", description="Result, with the broadcast shape of x and y")
+    Constraint("x and y must have the same type", same_type(x, y))
+    Constraint("x and y must have broadcastable shapes", broadcastable_shapes(x, y))
+
+with Mixin("reduce") as reduce:
+    x = Input(NUMERIC, "x", description="Input tensor")
+    Arg(
+        INT,
+        "axes",
+        count=AtLeast(0),
+        default=[],
+        description="Axes to reduce; negative axes count from the last one; empty reduces all axes",
+    )
+    Arg(BOOLEAN, "keep_dims", default=False, description="Keep each reduced axis with size 1")
+    Output(NUMERIC, "output", description="The reduced tensor")

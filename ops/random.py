@@ -1,0 +1,83 @@
+"""Random tensors from a counter-based generator: reproducible on every target."""
+
+from dsl import *
+
+with Namespace("random"):
+    with Config("RandomConfig") as rng:
+        Arg(LONG, "seed", default=0, description="Key of the Philox4x32-10 generator")
+        Arg(
+            LONG,
+            "offset",
+            default=0,
+            description="Counter of the first sample: the same seed and offset give the same numbers",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Where the random numbers come from: a counter-based generator keyed by (seed, offset).",
+        )
+
+    with Mixin("random") as random:
+        rng_ref = use_config(rng)
+        Arg(LONG, "shape", count=AtLeast(0), description="Shape of the new random tensor")
+        Arg(
+            DATA_TYPE,
+            "dtype",
+            default="float32",
+            description="Element type of the new random tensor",
+        )
+        Output(NUMERIC, "output", description="A new tensor of the given shape with random values")
+
+    with Op("uniform") as op:
+        op.display_path = "/Random"
+        low = Arg(FLOATING_POINT, "min", default=0.0, description="Lower bound (inclusive)")
+        high = Arg(FLOATING_POINT, "max", default=1.0, description="Upper bound (exclusive)")
+        use_mixin(random)
+        Constraint("min must be less than max", low < high)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Generate a new random tensor, where values are randomly sampled according to a uniform distribution on [min, max).",
+        )
+
+    with Op("normal") as op:
+        op.display_path = "/Random"
+        Arg(FLOATING_POINT, "mean", default=0.0, description="Mean of the distribution")
+        stddev = Arg(FLOATING_POINT, "stddev", default=1.0, description="Standard deviation of the distribution")
+        use_mixin(random)
+        Constraint("stddev must not be negative", stddev >= 0)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Generate a new random tensor, where values are randomly sampled according to a Gaussian (normal) distribution, N(mean, stddev^2).",
+        )
+
+    with Op("bernoulli") as op:
+        op.display_path = "/Random"
+        p = Arg(FLOATING_POINT, "p", description="Probability of value 1")
+        use_mixin(random)
+        Constraint("p must be a probability", (p >= 0) & (p <= 1))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Generate a new random tensor, where values are randomly sampled according to a Bernoulli distribution: 1 with probability p, else 0.",
+        )
+
+    with Op("binomial") as op:
+        op.display_path = "/Random"
+        n_trials = Arg(INT, "n_trials", description="Number of trials parameter for the binomial distribution")
+        p = Arg(FLOATING_POINT, "p", description="Probability of success for each trial")
+        use_mixin(random)
+        shape = op.arg("shape")
+        Constraint("n_trials must not be negative", n_trials >= 0)
+        Constraint("p must be a probability", (p >= 0) & (p <= 1))
+        Signature(n_trials, p, shape, doc="Default generator settings and element type")
+        Signature(n_trials, p, shape, op.arg("dtype"), random.config("RandomConfig"))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Generate a new random tensor, where values are randomly sampled according to a Binomial distribution,
+            with the specified number of trials and probability.
+            """,
+        )

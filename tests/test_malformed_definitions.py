@@ -1,0 +1,398 @@
+"""A corpus of malformed definitions: each gives its exact one-line error,
+with the file and the line of the offending builder call (marked ``# <``),
+and the CLI exits 2 without a traceback."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import write_ops
+from dsl import loader
+
+GOOD_OP = '''
+            with Op("ok") as op:
+                Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "A valid op.")
+'''
+
+# name -> (ops file text, expected message after "file:line: ")
+CASES: dict[str, tuple[str, str]] = {
+    "duplicate op": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+            with Op("f") as op:  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: duplicate op 'f' (first defined at ops/defs.py:2)"),
+    "duplicate config": ('''
+        with Namespace("math"):
+            with Config("Cfg") as c1:
+                Arg(INT, "a", description="a")
+            with Config("Cfg") as c2:  # <
+                Arg(INT, "a", description="a")
+            with Op("f") as op:
+                use_config(c1)
+                use_config(c2)
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.Cfg: duplicate config 'Cfg' (first defined at ops/defs.py:2)"),
+    "duplicate parameter": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(NUMERIC, "x", description="x")
+                Input(NUMERIC, "x", description="again")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: duplicate parameter 'x' (first defined at ops/defs.py:3)"),
+    "same name for an input and an arg": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(NUMERIC, "x", description="x")
+                Arg(INT, "x", description="x")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: duplicate parameter 'x' (input at ops/defs.py:3)"),
+    "signature misses a required parameter": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                x = Input(NUMERIC, "x", description="x")
+                y = Input(NUMERIC, "y", description="y")
+                Output(NUMERIC, "out", description="out")
+                Signature(x)  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: signature (x) misses required parameter 'y'"),
+    "signature repeats a parameter": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                x = Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Signature(x, x)  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: signature (x, x) lists 'x' twice"),
+    "signature names another op's parameter": ('''
+        with Namespace("math"):
+            with Op("g") as op:
+                z = Input(NUMERIC, "z", description="z")
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "g")
+            with Op("f") as op:
+                x = Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Signature(x, z)  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: signature references input 'z' of math.g"),
+    "signature names a config the op does not use": ('''
+        with Namespace("math"):
+            with Config("Cfg") as cfg:
+                Arg(INT, "a", description="a")
+            with Mixin("m") as m:
+                ref = use_config(cfg)
+            with Op("g", m) as op:
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "g")
+            with Op("f") as op:
+                x = Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Signature(x, ref)  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: signature names config 'Cfg', which math.f does not use"),
+    "default of the wrong type": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Arg(INT, "n", default=1.5, description="n")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: default 1.5 of arg 'n' is not a INT value"),
+    "default with too few values": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Arg(INT, "shape", count=AtLeast(2), default=[1], description="s")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: default [1] of arg 'shape' has 1 values, but its count is AtLeast(2)"),
+    "ENUM default outside its values": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Arg(ENUM, "mode", possible_values=["a", "b"], default="c", description="m")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: default 'c' of arg 'mode' is not one of its possible values 'a', 'b'"),
+    "ENUM without values": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Arg(ENUM, "mode", description="m")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: ENUM arg 'mode' needs possible_values"),
+    "ENUM without description": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Arg(ENUM, "mode", possible_values=["a"])  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: ENUM arg 'mode' needs a description"),
+    "possible values on a non-ENUM arg": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Arg(INT, "n", possible_values=["a"], description="n")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: arg 'n' has possible_values, but only ENUM args take them"),
+    "unused config": ('''
+        with Namespace("math"):
+            with Config("Lonely") as cfg:  # <
+                Arg(INT, "a", description="a")
+        ''' + GOOD_OP, "math.Lonely: config 'Lonely' is not used by any op"),
+    "constraint on another op's parameter": ('''
+        with Namespace("math"):
+            with Op("g") as op:
+                z = Input(NUMERIC, "z", description="z")
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "g")
+            with Op("f") as op:
+                Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Constraint("z is a matrix", z.rank() == 2)  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: constraint 'z is a matrix' references input 'z' of math.g"),
+    "invalid count": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(NUMERIC, "x", count=Range(3, 1), description="x")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: input 'x': invalid count Range(3, 1): minimum exceeds maximum"),
+    "op without outputs": ('''
+        with Namespace("math"):
+            with Op("f") as op:  # <
+                Input(NUMERIC, "x", description="x")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: op has no outputs (declare at least one Output)"),
+    "op without documentation": ('''
+        with Namespace("math"):
+            with Op("f") as op:  # <
+                Output(NUMERIC, "out", description="out")
+        ''', "math.f: op has no documentation (add a Doc)"),
+    "unknown doc token": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "The %OPNAME% op, see %LIBND4J_OPNAME%.")  # <
+        ''', "math.f: unknown doc token %LIBND4J_OPNAME% (known: %INPUT_TYPE%, %NATIVE_OPNAME%, "
+             "%OPNAME%; write %% for a literal %)"),
+    "op name not an identifier": ('''
+        with Namespace("math"):
+            with Op("2add") as op:  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.2add: op name '2add' is not an identifier"),
+    "parameter name not an identifier": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(NUMERIC, "my-x", description="x")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: input name 'my-x' is not an identifier"),
+    "name with the mangling suffix": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(NUMERIC, "and_", description="x")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: input name 'and_' must not end with '_' (reserved for mangling target keywords)"),
+    "tensor of a non-tensor type": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(STRING, "x", description="x")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: input 'x' cannot have type STRING (tensors are BOOLEAN, FLOATING_POINT, INT, "
+             "LONG, NDARRAY, NUMERIC)"),
+    "type that is not a DataType": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input("float", "x", description="x")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: type of input 'x' must be a DataType such as NUMERIC, got 'float'"),
+    "Python error in an ops file": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(NUMERIC, "x", descripton="typo")  # <
+        ''', "math.f: TypeError: Input() got an unexpected keyword argument 'descripton'"),
+    "undefined name": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Constraint("bad", y.rank() == 2)  # <
+        ''', "math.f: NameError: name 'y' is not defined"),
+    "syntax error": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(NUMERIC, "x" description="x")  # <
+        ''', "file defs.py: SyntaxError: invalid syntax. Perhaps you forgot a comma?"),
+    "Input outside an op": ('''
+        with Namespace("math"):
+            Input(NUMERIC, "x", description="x")  # <
+        ''' + GOOD_OP, "math: Input 'x' must be called inside an Op or a Mixin or a Config"),
+    "Op outside a namespace": ('''
+        with Op("f") as op:  # <
+            Output(NUMERIC, "out", description="out")
+            Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "f: Op cannot be defined outside a Namespace"),
+    "constraint that is not a condition": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                x = Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Constraint("rank", x.rank())  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: constraint 'rank' is not a condition (it is a int value)"),
+    "constraint comparing tensors": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                x = Input(NUMERIC, "x", description="x")
+                y = Input(NUMERIC, "y", description="y")
+                Output(NUMERIC, "out", description="out")
+                Constraint("equal", x == y)  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: constraint 'equal' cannot compare tensor values with '==': use same_shape, "
+             "same_type, rank() or size_at()"),
+    "Python 'and' in a constraint": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                x = Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Constraint("matrix", x.rank() >= 1 and x.rank() <= 2)  # <
+        ''', "math.f: TypeError: a constraint expression is not a Python bool: use &, |, ~ "
+             "(or all_of, some, not_) instead of and, or, not, and do not chain comparisons"),
+    "constraint on an output": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                out = Output(NUMERIC, "out", description="out")
+                Constraint("rank", out.rank() == 1)  # <
+        ''', "math.f: AttributeError: 'OutputHandle' object has no attribute 'rank'"),
+    "alias of a missing op": ('''
+        with Namespace("math"):
+            Alias("math", "nope")  # <
+        ''' + GOOD_OP, "math.nope: alias target math.nope does not exist"),
+    "unknown op property": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                op.java_package = "org.example"  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: unknown op property 'java_package' (known: display_name, display_path, "
+             "native_name, abstract)"),
+    "default from an arg of another type": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                a = Arg(INT, "a", description="a")
+                Arg(FLOATING_POINT, "b", default=a, description="b")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: default of arg 'b' must be a arg of type FLOATING_POINT, but 'a' is a arg of type INT"),
+    "mixin constraint on an input the op dropped": ('''
+        with Mixin("m") as m:
+            x = Input(NUMERIC, "x", description="x")
+            Constraint("x is a matrix", x.rank() == 2)  # <
+        with Namespace("math"):
+            with Op("f", m, keep_inputs=False) as op:
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: constraint 'x is a matrix' references 'x', which math.f does not have"),
+    "ENUM compared with a value it cannot take": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                mode = Arg(ENUM, "mode", possible_values=["a", "b"], description="m")
+                Output(NUMERIC, "out", description="out")
+                Constraint("never", mode != "c")  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: constraint 'never' compares ENUM 'mode' with 'c', which is not one of its possible values"),
+}
+
+
+def _case(text: str) -> tuple[str, int]:
+    source = "from dsl import *\n" + textwrap.dedent(text).lstrip("\n")
+    line = next(i for i, l in enumerate(source.splitlines(), 1) if l.rstrip().endswith("# <"))
+    return source, line
+
+
+def _shift(message: str) -> str:
+    """Lines named in CASES count from the case's first line; the import prelude adds one."""
+    head, _, rest = message.partition("ops/defs.py:")
+    number = "".join(c for c in rest if c.isdigit())
+    return head + "ops/defs.py:" + str(int(number) + 1) + rest[len(number):]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_malformed_definition_gives_its_exact_error(name: str, project: Path, cli) -> None:
+    text, message = CASES[name]
+    source, line = _case(text)
+    ops = project / "ops"
+    ops.mkdir()
+    (ops / "defs.py").write_text(source, encoding="utf-8")
+    if "ops/defs.py:" in message:
+        message = _shift(message)
+    expected = f"ops/defs.py:{line}: {message}"
+
+    result = loader.load(ops)
+    assert [str(p) for p in result.problems] == [expected]
+
+    run = cli("validate")
+    assert run.exit_code == 2
+    assert run.stderr.splitlines() == [expected, "1 definition problem"]
+    assert "Traceback" not in run.output + run.stderr
+
+
+def test_corpus_is_large_enough() -> None:
+    assert len(CASES) >= 25
+
+
+def test_duplicate_namespace_across_files(project: Path, cli) -> None:
+    body = '''
+        from dsl import *
+        with Namespace("{name}"):
+            with Op("f") as op:
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+    '''
+    write_ops(project, {"a.py": body.format(name="math"), "b.py": body.format(name="Math")})
+    run = cli("validate")
+    assert run.exit_code == 2
+    assert run.stderr.splitlines()[0] == "ops/b.py:2: Math: duplicate namespace 'Math' (first defined at ops/a.py:2)"
+
+
+def test_all_problems_are_reported_not_only_the_first(project: Path, cli) -> None:
+    write_ops(project, {"a.py": '''
+        from dsl import *
+        with Namespace("math"):
+            with Op("f") as op:
+                Arg(INT, "n", default="one", description="n")
+                Output(NUMERIC, "out", description="out")
+            with Op("g") as op:
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "%BAD%")
+    ''', "b.py": '''
+        from dsl import *
+        with Namespace("random"):
+            with Op("h") as op:
+                Doc(Language.ANY, DocScope.ALL, "h")
+    '''})
+    run = cli("validate")
+    assert run.exit_code == 2
+    assert run.stderr.splitlines() == [
+        "ops/a.py:3: math.f: op has no documentation (add a Doc)",
+        "ops/a.py:4: math.f: default 'one' of arg 'n' is not a INT value",
+        "ops/a.py:8: math.g: unknown doc token %BAD% (known: %INPUT_TYPE%, %NATIVE_OPNAME%, %OPNAME%; "
+        "write %% for a literal %)",
+        "ops/b.py:3: random.h: op has no outputs (declare at least one Output)",
+        "4 definition problems",
+    ]
