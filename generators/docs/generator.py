@@ -93,6 +93,12 @@ class DocsGenerator:
             link["external"] = f"{context.source_url.rstrip('/')}/{path}#L{line}"
         return link
 
+    def _page_link(self, context: GenerationContext, namespace: str, op: str) -> str | None:
+        """A link to an op on another page, or None when that page is not generated."""
+        if not any(n.key == namespace.lower() for n in context.namespaces):
+            return None
+        return f"{namespace.lower()}.md#{op_anchor(op)}"
+
     def _params(self, params: Sequence[Any]) -> list[dict[str, str]]:
         rows = []
         for p in params:
@@ -144,7 +150,7 @@ class DocsGenerator:
         tokens = {doc_tokens.OPNAME: op.name, doc_tokens.NATIVE_OPNAME: op.native_name,
                   doc_tokens.INPUT_TYPE: TENSOR_TYPE_NAME}
         aliases = [
-            {"name": md.inline(a.qualified_name), "href": f"{a.namespace.lower()}.md#{op_anchor(a.name)}"}
+            {"name": md.inline(a.qualified_name), "href": self._page_link(context, a.namespace, a.name)}
             for other in context.catalogue.namespaces for a in other.aliases
             if a.target_namespace.lower() == ns.key and a.target_op == op.name
         ]
@@ -175,7 +181,7 @@ class DocsGenerator:
             "anchor": op_anchor(alias.name),
             "name": alias.name,
             "target": md.inline(alias.target),
-            "href": f"{alias.target_namespace.lower()}.md#{op_anchor(alias.target_op)}",
+            "href": self._page_link(context, alias.target_namespace, alias.target_op),
             "source": self._source_link(context, alias.location.file, alias.location.line),
         }
 

@@ -8,6 +8,7 @@ escaped, so ``*``, ``|``, ``<!--`` or ``{{ }}`` show verbatim.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Characters that are markup anywhere in a line (backslash-escaped) ...
 _ANYWHERE = set("\\`*_[]|")
@@ -20,9 +21,9 @@ _ORDERED = re.compile(r"^(\d+)([.)])")
 
 
 def _clean(text: str) -> str:
-    """Newlines normalised, tabs expanded, control characters made visible."""
+    """Newlines normalised, tabs expanded, control characters shown as ``\\xNN``."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4)
-    return "".join(c if c == "\n" or c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+    return "".join(f"\\x{ord(c):02x}" if c != "\n" and unicodedata.category(c) == "Cc" else c for c in text)
 
 
 def _escape_char(c: str) -> str:

@@ -1,0 +1,215 @@
+"""The command line and the writer: selection, --check, idempotence, stale
+files, determinism and interrupted runs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, Cli
+from generators import writer
+from generators.api import GeneratedFile
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def ops_copy(project: Path) -> Path:
+    """The starter catalogue, copied so tests may edit it."""
+    target = project / "ops"
+    shutil.copytree(ROOT / "ops", target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def test_generate_then_check_is_clean(cli: Cli, ops_copy: Path, project: Path) -> None:
+    run = cli("generate", "math,random", "-projects", "docs")
+    assert run.exit_code == 0, run.output
+    docs = project / "out" / "docs"
+    assert {"mkdocs.yml", "docs/index.md", "docs/math.md", "docs/random.md"} <= set(tree(docs))
+    assert "docs/bitwise.md" not in tree(docs)
+    check = cli("generate", "math,random", "-projects", "docs", "--check")
+    assert (check.exit_code, check.stdout.strip()) == (0, "up to date")
+
+
+def test_check_lists_what_a_doc_change_would_rewrite_and_writes_nothing(cli: Cli, ops_copy: Path, project: Path) -> None:
+    assert cli("generate", "all", "-projects", "docs").exit_code == 0
+    before = tree(project / "out")
+    math = ops_copy / "math.py"
+    math.write_text(math.read_text().replace("Elementwise negation", "Elementwise sign flip"))
+    check = cli("generate", "all", "-projects", "docs", "--check")
+    assert check.exit_code == 1
+    assert check.stdout.splitlines() == [
+        "would write out/docs/docs/math.md",
+        "would write out/docs/docs/source/ops/math.py.md",
+    ]
+    assert tree(project / "out") == before
+    assert cli("generate", "all", "-projects", "docs").exit_code == 0
+    assert "Elementwise sign flip" in (project / "out/docs/docs/math.md").read_text()
+    assert cli("generate", "all", "-projects", "docs", "--check").exit_code == 0
+
+
+def test_rerun_rewrites_nothing(cli: Cli, ops_copy: Path, project: Path) -> None:
+    cli("generate", "all", "-projects", "docs")
+    stats = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (project / "out").rglob("*") if p.is_file()}
+    run = cli("generate", "all", "-projects", "docs")
+    assert "0 written, 0 removed" in run.stdout
+    assert {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in stats} == stats
+
+
+def test_stale_files_removed_but_never_foreign_ones(cli: Cli, ops_copy: Path, project: Path) -> None:
+    cli("generate", "all", "-projects", "docs")
+    foreign = project / "out/docs/docs/notes.md"
+    foreign.write_text("mine\n")
+    run = cli("generate", "MATH", "--projects", "docs")
+    assert run.exit_code == 0
+    files = set(tree(project / "out/docs"))
+    assert "docs/bitwise.md" not in files and "docs/source/ops/bitwise.py.md" not in files
+    assert "docs/math.md" in files and foreign.read_text() == "mine\n"
+
+
+def test_outdir_docsdir_opsdir_and_private_catalogue(cli: Cli, project: Path) -> None:
+    private = project / "catalogue" / "myops"
+    private.mkdir(parents=True)
+    (private / "extra.py").write_text(
+        "from dsl import *\n"
+        "with Namespace('Extra'):\n"
+        "    with Op('twice') as op:\n"
+        "        Input(NUMERIC, 'x', description='x')\n"
+        "        Output(NUMERIC, 'y', description='y')\n"
+        "        Doc(Language.ANY, DocScope.ALL, 'Doubles x.')\n")
+    run = cli("generate", "extra", "-projects", "docs", "-opsdir", str(private), "-docsdir", "site-src")
+    assert run.exit_code == 0, run.output
+    assert (project / "site-src/docs/extra.md").is_file()
+    assert not (project / "out").exists()
+
+
+def test_unknown_namespace_and_project_exit_2(cli: Cli, ops_copy: Path) -> None:
+    run = cli("generate", "math,nope")
+    assert run.exit_code == 2
+    assert run.stderr.strip() == "unknown namespace nope (known: all, bitwise, math, random)"
+    run = cli("generate", "math", "-projects", "docs,cobol")
+    assert run.exit_code == 2
+    assert run.stderr.strip().startswith("unknown project cobol (known: docs")
+
+
+def test_list_and_validate(cli: Cli, ops_copy: Path) -> None:
+    listing = cli("list").stdout.splitlines()
+    assert "math (13 ops)" in listing and "  bit_shift -> bitwise.left_shift" in listing
+    assert any(line.startswith("  docs: ") for line in listing)
+    assert cli("validate").stdout.strip() == "ok: 3 namespaces, 21 ops"
+
+
+def _generate_in_subprocess(out: Path, seed: str) -> None:
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-opsdir", str(ROOT / "ops"),
+                    "-outdir", str(out)], cwd=ROOT, env=env, check=True, capture_output=True)
+
+
+def test_output_is_byte_identical_whatever_the_hash_seed(tmp_path: Path) -> None:
+    _generate_in_subprocess(tmp_path / "a", "1")
+    _generate_in_subprocess(tmp_path / "b", "4242")
+    a, b = tree(tmp_path / "a"), tree(tmp_path / "b")
+    assert a and a == b
+
+
+def test_interrupted_run_leaves_only_whole_files(cli: Cli, ops_copy: Path, project: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    cli("generate", "all", "-projects", "docs")
+    old = tree(project / "out")
+    math = ops_copy / "math.py"
+    math.write_text(math.read_text().replace("Elementwise", "Element-wise"))
+    calls = {"n": 0}
+    real_replace = os.replace
+
+    def flaky_replace(src, dst):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        real_replace(src, dst)
+
+    monkeypatch.setattr(writer.os, "replace", flaky_replace)
+    interrupted = cli("generate", "all", "-projects", "docs")
+    assert interrupted.exit_code == 130 and calls["n"] == 2  # ^C: the shell convention, 128 + SIGINT
+    monkeypatch.setattr(writer.os, "replace", real_replace)
+    half = tree(project / "out")
+    assert not [p for p in half if "opforge-tmp" in p]
+    cli("generate", "all", "-projects", "docs")
+    new = tree(project / "out")
+    for path, data in half.items():
+        if not path.endswith(writer.MANIFEST):
+            assert data in (old.get(path), new.get(path)), path
+
+
+KILLER = r"""
+import os, signal, sys
+sys.path.insert(0, {root!r})
+from generators import writer, cli
+real = os.replace
+count = [0]
+def replace(src, dst):
+    count[0] += 1
+    if count[0] == {at}:
+        os.kill(os.getpid(), signal.SIGKILL)
+    real(src, dst)
+writer.os.replace = replace
+cli.main(["all", "-projects", "docs", "-opsdir", {ops!r}, "-outdir", {out!r}])
+"""
+
+
+@pytest.mark.parametrize("at", [1, 2])
+def test_sigkill_mid_run_then_next_run_repairs(tmp_path: Path, at: int) -> None:
+    ops = tmp_path / "ops"
+    shutil.copytree(ROOT / "ops", ops, ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "out"
+    _generate_in_subprocess(out, "0")
+    old = tree(out)
+    math = ops / "math.py"
+    math.write_text(math.read_text().replace("Elementwise", "Element-wise"))
+    proc = subprocess.run([sys.executable, "-c", KILLER.format(root=str(ROOT), at=at, ops=str(ops), out=str(out))],
+                          cwd=tmp_path, capture_output=True)
+    assert proc.returncode == -signal.SIGKILL
+    reference = tmp_path / "reference"
+    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "docs", "-opsdir", str(ops),
+                    "-outdir", str(reference)], cwd=ROOT, check=True, capture_output=True)
+    new = tree(reference)
+    for path, data in tree(out).items():
+        if "opforge-tmp" in path or path.endswith(writer.MANIFEST):
+            continue
+        assert data in (old.get(path), new.get(path)), path
+    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "docs", "-opsdir", str(ops),
+                    "-outdir", str(out)], cwd=ROOT, check=True, capture_output=True)
+    assert tree(out) == tree(reference)
+
+
+def test_writer_refuses_paths_outside_the_root() -> None:
+    for bad in ("../x.md", "/etc/passwd", "a/../../b", ""):
+        with pytest.raises(ValueError):
+            GeneratedFile(bad, "x")
+
+
+def test_writer_ignores_manifest_entries_outside_the_root(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    (root / writer.MANIFEST).write_text('{"files": ["../victim.txt"]}')
+    writer.apply(writer.plan(root, [GeneratedFile("a.txt", "a\n")]))
+    assert victim.read_text() == "keep"
+    assert writer.read_manifest(root) == ("a.txt",)
+
+
+def test_generate_sh_runs_the_cli() -> None:
+    proc = subprocess.run(["./generate.sh", "validate"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("ok: ")
+    bad = subprocess.run(["./generate.sh", "nope", "-projects", "docs", "--check"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
