@@ -688,13 +688,12 @@ def use_mixin(mixin: Mixin, keep_inputs: bool = True, keep_args: bool = True,
 
 def use_config(config: Config) -> ConfigRef:
     """Make the op take ``config``; the returned reference can go in a Signature."""
-    block = _block("use_config", ("op", "mixin"))
-    location = caller_location()
     if not isinstance(config, Config):
-        _report(location, block.context if block else "ops", f"use_config needs a Config, got {config!r}")
-    elif block is not None:
-        block._use_config(config, location)
-    return ConfigRef(config) if isinstance(config, Config) else ConfigRef(Config.__new__(Config))
+        raise TypeError(f"use_config needs a Config, got {config!r}")
+    block = _block("use_config", ("op", "mixin"))
+    if block is not None:
+        block._use_config(config, caller_location())
+    return ConfigRef(config)
 
 
 def Alias(namespace: Any, op: str, *, name: str | None = None) -> None:
@@ -714,11 +713,7 @@ def Alias(namespace: Any, op: str, *, name: str | None = None) -> None:
     top.aliases.append(M.Alias(top.name, name if name is not None else op, target, op, location))
 
 
-def iter_stack() -> Iterator[_Frame]:
-    """The open builders, outermost first (for error reporting)."""
-    return iter(list(_STACK))
-
-
-def reset_stack() -> None:
-    """Drop builders an aborted import left open."""
-    _STACK.clear()
+def unwind(session_frame: _Session) -> None:
+    """Close the builders a failed import left open above ``session_frame``."""
+    while _STACK and _STACK[-1] is not session_frame:
+        _STACK.pop()

@@ -96,9 +96,7 @@ def load(ops_dir: Path | str) -> LoadResult:
                     problems.append(_exception_problem(exc, ops_dir, path))
                     _purge(f"{package}.{path.stem}")
                 finally:
-                    # A failed import may leave builders open: drop them.
-                    while len(builders._STACK) > 1:
-                        builders._STACK.pop()
+                    builders.unwind(session)
             problems.extend(session.problems)
     finally:
         sys.dont_write_bytecode = dont_write

@@ -45,6 +45,13 @@ def _source_page(path: str) -> str:
     return f"source/{path}.md"
 
 
+def _tokens(owner: Op | Config) -> dict[str, str]:
+    """What the doc tokens mean on the docs site."""
+    native = owner.native_name if isinstance(owner, Op) else owner.name
+    return {doc_tokens.OPNAME: owner.name, doc_tokens.NATIVE_OPNAME: native,
+            doc_tokens.INPUT_TYPE: TENSOR_TYPE_NAME}
+
+
 class DocsGenerator:
     name = "docs"
     summary = "Markdown pages and mkdocs.yml for a mkdocs-material docs site"
@@ -76,14 +83,8 @@ class DocsGenerator:
                 found.setdefault(context.source_path(loc.file), loc.file)
         return dict(sorted(found.items()))
 
-    def _doc_text(self, op: Op | Config, docs: Sequence[DocSection]) -> list[str]:
-        if isinstance(op, Op):
-            tokens = {doc_tokens.OPNAME: op.name, doc_tokens.NATIVE_OPNAME: op.native_name,
-                      doc_tokens.INPUT_TYPE: TENSOR_TYPE_NAME}
-        else:
-            tokens = {doc_tokens.OPNAME: op.name, doc_tokens.NATIVE_OPNAME: op.name,
-                      doc_tokens.INPUT_TYPE: TENSOR_TYPE_NAME}
-        return [md.block(doc_tokens.expand(d.text, tokens)) for d in docs]
+    def _doc_text(self, owner: Op | Config, docs: Sequence[DocSection]) -> list[str]:
+        return [md.block(doc_tokens.expand(d.text, _tokens(owner))) for d in docs]
 
     def _source_link(self, context: GenerationContext, file: str, line: int, page_dir: str = "") -> dict[str, str]:
         path = context.source_path(file)
@@ -147,8 +148,7 @@ class DocsGenerator:
         return md.code(f"{op.name}({', '.join(parts)})")
 
     def _op_view(self, context: GenerationContext, ns: Namespace, op: Op) -> dict[str, Any]:
-        tokens = {doc_tokens.OPNAME: op.name, doc_tokens.NATIVE_OPNAME: op.native_name,
-                  doc_tokens.INPUT_TYPE: TENSOR_TYPE_NAME}
+        tokens = _tokens(op)
         aliases = [
             {"name": md.inline(a.qualified_name), "href": self._page_link(context, a.namespace, a.name)}
             for other in context.catalogue.namespaces for a in other.aliases
@@ -213,9 +213,7 @@ class DocsGenerator:
 
     def _first_line(self, op: Op) -> str:
         docs = op.docs_for(Language.MARKDOWN, DESCRIPTION_SCOPES)
-        tokens = {doc_tokens.OPNAME: op.name, doc_tokens.NATIVE_OPNAME: op.native_name,
-                  doc_tokens.INPUT_TYPE: TENSOR_TYPE_NAME}
-        text = doc_tokens.expand(docs[0].text, tokens) if docs else ""
+        text = doc_tokens.expand(docs[0].text, _tokens(op)) if docs else ""
         return text.strip().split("\n\n")[0].replace("\n", " ")
 
     def _index(self, context: GenerationContext, sources: dict[str, str]) -> str:
