@@ -13,6 +13,7 @@ import os
 import sys
 from typing import Any, Iterator
 
+from dsl import compute, einsum
 from dsl import model as M
 from dsl import validate
 from dsl.expr import DataTypeOf, ParamRef, ShapeOf
@@ -190,6 +191,7 @@ class _Block(_Frame):
         self.configs: list[tuple["Config", Location]] = []
         self.mixins: list["Mixin"] = []
         self.props: dict[str, tuple[Any, Location]] = {}
+        self.compute: tuple[Any, Location, _Block] | None = None  # (form, where, declared by)
         self.closed = False
 
     # Op properties are plain attribute assignments: ``op.display_path = "/Math"``.
@@ -301,6 +303,8 @@ class _Block(_Frame):
         for key, value in mixin.props.items():
             if key in _PROPERTIES[self.kind]:
                 self.props[key] = value
+        if mixin.compute is not None:
+            self.compute = mixin.compute
         for m in (*mixin.mixins, mixin):
             if m not in self.mixins:
                 self.mixins.append(m)
@@ -457,6 +461,8 @@ class Op(_Block):
             native_name=props.get("native_name", self.name),
             abstract=props.get("abstract", False),
             location=self.location,
+            compute=self.compute[0] if self.compute else None,
+            compute_location=self.compute[1] if self.compute else None,
         )
         prop_locations = {k: loc for k, (_, loc) in self.props.items()}
         for problem in validate.op_problems(self.result, prop_locations):
@@ -717,3 +723,95 @@ def unwind(session_frame: _Session) -> None:
     """Close the builders a failed import left open above ``session_frame``."""
     while _STACK and _STACK[-1] is not session_frame:
         _STACK.pop()
+
+
+# ---------------------------------------------------------------- compute
+
+
+def _set_compute(what: str, value: Any) -> None:
+    block = _block(what, ("op", "mixin"))
+    if block is None:
+        return
+    location = caller_location()
+    if block.compute is not None and block.compute[2] is block:
+        _report(location, block.context,
+                f"{block.kind} already declares what it computes (at {block.compute[1]})")
+        return
+    block.compute = (value, location, block)
+
+
+def Elementwise(function: Any, *, broadcast: str | None = None) -> None:
+    """``output = function(inputs..., scalar args...)``, element by element.
+
+    ``function``'s parameters are named after inputs and scalar args. Shapes
+    broadcast NumPy-style for arithmetic; ops whose result is a comparison,
+    logic or bitwise operation take equal shapes or one scalar operand unless
+    ``broadcast="numpy"``.
+    """
+    params, optional, cases = compute.trace_cases(function)
+    node = cases[0][1]
+    if broadcast is None:
+        top = node.fn if isinstance(node, compute.SCall) else ""
+        broadcast = "strict" if top in compute.STRICT_BROADCAST else "numpy"
+    _set_compute("Elementwise", compute.Elementwise(params, optional, cases, broadcast))
+
+
+def Reduce(combine: str, *, input: str = "x", axes: str = "axes", keep_dims: str = "keep_dims",
+           map: Any = None, finalize: Any = None, pre: str | None = None,
+           empty: str = "identity") -> None:
+    """Reduce ``input`` over ``axes`` with ``combine`` (add, mul, max, min).
+
+    ``map(x)`` or ``map(x, m)`` transforms each element first; ``finalize(acc,
+    n)`` or ``finalize(acc, n, m)`` turns the combined value into the result;
+    ``m`` is the ``pre`` reduction ("max" or "mean") of the same elements.
+    """
+    map_node = compute.trace(map, _names(map, ("x", "m")))[1] if map is not None else None
+    fin_node = compute.trace(finalize, _names(finalize, ("acc", "n", "m")))[1] if finalize is not None else None
+    _set_compute("Reduce", compute.Reduction(input, axes, keep_dims, combine, map_node, fin_node, pre, empty))
+
+
+def _names(function: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    import inspect
+
+    names = tuple(inspect.signature(function).parameters)
+    for n in names:
+        if n not in allowed:
+            raise TypeError(f"compute function parameter {n!r} must be one of {', '.join(allowed)}")
+    return names
+
+
+def ArgReduce(which: str, *, input: str = "x", axis: str = "axis", keep_dims: str = "keep_dims") -> None:
+    """Index of the first maximum (``"max"``) or minimum (``"min"``) along ``axis``."""
+    _set_compute("ArgReduce", compute.ArgReduction(input, axis, keep_dims, which))
+
+
+def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None) -> None:
+    """A contraction in OCANNL notation, e.g. ``"...|ik;...|kj=>...|ij"``.
+
+    ``inputs`` names the operands (default: the op's inputs in order).
+    """
+    location = caller_location()
+    top = _top()
+    try:
+        parsed = einsum.parse(spec)
+    except einsum.EinsumError as exc:
+        _report(location, top.context if top is not None else "ops", f"einsum spec {spec!r}: {exc}")
+        return
+    if inputs is None and isinstance(top, _Block):
+        inputs = tuple(p.name for p in top.params if p.kind == "input")
+    _set_compute("Einsum", compute.Contraction(parsed, tuple(inputs or ())))
+
+
+def Random(distribution: str, **params: str) -> None:
+    """Sample ``distribution`` (uniform, normal, bernoulli, binomial, ...), its
+    parameters given by arg names: ``Random("uniform", low="min", high="max")``."""
+    _set_compute("Random", compute.RandomSample(distribution, tuple(sorted(params.items()))))
+
+
+def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragment: str,
+             layout: str = "axis", axis: str = "axis", args: tuple[str, ...] = ()) -> None:
+    """Hand-written kernels: ``c`` and ``python`` are files beside the ops
+    file holding ``#pragma IMAGINET_FRAGMENT_BEGIN`` fragments; ``c_fragments``
+    maps each dtype to its C fragment."""
+    _set_compute("Fragment", compute.FragmentKernel(
+        c, tuple(sorted(c_fragments.items())), python, python_fragment, layout, axis, tuple(args)))

@@ -12,6 +12,7 @@ from typing import Iterator, Union
 
 import attrs
 
+from dsl.compute import Compute
 from dsl.expr import DataTypeOf, Expr, ParamRef, Scalar, ShapeOf
 from dsl.types import Count, DataType, DocScope, Language
 
@@ -179,6 +180,9 @@ class Op:
     native_name: str
     abstract: bool
     location: Location
+    #: What the op computes (None: a documentation-only op).
+    compute: Compute | None = None
+    compute_location: Location | None = None
 
     @property
     def qualified_name(self) -> str:

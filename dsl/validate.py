@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
 
 from dsl import doc_tokens
 from dsl import expr as E
@@ -422,6 +423,7 @@ def op_problems(op: M.Op, prop_locations: Mapping[str, Location] | None = None) 
             problems.extend(constraint_problems(c, ctx, ctx, lookup))
     problems.extend(_signature_problems(op, lookup))
     problems.extend(_doc_problems(op.docs, ctx))
+    problems.extend(compute_problems(op))
     if not isinstance(op.abstract, bool):
         problems.append(Problem(at("abstract"), ctx, f"abstract must be True or False, got {op.abstract!r}"))
     if not isinstance(op.display_name, str) or not op.display_name.strip():
@@ -487,4 +489,147 @@ def catalogue_problems(cat: M.Catalogue) -> list[Problem]:
             elif target_ns.op(a.target_op).abstract:  # type: ignore[union-attr]
                 problems.append(Problem(a.location, a.qualified_name,
                                         f"alias target {a.target} is abstract"))
+    return problems
+
+
+# ---------------------------------------------------------------- compute
+
+
+def _scalar_arg(op: M.Op, name: str) -> M.Arg | None:
+    arg = next((a for a in op.args if a.name == name), None)
+    return arg if arg is not None and arg.count.is_single else None
+
+
+def compute_problems(op: M.Op) -> list[Problem]:
+    """Problems of what an op computes, at the line that declared it."""
+    from dsl import compute as C
+
+    c = op.compute
+    if c is None:
+        return []
+    loc = op.compute_location or op.location
+    ctx = op.qualified_name
+    out: list[str] = []
+    inputs = {i.name: i for i in op.inputs}
+    args = {a.name: a for a in op.args}
+    if len(op.outputs) != 1 and not isinstance(c, C.FragmentKernel):
+        out.append(f"{c.kind} ops have exactly one output, {op.name} has {len(op.outputs)}")
+
+    def need_arg(name: str, types: tuple[Any, ...], array: bool, what: str) -> None:
+        arg = args.get(name)
+        if arg is None:
+            out.append(f"{c.kind} needs an arg '{name}' ({what})")
+        elif arg.type not in types or arg.count.is_single == array:
+            shape = "a list" if array else "a single value"
+            out.append(f"arg '{name}' must be {shape} of type {' or '.join(t.value for t in types)} ({what})")
+
+    def need_input(name: str) -> None:
+        if name not in inputs:
+            out.append(f"{c.kind} needs an input '{name}'")
+        elif not inputs[name].count.is_single:
+            out.append(f"input '{name}' must be a single tensor for {c.kind}")
+
+    def check_functions(node: Any, allowed_symbols: set[str], where: str) -> None:
+        unknown = C.symbols(node) - allowed_symbols
+        if unknown:
+            out.append(f"{where} uses unknown names {', '.join(sorted(unknown))}")
+
+    if isinstance(c, C.Elementwise):
+        for p in c.params:
+            if p in inputs:
+                need_input(p)
+            elif _scalar_arg(op, p) is None:
+                out.append(f"elementwise function parameter '{p}' is neither an input nor a single-valued arg")
+        if c.broadcast not in ("numpy", "strict"):
+            out.append(f"broadcast must be 'numpy' or 'strict', got {c.broadcast!r}")
+        for name in c.optional:
+            arg = args.get(name)
+            if arg is None or arg.default is not None:
+                out.append(f"elementwise parameter '{name}' defaults to None, so it must be an arg with default None")
+        float_only = {f for _, e in c.cases for f in C.functions(e) if C.FUNCTIONS[f][1] == "float"}
+        for p in c.params:
+            if p in inputs and float_only and inputs[p].type not in (DataType.FLOATING_POINT,):
+                out.append(f"input '{p}' must be FLOATING_POINT for {', '.join(sorted(float_only))}")
+        if not any(p in inputs for p in c.params):
+            out.append("an elementwise op needs at least one input")
+        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        for _, e in c.cases:
+            try:
+                C.resolve_enums(e, enums)
+            except ValueError as exc:
+                out.append(str(exc))
+    elif isinstance(c, C.Reduction):
+        need_input(c.input)
+        need_arg(c.axes, (DataType.INT, DataType.LONG), True, "axes to reduce")
+        need_arg(c.keep_dims, (DataType.BOOLEAN,), False, "keep reduced axes")
+        if c.combine not in C.REDUCE_COMBINES:
+            out.append(f"combine must be one of {', '.join(C.REDUCE_COMBINES)}, got {c.combine!r}")
+        if c.pre not in (None, "max", "mean"):
+            out.append(f"pre must be None, 'max' or 'mean', got {c.pre!r}")
+        if c.empty not in ("identity", "nan", "error"):
+            out.append(f"empty must be 'identity', 'nan' or 'error', got {c.empty!r}")
+        if c.map is not None:
+            check_functions(c.map, {"x", "m"} if c.pre else {"x"}, "map")
+        if c.finalize is not None:
+            check_functions(c.finalize, {"acc", "n", "m"} if c.pre else {"acc", "n"}, "finalize")
+    elif isinstance(c, C.ArgReduction):
+        need_input(c.input)
+        need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis to search")
+        need_arg(c.keep_dims, (DataType.BOOLEAN,), False, "keep the searched axis")
+        if c.which not in ("max", "min"):
+            out.append(f"ArgReduce takes 'max' or 'min', got {c.which!r}")
+        if op.outputs and op.outputs[0].type is not DataType.LONG:
+            out.append("ArgReduce's output must be LONG")
+    elif isinstance(c, C.Contraction):
+        if len(c.inputs) != len(c.spec.inputs):
+            out.append(f"einsum spec {c.spec.text!r} takes {len(c.spec.inputs)} operands, "
+                       f"the op gives {len(c.inputs)}")
+        for name in c.inputs:
+            need_input(name)
+    elif isinstance(c, C.RandomSample):
+        wanted = C.RANDOM_DISTRIBUTIONS.get(c.distribution)
+        if wanted is None:
+            out.append(f"unknown distribution {c.distribution!r} (known: {', '.join(C.RANDOM_DISTRIBUTIONS)})")
+        else:
+            given = dict(c.params)
+            if sorted(given) != sorted(wanted):
+                out.append(f"{c.distribution} takes parameters {', '.join(wanted)}, got {', '.join(sorted(given)) or 'none'}")
+            for name in given.values():
+                if _scalar_arg(op, name) is None:
+                    out.append(f"distribution parameter arg '{name}' must be a single-valued arg")
+        need_arg("shape", (DataType.INT, DataType.LONG), True, "shape of the result")
+        need_arg("dtype", (DataType.DATA_TYPE,), False, "element type of the result")
+        seeds = [p.name for cfg in op.configs for p in cfg.args] + list(args)
+        for name in ("seed", "offset"):
+            if name not in seeds:
+                out.append(f"random ops need a LONG arg '{name}' (directly or from a config)")
+    elif isinstance(c, C.FragmentKernel):
+        need_input("x") if "x" in inputs else None
+        if c.layout != "axis":
+            out.append(f"fragment layout must be 'axis', got {c.layout!r}")
+        need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis of the fragment")
+        for name in c.args:
+            if _scalar_arg(op, name) is None:
+                out.append(f"fragment arg '{name}' must be a single-valued arg")
+        return [Problem(loc, ctx, m) for m in out] + fragment_problems(op, c)
+    return [Problem(loc, ctx, m) for m in out]
+
+
+def fragment_root(op: M.Op) -> tuple[Path, str]:
+    """Fragment files live beside the file that declares the Fragment."""
+    declared = Path((op.compute_location or op.location).file)
+    return declared.parent, declared.parent.as_posix()
+
+
+def fragment_problems(op: M.Op, c: Any) -> list[Problem]:
+    from dsl import fragments
+
+    root, shown = fragment_root(op)
+    problems = []
+    wanted = [(c.c_file, name) for _, name in c.c_fragments] + [(c.python_file, c.python_fragment)]
+    for file, name in wanted:
+        try:
+            fragments.resolve(root, file, name, shown)
+        except fragments.FragmentError as exc:
+            problems.append(Problem(exc.location, op.qualified_name, exc.message))
     return problems

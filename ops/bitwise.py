@@ -2,6 +2,10 @@
 
 from dsl import *
 
+SHIFT_SEMANTICS = """
+Shift amounts below 0 or at least the bit width give 0 for a left shift.
+"""
+
 with Namespace("bitwise"):
     with Mixin("bitwise_pair") as bitwise_pair:
         x = Input(INT, "x", description="First input array")
@@ -12,24 +16,29 @@ with Namespace("bitwise"):
 
     with Op("and", bitwise_pair) as op:
         op.display_path = "/Bitwise"
+        Elementwise(lambda x, y: x & y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Bitwise AND operation. Supports broadcasting.")
 
     with Op("or", bitwise_pair) as op:
         op.display_path = "/Bitwise"
+        Elementwise(lambda x, y: x | y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Bitwise OR operation. Supports broadcasting.")
 
     with Op("xor", bitwise_pair) as op:
         op.display_path = "/Bitwise"
+        Elementwise(lambda x, y: x ^ y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Bitwise XOR operation. Supports broadcasting.")
 
     with Op("left_shift", bitwise_pair) as op:
         op.display_path = "/Bitwise"
+        Elementwise(lambda x, y: x << y, broadcast="numpy")
         Doc(
             Language.ANY,
             DocScope.ALL,
             """
             Bitwise left shift: output = x << y, elementwise. Supports broadcasting.
 
-            Shift amounts outside [0, bit width) are handled as documented by each target.
+            Bits shifted out are lost, as in NumPy; shift amounts below 0 or at
+            least the bit width of the type give 0.
             """,
         )

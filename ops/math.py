@@ -1,23 +1,35 @@
 """Elementwise arithmetic and functions, reductions and matrix products."""
 
 from dsl import *
-from ops.mixins import pairwise, reduce, transform
+from dsl.compute import fn
+from ops.mixins import compare, float_transform, pairwise, reduce, transform
+
+INTEGER_ARITHMETIC = """
+Integer results wrap around (two's complement), as in NumPy.
+"""
 
 with Namespace("math"):
     with Op("add", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        Elementwise(lambda x, y: x + y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise addition: output = x + y, with NumPy broadcasting.")
+        Doc(Language.ANY, DocScope.ALL, INTEGER_ARITHMETIC)
 
     with Op("sub", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        Elementwise(lambda x, y: x - y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise subtraction: output = x - y, with NumPy broadcasting.")
+        Doc(Language.ANY, DocScope.ALL, INTEGER_ARITHMETIC)
 
     with Op("mul", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        Elementwise(lambda x, y: x * y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise multiplication: output = x * y, with NumPy broadcasting.")
+        Doc(Language.ANY, DocScope.ALL, INTEGER_ARITHMETIC)
 
     with Op("div", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        Elementwise(lambda x, y: x / y)
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -25,36 +37,67 @@ with Namespace("math"):
             Elementwise division: output = x / y, with NumPy broadcasting.
 
             Floating-point division follows IEEE 754 (x / 0 is an infinity or NaN).
+            Integer division truncates toward zero (as in C and ONNX), x / 0 is 0,
+            and the most negative value divided by -1 wraps around to itself.
             """,
         )
 
     with Op("pow", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
-        Doc(Language.ANY, DocScope.ALL, "Elementwise power: output = x raised to the power y, with NumPy broadcasting.")
-
-    with Op("abs", transform) as op:
-        op.display_path = "/Math/Elementwise"
-        Doc(Language.ANY, DocScope.ALL, "Elementwise absolute value: output = |x|.")
-
-    with Op("neg", transform) as op:
-        op.display_path = "/Math/Elementwise"
-        Doc(Language.ANY, DocScope.ALL, "Elementwise negation: output = -x.")
-
-    with Op("exp", transform) as op:
-        op.display_path = "/Math/Elementwise"
-        Doc(Language.ANY, DocScope.ALL, "Elementwise exponential: output = e^x.")
-
-    with Op("sqrt", transform) as op:
-        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x, y: x**y)
         Doc(
             Language.ANY,
             DocScope.ALL,
-            "Elementwise square root; negative inputs give NaN for floating-point types.",
+            """
+            Elementwise power: output = x raised to the power y, with NumPy broadcasting.
+
+            For integers the result wraps around; a negative exponent gives 0,
+            except for bases 1 and -1 (1 and -1 or 1).
+            """,
         )
 
-    with Op("log", transform) as op:
+    with Op("maximum", pairwise) as op:
+        op.display_path = "/Math/Arithmetic"
+        Elementwise(lambda x, y: fn.maximum(x, y))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise maximum of x and y; NaN wins, as in NumPy's maximum.")
+
+    with Op("abs", transform) as op:
         op.display_path = "/Math/Elementwise"
-        x = transform.input("x")
+        Elementwise(lambda x: abs(x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise absolute value: output = |x|. The most negative integer stays itself (wraps).",
+        )
+
+    with Op("neg", transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: -x)
+        Doc(Language.ANY, DocScope.ALL, "Elementwise negation: output = -x. Integers wrap around.")
+
+    with Op("exp", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.exp(x))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise exponential: output = e^x.")
+
+    with Op("sqrt", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.sqrt(x))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise square root; negative inputs give NaN.")
+
+    with Op("tanh", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.tanh(x))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise hyperbolic tangent.")
+
+    with Op("sigmoid", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.sigmoid(x))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise logistic sigmoid: output = 1 / (1 + e^-x).")
+
+    with Op("log", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        x = float_transform.input("x")
         base = Arg(
             FLOATING_POINT,
             "base",
@@ -64,6 +107,7 @@ with Namespace("math"):
         Constraint("base must be positive and not 1", some(base == None, (base > 0) & (base != 1)))
         Signature(x, doc="Natural logarithm")
         Signature(x, base, doc="Logarithm to the given base")
+        Elementwise(lambda x, base=None: fn.log(x) if base is None else fn.log(x) / fn.log(base))
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -79,40 +123,89 @@ with Namespace("math"):
             default="half_to_even",
             description="How halfway cases round: to the even neighbour (IEEE 754, NumPy) or away from zero (C round())",
         )
-        Doc(Language.ANY, DocScope.ALL, "Elementwise rounding to the nearest integer value.")
+        Elementwise(lambda x, mode: fn.where(mode == "half_to_even", fn.round_half_even(x), fn.round_half_away(x)))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise rounding to the nearest integer value; integers are unchanged.")
+
+    with Op("gt", compare) as op:
+        op.display_path = "/Math/Comparison"
+        Elementwise(lambda x, y: x > y)
+        Doc(Language.ANY, DocScope.ALL, "Elementwise x > y. NaN compares false.")
+
+    with Op("eq", compare) as op:
+        op.display_path = "/Math/Comparison"
+        Elementwise(lambda x, y: x == y)
+        Doc(Language.ANY, DocScope.ALL, "Elementwise x == y. NaN compares unequal to everything.")
+
+    with Op("logical_and") as op:
+        op.display_path = "/Math/Logic"
+        x = Input(BOOLEAN, "x", description="First operand")
+        y = Input(BOOLEAN, "y", description="Second operand")
+        Output(BOOLEAN, "output", description="True where both are true")
+        Constraint(
+            "x and y must have the same shape, or one of them must be a scalar",
+            same_shape(x, y) | x.is_scalar() | y.is_scalar(),
+        )
+        Elementwise(lambda x, y: fn.logical_and(x, y))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise logical AND of two boolean tensors.")
 
     with Op("sum", reduce) as op:
         op.display_path = "/Math/Reduction"
+        Reduce("add")
         Doc(
             Language.ANY,
             DocScope.ALL,
             """
             Sum of the elements over the given axes.
 
-            The sum over no elements is 0.
+            The sum over no elements is 0. Integer sums wrap around in the input's type.
             """,
+        )
+
+    with Op("mean", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce("add", finalize=lambda acc, n: acc / n)
+        Doc(Language.ANY, DocScope.ALL, "Arithmetic mean over the given axes; the mean of no elements is NaN.")
+
+    with Op("max", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Reduce("max", empty="error")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Largest element over the given axes; NaN wins. Reducing no elements is an error.",
+        )
+
+    with Op("norm2", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce("add", map=lambda x: x * x, finalize=lambda acc, n: fn.sqrt(acc))
+        Doc(Language.ANY, DocScope.ALL, "Euclidean (L2) norm over the given axes: sqrt(sum(x^2)).")
+
+    with Op("argmax") as op:
+        op.display_path = "/Math/Reduction"
+        Input(NUMERIC, "x", description="Input tensor")
+        Arg(INT, "axis", default=-1, description="Axis to search; negative counts from the last one")
+        Arg(BOOLEAN, "keep_dims", default=False, description="Keep the searched axis with size 1")
+        Output(LONG, "output", description="Index of the first largest element along the axis")
+        ArgReduce("max")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Index of the first largest element along an axis; the first NaN counts as largest.",
         )
 
     with Op("matmul") as op:
         op.display_path = "/Math/Linear algebra"
         a = Input(NUMERIC, "a", description="Left matrix, or a batch of them (rank >= 2)")
         b = Input(NUMERIC, "b", description="Right matrix, or a batch of them (rank >= 2)")
-        transpose_a = Arg(BOOLEAN, "transpose_a", default=False, description="Use the transpose of each matrix of a")
-        transpose_b = Arg(BOOLEAN, "transpose_b", default=False, description="Use the transpose of each matrix of b")
         Output(NUMERIC, "output", description="The matrix product, with the broadcast batch axes")
         Constraint("a and b must have the same type", same_type(a, b))
         Constraint("a and b must have rank 2 or more", (a.rank() >= 2) & (b.rank() >= 2))
-        Constraint(
-            "the inner dimensions of a and b must agree",
-            some(
-                ~transpose_a & ~transpose_b & (a.size_at(-1) == b.size_at(-2)),
-                transpose_a & ~transpose_b & (a.size_at(-2) == b.size_at(-2)),
-                ~transpose_a & transpose_b & (a.size_at(-1) == b.size_at(-1)),
-                transpose_a & transpose_b & (a.size_at(-2) == b.size_at(-1)),
-            ),
-        )
-        Signature(a, b, doc="Plain matrix product")
-        AllParamSignature(with_output=False)
+        Constraint("the inner dimensions of a and b must agree", a.size_at(-1) == b.size_at(-2))
+        Einsum("...|ik;...|kj=>...|ij")
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -120,6 +213,38 @@ with Namespace("math"):
             Matrix product of the last two axes of a and b; leading (batch) axes
             broadcast as in NumPy's matmul.
             """,
+        )
+
+    with Op("transpose") as op:
+        op.display_path = "/Math/Linear algebra"
+        x = Input(NUMERIC, "x", description="A matrix, or a batch of them (rank >= 2)")
+        Output(NUMERIC, "output", description="x with its last two axes swapped")
+        Constraint("x must have rank 2 or more", x.rank() >= 2)
+        Einsum("...|ij=>...|ji")
+        Doc(Language.ANY, DocScope.ALL, "Swap the last two axes (the matrix transpose of every batch entry).")
+
+    with Op("cumsum") as op:
+        op.display_path = "/Math/Reduction"
+        x = Input(NUMERIC, "x", description="Input tensor")
+        axis = Arg(INT, "axis", default=0, description="Axis to accumulate along; negative counts from the last one")
+        Arg(BOOLEAN, "exclusive", default=False, description="Leave each element out of its own sum")
+        Arg(BOOLEAN, "reverse", default=False, description="Accumulate from the end of the axis")
+        Output(NUMERIC, "output", description="Running sums, with the shape of x")
+        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
+        Fragment(
+            c="fragments/cumsum.h",
+            python="fragments/cumsum.py",
+            c_fragments={
+                "int8": "cumsum_i8", "int16": "cumsum_i16", "int32": "cumsum_i32", "int64": "cumsum_i64",
+                "uint8": "cumsum_u8", "float32": "cumsum_f32", "float64": "cumsum_f64",
+            },
+            python_fragment="cumsum",
+            args=("exclusive", "reverse"),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Cumulative sum along an axis (inclusive unless exclusive; from the end if reverse). Integers wrap.",
         )
 
     Alias("bitwise", "left_shift", name="bit_shift")

@@ -34,6 +34,7 @@ with Namespace("random"):
         high = Arg(FLOATING_POINT, "max", default=1.0, description="Upper bound (exclusive)")
         use_mixin(random)
         Constraint("min must be less than max", low < high)
+        Random("uniform", low="min", high="max")
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -46,6 +47,7 @@ with Namespace("random"):
         stddev = Arg(FLOATING_POINT, "stddev", default=1.0, description="Standard deviation of the distribution")
         use_mixin(random)
         Constraint("stddev must not be negative", stddev >= 0)
+        Random("normal", mean="mean", stddev="stddev")
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -57,6 +59,7 @@ with Namespace("random"):
         p = Arg(FLOATING_POINT, "p", description="Probability of value 1")
         use_mixin(random)
         Constraint("p must be a probability", (p >= 0) & (p <= 1))
+        Random("bernoulli", p="p")
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -70,6 +73,7 @@ with Namespace("random"):
         use_mixin(random)
         shape = op.arg("shape")
         Constraint("n_trials must not be negative", n_trials >= 0)
+        Random("binomial", n="n_trials", p="p")
         Constraint("p must be a probability", (p >= 0) & (p <= 1))
         Signature(n_trials, p, shape, doc="Default generator settings and element type")
         Signature(n_trials, p, shape, op.arg("dtype"), random.config("RandomConfig"))

@@ -102,9 +102,9 @@ def test_unknown_namespace_and_project_exit_2(cli: Cli, ops_copy: Path) -> None:
 
 def test_list_and_validate(cli: Cli, ops_copy: Path) -> None:
     listing = cli("list").stdout.splitlines()
-    assert "math (13 ops)" in listing and "  bit_shift -> bitwise.left_shift" in listing
+    assert "math (25 ops)" in listing and "  bit_shift -> bitwise.left_shift" in listing
     assert any(line.startswith("  docs: ") for line in listing)
-    assert cli("validate").stdout.strip() == "ok: 3 namespaces, 21 ops"
+    assert cli("validate").stdout.strip() == "ok: 3 namespaces, 33 ops"
 
 
 def _generate_in_subprocess(out: Path, seed: str) -> None:
@@ -125,7 +125,7 @@ def test_interrupted_run_leaves_only_whole_files(cli: Cli, ops_copy: Path, proje
     cli("generate", "all", "-projects", "docs")
     old = tree(project / "out")
     math = ops_copy / "math.py"
-    math.write_text(math.read_text().replace("Elementwise", "Element-wise"))
+    math.write_text(math.read_text().replace("Elementwise negation", "Element-wise negation"))
     calls = {"n": 0}
     real_replace = os.replace
 
@@ -172,7 +172,7 @@ def test_sigkill_mid_run_then_next_run_repairs(tmp_path: Path, at: int) -> None:
     _generate_in_subprocess(out, "0")
     old = tree(out)
     math = ops / "math.py"
-    math.write_text(math.read_text().replace("Elementwise", "Element-wise"))
+    math.write_text(math.read_text().replace("Elementwise negation", "Element-wise negation"))
     proc = subprocess.run([sys.executable, "-c", KILLER.format(root=str(ROOT), at=at, ops=str(ops), out=str(out))],
                           cwd=tmp_path, capture_output=True)
     assert proc.returncode == -signal.SIGKILL

@@ -1,0 +1,79 @@
+"""Concrete element types of abstract DataTypes, and the dtype variants of an op.
+
+An op is instantiated once per concrete dtype of its *primary* type (the
+type of its first input, else of its first output). Every tensor declared
+with the primary type takes that dtype; BOOLEAN tensors are bool, LONG are
+int64, INT (when not primary) int64 and FLOATING_POINT (when not primary)
+the variant's dtype if it is a float, else float64.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import attrs
+
+from dsl.types import DataType
+
+FLOATS = ("float32", "float64")
+SIGNED = ("int8", "int16", "int32", "int64")
+UNSIGNED = ("uint8",)
+INTEGERS = SIGNED + UNSIGNED
+
+CONCRETE: dict[DataType, tuple[str, ...]] = {
+    DataType.NDARRAY: ("bool", *INTEGERS, *FLOATS),
+    DataType.NUMERIC: (*INTEGERS, *FLOATS),
+    DataType.FLOATING_POINT: FLOATS,
+    DataType.INT: INTEGERS,
+    DataType.LONG: ("int64",),
+    DataType.BOOLEAN: ("bool",),
+}
+
+BITS = {"bool": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "float32": 32, "float64": 64}
+
+
+def category(dtype: str) -> str:
+    """"float", "signed", "unsigned" or "bool"."""
+    if dtype in FLOATS:
+        return "float"
+    if dtype in SIGNED:
+        return "signed"
+    if dtype in UNSIGNED:
+        return "unsigned"
+    return "bool"
+
+
+def resolve(type_: DataType, primary: DataType, dtype: str) -> str:
+    """The dtype a tensor of ``type_`` has in the variant ``dtype`` of ``primary``."""
+    if type_ is primary:
+        return dtype
+    if type_ is DataType.BOOLEAN:
+        return "bool"
+    if type_ in (DataType.LONG, DataType.INT):
+        return "int64"
+    if type_ is DataType.FLOATING_POINT:
+        return dtype if dtype in FLOATS else "float64"
+    return dtype if dtype in CONCRETE[type_] else CONCRETE[type_][-1]
+
+
+@attrs.frozen
+class Variant:
+    """One instantiation of an op: a dtype for every tensor parameter."""
+
+    dtype: str
+    tensors: tuple[tuple[str, str], ...]
+
+    def of(self, name: str) -> str:
+        return dict(self.tensors)[name]
+
+
+def primary_type(op: object) -> DataType:
+    tensors = (*op.inputs, *op.outputs)  # type: ignore[attr-defined]
+    return tensors[0].type if tensors else DataType.NUMERIC
+
+
+def variants(op: object, dtypes: tuple[str, ...] | None = None) -> Iterator[Variant]:
+    primary = primary_type(op)
+    for dtype in dtypes if dtypes is not None else CONCRETE[primary]:
+        yield Variant(dtype, tuple((p.name, resolve(p.type, primary, dtype))
+                                   for p in (*op.inputs, *op.outputs)))  # type: ignore[attr-defined]
