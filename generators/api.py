@@ -7,7 +7,7 @@ from typing import Protocol, Sequence
 
 import attrs
 
-from dsl.model import Catalogue, Namespace
+from dsl.model import Catalogue, Namespace, Problem
 from dsl.types import Language
 
 #: First words of every generated file; the header also names the sources.
@@ -47,6 +47,14 @@ class GenerationContext:
             return path.relative_to(self.source_root.resolve()).as_posix()
         except ValueError:
             return path.name
+
+
+class GenerationError(Exception):
+    """Definitions a target cannot generate: reported like definition errors (exit 2)."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = tuple(sorted(problems, key=Problem.sort_key))
+        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 class Generator(Protocol):

@@ -21,7 +21,7 @@ import typer
 from dsl import loader
 from dsl.model import Catalogue
 from generators import registry, writer
-from generators.api import GeneratedFile, GenerationContext
+from generators.api import GeneratedFile, GenerationContext, GenerationError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="opforge: one op definition, every target.")
@@ -108,7 +108,12 @@ def generate(
         if root.resolve() in roots:
             raise _fail(f"projects {roots[root.resolve()]} and {name} would both write {root}")
         roots[root.resolve()] = name
-        files: Sequence[GeneratedFile] = available[name].generate(context)
+        try:
+            files: Sequence[GeneratedFile] = available[name].generate(context)
+        except GenerationError as exc:
+            for problem in exc.problems:
+                typer.echo(str(problem), err=True)
+            raise typer.Exit(EXIT_DEFINITION)
         plans.append(writer.plan(root, files))
     changes = [c for p in plans for c in p.changes]
     if check:

@@ -1,0 +1,100 @@
+"""The C ABI of generated ops: names and parameter lists (ADR 0006).
+
+The ``c`` generator defines these functions and the ``python`` generator
+calls them through cffi; both take the names from here, so neither needs to
+know the other.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl.model import Arg, Config, Op
+from dsl.types import DataType
+from generators.naming import C_RESERVED, mangle
+
+MAX_RANK = 8
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64")
+DTYPE_ENUM = {d: f"OPFORGE_{d.upper()}" for d in DTYPES}
+STATUS = (
+    ("OPFORGE_OK", "ok"),
+    ("OPFORGE_ERR_NULL", "a required pointer is NULL"),
+    ("OPFORGE_ERR_DTYPE", "a tensor has the wrong element type"),
+    ("OPFORGE_ERR_RANK", "a tensor has the wrong rank"),
+    ("OPFORGE_ERR_SHAPE", "tensor shapes do not fit together"),
+    ("OPFORGE_ERR_CONSTRAINT", "a constraint of the op does not hold"),
+    ("OPFORGE_ERR_ARG", "an argument is out of range"),
+    ("OPFORGE_ERR_EMPTY", "the op is not defined for no elements"),
+    ("OPFORGE_ERR_SIZE", "a size is negative or too large"),
+)
+
+
+def c_name(name: str) -> str:
+    return mangle(name, C_RESERVED)
+
+
+def function(op: Op) -> str:
+    return f"opforge_{op.namespace.lower()}_{op.name}"
+
+
+def config_struct(config: Config) -> str:
+    return f"opforge_{config.namespace.lower()}_{config.name}"
+
+
+def enum_constant(op: Op, arg: Arg, value_index: int) -> str:
+    return f"OPFORGE_{op.namespace.upper()}_{op.name.upper()}_{arg.name.upper()}_{value_index}"
+
+
+def scalar_ctype(type_: DataType) -> str:
+    return {
+        DataType.INT: "int64_t", DataType.LONG: "int64_t", DataType.FLOATING_POINT: "double",
+        DataType.NUMERIC: "double", DataType.BOOLEAN: "bool", DataType.ENUM: "int32_t",
+        DataType.DATA_TYPE: "opforge_dtype", DataType.STRING: "const char*",
+    }[type_]
+
+
+def scalar_dtype(type_: DataType) -> str:
+    """The dtype a scalar arg has inside compute expressions."""
+    return {DataType.INT: "int64", DataType.LONG: "int64", DataType.FLOATING_POINT: "float64",
+            DataType.NUMERIC: "float64", DataType.BOOLEAN: "bool", DataType.ENUM: "int32"}.get(type_, "int64")
+
+
+@attrs.frozen
+class CParam:
+    """One C parameter: ``role`` is input, arg, array, count, optional, config, output or detail."""
+
+    ctype: str
+    name: str
+    role: str
+    source: str  # the DSL name it comes from
+
+
+def parameters(op: Op) -> list[CParam]:
+    """The API function's parameters, in order: inputs, args, configs, outputs, detail."""
+    params: list[CParam] = []
+    for i in op.inputs:
+        params.append(CParam("const opforge_tensor*", c_name(i.name), "input", i.name))
+    for a in op.args:
+        params.extend(arg_parameters(a))
+    for c in op.configs:
+        params.append(CParam(f"const {config_struct(c)}*", c_name(c.name), "config", c.name))
+    for o in op.outputs:
+        params.append(CParam("opforge_tensor*", c_name(o.name), "output", o.name))
+    params.append(CParam("const char**", "detail", "detail", "detail"))
+    return params
+
+
+def arg_parameters(a: Arg) -> list[CParam]:
+    ctype = scalar_ctype(a.type)
+    name = c_name(a.name)
+    if not a.count.is_single:
+        return [CParam(f"const {ctype}*", name, "array", a.name),
+                CParam("int32_t", f"{name}_count", "count", a.name)]
+    if a.default is None:
+        return [CParam(f"const {ctype}*", name, "optional", a.name)]
+    return [CParam(ctype, name, "arg", a.name)]
+
+
+def prototype(op: Op) -> str:
+    params = ", ".join(f"{p.ctype} {p.name}" for p in parameters(op))
+    return f"opforge_status {function(op)}({params})"

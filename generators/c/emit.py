@@ -1,0 +1,650 @@
+"""Per-op C code: kernels (Imaginet fragments) and the checked API function.
+
+One emitter per compute form (ADR 0005); each returns the kernel fragments
+and the body of the API function after the common checks.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import attrs
+
+from dsl import compute as C
+from dsl import dtypes as D
+from dsl import fragments
+from dsl import validate
+from dsl.model import Op
+from dsl.types import DataType
+from generators import abi
+from generators.c.constraints import CConstraintRenderer
+from generators.formatting import c_comment, c_string
+from generators.kernels import scalar_c
+from generators.kernels.scalar_c import C_TYPE, SUFFIX, WIDE_UNSIGNED
+
+T_MIN = {"int8": "INT8_MIN", "int16": "INT16_MIN", "int32": "INT32_MIN", "int64": "INT64_MIN", "uint8": "0"}
+T_MAX = {"int8": "INT8_MAX", "int16": "INT16_MAX", "int32": "INT32_MAX", "int64": "INT64_MAX", "uint8": "UINT8_MAX"}
+
+
+@attrs.frozen
+class OpCode:
+    fragments: tuple[str, ...]
+    includes: tuple[str, ...]
+    api: str
+
+
+def fragment(name: str, body: str) -> str:
+    return f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n{body.strip()}\n#pragma IMAGINET_FRAGMENT_END\n'
+
+
+def mask(dtypes: set[str]) -> str:
+    return " | ".join(f"OPF_DTYPE_BIT({abi.DTYPE_ENUM[d]})" for d in abi.DTYPES if d in dtypes) or "0u"
+
+
+def variants_of(op: Op) -> list[D.Variant]:
+    c = op.compute
+    if isinstance(c, C.RandomSample) and c.distribution in ("uniform", "normal", "log_normal", "truncated_normal", "exponential"):
+        allowed = [d for d in D.CONCRETE[op.outputs[0].type] if d in D.FLOATS]
+        return list(D.variants(op, tuple(allowed)))
+    if isinstance(c, C.FragmentKernel):
+        return [v for v in D.variants(op) if v.dtype in dict(c.c_fragments)]
+    return list(D.variants(op))
+
+
+class Emitter:
+    """The API function of one op: common checks, then the form's dispatch."""
+
+    def __init__(self, op: Op) -> None:
+        self.op = op
+        self.fn = abi.function(op)
+        self.variants = variants_of(op)
+        self.primary = (op.inputs or op.outputs)[0].name
+        self.constraints = CConstraintRenderer(op)
+
+    # -- common
+    def checks(self) -> list[str]:
+        op = self.op
+        lines = ["if (detail != NULL) {", "*detail = NULL;", "}"]
+        for cfg in op.configs:
+            struct = abi.config_struct(cfg)
+            defaults = ", ".join(_c_default(p.default, p.type) for p in cfg.args) or "0"
+            name = abi.c_name(cfg.name)
+            lines += [f"{struct} cfg_{cfg.name} = {{{defaults}}};",
+                      f"if ({name} != NULL) {{", f"cfg_{cfg.name} = *{name};", "}"]
+        for p in abi.parameters(op):
+            if p.role == "array":
+                lines += [f"if ({p.name}_count < 0 || ({p.name}_count > 0 && {p.name} == NULL)) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string(p.source + ': NULL with a positive count, or a negative count')});",
+                          "}"]
+                arg = next(a for a in op.args if a.name == p.source)
+                low, high = arg.count.low, arg.count.high
+                cond = f"{p.name}_count < {low}" + (f" || {p.name}_count > {high}" if high is not None else "")
+                lines += [f"if ({cond}) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{p.source}: count must be {arg.count}')});",
+                          "}"]
+            if p.role == "arg":
+                arg = next(a for a in op.args if a.name == p.source)
+                if arg.type is DataType.ENUM:
+                    lines += [f"if ({p.name} < 0 || {p.name} >= {len(arg.possible_values)}) {{",
+                              f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(arg.name + ': not one of its possible values')});",
+                              "}"]
+                if arg.type is DataType.DATA_TYPE:
+                    lines += [f"if ((unsigned){p.name} > (unsigned)OPFORGE_FLOAT64) {{",
+                              f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(arg.name + ': not a dtype')});",
+                              "}"]
+        for t in (*op.inputs, *op.outputs):
+            allowed = {v.of(t.name) for v in self.variants}
+            name = abi.c_name(t.name)
+            lines += [
+                "{",
+                f"const opforge_status st = opf_check_tensor({name}, {mask(allowed)});",
+                "if (st != OPFORGE_OK) {",
+                f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});",
+                "}",
+                "}",
+            ]
+        for cfg, c in op.all_constraints():
+            if c.backend:
+                continue
+            cond = self.constraints.render(c.expr)
+            lines += [f"if (!{cond}) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_CONSTRAINT, {c_string(c.message)});", "}"]
+        # Every tensor must have the dtype its variant (chosen by the primary tensor) gives it.
+        prim = abi.c_name(self.primary)
+        for v in self.variants:
+            others = [t for t in (*op.inputs, *op.outputs) if t.name != self.primary]
+            if not others:
+                continue
+            cond = " || ".join(f"{abi.c_name(t.name)}->dtype != {abi.DTYPE_ENUM[v.of(t.name)]}" for t in others)
+            lines += [f"if ({prim}->dtype == {abi.DTYPE_ENUM[v.dtype]} && ({cond})) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string('tensor dtypes do not match: ' + _variant_text(v))});",
+                      "}"]
+        return lines
+
+    def dispatch(self, per_variant: Callable[[D.Variant], list[str]], on: str | None = None) -> list[str]:
+        on = on or f"{abi.c_name(self.primary)}->dtype"
+        lines = [f"switch ({on}) {{"]
+        for v in self.variants:
+            lines += [f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *per_variant(v), "break;", "}"]
+        lines += ["default:", f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string('unsupported dtype')});", "}"]
+        return lines
+
+    def api(self, body: list[str]) -> str:
+        lines = self.checks() + body + ["return OPFORGE_OK;"]
+        return abi.prototype(self.op) + "\n{\n" + "\n".join(lines) + "\n}\n"
+
+    def kernel_name(self, v: D.Variant, suffix: str = "") -> str:
+        return f"{self.fn}_{SUFFIX[v.dtype]}{suffix}"
+
+    def output_check(self, rank: str, shape: str) -> list[str]:
+        out = abi.c_name(self.op.outputs[0].name)
+        return [f"if (!opf_shape_is({out}, {rank}, {shape})) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(self.op.outputs[0].name + ': shape does not match the result')});",
+                "}"]
+
+    def emit(self) -> OpCode:
+        raise NotImplementedError
+
+
+def _tensor_message(name: str, allowed: set[str]) -> str:
+    kinds = ", ".join(d for d in abi.DTYPES if d in allowed)
+    return f"{name}: NULL, dtype not one of {kinds}, rank above {abi.MAX_RANK}, or a bad size"
+
+
+def _variant_text(v: D.Variant) -> str:
+    return ", ".join(f"{n} {d}" for n, d in v.tensors)
+
+
+def _c_default(value: object, type_: DataType) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value) if isinstance(value, float) else f"INT64_C({value})"
+    return "0"
+
+
+# ---------------------------------------------------------------- elementwise
+
+
+class ElementwiseEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.Elementwise = self.op.compute  # type: ignore[assignment]
+        op = self.op
+        inputs = [p for p in c.params if any(i.name == p for i in op.inputs)]
+        args = {a.name: a for a in op.args}
+        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        out = op.outputs[0]
+        frags: list[str] = []
+        for v in self.variants:
+            compute_dtype = v.of(inputs[0])
+            for k, (given, expr) in enumerate(c.cases):
+                expr = C.resolve_enums(expr, enums)
+                used = [p for p in c.params if p not in inputs and p in C.symbols(expr)]
+                scalar = [f"{abi.scalar_ctype(args[p].type)} {abi.c_name(p)}" for p in used]
+                env_args = {p: (abi.c_name(p), abi.scalar_dtype(args[p].type)) for p in used}
+                suffix = f"_c{k}" if len(c.cases) > 1 else ""
+                ins = [f"const {C_TYPE[v.of(p)]}* restrict {abi.c_name(p)}" for p in inputs]
+                o = f"{C_TYPE[v.of(out.name)]}* restrict {abi.c_name(out.name)}"
+                env = {p: (f"{abi.c_name(p)}[i]", v.of(p)) for p in inputs} | env_args
+                code, _ = scalar_c.render(expr, compute_dtype, env)
+                oc = C_TYPE[v.of(out.name)]
+                name = self.kernel_name(v, suffix)
+                frags.append(fragment(name, f"""
+static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
+{{
+    for (int64_t i = 0; i < n; i++) {{
+        {abi.c_name(out.name)}[i] = ({oc})({code});
+    }}
+}}"""))
+                env = {p: (f"{abi.c_name(p)}[o{j}]", v.of(p)) for j, p in enumerate(inputs)} | env_args
+                code, _ = scalar_c.render(expr, compute_dtype, env)
+                strides = [f"const int64_t* {abi.c_name(p)}_strides" for p in inputs]
+                ins_s = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
+                offs = "\n".join(f"int64_t o{j} = 0;" for j in range(len(inputs)))
+                adv = ", ".join(
+                    [f"{abi.c_name(inputs[j])}_strides, &o{j}" if j < len(inputs) else "NULL, NULL" for j in range(3)])
+                frags.append(fragment(name + "_strided", f"""
+static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t rank, const int64_t* shape, {', '.join(strides)})
+{{
+    int64_t index[OPFORGE_MAX_RANK] = {{0}};
+    {offs}
+    const int64_t n = opf_shape_numel(rank, shape);
+    for (int64_t i = 0; i < n; i++) {{
+        {abi.c_name(out.name)}[i] = ({oc})({code});
+        opf_advance(rank, shape, index, {adv});
+    }}
+}}"""))
+        return OpCode(tuple(frags), (), self.api(self.body(c, inputs, args)))
+
+    def body(self, c: C.Elementwise, inputs: list[str], args: dict) -> list[str]:
+        op = self.op
+        out = abi.c_name(op.outputs[0].name)
+        names = [abi.c_name(p) for p in inputs]
+        lines = ["int32_t rank = 0;", "int64_t shape[OPFORGE_MAX_RANK];"]
+        if c.broadcast == "numpy":
+            for n in names:
+                lines += [f"if (!opf_broadcast_into({n}->rank, {n}->shape, &rank, shape)) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string('inputs do not broadcast together: ' + ', '.join(inputs))});",
+                          "}"]
+        else:
+            first = names[0]
+            lines += [f"const opforge_tensor* widest = {first};"]
+            for n in names[1:]:
+                lines += [f"if (!opf_same_shape(widest, {n})) {{",
+                          f"if (widest->rank == 0) {{", f"widest = {n};", f"}} else if ({n}->rank != 0) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string('inputs must have the same shape, or be scalars (rank 0): ' + ', '.join(inputs))});",
+                          "}", "}"]
+            lines += ["rank = widest->rank;", "for (int32_t d = 0; d < rank; d++) {", "shape[d] = widest->shape[d];", "}"]
+        # Assignment broadcasting: the result must stretch to the output's shape, which never changes.
+        lines += [f"int64_t strides[{len(inputs)}][OPFORGE_MAX_RANK];", "bool contiguous = true;"]
+        for j, n in enumerate(names):
+            lines += [f"if (!opf_broadcast_strides({n}, {out}->rank, {out}->shape, strides[{j}])) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(op.outputs[0].name + ': the result does not broadcast to its shape')});",
+                      "}", f"contiguous = contiguous && opf_same_shape({n}, {out});"]
+        lines += ["{", "int32_t assigned = " + f"{out}->rank;", "int64_t check[OPFORGE_MAX_RANK];",
+                  "for (int32_t d = 0; d < assigned; d++) {", f"check[d] = {out}->shape[d];", "}",
+                  "if (!opf_broadcast_into(rank, shape, &assigned, check) || !opf_shape_is(" + out + ", assigned, check)) {",
+                  f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(op.outputs[0].name + ': the result does not broadcast to its shape')});",
+                  "}", "}"]
+        lines += [f"const int64_t n = opf_numel({out});"]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            body: list[str] = []
+            for k, (given, expr) in enumerate(c.cases):
+                suffix = f"_c{k}" if len(c.cases) > 1 else ""
+                enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+                used = [p for p in c.params if p not in inputs and p in C.symbols(C.resolve_enums(expr, enums))]
+                vals = [f"(*{abi.c_name(p)})" if args[p].default is None else abi.c_name(p) for p in used]
+                data = [f"(const {C_TYPE[v.of(p)]}*){abi.c_name(p)}->data" for p in inputs]
+                odata = f"({C_TYPE[v.of(op.outputs[0].name)]}*){out}->data"
+                cond = " && ".join([f"{abi.c_name(p)} != NULL" for p in given] +
+                                   [f"{abi.c_name(p)} == NULL" for p in c.optional if p not in given]) or "true"
+                name = self.kernel_name(v, suffix)
+                strides = ", ".join(f"strides[{j}]" for j in range(len(inputs)))
+                body += [f"if ({cond}) {{",
+                         "if (contiguous) {",
+                         f"{name}({', '.join(data + vals + [odata])}, n);",
+                         "} else {",
+                         f"{name}_strided({', '.join(data + vals + [odata])}, {out}->rank, {out}->shape, {strides});",
+                         "}", "}"]
+            return body
+
+        return lines + self.dispatch(per_variant)
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def _acc_type(dtype: str, combine: str) -> str:
+    if D.category(dtype) == "float":
+        return "double"
+    return WIDE_UNSIGNED[dtype] if combine in ("add", "mul") else C_TYPE[dtype]
+
+
+def _init(dtype: str, combine: str) -> str:
+    if combine == "add":
+        return "0"
+    if combine == "mul":
+        return "1"
+    if D.category(dtype) == "float":
+        return "-INFINITY" if combine == "max" else "INFINITY"
+    return T_MIN[dtype] if combine == "max" else T_MAX[dtype]
+
+
+def _combine(dtype: str, combine: str, acc: str, v: str) -> str:
+    at = _acc_type(dtype, combine)
+    if combine in ("add", "mul"):
+        op = "+" if combine == "add" else "*"
+        return f"{acc} = ({at})({acc} {op} ({at})({v}));"
+    cmp = ">" if combine == "max" else "<"
+    if D.category(dtype) == "float":
+        return f"if ({v} {cmp} {acc} || isnan({v})) {{ {acc} = {v}; }}"
+    return f"if ({v} {cmp} {acc}) {{ {acc} = {v}; }}"
+
+
+class ReductionEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.Reduction = self.op.compute  # type: ignore[assignment]
+        out = self.op.outputs[0]
+        frags = []
+        for v in self.variants:
+            t = v.of(c.input)
+            ct, ot = C_TYPE[t], C_TYPE[v.of(out.name)]
+            acc_t = _acc_type(t, c.combine)
+            loop = """
+        int64_t ii[OPFORGE_MAX_RANK] = {{0}};
+        int64_t off = base;
+        for (int64_t r = 0; r < p->n_inner; r++) {{
+            const {ct} xv = x[off];
+            {body}
+            opf_advance(p->inner_rank, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
+        }}"""
+            pre = ""
+            env_m: dict[str, tuple[str, str]] = {}
+            if c.pre == "max":
+                m_body = _combine(t, "max", "m", "xv")
+                pre = f"{ct} m = ({ct})({_init(t, 'max')});" + loop.format(ct=ct, body=m_body)
+                if D.category(t) == "float":
+                    pre += "\nif (!isfinite(m)) { m = 0; }"
+                env_m = {"m": ("m", t)}
+            elif c.pre == "mean":
+                pre = "double msum = 0;" + loop.format(ct=ct, body="msum += (double)xv;")
+                pre += f"\nconst {ct} m = ({ct})(msum / (double)p->n_inner);"
+                env_m = {"m": ("m", t)}
+            value = "xv"
+            if c.map is not None:
+                value, _ = scalar_c.render(c.map, t, {"x": ("xv", t)} | env_m)
+            body = f"const {ct} mv = ({ct})({value});\n{_combine(t, c.combine, 'acc', 'mv')}"
+            if c.finalize is not None:
+                env = {"acc": (f"(({ct})acc)", t), "n": ("p->n_inner", "int64")} | env_m
+                result, _ = scalar_c.render(c.finalize, t, env)
+            else:
+                result = "acc"
+            name = self.kernel_name(v)
+            frags.append(fragment(name, f"""
+static inline void {name}(const {ct}* restrict x, {ot}* restrict output, const opf_reduce_plan* p)
+{{
+    int64_t oi[OPFORGE_MAX_RANK] = {{0}};
+    int64_t base = 0;
+    for (int64_t o = 0; o < p->n_outer; o++) {{
+        {pre}
+        {acc_t} acc = ({acc_t})({_init(t, c.combine)});
+        {loop.format(ct=ct, body=body)}
+        output[o] = ({ot})({result});
+        opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
+    }}
+}}"""))
+        x = abi.c_name(c.input)
+        axes = abi.c_name(c.axes)
+        lines = ["opf_reduce_plan plan;",
+                 "{",
+                 f"const opforge_status st = opf_reduce_plan_make({x}, {axes}, {axes}_count, {abi.c_name(c.keep_dims)}, &plan, detail);",
+                 "if (st != OPFORGE_OK) {", "return st;", "}", "}",
+                 *self.output_check("plan.out_rank", "plan.out_shape")]
+        if c.empty == "error":
+            lines += ["if (plan.n_inner == 0 && plan.n_outer > 0) {",
+                      f"return opf_fail(detail, OPFORGE_ERR_EMPTY, {c_string(self.op.name + ': cannot reduce no elements')});",
+                      "}"]
+        outn = abi.c_name(out.name)
+
+        def per_variant(v: D.Variant) -> list[str]:
+            return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, "
+                    f"({C_TYPE[v.of(out.name)]}*){outn}->data, &plan);"]
+
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
+
+
+class ArgReductionEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.ArgReduction = self.op.compute  # type: ignore[assignment]
+        out = self.op.outputs[0]
+        frags = []
+        cmp = ">" if c.which == "max" else "<"
+        for v in self.variants:
+            t = v.of(c.input)
+            ct = C_TYPE[t]
+            if D.category(t) == "float":
+                better = f"(!nan_found && (isnan(xv) || xv {cmp} best))"
+                track = "nan_found = isnan(xv);"
+            else:
+                better = f"(xv {cmp} best)"
+                track = ""
+            name = self.kernel_name(v)
+            frags.append(fragment(name, f"""
+static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p)
+{{
+    int64_t oi[OPFORGE_MAX_RANK] = {{0}};
+    int64_t base = 0;
+    for (int64_t o = 0; o < p->n_outer; o++) {{
+        int64_t ii[OPFORGE_MAX_RANK] = {{0}};
+        int64_t off = base;
+        {ct} best = x[base];
+        int64_t best_i = 0;
+        bool nan_found = false;
+        for (int64_t r = 0; r < p->n_inner; r++) {{
+            const {ct} xv = x[off];
+            if (r == 0 || {better}) {{
+                best = xv;
+                best_i = r;
+                {track}
+            }}
+            opf_advance(p->inner_rank, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
+        }}
+        (void)nan_found;
+        output[o] = best_i;
+        opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
+    }}
+}}"""))
+        x = abi.c_name(c.input)
+        lines = ["opf_reduce_plan plan;",
+                 "{",
+                 f"const int64_t axis_value = {abi.c_name(c.axis)};",
+                 f"if ({x}->rank == 0) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(c.input + ': must have rank 1 or more')});",
+                 "}",
+                 f"const opforge_status st = opf_reduce_plan_make({x}, &axis_value, 1, {abi.c_name(c.keep_dims)}, &plan, detail);",
+                 "if (st != OPFORGE_OK) {", "return st;", "}", "}",
+                 *self.output_check("plan.out_rank", "plan.out_shape"),
+                 "if (plan.n_inner == 0 && plan.n_outer > 0) {",
+                 f"return opf_fail(detail, OPFORGE_ERR_EMPTY, {c_string(self.op.name + ': cannot search an empty axis')});",
+                 "}"]
+        outn = abi.c_name(out.name)
+
+        def per_variant(v: D.Variant) -> list[str]:
+            return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, (int64_t*){outn}->data, &plan);"]
+
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
+
+
+# ---------------------------------------------------------------- contractions
+
+
+class ContractionEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.Contraction = self.op.compute  # type: ignore[assignment]
+        spec = c.spec
+        ids = {label: i for i, label in enumerate(spec.labels)}
+        out = self.op.outputs[0]
+        frags = []
+        names = [abi.c_name(n) for n in c.inputs]
+        for v in self.variants:
+            t = v.of(c.inputs[0])
+            ct = C_TYPE[t]
+            acc_t = ct if D.category(t) == "float" else WIDE_UNSIGNED[t]
+            if len(names) == 2:
+                term = f"({acc_t})a[ar] * ({acc_t})b[br]"
+                params = f"const {ct}* restrict a, const {ct}* restrict b"
+                adv_red = "p->red_stride[0], &ar, p->red_stride[1], &br, NULL, NULL"
+                adv_out = "p->out_stride[0], &ao, p->out_stride[1], &bo, p->out_stride[2], &oo"
+            else:
+                term = f"({acc_t})a[ar]"
+                params = f"const {ct}* restrict a"
+                adv_red = "p->red_stride[0], &ar, NULL, NULL, NULL, NULL"
+                adv_out = "p->out_stride[0], &ao, p->out_stride[2], &oo, NULL, NULL"
+            name = self.kernel_name(v)
+            frags.append(fragment(name, f"""
+static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan* p)
+{{
+    int64_t oi[OPF_MAX_LOOPS] = {{0}};
+    int64_t ao = 0, bo = 0, oo = 0;
+    for (int64_t o = 0; o < p->n_out_total; o++) {{
+        int64_t ri[OPF_MAX_LOOPS] = {{0}};
+        int64_t ar = ao, br = bo;
+        {acc_t} acc = 0;
+        for (int64_t r = 0; r < p->n_red_total; r++) {{
+            acc = ({acc_t})(acc + {term});
+            opf_advance(p->n_red, p->red_extent, ri, {adv_red});
+        }}
+        (void)br;
+        output[oo] = ({ct})acc;
+        opf_advance(p->n_out, p->out_extent, oi, {adv_out});
+    }}
+}}"""))
+
+        def label_ids(operand) -> str:
+            return ", ".join(str(-1 if label == "..." else ids[label]) for label in operand.labels) or "0"
+
+        lines = [f"/* einsum {c_comment(spec.text)} */"]
+        for k, operand in enumerate(spec.inputs):
+            lines.append(f"static const int8_t labels{k}[] = {{{label_ids(operand)}}};")
+        lines.append(f"static const int8_t out_labels[] = {{{label_ids(spec.output)}}};")
+        lines += [f"const opforge_tensor* const ops[] = {{{', '.join(names)}}};",
+                  f"const int8_t* const labels[] = {{{', '.join(f'labels{k}' for k in range(len(names)))}}};",
+                  f"const int32_t n_labels[] = {{{', '.join(str(len(o.labels)) for o in spec.inputs)}}};",
+                  "opf_einsum_plan plan;",
+                  "{",
+                  f"const opforge_status st = opf_einsum_plan_make({len(names)}, ops, labels, n_labels, out_labels, "
+                  f"{len(spec.output.labels)}, {len(ids)}, &plan, detail);",
+                  "if (st != OPFORGE_OK) {", "return st;", "}", "}",
+                  *self.output_check("plan.out_rank", "plan.out_shape")]
+        outn = abi.c_name(out.name)
+
+        def per_variant(v: D.Variant) -> list[str]:
+            data = [f"(const {C_TYPE[v.of(n)]}*){abi.c_name(n)}->data" for n in c.inputs]
+            return [f"{self.kernel_name(v)}({', '.join(data)}, ({C_TYPE[v.of(out.name)]}*){outn}->data, &plan);"]
+
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
+
+
+# ---------------------------------------------------------------- random
+
+
+def _seed_ref(op: Op, name: str) -> str:
+    for cfg in op.configs:
+        if any(a.name == name for a in cfg.args):
+            return f"cfg_{cfg.name}.{abi.c_name(name)}"
+    return abi.c_name(name)
+
+
+_SAMPLE = {
+    "uniform": ("{low} + ({high} - {low}) * u", "u"),
+    "normal": ("{mean} + {stddev} * z", "z"),
+    "log_normal": ("exp({mean} + {stddev} * z)", "z"),
+    "exponential": ("-log(1.0 - u) / {rate}", "u"),
+    "bernoulli": ("(u < {p}) ? 1.0 : 0.0", "u"),
+}
+
+
+class RandomEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.RandomSample = self.op.compute  # type: ignore[assignment]
+        out = self.op.outputs[0]
+        params = dict(c.params)
+        frags = []
+        for v in self.variants:
+            t = v.of(out.name)
+            ct = C_TYPE[t]
+            args = ", ".join(f"double {p}" for p in params)
+            if c.distribution == "binomial":
+                body = """
+        int64_t count = 0;
+        for (int64_t t = 0; t < n_trials; t++) {
+            if ((t & 3) == 0) {
+                opf_random_block(seed, e, (uint32_t)(t >> 2) + 1u, w);
+            }
+            count += ((double)w[t & 3] * (1.0 / 4294967296.0)) < p;
+        }
+        output[j] = (TYPE)count;""".replace("TYPE", ct)
+                args = "int64_t n_trials, double p"
+            else:
+                formula, needs = _SAMPLE[c.distribution]
+                unit = "opf_unit24(w[0])" if t == "float32" else "opf_unit53(w[0], w[1])"
+                if needs == "z":
+                    prelude = ("const double u1 = 1.0 - opf_unit53(w[0], w[1]);\n"
+                               "const double u2 = opf_unit53(w[2], w[3]);\n"
+                               "const double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);")
+                else:
+                    prelude = f"const double u = {unit};" if c.distribution != "bernoulli" else \
+                        "const double u = opf_unit53(w[0], w[1]);"
+                body = f"""
+        opf_random_block(seed, e, 0u, w);
+        {prelude}
+        output[j] = ({ct})({formula.format(**{k: k for k in params})});"""
+            name = self.kernel_name(v)
+            frags.append(fragment(name, f"""
+static inline void {name}({ct}* restrict output, int64_t n, {args}, int64_t seed, int64_t offset)
+{{
+    for (int64_t j = 0; j < n; j++) {{
+        const uint64_t e = (uint64_t)offset + (uint64_t)j;
+        uint32_t w[4];
+        {body.strip() if c.distribution != 'binomial' else body.strip()}
+    }}
+}}"""))
+        outn = abi.c_name(out.name)
+        shape, dtype = abi.c_name("shape"), abi.c_name("dtype")
+        lines = [f"if ({outn}->dtype != {dtype}) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(out.name + ': dtype must equal the dtype arg')});",
+                 "}",
+                 f"if ({shape}_count > OPFORGE_MAX_RANK) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string('shape: more axes than the maximum rank')});",
+                 "}",
+                 f"for (int32_t d = 0; d < {shape}_count; d++) {{",
+                 f"if ({shape}[d] < 0) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_SIZE, {c_string('shape: sizes must not be negative')});",
+                 "}", "}",
+                 *self.output_check(f"{shape}_count", shape),
+                 f"const int64_t n = opf_numel({outn});",
+                 f"const int64_t seed = {_seed_ref(self.op, 'seed')};",
+                 f"const int64_t offset = {_seed_ref(self.op, 'offset')};"]
+        vals = [abi.c_name(a) for a in params.values()] if c.distribution != "binomial" else \
+            [abi.c_name(params["n"]), abi.c_name(params["p"])]
+        if c.distribution != "binomial":
+            vals = [abi.c_name(params[k]) for k in params]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            return [f"{self.kernel_name(v)}(({C_TYPE[v.of(out.name)]}*){outn}->data, n, {', '.join(vals)}, seed, offset);"]
+
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant, on=f"{outn}->dtype")))
+
+
+# ---------------------------------------------------------------- fragments
+
+
+class FragmentEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.FragmentKernel = self.op.compute  # type: ignore[assignment]
+        root, shown = validate.fragment_root(self.op)
+        texts: list[str] = []
+        includes: list[str] = []
+        for _, name in c.c_fragments:
+            order, incs = fragments.resolve(root, c.c_file, name, shown)
+            for f in order:
+                texts.append(fragment(f.name, f.text))
+            includes += [i for i in incs if i not in includes]
+        x = abi.c_name(self.op.inputs[0].name)
+        outn = abi.c_name(self.op.outputs[0].name)
+        lines = [f"int64_t axis_index = {abi.c_name(c.axis)};",
+                 f"if ({x}->rank == 0) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(self.op.inputs[0].name + ': must have rank 1 or more')});",
+                 "}",
+                 f"if (axis_index < -(int64_t){x}->rank || axis_index >= {x}->rank) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(c.axis + ': out of range')});", "}",
+                 f"if (axis_index < 0) {{", f"axis_index += {x}->rank;", "}",
+                 *self.output_check(f"{x}->rank", f"{x}->shape"),
+                 "int64_t step = 1, slot = 1;",
+                 f"for (int32_t d = (int32_t)axis_index + 1; d < {x}->rank; d++) {{", f"step *= {x}->shape[d];", "}",
+                 "for (int32_t d = 0; d < (int32_t)axis_index; d++) {", f"slot *= {x}->shape[d];", "}",
+                 f"const int64_t size = {x}->shape[axis_index];"]
+        frags_by_dtype = dict(c.c_fragments)
+        extra = [f"(int){abi.c_name(a)}" for a in c.args]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.dtype]
+            return [f"{frags_by_dtype[v.dtype]}((const {ct}*){x}->data, step, size, slot, "
+                    f"{', '.join(extra + [f'({ct}*){outn}->data'])});"]
+
+        return OpCode(tuple(texts), tuple(includes), self.api(lines + self.dispatch(per_variant)))
+
+
+EMITTERS: dict[type, type[Emitter]] = {
+    C.Elementwise: ElementwiseEmitter,
+    C.Reduction: ReductionEmitter,
+    C.ArgReduction: ArgReductionEmitter,
+    C.Contraction: ContractionEmitter,
+    C.RandomSample: RandomEmitter,
+    C.FragmentKernel: FragmentEmitter,
+}
+
+
+def emit(op: Op) -> OpCode:
+    return EMITTERS[type(op.compute)](op).emit()

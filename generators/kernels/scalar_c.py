@@ -1,0 +1,152 @@
+"""Scalar compute trees as C99 expressions, per concrete dtype.
+
+Semantics (the same in :mod:`generators.kernels.scalar_numpy`):
+integers wrap around (computed in unsigned types, no undefined behaviour);
+integer division truncates, x / 0 is 0; integer powers with a negative
+exponent are 0 except for bases 1 and -1; shifts by a negative amount or the
+bit width or more give 0 (left) or the sign fill (right); max/min propagate
+NaN; rounding to even uses nearbyint in the default rounding mode.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from dsl.compute import BOOL_RESULT, SCall, SConst, SExpr, SSym
+from dsl.dtypes import BITS, category
+
+C_TYPE = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
+          "uint8": "uint8_t", "float32": "float", "float64": "double"}
+SUFFIX = {"bool": "b", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+          "float32": "f32", "float64": "f64"}
+#: Unsigned type integer arithmetic wraps in (at least as wide as int).
+WIDE_UNSIGNED = {"int8": "uint32_t", "int16": "uint32_t", "int32": "uint32_t", "int64": "uint64_t",
+                 "uint8": "uint32_t"}
+
+_LIBM = ("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+         "erf", "expm1", "log1p", "floor", "ceil")
+
+
+def _libm(name: str, dtype: str) -> str:
+    return name + ("f" if dtype == "float32" else "")
+
+
+Value = tuple[str, str]  # (C code, dtype of the value)
+
+
+def render(node: SExpr, dtype: str, env: dict[str, Value]) -> Value:
+    """C code for ``node`` computed in ``dtype``; ``env`` gives each symbol's code and dtype."""
+    if isinstance(node, SSym):
+        return env[node.name]
+    if isinstance(node, SConst):
+        return _const(node.value, dtype), ("bool" if isinstance(node.value, bool) else dtype)
+    assert isinstance(node, SCall)
+    args = [render(a, dtype, env) for a in node.args]
+    code = _call(node.fn, [_as(a, dtype, node.fn) for a in args], dtype, args)
+    return code, ("bool" if node.fn in BOOL_RESULT else dtype)
+
+
+def _const(value: object, dtype: str) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if category(dtype) == "float":
+        text = repr(float(value))
+        if text in ("inf", "-inf", "nan"):
+            return {"inf": "INFINITY", "-inf": "(-INFINITY)", "nan": "NAN"}[text]
+        return f"{text}f" if dtype == "float32" else text
+    if category(dtype) == "bool":
+        return "true" if value else "false"
+    return f"(({C_TYPE[dtype]}){int(value)})" if int(value) >= 0 else f"(({C_TYPE[dtype]})({int(value)}))"
+
+
+def _as(value: Value, dtype: str, fn: str) -> str:
+    code, have = value
+    if fn in ("logical_and", "logical_or", "logical_xor", "logical_not") or have == dtype or have == "bool" and fn == "where":
+        return code
+    return f"(({C_TYPE[dtype]})({code}))"
+
+
+def _call(fn: str, a: list[str], dtype: str, raw: list[Value]) -> str:
+    cat = category(dtype)
+    sfx = SUFFIX[dtype]
+    t = C_TYPE[dtype]
+    if fn == "where":
+        cond = raw[0][0]
+        return f"(({cond}) ? ({a[1]}) : ({a[2]}))"
+    if fn in _CMP:
+        return f"(({a[0]}) {_CMP[fn]} ({a[1]}))"
+    if fn in ("logical_and", "logical_or", "logical_xor"):
+        op = {"logical_and": "&&", "logical_or": "||", "logical_xor": "!="}[fn]
+        return f"((bool)({a[0]}) {op} (bool)({a[1]}))"
+    if fn == "logical_not":
+        return f"(!({a[0]}))"
+    if fn in ("isnan", "isinf", "isfinite"):
+        if cat != "float":
+            return "true" if fn == "isfinite" else "false"
+        return f"({fn}({a[0]}) != 0)"
+    if cat == "float":
+        return _float_call(fn, a, dtype)
+    if cat == "bool":
+        raise ValueError(f"{fn} is not defined for bool")
+    w = WIDE_UNSIGNED[dtype]
+    if fn in ("add", "sub", "mul"):
+        op = {"add": "+", "sub": "-", "mul": "*"}[fn]
+        return f"(({t})({w})(({w})({a[0]}) {op} ({w})({a[1]})))"
+    if fn == "neg":
+        return f"(({t})({w})(({w})0 - ({w})({a[0]})))"
+    if fn == "abs":
+        if cat == "unsigned":
+            return a[0]
+        return f"(({a[0]}) < 0 ? ({t})({w})(({w})0 - ({w})({a[0]})) : ({a[0]}))"
+    if fn in ("div", "pow", "left_shift", "right_shift"):
+        return f"opf_{fn}_{sfx}({a[0]}, {a[1]})"
+    if fn == "minimum":
+        return f"(({a[0]}) < ({a[1]}) ? ({a[0]}) : ({a[1]}))"
+    if fn == "maximum":
+        return f"(({a[0]}) > ({a[1]}) ? ({a[0]}) : ({a[1]}))"
+    if fn == "sign":
+        return f"(({t})((({a[0]}) > 0) - (({a[0]}) < 0)))"
+    if fn in ("floor", "ceil", "round_half_even", "round_half_away"):
+        return a[0]
+    if fn in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        op = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}[fn]
+        return f"(({t})(({a[0]}) {op} ({a[1]})))"
+    if fn == "bitwise_not":
+        return f"(({t})(~({w})({a[0]})))"
+    raise ValueError(f"{fn} is not defined for {dtype}")
+
+
+_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+def _float_call(fn: str, a: list[str], dtype: str) -> str:
+    one = "1.0f" if dtype == "float32" else "1.0"
+    if fn in ("add", "sub", "mul", "div"):
+        op = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[fn]
+        return f"(({a[0]}) {op} ({a[1]}))"
+    if fn == "neg":
+        return f"(-({a[0]}))"
+    if fn == "abs":
+        return f"{_libm('fabs', dtype)}({a[0]})"
+    if fn == "pow":
+        return f"{_libm('pow', dtype)}({a[0]}, {a[1]})"
+    if fn == "atan2":
+        return f"{_libm('atan2', dtype)}({a[0]}, {a[1]})"
+    if fn in ("minimum", "maximum"):
+        return f"opf_{fn}_{SUFFIX[dtype]}({a[0]}, {a[1]})"
+    if fn == "sign":
+        return f"opf_sign_{SUFFIX[dtype]}({a[0]})"
+    if fn == "round_half_even":
+        return f"{_libm('nearbyint', dtype)}({a[0]})"
+    if fn == "round_half_away":
+        return f"{_libm('round', dtype)}({a[0]})"
+    if fn == "sigmoid":
+        return f"({one} / ({one} + {_libm('exp', dtype)}(-({a[0]}))))"
+    if fn in _LIBM:
+        return f"{_libm(fn, dtype)}({a[0]})"
+    raise ValueError(f"{fn} is not defined for {dtype}")
+
+
+HELPERS_NOTE = "opf_div/pow/left_shift/right_shift/minimum/maximum/sign helpers live in opforge_internal.h"
+
+Renderer = Callable[[SExpr, str, dict[str, Value]], Value]
