@@ -1,0 +1,212 @@
+"""NumPy semantics of opforge's scalar functions, Philox and samplers.
+
+This file is copied verbatim into the generated package as ``opforge/_kernels.py``
+(the reference implementation imports it as ``_k``) and imported directly by
+the tests generator to compute golden vectors, so both use one implementation.
+Every function mirrors a C helper of ``opforge_internal.h``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_INFO = {np.dtype(t): np.iinfo(t) for t in ("int8", "int16", "int32", "int64", "uint8")}
+_UNSIGNED = {np.dtype("int8"): np.uint8, np.dtype("int16"): np.uint16, np.dtype("int32"): np.uint32,
+             np.dtype("int64"): np.uint64, np.dtype("uint8"): np.uint8}
+
+
+def cast(value, dtype):
+    """Convert like C's (T)value for in-range values."""
+    return np.asarray(value).astype(dtype, copy=False)
+
+
+def div(a, b):
+    """Integer division truncating toward zero; x / 0 == 0; MIN / -1 == MIN (wraps)."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    dt = np.result_type(a, b)
+    safe = np.where(b == 0, 1, b).astype(dt)
+    if dt.kind == "i":
+        minus_one = safe == -1
+        safe = np.where(minus_one, 1, safe).astype(dt)
+        q = np.floor_divide(a, safe)
+        fix = (np.remainder(a, safe) != 0) & ((a < 0) != (safe < 0))
+        q = (q + fix.astype(dt)).astype(dt)
+        q = np.where(minus_one, np.negative(a), q)
+    else:
+        q = np.floor_divide(a, safe)
+    return np.where(b == 0, 0, q).astype(dt)
+
+
+def pow(a, b):  # noqa: A001 - mirrors the C helper's name
+    """Wrapping integer power; negative exponents give 0 except for bases 1 and -1."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    dt = np.result_type(a, b)
+    u = _UNSIGNED[dt]
+    result = np.ones(a.shape, dtype=u)
+    base = a.astype(u)
+    e = b.astype(np.int64)
+    neg = e < 0
+    e = np.where(neg, 0, e).astype(np.uint64)
+    while np.any(e != 0):
+        odd = (e & np.uint64(1)) != 0
+        result = np.where(odd, result * base, result).astype(u)
+        base = (base * base).astype(u)
+        e = e >> np.uint64(1)
+    out = result.astype(dt)
+    if dt.kind == "i":
+        special = np.where(a == 1, 1, np.where(a == -1, np.where((b & 1) != 0, -1, 1), 0)).astype(dt)
+        out = np.where(neg, special, out)
+    return out.astype(dt)
+
+
+def left_shift(a, b):
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    dt = np.result_type(a, b)
+    bits = dt.itemsize * 8
+    ok = (b >= 0) & (b < bits)
+    amount = np.where(ok, b, 0).astype(_UNSIGNED[dt])
+    shifted = np.left_shift(a.astype(_UNSIGNED[dt]), amount).astype(dt)
+    return np.where(ok, shifted, 0).astype(dt)
+
+
+def right_shift(a, b):
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    dt = np.result_type(a, b)
+    bits = dt.itemsize * 8
+    ok = (b >= 0) & (b < bits)
+    amount = np.where(ok, b, 0).astype(dt)
+    shifted = np.right_shift(a, amount)
+    fill = np.where(a < 0, -1, 0) if dt.kind == "i" else 0
+    return np.where(ok, shifted, fill).astype(dt)
+
+
+def round_half_away(x):
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(np.asarray(x).dtype)
+
+
+def sigmoid(x):
+    one = np.asarray(1, dtype=np.asarray(x).dtype)
+    return one / (one + np.exp(-x))
+
+
+def erf(x):
+    x = np.asarray(x)
+    return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64)).astype(x.dtype)
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def norm_axes(axes, ndim):
+    """Axes as a sorted tuple; empty means every axis (ValueError if bad)."""
+    if len(axes) == 0:
+        return tuple(range(ndim))
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axis {a} is out of range for rank {ndim}")
+        a %= ndim
+        if a in out:
+            raise ValueError(f"axis {a} is listed twice")
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def reduced_count(shape, axes):
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
+def reduced_shape(shape, axes, keep_dims):
+    return tuple(1 if i in axes else s for i, s in enumerate(shape) if keep_dims or i not in axes)
+
+
+COMBINE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def reduce(combine, v, axes, dtype):
+    """Combine over axes with keepdims; max/min of no elements raise ValueError."""
+    return COMBINE[combine].reduce(v, axis=axes, keepdims=True, dtype=dtype)
+
+
+# ---------------------------------------------------------------- random
+
+_M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+_W0, _W1 = np.uint32(0x9E3779B9), np.uint32(0xBB67AE85)
+_MASK = np.uint64(0xFFFFFFFF)
+
+
+def philox4x32_10(counter, key):
+    """Random123's Philox4x32-10 on arrays: counter is four uint32 arrays, key two uint32 scalars."""
+    c0, c1, c2, c3 = (np.asarray(c, dtype=np.uint32) for c in counter)
+    k0, k1 = np.uint32(key[0]), np.uint32(key[1])
+    with np.errstate(over="ignore"):
+        for round_ in range(10):
+            if round_ > 0:
+                k0 = np.uint32(k0 + _W0)
+                k1 = np.uint32(k1 + _W1)
+            p0 = _M0 * c0.astype(np.uint64)
+            p1 = _M1 * c2.astype(np.uint64)
+            hi0, lo0 = (p0 >> np.uint64(32)).astype(np.uint32), (p0 & _MASK).astype(np.uint32)
+            hi1, lo1 = (p1 >> np.uint64(32)).astype(np.uint32), (p1 & _MASK).astype(np.uint32)
+            c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+    return c0, c1, c2, c3
+
+
+def random_block(seed, offset, n, block):
+    """The four words of block ``block`` of each of ``n`` elements' streams."""
+    elements = (np.uint64(int(offset) % 2**64) + np.arange(n, dtype=np.uint64))
+    ctr = (np.full(n, block, dtype=np.uint32), np.zeros(n, dtype=np.uint32),
+           (elements & _MASK).astype(np.uint32), (elements >> np.uint64(32)).astype(np.uint32))
+    s = int(seed) % 2**64
+    return philox4x32_10(ctr, (s & 0xFFFFFFFF, s >> 32))
+
+
+def unit24(w):
+    return (w >> np.uint32(8)).astype(np.float64) * (1.0 / 16777216.0)
+
+
+def unit53(a, b):
+    return ((a >> np.uint32(5)).astype(np.float64) * 67108864.0 + (b >> np.uint32(6)).astype(np.float64)) * (
+        1.0 / 9007199254740992.0)
+
+
+_log = np.vectorize(math.log, otypes=[np.float64])
+_cos = np.vectorize(math.cos, otypes=[np.float64])
+_exp = np.vectorize(math.exp, otypes=[np.float64])
+
+
+def sample(distribution, params, seed, offset, n, dtype):
+    """n samples, computed in float64 with the C library's log/cos/exp (as the C kernels)."""
+    dtype = np.dtype(dtype)
+    if distribution == "binomial":
+        count = np.zeros(n, dtype=np.int64)
+        words = None
+        for t in range(int(params["n"])):
+            if t % 4 == 0:
+                words = random_block(seed, offset, n, t // 4 + 1)
+            count += (words[t % 4].astype(np.float64) * (1.0 / 4294967296.0)) < params["p"]
+        return count.astype(dtype)
+    w = random_block(seed, offset, n, 0)
+    if distribution in ("normal", "log_normal"):
+        u1 = 1.0 - unit53(w[0], w[1])
+        u2 = unit53(w[2], w[3])
+        z = np.sqrt(-2.0 * _log(u1)) * _cos(6.283185307179586 * u2) if n else np.zeros(0)
+        value = params["mean"] + params["stddev"] * z
+        if distribution == "log_normal":
+            value = _exp(value) if n else value
+        return value.astype(dtype)
+    if distribution == "bernoulli":
+        return np.where(unit53(w[0], w[1]) < params["p"], 1.0, 0.0).astype(dtype)
+    u = unit24(w[0]) if dtype == np.float32 else unit53(w[0], w[1])
+    if distribution == "uniform":
+        return (params["low"] + (params["high"] - params["low"]) * u).astype(dtype)
+    if distribution == "exponential":
+        return (-_log(1.0 - u) / params["rate"] if n else u).astype(dtype)
+    raise ValueError(f"unknown distribution {distribution!r}")

@@ -1,0 +1,159 @@
+"""NumPy reference implementations generated from compute descriptions.
+
+Each op becomes ``def <op>(<inputs>, <args>, <configs>, <outputs>)`` writing
+into preallocated outputs (like Imaginet's Python fragments), annotated with
+``#pragma IMAGINET_FRAGMENT_BEGIN``. The python generator writes these into
+the package; the tests generator executes them to compute golden vectors.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dsl import compute as C
+from dsl import dtypes as D
+from dsl import fragments, validate
+from dsl.model import Namespace, Op
+from dsl.types import DataType
+from generators import abi
+from generators.kernels import scalar_numpy
+from generators.naming import PYTHON_RESERVED, mangle
+
+
+def py_name(name: str) -> str:
+    return mangle(name, PYTHON_RESERVED)
+
+
+def config_param(name: str) -> str:
+    """A config's parameter name: ``RandomConfig`` -> ``random_config``."""
+    return py_name(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower())
+
+
+def parameters(op: Op) -> list[str]:
+    return ([py_name(i.name) for i in op.inputs] + [py_name(a.name) for a in op.args]
+            + [config_param(c.name) for c in op.configs] + [py_name(o.name) for o in op.outputs])
+
+
+def _seed(op: Op, name: str) -> str:
+    for cfg in op.configs:
+        if any(a.name == name for a in cfg.args):
+            return f"{config_param(cfg.name)}.{py_name(name)}"
+    return py_name(name)
+
+
+def body(op: Op) -> list[str]:
+    """Statements computing the op into its output arrays (inputs already of the variant's dtypes)."""
+    c = op.compute
+    out = py_name(op.outputs[0].name)
+    variants = list(D.variants(op))
+    if isinstance(c, C.Elementwise):
+        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        inputs = [p for p in c.params if any(i.name == p for i in op.inputs)]
+        args = {a.name: a for a in op.args}
+        lines = []
+        for k, (given, expr) in enumerate(c.cases):
+            expr = C.resolve_enums(expr, enums)
+            per_dtype = []
+            for v in variants:
+                env = {p: (py_name(p), v.of(p)) for p in inputs}
+                env |= {p: (py_name(p), abi.scalar_dtype(args[p].type)) for p in c.params if p not in inputs}
+                code, _ = scalar_numpy.render(expr, v.of(inputs[0]), env)
+                per_dtype.append((v.of(inputs[0]), code))
+            cond = " and ".join([f"{py_name(p)} is not None" for p in given] +
+                                [f"{py_name(p)} is None" for p in c.optional if p not in given]) or "True"
+            lines.append(f"{'if' if k == 0 else 'elif'} {cond}:")
+            lines += _by_dtype(py_name(inputs[0]), per_dtype, "result", indent=1)
+        return ["with np.errstate(all='ignore'):", *("    " + line for line in lines),
+                f"    np.copyto({out}, result, casting='unsafe')"]
+    if isinstance(c, C.Reduction):
+        x = py_name(c.input)
+        lines = [f"axes = _k.norm_axes({py_name(c.axes)}, {x}.ndim)",
+                 f"n = _k.reduced_count({x}.shape, axes)", "with np.errstate(all='ignore'):"]
+        per_dtype = []
+        for v in variants:
+            t = v.of(c.input)
+            block = []
+            env = {"x": (x, t)}
+            if c.pre == "max":
+                block += [f"m = _k.reduce('max', {x}, axes, np.{t})",
+                          "m = np.where(np.isfinite(m), m, 0).astype(m.dtype)" if D.category(t) == "float" else "pass"]
+                env["m"] = ("m", t)
+            elif c.pre == "mean":
+                block += [f"m = (_k.reduce('add', {x}, axes, np.float64) / n).astype(np.{t})"]
+                env["m"] = ("m", t)
+            value = scalar_numpy.render(c.map, t, env)[0] if c.map is not None else x
+            block += [f"acc = _k.reduce({c.combine!r}, np.asarray({value}).astype(np.{t}), axes, np.{t})"]
+            if c.finalize is not None:
+                fenv = {"acc": ("acc", t), "n": ("n", "int64")} | ({"m": ("m", t)} if c.pre else {})
+                block += [f"result = {scalar_numpy.render(c.finalize, t, fenv)[0]}"]
+            else:
+                block += ["result = acc"]
+            per_dtype.append((t, block))
+        lines += _by_dtype(x, per_dtype, None, indent=1)
+        return lines + [f"    np.copyto({out}, np.reshape(result, {out}.shape), casting='unsafe')"]
+    if isinstance(c, C.ArgReduction):
+        fn = "np.argmax" if c.which == "max" else "np.argmin"
+        x = py_name(c.input)
+        return [f"result = {fn}({x}, axis=int({py_name(c.axis)}), keepdims=bool({py_name(c.keep_dims)}))",
+                f"np.copyto({out}, result, casting='unsafe')"]
+    if isinstance(c, C.Contraction):
+        operands = ", ".join(py_name(n) for n in c.inputs)
+        return [f"np.copyto({out}, np.einsum({c.spec.numpy_subscripts()!r}, {operands}), casting='unsafe')"]
+    if isinstance(c, C.RandomSample):
+        params = ", ".join(f"{k!r}: {py_name(v)}" for k, v in c.params)
+        return [f"values = _k.sample({c.distribution!r}, {{{params}}}, {_seed(op, 'seed')}, "
+                f"{_seed(op, 'offset')}, {out}.size, {out}.dtype)",
+                f"np.copyto({out}, values.reshape({out}.shape))"]
+    if isinstance(c, C.FragmentKernel):
+        args = ", ".join([py_name(op.inputs[0].name), f"int({py_name(c.axis)})"] +
+                         [f"bool({py_name(a)})" for a in c.args] + [out])
+        return [f"_fragment_{c.python_fragment}({args})"]
+    raise ValueError(f"no reference for {type(c).__name__}")
+
+
+def _by_dtype(on: str, per_dtype: list, target: str | None, indent: int) -> list[str]:
+    pad = "    " * indent
+    lines = []
+    for i, (dtype, code) in enumerate(per_dtype):
+        lines.append(f"{pad}{'if' if i == 0 else 'elif'} {on}.dtype == np.{dtype}:")
+        if isinstance(code, list):
+            lines += [f"{pad}    {line}" for line in code]
+        else:
+            lines.append(f"{pad}    {target} = {code}")
+    lines += [f"{pad}else:", f"{pad}    raise TypeError(f'unsupported dtype {{{on}.dtype}}')"]
+    return lines
+
+
+def fragment_sources(op: Op) -> tuple[list[str], list[str]]:
+    """(includes, fragment texts) of a fragment op's Python side."""
+    c = op.compute
+    if not isinstance(c, C.FragmentKernel):
+        return [], []
+    root, shown = validate.fragment_root(op)
+    order, includes = fragments.resolve(root, c.python_file, c.python_fragment, shown)
+    texts = [f.text.replace(f"def {f.name}(", f"def _fragment_{f.name}(", 1) for f in order]
+    return includes, texts
+
+
+def function(op: Op) -> str:
+    lines = [f'#pragma IMAGINET_FRAGMENT_BEGIN "{op.name}"',
+             f"def {py_name(op.name)}({', '.join(parameters(op))}):",
+             f'    """NumPy reference of {op.qualified_name}: computes into the output arrays."""']
+    lines += ["    " + line for line in body(op)]
+    lines.append("#pragma IMAGINET_FRAGMENT_END")
+    return "\n".join(lines) + "\n"
+
+
+def module(ns: Namespace, header: str) -> str:
+    """The reference module of a namespace."""
+    ops = [o for o in ns.ops if not o.abstract and o.compute is not None]
+    includes: list[str] = []
+    texts: list[str] = []
+    for op in ops:
+        inc, frag = fragment_sources(op)
+        includes += [i for i in inc if i not in includes]
+        texts += [t for t in frag if t not in texts]
+    head = [f"# {header}", f'"""NumPy reference implementation of the {ns.name} namespace."""', "",
+            "#pragma IMAGINET_INCLUDES_BEGIN", "import numpy as np", *[i for i in includes if i != "import numpy as np"],
+            "from opforge import _kernels as _k", "#pragma IMAGINET_INCLUDES_END", ""]
+    return "\n".join(head + texts + [function(op) for op in ops])

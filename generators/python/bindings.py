@@ -1,0 +1,308 @@
+"""Source of the generated Python bindings: one function per op."""
+
+from __future__ import annotations
+
+from dsl import compute as C
+from dsl import doc_tokens
+from dsl import dtypes as D
+from dsl.model import Arg, Config, Op
+from dsl.types import DataType, DocScope, Language
+from generators import abi
+from generators.c.emit import variants_of
+from generators.kernels.reference import config_param, py_name
+from generators.python.constraints import PyConstraintRenderer
+
+PY_TYPE = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float",
+           DataType.BOOLEAN: "bool", DataType.ENUM: "str", DataType.DATA_TYPE: "str", DataType.STRING: "str"}
+
+
+def docstring_text(text: str) -> str:
+    """Text that is safe inside a triple-quoted docstring."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "")
+
+
+def _default(arg: Arg) -> str:
+    d = arg.default
+    if isinstance(d, tuple):
+        return repr(tuple(d)) if d else "()"
+    if d is None or isinstance(d, (bool, int, float, str)):
+        return repr(d)
+    return "None"  # defaults computed from other parameters are filled in the body
+
+
+def signature(op: Op, annotated: bool = True) -> str:
+    parts = []
+    for i in op.inputs:
+        parts.append(f"{py_name(i.name)}" + (": ArrayLike" if annotated else "")
+                     + (" = None" if i.has_default else ""))
+    for a in op.args:
+        hint = _hint(a) if annotated else ""
+        parts.append(f"{py_name(a.name)}{hint}" + (f" = {_default(a)}" if a.has_default else ""))
+    for c in op.configs:
+        parts.append(f"{config_param(c.name)}" + (f": {c.name} | None" if annotated else "") + " = None")
+    # Python wants defaults last: a required parameter after a defaulted one
+    # becomes keyword-only, so every DSL signature stays one valid call.
+    keyword_only = False
+    ordered = []
+    for part in parts:
+        if not keyword_only and "=" not in part and any("=" in p for p in ordered):
+            ordered.append("*")
+            keyword_only = True
+        ordered.append(part)
+    parts = ordered
+    if not keyword_only:
+        parts.append("*")
+    parts.append("out" + (": np.ndarray | None" if annotated else "") + " = None")
+    parts.append("backend" + (': Literal["c", "python"]' if annotated else "") + ' = "c"')
+    return ", ".join(parts)
+
+
+def _hint(a: Arg) -> str:
+    base = PY_TYPE.get(a.type, "object")
+    if not a.count.is_single:
+        base = f"Sequence[{base}]"
+    if a.default is None:
+        base += " | None"
+    return f": {base}"
+
+
+def _doc(op: Op) -> str:
+    tokens = {doc_tokens.OPNAME: py_name(op.name), doc_tokens.NATIVE_OPNAME: abi.function(op),
+              doc_tokens.INPUT_TYPE: "numpy.ndarray"}
+    docs = [doc_tokens.expand(d.text, tokens)
+            for d in op.docs_for(Language.PYTHON, (DocScope.ALL, DocScope.CLASS_DOC_ONLY, DocScope.CREATORS_ONLY))]
+    variants = list(variants_of(op))
+    lines = ["\n\n".join(docs), "", "Parameters", "----------"]
+    for i in op.inputs:
+        kinds = " or ".join(sorted({v.of(i.name) for v in variants}, key=D.CONCRETE[DataType.NDARRAY].index))
+        lines += [f"{py_name(i.name)} : array_like of {kinds}" + (", optional" if i.has_default else ""),
+                  f"    {i.description}"]
+    for a in op.args:
+        kind = PY_TYPE.get(a.type, "object")
+        if a.type is DataType.ENUM:
+            kind = "{" + ", ".join(repr(v) for v in a.possible_values) + "}"
+        if not a.count.is_single:
+            kind = f"sequence of {kind} ({a.count})"
+        default = f", default {_default(a)}" if a.has_default else ""
+        lines += [f"{py_name(a.name)} : {kind}{default}", f"    {a.description}"]
+    for c in op.configs:
+        lines += [f"{config_param(c.name)} : {c.name}, optional", f"    Settings; None means every default."]
+    lines += ["out : numpy.ndarray, optional",
+              "    Where to write the result; it keeps its shape (the result is broadcast into it).",
+              'backend : {"c", "python"}, default "c"',
+              "    The compiled C kernels, or the NumPy reference implementation.",
+              "", "Returns", "-------"]
+    for o in op.outputs:
+        lines += [f"{py_name(o.name)} : numpy.ndarray", f"    {o.description}"]
+    messages = [c.message for _, c in op.all_constraints() if not c.backend]
+    lines += ["", "Raises", "------", "TypeError", "    If an argument has the wrong type or dtype.",
+              "ValueError", "    If shapes do not fit or a constraint does not hold"
+              + (":" if messages else ".")]
+    lines += [f"    - {m}" for m in messages]
+    return docstring_text("\n".join(lines).strip())
+
+
+class _Binding:
+    def __init__(self, op: Op) -> None:
+        self.op = op
+        self.c = op.compute
+        self.variants = variants_of(op)
+        self.lines: list[str] = []
+
+    def add(self, *lines: str) -> None:
+        self.lines.extend(lines)
+
+    def source(self) -> str:
+        op = self.op
+        self.add(f'_op = "{op.qualified_name}"',
+                 'if backend not in ("c", "python"):',
+                 '    raise ValueError(f"{_op}: backend must be \'c\' or \'python\', got {backend!r}")')
+        self.tensors()
+        self.args()
+        self.constraints()
+        self.variant()
+        self.shape()
+        self.call()
+        body = "\n".join("    " + line for line in self.lines)
+        return (f"def {py_name(op.name)}({signature(op)}) -> np.ndarray:\n"
+                f'    """{_doc(op)}\n    """\n{body}\n')
+
+    def tensors(self) -> None:
+        ins = self.op.inputs
+        if not ins:
+            return
+        specs = []
+        for i in ins:
+            allowed = tuple(d for d in abi.DTYPES if d in {v.of(i.name) for v in self.variants})
+            specs.append(f"({i.name!r}, {py_name(i.name)}, {allowed!r})")
+        names = ", ".join(py_name(i.name) for i in ins)
+        optional = [i for i in ins if i.has_default]
+        for i in optional:
+            if i.default is None:
+                continue
+            self.add(f"if {py_name(i.name)} is None:", f"    {py_name(i.name)} = {py_name(i.default.name)}")
+        self.add(f"{names}, = _rt.tensors(_op, ({', '.join(specs)},))")
+
+    def args(self) -> None:
+        for a in self.op.args:
+            n = py_name(a.name)
+            check = self._arg_check(a, n, a.name)
+            if a.default is None:
+                self.add(f"if {n} is not None:", f"    {n} = {check}")
+            elif check:
+                self.add(f"{n} = {check}")
+            if a.type is DataType.ENUM:
+                self.add(f"{n}_index = _rt.enum(_op, {a.name!r}, {n}, {a.possible_values!r})")
+        for cfg in self.op.configs:
+            p = config_param(cfg.name)
+            self.add(f"{p} = _check_{cfg.name}(_op, {p})")
+
+    @staticmethod
+    def _arg_check(a: Arg, n: str, label: str) -> str:
+        if not a.count.is_single:
+            if a.type in (DataType.INT, DataType.LONG):
+                return f"_rt.integers(_op, {label!r}, {n}, {a.count.low}, {a.count.high})"
+            return f"tuple({n})"
+        if a.type in (DataType.INT, DataType.LONG):
+            return f"_rt.integer(_op, {label!r}, {n})"
+        if a.type in (DataType.FLOATING_POINT, DataType.NUMERIC):
+            return f"_rt.real(_op, {label!r}, {n})"
+        if a.type is DataType.BOOLEAN:
+            return f"_rt.boolean(_op, {label!r}, {n})"
+        if a.type is DataType.DATA_TYPE:
+            return f"_rt.dtype(_op, {label!r}, {n}, _rt.DTYPES)"
+        return ""
+
+    def constraints(self) -> None:
+        render = PyConstraintRenderer(self.op).render
+        for cfg, c in self.op.all_constraints():
+            if c.backend:
+                continue
+            self.add(f"if not {render(c.expr)}:",
+                     f"    raise ValueError(_op + {(': ' + c.message)!r})")
+
+    def variant(self) -> None:
+        op = self.op
+        table = {v.dtype: dict(v.tensors) for v in self.variants}
+        self.add(f"_variants = {table!r}")
+        if isinstance(self.c, C.RandomSample):
+            self.add("variant = _variants.get(dtype)",
+                     "if variant is None:",
+                     f"    raise ValueError(f\"{{_op}}: dtype must be one of {', '.join(table)}, got {{dtype}}\")")
+            return
+        first = py_name(op.inputs[0].name)
+        self.add(f"variant = _variants[{first}.dtype.name]")
+        for i in op.inputs[1:]:
+            n = py_name(i.name)
+            self.add(f"if {n}.dtype.name != variant[{i.name!r}]:",
+                     f"    raise TypeError(f\"{{_op}}: {i.name} must have dtype {{variant[{i.name!r}]}} "
+                     f"(as {op.inputs[0].name} is {{{first}.dtype.name}}), got {{{n}.dtype.name}}\")")
+
+    def shape(self) -> None:
+        c, op = self.c, self.op
+        if isinstance(c, C.Elementwise):
+            ins = [p for p in c.params if any(i.name == p for i in op.inputs)]
+            named = ", ".join(f"({p!r}, {py_name(p)})" for p in ins)
+            self.add(f"shape = _rt.broadcast(_op, ({named},), strict={c.broadcast == 'strict'})")
+        elif isinstance(c, C.Reduction):
+            x = py_name(c.input)
+            self.add("try:", f"    axes_t = _k.norm_axes({py_name(c.axes)}, {x}.ndim)",
+                     "except ValueError as exc:", f"    raise ValueError(f\"{{_op}}: {c.axes}: {{exc}}\") from None",
+                     f"shape = _k.reduced_shape({x}.shape, axes_t, {py_name(c.keep_dims)})")
+            if c.empty == "error":
+                kept = f"tuple(a for a in range({x}.ndim) if a not in axes_t)"
+                self.add(f"if _k.reduced_count({x}.shape, axes_t) == 0 and _k.reduced_count({x}.shape, {kept}) > 0:",
+                         "    raise ValueError(f\"{_op}: cannot reduce no elements\")")
+        elif isinstance(c, C.ArgReduction):
+            x = py_name(c.input)
+            ax = py_name(c.axis)
+            self.add(f"if {x}.ndim == 0:", f"    raise ValueError(f\"{{_op}}: {c.input} must have rank 1 or more\")",
+                     f"if not -{x}.ndim <= {ax} < {x}.ndim:",
+                     f"    raise ValueError(f\"{{_op}}: {c.axis} = {{{ax}}} is out of range for rank {{{x}.ndim}}\")",
+                     f"shape = _k.reduced_shape({x}.shape, ({ax} % {x}.ndim,), {py_name(c.keep_dims)})",
+                     f"if {x}.shape[{ax}] == 0 and _k.reduced_count({x}.shape, "
+                     f"tuple(a for a in range({x}.ndim) if a != {ax} % {x}.ndim)) > 0:",
+                     "    raise ValueError(f\"{_op}: cannot search an empty axis\")")
+        elif isinstance(c, C.Contraction):
+            ids = {label: i for i, label in enumerate(c.spec.labels)}
+
+            def labels(operand) -> tuple[int, ...]:
+                return tuple(-1 if label == "..." else ids[label] for label in operand.labels)
+
+            ops = ", ".join(f"({n!r}, {py_name(n)}, {labels(o)!r})" for n, o in zip(c.inputs, c.spec.inputs))
+            self.add(f"shape = _rt.einsum_shape(_op, ({ops},), {labels(c.spec.output)!r})")
+        elif isinstance(c, C.RandomSample):
+            self.add("shape = tuple(shape)")
+        elif isinstance(c, C.FragmentKernel):
+            self.add(f"shape = {py_name(op.inputs[0].name)}.shape")
+
+    def call(self) -> None:
+        op, c = self.op, self.c
+        out = op.outputs[0]
+        inputs = ", ".join(py_name(i.name) for i in op.inputs)
+        assign = isinstance(c, C.Elementwise)
+        self.add(f"written, out = _rt.output(_op, 'out', out, shape, variant[{out.name!r}], ({inputs}{',' if op.inputs else ''}), "
+                 f"assign={assign})")
+        ref_args = [py_name(i.name) for i in op.inputs]
+        ref_args += [f"{py_name(a.name)}_index" if a.type is DataType.ENUM else py_name(a.name) for a in op.args]
+        ref_args += [config_param(cfg.name) for cfg in op.configs] + ["written"]
+        self.add('if backend == "python":', f"    _ref.{py_name(op.name)}({', '.join(ref_args)})", "else:")
+        c_args = []
+        for p in abi.parameters(op):
+            if p.role in ("input",):
+                c_args.append(f"_native.tensor({py_name(p.source)})")
+            elif p.role == "output":
+                c_args.append("_native.tensor(written)")
+            elif p.role == "array":
+                c_args.append(f"_native.int64s({py_name(p.source)})")
+            elif p.role == "count":
+                c_args.append(f"len({py_name(p.source)})")
+            elif p.role == "optional":
+                arg = next(a for a in op.args if a.name == p.source)
+                c_args.append(f"_native.optional({abi.scalar_ctype(arg.type)!r}, {py_name(p.source)})")
+            elif p.role == "arg":
+                arg = next(a for a in op.args if a.name == p.source)
+                if arg.type is DataType.ENUM:
+                    c_args.append(f"{py_name(p.source)}_index")
+                elif arg.type is DataType.DATA_TYPE:
+                    c_args.append(f"_native.dtype({py_name(p.source)})")
+                else:
+                    c_args.append(py_name(p.source))
+            elif p.role == "config":
+                cfg = next(x for x in op.configs if x.name == p.source)
+                fields = ", ".join(f"{a.name!r}: {config_param(cfg.name)}.{py_name(a.name)}" for a in cfg.args)
+                c_args.append(f"_native.config({abi.config_struct(cfg)!r}, {{{fields}}})")
+        self.add(f"    _native.call(_op, {abi.function(op)!r}, {', '.join(c_args)})",
+                 "return _rt.finish(written, out)")
+
+
+def binding(op: Op) -> str:
+    return _Binding(op).source()
+
+
+def config_class(cfg: Config) -> str:
+    fields = "\n".join(f"    {py_name(a.name)}: {PY_TYPE.get(a.type, 'object')} = {a.default!r}" for a in cfg.args)
+    doc = docstring_text(" ".join(d.text for d in cfg.docs) or cfg.name)
+    checks = "\n".join(f"    {py_name(a.name)} = {_Binding._arg_check(a, 'value.' + py_name(a.name), cfg.name + '.' + a.name)}"
+                       for a in cfg.args if _Binding._arg_check(a, 'x', 'x'))
+    values = ", ".join(f"{py_name(a.name)}={py_name(a.name)}" for a in cfg.args)
+    return f'''
+@dataclasses.dataclass(frozen=True)
+class {cfg.name}:
+    """{doc}"""
+
+{fields or "    pass"}
+
+
+def _check_{cfg.name}(_op: str, value: object) -> {cfg.name}:
+    if value is None:
+        return {cfg.name}()
+    if not isinstance(value, {cfg.name}):
+        raise TypeError(f"{{_op}}: {config_param(cfg.name)} must be a {cfg.name}, got {{type(value).__name__}}")
+{checks}
+    return {cfg.name}({values})
+'''
+
+
+def stub(op: Op) -> str:
+    return f"def {py_name(op.name)}({signature(op)}) -> np.ndarray: ...\n"

@@ -1,0 +1,65 @@
+"""Constraint expressions as Python conditions inside a generated binding."""
+
+from __future__ import annotations
+
+from dsl import expr as E
+from dsl.model import Arg, Op
+from generators.kernels.reference import config_param, py_name
+
+
+class PyConstraintRenderer(E.Renderer):
+    """Inputs are arrays, args Python values (ENUM args as their string)."""
+
+    def __init__(self, op: Op) -> None:
+        self.op = op
+
+    def render_paramref(self, node: E.ParamRef) -> str:
+        if node.config is not None:
+            return f"{config_param(node.config)}.{py_name(node.name)}"
+        return py_name(node.name)
+
+    def render_literal(self, node: E.Literal) -> str:
+        return repr(node.value)
+
+    def render_rank(self, node: E.Rank) -> str:
+        return f"{py_name(node.input.name)}.ndim"
+
+    def render_sizeat(self, node: E.SizeAt) -> str:
+        return f"_size_at({py_name(node.input.name)}, {self.render(node.axis)})"
+
+    def render_compare(self, node: E.Compare) -> str:
+        for ref, lit in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(ref, E.ParamRef) and isinstance(lit, E.Literal) and lit.value is None:
+                return f"({self.render(ref)} {'is' if node.op == '==' else 'is not'} None)"
+        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
+
+    def render_arith(self, node: E.Arith) -> str:
+        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
+
+    def render_neg(self, node: E.Neg) -> str:
+        return f"(-{self.render(node.operand)})"
+
+    def render_allof(self, node: E.AllOf) -> str:
+        return "(" + " and ".join(self.render(t) for t in node.terms) + ")"
+
+    def render_anyof(self, node: E.AnyOf) -> str:
+        return "(" + " or ".join(self.render(t) for t in node.terms) + ")"
+
+    def render_not(self, node: E.Not) -> str:
+        return f"(not {self.render(node.term)})"
+
+    def render_sametype(self, node: E.SameType) -> str:
+        first = py_name(node.inputs[0].name)
+        return "(" + " and ".join(f"{first}.dtype == {py_name(r.name)}.dtype" for r in node.inputs[1:]) + ")"
+
+    def render_sameshape(self, node: E.SameShape) -> str:
+        first = py_name(node.inputs[0].name)
+        return "(" + " and ".join(f"{first}.shape == {py_name(r.name)}.shape" for r in node.inputs[1:]) + ")"
+
+    def render_broadcastableshapes(self, node: E.BroadcastableShapes) -> str:
+        return f"_broadcastable({', '.join(py_name(r.name) for r in node.inputs)})"
+
+
+def arg_of(op: Op, ref: E.ParamRef) -> Arg | None:
+    found = op.param(ref)
+    return found if isinstance(found, Arg) else None

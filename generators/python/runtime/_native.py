@@ -1,0 +1,60 @@
+"""The C backend: descriptors for the compiled kernels, called through cffi."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:
+    from opforge._opforge_c import ffi, lib
+except ImportError as exc:  # the package was installed without building the extension
+    ffi = lib = None
+    _MISSING = exc
+else:
+    _MISSING = None
+
+_DTYPE_ENUM = {"bool": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "float32": 6, "float64": 7}
+
+
+def available() -> bool:
+    return lib is not None
+
+
+def tensor(array: np.ndarray) -> Any:
+    """A descriptor pointing at a C-contiguous array (kept alive by the caller)."""
+    t = ffi.new("opforge_tensor*")
+    t.data = ffi.cast("void*", array.ctypes.data)
+    t.dtype = _DTYPE_ENUM[array.dtype.name]
+    t.rank = array.ndim
+    for d, size in enumerate(array.shape):
+        t.shape[d] = size
+    return t
+
+
+def int64s(values: tuple[int, ...]) -> Any:
+    return ffi.new("int64_t[]", list(values) or [0])
+
+
+def optional(ctype: str, value: Any) -> Any:
+    return ffi.NULL if value is None else ffi.new(f"{ctype}*", value)
+
+
+def dtype(name: str) -> int:
+    return _DTYPE_ENUM[name]
+
+
+def config(struct: str, values: dict[str, Any]) -> Any:
+    return ffi.new(f"{struct}*", values)
+
+
+def call(op: str, function: str, *args: Any) -> None:
+    """Call the API function; a non-OK status raises ValueError with its detail."""
+    if lib is None:
+        raise RuntimeError(f"{op}: the C backend is not built ({_MISSING}); use backend='python'")
+    detail = ffi.new("const char**")
+    status = getattr(lib, function)(*args, detail)
+    if status != 0:
+        message = ffi.string(detail[0]).decode() if detail[0] != ffi.NULL else ""
+        reason = ffi.string(lib.opforge_status_message(status)).decode()
+        raise ValueError(f"{op}: {message or reason}")

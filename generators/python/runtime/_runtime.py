@@ -1,0 +1,206 @@
+"""Argument checking shared by the generated bindings.
+
+Every problem raises TypeError (wrong kind of value) or ValueError (right
+kind, wrong value), naming the op, the parameter and the violated rule.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64")
+
+
+def tensors(op: str, specs: Sequence[tuple[str, Any, tuple[str, ...]]]) -> list[np.ndarray]:
+    """Arrays for the tensor arguments ``(name, value, allowed dtypes)``.
+
+    Arrays keep their dtype. Python scalars and lists take the dtype of the
+    first array argument when they convert to it exactly ("weak" scalars),
+    else their own NumPy dtype; a lossy conversion is refused.
+    """
+    arrays: list[np.ndarray | None] = [v if isinstance(v, np.ndarray) else None for _, v, _ in specs]
+    anchor = next((a.dtype for a in arrays if a is not None), None)
+    out = []
+    for (name, value, allowed), array in zip(specs, arrays):
+        if array is None:
+            array = _convert(op, name, value, anchor, allowed)
+        if array.dtype.name not in allowed:
+            raise TypeError(f"{op}: {name} must have dtype {' or '.join(allowed)}, got {array.dtype.name}")
+        if array.ndim > 8:
+            raise ValueError(f"{op}: {name} has rank {array.ndim}, more than the maximum rank 8")
+        # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
+        out.append(array if array.flags.c_contiguous else array.copy(order="C"))
+    return out
+
+
+def _convert(op: str, name: str, value: Any, anchor: np.dtype | None, allowed: tuple[str, ...]) -> np.ndarray:
+    try:
+        plain = np.asarray(value)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(f"{op}: {name} must be an array or a number, got {type(value).__name__}") from exc
+    if plain.dtype.kind not in "biuf":
+        raise TypeError(f"{op}: {name} must hold booleans or numbers, got {plain.dtype}")
+    if anchor is not None and anchor.name in allowed:
+        target = anchor
+    elif plain.dtype.name in allowed:
+        return plain
+    else:
+        target = next((np.dtype(d) for d in allowed if np.can_cast(plain.dtype, d, casting="safe")), None)
+        if target is None:
+            raise TypeError(f"{op}: {name} must have dtype {' or '.join(allowed)}, got {plain.dtype.name}")
+    if target == plain.dtype:
+        return plain
+    with np.errstate(all="ignore"):
+        converted = plain.astype(target)
+        back = converted.astype(plain.dtype)
+    both_float = plain.dtype.kind == "f" and target.kind == "f"
+    if not np.array_equal(back, plain, equal_nan=both_float):
+        raise TypeError(f"{op}: {name} = {value!r} does not convert exactly to {target.name}")
+    return converted
+
+
+def integer(op: str, name: str, value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{op}: {name} must be an integer, got {type(value).__name__}")
+    value = operator.index(value)
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(f"{op}: {name} = {value} does not fit in 64 bits")
+    return value
+
+
+def real(op: str, name: str, value: Any) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{op}: {name} must be a number, got {type(value).__name__}")
+    return float(value)
+
+
+def boolean(op: str, name: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{op}: {name} must be True or False, got {type(value).__name__}")
+    return bool(value)
+
+
+def enum(op: str, name: str, value: Any, values: tuple[str, ...]) -> int:
+    """The index of an ENUM value (what kernels take)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{op}: {name} must be a string, one of {', '.join(values)}")
+    if value not in values:
+        raise ValueError(f"{op}: {name} must be one of {', '.join(values)}, got {value!r}")
+    return values.index(value)
+
+
+def dtype(op: str, name: str, value: Any, allowed: tuple[str, ...]) -> str:
+    try:
+        name_ = np.dtype(value).name
+    except TypeError as exc:
+        raise TypeError(f"{op}: {name} must be a dtype, got {value!r}") from exc
+    if name_ not in allowed:
+        raise ValueError(f"{op}: {name} must be one of {', '.join(allowed)}, got {name_}")
+    return name_
+
+
+def integers(op: str, name: str, value: Any, low: int, high: int | None) -> tuple[int, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise TypeError(f"{op}: {name} must be a sequence of integers")
+    items = tuple(integer(op, f"{name}[{i}]", v) for i, v in enumerate(value))
+    if len(items) < low or (high is not None and len(items) > high):
+        bound = f"at least {low}" if high is None else f"{low} to {high}"
+        raise ValueError(f"{op}: {name} must have {bound} values, got {len(items)}")
+    return items
+
+
+def broadcast(op: str, named: Sequence[tuple[str, np.ndarray]], strict: bool) -> tuple[int, ...]:
+    """The result shape of an elementwise op (NumPy rules, or TML's strict rule)."""
+    shapes = [a.shape for _, a in named]
+    if strict:
+        wide = [s for s in shapes if s != ()]
+        if any(s != wide[0] for s in wide):
+            listed = ", ".join(f"{n} {a.shape}" for n, a in named)
+            raise ValueError(f"{op}: shapes must be equal, or one operand a scalar: {listed}")
+        return wide[0] if wide else ()
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = ", ".join(f"{n} {a.shape}" for n, a in named)
+        raise ValueError(f"{op}: shapes do not broadcast: {listed}") from None
+
+
+def einsum_shape(op: str, operands: Sequence[tuple[str, np.ndarray, tuple[int, ...]]],
+                 out_labels: tuple[int, ...]) -> tuple[int, ...]:
+    """Result shape of a contraction; labels are ids, -1 marks the row variable."""
+    extents: dict[int, tuple[int, str]] = {}
+    ell: list[tuple[str, tuple[int, ...]]] = []
+    for name, array, labels in operands:
+        named = [l for l in labels if l >= 0]
+        has_ell = -1 in labels
+        if array.ndim < len(named) or (not has_ell and array.ndim != len(named)):
+            raise ValueError(f"{op}: {name} has rank {array.ndim}, the spec needs {len(named)}"
+                             + (" or more" if has_ell else ""))
+        ell_rank = array.ndim - len(named)
+        axis = 0
+        for label in labels:
+            if label < 0:
+                ell.append((name, array.shape[axis:axis + ell_rank]))
+                axis += ell_rank
+                continue
+            size = array.shape[axis]
+            axis += 1
+            if label in extents and extents[label][0] != size:
+                other = extents[label][1]
+                raise ValueError(f"{op}: {other} and {name} disagree on a shared axis: "
+                                 f"{extents[label][0]} and {size}")
+            extents.setdefault(label, (size, name))
+    try:
+        ell_shape = np.broadcast_shapes(*(s for _, s in ell)) if ell else ()
+    except ValueError:
+        listed = ", ".join(f"{n} {s}" for n, s in ell)
+        raise ValueError(f"{op}: batch axes do not broadcast: {listed}") from None
+    shape: list[int] = []
+    for label in out_labels:
+        shape.extend(ell_shape if label < 0 else (extents[label][0],))
+    return tuple(shape)
+
+
+def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
+           inputs: Sequence[np.ndarray], assign: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """(array the kernel writes, the caller's ``out`` or None).
+
+    The kernel writes a fresh contiguous array unless ``out`` is contiguous, of
+    the result's exact shape and dtype, and shares no memory with an input.
+    ``out`` of another shape takes the result by assignment broadcasting
+    (elementwise ops) and never changes shape.
+    """
+    if out is None:
+        return np.empty(shape, dtype=dtype), None
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{op}: out must be a numpy.ndarray, got {type(out).__name__}")
+    if out.dtype.name != dtype:
+        raise TypeError(f"{op}: out must have dtype {dtype}, got {out.dtype.name}")
+    if out.shape != shape:
+        fits = assign and _assignable(shape, out.shape)
+        if not fits:
+            raise ValueError(f"{op}: out has shape {out.shape}, the result has shape {shape}")
+    if not out.flags.writeable:
+        raise ValueError(f"{op}: out is read-only")
+    direct = (out.shape == shape and out.flags.c_contiguous
+              and not any(np.may_share_memory(out, a) for a in inputs))
+    return (out if direct else np.empty(shape, dtype=dtype)), out
+
+
+def _assignable(result: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    try:
+        return np.broadcast_shapes(result, target) == target
+    except ValueError:
+        return False
+
+
+def finish(written: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    if out is None:
+        return written
+    if written is not out:
+        np.copyto(out, written)
+    return out
