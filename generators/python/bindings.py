@@ -21,6 +21,11 @@ def docstring_text(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "")
 
 
+def _braces(text: str) -> str:
+    """Literal text inside an f-string: braces doubled."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 def _default(arg: Arg) -> str:
     d = arg.default
     if isinstance(d, tuple):
@@ -174,12 +179,19 @@ class _Binding:
         return ""
 
     def constraints(self) -> None:
+        from dsl import expr as E
+
         render = PyConstraintRenderer(self.op).render
         for cfg, c in self.op.all_constraints():
             if c.backend:
                 continue
+            # Name what the constraint looked at: shapes, or dtypes for same_type.
+            tensors = list(dict.fromkeys(r.name for r in E.param_refs(c.expr) if r.kind == "input"))
+            what = "dtype" if isinstance(c.expr, E.SameType) else "shape"
+            facts = ", ".join(f"{_braces(t)} has {what} {{{py_name(t)}.{what}}}" for t in tensors)
+            message = f"{{_op}}: {_braces(c.message)}" + (f" ({facts})" if facts else "")
             self.add(f"if not {render(c.expr)}:",
-                     f"    raise ValueError(_op + {(': ' + c.message)!r})")
+                     f"    raise ValueError(f{message!r})")
 
     def variant(self) -> None:
         op = self.op

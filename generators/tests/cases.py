@@ -1,0 +1,160 @@
+"""Test cases per op and dtype, derived from the compute description.
+
+Each case is plain data (shapes, dtypes, args, seed, tolerance) so the same
+case drives the generated pytest parity tests and the golden C tests.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any, Iterator
+
+import numpy as np
+
+from dsl import compute as C
+from dsl import dtypes as D
+from dsl.model import Arg, Op
+from dsl.types import DataType
+from generators.c.emit import variants_of
+from generators.kernels.reference import config_param, py_name
+
+#: Functions whose float results are correctly rounded in C and NumPy alike.
+EXACT = {"add", "sub", "mul", "div", "neg", "abs", "minimum", "maximum", "sqrt", "eq", "ne", "lt", "le", "gt",
+         "ge", "where", "floor", "ceil", "round_half_even", "round_half_away", "sign", "isnan", "isinf",
+         "isfinite", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
+         "bitwise_xor", "bitwise_not", "left_shift", "right_shift"}
+MAX_RANK_SHAPES = ((2, 1, 2, 1, 2, 1, 2, 1), (1, 2, 1, 2, 1, 2, 1, 2))
+
+
+def _seed(*parts: object) -> int:
+    return zlib.crc32(repr(parts).encode()) & 0x7FFFFFFF
+
+
+def _arg_values(op: Op) -> list[dict[str, Any]]:
+    """Arg combinations to test: defaults, each ENUM value, optional args set and unset."""
+    base: dict[str, Any] = {}
+    variations: list[tuple[str, list[Any]]] = []
+    for a in op.args:
+        if a.type is DataType.ENUM:
+            variations.append((a.name, list(a.possible_values)))
+            continue
+        if a.default is None and a.count.is_single:
+            variations.append((a.name, [None, _sample_value(a)]))
+            continue
+        if a.has_default:
+            continue
+        base[a.name] = _sample_value(a)
+    combos = [dict(base)]
+    for name, values in variations:
+        combos = [c | {name: v} for c in combos for v in values]
+    return combos
+
+
+def _sample_value(a: Arg) -> Any:
+    if a.type in (DataType.INT, DataType.LONG):
+        return 3
+    if a.type in (DataType.FLOATING_POINT, DataType.NUMERIC):
+        return 0.5 if a.name == "p" else 2.0
+    if a.type is DataType.BOOLEAN:
+        return False
+    return None
+
+
+def _tensor(dtype: str, shape: tuple[int, ...], extreme: bool = True, view: str | None = None,
+            low: float | None = None, high: float | None = None) -> dict[str, Any]:
+    t: dict[str, Any] = {"shape": list(shape), "dtype": dtype, "extreme": extreme}
+    if view:
+        t["view"] = view
+    if low is not None:
+        t["low"], t["high"] = low, high
+    return t
+
+
+def cases(op: Op) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(dtype, case spec) pairs for every variant of the op."""
+    c = op.compute
+    for v in variants_of(op):
+        for i, spec in enumerate(_cases_for(op, c, v)):
+            spec["seed"] = _seed(op.qualified_name, v.dtype, i)
+            spec["inputs"] = {py_name(k): t for k, t in spec["inputs"].items()}
+            spec["args"] = {py_name(k): a for k, a in spec["args"].items()}
+            yield v.dtype, spec
+
+
+def _tol(op: Op, c: Any, dtype: str) -> dict[str, float]:
+    if D.category(dtype) != "float":
+        return {"ulps": 0, "abs": 0.0}
+    eps = float(np.finfo(dtype).eps)
+    if isinstance(c, C.Elementwise):
+        used = {f for _, e in c.cases for f in C.functions(e)}
+        return {"ulps": 0 if used <= EXACT else 8, "abs": 0.0}
+    if isinstance(c, (C.Reduction, C.Contraction)):
+        return {"ulps": 4, "abs": 256 * eps}
+    if isinstance(c, C.RandomSample):
+        return {"ulps": 2, "abs": 0.0}
+    return {"ulps": 0, "abs": 0.0}
+
+
+def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
+    tol = _tol(op, c, v.dtype)
+    out: list[dict[str, Any]] = []
+    if isinstance(c, C.Elementwise):
+        names = [p for p in c.params if any(i.name == p for i in op.inputs)]
+        if c.broadcast == "numpy" and len(names) == 2:
+            shapes = [((), ()), ((7,), (7,)), ((3, 4), (3, 4)), ((2, 3, 4), (1, 3, 1)), ((3, 1), (1, 4)),
+                      ((5,), ()), MAX_RANK_SHAPES, ((0, 3), (1, 3))]
+        elif len(names) == 2:
+            shapes = [((), ()), ((7,), (7,)), ((3, 4), (3, 4)), ((3, 4), ()), ((), (2, 5)), ((0, 3), (0, 3)),
+                      (MAX_RANK_SHAPES[0], MAX_RANK_SHAPES[0])]
+        else:
+            shapes = [((),), ((7,),), ((3, 4),), (MAX_RANK_SHAPES[0],), ((0, 3),)]
+        for args in _arg_values(op):
+            for k, shape_set in enumerate(shapes):
+                inputs = {n: _tensor(v.of(n), s) for n, s in zip(names, shape_set)}
+                out.append({"inputs": inputs, "args": args, "tol": tol})
+            strided = {n: _tensor(v.of(n), (3, 4), view="strided") for n in names}
+            out.append({"inputs": strided, "args": args, "tol": tol})
+    elif isinstance(c, C.Reduction):
+        x = c.input
+        for shape, axes, keep in [((3, 4, 5), [], False), ((3, 4, 5), [0], True), ((3, 4, 5), [-1], False),
+                                  ((3, 4, 5), [0, 2], False), ((), [], False), ((0, 3), [0], False),
+                                  ((0, 3), [1], True), ((2,) * 8, [1, 3, 5], False)]:
+            strided = shape == (3, 4, 5) and axes == [0]
+            out.append({"inputs": {x: _tensor(v.of(x), shape, view="strided" if strided else None)},
+                        "args": {c.axes: axes, c.keep_dims: keep}, "tol": tol})
+    elif isinstance(c, C.ArgReduction):
+        x = c.input
+        for shape, axis, keep in [((3, 4), 0, False), ((3, 4), -1, True), ((2, 3, 4), 1, False), ((5,), 0, False),
+                                  ((0, 3), 0, False), ((3, 0), 0, False)]:
+            out.append({"inputs": {x: _tensor(v.of(x), shape)}, "args": {c.axis: axis, c.keep_dims: keep},
+                        "tol": tol})
+    elif isinstance(c, C.Contraction):
+        if len(c.inputs) == 2:
+            pairs = [((2, 3), (3, 4)), ((2, 2, 3), (2, 3, 4)), ((2, 1, 3, 4), (3, 4, 5)), ((1, 1), (1, 1)),
+                     ((0, 3), (3, 2)), ((3, 0), (0, 2))]
+        else:
+            pairs = [((3, 4),), ((2, 3, 4),), ((1, 5),), ((2, 1, 2, 3),)]
+        for shapes in pairs:
+            small = D.category(v.dtype) != "float"
+            inputs = {n: _tensor(v.of(n), s, extreme=False, low=-4 if small else None, high=4 if small else None)
+                      for n, s in zip(c.inputs, shapes)}
+            out.append({"inputs": inputs, "args": {}, "tol": tol})
+    elif isinstance(c, C.RandomSample):
+        base = _arg_values(op)[0]
+        for shape, seed, offset in [((), 0, 0), ((7,), 42, 7), ((3, 5), 2**40 + 3, 2**33)]:
+            args = dict(base) | {"shape": list(shape), "dtype": v.dtype}
+            config = next((cfg for cfg in op.configs if any(a.name == "seed" for a in cfg.args)), None)
+            if config is not None:
+                args[config_param(config.name)] = {"__config__": config.name, "seed": seed, "offset": offset}
+            out.append({"inputs": {}, "args": args, "tol": tol})
+    elif isinstance(c, C.FragmentKernel):
+        x = op.inputs[0].name
+        for shape, axis in [((6,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 3, 4), 1)]:
+            for flags in ([False] * len(c.args), [True] * len(c.args)):
+                args = {c.axis: axis} | dict(zip(c.args, flags))
+                out.append({"inputs": {x: _tensor(v.of(x), shape, extreme=False)}, "args": args, "tol": tol})
+    return out
+
+
+def python_args(op: Op) -> set[str]:
+    return {py_name(a.name) for a in op.args}

@@ -1,0 +1,318 @@
+"""Golden vectors: the NumPy reference run at generation time, written as a pure-C test."""
+
+from __future__ import annotations
+
+import math
+import types
+from typing import Any
+
+import numpy as np
+
+from dsl import compute as C
+from dsl.model import Namespace, Op
+from dsl.types import DataType
+from generators import abi
+from generators.formatting import c_comment, c_string
+from generators.kernels import numpy_runtime, reference
+from generators.kernels.scalar_c import C_TYPE
+from generators.tests import inputs
+
+MAX_GOLDEN_ELEMENTS = 64
+CASES_PER_VARIANT = 3
+PHILOX_KAT = (
+    ((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+    ((0xFFFFFFFF,) * 4, (0xFFFFFFFF, 0xFFFFFFFF), (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+    ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
+     (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
+)
+
+
+def reference_functions(ns: Namespace) -> dict[str, Any]:
+    """Execute the generated reference module of ``ns`` with the real _kernels."""
+    source = reference.module(ns, "golden").replace("from opforge import _kernels as _k", "")
+    scope: dict[str, Any] = {"_k": numpy_runtime, "np": np, "__name__": f"golden_{ns.key}"}
+    exec(compile(source, f"<reference {ns.name}>", "exec"), scope)  # our own generated code
+    return scope
+
+
+def c_value(value: Any, dtype: str) -> str:
+    if dtype == "bool":
+        return "true" if bool(value) else "false"
+    if dtype in ("float32", "float64"):
+        v = float(value)
+        if math.isnan(v):
+            return "NAN"
+        if math.isinf(v):
+            return "INFINITY" if v > 0 else "-INFINITY"
+        text = repr(v) if v != 0 or math.copysign(1, v) > 0 else "-0.0"
+        return text + ("f" if dtype == "float32" else "")
+    v = int(value)
+    if dtype == "int64" and v == -(2**63):
+        return "INT64_MIN"
+    return f"INT64_C({v})" if dtype == "int64" else str(v)
+
+
+def c_array(name: str, values: np.ndarray, dtype: str, const: bool = True) -> str:
+    flat = [c_value(v, dtype) for v in values.reshape(-1)] or [c_value(0, dtype)]
+    qual = "static const" if const else "static"
+    return f"{qual} {C_TYPE[dtype]} {name}[{len(flat)}] = {{{', '.join(flat)}}};"
+
+
+class _Case:
+    """One golden case: computes the expectation and writes its C test function."""
+
+    def __init__(self, op: Op, dtype: str, spec: dict[str, Any], fn: Any, index: int) -> None:
+        self.op, self.dtype, self.spec, self.fn, self.index = op, dtype, spec, fn, index
+        self.kwargs = inputs.build(spec, lambda name, fields: types.SimpleNamespace(**fields))
+
+    def size_ok(self) -> bool:
+        sizes = [v.size for v in self.kwargs.values() if isinstance(v, np.ndarray)]
+        shape = self.kwargs.get("shape")
+        if shape is not None:
+            sizes.append(int(np.prod(shape, dtype=np.int64)))
+        return all(s <= MAX_GOLDEN_ELEMENTS for s in sizes)
+
+    def expected(self) -> np.ndarray | None:
+        """The reference result, or None where the op must refuse the inputs."""
+        op, c = self.op, self.op.compute
+        arrays = {i.name: np.ascontiguousarray(self.kwargs[reference.py_name(i.name)]) for i in op.inputs}
+        out_t = op.outputs[0]
+        try:
+            if isinstance(c, C.Elementwise):
+                shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+            elif isinstance(c, C.Reduction):
+                axes = numpy_runtime.norm_axes(self.arg(c.axes), arrays[c.input].ndim)
+                shape = numpy_runtime.reduced_shape(arrays[c.input].shape, axes, self.arg(c.keep_dims))
+            elif isinstance(c, C.ArgReduction):
+                x = arrays[c.input]
+                if x.ndim == 0:
+                    return None
+                shape = numpy_runtime.reduced_shape(x.shape, (self.arg(c.axis) % x.ndim,), self.arg(c.keep_dims))
+            elif isinstance(c, C.Contraction):
+                shape = np.einsum(c.spec.numpy_subscripts(), *(arrays[n] for n in c.inputs)).shape
+            elif isinstance(c, C.RandomSample):
+                shape = tuple(self.arg("shape"))
+            else:
+                shape = arrays[op.inputs[0].name].shape
+            dtype = self.arg("dtype") if isinstance(c, C.RandomSample) else self.variant_dtype(out_t.name)
+            out = np.empty(shape, dtype=dtype)
+            args = [arrays[i.name] for i in op.inputs]
+            for a in op.args:
+                value = self.arg(a.name)
+                args.append(a.possible_values.index(value) if a.type is DataType.ENUM else value)
+            args += [self.kwargs.get(reference.config_param(cfg.name)) or types.SimpleNamespace(
+                **{x.name: x.default for x in cfg.args}) for cfg in op.configs]
+            self.fn(*args, out)
+            return out
+        except ValueError:
+            return None
+
+    def variant_dtype(self, name: str) -> str:
+        from generators.c.emit import variants_of
+
+        return next(v for v in variants_of(self.op) if v.dtype == self.dtype).of(name)
+
+    def arg(self, name: str) -> Any:
+        key = reference.py_name(name)
+        if key in self.kwargs:
+            return self.kwargs[key]
+        a = next(x for x in self.op.args if x.name == name)
+        return a.default
+
+    def c_function(self) -> str | None:
+        if not self.size_ok():
+            return None
+        expected = self.expected()
+        op = self.op
+        lines = [f"/* {c_comment(op.qualified_name)} {self.dtype} case {self.index} (seed {self.spec['seed']}) */",
+                 f"static void case_{self.index}(void)", "{"]
+        call: list[str] = []
+        for p in abi.parameters(op):
+            if p.role == "input":
+                arr = np.ascontiguousarray(self.kwargs[reference.py_name(p.source)])
+                dt = arr.dtype.name
+                lines.append(c_array(f"data_{p.name}", arr, dt))
+                dims = ", ".join(str(s) for s in arr.shape) or "0"
+                lines.append(f"opforge_tensor t_{p.name} = {{(void*)data_{p.name}, {abi.DTYPE_ENUM[dt]}, "
+                             f"{arr.ndim}, {{{dims}}}}};")
+                call.append(f"&t_{p.name}")
+            elif p.role == "array":
+                values = [int(v) for v in self.arg(p.source)]
+                lines.append(f"static const int64_t arg_{p.name}[{max(1, len(values))}] = "
+                             f"{{{', '.join(f'INT64_C({v})' for v in values) or '0'}}};")
+                call.append(f"arg_{p.name}")
+            elif p.role == "count":
+                call.append(str(len(self.arg(p.source))))
+            elif p.role == "optional":
+                value = self.arg(p.source)
+                if value is None:
+                    call.append("NULL")
+                else:
+                    lines.append(f"static const double arg_{p.name} = {float(value)!r};")
+                    call.append(f"&arg_{p.name}")
+            elif p.role == "arg":
+                a = next(x for x in op.args if x.name == p.source)
+                value = self.arg(p.source)
+                if a.type is DataType.ENUM:
+                    call.append(str(a.possible_values.index(value)))
+                elif a.type is DataType.DATA_TYPE:
+                    call.append(abi.DTYPE_ENUM[value])
+                elif a.type is DataType.BOOLEAN:
+                    call.append("true" if value else "false")
+                elif a.type in (DataType.INT, DataType.LONG):
+                    call.append(f"INT64_C({int(value)})")
+                else:
+                    call.append(repr(float(value)))
+            elif p.role == "config":
+                cfg = next(x for x in op.configs if x.name == p.source)
+                given = self.kwargs.get(reference.config_param(cfg.name))
+                if given is None:
+                    call.append("NULL")
+                else:
+                    fields = ", ".join(f"INT64_C({int(getattr(given, a.name))})" for a in cfg.args)
+                    lines.append(f"const {abi.config_struct(cfg)} cfg = {{{fields}}};")
+                    call.append("&cfg")
+            elif p.role == "output":
+                if expected is None:
+                    dt = "float64" if isinstance(op.compute, C.RandomSample) else self.variant_dtype(p.source)
+                    lines.append(f"static {C_TYPE[dt]} data_out[1];")
+                    lines.append(f"opforge_tensor t_out = {{(void*)data_out, {abi.DTYPE_ENUM[dt]}, 1, {{1}}}};")
+                else:
+                    dt = expected.dtype.name
+                    lines.append(f"static {C_TYPE[dt]} data_out[{max(1, expected.size)}];")
+                    lines.append(c_array("want", expected, dt))
+                    dims = ", ".join(str(s) for s in expected.shape) or "0"
+                    lines.append(f"opforge_tensor t_out = {{(void*)data_out, {abi.DTYPE_ENUM[dt]}, "
+                                 f"{expected.ndim}, {{{dims}}}}};")
+                call.append("&t_out")
+        call.append("&detail")
+        name = c_string(f"{op.qualified_name} {self.dtype} case {self.index}")
+        lines += ["const char* detail = NULL;",
+                  f"const opforge_status st = {abi.function(op)}({', '.join(call)});"]
+        if expected is None:
+            lines.append(f"report({name}, st != OPFORGE_OK, detail);")
+        else:
+            tol = self.spec["tol"]
+            scale = _scale(self.kwargs, expected)
+            kind = expected.dtype.name
+            compare = (f"same_{kind}(data_out, want, {expected.size}, {int(tol['ulps'])}, {tol['abs'] * scale!r})"
+                       if kind in ("float32", "float64") else
+                       f"(memcmp(data_out, want, sizeof(want[0]) * {expected.size}) == 0)")
+            lines.append(f"report({name}, st == OPFORGE_OK && {compare}, detail);")
+        lines.append("}")
+        return "\n".join(lines)
+
+
+def _scale(kwargs: dict[str, Any], expected: np.ndarray) -> float:
+    values = [1.0]
+    for v in [*kwargs.values(), expected]:
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.size:
+            finite = v[np.isfinite(v)]
+            if finite.size:
+                values.append(float(np.max(np.abs(finite))))
+    return max(values)
+
+
+def c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], header: str) -> tuple[str, int]:
+    """The pure-C golden test of a namespace, and how many cases it holds."""
+    fns = reference_functions(ns)
+    bodies: list[str] = []
+    seen: dict[tuple[str, str], int] = {}
+    for op, dtype, spec in ops_cases:
+        key = (op.name, dtype)
+        if seen.get(key, 0) >= CASES_PER_VARIANT:
+            continue
+        case = _Case(op, dtype, spec, fns[reference.py_name(op.name)], len(bodies))
+        body = case.c_function()
+        if body is not None:
+            bodies.append(body)
+            seen[key] = seen.get(key, 0) + 1
+    runs = "\n".join(f"    case_{i}();" for i in range(len(bodies)))
+    return PRELUDE.format(header=header) + "\n\n".join(bodies) + f"""
+
+int main(void)
+{{
+{runs}
+    printf("%d passed, %d failed\\n", passed, failed);
+    return failed != 0;
+}}
+""", len(bodies)
+
+
+PRELUDE = """/* {header} */
+#include "opforge/opforge_all.h"
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+
+static void report(const char* name, bool ok, const char* detail)
+{{
+    if (ok) {{
+        passed++;
+    }} else {{
+        failed++;
+        printf("FAIL %s%s%s\\n", name, detail ? ": " : "", detail ? detail : "");
+    }}
+}}
+
+static inline int64_t order_f32(float v)
+{{
+    int32_t i;
+    memcpy(&i, &v, sizeof i);
+    return i < 0 ? (int64_t)INT32_MIN - i : i;
+}}
+
+static inline int64_t order_f64(double v)
+{{
+    int64_t i;
+    memcpy(&i, &v, sizeof i);
+    return i < 0 ? INT64_MIN - i : i;
+}}
+
+#define SAME_FLOATS(NAME, T, ORDER)                                                               \\
+    static inline bool NAME(const T* got, const T* want, int64_t n, int64_t ulps, double tolerance)       \\
+    {{                                                                                             \\
+        for (int64_t i = 0; i < n; i++) {{                                                         \\
+            if (isnan(got[i]) || isnan(want[i])) {{                                                \\
+                if (!(isnan(got[i]) && isnan(want[i]))) {{                                         \\
+                    return false;                                                                 \\
+                }}                                                                                 \\
+                continue;                                                                         \\
+            }}                                                                                     \\
+            const int64_t a = ORDER(got[i]), b = ORDER(want[i]);                                  \\
+            const bool near = (a > b ? a - b : b - a) <= ulps;                                    \\
+            const bool close = isfinite(got[i]) && isfinite(want[i]) &&                           \\
+                               fabs((double)got[i] - (double)want[i]) <= tolerance;               \\
+            if (!near && !close) {{                                                                \\
+                return false;                                                                     \\
+            }}                                                                                     \\
+        }}                                                                                         \\
+        return true;                                                                              \\
+    }}
+
+SAME_FLOATS(same_float32, float, order_f32)
+SAME_FLOATS(same_float64, double, order_f64)
+
+"""
+
+
+def philox_c_test(header: str) -> str:
+    checks = []
+    for i, (ctr, key, want) in enumerate(PHILOX_KAT):
+        checks.append(f"""    {{
+        const uint32_t ctr[4] = {{{', '.join(f'0x{v:08x}u' for v in ctr)}}};
+        const uint32_t key[2] = {{{', '.join(f'0x{v:08x}u' for v in key)}}};
+        const uint32_t want[4] = {{{', '.join(f'0x{v:08x}u' for v in want)}}};
+        uint32_t got[4];
+        opforge_philox4x32_10(ctr, key, got);
+        report("philox4x32_10 known answer {i}", memcmp(got, want, sizeof want) == 0, NULL);
+    }}""")
+    return PRELUDE.format(header=header) + "int main(void)\n{\n" + "\n".join(checks) + """
+    printf("%d passed, %d failed\\n", passed, failed);
+    return failed != 0;
+}
+"""

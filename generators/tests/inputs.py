@@ -1,0 +1,115 @@
+"""Seeded test inputs and the C-versus-Python comparison.
+
+Copied into the generated test suite as ``_inputs.py``, and imported by the
+tests generator to compute golden vectors, so both build the same inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+FLOAT_SPECIALS = (np.inf, -np.inf, np.nan, -0.0, 0.0)
+
+
+def make_array(rng: np.random.Generator, dtype: str, shape: tuple[int, ...], extreme: bool,
+               low: float | None = None, high: float | None = None) -> np.ndarray:
+    """Random values of ``dtype``; ``extreme`` mixes in infinities, NaN and integer limits."""
+    dt = np.dtype(dtype)
+    n = int(np.prod(shape, dtype=np.int64))
+    if dt == np.bool_:
+        values = rng.integers(0, 2, n).astype(bool)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        lo = info.min if low is None else max(info.min, int(low))
+        hi = info.max if high is None else min(info.max, int(high))
+        values = rng.integers(lo, hi, n, dtype=dt, endpoint=True)
+        if extreme and n:
+            picks = rng.integers(0, n, max(1, n // 8))
+            values[picks] = rng.choice(np.array([lo, hi, 0, -1 if lo < 0 else 1], dtype=dt), len(picks))
+    else:
+        lo = -3.0 if low is None else low
+        hi = 3.0 if high is None else high
+        values = rng.uniform(lo, hi, n).astype(dt)
+        if extreme and n:
+            picks = rng.integers(0, n, max(1, n // 8))
+            values[picks] = rng.choice(np.array(FLOAT_SPECIALS, dtype=dt), len(picks))
+    return values.reshape(shape)
+
+
+def build(spec: dict[str, Any], configs: Callable[[str, dict[str, Any]], Any] | None = None) -> dict[str, Any]:
+    """Keyword arguments for a case: ``spec["inputs"]`` name -> {shape, dtype, view,
+    extreme, low, high}; ``spec["args"]`` passed as they are, except configs
+    (``{"__config__": name, field: value}``), which ``configs`` builds."""
+    rng = np.random.default_rng(spec["seed"])
+    kwargs: dict[str, Any] = {}
+    for name, t in spec["inputs"].items():
+        shape = tuple(t["shape"])
+        if t.get("view") == "strided":
+            # A non-contiguous view: every other element of a larger array.
+            big = make_array(rng, t["dtype"], tuple(2 * s for s in shape), t["extreme"], t.get("low"), t.get("high"))
+            kwargs[name] = big[tuple(slice(None, None, 2) for _ in shape)]
+        else:
+            kwargs[name] = make_array(rng, t["dtype"], shape, t["extreme"], t.get("low"), t.get("high"))
+    for name, value in spec["args"].items():
+        if isinstance(value, dict) and "__config__" in value:
+            fields = {k: v for k, v in value.items() if k != "__config__"}
+            value = configs(value["__config__"], fields) if configs else fields
+        kwargs[name] = value
+    return kwargs
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Units in the last place between floats (NaN vs NaN is 0; NaN vs number is huge)."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    itype = np.int32 if a.dtype == np.float32 else np.int64
+    ia = a.view(itype).astype(np.int64)
+    ib = b.view(itype).astype(np.int64)
+    sign = np.int64(np.iinfo(itype).min)
+    ia = np.where(ia < 0, sign - ia, ia)
+    ib = np.where(ib < 0, sign - ib, ib)
+    dist = np.abs(ia - ib).astype(np.float64)
+    both_nan = np.isnan(a) & np.isnan(b)
+    one_nan = np.isnan(a) ^ np.isnan(b)
+    return np.where(both_nan, 0.0, np.where(one_nan, np.inf, dist))
+
+
+def worst_error(got: np.ndarray, want: np.ndarray, tol: dict[str, float], scale: float) -> tuple[float, bool]:
+    """(worst error, within tolerance): exact for integers and bool; floats within
+    ``tol["ulps"]`` units in the last place or ``tol["abs"] * scale``."""
+    if got.dtype.kind not in "f":
+        bad = got != want
+        return float(np.count_nonzero(bad)), not bool(np.any(bad))
+    ulps = ulp_distance(got, want)
+    both_finite = np.isfinite(got) & np.isfinite(want)
+    with np.errstate(invalid="ignore", over="ignore"):
+        absolute = np.where(both_finite, np.abs(got.astype(np.float64) - want.astype(np.float64)), 0.0)
+    ok = (ulps <= tol["ulps"]) | (both_finite & (absolute <= tol["abs"] * scale))
+    worst = float(np.max(ulps)) if ulps.size else 0.0
+    return worst, bool(np.all(ok))
+
+
+def check_parity(fn: Callable[..., np.ndarray], op: str, dtype: str, spec: dict[str, Any],
+                 configs: Callable[[str, dict[str, Any]], Any] | None = None) -> None:
+    """Run the C kernels and the NumPy reference on the same inputs and compare."""
+    results = {}
+    for backend in ("c", "python"):
+        kwargs = build(spec, configs)
+        try:
+            results[backend] = fn(**kwargs, backend=backend)
+        except ValueError as exc:
+            results[backend] = exc
+    c, py = results["c"], results["python"]
+    shapes = {k: getattr(v, "shape", v) for k, v in build(spec, configs).items()}
+    where = f"{op} {dtype} shapes/args {shapes} seed {spec['seed']}"
+    if isinstance(py, ValueError) or isinstance(c, ValueError):
+        assert isinstance(py, ValueError) and isinstance(c, ValueError), f"{where}: C gave {c!r}, Python gave {py!r}"
+        return
+    assert c.shape == py.shape and c.dtype == py.dtype, f"{where}: C {c.dtype}{c.shape} vs Python {py.dtype}{py.shape}"
+    inputs = [v for v in build(spec, configs).values() if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
+    finite = [np.max(np.abs(v[np.isfinite(v)]), initial=0.0) for v in inputs]
+    scale = max([1.0, *finite, float(np.max(np.abs(py[np.isfinite(py)]), initial=0.0)) if py.dtype.kind == "f" else 1.0])
+    worst, ok = worst_error(c, py, spec["tol"], scale)
+    assert ok, f"{where}: worst error {worst} (ulps or mismatches) over tolerance {spec['tol']}"
