@@ -184,6 +184,31 @@ with Namespace("math"):
         Reduce("add", map=lambda x: x * x, finalize=lambda acc, n: fn.sqrt(acc))
         Doc(Language.ANY, DocScope.ALL, "Euclidean (L2) norm over the given axes: sqrt(sum(x^2)).")
 
+    with Op("log_sum_exp", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce("add", pre="max", map=lambda x, m: fn.exp(x - m), finalize=lambda acc, n, m: fn.log(acc) + m)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            log(sum(exp(x))) over the given axes, computed stably by shifting with the largest
+            finite element (or 0 when there is none).
+            """,
+        )
+
+    with Op("variance", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce("add", pre="mean", map=lambda x, m: (x - m) * (x - m), finalize=lambda acc, n, m: acc / n)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Population variance (divided by n) over the given axes, from the mean in a first pass; NaN for no elements.",
+        )
+
     with Op("argmax") as op:
         op.display_path = "/Math/Reduction"
         Input(NUMERIC, "x", description="Input tensor")
@@ -222,6 +247,15 @@ with Namespace("math"):
         Constraint("x must have rank 2 or more", x.rank() >= 2)
         Einsum("...|ij=>...|ji")
         Doc(Language.ANY, DocScope.ALL, "Swap the last two axes (the matrix transpose of every batch entry).")
+
+    with Op("trace") as op:
+        op.display_path = "/Math/Linear algebra"
+        x = Input(NUMERIC, "x", description="A square matrix, or a batch of them")
+        Output(NUMERIC, "output", description="The sum of each matrix's diagonal")
+        Constraint("x must have rank 2 or more", x.rank() >= 2)
+        Constraint("the matrices must be square", x.size_at(-1) == x.size_at(-2))
+        Einsum("...|ii=>...|")
+        Doc(Language.ANY, DocScope.ALL, "Sum of the main diagonal of the last two axes. Integers wrap.")
 
     with Op("cumsum") as op:
         op.display_path = "/Math/Reduction"

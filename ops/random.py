@@ -85,3 +85,46 @@ with Namespace("random"):
             with the specified number of trials and probability.
             """,
         )
+
+    with Op("exponential") as op:
+        op.display_path = "/Random"
+        rate = Arg(FLOATING_POINT, "rate", default=1.0, description="Rate (inverse scale) of the distribution")
+        use_mixin(random)
+        Constraint("rate must be positive", rate > 0)
+        Random("exponential", rate="rate")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Generate a new random tensor, where values are randomly sampled according to an exponential distribution with the given rate.",
+        )
+
+    with Op("log_normal") as op:
+        op.display_path = "/Random"
+        Arg(FLOATING_POINT, "mean", default=0.0, description="Mean of the underlying normal distribution")
+        stddev = Arg(
+            FLOATING_POINT, "stddev", default=1.0, description="Standard deviation of the underlying normal distribution"
+        )
+        use_mixin(random)
+        Constraint("stddev must not be negative", stddev >= 0)
+        Random("log_normal", mean="mean", stddev="stddev")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Generate a new random tensor, where values are e raised to samples of a normal distribution N(mean, stddev^2).",
+        )
+
+    with Op("normal_truncated") as op:
+        op.display_path = "/Random"
+        Arg(FLOATING_POINT, "mean", default=0.0, description="Mean of the distribution")
+        stddev = Arg(FLOATING_POINT, "stddev", default=1.0, description="Standard deviation before truncation")
+        use_mixin(random)
+        Constraint("stddev must not be negative", stddev >= 0)
+        Random("truncated_normal", mean="mean", stddev="stddev")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Generate a new random tensor from a normal distribution N(mean, stddev^2) truncated
+            to two standard deviations around the mean: samples further out are drawn again.
+            """,
+        )

@@ -160,3 +160,94 @@ def test_reserved_op_names_are_mangled(installed: Path, tmp_path: Path) -> None:
                            "a = np.array([12], np.int32); print(int(bitwise.and_(a, np.array([10], np.int32))[0]))"],
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.stdout.strip() == "8", proc.stderr
+
+
+def test_cmake_builds_the_static_library(out: Path, tmp_path: Path) -> None:
+    cmake = Path(sys.executable).parent / "cmake"
+    build = tmp_path / "build"
+    configure = subprocess.run([str(cmake), "-S", str(out / "c"), "-B", str(build), "-DCMAKE_C_COMPILER=gcc"],
+                               capture_output=True, text=True)
+    assert configure.returncode == 0, configure.stderr
+    made = subprocess.run([str(cmake), "--build", str(build)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert (build / "libopforge.a").is_file()
+
+
+API_ERRORS = r'''
+#include "opforge/opforge_all.h"
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+static void expect(const char* what, opforge_status got, opforge_status want, const char* detail, const char* text)
+{
+    if (got != want || (text != NULL && (detail == NULL || strcmp(detail, text) != 0))) {
+        printf("FAIL %s: status %d (%s), detail %s\n", what, (int)got, opforge_status_message(got),
+               detail ? detail : "(none)");
+        failures++;
+    }
+}
+
+/* The call runs before its detail is read (argument evaluation order is unspecified). */
+#define EXPECT(what, call, want, text)                                                              \
+    do {                                                                                           \
+        detail = NULL;                                                                             \
+        const opforge_status st_ = (call);                                                         \
+        expect(what, st_, want, detail, text);                                                     \
+    } while (0)
+
+int main(void)
+{
+    float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 1, 1, 1, 1, 1}, c[6];
+    int32_t ints[6] = {0};
+    opforge_tensor x = {a, OPFORGE_FLOAT32, 2, {2, 3}};
+    opforge_tensor y = {b, OPFORGE_FLOAT32, 2, {2, 3}};
+    opforge_tensor out = {c, OPFORGE_FLOAT32, 2, {2, 3}};
+    const char* detail = NULL;
+    EXPECT("ok", opforge_math_add(&x, &y, &out, &detail), OPFORGE_OK, NULL);
+    EXPECT("NULL descriptor", opforge_math_add(NULL, &y, &out, &detail), OPFORGE_ERR_NULL, NULL);
+    opforge_tensor nodata = x;
+    nodata.data = NULL;
+    EXPECT("NULL data", opforge_math_add(&nodata, &y, &out, &detail), OPFORGE_ERR_NULL, NULL);
+    opforge_tensor wrong = {ints, OPFORGE_INT32, 2, {2, 3}};
+    EXPECT("mixed dtypes", opforge_math_add(&x, &wrong, &out, &detail), OPFORGE_ERR_CONSTRAINT, "x and y must have the same type");
+    opforge_tensor bad_dtype = x;
+    bad_dtype.dtype = (opforge_dtype)42;
+    EXPECT("unknown dtype", opforge_math_add(&bad_dtype, &y, &out, &detail), OPFORGE_ERR_DTYPE, NULL);
+    opforge_tensor deep = x;
+    deep.rank = OPFORGE_MAX_RANK + 1;
+    EXPECT("rank too high", opforge_math_add(&deep, &y, &out, &detail), OPFORGE_ERR_RANK, NULL);
+    opforge_tensor negative = x;
+    negative.shape[0] = -2;
+    EXPECT("negative size", opforge_math_add(&negative, &y, &out, &detail), OPFORGE_ERR_SIZE, NULL);
+    opforge_tensor huge = {a, OPFORGE_FLOAT32, 2, {INT64_C(1) << 40, INT64_C(1) << 40}};
+    EXPECT("size overflow", opforge_math_add(&huge, &y, &out, &detail), OPFORGE_ERR_SIZE, NULL);
+    opforge_tensor small = {c, OPFORGE_FLOAT32, 1, {3}};
+    EXPECT("output too small", opforge_math_add(&x, &y, &small, &detail), OPFORGE_ERR_SHAPE, "output: the result does not broadcast to its shape");
+    opforge_tensor row = {b, OPFORGE_FLOAT32, 1, {4}};
+    EXPECT("no broadcast", opforge_math_add(&x, &row, &out, &detail), OPFORGE_ERR_CONSTRAINT, "x and y must have broadcastable shapes");
+    const int64_t axes[1] = {5};
+    opforge_tensor sum_out = {c, OPFORGE_FLOAT32, 1, {2}};
+    EXPECT("axis out of range", opforge_math_sum(&x, axes, 1, false, &sum_out, &detail), OPFORGE_ERR_ARG, "axes: an axis is out of range for the rank of x");
+    EXPECT("NULL axes", opforge_math_sum(&x, NULL, 1, false, &sum_out, &detail), OPFORGE_ERR_NULL, NULL);
+    EXPECT("bad enum", opforge_math_round(&x, 7, &out, &detail), OPFORGE_ERR_ARG, "mode: not one of its possible values");
+    const double one = 1.0;
+    EXPECT("constraint", opforge_math_log(&x, &one, &out, &detail), OPFORGE_ERR_CONSTRAINT, "base must be positive and not 1");
+    expect("detail may be NULL", opforge_math_add(NULL, &y, &out, NULL), OPFORGE_ERR_NULL, NULL, NULL);
+    printf("%d failed\n", failures);
+    return failures != 0;
+}
+'''
+
+
+def test_c_api_returns_statuses_for_bad_input(out: Path, tmp_path: Path) -> None:
+    source = tmp_path / "api_errors.c"
+    source.write_text(API_ERRORS)
+    exe = tmp_path / "api_errors"
+    sources = sorted(str(p) for p in (out / "c" / "src").glob("*.c"))
+    build = subprocess.run(["gcc", *STRICT, "-fsanitize=address,undefined", f"-I{out / 'c' / 'include'}",
+                            str(source), *sources, "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "0 failed", run.stdout + run.stderr

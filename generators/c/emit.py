@@ -312,12 +312,14 @@ class ReductionEmitter(Emitter):
             ct, ot = C_TYPE[t], C_TYPE[v.of(out.name)]
             acc_t = _acc_type(t, c.combine)
             loop = """
-        int64_t ii[OPFORGE_MAX_RANK] = {{0}};
-        int64_t off = base;
-        for (int64_t r = 0; r < p->n_inner; r++) {{
-            const {ct} xv = x[off];
-            {body}
-            opf_advance(p->inner_rank, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
+        {{
+            int64_t ii[OPFORGE_MAX_RANK] = {{0}};
+            int64_t off = base;
+            for (int64_t r = 0; r < p->n_inner; r++) {{
+                const {ct} xv = x[off];
+                {body}
+                opf_advance(p->inner_rank, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
+            }}
         }}"""
             pre = ""
             env_m: dict[str, tuple[str, str]] = {}
@@ -535,7 +537,21 @@ class RandomEmitter(Emitter):
             t = v.of(out.name)
             ct = C_TYPE[t]
             args = ", ".join(f"double {p}" for p in params)
-            if c.distribution == "binomial":
+            if c.distribution == "truncated_normal":
+                body = """
+        double z = 0.0;
+        for (uint32_t b = 0; b < 64u; b++) {
+            opf_random_block(seed, e, b, w);
+            const double u1 = 1.0 - opf_unit53(w[0], w[1]);
+            const double u2 = opf_unit53(w[2], w[3]);
+            const double t = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+            if (fabs(t) <= 2.0) {
+                z = t;
+                break;
+            }
+        }
+        output[j] = (TYPE)(mean + stddev * z);""".replace("TYPE", ct)
+            elif c.distribution == "binomial":
                 body = """
         int64_t count = 0;
         for (int64_t t = 0; t < n_trials; t++) {
@@ -567,7 +583,7 @@ static inline void {name}({ct}* restrict output, int64_t n, {args}, int64_t seed
     for (int64_t j = 0; j < n; j++) {{
         const uint64_t e = (uint64_t)offset + (uint64_t)j;
         uint32_t w[4];
-        {body.strip() if c.distribution != 'binomial' else body.strip()}
+        {body.strip()}
     }}
 }}"""))
         outn = abi.c_name(out.name)

@@ -130,9 +130,18 @@ def reduced_shape(shape, axes, keep_dims):
 COMBINE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 
 
-def reduce(combine, v, axes, dtype):
-    """Combine over axes with keepdims; max/min of no elements raise ValueError."""
-    return COMBINE[combine].reduce(v, axis=axes, keepdims=True, dtype=dtype)
+def reduce(combine, v, axes, dtype, initial=None):
+    """Combine over axes with keepdims; max/min of no elements raise ValueError
+    unless ``initial`` is given (as the C kernels' starting value)."""
+    if initial is None:
+        return COMBINE[combine].reduce(v, axis=axes, keepdims=True, dtype=dtype)
+    return COMBINE[combine].reduce(v, axis=axes, keepdims=True, dtype=dtype, initial=initial)
+
+
+def lowest(dtype):
+    """The starting value of a max: -inf for floats, the minimum for integers."""
+    dtype = np.dtype(dtype)
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
 # ---------------------------------------------------------------- random
@@ -193,6 +202,19 @@ def sample(distribution, params, seed, offset, n, dtype):
                 words = random_block(seed, offset, n, t // 4 + 1)
             count += (words[t % 4].astype(np.float64) * (1.0 / 4294967296.0)) < params["p"]
         return count.astype(dtype)
+    if distribution == "truncated_normal":
+        # Redraw from the next block while |z| > 2 (at most 64 blocks; then 0).
+        z = np.zeros(n)
+        pending = np.ones(n, dtype=bool)
+        for block in range(64):
+            if not pending.any():
+                break
+            w = random_block(seed, offset, n, block)
+            t = np.sqrt(-2.0 * _log(1.0 - unit53(w[0], w[1]))) * _cos(6.283185307179586 * unit53(w[2], w[3]))
+            take = pending & (np.abs(t) <= 2.0)
+            z = np.where(take, t, z)
+            pending &= ~take
+        return (params["mean"] + params["stddev"] * z).astype(dtype)
     w = random_block(seed, offset, n, 0)
     if distribution in ("normal", "log_normal"):
         u1 = 1.0 - unit53(w[0], w[1])

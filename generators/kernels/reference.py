@@ -24,6 +24,11 @@ def py_name(name: str) -> str:
     return mangle(name, PYTHON_RESERVED)
 
 
+def function_name(name: str) -> str:
+    """An op's Python function name: snake_case (``reduceMax`` -> ``reduce_max``), mangled."""
+    return py_name(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower())
+
+
 def config_param(name: str) -> str:
     """A config's parameter name: ``RandomConfig`` -> ``random_config``."""
     return py_name(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower())
@@ -75,7 +80,7 @@ def body(op: Op) -> list[str]:
             block = []
             env = {"x": (x, t)}
             if c.pre == "max":
-                block += [f"m = _k.reduce('max', {x}, axes, np.{t})",
+                block += [f"m = _k.reduce('max', {x}, axes, np.{t}, initial=_k.lowest(np.{t}))",
                           "m = np.where(np.isfinite(m), m, 0).astype(m.dtype)" if D.category(t) == "float" else "pass"]
                 env["m"] = ("m", t)
             elif c.pre == "mean":
@@ -137,7 +142,7 @@ def fragment_sources(op: Op) -> tuple[list[str], list[str]]:
 
 def function(op: Op) -> str:
     lines = [f'#pragma IMAGINET_FRAGMENT_BEGIN "{op.name}"',
-             f"def {py_name(op.name)}({', '.join(parameters(op))}):",
+             f"def {function_name(op.name)}({', '.join(parameters(op))}):",
              f'    """NumPy reference of {op.qualified_name}: computes into the output arrays."""']
     lines += ["    " + line for line in body(op)]
     lines.append("#pragma IMAGINET_FRAGMENT_END")

@@ -9,7 +9,7 @@ from dsl.model import Arg, Config, Op
 from dsl.types import DataType, DocScope, Language
 from generators import abi
 from generators.c.emit import variants_of
-from generators.kernels.reference import config_param, py_name
+from generators.kernels.reference import config_param, function_name, py_name
 from generators.python.constraints import PyConstraintRenderer
 
 PY_TYPE = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float",
@@ -72,7 +72,7 @@ def _hint(a: Arg) -> str:
 
 
 def _doc(op: Op) -> str:
-    tokens = {doc_tokens.OPNAME: py_name(op.name), doc_tokens.NATIVE_OPNAME: abi.function(op),
+    tokens = {doc_tokens.OPNAME: function_name(op.name), doc_tokens.NATIVE_OPNAME: abi.function(op),
               doc_tokens.INPUT_TYPE: "numpy.ndarray"}
     docs = [doc_tokens.expand(d.text, tokens)
             for d in op.docs_for(Language.PYTHON, (DocScope.ALL, DocScope.CLASS_DOC_ONLY, DocScope.CREATORS_ONLY))]
@@ -129,7 +129,7 @@ class _Binding:
         self.shape()
         self.call()
         body = "\n".join("    " + line for line in self.lines)
-        return (f"def {py_name(op.name)}({signature(op)}) -> np.ndarray:\n"
+        return (f"def {function_name(op.name)}({signature(op)}) -> np.ndarray:\n"
                 f'    """{_doc(op)}\n    """\n{body}\n')
 
     def tensors(self) -> None:
@@ -258,7 +258,7 @@ class _Binding:
         ref_args = [py_name(i.name) for i in op.inputs]
         ref_args += [f"{py_name(a.name)}_index" if a.type is DataType.ENUM else py_name(a.name) for a in op.args]
         ref_args += [config_param(cfg.name) for cfg in op.configs] + ["written"]
-        self.add('if backend == "python":', f"    _ref.{py_name(op.name)}({', '.join(ref_args)})", "else:")
+        self.add('if backend == "python":', f"    _ref.{function_name(op.name)}({', '.join(ref_args)})", "else:")
         c_args = []
         for p in abi.parameters(op):
             if p.role in ("input",):
@@ -317,4 +317,4 @@ def _check_{cfg.name}(_op: str, value: object) -> {cfg.name}:
 
 
 def stub(op: Op) -> str:
-    return f"def {py_name(op.name)}({signature(op)}) -> np.ndarray: ...\n"
+    return f"def {function_name(op.name)}({signature(op)}) -> np.ndarray: ...\n"

@@ -83,8 +83,8 @@ class PythonGenerator:
         aliases = [a for a in ns.aliases]
         for a in aliases:
             target = f"{a.target_namespace.lower()}"
-            parts += ["", f"from opforge.{target} import {reference.py_name(a.target_op)} as {reference.py_name(a.name)}  # alias of {a.target}"]
-        exported = [reference.py_name(o.name) for o in ops] + [reference.py_name(a.name) for a in aliases] + \
+            parts += ["", f"from opforge.{target} import {reference.function_name(a.target_op)} as {reference.function_name(a.name)}  # alias of {a.target}"]
+        exported = [reference.function_name(o.name) for o in ops] + [reference.function_name(a.name) for a in aliases] + \
             [c.name for c in ns.configs]
         parts += ["", f"__all__ = {exported!r}", ""]
         return "\n".join(parts)
@@ -98,8 +98,8 @@ class PythonGenerator:
             parts += [f"class {cfg.name}:", fields or "    ...", ""]
         parts += [bindings.stub(op) for op in code_ops(ns)]
         for a in ns.aliases:
-            parts.append(f"from opforge.{a.target_namespace.lower()} import {reference.py_name(a.target_op)} as "
-                         f"{reference.py_name(a.name)}")
+            parts.append(f"from opforge.{a.target_namespace.lower()} import {reference.function_name(a.target_op)} as "
+                         f"{reference.function_name(a.name)}")
         return "\n".join(parts) + "\n"
 
     def _build_script(self, context: GenerationContext, head: str) -> str:
@@ -125,8 +125,9 @@ if not (C_DIR / "include" / "opforge" / "opforge.h").is_file():
 # setuptools only builds sources below the project folder: copy the library in.
 HERE = Path(__file__).resolve().parent
 LOCAL = Path("build") / "opforge-c"
+shutil.rmtree(HERE / LOCAL, ignore_errors=True)  # no stale sources of removed namespaces
 for part in ("src", "include"):
-    shutil.copytree(C_DIR / part, HERE / LOCAL / part, dirs_exist_ok=True)
+    shutil.copytree(C_DIR / part, HERE / LOCAL / part)
 
 ffibuilder = FFI()
 ffibuilder.cdef({cdef!r})

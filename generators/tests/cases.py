@@ -133,7 +133,7 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             pairs = [((2, 3), (3, 4)), ((2, 2, 3), (2, 3, 4)), ((2, 1, 3, 4), (3, 4, 5)), ((1, 1), (1, 1)),
                      ((0, 3), (3, 2)), ((3, 0), (0, 2))]
         else:
-            pairs = [((3, 4),), ((2, 3, 4),), ((1, 5),), ((2, 1, 2, 3),)]
+            pairs = [((3, 4),), ((2, 3, 4),), ((1, 5),), ((2, 1, 2, 3),), ((3, 3),), ((2, 4, 4),), ((1, 1),)]
         for shapes in pairs:
             small = D.category(v.dtype) != "float"
             inputs = {n: _tensor(v.of(n), s, extreme=False, low=-4 if small else None, high=4 if small else None)

@@ -222,7 +222,7 @@ def c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], heade
         key = (op.name, dtype)
         if seen.get(key, 0) >= CASES_PER_VARIANT:
             continue
-        case = _Case(op, dtype, spec, fns[reference.py_name(op.name)], len(bodies))
+        case = _Case(op, dtype, spec, fns[reference.function_name(op.name)], len(bodies))
         body = case.c_function()
         if body is not None:
             bodies.append(body)

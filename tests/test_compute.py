@@ -1,0 +1,211 @@
+"""Compute descriptions: the einsum parser, the fragment scanner, compute
+validation and the shared NumPy semantics."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import write_ops
+from dsl import compute as C
+from dsl import loader
+from dsl.einsum import EinsumError, parse
+from dsl.fragments import FragmentError, resolve
+from generators.kernels import numpy_runtime as k
+from generators.kernels.reference import function_name
+
+
+@pytest.mark.parametrize(("spec", "numpy", "reduced"), [
+    ("ij;jk=>ik", "ab,bc->ac", ("j",)),
+    ("...|ik;...|kj=>...|ij", "...ab,...bc->...ac", ("k",)),
+    ("bchw=>bhwc", "abcd->acdb", ()),
+    ("ij=>i", "ab->a", ("j",)),
+    ("ii=>i", "aa->a", ()),
+    ("ii=>", "aa->", ("i",)),
+    ("i;j=>i->j", "a,b->ba", ()),  # input axes come last
+    ("batch|rows,cols=>batch|cols", "abc->ac", ("rows",)),
+    ("i_=>i", "ab->a", ("_1",)),
+])
+def test_einsum_specs_translate_to_numpy(spec: str, numpy: str, reduced: tuple[str, ...]) -> None:
+    parsed = parse(spec)
+    assert parsed.numpy_subscripts() == numpy
+    assert parsed.reduced == reduced
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("ij;jk", "column 1: a spec needs exactly one '=>' between operands and result"),
+    ("ij;jk=>iq", "column 8: label 'q' of the result is in no operand"),
+    ("ij=>ii", "column 5: label 'i' appears twice in the result"),
+    ("i*2+k=>i", "column 2: convolution axes ('*') are not supported"),
+    ("a;b;c=>a", "column 1: a spec takes one or two operands"),
+    ("...|ij=>ij", "column 9: the operands' row variable must appear in the result"),
+    ("ij=>...|i", "column 5: the result's row variable 'batch' is in no operand"),
+    ("i$=>i", "column 2: '$' is not a label"),
+    ("ij=>_", "column 5: '_' cannot stand in the result"),
+])
+def test_einsum_errors_name_the_column(spec: str, message: str) -> None:
+    with pytest.raises(EinsumError) as caught:
+        parse(spec)
+    assert str(caught.value) == message
+
+
+def _fragments(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return tmp_path
+
+
+def test_fragments_resolve_transitively_once_dependencies_first(tmp_path: Path) -> None:
+    root = _fragments(tmp_path, {
+        "a.h": '''
+            #pragma IMAGINET_INCLUDES_BEGIN
+            #include <stdint.h>
+            #pragma IMAGINET_INCLUDES_END
+            #pragma IMAGINET_DEPENDENCY "sub/b.h:shared"
+            #pragma IMAGINET_FRAGMENT_BEGIN "top"
+            #pragma IMAGINET_FRAGMENT_DEPENDENCY "a.h:mid"
+            int top(void) { return mid() + shared(); }
+            #pragma IMAGINET_FRAGMENT_END
+            #pragma IMAGINET_FRAGMENT_BEGIN "mid"
+            int mid(void) { return shared(); }
+            #pragma IMAGINET_FRAGMENT_END
+        ''',
+        "sub/b.h": '''
+            #pragma IMAGINET_FRAGMENT_BEGIN "shared"
+            #pragma IMAGINET_DEPENDENCY "c.h:leaf"
+            int shared(void) { return leaf(); }
+            #pragma IMAGINET_FRAGMENT_END
+        ''',
+        "sub/c.h": '''
+            #pragma IMAGINET_FRAGMENT_BEGIN "leaf"
+            int leaf(void) { return 1; }
+            #pragma IMAGINET_FRAGMENT_END
+        ''',
+    })
+    order, includes = resolve(root, "a.h", "top", "frags")
+    assert [f.name for f in order] == ["leaf", "shared", "mid", "top"]
+    assert includes == ["#include <stdint.h>"]
+
+
+@pytest.mark.parametrize(("files", "message", "line"), [
+    ({"a.h": '''
+        #pragma IMAGINET_FRAGMENT_BEGIN "top"
+        #pragma IMAGINET_DEPENDENCY "a.h:nope"
+        #pragma IMAGINET_FRAGMENT_END
+      '''}, "fragment 'nope' not found in a.h (has: top)", ("frags/a.h", 2)),
+    ({"a.h": '''
+        #pragma IMAGINET_FRAGMENT_BEGIN "top"
+        #pragma IMAGINET_DEPENDENCY "a.h:other"
+        #pragma IMAGINET_FRAGMENT_END
+        #pragma IMAGINET_FRAGMENT_BEGIN "other"
+        #pragma IMAGINET_FRAGMENT_DEPENDENCY "a.h:top"
+        #pragma IMAGINET_FRAGMENT_END
+      '''}, "circular fragment dependency a.h:top -> a.h:other -> a.h:top", ("frags/a.h", 5)),
+    ({"a.h": '''
+        #pragma IMAGINET_FRAGMENT_BEGIN "top"
+        #pragma IMAGINET_FRAGMENT_END
+        #pragma IMAGINET_FRAGMENT_BEGIN "top"
+        #pragma IMAGINET_FRAGMENT_END
+      '''}, "fragment 'top' is defined twice in frags/a.h", ("frags/a.h", 3)),
+    ({"a.h": '''
+        #pragma IMAGINET_FRAGMENT_BEGIN "top"
+        #pragma IMAGINET_DEPENDENCY "missing.h:x"
+        #pragma IMAGINET_FRAGMENT_END
+      '''}, "fragment file missing.h does not exist", ("frags/a.h", 2)),
+    ({"a.h": '''
+        #pragma IMAGINET_FRAGMENT_BEGIN "top"
+        int x;
+      '''}, "fragment 'top' has no IMAGINET_FRAGMENT_END", ("frags/a.h", 1)),
+])
+def test_fragment_errors_have_file_and_line(tmp_path: Path, files: dict[str, str], message: str,
+                                            line: tuple[str, int]) -> None:
+    root = _fragments(tmp_path, files)
+    with pytest.raises(FragmentError) as caught:
+        resolve(root, "a.h", "top", "frags")
+    assert caught.value.message == message
+    assert (caught.value.location.file, caught.value.location.line) == line
+
+
+def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
+    write_ops(project, {"defs.py": '''
+        from dsl import *
+        with Namespace("m"):
+            with Op("f") as op:
+                x = Input(NUMERIC, "x", description="x")
+                Arg(INT, "axis", default=0, description="axis")
+                Output(NUMERIC, "out", description="out")
+                Fragment(c="k.h", python="k.py", c_fragments={"float32": "f32"}, python_fragment="f")
+                Doc(Language.ANY, DocScope.ALL, "f")
+    '''})
+    (project / "ops" / "k.py").write_text('#pragma IMAGINET_FRAGMENT_BEGIN "f"\ndef f(): pass\n#pragma IMAGINET_FRAGMENT_END\n')
+    run = cli("validate")
+    assert run.exit_code == 2
+    assert run.stderr.splitlines()[0] == "ops/k.h:1: m.f: fragment file k.h does not exist"
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("Elementwise(lambda x, z: x + z)", "elementwise function parameter 'z' is neither an input nor a single-valued arg"),
+    ("Elementwise(lambda x: fn.exp(x))", "input 'x' must be FLOATING_POINT for exp"),
+    ("Reduce('avg')", "combine must be one of add, mul, max, min, got 'avg'"),
+    ("Reduce('add')", "reduction needs an arg 'axes' (axes to reduce)"),
+    ("Einsum('ij;jk=>ik')", "einsum spec 'ij;jk=>ik' takes 2 operands, the op gives 1"),
+    ("Einsum('ij=>iq')", "einsum spec 'ij=>iq': column 5: label 'q' of the result is in no operand"),
+    ("Random('gamma')", "unknown distribution 'gamma' (known: uniform, normal, bernoulli, binomial, exponential, "
+                        "log_normal, truncated_normal)"),
+    ("Elementwise(lambda x: fn.where(x == 'a', x, x))", "'x' is not an ENUM arg, so it cannot be compared with 'a'"),
+])
+def test_compute_problems(project: Path, cli, body: str, message: str) -> None:
+    write_ops(project, {"defs.py": f'''
+        from dsl import *
+        with Namespace("m"):
+            with Op("f") as op:
+                x = Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                {body}
+                Doc(Language.ANY, DocScope.ALL, "f")
+    '''})
+    result = loader.load(project / "ops")
+    found = [p for p in result.problems if p.message == message]
+    assert found, [p.message for p in result.problems]
+    assert found[0].location.line == 6
+
+
+def test_compute_is_frozen_and_traced_once() -> None:
+    params, optional, cases = C.trace_cases(lambda x, base=None: fn_log(x, base))
+    assert params == ("x", "base") and optional == ("base",)
+    assert [given for given, _ in cases] == [("base",), ()]
+    assert cases[1][1] == C.SCall("log", (C.SSym("x"),))
+
+
+def fn_log(x, base):
+    return C.fn.log(x) if base is None else C.fn.log(x) / C.fn.log(base)
+
+
+def test_symbolic_scalars_refuse_python_logic() -> None:
+    with pytest.raises(TypeError, match="not a Python bool"):
+        C.trace(lambda x: x if x > 0 else -x)
+
+
+def test_function_names_are_snake_case_and_mangled() -> None:
+    assert function_name("reduceMax") == "reduce_max"
+    assert function_name("and") == "and_"
+    assert function_name("log_sum_exp") == "log_sum_exp"
+
+
+def test_numpy_semantics_of_integer_corners() -> None:
+    i8 = np.int8
+    assert k.div(np.array([7, -7, 7, -128, 5], i8), np.array([2, 2, -2, -1, 0], i8)).tolist() == [3, -3, -3, -128, 0]
+    assert k.pow(np.array([2, 2, -1, 1, 3], i8), np.array([7, 8, -3, -5, -1], i8)).tolist() == [-128, 0, -1, 1, 0]
+    assert k.left_shift(np.array([1, 1, -1, 1], i8), np.array([7, 8, 1, -1], i8)).tolist() == [-128, 0, -2, 0]
+    assert k.right_shift(np.array([-8, -8, 8, 8], i8), np.array([1, 9, 1, -1], i8)).tolist() == [-4, -1, 4, 0]
+    assert k.round_half_away(np.array([0.5, -2.5, 0.49999999999999994, 1.4])).tolist() == [1.0, -3.0, 0.0, 1.0]
+
+
+def test_philox_known_answers_in_numpy() -> None:
+    got = k.philox4x32_10(([0x243F6A88], [0x85A308D3], [0x13198A2E], [0x03707344]), (0xA4093822, 0x299F31D0))
+    assert [int(w[0]) for w in got] == [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]
