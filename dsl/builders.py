@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Iterator
+from typing import Any
 
 from dsl import compute, einsum
 from dsl import model as M
 from dsl import validate
-from dsl.expr import DataTypeOf, ParamRef, ShapeOf
+from dsl.expr import ParamRef
 from dsl.model import NO_DEFAULT, Location, Problem
 from dsl.terms import ArgHandle, InputHandle, OutputHandle, ParamHandle, Term
 from dsl.types import SINGLE, Count, DataType, DocScope, Language

@@ -4,7 +4,6 @@ generated parity suite and the pure-C golden tests pass."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys

@@ -21,6 +21,7 @@ from generators.c.constraints import CConstraintRenderer
 from generators.formatting import c_comment, c_string
 from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE, SUFFIX, WIDE_UNSIGNED
+from generators.kernels.selection import variants_of
 
 T_MIN = {"int8": "INT8_MIN", "int16": "INT16_MIN", "int32": "INT32_MIN", "int64": "INT64_MIN", "uint8": "0"}
 T_MAX = {"int8": "INT8_MAX", "int16": "INT16_MAX", "int32": "INT32_MAX", "int64": "INT64_MAX", "uint8": "UINT8_MAX"}
@@ -39,16 +40,6 @@ def fragment(name: str, body: str) -> str:
 
 def mask(dtypes: set[str]) -> str:
     return " | ".join(f"OPF_DTYPE_BIT({abi.DTYPE_ENUM[d]})" for d in abi.DTYPES if d in dtypes) or "0u"
-
-
-def variants_of(op: Op) -> list[D.Variant]:
-    c = op.compute
-    if isinstance(c, C.RandomSample) and c.distribution in ("uniform", "normal", "log_normal", "truncated_normal", "exponential"):
-        allowed = [d for d in D.CONCRETE[op.outputs[0].type] if d in D.FLOATS]
-        return list(D.variants(op, tuple(allowed)))
-    if isinstance(c, C.FragmentKernel):
-        return [v for v in D.variants(op) if v.dtype in dict(c.c_fragments)]
-    return list(D.variants(op))
 
 
 class Emitter:
@@ -231,7 +222,7 @@ static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t ran
             lines += [f"const opforge_tensor* widest = {first};"]
             for n in names[1:]:
                 lines += [f"if (!opf_same_shape(widest, {n})) {{",
-                          f"if (widest->rank == 0) {{", f"widest = {n};", f"}} else if ({n}->rank != 0) {{",
+                          "if (widest->rank == 0) {", f"widest = {n};", f"}} else if ({n}->rank != 0) {{",
                           f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string('inputs must have the same shape, or be scalars (rank 0): ' + ', '.join(inputs))});",
                           "}", "}"]
             lines += ["rank = widest->rank;", "for (int32_t d = 0; d < rank; d++) {", "shape[d] = widest->shape[d];", "}"]
@@ -635,7 +626,7 @@ class FragmentEmitter(Emitter):
                  "}",
                  f"if (axis_index < -(int64_t){x}->rank || axis_index >= {x}->rank) {{",
                  f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(c.axis + ': out of range')});", "}",
-                 f"if (axis_index < 0) {{", f"axis_index += {x}->rank;", "}",
+                 "if (axis_index < 0) {", f"axis_index += {x}->rank;", "}",
                  *self.output_check(f"{x}->rank", f"{x}->shape"),
                  "int64_t step = 1, slot = 1;",
                  f"for (int32_t d = (int32_t)axis_index + 1; d < {x}->rank; d++) {{", f"step *= {x}->shape[d];", "}",

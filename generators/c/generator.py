@@ -6,28 +6,19 @@ from typing import Sequence
 
 import jinja2
 
-from dsl.model import Namespace, Op, Problem
+from dsl.model import Namespace, Op
 from dsl.types import DataType, DocScope, Language
 from generators import abi
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext, GenerationError
 from generators.c import emit
 from generators.formatting import c_comment, clang_format
 from generators.kernels.scalar_c import C_TYPE, SUFFIX, WIDE_UNSIGNED
+from generators.kernels.selection import code_ops, missing_compute
 from dsl import dtypes as D
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("generators.c", "templates"),
                           undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                           trim_blocks=True, lstrip_blocks=True, autoescape=False)
-
-
-def code_ops(ns: Namespace) -> list[Op]:
-    return [o for o in ns.ops if not o.abstract]
-
-
-def missing_compute(namespaces: Sequence[Namespace], target: str) -> list[Problem]:
-    return [Problem(o.location, o.qualified_name,
-                    f"op has no compute description (Elementwise, Reduce, ...), which the {target} target needs")
-            for ns in namespaces for o in code_ops(ns) if o.compute is None]
 
 
 class CGenerator:

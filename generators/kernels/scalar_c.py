@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Callable
 
 from dsl.compute import BOOL_RESULT, SCall, SConst, SExpr, SSym
-from dsl.dtypes import BITS, category
+from dsl.dtypes import category
 
 C_TYPE = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
           "uint8": "uint8_t", "float32": "float", "float64": "double"}

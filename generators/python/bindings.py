@@ -8,7 +8,7 @@ from dsl import dtypes as D
 from dsl.model import Arg, Config, Op
 from dsl.types import DataType, DocScope, Language
 from generators import abi
-from generators.c.emit import variants_of
+from generators.kernels.selection import variants_of
 from generators.kernels.reference import config_param, function_name, py_name
 from generators.python.constraints import PyConstraintRenderer
 
@@ -91,7 +91,7 @@ def _doc(op: Op) -> str:
         default = f", default {_default(a)}" if a.has_default else ""
         lines += [f"{py_name(a.name)} : {kind}{default}", f"    {a.description}"]
     for c in op.configs:
-        lines += [f"{config_param(c.name)} : {c.name}, optional", f"    Settings; None means every default."]
+        lines += [f"{config_param(c.name)} : {c.name}, optional", "    Settings; None means every default."]
     lines += ["out : numpy.ndarray, optional",
               "    Where to write the result; it keeps its shape (the result is broadcast into it).",
               'backend : {"c", "python"}, default "c"',

@@ -9,7 +9,7 @@ from dsl.model import Namespace
 from dsl.types import Language
 from generators import abi
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext, GenerationError
-from generators.c.generator import code_ops, missing_compute
+from generators.kernels.selection import code_ops, missing_compute
 from generators.formatting import black_format
 from generators.kernels import reference
 from generators.python import bindings

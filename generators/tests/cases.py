@@ -15,7 +15,7 @@ from dsl import compute as C
 from dsl import dtypes as D
 from dsl.model import Arg, Op
 from dsl.types import DataType
-from generators.c.emit import variants_of
+from generators.kernels.selection import variants_of
 from generators.kernels.reference import config_param, py_name
 
 #: Functions whose float results are correctly rounded in C and NumPy alike.

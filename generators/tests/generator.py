@@ -8,7 +8,7 @@ from typing import Sequence
 
 from dsl.types import Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext, GenerationError
-from generators.c.generator import code_ops, missing_compute
+from generators.kernels.selection import code_ops, missing_compute
 from generators.formatting import black_format, c_comment, clang_format
 from generators.kernels.reference import function_name
 from generators.tests import cases, golden
@@ -42,7 +42,7 @@ class TestsGenerator:
             data[f"cases_{ns.key}.json"] = "[\n" + ",\n".join(rows) + "\n]\n"
             py[f"test_{ns.key}.py"] = f"# {h}\n" + PARITY_TEST.format(ns=ns.key, name=ns.name)
             c_sources[f"c/test_{ns.key}.c"] = golden.c_test(ns, all_cases, c_comment(h))[0]
-        tests = [f"test_core"] + [f"test_{ns.key}" for ns in context.namespaces]
+        tests = ["test_core"] + [f"test_{ns.key}" for ns in context.namespaces]
         files = [GeneratedFile(path, black_format(text)) for path, text in sorted(py.items())]
         files += [GeneratedFile(path, text) for path, text in sorted(data.items())]
         files += [GeneratedFile(path, text) for path, text in sorted(clang_format(c_sources).items())]

@@ -15,6 +15,7 @@ from generators import abi
 from generators.formatting import c_comment, c_string
 from generators.kernels import numpy_runtime, reference
 from generators.kernels.scalar_c import C_TYPE
+from generators.kernels.selection import variants_of
 from generators.tests import inputs
 
 MAX_GOLDEN_ELEMENTS = 64
@@ -108,8 +109,6 @@ class _Case:
             return None
 
     def variant_dtype(self, name: str) -> str:
-        from generators.c.emit import variants_of
-
         return next(v for v in variants_of(self.op) if v.dtype == self.dtype).of(name)
 
     def arg(self, name: str) -> Any:
