@@ -87,6 +87,8 @@ def test_op_section_content(starter_site: Path) -> None:
     assert "mode arg ENUM: half_to_even , half_away_from_zero 1 \"half_to_even\"" in text
     assert "axes arg INT AtLeast(0) [] Axes to reduce" in text
     assert "Alias of bitwise.left_shift" in text
+    assert "elementwise, NumPy broadcasting: output = log(x) / log(base) when base is given" in text
+    assert "einsum ...|ik;...|kj=>...|ij over a, b" in text
     random_text = visible_text((starter_site / "site/random/index.html").read_text())
     assert "binomial(n_trials, p, shape, dtype=\"float32\", RandomConfig)" in random_text
     assert "Used by: uniform , normal , bernoulli , binomial" in random_text

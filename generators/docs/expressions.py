@@ -95,3 +95,69 @@ def default_text(value: DefaultValue) -> str | None:
     if isinstance(value, (E.ParamRef, E.ShapeOf, E.DataTypeOf)):
         return READABLE.render(value)
     return _literal(value)
+
+
+# ---------------------------------------------------------------- compute
+
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "eq": "==", "ne": "!=", "lt": "<",
+          "le": "<=", "gt": ">", "ge": ">=", "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
+          "left_shift": "<<", "right_shift": ">>"}
+
+
+def scalar_text(node: object) -> str:
+    """A compute tree as an expression: ``x + y``, ``exp(x - m)``."""
+    from dsl import compute as C
+
+    if isinstance(node, C.SSym):
+        return node.name
+    if isinstance(node, C.SConst):
+        return _literal(node.value)
+    assert isinstance(node, C.SCall)
+    args = [scalar_text(a) for a in node.args]
+    if node.fn in _INFIX:
+        return f"({args[0]} {_INFIX[node.fn]} {args[1]})"
+    if node.fn == "neg":
+        return f"-{args[0]}"
+    return f"{node.fn}({', '.join(args)})"
+
+
+def compute_text(op: object) -> list[str]:
+    """What an op computes, one line per case."""
+    from dsl import compute as C
+
+    c = op.compute  # type: ignore[attr-defined]
+    out = op.outputs[0].name if op.outputs else "output"  # type: ignore[attr-defined]
+    if c is None:
+        return []
+    if isinstance(c, C.Elementwise):
+        lines = []
+        for given, expr in c.cases:
+            when = ""
+            if c.optional:
+                unset = [p for p in c.optional if p not in given]
+                when = " when " + ", ".join([f"{p} is given" for p in given] + [f"{p} is None" for p in unset])
+            text = scalar_text(expr)
+            if text.startswith("(") and text.endswith(")"):
+                text = text[1:-1]  # outer parentheses of an infix operation
+            lines.append(f"{out} = {text}{when}")
+        rule = "NumPy broadcasting" if c.broadcast == "numpy" else "equal shapes or one scalar operand"
+        return [f"elementwise, {rule}: {line}" for line in lines]
+    if isinstance(c, C.Reduction):
+        parts = [f"reduce {c.input} over {c.axes} with {c.combine}"]
+        if c.pre:
+            parts.append(f"m = {c.pre} of the same elements")
+        if c.map is not None:
+            parts.append(f"each element as {scalar_text(c.map)}")
+        if c.finalize is not None:
+            parts.append(f"result {scalar_text(c.finalize)}")
+        return ["; ".join(parts)]
+    if isinstance(c, C.ArgReduction):
+        return [f"index of the first {c.which}imum of {c.input} along {c.axis}"]
+    if isinstance(c, C.Contraction):
+        return [f"einsum {c.spec.text} over {', '.join(c.inputs)}"]
+    if isinstance(c, C.RandomSample):
+        params = ", ".join(f"{k}={v}" for k, v in c.params)
+        return [f"samples of {c.distribution}({params}) from Philox4x32-10 keyed by (seed, offset)"]
+    if isinstance(c, C.FragmentKernel):
+        return [f"hand-written fragments: {c.c_file} (C), {c.python_file}:{c.python_fragment} (Python)"]
+    return []

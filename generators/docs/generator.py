@@ -14,7 +14,7 @@ from dsl.model import Alias, Config, DocSection, Namespace, Op
 from dsl.types import DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext
 from generators.docs import markdown as md
-from generators.docs.expressions import READABLE, default_text
+from generators.docs.expressions import READABLE, compute_text, default_text
 
 #: Doc scopes shown as the op's description on its page (class-level docs).
 DESCRIPTION_SCOPES = (DocScope.ALL, DocScope.CLASS_DOC_ONLY)
@@ -168,6 +168,7 @@ class DocsGenerator:
                 for s in op.signatures
             ],
             "creator_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, CREATOR_SCOPES)),
+            "computes": [md.code(line) for line in compute_text(op)],
             "params": self._params(op.params),
             "constraints": self._constraints(op),
             "configs": [{"name": md.inline(c.name), "href": f"#{config_anchor(c.name)}"} for c in op.configs],
