@@ -1,0 +1,177 @@
+"""Writes ``out/nnef``: ``<ns>.nnef`` fragment declarations and ``opforge_nnef_shapes.py``.
+
+Each op becomes ``fragment <ns>_<op>`` (prefixed so that it never clashes with
+NNEF's standard operations): tensor parameters first, then attributes with
+NNEF literal defaults (ADR 0012). Aliases are fragments whose body invokes the
+original op.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+from dsl import compute as C
+from dsl.model import NO_DEFAULT, Arg, Namespace, Op
+from dsl.types import DataType, Language
+from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext, GenerationError
+from generators.formatting import black_format
+from generators.kernels.selection import code_ops, missing_compute
+from generators.naming import mangle
+
+#: NNEF's keywords and built-in type names.
+NNEF_RESERVED = frozenset(
+    "version extension fragment graph tensor integer scalar logical string true false for in if else yield "
+    "length_of shape_of range_of".split()
+)
+
+TENSOR_TYPE = {DataType.FLOATING_POINT: "scalar", DataType.INT: "integer", DataType.LONG: "integer",
+               DataType.BOOLEAN: "logical", DataType.NUMERIC: "?", DataType.NDARRAY: "?"}
+ATTRIBUTE_TYPE = {DataType.INT: "integer", DataType.LONG: "integer", DataType.FLOATING_POINT: "scalar",
+                  DataType.NUMERIC: "scalar", DataType.BOOLEAN: "logical", DataType.STRING: "string",
+                  DataType.ENUM: "string", DataType.DATA_TYPE: "string"}
+
+_SHAPES = Path(__file__).resolve().parent / "shape_rules.py"
+
+
+def fragment_name(namespace: str, op: str) -> str:
+    return f"{namespace.lower()}_{op}"
+
+
+def nnef_name(name: str) -> str:
+    return mangle(name, NNEF_RESERVED)
+
+
+def _literal(value: Any, type_: DataType) -> str | None:
+    """An NNEF literal, or None when the value has no NNEF spelling."""
+    if isinstance(value, tuple):
+        items = [_literal(v, type_) for v in value]
+        return None if any(i is None for i in items) else "[" + ", ".join(items) + "]"  # type: ignore[arg-type]
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int) and type_ in (DataType.INT, DataType.LONG):
+        return str(value)
+    if isinstance(value, (int, float)) and type_ in (DataType.FLOATING_POINT, DataType.NUMERIC):
+        v = float(value)
+        if not math.isfinite(v):
+            return None
+        text = repr(v)
+        return text if any(c in text for c in ".e") else text + ".0"
+    if isinstance(value, str):
+        if "'" not in value and "\n" not in value and "\\" not in value:
+            return f"'{value}'"
+        if '"' not in value and "\n" not in value and "\\" not in value:
+            return f'"{value}"'
+    return None
+
+
+def _attribute(arg: Arg, name: str) -> str:
+    type_ = ATTRIBUTE_TYPE[arg.type] + ("" if arg.count.is_single else "[]")
+    default = None
+    if arg.default is not NO_DEFAULT and arg.default is not None:
+        default = _literal(arg.default, arg.type)
+    return f"{name}: {type_}" + (f" = {default}" if default is not None else "")
+
+
+def _comment(text: str) -> str:
+    return "# " + " ".join(text.split())
+
+
+class NnefGenerator:
+    name = "nnef"
+    summary = "NNEF fragment declarations and shape functions for nnef.infer_shapes"
+    language = Language.NNEF
+
+    def generate(self, context: GenerationContext) -> Sequence[GeneratedFile]:
+        problems = missing_compute(context.namespaces, self.name)
+        if problems:
+            raise GenerationError(problems)
+        files = []
+        all_files = sorted({context.source_path(o.location.file) for ns in context.namespaces for o in ns.ops})
+        for ns in context.namespaces:
+            sources = sorted({context.source_path(o.location.file) for o in ns.ops})
+            files.append(GeneratedFile(f"{ns.key}.nnef", self._document(context, ns, sources)))
+        files.append(GeneratedFile("opforge_nnef_shapes.py", black_format(self._shapes(context, all_files))))
+        return files
+
+    def fragment(self, op: Op, name: str | None = None, body: str | None = None) -> str:
+        generic = any(TENSOR_TYPE.get(t.type) == "?" for t in (*op.inputs, *op.outputs))
+        params = []
+        for i in op.inputs:
+            array = "" if i.count.is_single else "[]"
+            params.append(f"{nnef_name(i.name)}: tensor<{TENSOR_TYPE[i.type]}>{array}")
+        taken = {p.name for p in op.params}
+        for a in op.args:
+            params.append(_attribute(a, nnef_name(a.name)))
+        for cfg in op.configs:
+            for a in cfg.args:
+                field = a.name if a.name not in taken else f"{cfg.name}_{a.name}"
+                params.append(_attribute(a, nnef_name(field)))
+        results = [f"{nnef_name(o.name)}: tensor<{TENSOR_TYPE[o.type]}>" + ("" if o.count.is_single else "[]")
+                   for o in op.outputs]
+        head = f"fragment {name or fragment_name(op.namespace, op.name)}{'<? = scalar>' if generic else ''}"
+        text = f"{head}(\n    " + ",\n    ".join(params) + f"\n) -> ( {', '.join(results)} )"
+        return text + (f"\n{{\n{body}\n}}\n" if body else ";\n")
+
+    def _document(self, context: GenerationContext, ns: Namespace, sources: list[str]) -> str:
+        parts = [f"# {GENERATED_MARK}: generated by opforge (nnef) from {', '.join(sources)}", "version 1.0;",
+                 "extension KHR_enable_fragment_definitions;", ""]
+        declared = set()
+        for op in code_ops(ns):
+            first = next((d.text for d in op.docs if d.text.strip()), "")
+            parts += [_comment(f"{op.qualified_name}: {first.splitlines()[0] if first else ''}"), self.fragment(op)]
+            declared.add(op.qualified_name)
+        for alias in ns.aliases:
+            target = context.catalogue.resolve(alias)
+            if target is None or target.abstract:
+                continue
+            if target.qualified_name not in declared:
+                parts += [_comment(f"{target.qualified_name} (declared here for the alias below)"), self.fragment(target)]
+                declared.add(target.qualified_name)
+            args = [nnef_name(i.name) for i in target.inputs]
+            args += [f"{nnef_name(a.name)} = {nnef_name(a.name)}" for a in target.args]
+            outs = ", ".join(nnef_name(o.name) for o in target.outputs)
+            body = f"    {outs} = {fragment_name(target.namespace, target.name)}({', '.join(args)});"
+            parts += [_comment(f"{alias.qualified_name}: alias of {alias.target}"),
+                      self.fragment(target, fragment_name(ns.name, alias.name), body)]
+        return "\n".join(parts)
+
+    def _shapes(self, context: GenerationContext, sources: list[str]) -> str:
+        lines = [f"# {GENERATED_MARK}: generated by opforge (nnef) from {', '.join(sources)}",
+                 _SHAPES.read_text(encoding="utf-8"), ""]
+        table = []
+        for ns in context.namespaces:
+            entries = [(fragment_name(ns.name, o.name), o) for o in code_ops(ns)]
+            entries += [(fragment_name(ns.name, a.name), context.catalogue.resolve(a)) for a in ns.aliases
+                        if context.catalogue.resolve(a) is not None]
+            for name, op in entries:
+                lines.append(self._shape_function(name, op))
+                table.append(name)
+        lines.append("CUSTOM_SHAPES = {" + ", ".join(f"{n!r}: {n}" for n in table) + "}")
+        return "\n".join(lines) + "\n"
+
+    def _shape_function(self, name: str, op: Op) -> str:
+        c = op.compute
+        ins = [nnef_name(i.name) for i in op.inputs]
+        params = ", ".join(ins + ["**attribs"])
+        if isinstance(c, C.Elementwise):
+            tensors = [nnef_name(p) for p in c.params if any(i.name == p for i in op.inputs)]
+            body = f"return broadcast({', '.join(tensors)})"
+        elif isinstance(c, C.Reduction):
+            body = (f"return reduced({nnef_name(c.input)}, attribs.get({nnef_name(c.axes)!r}, []), "
+                    f"attribs.get({nnef_name(c.keep_dims)!r}, False))")
+        elif isinstance(c, C.ArgReduction):
+            default = next(a.default for a in op.args if a.name == c.axis)
+            body = (f"return reduced({nnef_name(c.input)}, [attribs.get({nnef_name(c.axis)!r}, {default!r})], "
+                    f"attribs.get({nnef_name(c.keep_dims)!r}, False))")
+        elif isinstance(c, C.Contraction):
+            ids = {label: i for i, label in enumerate(c.spec.labels)}
+            labels = [[-1 if l == "..." else ids[l] for l in o.labels] for o in c.spec.inputs]
+            out = [-1 if l == "..." else ids[l] for l in c.spec.output.labels]
+            body = f"return contracted([{', '.join(nnef_name(n) for n in c.inputs)}], {labels!r}, {out!r})"
+        elif isinstance(c, C.RandomSample):
+            body = "return list(attribs['shape'])"
+        else:
+            body = f"return list({ins[0]})"
+        return f"def {name}({params}):\n    {body}\n"
