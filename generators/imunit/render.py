@@ -1,0 +1,100 @@
+"""DSL constraint expressions in Imaginet's expression language.
+
+Imaginet counts axes from the right, so ``x.size_at(i)`` becomes
+``x.shape.size(x.shape.count - 1 - i)`` (``x.shape.size(-i - 1)`` for a
+negative ``i``), guarded to give -1 outside the rank as C and Python do. ``broadcastable_shapes`` uses opforge's extension
+``Shape.broadcastable(other)`` (the language has no way to say it).
+"""
+
+from __future__ import annotations
+
+from dsl import expr as E
+from dsl.model import Arg, Op
+
+# Binding strength in the expression language, loosest first.
+_PRECEDENCE = {"?:": 0, "||": 1, "&&": 1, "==": 2, "!=": 2, "<": 3, ">": 3, "<=": 3, ">=": 3,
+               "+": 5, "-": 5, "*": 6, "/": 6, "%": 6}
+
+
+def _string(value: str) -> str:
+    quote = '"' if '"' not in value else "'"
+    if quote in value:
+        raise ValueError(f"{value!r} cannot be written as an expression string (it has both quotes)")
+    return f"{quote}{value}{quote}"
+
+
+class ImaginetRenderer(E.Renderer):
+    def __init__(self, op: Op) -> None:
+        self.op = op
+
+    def render_paramref(self, node: E.ParamRef) -> str:
+        return f"{node.config}_{node.name}" if node.config else node.name
+
+    def render_literal(self, node: E.Literal) -> str:
+        v = node.value
+        if v is None:
+            return "null"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            return str(v) if v >= 0 else f"(-{-v})"
+        if isinstance(v, float):
+            text = format(v, ".17g") if abs(v) >= 1e-4 or v == 0 else f"{v:.20f}".rstrip("0")
+            text = text if any(c in text for c in ".e") else text + ".0"
+            return text if v >= 0 else f"({text})"
+        return _string(v)
+
+    def render_rank(self, node: E.Rank) -> str:
+        return f"{node.input.name}.shape.count"
+
+    def render_sizeat(self, node: E.SizeAt) -> str:
+        x = node.input.name
+        axis = node.axis
+        # Outside the rank the size is -1, as in C and Python.
+        if isinstance(axis, E.Literal) and isinstance(axis.value, int):
+            i = axis.value
+            if i < 0:
+                return f"({x}.shape.count >= {-i} ? {x}.shape.size({-i - 1}) : -1)"
+            return f"({x}.shape.count > {i} ? {x}.shape.size({x}.shape.count - {i + 1}) : -1)"
+        a = self.render(axis)
+        return (f"({a} < 0 ? ({x}.shape.count >= -{a} ? {x}.shape.size(-{a} - 1) : -1) : "
+                f"({x}.shape.count > {a} ? {x}.shape.size({x}.shape.count - 1 - {a}) : -1))")
+
+    def render_compare(self, node: E.Compare) -> str:
+        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
+
+    def render_arith(self, node: E.Arith) -> str:
+        op = "/" if node.op == "//" else node.op
+        return f"({self.render(node.left)} {op} {self.render(node.right)})"
+
+    def render_neg(self, node: E.Neg) -> str:
+        return f"(-{self.render(node.operand)})"
+
+    def render_allof(self, node: E.AllOf) -> str:
+        return "(" + " && ".join(self.render(t) for t in node.terms) + ")"
+
+    def render_anyof(self, node: E.AnyOf) -> str:
+        return "(" + " || ".join(self.render(t) for t in node.terms) + ")"
+
+    def render_not(self, node: E.Not) -> str:
+        return f"!{self.render(node.term)}"
+
+    def _pairs(self, template: str, refs: tuple[E.ParamRef, ...]) -> str:
+        first = refs[0].name
+        return "(" + " && ".join(template.format(first, r.name) for r in refs[1:]) + ")"
+
+    def render_sametype(self, node: E.SameType) -> str:
+        return self._pairs("{0}.type == {1}.type", node.inputs)
+
+    def render_sameshape(self, node: E.SameShape) -> str:
+        return self._pairs("{0}.shape == {1}.shape", node.inputs)
+
+    def render_broadcastableshapes(self, node: E.BroadcastableShapes) -> str:
+        names = [r.name for r in node.inputs]
+        return "(" + " && ".join(f"{a}.shape.broadcastable({b}.shape)" for i, a in enumerate(names)
+                                 for b in names[i + 1:]) + ")"
+
+
+def arg_of(op: Op, ref: E.ParamRef) -> Arg | None:
+    found = op.param(ref)
+    return found if isinstance(found, Arg) else None
