@@ -12,9 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
-from dsl import expr as E
 from dsl import loader
-from dsl.model import Arg
 from dsl.types import DataType
 from generators.imunit.expression import (VALUE_TYPES, ExpressionError, Shape, ShapeBroadcast, Tensor, evaluate,
                                           interpolate, parse)

@@ -7,6 +7,7 @@ from typing import Sequence
 from dsl import compute as C
 from dsl import dtypes as D
 from dsl.model import Namespace, Op, Problem
+from generators.api import GenerationError
 
 FLOAT_ONLY_DISTRIBUTIONS = ("uniform", "normal", "log_normal", "truncated_normal", "exponential")
 
@@ -20,6 +21,13 @@ def missing_compute(namespaces: Sequence[Namespace], target: str) -> list[Proble
     return [Problem(o.location, o.qualified_name,
                     f"op has no compute description (Elementwise, Reduce, ...), which the {target} target needs")
             for ns in namespaces for o in code_ops(ns) if o.compute is None]
+
+
+def require_compute(namespaces: Sequence[Namespace], target: str) -> None:
+    """Code targets need every op to say what it computes."""
+    problems = missing_compute(namespaces, target)
+    if problems:
+        raise GenerationError(problems)
 
 
 def variants_of(op: Op) -> list[D.Variant]:

@@ -16,52 +16,40 @@ static inline int64_t cumsum_index(int64_t j, int64_t i, int64_t k, int64_t step
 }
 #pragma IMAGINET_FRAGMENT_END
 
-#pragma IMAGINET_FRAGMENT_BEGIN "cumsum_f32"
+#pragma IMAGINET_FRAGMENT_BEGIN "cumsum_float"
 #pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_index"
-static inline void cumsum_f32(const float* restrict x, int64_t step, int64_t size, int64_t slot,
-                              int exclusive, int reverse, float* restrict output)
-{
-    for (int64_t j = 0; j < slot; j++) {
-        for (int64_t k = 0; k < step; k++) {
-            float acc = 0.0f;
-            for (int64_t i = 0; i < size; i++) {
-                const int64_t at = cumsum_index(j, i, k, step, size, reverse);
-                const float v = x[at];
-                if (exclusive) {
-                    output[at] = acc;
-                    acc += v;
-                } else {
-                    acc += v;
-                    output[at] = acc;
-                }
-            }
-        }
+/* One body for both float types: sums in T, in order along the axis. */
+#define CUMSUM_FLOAT(NAME, T)                                                                    \
+    static inline void NAME(const T* restrict x, int64_t step, int64_t size, int64_t slot,        \
+                            int exclusive, int reverse, T* restrict output)                      \
+    {                                                                                            \
+        for (int64_t j = 0; j < slot; j++) {                                                     \
+            for (int64_t k = 0; k < step; k++) {                                                 \
+                T acc = 0;                                                                       \
+                for (int64_t i = 0; i < size; i++) {                                             \
+                    const int64_t at = cumsum_index(j, i, k, step, size, reverse);               \
+                    const T v = x[at];                                                           \
+                    if (exclusive) {                                                             \
+                        output[at] = acc;                                                        \
+                        acc += v;                                                                \
+                    } else {                                                                     \
+                        acc += v;                                                                \
+                        output[at] = acc;                                                        \
+                    }                                                                            \
+                }                                                                                \
+            }                                                                                    \
+        }                                                                                        \
     }
-}
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "cumsum_f32"
+#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_float"
+CUMSUM_FLOAT(cumsum_f32, float)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "cumsum_f64"
-#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_index"
-static inline void cumsum_f64(const double* restrict x, int64_t step, int64_t size, int64_t slot,
-                              int exclusive, int reverse, double* restrict output)
-{
-    for (int64_t j = 0; j < slot; j++) {
-        for (int64_t k = 0; k < step; k++) {
-            double acc = 0.0;
-            for (int64_t i = 0; i < size; i++) {
-                const int64_t at = cumsum_index(j, i, k, step, size, reverse);
-                const double v = x[at];
-                if (exclusive) {
-                    output[at] = acc;
-                    acc += v;
-                } else {
-                    acc += v;
-                    output[at] = acc;
-                }
-            }
-        }
-    }
-}
+#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_float"
+CUMSUM_FLOAT(cumsum_f64, double)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "cumsum_int"
