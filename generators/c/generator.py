@@ -4,21 +4,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import jinja2
 
 from dsl.model import Namespace, Op
 from dsl.types import DataType, DocScope, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
-from generators.c import emit
+from generators.kernels import c_emit as emit
+from generators.kernels import c_runtime
 from generators.formatting import c_comment, clang_format
-from generators.kernels.scalar_c import C_TYPE, SUFFIX, WIDE_UNSIGNED
 from generators.kernels.selection import code_ops, require_compute
-from dsl import dtypes as D
-
-_ENV = jinja2.Environment(loader=jinja2.PackageLoader("generators.c", "templates"),
-                          undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                          trim_blocks=True, lstrip_blocks=True, autoescape=False)
 
 
 class CGenerator:
@@ -30,10 +24,7 @@ class CGenerator:
         require_compute(context.namespaces, self.name)
         sources: dict[str, str] = {}
         header_all = c_comment(context.header(self.name))
-        values = self._template_values(header_all)
-        sources["include/opforge/opforge.h"] = _ENV.get_template("opforge.h.j2").render(**values)
-        sources["src/opforge_core.c"] = _ENV.get_template("opforge_core.c.j2").render(**values)
-        sources["src/opforge_internal.h"] = _ENV.get_template("opforge_internal.h.j2").render(**values)
+        sources.update(c_runtime.library_files(header_all))
         for ns in context.namespaces:
             header = c_comment(context.header(self.name, [ns]))
             codes = {o.name: emit.emit(o) for o in code_ops(ns)}
@@ -44,19 +35,6 @@ class CGenerator:
         files = [GeneratedFile(path, text) for path, text in sorted(formatted.items())]
         files.append(GeneratedFile("CMakeLists.txt", self._cmake(context.namespaces, header_all)))
         return files
-
-    def _template_values(self, header: str) -> dict:
-        ints = [{"ctype": C_TYPE[d], "sfx": SUFFIX[d], "wide": WIDE_UNSIGNED[d], "bits": D.BITS[d],
-                 "signed": D.category(d) == "signed"} for d in D.INTEGERS]
-        floats = [{"ctype": C_TYPE[d], "sfx": SUFFIX[d]} for d in D.FLOATS]
-        return {
-            "header": header,
-            "max_rank": abi.MAX_RANK,
-            "dtypes": [{"enum": abi.DTYPE_ENUM[d], "ctype": C_TYPE[d]} for d in abi.DTYPES],
-            "statuses": [{"name": n, "message": m} for n, m in abi.STATUS],
-            "ints": ints,
-            "floats": floats,
-        }
 
     def _doc(self, op: Op) -> str:
         docs = op.docs_for(Language.C, (DocScope.ALL, DocScope.CLASS_DOC_ONLY, DocScope.CREATORS_ONLY))

@@ -17,7 +17,7 @@ from dsl import validate
 from dsl.model import Op
 from dsl.types import DataType
 from generators import abi
-from generators.c.constraints import CConstraintRenderer
+from generators.kernels.c_constraints import CConstraintRenderer
 from generators.formatting import c_comment, c_string
 from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE, SUFFIX, WIDE_UNSIGNED
