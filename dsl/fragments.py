@@ -75,9 +75,10 @@ def scan(path: Path, display: str) -> FragmentFile:
                                       tuple(current["deps"]), current["location"]))
             current = None
         elif word in ("IMAGINET_DEPENDENCY", "IMAGINET_FRAGMENT_DEPENDENCY"):
-            if not arg or ":" not in arg:
-                raise FragmentError(where, f"{word} needs \"FILE_PATH:FRAGMENT_NAME\"")
-            dep_file, dep_name = arg.rsplit(":", 1)
+            if not arg:
+                raise FragmentError(where, f"{word} needs \"FILE_PATH:FRAGMENT_NAME\" or \"FRAGMENT_NAME\"")
+            # Without a file the fragment is in the same file (the authoring guide's short form).
+            dep_file, dep_name = arg.rsplit(":", 1) if ":" in arg else (path.name, arg)
             (current["deps"] if current is not None else file_deps).append((dep_file, dep_name, where))
         elif word is not None and word not in ("IMAGINET_FRAGMENT_TEST", "IMAGINET_FRAGMENT_BEGIN_HEADER"):
             raise FragmentError(where, f"unknown pragma {word}")

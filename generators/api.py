@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
-from typing import Protocol, Sequence
+from typing import Mapping, Protocol, Sequence
 
 import attrs
 
@@ -39,6 +39,12 @@ class GenerationContext:
     source_root: Path
     #: Base URL of the repository's files, for links to the op sources (optional).
     source_url: str | None = None
+    #: Target options from the command line (``-imunit-style legacy``): target -> key -> value.
+    options: Mapping[str, Mapping[str, str]] = attrs.field(factory=dict)
+
+    def option(self, generator: "Generator", key: str) -> str:
+        """The value of ``-<target>-<key>`` (checked by the CLI), or its default."""
+        return self.options.get(generator.name, {}).get(key, generator.options[key][0])
 
     def sources(self, namespaces: Sequence[Namespace] | None = None) -> list[str]:
         """The ops files (as :meth:`source_path`) defining the ops of ``namespaces`` (default: the selection)."""
@@ -76,5 +82,8 @@ class Generator(Protocol):
     summary: str
     #: Doc sections for this language (and ``Language.ANY``) are used.
     language: Language
+    #: Options from the command line, ``-<name>-<key> VALUE``: key -> allowed values
+    #: (the first is the default). Optional; read with ``GenerationContext.option``.
+    options: Mapping[str, tuple[str, ...]]
 
     def generate(self, context: GenerationContext) -> Sequence[GeneratedFile]: ...

@@ -1,6 +1,7 @@
 """The ``opforge`` command line (what ``generate.sh`` runs).
 
     generate NAMESPACES [-projects P,Q] [-docsdir DIR] [-outdir DIR] [-opsdir DIR] [--check]
+             [-<target>-<option> VALUE ...]   e.g. -imunit-style legacy
     list     [-opsdir DIR]
     validate [-opsdir DIR]
 
@@ -74,8 +75,27 @@ def _select_namespaces(catalogue: Catalogue, names: str) -> tuple:
 OpsDir = Annotated[Optional[Path], typer.Option("--opsdir", "-opsdir", help="The ops tree to load (default: ops).")]
 
 
-@app.command()
+def _target_options(extra: Sequence[str], targets: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``-<target>-<key> VALUE`` (or ``--<target>-<key>=VALUE``) options for the targets."""
+    options: dict[str, dict[str, str]] = {}
+    items = list(extra)
+    while items:
+        word = items.pop(0)
+        name, _, value = word.lstrip("-").partition("=")
+        target = next((t for t in targets if name.startswith(t + "-")), None)
+        if not word.startswith("-") or target is None:
+            raise _fail(f"unexpected argument {word!r} (target options look like -imunit-style legacy)")
+        if not value:
+            if not items:
+                raise _fail(f"{word} needs a value")
+            value = items.pop(0)
+        options.setdefault(target, {})[name[len(target) + 1:]] = value
+    return options
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def generate(
+    ctx: typer.Context,
     namespaces: Annotated[str, typer.Argument(help="Comma-separated namespaces, or 'all'.")],
     projects: Annotated[Optional[str], typer.Option("--projects", "-projects",
                                                     help="Comma-separated generators (default: all).")] = None,
@@ -100,7 +120,16 @@ def generate(
         raise _fail(f"unknown project{'s' if len(unknown) > 1 else ''} {', '.join(unknown) or '(none given)'} "
                     f"(known: {', '.join(available)})")
     out = outdir or _home("out")
-    context = GenerationContext(result.catalogue, selected, ops.resolve().parent, source_url)
+    options = _target_options(ctx.args, list(available))
+    for target, given in options.items():
+        known = available[target].options
+        for key, value in given.items():
+            if key not in known:
+                listed = ", ".join(f"-{target}-{k}" for k in known) or "none"
+                raise _fail(f"unknown option -{target}-{key} (options of {target}: {listed})")
+            if value not in known[key]:
+                raise _fail(f"-{target}-{key} must be one of {', '.join(known[key])}, got {value!r}")
+    context = GenerationContext(result.catalogue, selected, ops.resolve().parent, source_url, options)
     plans: list[writer.Plan] = []
     roots: dict[Path, str] = {}
     for name in dict.fromkeys(names):

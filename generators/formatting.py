@@ -44,7 +44,9 @@ def clang_format(sources: dict[str, str]) -> dict[str, str]:
 
 
 def black_format(source: str) -> str:
-    return black.format_str(source, mode=black.Mode(line_length=100))
+    formatted = black.format_str(source, mode=black.Mode(line_length=100))
+    # black writes "# pragma"; Imaginet's fragment scanner expects "#pragma".
+    return formatted.replace("# pragma IMAGINET_", "#pragma IMAGINET_")
 
 
 def c_comment(text: str) -> str:

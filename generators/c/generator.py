@@ -19,6 +19,7 @@ class CGenerator:
     name = "c"
     summary = "C99 static library: Imaginet-style kernels and checked API functions"
     language = Language.C
+    options: dict[str, tuple[str, ...]] = {}
 
     def generate(self, context: GenerationContext) -> Sequence[GeneratedFile]:
         require_compute(context.namespaces, self.name)
@@ -53,10 +54,7 @@ class CGenerator:
         parts = [f"/* {header} */", f"#ifndef {guard}", f"#define {guard}", "",
                  '#include "opforge/opforge.h"', "", "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
         for cfg in ns.configs:
-            fields = "\n".join(f"    {abi.scalar_ctype(a.type)} {abi.c_name(a.name)};" for a in cfg.args)
-            parts += [f"/* {c_comment(cfg.name)}: passed as a pointer; NULL means every default. */",
-                      f"typedef struct {abi.config_struct(cfg)} {{", fields or "    int unused;",
-                      f"}} {abi.config_struct(cfg)};", ""]
+            parts += [emit.config_typedef(cfg)]
         for op in code_ops(ns):
             for arg in op.args:
                 if arg.type is DataType.ENUM:

@@ -56,6 +56,7 @@ class DocsGenerator:
     name = "docs"
     summary = "Markdown pages and mkdocs.yml for a mkdocs-material docs site"
     language = Language.MARKDOWN
+    options: dict[str, tuple[str, ...]] = {}
 
     def generate(self, context: GenerationContext) -> Sequence[GeneratedFile]:
         sources = self._sources(context)

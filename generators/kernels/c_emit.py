@@ -14,7 +14,7 @@ from dsl import compute as C
 from dsl import dtypes as D
 from dsl import fragments
 from dsl import validate
-from dsl.model import Op
+from dsl.model import Config, Op
 from dsl.types import DataType
 from generators import abi
 from generators.kernels.c_constraints import CConstraintRenderer
@@ -616,7 +616,9 @@ class FragmentEmitter(Emitter):
         for _, name in c.c_fragments:
             order, incs = fragments.resolve(root, c.c_file, name, shown)
             for f in order:
-                texts.append(fragment(f.name, f.text))
+                text = fragment(f.name, f.text)
+                if text not in texts:  # dependencies shared by several dtypes go in once
+                    texts.append(text)
             includes += [i for i in incs if i not in includes]
         x = abi.c_name(self.op.inputs[0].name)
         outn = abi.c_name(self.op.outputs[0].name)
@@ -641,6 +643,14 @@ class FragmentEmitter(Emitter):
                     f"{', '.join(extra + [f'({ct}*){outn}->data'])});"]
 
         return OpCode(tuple(texts), tuple(includes), self.api(lines + self.dispatch(per_variant)))
+
+
+def config_typedef(config: Config) -> str:
+    """The C struct of a config: one field per arg; ops take a pointer (NULL: every default)."""
+    fields = "\n".join(f"    {abi.scalar_ctype(a.type)} {abi.c_name(a.name)};" for a in config.args)
+    return (f"/* {c_comment(config.name)}: passed as a pointer; NULL means every default. */\n"
+            f"typedef struct {abi.config_struct(config)} {{\n{fields or '    int unused;'}\n}} "
+            f"{abi.config_struct(config)};\n")
 
 
 EMITTERS: dict[type, type[Emitter]] = {

@@ -28,7 +28,7 @@ def _values(header: str, standalone: bool) -> dict:
     return {
         "header": header,
         "standalone": standalone,
-        "linkage": "static " if standalone else "",
+        "linkage": "static inline " if standalone else "",
         "max_rank": abi.MAX_RANK,
         "dtypes": [{"enum": abi.DTYPE_ENUM[d], "ctype": C_TYPE[d]} for d in abi.DTYPES],
         "statuses": [{"name": n, "message": m} for n, m in abi.STATUS],

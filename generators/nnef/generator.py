@@ -82,6 +82,7 @@ class NnefGenerator:
     name = "nnef"
     summary = "NNEF fragment declarations and shape functions for nnef.infer_shapes"
     language = Language.NNEF
+    options: dict[str, tuple[str, ...]] = {}
 
     def generate(self, context: GenerationContext) -> Sequence[GeneratedFile]:
         require_compute(context.namespaces, self.name)

@@ -23,6 +23,7 @@ class PythonGenerator:
     name = "python"
     summary = "installable opforge package: NumPy reference kernels and cffi bindings to the C kernels"
     language = Language.PYTHON
+    options: dict[str, tuple[str, ...]] = {}
 
     def generate(self, context: GenerationContext) -> Sequence[GeneratedFile]:
         require_compute(context.namespaces, self.name)

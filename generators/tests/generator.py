@@ -20,6 +20,7 @@ class TestsGenerator:
     name = "tests"
     summary = "pytest suites comparing the C kernels with the NumPy reference, and pure-C golden tests"
     language = Language.PYTHON
+    options: dict[str, tuple[str, ...]] = {}
 
     def generate(self, context: GenerationContext) -> Sequence[GeneratedFile]:
         require_compute(context.namespaces, self.name)

@@ -1,0 +1,321 @@
+"""Writes ``out/imunit``: per op a folder with ``<op>.imunit``, ``<op>.h`` and ``<op>.py``.
+
+The C file is self-contained: the opforge runtime, the op's kernels and its
+checked API function as fragments, plus one adapter per dtype that takes
+Imaginet-style arguments (pointers and integers) and calls the API function.
+The Python file holds the NumPy reference and a unit wrapper.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Sequence
+
+from dsl import compute as C
+from dsl import doc_tokens
+from dsl.model import Op
+from dsl.types import DataType, DocScope, Language
+from generators import abi
+from generators.api import GeneratedFile, GenerationContext
+from generators.formatting import black_format, c_comment, clang_format
+from generators.imunit import units
+from generators.kernels import c_emit, c_runtime, reference
+from generators.kernels.scalar_c import C_TYPE, SUFFIX
+from generators.kernels.selection import code_ops, require_compute, variants_of
+
+_NUMPY_RUNTIME = Path(__file__).resolve().parent.parent / "kernels" / "numpy_runtime.py"
+
+
+def unit_name(op: Op) -> str:
+    camel = "".join(part.capitalize() for part in op.name.split("_"))
+    return f"Opforge.{op.namespace.capitalize()}.{camel}"
+
+
+def _dependency(fragment_text: str, *names: str) -> str:
+    """A fragment with dependencies on fragments of the same file."""
+    first, rest = fragment_text.split("\n", 1)
+    deps = "".join(f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{n}"\n' for n in names)
+    return f"{first}\n{deps}{rest}"
+
+
+class ImunitGenerator:
+    name = "imunit"
+    summary = "Imaginet units (.imunit) with self-contained C and Python fragment files"
+    language = Language.IMUNIT
+    options: dict[str, tuple[str, ...]] = {"style": ("current", "legacy")}
+
+    def generate(self, context: GenerationContext) -> Sequence[GeneratedFile]:
+        require_compute(context.namespaces, self.name)
+        legacy = context.option(self, "style") == "legacy"
+        c_files: dict[str, str] = {}
+        files: list[GeneratedFile] = []
+        for ns in context.namespaces:
+            header = context.header(self.name, [ns])
+            for op in code_ops(ns):
+                folder = f"{ns.key}/{op.name}"
+                c_files[f"{folder}/{op.name}.h"] = self._c_file(op, header)
+                files.append(GeneratedFile(f"{folder}/{op.name}.py", black_format(self._py_file(op, header))))
+                files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._unit(op, header, legacy)))
+        files += [GeneratedFile(path, text) for path, text in clang_format(c_files).items()]
+        return sorted(files, key=lambda f: f.path)
+
+    # ------------------------------------------------------------ C
+
+    def adapter_name(self, op: Op, dtype: str) -> str:
+        return f"{abi.function(op)}_unit_{SUFFIX[dtype]}"
+
+    def adapter_params(self, op: Op, dtype: str) -> list[tuple[str, str]]:
+        """(C declaration, unit value) pairs, in call order."""
+        variant = next(v for v in variants_of(op) if v.dtype == dtype)
+        out: list[tuple[str, str]] = []
+        axes = units.reduction_axes_arg(op)
+
+        def tensor(name: str, const: bool) -> None:
+            ct = C_TYPE[variant.of(name)]
+            out.append((f"{'const ' if const else ''}{ct}* {abi.c_name(name)}", name))
+            out.append((f"int {name}_rank", f"{name}_rank"))
+            out.extend((f"int {name}_d{k}", f"{name}_d{k}") for k in range(abi.MAX_RANK))
+
+        for p in abi.parameters(op):
+            if p.role == "input":
+                tensor(p.source, True)
+            elif p.role == "output":
+                tensor(p.source, False)
+            elif p.role == "array" and p.source == axes:
+                out.append(("int axis", "axis"))
+            elif p.role == "array":
+                out.append((f"int {p.source}_rank", f"{p.source}_rank"))
+                out += [(f"int {p.source}_d{k}", f"{p.source}_d{k}") for k in range(abi.MAX_RANK)]
+            elif p.role == "optional":
+                out.append((f"int use_{p.source}", f"use_{p.source}"))
+                out.append((f"double {p.name}", p.source))
+            elif p.role == "arg":
+                arg = next(a for a in op.args if a.name == p.source)
+                if arg.type in (DataType.ENUM, DataType.DATA_TYPE):
+                    out.append((f"int {p.name}_index", f"{p.source}_index"))
+                elif arg.type is DataType.BOOLEAN:
+                    out.append((f"int {p.name}", p.source))
+                elif arg.type in (DataType.INT, DataType.LONG):
+                    out.append((f"int {p.name}", p.source))
+                else:
+                    out.append((f"double {p.name}", p.source))
+            elif p.role == "config":
+                cfg = next(c for c in op.configs if c.name == p.source)
+                for a in cfg.args:
+                    out.append((f"int {cfg.name}_{a.name}", f"{cfg.name}_{a.name}"))
+        return out
+
+    def _adapter(self, op: Op, dtype: str) -> str:
+        variant = next(v for v in variants_of(op) if v.dtype == dtype)
+        params = self.adapter_params(op, dtype)
+        body: list[str] = []
+        call: list[str] = []
+        axes = units.reduction_axes_arg(op)
+
+        def descriptor(name: str) -> None:
+            dims = ", ".join(f"{name}_d{k}" for k in range(abi.MAX_RANK))
+            body.append(f"opforge_tensor t_{name} = {{(void*){abi.c_name(name)}, {abi.DTYPE_ENUM[variant.of(name)]}, "
+                        f"{name}_rank, {{{dims}}}}};")
+            call.append(f"&t_{name}")
+
+        for p in abi.parameters(op):
+            if p.role in ("input", "output"):
+                descriptor(p.source)
+            elif p.role == "array" and p.source == axes:
+                body.append("const int64_t axes_value[1] = {axis};")
+                call.append("axes_value")
+            elif p.role == "array":
+                values = ", ".join(f"{p.source}_d{k}" for k in range(abi.MAX_RANK))
+                body.append(f"const int64_t {p.name}_values[{abi.MAX_RANK}] = {{{values}}};")
+                call.append(f"{p.name}_values")
+            elif p.role == "count":
+                call.append("1" if p.source == axes else f"{p.source}_rank")
+            elif p.role == "optional":
+                body.append(f"const double {p.name}_value = {p.name};")
+                call.append(f"use_{p.source} ? &{p.name}_value : NULL")
+            elif p.role == "arg":
+                arg = next(a for a in op.args if a.name == p.source)
+                if arg.type is DataType.ENUM:
+                    call.append(f"{p.name}_index")
+                elif arg.type is DataType.DATA_TYPE:
+                    call.append(f"(opforge_dtype){p.name}_index")
+                elif arg.type is DataType.BOOLEAN:
+                    call.append(f"{p.name} != 0")
+                else:
+                    call.append(p.name)
+            elif p.role == "config":
+                cfg = next(c for c in op.configs if c.name == p.source)
+                fields = ", ".join(f"{cfg.name}_{a.name}" for a in cfg.args)
+                body.append(f"const {abi.config_struct(cfg)} cfg_{cfg.name} = {{{fields}}};")
+                call.append(f"&cfg_{cfg.name}")
+            elif p.role == "detail":
+                call.append("NULL")
+        name = self.adapter_name(op, dtype)
+        decl = ", ".join(d for d, _ in params)
+        return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n'
+                f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{abi.function(op)}"\n'
+                f"/* Imaginet-style entry: rebuilds the descriptors and runs the checked op; returns its status. */\n"
+                f"static inline int {name}({decl})\n{{\n" + "\n".join(body) +
+                f"\nreturn (int){abi.function(op)}({', '.join(call)});\n}}\n#pragma IMAGINET_FRAGMENT_END\n")
+
+    def _c_file(self, op: Op, header: str) -> str:
+        code = c_emit.emit(op)
+        kernel_names = [re.match(r'#pragma IMAGINET_FRAGMENT_BEGIN "([^"]+)"', f).group(1)  # type: ignore[union-attr]
+                        for f in code.fragments]
+        parts = [f"/* {c_comment(header)} */",
+                 "#pragma IMAGINET_INCLUDES_BEGIN",
+                 "#include <math.h>", "#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>",
+                 *code.includes, "#pragma IMAGINET_INCLUDES_END", "",
+                 '#pragma IMAGINET_FRAGMENT_BEGIN "opforge_runtime"',
+                 c_runtime.standalone(c_comment(header)),
+                 "#pragma IMAGINET_FRAGMENT_END", ""]
+        for cfg in op.configs:
+            parts += [f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.config_struct(cfg)}"', c_emit.config_typedef(cfg),
+                      "#pragma IMAGINET_FRAGMENT_END", ""]
+        parts += [_dependency(f, "opforge_runtime") for f in code.fragments]
+        api = f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.function(op)}"\n' + "".join(
+            f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{n}"\n' for n in
+            ["opforge_runtime", *(abi.config_struct(c) for c in op.configs), *kernel_names]
+        ) + "static " + code.api + "#pragma IMAGINET_FRAGMENT_END\n"
+        parts.append(api)
+        parts += [self._adapter(op, v.dtype) for v in variants_of(op)]
+        return "\n".join(parts)
+
+    # ------------------------------------------------------------ Python
+
+    def wrapper_name(self, op: Op) -> str:
+        return f"{op.name}_unit"
+
+    def wrapper_params(self, op: Op) -> list[str]:
+        names = [i.name for i in op.inputs]
+        for o in units.options(op):
+            names.append(o.name)
+        return names + [o.name for o in op.outputs]
+
+    def _py_file(self, op: Op, header: str) -> str:
+        includes, fragments = reference.fragment_sources(op)
+        runtime = _NUMPY_RUNTIME.read_text(encoding="utf-8").split('"""', 2)[2]
+        runtime_imports = [line for line in runtime.splitlines()
+                           if line.startswith(("import ", "from ")) and "__future__" not in line]
+        runtime_body = "\n".join(line for line in runtime.splitlines()
+                                 if not line.startswith(("import ", "from ")))
+        fn = reference.function_name(op.name)
+        args = []
+        for i in op.inputs:
+            args.append(i.name)
+        axes = units.reduction_axes_arg(op)
+        for a in op.args:
+            if a.name == axes:
+                args.append("[axis]")
+            elif a.type is DataType.ENUM:
+                args.append(f"{a.possible_values!r}.index({a.name})")
+            elif a.default is None and a.count.is_single:
+                args.append(f"{a.name} if use_{a.name} else None")
+            elif not a.count.is_single:
+                args.append(f"list({a.name})")
+            else:
+                args.append(a.name)
+        for cfg in op.configs:
+            fields = ", ".join(f"{a.name}={cfg.name}_{a.name}" for a in cfg.args)
+            args.append(f"types.SimpleNamespace({fields})")
+        args += [o.name for o in op.outputs]
+        lines = [f"# {header}", f'"""Python fragments of the {op.qualified_name} unit."""', "",
+                 "#pragma IMAGINET_INCLUDES_BEGIN", "import types", *dict.fromkeys(runtime_imports),
+                 *[i for i in includes if i not in runtime_imports], "#pragma IMAGINET_INCLUDES_END", "",
+                 '#pragma IMAGINET_FRAGMENT_BEGIN "opforge_kernels"', runtime_body,
+                 "_k = types.SimpleNamespace(**{n: v for n, v in dict(globals()).items() "
+                 "if not n.startswith('__') and n != 'types'})",
+                 "#pragma IMAGINET_FRAGMENT_END", ""]
+        lines += [_dependency(f"#pragma IMAGINET_FRAGMENT_BEGIN \"{f.split('(')[0].split()[-1]}\"\n{f}"
+                              "#pragma IMAGINET_FRAGMENT_END", "opforge_kernels") for f in fragments]
+        lines.append(_dependency(reference.function(op), "opforge_kernels"))
+        lines += [f'#pragma IMAGINET_FRAGMENT_BEGIN "{self.wrapper_name(op)}"',
+                  f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{op.name}"',
+                  f"def {self.wrapper_name(op)}({', '.join(self.wrapper_params(op))}):",
+                  '    """The unit\'s entry: options as the unit passes them, results into the outputs."""',
+                  f"    {fn}({', '.join(args)})",
+                  "#pragma IMAGINET_FRAGMENT_END", ""]
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------ XML
+
+    def _unit(self, op: Op, header: str, legacy: bool) -> str:
+        root = ET.Element("Imaginet")
+        unit = ET.SubElement(root, "Function" if legacy else "Unit", {"unit" if legacy else "name": unit_name(op)})
+        display = op.display_name if op.display_name != op.name else unit_name(op).rsplit(".", 1)[1]
+        ET.SubElement(unit, "DisplayName").text = display
+        ET.SubElement(unit, "DisplayPath").text = op.display_path
+        description = ET.SubElement(unit, "Description")
+        tokens = {doc_tokens.OPNAME: unit_name(op), doc_tokens.NATIVE_OPNAME: abi.function(op),
+                  doc_tokens.INPUT_TYPE: "array"}
+        texts = [doc_tokens.expand(d.text, tokens)
+                 for d in op.docs_for(Language.IMUNIT, (DocScope.ALL, DocScope.CLASS_DOC_ONLY))]
+        head = ET.SubElement(description, "Header")
+        head.text = "Description"
+        head.tail = "\n" + "\n\n".join(texts) + "\n"
+        py = ET.SubElement(description, "Header")
+        py.text = "Python implementation"
+        ET.SubElement(description, "Inline", {"fragment": f"{op.name}.py:{self.wrapper_name(op)}",
+                                              "language": "Python"})
+        params = ET.SubElement(unit, "Parameters")
+        for i in op.inputs:
+            ET.SubElement(params, "InputSocket", {"name": i.name, "pipe": "data", "description": i.description})
+        for o in units.options(op):
+            attrs_ = {"name": o.name, "description": o.description}
+            if o.default is not None:
+                attrs_["default"] = o.default
+            if o.minimum is not None:
+                attrs_["min"] = o.minimum
+            if o.maximum is not None:
+                attrs_["max"] = o.maximum
+            element = ET.SubElement(params, "BooleanOption" if legacy and o.element == "BoolOption" else o.element,
+                                    attrs_)
+            if o.one_of:
+                one_of = ET.SubElement(element, "OneOf")
+                for value in o.one_of:
+                    ET.SubElement(one_of, "Item", {"text": value}).text = value
+        hidden_tag = "Hidden" if legacy else "Expression"
+        values = units.hidden(op)
+        for h in values:
+            if h.name.startswith("output"):
+                continue
+            ET.SubElement(params, hidden_tag, {"name": h.name, "value": h.value})
+        out = op.outputs[0]
+        shape_value = next(h.value for h in values if h.name == "output_shape")
+        ET.SubElement(params, hidden_tag, {"name": "output_shape", "value": shape_value})
+        ET.SubElement(params, "OutputSocket", {"name": out.name, "type": units.output_type(op),
+                                               "shape": "output_shape", "pipe": "data",
+                                               "description": out.description})
+        for h in values:
+            if h.name.startswith("output_") and h.name != "output_shape":
+                ET.SubElement(params, hidden_tag, {"name": h.name.replace("output", out.name, 1)
+                                                   if out.name != "output" else h.name, "value": h.value})
+        contracts = ET.SubElement(unit, "Contracts")
+        for test, error in units.contracts(op):
+            ET.SubElement(contracts, "Assert", {"test": test, "error": error})
+        impls = ET.SubElement(unit, "Implementations")
+        for v in variants_of(op):
+            name = self.adapter_name(op, v.dtype)
+            call = f"{name}({', '.join(value for _, value in self.adapter_params(op, v.dtype))})"
+            impl = ET.SubElement(impls, "Implementation", {"language": "C", "fragment": f"{op.name}.h:{name}",
+                                                           "call": call})
+            condition = self._condition(op, v.dtype)
+            if legacy:
+                impl.set("conditional", condition)
+            else:
+                ET.SubElement(impl, "Conditional", {"value": condition})
+        ET.SubElement(impls, "Implementation", {
+            "language": "Python", "fragment": f"{op.name}.py:{self.wrapper_name(op)}",
+            "call": f"{self.wrapper_name(op)}({', '.join(self.wrapper_params(op))})"})
+        ET.indent(root, space="  ")
+        body = ET.tostring(root, encoding="unicode")
+        comment = header.replace("--", "- -")
+        return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {comment} -->\n{body}\n'
+
+    def _condition(self, op: Op, dtype: str) -> str:
+        if isinstance(op.compute, C.RandomSample):
+            return f'dtype == "{dtype}"'
+        first = op.inputs[0]
+        return f"{first.name}.type == {units.VALUE_TYPE[dtype]}"

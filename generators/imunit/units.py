@@ -1,0 +1,260 @@
+"""What a unit declares for an op: options, hidden values, output type and shape.
+
+A unit hands its fragments plain integers (Imaginet style), so every tensor
+is described to the C adapter by its rank and eight dimension values, and
+the adapter rebuilds the descriptors and calls the op's checked API
+function. Reductions take one ``axis`` (Imaginet's convention for reducing
+units) instead of a list of axes (ADR 0013).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl import compute as C
+from dsl.model import Arg, Op
+from dsl.types import CONCRETE_DTYPES, DataType
+from generators import abi
+from generators.imunit.render import ImaginetRenderer
+from generators.kernels.selection import variants_of
+
+VALUE_TYPE = {"bool": "System.Bool", "int8": "System.Int8", "int16": "System.Int16", "int32": "System.Int32",
+              "int64": "System.Int64", "uint8": "System.UInt8", "float32": "System.Float32",
+              "float64": "System.Float64"}
+MAX_RANK = abi.MAX_RANK
+
+
+@attrs.frozen
+class Option:
+    element: str  # Int32Option, DoubleOption, BoolOption, StringOption, ShapeOption
+    name: str
+    description: str
+    default: str | None
+    one_of: tuple[str, ...] = ()
+    minimum: str | None = None
+    maximum: str | None = None
+
+
+@attrs.frozen
+class Hidden:
+    name: str
+    value: str
+
+
+def axis_from_right(axis: str, tensor: str) -> str:
+    """Imaginet's axis (from the right) for a NumPy axis (negative allowed)."""
+    return f"({axis} < 0 ? -{axis} - 1 : {tensor}.shape.count - 1 - {axis})"
+
+
+def is_reduction(op: Op) -> bool:
+    return isinstance(op.compute, C.Reduction)
+
+
+def reduction_axes_arg(op: Op) -> str | None:
+    return op.compute.axes if is_reduction(op) else None  # type: ignore[union-attr]
+
+
+def choose(cases: list[tuple[str, str]], last: str) -> str:
+    """``c1 ? v1 : (c2 ? v2 : last)``: the grammar's ternary binds left, so nest explicitly."""
+    text = last
+    for condition, value in reversed(cases):
+        text = f"({condition}) ? {value} : ({text})"
+    return text
+
+
+def _number(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _bounds(op: Op, arg: Arg) -> tuple[str | None, str | None]:
+    """min/max from constraints of the form ``arg >= c`` (or ``>``, ``<=``, ``<``), alone or in an all_of."""
+    from dsl import expr as E
+
+    low = high = None
+    terms = []
+    for _, c in op.all_constraints():
+        terms += list(c.expr.terms) if isinstance(c.expr, E.AllOf) else [c.expr]
+    for t in terms:
+        if not (isinstance(t, E.Compare) and isinstance(t.left, E.ParamRef) and t.left.name == arg.name
+                and isinstance(t.right, E.Literal) and isinstance(t.right.value, (int, float))
+                and not isinstance(t.right.value, bool)):
+            continue
+        v = t.right.value
+        if t.op in (">=", ">") and arg.type in (DataType.INT, DataType.LONG):
+            low = str(v if t.op == ">=" else v + 1)
+        elif t.op in ("<=", "<") and arg.type in (DataType.INT, DataType.LONG):
+            high = str(v if t.op == "<=" else v - 1)
+        elif t.op == ">=":
+            low = repr(float(v))
+        elif t.op == "<=":
+            high = repr(float(v))
+    return low, high
+
+
+def options(op: Op) -> list[Option]:
+    out: list[Option] = []
+    axes = reduction_axes_arg(op)
+    for a in op.args:
+        if a.name == axes:
+            out.append(Option("Int32Option", "axis", "Axis to reduce; negative counts from the last one", "-1"))
+            continue
+        low, high = _bounds(op, a)
+        default = a.default
+        if not a.count.is_single:
+            text = None if not isinstance(default, tuple) else "[" + ",".join(str(v) for v in default) + "]"
+            out.append(Option("ShapeOption", a.name, a.description, text))
+        elif a.default is None:
+            out.append(Option("BoolOption", f"use_{a.name}", f"Give {a.name} (else it is None)", "false"))
+            out.append(Option("DoubleOption" if a.type in (DataType.FLOATING_POINT, DataType.NUMERIC) else
+                              "Int32Option", a.name, a.description, None, (), low, high))
+        elif a.type is DataType.ENUM:
+            out.append(Option("StringOption", a.name, a.description, default if isinstance(default, str) else None,
+                              a.possible_values))
+        elif a.type is DataType.DATA_TYPE:
+            out.append(Option("StringOption", a.name, a.description, default if isinstance(default, str) else None,
+                              CONCRETE_DTYPES))
+        elif a.type is DataType.STRING:
+            out.append(Option("StringOption", a.name, a.description, default if isinstance(default, str) else None))
+        elif a.type is DataType.BOOLEAN:
+            out.append(Option("BoolOption", a.name, a.description, _number(default) if a.has_default else None))
+        elif a.type in (DataType.INT, DataType.LONG):
+            out.append(Option("Int32Option", a.name, a.description,
+                              _number(default) if isinstance(default, int) else None, (), low, high))
+        else:
+            out.append(Option("DoubleOption", a.name, a.description,
+                              _number(float(default)) if isinstance(default, (int, float)) else None, (), low, high))
+    for cfg in op.configs:
+        for a in cfg.args:
+            out.append(Option("Int32Option" if a.type in (DataType.INT, DataType.LONG) else "DoubleOption",
+                              f"{cfg.name}_{a.name}", a.description,
+                              _number(a.default) if isinstance(a.default, (int, float)) else None))
+    return out
+
+
+def dims(name: str, shape: str) -> list[Hidden]:
+    """``<name>_rank`` and ``<name>_d0..d7`` (NumPy order, 1 past the rank)."""
+    out = [Hidden(f"{name}_rank", f"{shape}.count")]
+    for k in range(MAX_RANK):
+        out.append(Hidden(f"{name}_d{k}", f"{shape}.count > {k} ? {shape}.size({shape}.count - {k + 1}) : 1"))
+    return out
+
+
+def hidden(op: Op) -> list[Hidden]:
+    """Values the C adapter takes besides tensors and plain options."""
+    out: list[Hidden] = []
+    for i in op.inputs:
+        out += dims(i.name, f"{i.name}.shape")
+    for a in op.args:
+        if a.type is DataType.ENUM:
+            values = a.possible_values
+            out.append(Hidden(f"{a.name}_index", choose([(f'{a.name} == "{v}"', str(k)) for k, v in
+                                                          enumerate(values[:-1])], str(len(values) - 1))))
+        elif a.type is DataType.DATA_TYPE:
+            out.append(Hidden(f"{a.name}_index", choose([(f'{a.name} == "{d}"', str(k)) for k, d in
+                                                          enumerate(abi.DTYPES[:-1])], str(len(abi.DTYPES) - 1))))
+        elif not a.count.is_single and a.name != reduction_axes_arg(op):
+            out += dims(a.name, a.name)
+    out.append(Hidden("output_shape", output_shape(op)))
+    out += dims("output", "output_shape")
+    return out
+
+
+def output_type(op: Op) -> str:
+    out = op.outputs[0]
+    c = op.compute
+    if isinstance(c, C.RandomSample):
+        variants = [v.dtype for v in variants_of(op)]
+        return choose([(f'dtype == "{d}"', VALUE_TYPE[d]) for d in variants[:-1]], VALUE_TYPE[variants[-1]])
+    if out.type is DataType.BOOLEAN:
+        return "System.Bool"
+    if out.type is DataType.LONG:
+        return "System.Int64"
+    first = op.inputs[0]
+    return f"{first.name}.type" if first.type is out.type else VALUE_TYPE["float64"]
+
+
+def output_shape(op: Op) -> str:
+    c = op.compute
+    if isinstance(c, C.Elementwise):
+        tensors = [p for p in c.params if any(i.name == p for i in op.inputs)]
+        if len(tensors) == 1:
+            return f"{tensors[0]}.shape"
+        a, b = tensors[:2]
+        # A unit cannot grow both operands: the result has the larger operand's shape.
+        # (&& and || bind equally in the language: every group is parenthesised.)
+        larger = (f"(({a}.shape.count > {b}.shape.count) || (({a}.shape.count == {b}.shape.count) && "
+                  f"(({a}.shape.flat == 0) || (({b}.shape.flat != 0) && ({a}.shape.flat >= {b}.shape.flat)))))")
+        return f"{larger} ? {a}.shape : {b}.shape"
+    if isinstance(c, (C.Reduction, C.ArgReduction)):
+        x = c.input
+        axis = "axis"
+        keep = c.keep_dims
+        right = axis_from_right(axis, x)
+        return f"{keep} ? {x}.shape.replace({right}, 1) : {x}.shape.remove({right})"
+    if isinstance(c, C.Contraction):
+        return _contraction_shape(c)
+    if isinstance(c, C.RandomSample):
+        return "shape"
+    return f"{op.inputs[0].name}.shape"
+
+
+def _contraction_shape(c: C.Contraction) -> str:
+    spec = c.spec
+    extent: dict[str, str] = {}
+    for name, operand in zip(c.inputs, spec.inputs):
+        named = operand.named
+        for k, label in enumerate(named):
+            if label not in extent:
+                from_right = len(named) - 1 - k
+                extent[label] = f"{name}.shape.size({from_right})"
+    if not spec.output.has_ellipsis:
+        return "System.Shape(" + ", ".join(extent[label] for label in spec.output.named) + ")"
+    # Start from the first operand with the row variable; rewrite its named axes (after the row variable).
+    base_name, base = next((n, o) for n, o in zip(c.inputs, spec.inputs) if o.has_ellipsis)
+    shape = f"{base_name}.shape"
+    for _ in base.named:
+        shape += ".remove(0)"
+    for label in spec.output.named:
+        shape += f".insert(0, {extent[label]})"
+    return shape
+
+
+class UnitRenderer(ImaginetRenderer):
+    """In a unit an optional arg is a value plus a ``use_<arg>`` flag, never null."""
+
+    def render_compare(self, node) -> str:  # type: ignore[no-untyped-def]
+        from dsl import expr as E
+
+        for ref, lit in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(ref, E.ParamRef) and isinstance(lit, E.Literal) and lit.value is None:
+                return f"(use_{ref.name} {'==' if node.op == '!=' else '!='} true)"
+        return super().render_compare(node)
+
+
+def contracts(op: Op) -> list[tuple[str, str]]:
+    """(test, error) per Assert: the op's constraints, then the unit's own rules."""
+    render = UnitRenderer(op).render
+    out = []
+    for cfg, c in op.all_constraints():
+        if c.backend:
+            continue
+        tensors = list(dict.fromkeys(r.name for r in _refs(c.expr) if r.kind == "input"))
+        message = c.message.replace("{", "(").replace("}", ")")
+        if tensors:
+            message += " (" + ", ".join(f"{t}: {{{t}.shape}}" for t in tensors) + ")"
+        out.append((render(c.expr), message))
+    c = op.compute
+    if isinstance(c, (C.Reduction, C.ArgReduction)):
+        x = c.input
+        out.insert(0, (f"{x}.shape.count >= 1", f"{x} must have rank 1 or more"))
+        out.insert(1, (f"axis >= -{x}.shape.count && axis < {x}.shape.count",
+                       f"axis {{axis}} is out of range for rank {{{x}.shape.count}}"))
+    return out
+
+
+def _refs(expr):
+    from dsl import expr as E
+
+    return E.param_refs(expr)

@@ -1,0 +1,260 @@
+"""The .imunit target: well-formed units whose fragments exist, whose
+expressions parse, whose calls match their fragments, whose output shapes and
+contracts agree with the reference, and whose Python and C implementations
+compute what the reference computes."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import types
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from dsl import compute as C
+from dsl import fragments, loader
+from generators.imunit import units
+from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate, parse
+from generators.kernels import reference
+from generators.kernels.selection import code_ops
+from generators.tests import cases, golden
+
+DTYPE_TYPES = {"float32": "Float32", "float64": "Float64", "int8": "Int8", "int16": "Int16", "int32": "Int32",
+               "int64": "Int64", "uint8": "UInt8", "bool": "Bool"}
+EXPRESSION_ATTRIBUTES = ("value", "test", "shape", "type", "conditional")
+
+
+def _generate(target: Path, *extra: str) -> Path:
+    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "imunit", "-outdir", str(target),
+                    *extra], cwd=ROOT, check=True, capture_output=True)
+    return target / "imunit"
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _generate(tmp_path_factory.mktemp("units"))
+
+
+@pytest.fixture(scope="module")
+def legacy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _generate(tmp_path_factory.mktemp("legacy"), "-imunit-style", "legacy")
+
+
+CATALOGUE = loader.load(ROOT / "ops").catalogue
+OPS = [(ns, op) for ns in CATALOGUE.namespaces for op in code_ops(ns)]
+
+
+def _unit_files(root: Path) -> list[Path]:
+    return sorted(root.glob("*/*/*.imunit"))
+
+
+def test_one_folder_per_op(out: Path) -> None:
+    assert len(_unit_files(out)) == len(OPS)
+    for ns, op in OPS:
+        folder = out / ns.key / op.name
+        assert {p.name for p in folder.iterdir()} == {f"{op.name}.imunit", f"{op.name}.h", f"{op.name}.py"}
+
+
+@pytest.mark.parametrize("style", ["current", "legacy"])
+def test_units_are_well_formed_and_consistent(out: Path, legacy: Path, style: str) -> None:
+    root = out if style == "current" else legacy
+    for path in _unit_files(root):
+        tree = ET.parse(path)
+        unit = tree.getroot()[0]
+        assert unit.tag == ("Unit" if style == "current" else "Function"), path
+        names = {e.get("name") for e in unit.iter() if e.get("name")}
+        for element in unit.iter():
+            for attribute in EXPRESSION_ATTRIBUTES:
+                if element.get(attribute) is not None and element.tag != "Item":
+                    parse(element.get(attribute))
+            if element.tag == "Conditional":
+                parse(element.get("value"))
+        hidden = "Expression" if style == "current" else "Hidden"
+        assert unit.find(f"Parameters/{hidden}") is not None
+        if style == "legacy":
+            assert unit.find("Parameters/Expression") is None and unit.find("Parameters/BoolOption") is None
+        for impl in unit.iter("Implementation"):
+            file, fragment = impl.get("fragment").split(":")
+            order, _ = fragments.resolve(path.parent, file, fragment, str(path.parent))
+            call = re.fullmatch(r"(\w+)\((.*)\)", impl.get("call"))
+            assert call and call.group(1) == fragment, impl.get("call")
+            args = [a.strip() for a in call.group(2).split(",") if a.strip()]
+            assert set(args) <= names, set(args) - names
+            text = order[-1].text
+            if impl.get("language") == "C":
+                signature = re.search(rf"static inline int\s+{fragment}\((.*?)\)\s*{{", text, re.S).group(1)
+            else:
+                signature = re.search(rf"def {fragment}\((.*?)\):", text, re.S).group(1)
+            declared = [p.strip() for p in signature.split(",") if p.strip()]
+            assert len(declared) == len(args), (path.name, fragment)
+
+
+def _case_env(op, case, expected):
+    """The unit's parameters for a test case: tensors, options and the output's dims."""
+    env = {}
+    for i in op.inputs:
+        array = np.asarray(case.kwargs[reference.py_name(i.name)])
+        env[i.name] = Tensor(VALUE_TYPES[DTYPE_TYPES[array.dtype.name]], Shape(array.shape))
+    axes = units.reduction_axes_arg(op)
+    for a in op.args:
+        value = case.arg(a.name)
+        if a.name == axes:
+            if len(value) != 1:
+                return None  # units reduce one axis
+            env["axis"] = int(value[0])
+        elif a.default is None and a.count.is_single:
+            env[f"use_{a.name}"] = value is not None
+            env[a.name] = value if value is not None else 0.0
+        elif not a.count.is_single:
+            env[a.name] = Shape(tuple(value))
+        else:
+            env[a.name] = value
+    for cfg in op.configs:
+        given = case.kwargs.get(reference.config_param(cfg.name))
+        for a in cfg.args:
+            env[f"{cfg.name}_{a.name}"] = getattr(given, a.name) if given is not None else a.default
+    return env
+
+
+def _valid_cases(op):
+    ns = next(n for n in CATALOGUE.namespaces if n.name == op.namespace)
+    functions = golden.reference_functions(ns)
+    for dtype, spec in cases.cases(op):
+        case = golden._Case(op, dtype, spec, functions[reference.function_name(op.name)], 0)
+        if not case.size_ok():
+            continue
+        expected = case.expected()
+        if expected is None:
+            continue
+        if isinstance(op.compute, C.Reduction) and len(case.arg(op.compute.axes)) != 1:
+            continue
+        if isinstance(op.compute, (C.Reduction, C.ArgReduction)) and np.asarray(
+                case.kwargs[reference.py_name(op.compute.input)]).ndim == 0:
+            continue
+        if isinstance(op.compute, C.Contraction) and op.compute.spec.output.has_ellipsis:
+            first = np.asarray(case.kwargs[reference.py_name(op.compute.inputs[0])])
+            batch = first.ndim - len(op.compute.spec.inputs[0].named)
+            if expected.shape[:batch] != first.shape[:batch]:
+                continue  # units take the batch axes of the first operand
+        if isinstance(op.compute, C.Elementwise) and len(op.inputs) == 2:
+            shapes = [np.asarray(case.kwargs[reference.py_name(i.name)]).shape for i in op.inputs]
+            if expected.shape not in shapes:
+                continue  # units give the result the larger operand's shape
+        yield case, expected
+
+
+def _evaluate_unit(unit: ET.Element, env: dict) -> tuple[dict, list[str]]:
+    """Evaluate the unit's hidden values in order; return the env and failed Asserts."""
+    for element in unit.find("Parameters"):
+        if element.tag in ("Expression", "Hidden"):
+            env[element.get("name")] = evaluate(element.get("value"), env)
+    failed = [a.get("error") for a in unit.iter("Assert") if evaluate(a.get("test"), env) is not True]
+    return env, failed
+
+
+@pytest.mark.parametrize(("ns", "op"), OPS, ids=[op.qualified_name for _, op in OPS])
+def test_shapes_contracts_and_python_implementation_match_the_reference(out: Path, ns, op) -> None:
+    unit = ET.parse(out / ns.key / op.name / f"{op.name}.imunit").getroot()[0]
+    module = types.ModuleType(f"unit_{op.name}")
+    exec(compile((out / ns.key / op.name / f"{op.name}.py").read_text(), op.name, "exec"), module.__dict__)
+    wrapper = getattr(module, f"{op.name}_unit")
+    checked = 0
+    for case, expected in _valid_cases(op):
+        env = _case_env(op, case, expected)
+        if env is None:
+            continue
+        env, failed = _evaluate_unit(unit, env)
+        assert failed == [], (case.spec, failed)
+        socket = unit.find("Parameters/OutputSocket")
+        shape = evaluate(socket.get("shape"), env)
+        assert shape == Shape(expected.shape), (case.spec, shape, expected.shape)
+        value_type = evaluate(socket.get("type"), env)
+        assert value_type == VALUE_TYPES[DTYPE_TYPES[expected.dtype.name]]
+        output = np.empty(expected.shape, dtype=expected.dtype)
+        call = unit.find("Implementations/Implementation[@language='Python']").get("call")
+        names = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+        values = {n: v for n, v in env.items()}
+        for i in op.inputs:
+            values[i.name] = np.asarray(case.kwargs[reference.py_name(i.name)])
+        values[op.outputs[0].name] = output
+        values.update({k: (tuple(v.dims) if isinstance(v, Shape) else v) for k, v in values.items()
+                       if k not in {i.name for i in op.inputs} | {op.outputs[0].name}})
+        with np.errstate(all="ignore"):
+            wrapper(*(values[n] for n in names))
+        if expected.dtype.kind == "f":
+            assert np.allclose(output, expected, equal_nan=True, rtol=1e-5, atol=1e-6), case.spec
+        else:
+            assert np.array_equal(output, expected), case.spec
+        checked += 1
+    assert checked > 0
+
+
+def test_units_reject_what_the_bindings_reject(out: Path) -> None:
+    op = next(op for _, op in OPS if op.qualified_name == "math.matmul")
+    unit = ET.parse(out / "math" / "matmul" / "matmul.imunit").getroot()[0]
+    f32 = VALUE_TYPES["Float32"]
+    env = {"a": Tensor(f32, Shape((2, 3))), "b": Tensor(f32, Shape((2, 3)))}
+    failed = [a.get("error") for a in unit.iter("Assert") if evaluate(a.get("test"), env) is not True]
+    assert failed == ["the inner dimensions of a and b must agree (a: {a.shape}, b: {b.shape})"]
+    del op
+
+
+def _first_case(op):
+    return next(iter(_valid_cases(op)), None)
+
+
+@pytest.mark.parametrize(("ns", "op"), OPS, ids=[op.qualified_name for _, op in OPS])
+def test_c_implementation_computes_the_reference(out: Path, tmp_path: Path, ns, op) -> None:
+    picked = _first_case(op)
+    assert picked is not None
+    case, expected = picked
+    unit = ET.parse(out / ns.key / op.name / f"{op.name}.imunit").getroot()[0]
+    env, failed = _evaluate_unit(unit, _case_env(op, case, expected))
+    assert failed == []
+    dtype = next(v for v in units.variants_of(op) if v.dtype == case.dtype)
+    impl = next(i for i in unit.iter("Implementation")
+                if i.get("language") == "C" and i.get("fragment").endswith(f"_{golden_suffix(dtype.dtype)}"))
+    call = impl.get("call")
+    name = call[:call.index("(")]
+    lines = ["#include <stdio.h>", "#include <string.h>", f'#include "{op.name}.h"', "int main(void)", "{"]
+    args = []
+    for arg in (a.strip() for a in call[call.index("(") + 1:-1].split(",")):
+        if arg in {i.name for i in op.inputs}:
+            data = np.array(case.kwargs[reference.py_name(arg)], order="C")
+            lines.append(golden.c_array(f"data_{arg}", data, data.dtype.name))
+            args.append(f"data_{arg}")
+        elif arg == op.outputs[0].name:
+            lines.append(f"static {golden.C_TYPE[expected.dtype.name]} out[{max(1, expected.size)}];")
+            args.append("out")
+        else:
+            value = env[arg]
+            args.append(("1" if value else "0") if isinstance(value, bool) else repr(value))
+    lines.append(golden.c_array("want", expected, expected.dtype.name))
+    lines.append(f"const int status = {name}({', '.join(args)});")
+    if expected.dtype.kind == "f":
+        check = (f"for (int i = 0; i < {expected.size}; i++) {{ const double a = out[i], b = want[i]; "
+                 "if (!(a == b || (isnan(a) && isnan(b)) || fabs(a - b) <= 1e-5 * (1 + fabs(b)))) return 3; }")
+    else:
+        check = f"if (memcmp(out, want, sizeof want[0] * {expected.size}) != 0) return 3;"
+    lines += ["if (status != 0) { printf(\"status %d\\n\", status); return 2; }", check, 'printf("ok\\n");',
+              "return 0;", "}"]
+    driver = tmp_path / "driver.c"
+    driver.write_text("\n".join(lines) + "\n")
+    exe = tmp_path / "driver"
+    build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unknown-pragmas",
+                            "-ffp-contract=off", f"-I{out / ns.key / op.name}", str(driver), "-lm", "-o", str(exe)],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), (run.returncode, run.stdout, case.spec)
+
+
+def golden_suffix(dtype: str) -> str:
+    from generators.kernels.scalar_c import SUFFIX
+
+    return SUFFIX[dtype]
