@@ -5,12 +5,11 @@ integers wrap around (computed in unsigned types, no undefined behaviour);
 integer division truncates, x / 0 is 0; integer powers with a negative
 exponent are 0 except for bases 1 and -1; shifts by a negative amount or the
 bit width or more give 0 (left) or the sign fill (right); max/min propagate
-NaN; rounding to even uses nearbyint in the default rounding mode.
+NaN; rounding to even uses nearbyint in the default rounding mode. The
+``opf_*`` helpers the output calls live in ``opforge_internal.h``.
 """
 
 from __future__ import annotations
-
-from typing import Callable
 
 from dsl.compute import BOOL_RESULT, SCall, SConst, SExpr, SSym
 from dsl.dtypes import category
@@ -146,7 +145,3 @@ def _float_call(fn: str, a: list[str], dtype: str) -> str:
         return f"{_libm(fn, dtype)}({a[0]})"
     raise ValueError(f"{fn} is not defined for {dtype}")
 
-
-HELPERS_NOTE = "opf_div/pow/left_shift/right_shift/minimum/maximum/sign helpers live in opforge_internal.h"
-
-Renderer = Callable[[SExpr, str, dict[str, Value]], Value]
