@@ -6,6 +6,7 @@ not once per file.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import subprocess
 import sys
@@ -43,6 +44,7 @@ def clang_format(sources: dict[str, str]) -> dict[str, str]:
         return {name: path.read_text(encoding="utf-8") for name, path in paths}
 
 
+@functools.lru_cache(maxsize=None)
 def black_format(source: str) -> str:
     formatted = black.format_str(source, mode=black.Mode(line_length=100))
     # black writes "# pragma"; Imaginet's fragment scanner expects "#pragma".

@@ -56,7 +56,7 @@ class ImunitGenerator:
             for op in code_ops(ns):
                 folder = f"{ns.key}/{op.name}"
                 c_files[f"{folder}/{op.name}.h"] = self._c_file(op, header)
-                files.append(GeneratedFile(f"{folder}/{op.name}.py", black_format(self._py_file(op, header))))
+                files.append(GeneratedFile(f"{folder}/{op.name}.py", self._py_file(op, header)))
                 files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._unit(op, header, legacy)))
         files += [GeneratedFile(path, text) for path, text in clang_format(c_files).items()]
         return sorted(files, key=lambda f: f.path)
@@ -221,13 +221,14 @@ class ImunitGenerator:
             fields = ", ".join(f"{a.name}={cfg.name}_{a.name}" for a in cfg.args)
             args.append(f"types.SimpleNamespace({fields})")
         args += [o.name for o in op.outputs]
-        lines = [f"# {header}", f'"""Python fragments of the {op.qualified_name} unit."""', "",
-                 "#pragma IMAGINET_INCLUDES_BEGIN", "import types", *dict.fromkeys(runtime_imports),
-                 *[i for i in includes if i not in runtime_imports], "#pragma IMAGINET_INCLUDES_END", "",
-                 '#pragma IMAGINET_FRAGMENT_BEGIN "opforge_kernels"', runtime_body,
-                 "_k = types.SimpleNamespace(**{n: v for n, v in dict(globals()).items() "
-                 "if not n.startswith('__') and n != 'types'})",
-                 "#pragma IMAGINET_FRAGMENT_END", ""]
+        head = [f"# {header}", f'"""Python fragments of the {op.qualified_name} unit."""', "",
+                "#pragma IMAGINET_INCLUDES_BEGIN", "import types", *dict.fromkeys(runtime_imports),
+                *[i for i in includes if i not in runtime_imports], "#pragma IMAGINET_INCLUDES_END"]
+        kernels = ['#pragma IMAGINET_FRAGMENT_BEGIN "opforge_kernels"', runtime_body,
+                   "_k = types.SimpleNamespace(**{n: v for n, v in dict(globals()).items() "
+                   "if not n.startswith('__') and n != 'types'})",
+                   "#pragma IMAGINET_FRAGMENT_END"]
+        lines: list[str] = []
         lines += [_dependency(f"#pragma IMAGINET_FRAGMENT_BEGIN \"{f.split('(')[0].split()[-1]}\"\n{f}"
                               "#pragma IMAGINET_FRAGMENT_END", "opforge_kernels") for f in fragments]
         lines.append(_dependency(reference.function(op), "opforge_kernels"))
@@ -237,7 +238,8 @@ class ImunitGenerator:
                   '    """The unit\'s entry: options as the unit passes them, results into the outputs."""',
                   f"    {fn}({', '.join(args)})",
                   "#pragma IMAGINET_FRAGMENT_END", ""]
-        return "\n".join(lines)
+        # The runtime is the same in every unit: black formats it once (cached), then the parts join.
+        return "\n\n\n".join(black_format("\n".join(part)).strip("\n") for part in (head, kernels, lines)) + "\n"
 
     # ------------------------------------------------------------ XML
 
