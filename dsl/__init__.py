@@ -10,6 +10,7 @@ from dsl.builders import (
     Alias,
     Arg,
     ArgReduce,
+    Compose,
     Einsum,
     Elementwise,
     Fragment,
@@ -29,7 +30,7 @@ from dsl.builders import (
     use_config,
     use_mixin,
 )
-from dsl.compute import fn
+from dsl.compute import fn, step
 from dsl.terms import all_of, broadcastable_shapes, not_, same_shape, same_type, some
 from dsl.types import (
     BOOLEAN,
@@ -57,6 +58,7 @@ __all__ = [
     "Arg",
     "ArgReduce",
     "AtLeast",
+    "Compose",
     "AtMost",
     "BOOLEAN",
     "BackendConstraint",
@@ -95,6 +97,7 @@ __all__ = [
     "same_shape",
     "same_type",
     "some",
+    "step",
     "use_config",
     "use_mixin",
 ]

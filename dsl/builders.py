@@ -815,3 +815,9 @@ def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragmen
     maps each dtype to its C fragment."""
     _set_compute("Fragment", compute.FragmentKernel(
         c, tuple(sorted(c_fragments.items())), python, python_fragment, layout, axis, tuple(args)))
+
+
+def Compose(function: Any) -> None:
+    """The op as a sequence of elementwise ops of its namespace:
+    ``Compose(lambda x, y: step("math.mul", d := step("math.sub", x, y), d))``."""
+    _set_compute("Compose", compute.trace_composition(function))

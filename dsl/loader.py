@@ -13,7 +13,7 @@ from pathlib import Path
 
 import attrs
 
-from dsl import builders, validate
+from dsl import builders, compose, validate
 from dsl.model import Catalogue, Location, Problem
 
 
@@ -104,5 +104,7 @@ def load(ops_dir: Path | str) -> LoadResult:
         _purge(package)
     catalogue = Catalogue(tuple(sorted(session.namespaces, key=lambda n: (n.key, n.name))))
     problems.extend(validate.catalogue_problems(catalogue))
+    catalogue, composition_problems = compose.resolve(catalogue)
+    problems.extend(composition_problems)
     unique = sorted(set(problems), key=Problem.sort_key)
     return LoadResult(catalogue, tuple(unique), ops_dir)

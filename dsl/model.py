@@ -8,7 +8,7 @@ change what another one sees.
 from __future__ import annotations
 
 import enum
-from typing import Iterator, Union
+from typing import Any, Iterator, Union
 
 import attrs
 
@@ -183,6 +183,8 @@ class Op:
     #: What the op computes (None: a documentation-only op).
     compute: Compute | None = None
     compute_location: Location | None = None
+    #: The steps of a composed op (its ``compute`` is then their fusion).
+    composition: Any = None
 
     @property
     def qualified_name(self) -> str:

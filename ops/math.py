@@ -61,6 +61,15 @@ with Namespace("math"):
         Elementwise(lambda x, y: fn.maximum(x, y))
         Doc(Language.ANY, DocScope.ALL, "Elementwise maximum of x and y; NaN wins, as in NumPy's maximum.")
 
+    with Op("squared_difference", pairwise) as op:
+        op.display_path = "/Math/Arithmetic"
+        Compose(lambda x, y: step("math.mul", d := step("math.sub", x, y), d))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise squared difference: output = (x - y) * (x - y), with NumPy broadcasting.",
+        )
+
     with Op("abs", transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: abs(x))

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import write_ops
+from conftest import ROOT, write_ops
 from dsl import compute as C
 from dsl import loader
 from dsl.einsum import EinsumError, parse
@@ -209,3 +209,44 @@ def test_numpy_semantics_of_integer_corners() -> None:
 def test_philox_known_answers_in_numpy() -> None:
     got = k.philox4x32_10(([0x243F6A88], [0x85A308D3], [0x13198A2E], [0x03707344]), (0xA4093822, 0x299F31D0))
     assert [int(w[0]) for w in got] == [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("Compose(lambda x: step('m.nope', x))", "step t0 (m.nope): m.nope does not exist"),
+    ("Compose(lambda x: step('m.total', x))", "step t0 (m.total): m.total is not elementwise"),
+    ("Compose(lambda x: step('m.twice', x, x))", "step t0 (m.twice): m.twice takes 1 inputs, got 2"),
+    ("Compose(lambda x: step('other.twice', x))", "step t0 (other.twice): a composition uses ops of its own "
+                                                  "namespace m"),
+])
+def test_composition_problems(project: Path, body: str, message: str) -> None:
+    write_ops(project, {"defs.py": f'''
+        from dsl import *
+        with Namespace("m"):
+            with Op("twice") as op:
+                Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Elementwise(lambda x: x + x)
+                Doc(Language.ANY, DocScope.ALL, "twice")
+            with Op("total") as op:
+                Input(NUMERIC, "x", description="x")
+                Arg(INT, "axes", count=AtLeast(0), default=[], description="axes")
+                Arg(BOOLEAN, "keep_dims", default=False, description="keep")
+                Output(NUMERIC, "out", description="out")
+                Reduce("add")
+                Doc(Language.ANY, DocScope.ALL, "total")
+            with Op("f") as op:
+                x = Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                {body}
+                Doc(Language.ANY, DocScope.ALL, "f")
+    '''})
+    result = loader.load(project / "ops")
+    assert [(p.location.line, p.message) for p in result.problems] == [(18, message)]
+
+
+def test_composition_fuses_into_one_elementwise_expression() -> None:
+    catalogue = loader.load(ROOT / "ops").catalogue
+    op = catalogue.namespace("math").op("squared_difference")
+    assert [s.op for s in op.composition.steps] == ["math.sub", "math.mul"]
+    d = C.SCall("sub", (C.SSym("x"), C.SSym("y")))
+    assert op.compute == C.Elementwise(("x", "y"), (), (((), C.SCall("mul", (d, d))),), "numpy")

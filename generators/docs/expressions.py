@@ -129,6 +129,14 @@ def compute_text(op: object) -> list[str]:
     out = op.outputs[0].name if op.outputs else "output"  # type: ignore[attr-defined]
     if c is None:
         return []
+    steps = op.composition.steps if op.composition is not None else ()  # type: ignore[attr-defined]
+    if steps:
+        lines = []
+        for s in steps:
+            args = [str(i) for i in s.inputs] + [f"{k}={_literal(v)}" for k, v in s.args]
+            name = out if s is steps[-1] else s.name
+            lines.append(f"composed: {name} = {s.op}({', '.join(args)})")
+        return lines
     if isinstance(c, C.Elementwise):
         lines = []
         for given, expr in c.cases:

@@ -53,8 +53,12 @@ class ImunitGenerator:
         files: list[GeneratedFile] = []
         for ns in context.namespaces:
             header = context.header(self.name, [ns])
+            self._namespace_ops = ns.ops
             for op in code_ops(ns):
                 folder = f"{ns.key}/{op.name}"
+                if op.composition is not None:
+                    files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._composite(op, header, legacy)))
+                    continue
                 c_files[f"{folder}/{op.name}.h"] = self._c_file(op, header)
                 files.append(GeneratedFile(f"{folder}/{op.name}.py", self._py_file(op, header)))
                 files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._unit(op, header, legacy)))
@@ -245,10 +249,7 @@ class ImunitGenerator:
 
     def _unit(self, op: Op, header: str, legacy: bool) -> str:
         root = ET.Element("Imaginet")
-        unit = ET.SubElement(root, "Function" if legacy else "Unit", {"unit" if legacy else "name": unit_name(op)})
-        display = op.display_name if op.display_name != op.name else unit_name(op).rsplit(".", 1)[1]
-        ET.SubElement(unit, "DisplayName").text = display
-        ET.SubElement(unit, "DisplayPath").text = op.display_path
+        unit = self._head(root, op, "Function" if legacy else "Unit", legacy)
         description = ET.SubElement(unit, "Description")
         tokens = {doc_tokens.OPNAME: unit_name(op), doc_tokens.NATIVE_OPNAME: abi.function(op),
                   doc_tokens.INPUT_TYPE: "array"}
@@ -315,6 +316,66 @@ class ImunitGenerator:
         body = ET.tostring(root, encoding="unicode")
         comment = header.replace("--", "- -")
         return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {comment} -->\n{body}\n'
+
+    def _head(self, root: ET.Element, op: Op, tag: str, legacy: bool) -> ET.Element:
+        unit = ET.SubElement(root, tag, {"unit" if legacy else "name": unit_name(op)})
+        display = op.display_name if op.display_name != op.name else unit_name(op).rsplit(".", 1)[1]
+        ET.SubElement(unit, "DisplayName").text = display
+        ET.SubElement(unit, "DisplayPath").text = op.display_path
+        return unit
+
+    def _composite(self, op: Op, header: str, legacy: bool) -> str:
+        """A Composite unit: the steps' units stacked, intermediates in static buffers."""
+        root = ET.Element("Imaginet")
+        unit = self._head(root, op, "Composite", legacy)
+        tokens = {doc_tokens.OPNAME: unit_name(op), doc_tokens.NATIVE_OPNAME: abi.function(op),
+                  doc_tokens.INPUT_TYPE: "array"}
+        texts = [doc_tokens.expand(d.text, tokens)
+                 for d in op.docs_for(Language.IMUNIT, (DocScope.ALL, DocScope.CLASS_DOC_ONLY))]
+        head = ET.SubElement(ET.SubElement(unit, "Description"), "Header")
+        head.text = "Description"
+        head.tail = "\n" + "\n\n".join(texts) + "\n"
+        params = ET.SubElement(unit, "Parameters")
+        for i in op.inputs:
+            ET.SubElement(params, "InputSocket", {"name": i.name, "pipe": "data", "description": i.description})
+        hidden_tag = "Hidden" if legacy else "Expression"
+        shape_of: dict[str, str] = {i.name: f"{i.name}.shape" for i in op.inputs}
+        out = op.outputs[0]
+        steps = op.composition.steps
+        for s in steps:
+            tensors = list(dict.fromkeys(v for v in s.inputs if isinstance(v, str)))
+            shape = shape_of[tensors[0]]
+            for other in tensors[1:]:
+                a, b = shape, shape_of[other]
+                shape = (f"(({a}.count > {b}.count) || (({a}.count == {b}.count) && (({a}.flat == 0) || "
+                         f"(({b}.flat != 0) && ({a}.flat >= {b}.flat))))) ? {a} : {b}")
+            name = f"{s.name}_shape" if s is not steps[-1] else "output_shape"
+            ET.SubElement(params, hidden_tag, {"name": name, "value": shape})
+            shape_of[s.name] = name
+            if s is not steps[-1]:
+                # A static buffer for the intermediate result.
+                ET.SubElement(params, hidden_tag, {"name": s.name,
+                                                   "value": f"System.ArrayBuffer({op.inputs[0].name}.type, {name})"})
+        ET.SubElement(params, "OutputSocket", {"name": out.name, "type": units.output_type(op),
+                                               "shape": "output_shape", "pipe": "data",
+                                               "description": out.description})
+        contracts = ET.SubElement(unit, "Contracts")
+        for test, error in units.contracts(op):
+            ET.SubElement(contracts, "Assert", {"test": test, "error": error})
+        stacked = ET.SubElement(unit, "Stacked")
+        for s in steps:
+            component = next(o for o in self._namespace_ops if o.name == s.op.rpartition(".")[2])
+            element = ET.SubElement(stacked, "Unit", {"id": unit_name(component)})
+            for tensor, value in zip(component.inputs, s.inputs):
+                ET.SubElement(element, "Argument", {"param": tensor.name}).text = str(value)
+            for key, value in s.args:
+                text = f'"{value}"' if isinstance(value, str) else repr(value)
+                ET.SubElement(element, "Argument", {"param": key}).text = text
+            target = out.name if s is steps[-1] else s.name
+            ET.SubElement(element, "Argument", {"param": component.outputs[0].name}).text = target
+        ET.indent(root, space="  ")
+        body = ET.tostring(root, encoding="unicode")
+        return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {header.replace("--", "- -")} -->\n{body}\n'
 
     def _condition(self, op: Op, dtype: str) -> str:
         if isinstance(op.compute, C.RandomSample):

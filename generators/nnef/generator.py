@@ -90,8 +90,12 @@ class NnefGenerator:
         files.append(GeneratedFile("opforge_nnef_shapes.py", black_format(self._shapes(context))))
         return files
 
+    @staticmethod
+    def _generic(op: Op) -> bool:
+        return any(TENSOR_TYPE.get(t.type) == "?" for t in (*op.inputs, *op.outputs))
+
     def fragment(self, op: Op, name: str | None = None, body: str | None = None) -> str:
-        generic = any(TENSOR_TYPE.get(t.type) == "?" for t in (*op.inputs, *op.outputs))
+        generic = self._generic(op)
         params = []
         for i in op.inputs:
             array = "" if i.count.is_single else "[]"
@@ -115,7 +119,8 @@ class NnefGenerator:
         declared = set()
         for op in code_ops(ns):
             first = next((d.text for d in op.docs if d.text.strip()), "")
-            parts += [_comment(f"{op.qualified_name}: {first.splitlines()[0] if first else ''}"), self.fragment(op)]
+            parts += [_comment(f"{op.qualified_name}: {first.splitlines()[0] if first else ''}"),
+                      self.fragment(op, body=self._composition_body(op, ns))]
             declared.add(op.qualified_name)
         for alias in ns.aliases:
             target = context.catalogue.resolve(alias)
@@ -131,6 +136,25 @@ class NnefGenerator:
             parts += [_comment(f"{alias.qualified_name}: alias of {alias.target}"),
                       self.fragment(target, fragment_name(ns.name, alias.name), body)]
         return "\n".join(parts)
+
+    def _composition_body(self, op: Op, ns: Namespace) -> str | None:
+        """A composed op's fragment invokes its steps (which the document declares above)."""
+        if op.composition is None:
+            return None
+        lines = []
+        generic = self._generic(op)
+        for s in op.composition.steps:
+            target = s.op.rpartition(".")[2]
+            args = [nnef_name(v) if isinstance(v, str) else _literal(v, DataType.FLOATING_POINT) or repr(v)
+                    for v in s.inputs]
+            args += [f"{nnef_name(k)} = {_literal(v, DataType.FLOATING_POINT if isinstance(v, float) else DataType.INT)}"
+                     for k, v in s.args]
+            result = nnef_name(op.outputs[0].name) if s is op.composition.steps[-1] else s.name
+            # Inside a generic fragment the generic steps take its type explicitly (else they default to scalar).
+            callee = ns.op(target) if generic else None
+            kind = "<?>" if callee is not None and self._generic(callee) else ""
+            lines.append(f"    {result} = {fragment_name(op.namespace, target)}{kind}({', '.join(args)});")
+        return "\n".join(lines)
 
     def _shapes(self, context: GenerationContext) -> str:
         lines = [f"# {context.header(self.name)}",
