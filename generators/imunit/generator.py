@@ -15,7 +15,7 @@ from typing import Sequence
 
 from dsl import compute as C
 from dsl import doc_tokens
-from dsl.model import Op
+from dsl.model import Namespace, Op
 from dsl.types import DataType, DocScope, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
@@ -53,11 +53,10 @@ class ImunitGenerator:
         files: list[GeneratedFile] = []
         for ns in context.namespaces:
             header = context.header(self.name, [ns])
-            self._namespace_ops = ns.ops
             for op in code_ops(ns):
                 folder = f"{ns.key}/{op.name}"
                 if op.composition is not None:
-                    files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._composite(op, header, legacy)))
+                    files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._composite(ns, op, header, legacy)))
                     continue
                 c_files[f"{folder}/{op.name}.h"] = self._c_file(op, header)
                 files.append(GeneratedFile(f"{folder}/{op.name}.py", self._py_file(op, header)))
@@ -233,8 +232,8 @@ class ImunitGenerator:
                    "if not n.startswith('__') and n != 'types'})",
                    "#pragma IMAGINET_FRAGMENT_END"]
         lines: list[str] = []
-        lines += [_dependency(f"#pragma IMAGINET_FRAGMENT_BEGIN \"{f.split('(')[0].split()[-1]}\"\n{f}"
-                              "#pragma IMAGINET_FRAGMENT_END", "opforge_kernels") for f in fragments]
+        lines += [_dependency(f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n{text}#pragma IMAGINET_FRAGMENT_END',
+                              "opforge_kernels") for name, text in fragments]
         lines.append(_dependency(reference.function(op), "opforge_kernels"))
         lines += [f'#pragma IMAGINET_FRAGMENT_BEGIN "{self.wrapper_name(op)}"',
                   f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{op.name}"',
@@ -324,7 +323,7 @@ class ImunitGenerator:
         ET.SubElement(unit, "DisplayPath").text = op.display_path
         return unit
 
-    def _composite(self, op: Op, header: str, legacy: bool) -> str:
+    def _composite(self, ns: Namespace, op: Op, header: str, legacy: bool) -> str:
         """A Composite unit: the steps' units stacked, intermediates in static buffers."""
         root = ET.Element("Imaginet")
         unit = self._head(root, op, "Composite", legacy)
@@ -364,7 +363,8 @@ class ImunitGenerator:
             ET.SubElement(contracts, "Assert", {"test": test, "error": error})
         stacked = ET.SubElement(unit, "Stacked")
         for s in steps:
-            component = next(o for o in self._namespace_ops if o.name == s.op.rpartition(".")[2])
+            component = ns.op(s.op.rpartition(".")[2])
+            assert component is not None  # checked when the catalogue loaded
             element = ET.SubElement(stacked, "Unit", {"id": unit_name(component)})
             for tensor, value in zip(component.inputs, s.inputs):
                 ET.SubElement(element, "Argument", {"param": tensor.name}).text = str(value)

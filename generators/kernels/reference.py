@@ -129,15 +129,17 @@ def _by_dtype(on: str, per_dtype: list, target: str | None, indent: int) -> list
     return lines
 
 
-def fragment_sources(op: Op) -> tuple[list[str], list[str]]:
-    """(includes, fragment texts) of a fragment op's Python side."""
+def fragment_sources(op: Op) -> tuple[list[str], list[tuple[str, str]]]:
+    """(includes, (name, text) per fragment) of a fragment op's Python side; the
+    functions are renamed ``_fragment_<name>`` so they cannot shadow generated ones."""
     c = op.compute
     if not isinstance(c, C.FragmentKernel):
         return [], []
     root, shown = validate.fragment_root(op)
     order, includes = fragments.resolve(root, c.python_file, c.python_fragment, shown)
-    texts = [f.text.replace(f"def {f.name}(", f"def _fragment_{f.name}(", 1) for f in order]
-    return includes, texts
+    renamed = [(f"_fragment_{f.name}", f.text.replace(f"def {f.name}(", f"def _fragment_{f.name}(", 1))
+               for f in order]
+    return includes, renamed
 
 
 def function(op: Op) -> str:
@@ -157,7 +159,7 @@ def module(ns: Namespace, header: str) -> str:
     for op in ops:
         inc, frag = fragment_sources(op)
         includes += [i for i in inc if i not in includes]
-        texts += [t for t in frag if t not in texts]
+        texts += [t for _, t in frag if t not in texts]
     head = [f"# {header}", f'"""NumPy reference implementation of the {ns.name} namespace."""', "",
             "#pragma IMAGINET_INCLUDES_BEGIN", "import numpy as np", *[i for i in includes if i != "import numpy as np"],
             "from opforge import _kernels as _k", "#pragma IMAGINET_INCLUDES_END", ""]
