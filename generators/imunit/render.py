@@ -9,7 +9,8 @@ negative ``i``), guarded to give -1 outside the rank as C and Python do. ``broad
 from __future__ import annotations
 
 from dsl import expr as E
-from dsl.model import Arg, Op
+from dsl.model import Op
+from generators.kernels.infix import InfixRenderer
 
 # Binding strength in the expression language, loosest first.
 _PRECEDENCE = {"?:": 0, "||": 1, "&&": 1, "==": 2, "!=": 2, "<": 3, ">": 3, "<=": 3, ">=": 3,
@@ -23,7 +24,7 @@ def _string(value: str) -> str:
     return f"{quote}{value}{quote}"
 
 
-class ImaginetRenderer(E.Renderer):
+class ImaginetRenderer(InfixRenderer):
     def __init__(self, op: Op) -> None:
         self.op = op
 
@@ -60,41 +61,11 @@ class ImaginetRenderer(E.Renderer):
         return (f"({a} < 0 ? ({x}.shape.count >= -{a} ? {x}.shape.size(-{a} - 1) : -1) : "
                 f"({x}.shape.count > {a} ? {x}.shape.size({x}.shape.count - 1 - {a}) : -1))")
 
-    def render_compare(self, node: E.Compare) -> str:
-        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
-
-    def render_arith(self, node: E.Arith) -> str:
-        op = "/" if node.op == "//" else node.op
-        return f"({self.render(node.left)} {op} {self.render(node.right)})"
-
-    def render_neg(self, node: E.Neg) -> str:
-        return f"(-{self.render(node.operand)})"
-
-    def render_allof(self, node: E.AllOf) -> str:
-        return "(" + " && ".join(self.render(t) for t in node.terms) + ")"
-
-    def render_anyof(self, node: E.AnyOf) -> str:
-        return "(" + " || ".join(self.render(t) for t in node.terms) + ")"
-
-    def render_not(self, node: E.Not) -> str:
-        return f"!{self.render(node.term)}"
-
-    def _pairs(self, template: str, refs: tuple[E.ParamRef, ...]) -> str:
-        first = refs[0].name
-        return "(" + " && ".join(template.format(first, r.name) for r in refs[1:]) + ")"
-
     def render_sametype(self, node: E.SameType) -> str:
-        return self._pairs("{0}.type == {1}.type", node.inputs)
+        return self.pairs("{0}.type == {1}.type", node.inputs)
 
     def render_sameshape(self, node: E.SameShape) -> str:
-        return self._pairs("{0}.shape == {1}.shape", node.inputs)
+        return self.pairs("{0}.shape == {1}.shape", node.inputs)
 
     def render_broadcastableshapes(self, node: E.BroadcastableShapes) -> str:
-        names = [r.name for r in node.inputs]
-        return "(" + " && ".join(f"{a}.shape.broadcastable({b}.shape)" for i, a in enumerate(names)
-                                 for b in names[i + 1:]) + ")"
-
-
-def arg_of(op: Op, ref: E.ParamRef) -> Arg | None:
-    found = op.param(ref)
-    return found if isinstance(found, Arg) else None
+        return self.all_pairs("{0}.shape.broadcastable({1}.shape)", node.inputs)

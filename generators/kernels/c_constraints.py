@@ -6,9 +6,10 @@ from dsl import expr as E
 from dsl.model import Arg, Op
 from generators import abi
 from generators.formatting import c_string
+from generators.kernels.infix import InfixRenderer
 
 
-class CConstraintRenderer(E.Renderer):
+class CConstraintRenderer(InfixRenderer):
     """Renders with the API function's parameter names; configs are read from
     the local ``cfg_<Name>`` copies that hold their defaults."""
 
@@ -56,35 +57,16 @@ class CConstraintRenderer(E.Renderer):
                 if isinstance(lit.value, str) and arg is not None:
                     index = arg.possible_values.index(lit.value)
                     return f"({self.render(ref)} {node.op} {index})"
-        return f"({self.render(left)} {node.op} {self.render(right)})"
+        return super().render_compare(node)
 
-    def render_arith(self, node: E.Arith) -> str:
-        op = "/" if node.op == "//" else node.op
-        return f"({self.render(node.left)} {op} {self.render(node.right)})"
-
-    def render_neg(self, node: E.Neg) -> str:
-        return f"(-{self.render(node.operand)})"
-
-    def render_allof(self, node: E.AllOf) -> str:
-        return "(" + " && ".join(self.render(t) for t in node.terms) + ")"
-
-    def render_anyof(self, node: E.AnyOf) -> str:
-        return "(" + " || ".join(self.render(t) for t in node.terms) + ")"
-
-    def render_not(self, node: E.Not) -> str:
-        return f"(!{self.render(node.term)})"
-
-    def _pairs(self, fn: str, refs: tuple[E.ParamRef, ...]) -> str:
-        first = abi.c_name(refs[0].name)
-        return "(" + " && ".join(fn.format(first, abi.c_name(r.name)) for r in refs[1:]) + ")"
+    def name(self, ref: E.ParamRef) -> str:
+        return abi.c_name(ref.name)
 
     def render_sametype(self, node: E.SameType) -> str:
-        return self._pairs("({0}->dtype == {1}->dtype)", node.inputs)
+        return self.pairs("({0}->dtype == {1}->dtype)", node.inputs)
 
     def render_sameshape(self, node: E.SameShape) -> str:
-        return self._pairs("opf_same_shape({0}, {1})", node.inputs)
+        return self.pairs("opf_same_shape({0}, {1})", node.inputs)
 
     def render_broadcastableshapes(self, node: E.BroadcastableShapes) -> str:
-        names = [abi.c_name(r.name) for r in node.inputs]
-        return "(" + " && ".join(f"opf_broadcastable({a}, {b})" for i, a in enumerate(names)
-                                 for b in names[i + 1:]) + ")"
+        return self.all_pairs("opf_broadcastable({0}, {1})", node.inputs)

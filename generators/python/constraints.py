@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dsl import expr as E
-from dsl.model import Arg, Op
+from dsl.model import Op
 from generators.kernels.reference import config_param, py_name
 
 
@@ -58,8 +58,3 @@ class PyConstraintRenderer(E.Renderer):
 
     def render_broadcastableshapes(self, node: E.BroadcastableShapes) -> str:
         return f"_broadcastable({', '.join(py_name(r.name) for r in node.inputs)})"
-
-
-def arg_of(op: Op, ref: E.ParamRef) -> Arg | None:
-    found = op.param(ref)
-    return found if isinstance(found, Arg) else None
