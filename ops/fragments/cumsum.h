@@ -16,25 +16,26 @@ static inline int64_t cumsum_index(int64_t j, int64_t i, int64_t k, int64_t step
 }
 #pragma IMAGINET_FRAGMENT_END
 
-#pragma IMAGINET_FRAGMENT_BEGIN "cumsum_float"
+#pragma IMAGINET_FRAGMENT_BEGIN "cumsum_body"
 #pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_index"
-/* One body for both float types: sums in T, in order along the axis. */
-#define CUMSUM_FLOAT(NAME, T)                                                                    \
+/* One body for every type: T is the element type, ACC the type the running
+ * sum is kept in (T for floats; an unsigned type for integers, so they wrap). */
+#define CUMSUM(NAME, T, ACC)                                                                     \
     static inline void NAME(const T* restrict x, int64_t step, int64_t size, int64_t slot,        \
                             int exclusive, int reverse, T* restrict output)                      \
     {                                                                                            \
         for (int64_t j = 0; j < slot; j++) {                                                     \
             for (int64_t k = 0; k < step; k++) {                                                 \
-                T acc = 0;                                                                       \
+                ACC acc = 0;                                                                     \
                 for (int64_t i = 0; i < size; i++) {                                             \
                     const int64_t at = cumsum_index(j, i, k, step, size, reverse);               \
-                    const T v = x[at];                                                           \
+                    const ACC v = (ACC)x[at];                                                    \
                     if (exclusive) {                                                             \
-                        output[at] = acc;                                                        \
-                        acc += v;                                                                \
+                        output[at] = (T)acc;                                                     \
+                        acc = (ACC)(acc + v);                                                    \
                     } else {                                                                     \
-                        acc += v;                                                                \
-                        output[at] = acc;                                                        \
+                        acc = (ACC)(acc + v);                                                    \
+                        output[at] = (T)acc;                                                     \
                     }                                                                            \
                 }                                                                                \
             }                                                                                    \
@@ -43,63 +44,36 @@ static inline int64_t cumsum_index(int64_t j, int64_t i, int64_t k, int64_t step
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "cumsum_f32"
-#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_float"
-CUMSUM_FLOAT(cumsum_f32, float)
+#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_body"
+CUMSUM(cumsum_f32, float, float)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "cumsum_f64"
-#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_float"
-CUMSUM_FLOAT(cumsum_f64, double)
-#pragma IMAGINET_FRAGMENT_END
-
-#pragma IMAGINET_FRAGMENT_BEGIN "cumsum_int"
-#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_index"
-/* One body for every integer type: T is the element type, U the unsigned
- * type the sum wraps in. */
-#define CUMSUM_INT(NAME, T, U)                                                                   \
-    static inline void NAME(const T* restrict x, int64_t step, int64_t size, int64_t slot,        \
-                            int exclusive, int reverse, T* restrict output)                      \
-    {                                                                                            \
-        for (int64_t j = 0; j < slot; j++) {                                                     \
-            for (int64_t k = 0; k < step; k++) {                                                 \
-                U acc = 0;                                                                       \
-                for (int64_t i = 0; i < size; i++) {                                             \
-                    const int64_t at = cumsum_index(j, i, k, step, size, reverse);               \
-                    const U v = (U)x[at];                                                        \
-                    if (exclusive) {                                                             \
-                        output[at] = (T)acc;                                                     \
-                        acc = (U)(acc + v);                                                      \
-                    } else {                                                                     \
-                        acc = (U)(acc + v);                                                      \
-                        output[at] = (T)acc;                                                     \
-                    }                                                                            \
-                }                                                                                \
-            }                                                                                    \
-        }                                                                                        \
-    }
+#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_body"
+CUMSUM(cumsum_f64, double, double)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "cumsum_i8"
-#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_int"
-CUMSUM_INT(cumsum_i8, int8_t, uint32_t)
+#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_body"
+CUMSUM(cumsum_i8, int8_t, uint32_t)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "cumsum_i16"
-#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_int"
-CUMSUM_INT(cumsum_i16, int16_t, uint32_t)
+#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_body"
+CUMSUM(cumsum_i16, int16_t, uint32_t)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "cumsum_i32"
-#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_int"
-CUMSUM_INT(cumsum_i32, int32_t, uint32_t)
+#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_body"
+CUMSUM(cumsum_i32, int32_t, uint32_t)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "cumsum_i64"
-#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_int"
-CUMSUM_INT(cumsum_i64, int64_t, uint64_t)
+#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_body"
+CUMSUM(cumsum_i64, int64_t, uint64_t)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "cumsum_u8"
-#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_int"
-CUMSUM_INT(cumsum_u8, uint8_t, uint32_t)
+#pragma IMAGINET_DEPENDENCY "cumsum.h:cumsum_body"
+CUMSUM(cumsum_u8, uint8_t, uint32_t)
 #pragma IMAGINET_FRAGMENT_END
