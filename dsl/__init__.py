@@ -27,6 +27,7 @@ from dsl.builders import (
     Op,
     Output,
     Signature,
+    SlidingWindow,
     use_config,
     use_mixin,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "Reduce",
     "STRING",
     "Signature",
+    "SlidingWindow",
     "all_of",
     "broadcastable_shapes",
     "fn",

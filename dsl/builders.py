@@ -821,3 +821,9 @@ def Compose(function: Any) -> None:
     """The op as a sequence of elementwise ops of its namespace:
     ``Compose(lambda x, y: step("math.mul", d := step("math.sub", x, y), d))``."""
     _set_compute("Compose", compute.trace_composition(function))
+
+
+def SlidingWindow(*, input: str = "x", window: str = "window", stride: str = "stride") -> None:
+    """A stateful streaming op: blocks of frames go in, windows of ``window``
+    frames come out every ``stride`` frames (an Imaginet Queue unit)."""
+    _set_compute("SlidingWindow", compute.SlidingWindow(input, window, stride))

@@ -330,7 +330,27 @@ class FragmentKernel:
     kind = "fragment"
 
 
-Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition"]
+@attrs.frozen
+class SlidingWindow:
+    """A stateful stream of frames (axis 0 of each block of ``input``).
+
+    The queue holds at most ``CAPACITY_WINDOWS * window`` frames. A complete
+    window (the oldest ``window`` frames) can be dequeued; then ``stride``
+    frames are dropped, and frames still to come are skipped when ``stride``
+    exceeds what the queue holds.
+    """
+
+    input: str
+    window: str
+    stride: str
+
+    kind = "stream"
+
+
+CAPACITY_WINDOWS = 2
+
+Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition",
+                SlidingWindow]
 
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {

@@ -603,6 +603,12 @@ def compute_problems(op: M.Op) -> list[Problem]:
         for name in ("seed", "offset"):
             if name not in seeds:
                 out.append(f"random ops need a LONG arg '{name}' (directly or from a config)")
+    elif isinstance(c, C.SlidingWindow):
+        need_input(c.input)
+        need_arg(c.window, (DataType.INT, DataType.LONG), False, "frames per window")
+        need_arg(c.stride, (DataType.INT, DataType.LONG), False, "frames between windows")
+        if op.outputs and op.inputs and op.outputs[0].type is not op.inputs[0].type:
+            out.append("a sliding window's output has its input's type")
     elif isinstance(c, C.FragmentKernel):
         need_input("x") if "x" in inputs else None
         if c.layout != "axis":

@@ -98,3 +98,28 @@ def arg_parameters(a: Arg) -> list[CParam]:
 def prototype(op: Op) -> str:
     params = ", ".join(f"{p.ctype} {p.name}" for p in parameters(op))
     return f"opforge_status {function(op)}({params})"
+
+
+def is_stream(op: Op) -> bool:
+    from dsl.compute import SlidingWindow
+
+    return isinstance(op.compute, SlidingWindow)
+
+
+def stream_prototypes(op: Op) -> dict[str, str]:
+    """The functions of a stateful stream op (ADR 0014), by role."""
+    fn = function(op)
+    return {
+        "state_size": f"opforge_status {fn}_state_size(int64_t window, int64_t stride, const opforge_tensor* frame, "
+                      f"size_t* bytes, const char** detail)",
+        "init": f"opforge_status {fn}_init(void* state, size_t state_size, int64_t window, int64_t stride, "
+                f"const opforge_tensor* frame, const char** detail)",
+        "enqueue": f"opforge_status {fn}_enqueue(void* state, const opforge_tensor* x, const char** detail)",
+        "ready": f"opforge_status {fn}_ready(const void* state, bool* ready, const char** detail)",
+        "dequeue": f"opforge_status {fn}_dequeue(void* state, opforge_tensor* output, const char** detail)",
+    }
+
+
+def prototypes(op: Op) -> list[str]:
+    """Every API function of an op."""
+    return list(stream_prototypes(op).values()) if is_stream(op) else [prototype(op)]

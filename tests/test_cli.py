@@ -94,7 +94,7 @@ def test_outdir_docsdir_opsdir_and_private_catalogue(cli: Cli, project: Path) ->
 def test_unknown_namespace_and_project_exit_2(cli: Cli, ops_copy: Path) -> None:
     run = cli("generate", "math,nope")
     assert run.exit_code == 2
-    assert run.stderr.strip() == "unknown namespace nope (known: all, bitwise, math, random)"
+    assert run.stderr.strip() == "unknown namespace nope (known: all, bitwise, math, random, signal)"
     run = cli("generate", "math", "-projects", "docs,cobol")
     assert run.exit_code == 2
     assert run.stderr.strip().startswith("unknown project cobol (known: ") and "docs" in run.stderr
@@ -104,7 +104,7 @@ def test_list_and_validate(cli: Cli, ops_copy: Path) -> None:
     listing = cli("list").stdout.splitlines()
     assert "math (29 ops)" in listing and "  bit_shift -> bitwise.left_shift" in listing
     assert any(line.startswith("  docs: ") for line in listing)
-    assert cli("validate").stdout.strip() == "ok: 3 namespaces, 40 ops"
+    assert cli("validate").stdout.strip() == "ok: 4 namespaces, 41 ops"
 
 
 def _generate_in_subprocess(out: Path, seed: str) -> None:

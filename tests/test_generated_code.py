@@ -40,7 +40,7 @@ def objects(out: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 
 def test_c_library_compiles_strictly(objects: list[Path]) -> None:
-    assert {o.stem for o in objects} >= {"opforge_core", "math", "random", "bitwise"}
+    assert {o.stem for o in objects} >= {"opforge_core", "math", "random", "bitwise", "signal"}
 
 
 def test_no_heap_functions_in_any_object(objects: list[Path]) -> None:
@@ -57,10 +57,11 @@ def test_headers_and_kernels_follow_the_imaginet_style(out: Path) -> None:
     assert re.search(r"static inline void opforge_math_add_f32\(const float\* restrict x,\s+"
                      r"const float\* restrict y,\s+float\* restrict output, int64_t n\)", math_c)
     cmake = (out / "c" / "CMakeLists.txt").read_text()
-    assert "add_library(opforge STATIC src/opforge_core.c src/bitwise.c src/math.c src/random.c)" in cmake
+    assert ("add_library(opforge STATIC src/opforge_core.c src/bitwise.c src/math.c src/random.c "
+            "src/signal.c)") in cmake
 
 
-@pytest.mark.parametrize("test", ["test_core", "test_bitwise", "test_math", "test_random"])
+@pytest.mark.parametrize("test", ["test_core", "test_bitwise", "test_math", "test_random", "test_signal"])
 def test_pure_c_golden_tests_pass(out: Path, tmp_path: Path, test: str) -> None:
     exe = tmp_path / test
     sources = sorted(str(p) for p in (out / "c" / "src").glob("*.c"))

@@ -23,6 +23,7 @@ from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate, p
 from generators.kernels import reference
 from generators.kernels.selection import code_ops
 from generators.tests import cases, golden
+from generators.tests.inputs import stream_events
 
 DTYPE_TYPES = {"float32": "Float32", "float64": "Float64", "int8": "Int8", "int16": "Int16", "int32": "Int32",
                "int64": "Int64", "uint8": "UInt8", "bool": "Bool"}
@@ -70,7 +71,8 @@ def test_units_are_well_formed_and_consistent(out: Path, legacy: Path, style: st
         if unit.tag == "Composite":
             _check_composite(root, unit)
             continue
-        assert unit.tag == ("Unit" if style == "current" else "Function"), path
+        if unit.tag != "Queue":
+            assert unit.tag == ("Unit" if style == "current" else "Function"), path
         names = {e.get("name") for e in unit.iter() if e.get("name")}
         for element in unit.iter():
             for attribute in EXPRESSION_ATTRIBUTES:
@@ -181,6 +183,9 @@ def _evaluate_unit(unit: ET.Element, env: dict) -> tuple[dict, list[str]]:
 @pytest.mark.parametrize(("ns", "op"), OPS, ids=[op.qualified_name for _, op in OPS])
 def test_shapes_contracts_and_python_implementation_match_the_reference(out: Path, ns, op) -> None:
     unit = ET.parse(out / ns.key / op.name / f"{op.name}.imunit").getroot()[0]
+    if unit.tag == "Queue":
+        _check_queue(out, ns, op, unit)
+        return
     if op.composition is not None:  # a Composite unit: stacked units, no implementation of its own
         for case, expected in _valid_cases(op):
             env, failed = _evaluate_unit(unit, _case_env(op, case, expected))
@@ -234,7 +239,53 @@ def _first_case(op):
     return next(iter(_valid_cases(op)), None)
 
 
-FUNCTION_OPS = [(ns, op) for ns, op in OPS if op.composition is None]  # Composite units have no code
+# Composite units have no code of their own; Queue units are run by _check_queue.
+FUNCTION_OPS = [(ns, op) for ns, op in OPS if op.composition is None and not isinstance(op.compute, C.SlidingWindow)]
+
+
+def _queue_scenarios(op):
+    for dtype, spec in cases.cases(op):
+        yield dtype, spec, spec["stream"]
+
+
+def _reference_events(ns, op, spec):
+    functions = golden.reference_functions(ns)
+    cls = functions[reference.class_name(op)]
+    return stream_events(lambda w, s, f, d, backend: golden._Queue(cls, w, s, f, d), spec["stream"], spec["seed"],
+                         "python")
+
+
+def _check_queue(out: Path, ns, op, unit: ET.Element) -> None:
+    """The unit's shapes and its Python Init/Enqueue/Dequeue against the reference's events."""
+    module = types.ModuleType(f"unit_{op.name}")
+    exec(compile((out / ns.key / op.name / f"{op.name}.py").read_text(), op.name, "exec"), module.__dict__)
+    checked = 0
+    for dtype, spec, stream in _queue_scenarios(op):
+        want = _reference_events(ns, op, spec)
+        frame = tuple(stream["frame_shape"])
+        first = next(e[1] for e in want if e[0] == "enqueue")
+        env = {op.inputs[0].name: Tensor(VALUE_TYPES[DTYPE_TYPES[dtype]], Shape(first.shape)),
+               "window": stream["window"], "stride": stream["stride"]}
+        env, failed = _evaluate_unit(unit, env)
+        assert failed == [] and env["output_shape"] == Shape((stream["window"], *frame))
+        state = np.zeros(env["state_size"], dtype=np.uint8)
+        dims = [env["x_rank"], *(env[f"x_d{k}"] for k in range(8))]
+        module.sliding_window_unit_init(state, env["state_size"], stream["window"], stream["stride"], *dims,
+                                         env["dtype"])
+        for event in want:
+            if event[0] == "enqueue":
+                try:
+                    module.sliding_window_unit_enqueue(state, event[1], *dims)
+                    outcome = "ok"
+                except ValueError as exc:
+                    outcome = str(exc)
+                assert outcome == event[2]
+            else:
+                got = np.empty(event[1].shape, dtype=event[1].dtype)
+                module.sliding_window_unit_dequeue(state, got, got.ndim, *(list(got.shape) + [1] * 8)[:8])
+                assert np.array_equal(got, event[1], equal_nan=got.dtype.kind == "f")
+        checked += 1
+    assert checked > 0
 
 
 @pytest.mark.parametrize(("ns", "op"), FUNCTION_OPS, ids=[op.qualified_name for _, op in FUNCTION_OPS])
@@ -287,3 +338,45 @@ def golden_suffix(dtype: str) -> str:
     from generators.kernels.scalar_c import SUFFIX
 
     return SUFFIX[dtype]
+
+
+QUEUE_OPS = [(ns, op) for ns, op in OPS if isinstance(op.compute, C.SlidingWindow)]
+
+
+@pytest.mark.parametrize(("ns", "op"), QUEUE_OPS, ids=[op.qualified_name for _, op in QUEUE_OPS])
+def test_queue_c_implementation_replays_the_reference(out: Path, tmp_path: Path, ns, op) -> None:
+    dtype, spec, stream = next((d, s, st) for d, s, st in _queue_scenarios(op) if d == "float32")
+    want = _reference_events(ns, op, spec)
+    fn = f"opforge_{ns.key}_{op.name}_unit"
+    frame = tuple(stream["frame_shape"])
+    nbytes = 256 + 2 * stream["window"] * int(np.prod(frame, dtype=np.int64)) * 4
+    lines = ["#include <stdio.h>", "#include <string.h>", f'#include "{op.name}.h"', "int main(void)", "{",
+             f"static uint64_t state[{(nbytes + 7) // 8}];"]
+    first = next(e[1] for e in want if e[0] == "enqueue")
+    xdims = [first.ndim, *(list(first.shape) + [1] * 8)[:8]]
+    lines.append(f"if ({fn}_init_f32(state, (int)sizeof state, {stream['window']}, {stream['stride']}, "
+                 f"{', '.join(map(str, xdims))}) != 0) return 2;")
+    for k, event in enumerate(want):
+        if event[0] == "enqueue":
+            block = event[1]
+            lines.append(golden.c_array(f"b{k}", block, "float32"))
+            dims = [block.ndim, *(list(block.shape) + [1] * 8)[:8]]
+            expect = "!= 0" if event[2] == "ok" else "== 0"
+            lines.append(f"if ({fn}_enqueue_f32(state, b{k}, {', '.join(map(str, dims))}) {expect}) return 3;")
+        else:
+            window = event[1]
+            lines.append(golden.c_array(f"w{k}", window, "float32"))
+            lines.append(f"static float g{k}[{window.size}];")
+            dims = [window.ndim, *(list(window.shape) + [1] * 8)[:8]]
+            lines.append(f"if ({fn}_dequeue_f32(state, g{k}, {', '.join(map(str, dims))}) != 0) return 4;")
+            lines.append(f"if (memcmp(g{k}, w{k}, sizeof w{k}) != 0) return 5;")
+    lines += ['printf("ok\\n");', "return 0;", "}"]
+    driver = tmp_path / "queue.c"
+    driver.write_text("\n".join(lines) + "\n")
+    exe = tmp_path / "queue"
+    build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unknown-pragmas",
+                            f"-I{out / ns.key / op.name}", str(driver), "-lm", "-o", str(exe)],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok")

@@ -60,7 +60,7 @@ class CGenerator:
                 if arg.type is DataType.ENUM:
                     for i, value in enumerate(arg.possible_values):
                         parts.append(f"#define {abi.enum_constant(op, arg, i)} {i} /* {c_comment(value)} */")
-            parts += [self._doc(op), abi.prototype(op) + ";", ""]
+            parts += [self._doc(op), *(p + ";" for p in abi.prototypes(op)), ""]
         parts += ["#ifdef __cplusplus", "}", "#endif", "", "#endif", ""]
         return "\n".join(parts)
 

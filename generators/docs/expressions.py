@@ -166,6 +166,9 @@ def compute_text(op: object) -> list[str]:
     if isinstance(c, C.RandomSample):
         params = ", ".join(f"{k}={v}" for k, v in c.params)
         return [f"samples of {c.distribution}({params}) from Philox4x32-10 keyed by (seed, offset)"]
+    if isinstance(c, C.SlidingWindow):
+        return [f"stream: windows of {c.window} frames of {c.input} (axis 0), every {c.stride} frames; "
+                f"the queue holds {C.CAPACITY_WINDOWS} * {c.window} frames"]
     if isinstance(c, C.FragmentKernel):
         return [f"hand-written fragments: {c.c_file} (C), {c.python_file}:{c.python_fragment} (Python)"]
     return []

@@ -58,6 +58,11 @@ class ImunitGenerator:
                 if op.composition is not None:
                     files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._composite(ns, op, header, legacy)))
                     continue
+                if abi.is_stream(op):
+                    c_files[f"{folder}/{op.name}.h"] = self._c_file(op, header)
+                    files.append(GeneratedFile(f"{folder}/{op.name}.py", self._queue_py(op, header)))
+                    files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._queue(op, header, legacy)))
+                    continue
                 c_files[f"{folder}/{op.name}.h"] = self._c_file(op, header)
                 files.append(GeneratedFile(f"{folder}/{op.name}.py", self._py_file(op, header)))
                 files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._unit(op, header, legacy)))
@@ -170,6 +175,7 @@ class ImunitGenerator:
         parts = [f"/* {c_comment(header)} */",
                  "#pragma IMAGINET_INCLUDES_BEGIN",
                  "#include <math.h>", "#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>",
+                 "#include <string.h>",
                  *code.includes, "#pragma IMAGINET_INCLUDES_END", "",
                  '#pragma IMAGINET_FRAGMENT_BEGIN "opforge_runtime"',
                  c_runtime.standalone(c_comment(header)),
@@ -183,7 +189,10 @@ class ImunitGenerator:
             ["opforge_runtime", *(abi.config_struct(c) for c in op.configs), *kernel_names]
         ) + "static " + code.api + "#pragma IMAGINET_FRAGMENT_END\n"
         parts.append(api)
-        parts += [self._adapter(op, v.dtype) for v in variants_of(op)]
+        if abi.is_stream(op):
+            parts += [self._queue_adapters(op, v.dtype) for v in variants_of(op)]
+        else:
+            parts += [self._adapter(op, v.dtype) for v in variants_of(op)]
         return "\n".join(parts)
 
     # ------------------------------------------------------------ Python
@@ -373,6 +382,150 @@ class ImunitGenerator:
                 ET.SubElement(element, "Argument", {"param": key}).text = text
             target = out.name if s is steps[-1] else s.name
             ET.SubElement(element, "Argument", {"param": component.outputs[0].name}).text = target
+        ET.indent(root, space="  ")
+        body = ET.tostring(root, encoding="unicode")
+        return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {header.replace("--", "- -")} -->\n{body}\n'
+
+    # ------------------------------------------------------------ Queue units (stateful streams)
+
+    QUEUE_ROLES = ("init", "enqueue", "dequeue")
+
+    def queue_params(self, op: Op, role: str) -> list[str]:
+        """The unit values each Queue entry point takes, in order."""
+        c = op.compute
+        x, out = op.inputs[0].name, op.outputs[0].name
+        dims = [f"{x}_rank", *(f"{x}_d{k}" for k in range(abi.MAX_RANK))]
+        if role == "init":
+            return ["state", "state_size", c.window, c.stride, *dims]
+        if role == "enqueue":
+            return ["state", x, *dims]
+        return ["state", out, f"{out}_rank", *(f"{out}_d{k}" for k in range(abi.MAX_RANK))]
+
+    def _queue_adapters(self, op: Op, dtype: str) -> str:
+        fn = abi.function(op)
+        x, out = op.inputs[0].name, op.outputs[0].name
+        ct = C_TYPE[dtype]
+        enum = abi.DTYPE_ENUM[dtype]
+        ints = lambda names: ", ".join(f"int {n}" for n in names)  # noqa: E731
+        xdims = [f"{x}_rank", *(f"{x}_d{k}" for k in range(abi.MAX_RANK))]
+        odims = [f"{out}_rank", *(f"{out}_d{k}" for k in range(abi.MAX_RANK))]
+        frame = ", ".join(f"{x}_d{k}" for k in range(1, abi.MAX_RANK)) + ", 1"
+        sfx = SUFFIX[dtype]
+        c = op.compute
+        return f"""#pragma IMAGINET_FRAGMENT_BEGIN "{fn}_unit_init_{sfx}"
+#pragma IMAGINET_FRAGMENT_DEPENDENCY "{fn}"
+static inline int {fn}_unit_init_{sfx}(void* state, int state_size, int {c.window}, int {c.stride}, {ints(xdims)})
+{{
+    opforge_tensor frame = {{NULL, {enum}, {x}_rank - 1, {{{frame}}}}};
+    (void){x}_d0; /* the first block's frame count: not part of the frame */
+    return (int){fn}_init(state, (size_t)state_size, {c.window}, {c.stride}, &frame, NULL);
+}}
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "{fn}_unit_enqueue_{sfx}"
+#pragma IMAGINET_FRAGMENT_DEPENDENCY "{fn}"
+static inline int {fn}_unit_enqueue_{sfx}(void* state, const {ct}* {x}, {ints(xdims)})
+{{
+    opforge_tensor t = {{(void*){x}, {enum}, {x}_rank, {{{", ".join(xdims[1:])}}}}};
+    return (int){fn}_enqueue(state, &t, NULL);
+}}
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "{fn}_unit_dequeue_{sfx}"
+#pragma IMAGINET_FRAGMENT_DEPENDENCY "{fn}"
+static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)})
+{{
+    opforge_tensor t = {{(void*){out}, {enum}, {out}_rank, {{{", ".join(odims[1:])}}}}};
+    return (int){fn}_dequeue(state, &t, NULL);
+}}
+#pragma IMAGINET_FRAGMENT_END
+"""
+
+    def _queue_py(self, op: Op, header: str) -> str:
+        c = op.compute
+        x, out = op.inputs[0].name, op.outputs[0].name
+        runtime = _NUMPY_RUNTIME.read_text(encoding="utf-8").split('"""', 2)[2]
+        runtime_imports = [line for line in runtime.splitlines()
+                           if line.startswith(("import ", "from ")) and "__future__" not in line]
+        runtime_body = "\n".join(line for line in runtime.splitlines() if not line.startswith(("import ", "from ")))
+        head = [f"# {header}", f'"""Python fragments of the {op.qualified_name} Queue unit."""', "",
+                "#pragma IMAGINET_INCLUDES_BEGIN", "import types", *dict.fromkeys(runtime_imports),
+                "#pragma IMAGINET_INCLUDES_END"]
+        kernels = ['#pragma IMAGINET_FRAGMENT_BEGIN "opforge_kernels"', runtime_body,
+                   "_k = types.SimpleNamespace(**{n: v for n, v in dict(globals()).items() "
+                   "if not n.startswith('__') and n != 'types'})",
+                   "#pragma IMAGINET_FRAGMENT_END"]
+        frame = f"tuple(d for d in ({', '.join(f'{x}_d{k}' for k in range(1, abi.MAX_RANK))})[:{x}_rank - 1])"
+        lines = [_dependency(reference.function(op), "opforge_kernels")]
+        for role in self.QUEUE_ROLES:
+            name = f"{op.name}_unit_{role}"
+            params = self.queue_params(op, role)
+            if role == "init":
+                body = (f"    frame_shape = {frame}\n"
+                        f"    _k.window_init(state, {c.window}, {c.stride}, frame_shape, np.dtype(dtype))")
+                params = [*params, "dtype"]
+            elif role == "enqueue":
+                body = f"    _k.window_enqueue(state, {x})"
+            else:
+                body = f"    _k.window_dequeue(state, {out})"
+            lines += [f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"', '#pragma IMAGINET_FRAGMENT_DEPENDENCY "opforge_kernels"',
+                      f"def {name}({', '.join(params)}):", f'    """The Queue unit\'s {role.capitalize()}."""', body,
+                      "#pragma IMAGINET_FRAGMENT_END", ""]
+        return "\n\n\n".join(black_format("\n".join(part)).strip("\n") for part in (head, kernels, lines)) + "\n"
+
+    def _queue(self, op: Op, header: str, legacy: bool) -> str:
+        c = op.compute
+        root = ET.Element("Imaginet")
+        unit = self._head(root, op, "Queue", legacy)
+        tokens = {doc_tokens.OPNAME: unit_name(op), doc_tokens.NATIVE_OPNAME: abi.function(op),
+                  doc_tokens.INPUT_TYPE: "array"}
+        texts = [doc_tokens.expand(d.text, tokens)
+                 for d in op.docs_for(Language.IMUNIT, (DocScope.ALL, DocScope.CLASS_DOC_ONLY))]
+        head = ET.SubElement(ET.SubElement(unit, "Description"), "Header")
+        head.text = "Description"
+        head.tail = "\n" + "\n\n".join(texts) + "\n"
+        x, out = op.inputs[0], op.outputs[0]
+        params = ET.SubElement(unit, "Parameters")
+        hidden_tag = "Hidden" if legacy else "Expression"
+        ET.SubElement(params, "InputSocket", {"name": x.name, "pipe": "data", "description": x.description})
+        for o in units.options(op):
+            ET.SubElement(params, o.element, {k: v for k, v in (("name", o.name), ("description", o.description),
+                                                               ("default", o.default), ("min", o.minimum or "1"))
+                                              if v is not None})
+        ET.SubElement(params, hidden_tag, {"name": "frame_shape", "value": f"{x.name}.shape.remove({x.name}.shape.count - 1)"})
+        size = f"256 + {C.CAPACITY_WINDOWS} * {c.window} * frame_shape.flat * {x.name}.type.size"
+        ET.SubElement(params, "Handle", {"name": "state", "size": size,
+                                         "description": "The queue: a header and room for 2 * window frames"})
+        ET.SubElement(params, hidden_tag, {"name": "state_size", "value": size})
+        for h in units.dims(x.name, f"{x.name}.shape"):
+            ET.SubElement(params, hidden_tag, {"name": h.name, "value": h.value})
+        ET.SubElement(params, hidden_tag, {"name": "output_shape", "value": f"frame_shape.insert(frame_shape.count, {c.window})"})
+        ET.SubElement(params, "OutputSocket", {"name": out.name, "type": f"{x.name}.type", "shape": "output_shape",
+                                               "pipe": "data", "description": out.description})
+        for h in units.dims(out.name, "output_shape"):
+            ET.SubElement(params, hidden_tag, {"name": h.name, "value": h.value})
+        ET.SubElement(params, hidden_tag, {"name": "dtype", "value": units.choose(
+            [(f"{x.name}.type == {units.VALUE_TYPE[v.dtype]}", f'"{v.dtype}"') for v in variants_of(op)[:-1]],
+            f'"{variants_of(op)[-1].dtype}"')})
+        contracts = ET.SubElement(unit, "Contracts")
+        for test, error in units.contracts(op):
+            ET.SubElement(contracts, "Assert", {"test": test, "error": error})
+        for role in self.QUEUE_ROLES:
+            section = ET.SubElement(unit, role.capitalize())
+            for v in variants_of(op):
+                name = f"{abi.function(op)}_unit_{role}_{SUFFIX[v.dtype]}"
+                impl = ET.SubElement(section, "Implementation", {
+                    "language": "C", "fragment": f"{op.name}.h:{name}",
+                    "call": f"{name}({', '.join(self.queue_params(op, role))})"})
+                condition = f"{x.name}.type == {units.VALUE_TYPE[v.dtype]}"
+                if legacy:
+                    impl.set("conditional", condition)
+                else:
+                    ET.SubElement(impl, "Conditional", {"value": condition})
+            py = f"{op.name}_unit_{role}"
+            py_params = self.queue_params(op, role) + (["dtype"] if role == "init" else [])
+            ET.SubElement(section, "Implementation", {"language": "Python", "fragment": f"{op.name}.py:{py}",
+                                                      "call": f"{py}({', '.join(py_params)})"})
         ET.indent(root, space="  ")
         body = ET.tostring(root, encoding="unicode")
         return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {header.replace("--", "- -")} -->\n{body}\n'

@@ -232,3 +232,61 @@ def sample(distribution, params, seed, offset, n, dtype):
     if distribution == "exponential":
         return (-_log(1.0 - u) / params["rate"] if n else u).astype(dtype)
     raise ValueError(f"unknown distribution {distribution!r}")
+
+
+# ---------------------------------------------------------------- sliding windows
+
+_WINDOW_HEADER = 64  # int64 fields: magic, window, stride, capacity, count, skip, frame_bytes
+_WINDOW_MAGIC = 0x0F0E5A11
+
+
+def window_state_size(window, frame_shape, dtype):
+    """Bytes of a sliding window's state: a header and room for 2 * window frames."""
+    frame_bytes = int(np.prod(frame_shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    return _WINDOW_HEADER + 2 * int(window) * frame_bytes
+
+
+def _window_fields(state):
+    fields = state[:_WINDOW_HEADER].view(np.int64)
+    if fields[0] != _WINDOW_MAGIC:
+        raise ValueError("state: not initialised")
+    return fields
+
+
+def window_init(state, window, stride, frame_shape, dtype):
+    frame_bytes = int(np.prod(frame_shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    state[:_WINDOW_HEADER].view(np.int64)[:7] = (_WINDOW_MAGIC, window, stride, 2 * window, 0, 0, frame_bytes)
+
+
+def window_enqueue(state, x):
+    """Queue the frames of x (axis 0), skipping frames a large stride left out."""
+    fields = _window_fields(state)
+    _, _, _, capacity, count, skip, frame_bytes = (int(v) for v in fields[:7])
+    n = x.shape[0]
+    drop = min(skip, n)
+    store = n - drop
+    if count + store > capacity:
+        raise ValueError("queue is full: dequeue first")
+    frames = state[_WINDOW_HEADER:]
+    frames[count * frame_bytes:(count + store) * frame_bytes] = np.ascontiguousarray(x[drop:]).view(np.uint8).reshape(-1)
+    fields[4] = count + store
+    fields[5] = skip - drop
+
+
+def window_ready(state):
+    fields = _window_fields(state)
+    return bool(fields[4] >= fields[1])
+
+
+def window_dequeue(state, output):
+    """The oldest window into output; then drop stride frames (skip those not yet queued)."""
+    fields = _window_fields(state)
+    _, window, stride, _, count, skip, frame_bytes = (int(v) for v in fields[:7])
+    if count < window:
+        raise ValueError("no complete window yet")
+    frames = state[_WINDOW_HEADER:]
+    np.copyto(output, frames[:window * frame_bytes].view(output.dtype).reshape(output.shape))
+    drop = min(stride, count)
+    frames[:(count - drop) * frame_bytes] = frames[drop * frame_bytes:count * frame_bytes].copy()
+    fields[4] = count - drop
+    fields[5] = skip + stride - drop

@@ -142,7 +142,36 @@ def fragment_sources(op: Op) -> tuple[list[str], list[tuple[str, str]]]:
     return includes, renamed
 
 
+def class_name(op: Op) -> str:
+    return "".join(part.capitalize() for part in op.name.split("_"))
+
+
+def stream_class(op: Op) -> str:
+    """A stateful op's reference: a class over a byte state buffer (``_k.window_*``)."""
+    return f"""#pragma IMAGINET_FRAGMENT_BEGIN "{op.name}"
+class {class_name(op)}:
+    \"\"\"NumPy reference of {op.qualified_name}: a queue of frames in a byte state buffer.\"\"\"
+
+    def __init__(self, window, stride, frame_shape, dtype, state=None):
+        size = _k.window_state_size(window, frame_shape, dtype)
+        self.state = np.zeros(size, dtype=np.uint8) if state is None else state
+        _k.window_init(self.state, window, stride, frame_shape, dtype)
+
+    def enqueue(self, x):
+        _k.window_enqueue(self.state, x)
+
+    def ready(self):
+        return _k.window_ready(self.state)
+
+    def dequeue(self, output):
+        _k.window_dequeue(self.state, output)
+#pragma IMAGINET_FRAGMENT_END
+"""
+
+
 def function(op: Op) -> str:
+    if isinstance(op.compute, C.SlidingWindow):
+        return stream_class(op)
     lines = [f'#pragma IMAGINET_FRAGMENT_BEGIN "{op.name}"',
              f"def {function_name(op.name)}({', '.join(parameters(op))}):",
              f'    """NumPy reference of {op.qualified_name}: computes into the output arrays."""']

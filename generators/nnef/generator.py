@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from dsl import compute as C
 from dsl.model import NO_DEFAULT, Arg, Namespace, Op
 from dsl.types import DataType, Language
+from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import black_format
 from generators.kernels.selection import code_ops, require_compute
@@ -119,6 +120,10 @@ class NnefGenerator:
         declared = set()
         for op in code_ops(ns):
             first = next((d.text for d in op.docs if d.text.strip()), "")
+            if abi.is_stream(op):
+                # NNEF describes stateless graphs: a stateful op has no fragment (ADR 0014).
+                parts += [_comment(f"{op.qualified_name}: a stateful stream, which NNEF cannot express"), ""]
+                continue
             parts += [_comment(f"{op.qualified_name}: {first.splitlines()[0] if first else ''}"),
                       self.fragment(op, body=self._composition_body(op, ns))]
             declared.add(op.qualified_name)
@@ -161,7 +166,7 @@ class NnefGenerator:
                  _SHAPES.read_text(encoding="utf-8"), ""]
         table = []
         for ns in context.namespaces:
-            entries = [(fragment_name(ns.name, o.name), o) for o in code_ops(ns)]
+            entries = [(fragment_name(ns.name, o.name), o) for o in code_ops(ns) if not abi.is_stream(o)]
             entries += [(fragment_name(ns.name, a.name), context.catalogue.resolve(a)) for a in ns.aliases
                         if context.catalogue.resolve(a) is not None]
             for name, op in entries:

@@ -9,7 +9,7 @@ from dsl.model import Arg, Config, Op
 from dsl.types import DataType, DocScope, Language
 from generators import abi
 from generators.kernels.selection import variants_of
-from generators.kernels.reference import config_param, function_name, py_name
+from generators.kernels.reference import class_name, config_param, function_name, py_name
 from generators.python.constraints import PyConstraintRenderer
 
 PY_TYPE = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float",
@@ -288,7 +288,99 @@ class _Binding:
                  "return _rt.finish(written, out)")
 
 
+def stream_binding(op: Op) -> str:
+    """A stateful op: a class (queue in a state buffer) and a factory function named after the op."""
+    c = op.compute
+    cls = class_name(op)
+    fn = abi.function(op)
+    x = op.inputs[0]
+    allowed = tuple(d for d in abi.DTYPES if d in {v.dtype for v in variants_of(op)})
+    render = PyConstraintRenderer(op).render
+    from dsl import expr as E
+
+    checks = "".join(
+        f"        if not {render(k.expr)}:\n            raise ValueError(_op + {(': ' + k.message)!r})\n"
+        for _, k in op.all_constraints()
+        if not k.backend and "input" not in {r.kind for r in E.param_refs(k.expr)})
+    doc = docstring_text("\n\n".join(d.text for d in op.docs_for(Language.PYTHON, (DocScope.ALL, DocScope.CLASS_DOC_ONLY))))
+    return f'''
+class {cls}:
+    """{doc}
+
+    Create with {function_name(op.name)}(window, stride, frame_shape, dtype); then enqueue(x)
+    blocks of frames (axis 0), and dequeue() a window whenever ready().
+    """
+
+    def __init__(self, {c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",
+                 *, backend: Literal["c", "python"] = "c") -> None:
+        _op = "{op.qualified_name}"
+        if backend not in ("c", "python"):
+            raise ValueError(f"{{_op}}: backend must be 'c' or 'python', got {{backend!r}}")
+        {c.window} = _rt.integer(_op, {c.window!r}, {c.window})
+        {c.stride} = _rt.integer(_op, {c.stride!r}, {c.stride})
+{checks}        self.frame_shape = _rt.integers(_op, "frame_shape", frame_shape, 0, 7)
+        self.dtype = _rt.dtype(_op, "dtype", dtype, {allowed!r})
+        self.window = {c.window}
+        self.backend = backend
+        if backend == "python":
+            self._impl = _ref.{cls}({c.window}, {c.stride}, self.frame_shape, self.dtype)
+            self.state = self._impl.state
+        else:
+            frame = _native.frame(self.dtype, self.frame_shape)
+            size = _native.ffi.new("size_t*")
+            _native.call(_op, "{fn}_state_size", {c.window}, {c.stride}, frame, size)
+            self.state = np.zeros(size[0], dtype=np.uint8)
+            _native.call(_op, "{fn}_init", _native.pointer(self.state), size[0], {c.window}, {c.stride}, frame)
+
+    def _call(self, python, c, *args):
+        if self.backend == "python":
+            try:
+                return python(*args)
+            except ValueError as exc:
+                raise ValueError(f"{op.qualified_name}: {{exc}}") from None
+        return _native.call("{op.qualified_name}", c, _native.pointer(self.state), *args)
+
+    def enqueue(self, {x.name}: ArrayLike) -> None:
+        """Queue a block of frames: shape (n, *frame_shape)."""
+        _op = "{op.qualified_name}"
+        ({x.name},) = _rt.tensors(_op, (({x.name!r}, {x.name}, (self.dtype,)),))
+        if {x.name}.shape[1:] != self.frame_shape or {x.name}.ndim == 0:
+            raise ValueError(f"{{_op}}: {x.name} must have shape (n, *{{self.frame_shape}}), got {{{x.name}.shape}}")
+        if self.backend == "python":
+            self._call(self._impl.enqueue, None, {x.name})
+        else:
+            self._call(None, "{fn}_enqueue", _native.tensor({x.name}))
+
+    def ready(self) -> bool:
+        """True when a complete window can be dequeued."""
+        if self.backend == "python":
+            return self._impl.ready()
+        flag = _native.ffi.new("bool*")
+        self._call(None, "{fn}_ready", flag)
+        return bool(flag[0])
+
+    def dequeue(self, *, out: np.ndarray | None = None) -> np.ndarray:
+        """The oldest window, shape (window, *frame_shape); ValueError if none is complete."""
+        _op = "{op.qualified_name}"
+        shape = (self.window, *self.frame_shape)
+        written, out = _rt.output(_op, "out", out, shape, self.dtype, (), assign=False)
+        if self.backend == "python":
+            self._call(self._impl.dequeue, None, written)
+        else:
+            self._call(None, "{fn}_dequeue", _native.tensor(written))
+        return _rt.finish(written, out)
+
+
+def {function_name(op.name)}({c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",
+                  *, backend: Literal["c", "python"] = "c") -> {cls}:
+    """A new {cls} (see its documentation)."""
+    return {cls}({c.window}, {c.stride}, frame_shape, dtype, backend=backend)
+'''
+
+
 def binding(op: Op) -> str:
+    if abi.is_stream(op):
+        return stream_binding(op)
     return _Binding(op).source()
 
 
@@ -317,4 +409,14 @@ def _check_{cfg.name}(_op: str, value: object) -> {cfg.name}:
 
 
 def stub(op: Op) -> str:
+    if abi.is_stream(op):
+        c = op.compute
+        cls = class_name(op)
+        params = (f"{c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = ..., dtype: str = ..., "
+                  f"*, backend: Literal['c', 'python'] = ...")
+        return (f"class {cls}:\n    frame_shape: tuple[int, ...]\n    dtype: str\n    window: int\n"
+                f"    def __init__(self, {params}) -> None: ...\n"
+                f"    def enqueue(self, x: ArrayLike) -> None: ...\n    def ready(self) -> bool: ...\n"
+                f"    def dequeue(self, *, out: np.ndarray | None = ...) -> np.ndarray: ...\n\n"
+                f"def {function_name(op.name)}({params}) -> {cls}: ...\n")
     return f"def {function_name(op.name)}({signature(op)}) -> np.ndarray: ...\n"

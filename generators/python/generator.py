@@ -78,6 +78,7 @@ class PythonGenerator:
             target = f"{a.target_namespace.lower()}"
             parts += ["", f"from opforge.{target} import {reference.function_name(a.target_op)} as {reference.function_name(a.name)}  # alias of {a.target}"]
         exported = [reference.function_name(o.name) for o in ops] + [reference.function_name(a.name) for a in aliases] + \
+            [reference.class_name(o) for o in ops if abi.is_stream(o)] + \
             [c.name for c in ns.configs]
         parts += ["", f"__all__ = {exported!r}", ""]
         return "\n".join(parts)
@@ -150,7 +151,7 @@ if __name__ == "__main__":
                 fields = " ".join(f"{abi.scalar_ctype(a.type)} {abi.c_name(a.name)};" for a in cfg.args)
                 lines.append(f"typedef struct {{ {fields} }} {abi.config_struct(cfg)};")
             for op in code_ops(ns):
-                lines.append(abi.prototype(op) + ";")
+                lines += [p + ";" for p in abi.prototypes(op)]
         return "\n".join(lines) + "\n"
 
     def _pyproject(self, head: str) -> str:

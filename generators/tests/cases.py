@@ -147,6 +147,12 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             if config is not None:
                 args[config_param(config.name)] = {"__config__": config.name, "seed": seed, "offset": offset}
             out.append({"inputs": {}, "args": args, "tol": tol})
+    elif isinstance(c, C.SlidingWindow):
+        for window, stride, frame, blocks in [(3, 2, (2,), [1, 2, 4, 0, 3, 2]), (2, 5, (), [4, 1, 3, 2, 2]),
+                                              (1, 1, (2, 2), [3, 1]), (4, 4, (3,), [2, 2, 5, 4, 4])]:
+            out.append({"inputs": {}, "args": {}, "tol": tol,
+                        "stream": {"window": window, "stride": stride, "frame_shape": list(frame),
+                                   "blocks": blocks, "dtype": v.dtype}})
     elif isinstance(c, C.FragmentKernel):
         x = op.inputs[0].name
         for shape, axis in [((6,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 3, 4), 1)]:

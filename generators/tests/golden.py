@@ -212,6 +212,66 @@ def _scale(kwargs: dict[str, Any], expected: np.ndarray) -> float:
     return max(values)
 
 
+class _Queue:
+    """The reference class of a stream op, shaped like the binding for ``inputs.stream_events``."""
+
+    def __init__(self, cls: Any, window: int, stride: int, frame: tuple[int, ...], dtype: str) -> None:
+        self.impl = cls(window, stride, frame, dtype)
+        self.shape = (window, *frame)
+        self.dtype = dtype
+
+    def enqueue(self, x: np.ndarray) -> None:
+        self.impl.enqueue(x)
+
+    def ready(self) -> bool:
+        return self.impl.ready()
+
+    def dequeue(self) -> np.ndarray:
+        out = np.empty(self.shape, dtype=self.dtype)
+        self.impl.dequeue(out)
+        return out
+
+
+def stream_c_function(op: Op, dtype: str, spec: dict[str, Any], cls: Any, index: int) -> str:
+    """A golden stream scenario: the reference's enqueue outcomes and windows, replayed in C."""
+    stream = spec["stream"]
+    events = inputs.stream_events(lambda w, s, f, d, backend: _Queue(cls, w, s, f, d), stream, spec["seed"], "python")
+    fn = abi.function(op)
+    frame = tuple(stream["frame_shape"])
+    frame_bytes = int(np.prod(frame, dtype=np.int64)) * np.dtype(dtype).itemsize
+    state_bytes = 256 + 2 * stream["window"] * frame_bytes
+    dims = ", ".join(str(d) for d in frame) or "0"
+    lines = [f"/* {c_comment(op.qualified_name)} {dtype} stream case {index} (seed {spec['seed']}) */",
+             f"static void case_{index}(void)", "{",
+             f"static uint64_t state[{(state_bytes + 7) // 8}];",
+             f"opforge_tensor frame = {{NULL, {abi.DTYPE_ENUM[dtype]}, {len(frame)}, {{{dims}}}}};",
+             "size_t need = 0;", "bool ready = false;", "const char* detail = NULL;",
+             f"bool ok = {fn}_state_size({stream['window']}, {stream['stride']}, &frame, &need, &detail) == OPFORGE_OK"
+             f" && need <= sizeof state && {fn}_init(state, sizeof state, {stream['window']}, {stream['stride']}, "
+             "&frame, &detail) == OPFORGE_OK;"]
+    for k, event in enumerate(events):
+        if event[0] == "enqueue":
+            block = event[1]
+            lines.append(c_array(f"block_{k}", block, dtype))
+            bdims = ", ".join(str(d) for d in block.shape)
+            lines.append(f"opforge_tensor t_{k} = {{(void*)block_{k}, {abi.DTYPE_ENUM[dtype]}, {block.ndim}, {{{bdims}}}}};")
+            want = "==" if event[2] == "ok" else "!="
+            lines.append(f"ok = ok && {fn}_enqueue(state, &t_{k}, &detail) {want} OPFORGE_OK;")
+        else:
+            window = event[1]
+            lines.append(c_array(f"want_{k}", window, dtype))
+            lines.append(f"static {C_TYPE[dtype]} got_{k}[{max(1, window.size)}];")
+            wdims = ", ".join(str(d) for d in window.shape)
+            lines.append(f"opforge_tensor w_{k} = {{(void*)got_{k}, {abi.DTYPE_ENUM[dtype]}, {window.ndim}, {{{wdims}}}}};")
+            lines.append(f"ok = ok && {fn}_ready(state, &ready, &detail) == OPFORGE_OK && ready;")
+            lines.append(f"ok = ok && {fn}_dequeue(state, &w_{k}, &detail) == OPFORGE_OK && "
+                         f"memcmp(got_{k}, want_{k}, sizeof want_{k}) == 0;")
+    lines.append(f"ok = ok && {fn}_ready(state, &ready, &detail) == OPFORGE_OK && !ready;")
+    lines.append(f"report({c_string(f'{op.qualified_name} {dtype} stream case {index}')}, ok, detail);")
+    lines.append("}")
+    return "\n".join(lines)
+
+
 def c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], header: str) -> tuple[str, int]:
     """The pure-C golden test of a namespace, and how many cases it holds."""
     fns = reference_functions(ns)
@@ -221,8 +281,11 @@ def c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], heade
         key = (op.name, dtype)
         if seen.get(key, 0) >= CASES_PER_VARIANT:
             continue
-        case = _Case(op, dtype, spec, fns[reference.function_name(op.name)], len(bodies))
-        body = case.c_function()
+        if "stream" in spec:
+            body = stream_c_function(op, dtype, spec, fns[reference.class_name(op)], len(bodies))
+        else:
+            case = _Case(op, dtype, spec, fns[reference.function_name(op.name)], len(bodies))
+            body = case.c_function()
         if body is not None:
             bodies.append(body)
             seen[key] = seen.get(key, 0) + 1

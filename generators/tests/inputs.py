@@ -91,9 +91,37 @@ def worst_error(got: np.ndarray, want: np.ndarray, tol: dict[str, float], scale:
     return worst, bool(np.all(ok))
 
 
+def stream_events(make: Callable[..., Any], stream: dict[str, Any], seed: int, backend: str) -> list[Any]:
+    """Enqueue the blocks of a stream scenario, dequeue every ready window; what happened, in order."""
+    rng = np.random.default_rng(seed)
+    queue = make(stream["window"], stream["stride"], tuple(stream["frame_shape"]), stream["dtype"], backend=backend)
+    events: list[Any] = []
+    for n in stream["blocks"]:
+        block = make_array(rng, stream["dtype"], (n, *stream["frame_shape"]), extreme=True)
+        try:
+            queue.enqueue(block)
+            events.append(("enqueue", block, "ok"))
+        except ValueError as exc:
+            events.append(("enqueue", block, str(exc)))
+        while queue.ready():
+            events.append(("window", queue.dequeue()))
+    return events
+
+
 def check_parity(fn: Callable[..., np.ndarray], op: str, dtype: str, spec: dict[str, Any],
                  configs: Callable[[str, dict[str, Any]], Any] | None = None) -> None:
     """Run the C kernels and the NumPy reference on the same inputs and compare."""
+    if "stream" in spec:
+        c_events = stream_events(fn, spec["stream"], spec["seed"], "c")
+        py_events = stream_events(fn, spec["stream"], spec["seed"], "python")
+        where = f"{op} {dtype} stream {spec['stream']} seed {spec['seed']}"
+        assert [e[0] for e in c_events] == [e[0] for e in py_events], (where, c_events, py_events)
+        for a, b in zip(c_events, py_events):
+            if a[0] == "window":
+                assert a[1].dtype == b[1].dtype and np.array_equal(a[1], b[1], equal_nan=a[1].dtype.kind == "f"), where
+            else:
+                assert a[2] == b[2], (where, a[2], b[2])
+        return
     results = {}
     for backend in ("c", "python"):
         kwargs = build(spec, configs)

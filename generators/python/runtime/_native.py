@@ -32,6 +32,21 @@ def tensor(array: np.ndarray) -> Any:
     return t
 
 
+def frame(dtype: str, shape: tuple[int, ...]) -> Any:
+    """A descriptor of one frame: dtype and shape, no data."""
+    t = ffi.new("opforge_tensor*")
+    t.data = ffi.NULL
+    t.dtype = _DTYPE_ENUM[dtype]
+    t.rank = len(shape)
+    for d, size in enumerate(shape):
+        t.shape[d] = size
+    return t
+
+
+def pointer(array: np.ndarray) -> Any:
+    return ffi.cast("void*", array.ctypes.data)
+
+
 def int64s(values: tuple[int, ...]) -> Any:
     return ffi.new("int64_t[]", list(values) or [0])
 
