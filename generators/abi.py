@@ -109,10 +109,11 @@ def is_stream(op: Op) -> bool:
 def stream_prototypes(op: Op) -> dict[str, str]:
     """The functions of a stateful stream op (ADR 0014), by role."""
     fn = function(op)
+    window, stride = c_name(op.compute.window), c_name(op.compute.stride)  # type: ignore[union-attr]
     return {
-        "state_size": f"opforge_status {fn}_state_size(int64_t window, int64_t stride, const opforge_tensor* frame, "
-                      f"size_t* bytes, const char** detail)",
-        "init": f"opforge_status {fn}_init(void* state, size_t state_size, int64_t window, int64_t stride, "
+        "state_size": f"opforge_status {fn}_state_size(int64_t {window}, int64_t {stride}, "
+                      f"const opforge_tensor* frame, size_t* bytes, const char** detail)",
+        "init": f"opforge_status {fn}_init(void* state, size_t state_size, int64_t {window}, int64_t {stride}, "
                 f"const opforge_tensor* frame, const char** detail)",
         "enqueue": f"opforge_status {fn}_enqueue(void* state, const opforge_tensor* x, const char** detail)",
         "ready": f"opforge_status {fn}_ready(const void* state, bool* ready, const char** detail)",

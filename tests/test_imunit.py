@@ -84,6 +84,11 @@ def test_units_are_well_formed_and_consistent(out: Path, legacy: Path, style: st
         assert unit.find(f"Parameters/{hidden}") is not None
         if style == "legacy":
             assert unit.find("Parameters/Expression") is None and unit.find("Parameters/BoolOption") is None
+            for impl in unit.iter("Implementation"):
+                types_ = {t.get("tensor"): t.get("type") for t in impl.iter("TensorType")}
+                assert set(types_) >= {e.get("name") for e in unit.find("Parameters") if e.tag == "InputSocket"}
+                if impl.get("language") == "C":
+                    assert all(v in DTYPE_TYPES.values() for v in types_.values()), types_
         for impl in unit.iter("Implementation"):
             file, fragment = impl.get("fragment").split(":")
             order, _ = fragments.resolve(path.parent, file, fragment, str(path.parent))

@@ -315,15 +315,27 @@ class ImunitGenerator:
             condition = self._condition(op, v.dtype)
             if legacy:
                 impl.set("conditional", condition)
+                self._tensor_types(impl, op, v)
             else:
                 ET.SubElement(impl, "Conditional", {"value": condition})
-        ET.SubElement(impls, "Implementation", {
+        python = ET.SubElement(impls, "Implementation", {
             "language": "Python", "fragment": f"{op.name}.py:{self.wrapper_name(op)}",
             "call": f"{self.wrapper_name(op)}({', '.join(self.wrapper_params(op))})"})
+        if legacy:
+            self._tensor_types(python, op, None)
         ET.indent(root, space="  ")
         body = ET.tostring(root, encoding="unicode")
         comment = header.replace("--", "- -")
         return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {comment} -->\n{body}\n'
+
+    @staticmethod
+    def _tensor_types(impl: ET.Element, op: Op, variant: object) -> None:
+        """The seed format's ``<TensorType>``: each tensor's element type (none for Python)."""
+        for t in (*op.inputs, *op.outputs):
+            attrs_ = {"tensor": t.name}
+            if variant is not None:
+                attrs_["type"] = units.VALUE_TYPE[variant.of(t.name)].removeprefix("System.")  # type: ignore[attr-defined]
+            ET.SubElement(impl, "TensorType", attrs_)
 
     def _head(self, root: ET.Element, op: Op, tag: str, legacy: bool) -> ET.Element:
         unit = ET.SubElement(root, tag, {"unit" if legacy else "name": unit_name(op)})
@@ -481,9 +493,12 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
                   doc_tokens.INPUT_TYPE: "array"}
         texts = [doc_tokens.expand(d.text, tokens)
                  for d in op.docs_for(Language.IMUNIT, (DocScope.ALL, DocScope.CLASS_DOC_ONLY))]
-        head = ET.SubElement(ET.SubElement(unit, "Description"), "Header")
+        description = ET.SubElement(unit, "Description")
+        head = ET.SubElement(description, "Header")
         head.text = "Description"
         head.tail = "\n" + "\n\n".join(texts) + "\n"
+        ET.SubElement(description, "Header").text = "Python implementation"
+        ET.SubElement(description, "Inline", {"fragment": f"{op.name}.py:{op.name}", "language": "Python"})
         x, out = op.inputs[0], op.outputs[0]
         params = ET.SubElement(unit, "Parameters")
         hidden_tag = "Hidden" if legacy else "Expression"
@@ -520,12 +535,15 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
                 condition = f"{x.name}.type == {units.VALUE_TYPE[v.dtype]}"
                 if legacy:
                     impl.set("conditional", condition)
+                    self._tensor_types(impl, op, v)
                 else:
                     ET.SubElement(impl, "Conditional", {"value": condition})
             py = f"{op.name}_unit_{role}"
             py_params = self.queue_params(op, role) + (["dtype"] if role == "init" else [])
-            ET.SubElement(section, "Implementation", {"language": "Python", "fragment": f"{op.name}.py:{py}",
-                                                      "call": f"{py}({', '.join(py_params)})"})
+            python = ET.SubElement(section, "Implementation", {"language": "Python", "fragment": f"{op.name}.py:{py}",
+                                                               "call": f"{py}({', '.join(py_params)})"})
+            if legacy:
+                self._tensor_types(python, op, None)
         ET.indent(root, space="  ")
         body = ET.tostring(root, encoding="unicode")
         return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {header.replace("--", "- -")} -->\n{body}\n'

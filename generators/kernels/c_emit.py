@@ -653,6 +653,7 @@ class StreamEmitter(Emitter):
         op = self.op
         c: C.SlidingWindow = op.compute  # type: ignore[assignment]
         fn = abi.function(op)
+        window, stride = abi.c_name(c.window), abi.c_name(c.stride)
         protos = abi.stream_prototypes(op)
         allowed = mask({v.dtype for v in self.variants})
         checks = []
@@ -679,13 +680,13 @@ class StreamEmitter(Emitter):
     if (bytes == NULL) {{
         return opf_fail(detail, OPFORGE_ERR_NULL, "bytes: NULL");
     }}
-    return opf_window_size(window, frame_bytes, bytes, detail);
+    return opf_window_size({window}, frame_bytes, bytes, detail);
 }}
 
 {protos['init']}
 {{
     size_t needed = 0;
-    const opforge_status st = {fn}_state_size(window, stride, frame, &needed, detail);
+    const opforge_status st = {fn}_state_size({window}, {stride}, frame, &needed, detail);
     if (st != OPFORGE_OK) {{
         return st;
     }}
@@ -703,9 +704,9 @@ class StreamEmitter(Emitter):
         s->frame_shape[d] = d < frame->rank ? frame->shape[d] : 1;
     }}
     opf_window_frame(frame, {allowed}, &s->frame_bytes, detail);
-    s->window = window;
-    s->stride = stride;
-    s->capacity = {C.CAPACITY_WINDOWS} * window;
+    s->window = {window};
+    s->stride = {stride};
+    s->capacity = {C.CAPACITY_WINDOWS} * {window};
     s->count = 0;
     s->skip = 0;
     return OPFORGE_OK;
