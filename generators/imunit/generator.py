@@ -40,6 +40,24 @@ def _dependency(fragment_text: str, *names: str) -> str:
     return f"{first}\n{deps}{rest}"
 
 
+def _python_file(header: str, what: str, includes: list[str], fragments: list[str]) -> str:
+    """A unit's Python file: includes, the NumPy runtime as the ``opforge_kernels`` fragment, then ``fragments``.
+
+    The runtime is the same in every unit: black formats it once (cached) and the parts join.
+    """
+    runtime = _NUMPY_RUNTIME.read_text(encoding="utf-8").split('"""', 2)[2]
+    imports = [line for line in runtime.splitlines() if line.startswith(("import ", "from ")) and "__future__" not in line]
+    body = "\n".join(line for line in runtime.splitlines() if not line.startswith(("import ", "from ")))
+    head = [f"# {header}", f'"""Python fragments of the {what}."""', "", "#pragma IMAGINET_INCLUDES_BEGIN",
+            "import types", *dict.fromkeys(imports), *[i for i in includes if i not in imports],
+            "#pragma IMAGINET_INCLUDES_END"]
+    kernels = ['#pragma IMAGINET_FRAGMENT_BEGIN "opforge_kernels"', body,
+               "_k = types.SimpleNamespace(**{n: v for n, v in dict(globals()).items() "
+               "if not n.startswith('__') and n != 'types'})",
+               "#pragma IMAGINET_FRAGMENT_END"]
+    return "\n\n\n".join(black_format("\n".join(part)).strip("\n") for part in (head, kernels, fragments)) + "\n"
+
+
 class ImunitGenerator:
     name = "imunit"
     summary = "Imaginet units (.imunit) with self-contained C and Python fragment files"
@@ -208,11 +226,6 @@ class ImunitGenerator:
 
     def _py_file(self, op: Op, header: str) -> str:
         includes, fragments = reference.fragment_sources(op)
-        runtime = _NUMPY_RUNTIME.read_text(encoding="utf-8").split('"""', 2)[2]
-        runtime_imports = [line for line in runtime.splitlines()
-                           if line.startswith(("import ", "from ")) and "__future__" not in line]
-        runtime_body = "\n".join(line for line in runtime.splitlines()
-                                 if not line.startswith(("import ", "from ")))
         fn = reference.function_name(op.name)
         args = []
         for i in op.inputs:
@@ -233,13 +246,6 @@ class ImunitGenerator:
             fields = ", ".join(f"{a.name}={cfg.name}_{a.name}" for a in cfg.args)
             args.append(f"types.SimpleNamespace({fields})")
         args += [o.name for o in op.outputs]
-        head = [f"# {header}", f'"""Python fragments of the {op.qualified_name} unit."""', "",
-                "#pragma IMAGINET_INCLUDES_BEGIN", "import types", *dict.fromkeys(runtime_imports),
-                *[i for i in includes if i not in runtime_imports], "#pragma IMAGINET_INCLUDES_END"]
-        kernels = ['#pragma IMAGINET_FRAGMENT_BEGIN "opforge_kernels"', runtime_body,
-                   "_k = types.SimpleNamespace(**{n: v for n, v in dict(globals()).items() "
-                   "if not n.startswith('__') and n != 'types'})",
-                   "#pragma IMAGINET_FRAGMENT_END"]
         lines: list[str] = []
         lines += [_dependency(f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n{text}#pragma IMAGINET_FRAGMENT_END',
                               "opforge_kernels") for name, text in fragments]
@@ -250,26 +256,14 @@ class ImunitGenerator:
                   '    """The unit\'s entry: options as the unit passes them, results into the outputs."""',
                   f"    {fn}({', '.join(args)})",
                   "#pragma IMAGINET_FRAGMENT_END", ""]
-        # The runtime is the same in every unit: black formats it once (cached), then the parts join.
-        return "\n\n\n".join(black_format("\n".join(part)).strip("\n") for part in (head, kernels, lines)) + "\n"
+        return _python_file(header, f"{op.qualified_name} unit", includes, lines)
 
     # ------------------------------------------------------------ XML
 
     def _unit(self, op: Op, header: str, legacy: bool) -> str:
         root = ET.Element("Imaginet")
         unit = self._head(root, op, "Function" if legacy else "Unit", legacy)
-        description = ET.SubElement(unit, "Description")
-        tokens = {doc_tokens.OPNAME: unit_name(op), doc_tokens.NATIVE_OPNAME: abi.function(op),
-                  doc_tokens.INPUT_TYPE: "array"}
-        texts = [doc_tokens.expand(d.text, tokens)
-                 for d in op.docs_for(Language.IMUNIT, (DocScope.ALL, DocScope.CLASS_DOC_ONLY))]
-        head = ET.SubElement(description, "Header")
-        head.text = "Description"
-        head.tail = "\n" + "\n\n".join(texts) + "\n"
-        py = ET.SubElement(description, "Header")
-        py.text = "Python implementation"
-        ET.SubElement(description, "Inline", {"fragment": f"{op.name}.py:{self.wrapper_name(op)}",
-                                              "language": "Python"})
+        self._description(unit, op, f"{op.name}.py:{self.wrapper_name(op)}")
         params = ET.SubElement(unit, "Parameters")
         for i in op.inputs:
             ET.SubElement(params, "InputSocket", {"name": i.name, "pipe": "data", "description": i.description})
@@ -337,6 +331,21 @@ class ImunitGenerator:
                 attrs_["type"] = units.VALUE_TYPE[variant.of(t.name)].removeprefix("System.")  # type: ignore[attr-defined]
             ET.SubElement(impl, "TensorType", attrs_)
 
+    @staticmethod
+    def _description(unit: ET.Element, op: Op, python_fragment: str | None) -> None:
+        """The op's docs under a header, and the inlined Python fragment if the unit has one."""
+        tokens = {doc_tokens.OPNAME: unit_name(op), doc_tokens.NATIVE_OPNAME: abi.function(op),
+                  doc_tokens.INPUT_TYPE: "array"}
+        texts = [doc_tokens.expand(d.text, tokens)
+                 for d in op.docs_for(Language.IMUNIT, (DocScope.ALL, DocScope.CLASS_DOC_ONLY))]
+        description = ET.SubElement(unit, "Description")
+        head = ET.SubElement(description, "Header")
+        head.text = "Description"
+        head.tail = "\n" + "\n\n".join(texts) + "\n"
+        if python_fragment is not None:
+            ET.SubElement(description, "Header").text = "Python implementation"
+            ET.SubElement(description, "Inline", {"fragment": python_fragment, "language": "Python"})
+
     def _head(self, root: ET.Element, op: Op, tag: str, legacy: bool) -> ET.Element:
         unit = ET.SubElement(root, tag, {"unit" if legacy else "name": unit_name(op)})
         display = op.display_name if op.display_name != op.name else unit_name(op).rsplit(".", 1)[1]
@@ -348,13 +357,7 @@ class ImunitGenerator:
         """A Composite unit: the steps' units stacked, intermediates in static buffers."""
         root = ET.Element("Imaginet")
         unit = self._head(root, op, "Composite", legacy)
-        tokens = {doc_tokens.OPNAME: unit_name(op), doc_tokens.NATIVE_OPNAME: abi.function(op),
-                  doc_tokens.INPUT_TYPE: "array"}
-        texts = [doc_tokens.expand(d.text, tokens)
-                 for d in op.docs_for(Language.IMUNIT, (DocScope.ALL, DocScope.CLASS_DOC_ONLY))]
-        head = ET.SubElement(ET.SubElement(unit, "Description"), "Header")
-        head.text = "Description"
-        head.tail = "\n" + "\n\n".join(texts) + "\n"
+        self._description(unit, op, None)
         params = ET.SubElement(unit, "Parameters")
         for i in op.inputs:
             ET.SubElement(params, "InputSocket", {"name": i.name, "pipe": "data", "description": i.description})
@@ -456,17 +459,6 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
     def _queue_py(self, op: Op, header: str) -> str:
         c = op.compute
         x, out = op.inputs[0].name, op.outputs[0].name
-        runtime = _NUMPY_RUNTIME.read_text(encoding="utf-8").split('"""', 2)[2]
-        runtime_imports = [line for line in runtime.splitlines()
-                           if line.startswith(("import ", "from ")) and "__future__" not in line]
-        runtime_body = "\n".join(line for line in runtime.splitlines() if not line.startswith(("import ", "from ")))
-        head = [f"# {header}", f'"""Python fragments of the {op.qualified_name} Queue unit."""', "",
-                "#pragma IMAGINET_INCLUDES_BEGIN", "import types", *dict.fromkeys(runtime_imports),
-                "#pragma IMAGINET_INCLUDES_END"]
-        kernels = ['#pragma IMAGINET_FRAGMENT_BEGIN "opforge_kernels"', runtime_body,
-                   "_k = types.SimpleNamespace(**{n: v for n, v in dict(globals()).items() "
-                   "if not n.startswith('__') and n != 'types'})",
-                   "#pragma IMAGINET_FRAGMENT_END"]
         frame = f"tuple(d for d in ({', '.join(f'{x}_d{k}' for k in range(1, abi.MAX_RANK))})[:{x}_rank - 1])"
         lines = [_dependency(reference.function(op), "opforge_kernels")]
         for role in self.QUEUE_ROLES:
@@ -483,22 +475,13 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
             lines += [f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"', '#pragma IMAGINET_FRAGMENT_DEPENDENCY "opforge_kernels"',
                       f"def {name}({', '.join(params)}):", f'    """The Queue unit\'s {role.capitalize()}."""', body,
                       "#pragma IMAGINET_FRAGMENT_END", ""]
-        return "\n\n\n".join(black_format("\n".join(part)).strip("\n") for part in (head, kernels, lines)) + "\n"
+        return _python_file(header, f"{op.qualified_name} Queue unit", [], lines)
 
     def _queue(self, op: Op, header: str, legacy: bool) -> str:
         c = op.compute
         root = ET.Element("Imaginet")
         unit = self._head(root, op, "Queue", legacy)
-        tokens = {doc_tokens.OPNAME: unit_name(op), doc_tokens.NATIVE_OPNAME: abi.function(op),
-                  doc_tokens.INPUT_TYPE: "array"}
-        texts = [doc_tokens.expand(d.text, tokens)
-                 for d in op.docs_for(Language.IMUNIT, (DocScope.ALL, DocScope.CLASS_DOC_ONLY))]
-        description = ET.SubElement(unit, "Description")
-        head = ET.SubElement(description, "Header")
-        head.text = "Description"
-        head.tail = "\n" + "\n\n".join(texts) + "\n"
-        ET.SubElement(description, "Header").text = "Python implementation"
-        ET.SubElement(description, "Inline", {"fragment": f"{op.name}.py:{op.name}", "language": "Python"})
+        self._description(unit, op, f"{op.name}.py:{op.name}")
         x, out = op.inputs[0], op.outputs[0]
         params = ET.SubElement(unit, "Parameters")
         hidden_tag = "Hidden" if legacy else "Expression"
