@@ -70,6 +70,53 @@ with Namespace("math"):
             "Elementwise squared difference: output = (x - y) * (x - y), with NumPy broadcasting.",
         )
 
+    with Op("rsub", pairwise) as op:
+        op.display_path = "/Math/Arithmetic"
+        Elementwise(lambda x, y: y - x)
+        Doc(Language.ANY, DocScope.ALL, "Reverse subtraction: output = y - x, with NumPy broadcasting. Integers wrap around.")
+
+    with Op("rdiv", pairwise) as op:
+        op.display_path = "/Math/Arithmetic"
+        Elementwise(lambda x, y: y / x)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Reverse division: output = y / x, with NumPy broadcasting; integers as in div (truncating, y / 0 is 0).",
+        )
+
+    with Op("atan2") as op:
+        op.display_path = "/Math/Elementwise"
+        y = Input(FLOATING_POINT, "y", description="Ordinate")
+        x = Input(FLOATING_POINT, "x", description="Abscissa")
+        Output(FLOATING_POINT, "output", description="The angle, in (-pi, pi]")
+        Constraint("y and x must have the same type", same_type(y, x))
+        Constraint("y and x must have broadcastable shapes", broadcastable_shapes(y, x))
+        Elementwise(lambda y, x: fn.atan2(y, x))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise angle of the point (x, y): atan2(y, x), with NumPy broadcasting.")
+
+    with Op("is_nan", float_transform) as op:
+        op.display_path = "/Math/Comparison"
+        Output(BOOLEAN, "output", description="True where x is NaN")
+        Elementwise(lambda x: fn.isnan(x))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise test for NaN.")
+
+    with Op("is_infinite", float_transform) as op:
+        op.display_path = "/Math/Comparison"
+        Output(BOOLEAN, "output", description="True where x is an infinity")
+        Elementwise(lambda x: fn.isinf(x))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise test for positive or negative infinity.")
+
+    with Op("is_finite", float_transform) as op:
+        op.display_path = "/Math/Comparison"
+        Output(BOOLEAN, "output", description="True where x is neither NaN nor an infinity")
+        Elementwise(lambda x: fn.isfinite(x))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise test for finite values.")
+
+    with Op("step", transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.where(x > 0, 1, 0))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise Heaviside step: 1 where x > 0, else 0 (also for NaN).")
+
     with Op("abs", transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: abs(x))
@@ -103,6 +150,96 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.sigmoid(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise logistic sigmoid: output = 1 / (1 + e^-x).")
+
+    with Op("sin", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.sin(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise sine of x (radians).')
+
+    with Op("cos", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.cos(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise cosine of x (radians).')
+
+    with Op("tan", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.tan(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise tangent of x (radians).')
+
+    with Op("asin", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.asin(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise arcsine; NaN outside [-1, 1].')
+
+    with Op("acos", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.acos(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise arccosine; NaN outside [-1, 1].')
+
+    with Op("atan", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.atan(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise arctangent, in (-pi/2, pi/2).')
+
+    with Op("sinh", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.sinh(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise hyperbolic sine.')
+
+    with Op("cosh", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.cosh(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise hyperbolic cosine.')
+
+    with Op("erf", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.erf(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise error function.')
+
+    with Op("expm1", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.expm1(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise e^x - 1, accurate near 0.')
+
+    with Op("log1p", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.log1p(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise ln(1 + x), accurate near 0.')
+
+    with Op("reciprocal", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: 1 / x)
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise reciprocal 1 / x (an infinity at 0).')
+
+    with Op("rsqrt", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: 1 / fn.sqrt(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise reciprocal square root 1 / sqrt(x); NaN for negative x.')
+
+    with Op("floor", transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.floor(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise floor: the largest integer value not above x; integers are unchanged.')
+
+    with Op("ceil", transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.ceil(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise ceiling: the smallest integer value not below x; integers are unchanged.')
+
+    with Op("sign", transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.sign(x))
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise sign: -1, 0 or 1 (NaN stays NaN).')
+
+    with Op("square", transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: x * x)
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise square x * x. Integers wrap around.')
+
+    with Op("cube", transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: x * x * x)
+        Doc(Language.ANY, DocScope.ALL, 'Elementwise cube x * x * x. Integers wrap around.')
 
     with Op("log", float_transform) as op:
         op.display_path = "/Math/Elementwise"

@@ -104,6 +104,8 @@ def _call(fn: str, a: list[str], dtype: str, raw: list[Value]) -> str:
     if fn == "maximum":
         return f"(({a[0]}) > ({a[1]}) ? ({a[0]}) : ({a[1]}))"
     if fn == "sign":
+        if cat == "unsigned":  # (x < 0 is always false there, and gcc says so)
+            return f"(({t})(({a[0]}) > 0))"
         return f"(({t})((({a[0]}) > 0) - (({a[0]}) < 0)))"
     if fn in ("floor", "ceil", "round_half_even", "round_half_away"):
         return a[0]
