@@ -24,7 +24,9 @@ with Namespace("math"):
     with Op("mul", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
         Elementwise(lambda x, y: x * y)
-        Doc(Language.ANY, DocScope.ALL, "Elementwise multiplication: output = x * y, with NumPy broadcasting.")
+        Doc(
+            Language.ANY, DocScope.ALL, "Elementwise multiplication: output = x * y, with NumPy broadcasting."
+        )
         Doc(Language.ANY, DocScope.ALL, INTEGER_ARITHMETIC)
 
     with Op("div", pairwise) as op:
@@ -73,7 +75,11 @@ with Namespace("math"):
     with Op("rsub", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
         Elementwise(lambda x, y: y - x)
-        Doc(Language.ANY, DocScope.ALL, "Reverse subtraction: output = y - x, with NumPy broadcasting. Integers wrap around.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Reverse subtraction: output = y - x, with NumPy broadcasting. Integers wrap around.",
+        )
 
     with Op("rdiv", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
@@ -92,7 +98,11 @@ with Namespace("math"):
         Constraint("y and x must have the same type", same_type(y, x))
         Constraint("y and x must have broadcastable shapes", broadcastable_shapes(y, x))
         Elementwise(lambda y, x: fn.atan2(y, x))
-        Doc(Language.ANY, DocScope.ALL, "Elementwise angle of the point (x, y): atan2(y, x), with NumPy broadcasting.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise angle of the point (x, y): atan2(y, x), with NumPy broadcasting.",
+        )
 
     with Op("is_nan", float_transform) as op:
         op.display_path = "/Math/Comparison"
@@ -154,92 +164,100 @@ with Namespace("math"):
     with Op("sin", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.sin(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise sine of x (radians).')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise sine of x (radians).")
 
     with Op("cos", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.cos(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise cosine of x (radians).')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise cosine of x (radians).")
 
     with Op("tan", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.tan(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise tangent of x (radians).')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise tangent of x (radians).")
 
     with Op("asin", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.asin(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise arcsine; NaN outside [-1, 1].')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise arcsine; NaN outside [-1, 1].")
 
     with Op("acos", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.acos(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise arccosine; NaN outside [-1, 1].')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise arccosine; NaN outside [-1, 1].")
 
     with Op("atan", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.atan(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise arctangent, in (-pi/2, pi/2).')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise arctangent, in (-pi/2, pi/2).")
 
     with Op("sinh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.sinh(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise hyperbolic sine.')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise hyperbolic sine.")
 
     with Op("cosh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.cosh(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise hyperbolic cosine.')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise hyperbolic cosine.")
 
     with Op("erf", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.erf(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise error function.')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise error function.")
 
     with Op("expm1", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.expm1(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise e^x - 1, accurate near 0.')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise e^x - 1, accurate near 0.")
 
     with Op("log1p", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.log1p(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise ln(1 + x), accurate near 0.')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise ln(1 + x), accurate near 0.")
 
     with Op("reciprocal", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: 1 / x)
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise reciprocal 1 / x (an infinity at 0).')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise reciprocal 1 / x (an infinity at 0).")
 
     with Op("rsqrt", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: 1 / fn.sqrt(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise reciprocal square root 1 / sqrt(x); NaN for negative x.')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise reciprocal square root 1 / sqrt(x); NaN for negative x.")
 
     with Op("floor", transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.floor(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise floor: the largest integer value not above x; integers are unchanged.')
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise floor: the largest integer value not above x; integers are unchanged.",
+        )
 
     with Op("ceil", transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.ceil(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise ceiling: the smallest integer value not below x; integers are unchanged.')
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise ceiling: the smallest integer value not below x; integers are unchanged.",
+        )
 
     with Op("sign", transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.sign(x))
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise sign: -1, 0 or 1 (NaN stays NaN).')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise sign: -1, 0 or 1 (NaN stays NaN).")
 
     with Op("square", transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: x * x)
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise square x * x. Integers wrap around.')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise square x * x. Integers wrap around.")
 
     with Op("cube", transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: x * x * x)
-        Doc(Language.ANY, DocScope.ALL, 'Elementwise cube x * x * x. Integers wrap around.')
+        Doc(Language.ANY, DocScope.ALL, "Elementwise cube x * x * x. Integers wrap around.")
 
     with Op("log", float_transform) as op:
         op.display_path = "/Math/Elementwise"
@@ -269,8 +287,14 @@ with Namespace("math"):
             default="half_to_even",
             description="How halfway cases round: to the even neighbour (IEEE 754, NumPy) or away from zero (C round())",
         )
-        Elementwise(lambda x, mode: fn.where(mode == "half_to_even", fn.round_half_even(x), fn.round_half_away(x)))
-        Doc(Language.ANY, DocScope.ALL, "Elementwise rounding to the nearest integer value; integers are unchanged.")
+        Elementwise(
+            lambda x, mode: fn.where(mode == "half_to_even", fn.round_half_even(x), fn.round_half_away(x))
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise rounding to the nearest integer value; integers are unchanged.",
+        )
 
     with Op("gt", compare) as op:
         op.display_path = "/Math/Comparison"
@@ -312,7 +336,9 @@ with Namespace("math"):
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", finalize=lambda acc, n: acc / n)
-        Doc(Language.ANY, DocScope.ALL, "Arithmetic mean over the given axes; the mean of no elements is NaN.")
+        Doc(
+            Language.ANY, DocScope.ALL, "Arithmetic mean over the given axes; the mean of no elements is NaN."
+        )
 
     with Op("max", reduce) as op:
         op.display_path = "/Math/Reduction"
@@ -355,6 +381,101 @@ with Namespace("math"):
             "Population variance (divided by n) over the given axes, from the mean in a first pass; NaN for no elements.",
         )
 
+    with Op("prod", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Reduce("mul")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Product of the elements over the given axes; the product of no elements is 1. Integers wrap around.",
+        )
+
+    with Op("min", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Reduce("min", empty="error")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Smallest element over the given axes; NaN wins. Reducing no elements is an error.",
+        )
+
+    with Op("amax", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Reduce("max", map=lambda x: abs(x), empty="error")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Largest absolute value over the given axes; NaN wins. Reducing no elements is an error.",
+        )
+
+    with Op("amin", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Reduce("min", map=lambda x: abs(x), empty="error")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Smallest absolute value over the given axes; NaN wins. Reducing no elements is an error.",
+        )
+
+    with Op("asum", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Reduce("add", map=lambda x: abs(x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Sum of absolute values over the given axes (0 for no elements). Integers wrap around.",
+        )
+
+    with Op("amean", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce("add", map=lambda x: abs(x), finalize=lambda acc, n: acc / n)
+        Doc(Language.ANY, DocScope.ALL, "Mean of absolute values over the given axes; NaN for no elements.")
+
+    with Op("norm1", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce("add", map=lambda x: abs(x))
+        Doc(Language.ANY, DocScope.ALL, "L1 norm over the given axes: the sum of absolute values.")
+
+    with Op("norm_max", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce("max", map=lambda x: abs(x), empty="error")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Max norm over the given axes: the largest absolute value. Reducing no elements is an error.",
+        )
+
+    with Op("squared_norm", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce("add", map=lambda x: x * x)
+        Doc(Language.ANY, DocScope.ALL, "Squared L2 norm over the given axes: sum(x^2).")
+
+    with Op("entropy", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce("add", map=lambda x: x * fn.log(x), finalize=lambda acc, n: -acc)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Entropy over the given axes: -sum(x * ln(x)) (NaN where x is 0 or negative).",
+        )
+
+    with Op("shannon_entropy", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce("add", map=lambda x: x * (fn.log(x) / fn.log(2.0)), finalize=lambda acc, n: -acc)
+        Doc(Language.ANY, DocScope.ALL, "Shannon entropy over the given axes: -sum(x * log2(x)).")
+
     with Op("argmax") as op:
         op.display_path = "/Math/Reduction"
         Input(NUMERIC, "x", description="Input tensor")
@@ -366,6 +487,19 @@ with Namespace("math"):
             Language.ANY,
             DocScope.ALL,
             "Index of the first largest element along an axis; the first NaN counts as largest.",
+        )
+
+    with Op("argmin") as op:
+        op.display_path = "/Math/Reduction"
+        Input(NUMERIC, "x", description="Input tensor")
+        Arg(INT, "axis", default=-1, description="Axis to search; negative counts from the last one")
+        Arg(BOOLEAN, "keep_dims", default=False, description="Keep the searched axis with size 1")
+        Output(LONG, "output", description="Index of the first smallest element along the axis")
+        ArgReduce("min")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Index of the first smallest element along an axis; the first NaN counts as smallest.",
         )
 
     with Op("matmul") as op:
@@ -406,7 +540,9 @@ with Namespace("math"):
     with Op("cumsum") as op:
         op.display_path = "/Math/Reduction"
         x = Input(NUMERIC, "x", description="Input tensor")
-        axis = Arg(INT, "axis", default=0, description="Axis to accumulate along; negative counts from the last one")
+        axis = Arg(
+            INT, "axis", default=0, description="Axis to accumulate along; negative counts from the last one"
+        )
         Arg(BOOLEAN, "exclusive", default=False, description="Leave each element out of its own sum")
         Arg(BOOLEAN, "reverse", default=False, description="Accumulate from the end of the axis")
         Output(NUMERIC, "output", description="Running sums, with the shape of x")
@@ -415,8 +551,13 @@ with Namespace("math"):
             c="fragments/cumsum.h",
             python="fragments/cumsum.py",
             c_fragments={
-                "int8": "cumsum_i8", "int16": "cumsum_i16", "int32": "cumsum_i32", "int64": "cumsum_i64",
-                "uint8": "cumsum_u8", "float32": "cumsum_f32", "float64": "cumsum_f64",
+                "int8": "cumsum_i8",
+                "int16": "cumsum_i16",
+                "int32": "cumsum_i32",
+                "int64": "cumsum_i64",
+                "uint8": "cumsum_u8",
+                "float32": "cumsum_f32",
+                "float64": "cumsum_f64",
             },
             python_fragment="cumsum",
             args=("exclusive", "reverse"),

@@ -44,7 +44,9 @@ with Namespace("random"):
     with Op("normal") as op:
         op.display_path = "/Random"
         Arg(FLOATING_POINT, "mean", default=0.0, description="Mean of the distribution")
-        stddev = Arg(FLOATING_POINT, "stddev", default=1.0, description="Standard deviation of the distribution")
+        stddev = Arg(
+            FLOATING_POINT, "stddev", default=1.0, description="Standard deviation of the distribution"
+        )
         use_mixin(random)
         Constraint("stddev must not be negative", stddev >= 0)
         Random("normal", mean="mean", stddev="stddev")
@@ -68,7 +70,9 @@ with Namespace("random"):
 
     with Op("binomial") as op:
         op.display_path = "/Random"
-        n_trials = Arg(INT, "n_trials", description="Number of trials parameter for the binomial distribution")
+        n_trials = Arg(
+            INT, "n_trials", description="Number of trials parameter for the binomial distribution"
+        )
         p = Arg(FLOATING_POINT, "p", description="Probability of success for each trial")
         use_mixin(random)
         shape = op.arg("shape")
@@ -88,7 +92,9 @@ with Namespace("random"):
 
     with Op("exponential") as op:
         op.display_path = "/Random"
-        rate = Arg(FLOATING_POINT, "rate", default=1.0, description="Rate (inverse scale) of the distribution")
+        rate = Arg(
+            FLOATING_POINT, "rate", default=1.0, description="Rate (inverse scale) of the distribution"
+        )
         use_mixin(random)
         Constraint("rate must be positive", rate > 0)
         Random("exponential", rate="rate")
@@ -102,7 +108,10 @@ with Namespace("random"):
         op.display_path = "/Random"
         Arg(FLOATING_POINT, "mean", default=0.0, description="Mean of the underlying normal distribution")
         stddev = Arg(
-            FLOATING_POINT, "stddev", default=1.0, description="Standard deviation of the underlying normal distribution"
+            FLOATING_POINT,
+            "stddev",
+            default=1.0,
+            description="Standard deviation of the underlying normal distribution",
         )
         use_mixin(random)
         Constraint("stddev must not be negative", stddev >= 0)
@@ -116,7 +125,9 @@ with Namespace("random"):
     with Op("normal_truncated") as op:
         op.display_path = "/Random"
         Arg(FLOATING_POINT, "mean", default=0.0, description="Mean of the distribution")
-        stddev = Arg(FLOATING_POINT, "stddev", default=1.0, description="Standard deviation before truncation")
+        stddev = Arg(
+            FLOATING_POINT, "stddev", default=1.0, description="Standard deviation before truncation"
+        )
         use_mixin(random)
         Constraint("stddev must not be negative", stddev >= 0)
         Random("truncated_normal", mean="mean", stddev="stddev")

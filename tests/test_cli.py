@@ -102,9 +102,9 @@ def test_unknown_namespace_and_project_exit_2(cli: Cli, ops_copy: Path) -> None:
 
 def test_list_and_validate(cli: Cli, ops_copy: Path) -> None:
     listing = cli("list").stdout.splitlines()
-    assert "math (54 ops)" in listing and "  bit_shift -> bitwise.left_shift" in listing
+    assert "math (66 ops)" in listing and "  bit_shift -> bitwise.left_shift" in listing
     assert any(line.startswith("  docs: ") for line in listing)
-    assert cli("validate").stdout.strip() == "ok: 4 namespaces, 66 ops"
+    assert cli("validate").stdout.strip() == "ok: 4 namespaces, 78 ops"
 
 
 def _generate_in_subprocess(out: Path, seed: str) -> None:

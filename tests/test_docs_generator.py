@@ -65,7 +65,7 @@ def test_mkdocs_strict_build_of_the_starter_catalogue(starter_site: Path) -> Non
         assert (site / page).is_file(), page
     assert (site / "search" / "search_index.json").is_file()
     index = visible_text((site / "index.html").read_text())
-    assert "66 ops in 4 namespaces" in index
+    assert "78 ops in 4 namespaces" in index
 
 
 def test_source_links_point_at_existing_line_anchors(starter_site: Path) -> None:
