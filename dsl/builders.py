@@ -168,7 +168,7 @@ class ConfigRef:
 # ---------------------------------------------------------------- blocks
 
 _PROPERTIES = {
-    "op": ("display_name", "display_path", "native_name", "abstract"),
+    "op": ("display_name", "display_path", "native_name", "abstract", "onnx"),
     "mixin": ("display_path", "abstract"),
     "config": (),
 }
@@ -460,6 +460,7 @@ class Op(_Block):
             display_path=props.get("display_path", f"/{self.namespace_name or ''}"),
             native_name=props.get("native_name", self.name),
             abstract=props.get("abstract", False),
+            onnx=props.get("onnx"),
             location=self.location,
             compute=self.compute[0] if self.compute else None,
             compute_location=self.compute[1] if self.compute else None,

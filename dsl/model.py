@@ -180,6 +180,8 @@ class Op:
     native_name: str
     abstract: bool
     location: Location
+    #: The ONNX operator of the same meaning (``"Add"``, ``"ReduceSum"``), if any.
+    onnx: str | None = None
     #: What the op computes (None: a documentation-only op).
     compute: Compute | None = None
     compute_location: Location | None = None

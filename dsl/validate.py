@@ -8,6 +8,7 @@ them, the CLI prints them and exits 2.
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -17,6 +18,9 @@ from dsl import expr as E
 from dsl import model as M
 from dsl.model import NO_DEFAULT, Location, Problem
 from dsl.types import CONCRETE_DTYPES, TENSOR_TYPES, Count, DataType, DocScope, Language
+
+#: An ONNX operator name, optionally with its domain (``com.microsoft.Gelu``).
+ONNX_NAME = re.compile(r"(?:[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\.)?[A-Z][A-Za-z0-9]*")
 
 
 def is_identifier(name: object) -> bool:
@@ -432,6 +436,8 @@ def op_problems(op: M.Op, prop_locations: Mapping[str, Location] | None = None) 
         problems.append(Problem(at("display_path"), ctx, f"display_path must be a string starting with '/', got {op.display_path!r}"))
     if op.native_name != op.name and (m := _name_problem("native_name", op.native_name)) is not None:
         problems.append(Problem(at("native_name"), ctx, m))
+    if op.onnx is not None and not (isinstance(op.onnx, str) and ONNX_NAME.fullmatch(op.onnx)):
+        problems.append(Problem(at("onnx"), ctx, f"onnx must name an ONNX operator such as 'Add' or 'ReduceSum', got {op.onnx!r}"))
     return problems
 
 

@@ -16,21 +16,25 @@ with Namespace("bitwise"):
 
     with Op("and", bitwise_pair) as op:
         op.display_path = "/Bitwise"
+        op.onnx = "BitwiseAnd"
         Elementwise(lambda x, y: x & y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Bitwise AND operation. Supports broadcasting.")
 
     with Op("or", bitwise_pair) as op:
         op.display_path = "/Bitwise"
+        op.onnx = "BitwiseOr"
         Elementwise(lambda x, y: x | y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Bitwise OR operation. Supports broadcasting.")
 
     with Op("xor", bitwise_pair) as op:
         op.display_path = "/Bitwise"
+        op.onnx = "BitwiseXor"
         Elementwise(lambda x, y: x ^ y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Bitwise XOR operation. Supports broadcasting.")
 
     with Op("left_shift", bitwise_pair) as op:
         op.display_path = "/Bitwise"
+        op.onnx = "BitShift"
         Elementwise(lambda x, y: x << y, broadcast="numpy")
         Doc(
             Language.ANY,

@@ -11,18 +11,21 @@ Integer results wrap around (two's complement), as in NumPy.
 with Namespace("math"):
     with Op("add", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        op.onnx = "Add"
         Elementwise(lambda x, y: x + y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise addition: output = x + y, with NumPy broadcasting.")
         Doc(Language.ANY, DocScope.ALL, INTEGER_ARITHMETIC)
 
     with Op("sub", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        op.onnx = "Sub"
         Elementwise(lambda x, y: x - y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise subtraction: output = x - y, with NumPy broadcasting.")
         Doc(Language.ANY, DocScope.ALL, INTEGER_ARITHMETIC)
 
     with Op("mul", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        op.onnx = "Mul"
         Elementwise(lambda x, y: x * y)
         Doc(
             Language.ANY, DocScope.ALL, "Elementwise multiplication: output = x * y, with NumPy broadcasting."
@@ -31,6 +34,7 @@ with Namespace("math"):
 
     with Op("div", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        op.onnx = "Div"
         Elementwise(lambda x, y: x / y)
         Doc(
             Language.ANY,
@@ -46,6 +50,7 @@ with Namespace("math"):
 
     with Op("pow", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        op.onnx = "Pow"
         Elementwise(lambda x, y: x**y)
         Doc(
             Language.ANY,
@@ -60,6 +65,7 @@ with Namespace("math"):
 
     with Op("maximum", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        op.onnx = "Max"
         Elementwise(lambda x, y: fn.maximum(x, y))
         Doc(Language.ANY, DocScope.ALL, "Elementwise maximum of x and y; NaN wins, as in NumPy's maximum.")
 
@@ -106,12 +112,14 @@ with Namespace("math"):
 
     with Op("is_nan", float_transform) as op:
         op.display_path = "/Math/Comparison"
+        op.onnx = "IsNaN"
         Output(BOOLEAN, "output", description="True where x is NaN")
         Elementwise(lambda x: fn.isnan(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise test for NaN.")
 
     with Op("is_infinite", float_transform) as op:
         op.display_path = "/Math/Comparison"
+        op.onnx = "IsInf"
         Output(BOOLEAN, "output", description="True where x is an infinity")
         Elementwise(lambda x: fn.isinf(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise test for positive or negative infinity.")
@@ -129,6 +137,7 @@ with Namespace("math"):
 
     with Op("abs", transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Abs"
         Elementwise(lambda x: abs(x))
         Doc(
             Language.ANY,
@@ -138,71 +147,85 @@ with Namespace("math"):
 
     with Op("neg", transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Neg"
         Elementwise(lambda x: -x)
         Doc(Language.ANY, DocScope.ALL, "Elementwise negation: output = -x. Integers wrap around.")
 
     with Op("exp", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Exp"
         Elementwise(lambda x: fn.exp(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise exponential: output = e^x.")
 
     with Op("sqrt", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Sqrt"
         Elementwise(lambda x: fn.sqrt(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise square root; negative inputs give NaN.")
 
     with Op("tanh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Tanh"
         Elementwise(lambda x: fn.tanh(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise hyperbolic tangent.")
 
     with Op("sigmoid", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Sigmoid"
         Elementwise(lambda x: fn.sigmoid(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise logistic sigmoid: output = 1 / (1 + e^-x).")
 
     with Op("sin", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Sin"
         Elementwise(lambda x: fn.sin(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise sine of x (radians).")
 
     with Op("cos", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Cos"
         Elementwise(lambda x: fn.cos(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise cosine of x (radians).")
 
     with Op("tan", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Tan"
         Elementwise(lambda x: fn.tan(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise tangent of x (radians).")
 
     with Op("asin", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Asin"
         Elementwise(lambda x: fn.asin(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise arcsine; NaN outside [-1, 1].")
 
     with Op("acos", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Acos"
         Elementwise(lambda x: fn.acos(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise arccosine; NaN outside [-1, 1].")
 
     with Op("atan", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Atan"
         Elementwise(lambda x: fn.atan(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise arctangent, in (-pi/2, pi/2).")
 
     with Op("sinh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Sinh"
         Elementwise(lambda x: fn.sinh(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise hyperbolic sine.")
 
     with Op("cosh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Cosh"
         Elementwise(lambda x: fn.cosh(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise hyperbolic cosine.")
 
     with Op("erf", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Erf"
         Elementwise(lambda x: fn.erf(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise error function.")
 
@@ -218,6 +241,7 @@ with Namespace("math"):
 
     with Op("reciprocal", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Reciprocal"
         Elementwise(lambda x: 1 / x)
         Doc(Language.ANY, DocScope.ALL, "Elementwise reciprocal 1 / x (an infinity at 0).")
 
@@ -228,6 +252,7 @@ with Namespace("math"):
 
     with Op("floor", transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Floor"
         Elementwise(lambda x: fn.floor(x))
         Doc(
             Language.ANY,
@@ -237,6 +262,7 @@ with Namespace("math"):
 
     with Op("ceil", transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Ceil"
         Elementwise(lambda x: fn.ceil(x))
         Doc(
             Language.ANY,
@@ -246,6 +272,7 @@ with Namespace("math"):
 
     with Op("sign", transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Sign"
         Elementwise(lambda x: fn.sign(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise sign: -1, 0 or 1 (NaN stays NaN).")
 
@@ -261,6 +288,7 @@ with Namespace("math"):
 
     with Op("log", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Log"
         x = float_transform.input("x")
         base = Arg(
             FLOATING_POINT,
@@ -280,6 +308,7 @@ with Namespace("math"):
 
     with Op("round", transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.onnx = "Round"
         Arg(
             ENUM,
             "mode",
@@ -298,16 +327,19 @@ with Namespace("math"):
 
     with Op("gt", compare) as op:
         op.display_path = "/Math/Comparison"
+        op.onnx = "Greater"
         Elementwise(lambda x, y: x > y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x > y. NaN compares false.")
 
     with Op("eq", compare) as op:
         op.display_path = "/Math/Comparison"
+        op.onnx = "Equal"
         Elementwise(lambda x, y: x == y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x == y. NaN compares unequal to everything.")
 
     with Op("logical_and") as op:
         op.display_path = "/Math/Logic"
+        op.onnx = "And"
         x = Input(BOOLEAN, "x", description="First operand")
         y = Input(BOOLEAN, "y", description="Second operand")
         Output(BOOLEAN, "output", description="True where both are true")
@@ -320,6 +352,7 @@ with Namespace("math"):
 
     with Op("sum", reduce) as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ReduceSum"
         Reduce("add")
         Doc(
             Language.ANY,
@@ -333,6 +366,7 @@ with Namespace("math"):
 
     with Op("mean", reduce) as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ReduceMean"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", finalize=lambda acc, n: acc / n)
@@ -342,6 +376,7 @@ with Namespace("math"):
 
     with Op("max", reduce) as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ReduceMax"
         Reduce("max", empty="error")
         Doc(
             Language.ANY,
@@ -351,6 +386,7 @@ with Namespace("math"):
 
     with Op("norm2", reduce) as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ReduceL2"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", map=lambda x: x * x, finalize=lambda acc, n: fn.sqrt(acc))
@@ -358,6 +394,7 @@ with Namespace("math"):
 
     with Op("log_sum_exp", reduce) as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ReduceLogSumExp"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", pre="max", map=lambda x, m: fn.exp(x - m), finalize=lambda acc, n, m: fn.log(acc) + m)
@@ -383,6 +420,7 @@ with Namespace("math"):
 
     with Op("prod", reduce) as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ReduceProd"
         Reduce("mul")
         Doc(
             Language.ANY,
@@ -392,6 +430,7 @@ with Namespace("math"):
 
     with Op("min", reduce) as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ReduceMin"
         Reduce("min", empty="error")
         Doc(
             Language.ANY,
@@ -419,6 +458,7 @@ with Namespace("math"):
 
     with Op("asum", reduce) as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ReduceL1"
         Reduce("add", map=lambda x: abs(x))
         Doc(
             Language.ANY,
@@ -435,6 +475,7 @@ with Namespace("math"):
 
     with Op("norm1", reduce) as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ReduceL1"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", map=lambda x: abs(x))
@@ -453,6 +494,7 @@ with Namespace("math"):
 
     with Op("squared_norm", reduce) as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ReduceSumSquare"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", map=lambda x: x * x)
@@ -478,6 +520,7 @@ with Namespace("math"):
 
     with Op("argmax") as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ArgMax"
         Input(NUMERIC, "x", description="Input tensor")
         Arg(INT, "axis", default=-1, description="Axis to search; negative counts from the last one")
         Arg(BOOLEAN, "keep_dims", default=False, description="Keep the searched axis with size 1")
@@ -491,6 +534,7 @@ with Namespace("math"):
 
     with Op("argmin") as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "ArgMin"
         Input(NUMERIC, "x", description="Input tensor")
         Arg(INT, "axis", default=-1, description="Axis to search; negative counts from the last one")
         Arg(BOOLEAN, "keep_dims", default=False, description="Keep the searched axis with size 1")
@@ -504,6 +548,7 @@ with Namespace("math"):
 
     with Op("matmul") as op:
         op.display_path = "/Math/Linear algebra"
+        op.onnx = "MatMul"
         a = Input(NUMERIC, "a", description="Left matrix, or a batch of them (rank >= 2)")
         b = Input(NUMERIC, "b", description="Right matrix, or a batch of them (rank >= 2)")
         Output(NUMERIC, "output", description="The matrix product, with the broadcast batch axes")
@@ -539,6 +584,7 @@ with Namespace("math"):
 
     with Op("cumsum") as op:
         op.display_path = "/Math/Reduction"
+        op.onnx = "CumSum"
         x = Input(NUMERIC, "x", description="Input tensor")
         axis = Arg(
             INT, "axis", default=0, description="Axis to accumulate along; negative counts from the last one"

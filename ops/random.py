@@ -30,6 +30,7 @@ with Namespace("random"):
 
     with Op("uniform") as op:
         op.display_path = "/Random"
+        op.onnx = "RandomUniform"
         low = Arg(FLOATING_POINT, "min", default=0.0, description="Lower bound (inclusive)")
         high = Arg(FLOATING_POINT, "max", default=1.0, description="Upper bound (exclusive)")
         use_mixin(random)
@@ -43,6 +44,7 @@ with Namespace("random"):
 
     with Op("normal") as op:
         op.display_path = "/Random"
+        op.onnx = "RandomNormal"
         Arg(FLOATING_POINT, "mean", default=0.0, description="Mean of the distribution")
         stddev = Arg(
             FLOATING_POINT, "stddev", default=1.0, description="Standard deviation of the distribution"
@@ -58,6 +60,7 @@ with Namespace("random"):
 
     with Op("bernoulli") as op:
         op.display_path = "/Random"
+        op.onnx = "Bernoulli"
         p = Arg(FLOATING_POINT, "p", description="Probability of value 1")
         use_mixin(random)
         Constraint("p must be a probability", (p >= 0) & (p <= 1))

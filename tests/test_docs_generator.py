@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dsl.loader import load
 from conftest import ROOT, Cli, write_ops
 from generators.docs import markdown as md
 
@@ -65,7 +66,17 @@ def test_mkdocs_strict_build_of_the_starter_catalogue(starter_site: Path) -> Non
         assert (site / page).is_file(), page
     assert (site / "search" / "search_index.json").is_file()
     index = visible_text((site / "index.html").read_text())
-    assert "78 ops in 4 namespaces" in index
+    catalogue = load(ROOT / "ops").catalogue
+    total = sum(len(ns.concrete_ops) for ns in catalogue.namespaces)
+    assert f"{total} ops in {len(catalogue.namespaces)} namespaces" in index
+    for ns in catalogue.namespaces:
+        assert f"{ns.name} {len(ns.concrete_ops)} {len(ns.aliases)} {len(ns.configs)}" in index
+    # The ONNX mapping table: every op that names an ONNX operator, linked to it.
+    mapped = [o for ns in catalogue.namespaces for o in ns.concrete_ops if o.onnx]
+    assert len(mapped) >= 50
+    assert f"{len(mapped)} ops have an ONNX operator of the same meaning" in index
+    assert "math.sum ReduceSum" in index and "bitwise.and BitwiseAnd" in index
+    assert 'href="https://onnx.ai/onnx/operators/onnx__ReduceSum.html"' in (site / "index.html").read_text()
 
 
 def test_source_links_point_at_existing_line_anchors(starter_site: Path) -> None:
@@ -89,6 +100,10 @@ def test_op_section_content(starter_site: Path) -> None:
     assert "Alias of bitwise.left_shift" in text
     assert "elementwise, NumPy broadcasting: output = log(x) / log(base) when base is given" in text
     assert "einsum ...|ik;...|kj=>...|ij over a, b" in text
+    assert "ONNX : ReduceSum" in text
+    # Examples come from running the reference: sum over axis 1 of [[-1.5, 0, 0.5], [2, 1, -0.25]].
+    source = (starter_site / "docs/docs/math.md").read_text()
+    assert "opforge.math.sum(x, axes=[1])\n# array([-1.  ,  2.75], dtype=float32)\n" in source
     random_text = visible_text((starter_site / "site/random/index.html").read_text())
     assert "binomial(n_trials, p, shape, dtype=\"float32\", RandomConfig)" in random_text
     assert "Used by: uniform , normal , bernoulli , binomial" in random_text

@@ -251,3 +251,46 @@ def test_c_api_returns_statuses_for_bad_input(out: Path, tmp_path: Path) -> None
     assert build.returncode == 0, build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.strip() == "0 failed", run.stdout + run.stderr
+
+
+DOC_EXAMPLE_CHECK = r'''
+import re, sys
+from pathlib import Path
+import numpy as np
+
+blocks = []
+for page in sorted(Path(sys.argv[1]).glob("*.md")):
+    text = page.read_text()
+    blocks += re.findall(r"\*\*Example\*\* \(computed by the NumPy reference\)\n\n```python\n(.*?)```", text, re.S)
+checked = 0
+for block in blocks:
+    lines = block.rstrip("\n").split("\n")
+    code = [l for l in lines if not l.startswith("#")]
+    shown = "\n".join(l[2:] for l in lines if l.startswith("# "))
+    *setup, call = code
+    for backend in ("c", "python"):
+        scope = {}
+        exec("\n".join(setup), scope)
+        if shown.startswith("raises ValueError"):
+            try:
+                eval(call[:-1] + f", backend={backend!r})", scope)
+            except ValueError:
+                continue
+            raise AssertionError(f"{call}: no ValueError")
+        got = eval(call[:-1] + f", backend={backend!r})", scope)
+        with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
+            text = np.array_repr(got)
+        assert text == shown, (backend, call, text, shown)
+    checked += 1
+print(checked)
+'''
+
+
+def test_every_docs_example_is_what_the_package_computes(installed: Path, out: Path, tmp_path: Path) -> None:
+    """The examples on the docs pages, run against the installed package on both backends."""
+    script = tmp_path / "examples.py"
+    script.write_text(DOC_EXAMPLE_CHECK)
+    proc = subprocess.run([str(installed), str(script), str(out / "docs" / "docs")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert int(proc.stdout) >= 70

@@ -290,7 +290,14 @@ CASES: dict[str, tuple[str, str]] = {
                 Output(NUMERIC, "out", description="out")
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: unknown op property 'java_package' (known: display_name, display_path, "
-             "native_name, abstract)"),
+             "native_name, abstract, onnx)"),
+    "onnx that names no ONNX operator": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                op.onnx = "reduce sum"  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: onnx must name an ONNX operator such as 'Add' or 'ReduceSum', got 'reduce sum'"),
     "default from an arg of another type": ('''
         with Namespace("math"):
             with Op("f") as op:

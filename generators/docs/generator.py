@@ -15,6 +15,7 @@ from dsl.types import DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext
 from generators.docs import markdown as md
 from generators.docs.expressions import READABLE, compute_text, default_text
+from generators.kernels import evaluate, examples
 
 #: Doc scopes shown as the op's description on its page (class-level docs).
 DESCRIPTION_SCOPES = (DocScope.ALL, DocScope.CLASS_DOC_ONLY)
@@ -22,6 +23,8 @@ DESCRIPTION_SCOPES = (DocScope.ALL, DocScope.CLASS_DOC_ONLY)
 CREATOR_SCOPES = (DocScope.CREATORS_ONLY,)
 #: What ``%INPUT_TYPE%`` means on the docs site.
 TENSOR_TYPE_NAME = "tensor"
+#: Where an ONNX operator of the default domain is documented.
+ONNX_OPERATOR_URL = "https://onnx.ai/onnx/operators/onnx__{name}.html"
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("generators.docs", "templates"),
@@ -43,6 +46,12 @@ def config_anchor(name: str) -> str:
 
 def _source_page(path: str) -> str:
     return f"source/{path}.md"
+
+
+def onnx_link(name: str) -> dict[str, str | None]:
+    """An ONNX operator's name and, for the default domain, its page."""
+    href = ONNX_OPERATOR_URL.format(name=name) if "." not in name else None
+    return {"text": md.code(name), "href": href}
 
 
 def _tokens(owner: Op | Config) -> dict[str, str]:
@@ -148,7 +157,19 @@ class DocsGenerator:
                 parts.append(f"{ref}={default}" if default is not None else str(ref))
         return md.code(f"{op.name}({', '.join(parts)})")
 
-    def _op_view(self, context: GenerationContext, ns: Namespace, op: Op) -> dict[str, Any]:
+    def _example(self, ns: Namespace, op: Op, functions: dict[str, Any]) -> dict[str, str] | None:
+        """The op's example, computed now by the NumPy reference."""
+        if op.abstract or op.compute is None:
+            return None
+        ex = examples.example(op, functions)
+        if ex is None:
+            return None
+        text = "\n".join(["import numpy as np", "import opforge", "",
+                          *examples.python_lines(op, ex, f"opforge.{ns.key}")]) + "\n"
+        return {"fence": md.fence_for(text), "text": text}
+
+    def _op_view(self, context: GenerationContext, ns: Namespace, op: Op,
+                 functions: dict[str, Any]) -> dict[str, Any]:
         tokens = _tokens(op)
         aliases = [
             {"name": md.inline(a.qualified_name), "href": self._page_link(context, a.namespace, a.name)}
@@ -170,6 +191,8 @@ class DocsGenerator:
             ],
             "creator_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, CREATOR_SCOPES)),
             "computes": [md.code(line) for line in compute_text(op)],
+            "example": self._example(ns, op, functions),
+            "onnx": onnx_link(op.onnx) if op.onnx else None,
             "params": self._params(op.params),
             "constraints": self._constraints(op),
             "configs": [{"name": md.inline(c.name), "href": f"#{config_anchor(c.name)}"} for c in op.configs],
@@ -203,12 +226,13 @@ class DocsGenerator:
     def _namespace_page(self, context: GenerationContext, ns: Namespace) -> str:
         sources = sorted({context.source_path(o.location.file) for o in ns.ops} | {context.source_path(ns.location.file)})
         ops = sorted(ns.ops, key=lambda o: o.name)
+        functions = evaluate.reference_functions(ns) if any(o.compute is not None for o in ns.ops) else {}
         return _ENV.get_template("namespace.md.j2").render(
             header=self._header(sources),
             name=ns.name,
             summary=[{"name": o.name, "anchor": op_anchor(o.name),
                       "first_line": md.cell(self._first_line(o))} for o in ops],
-            ops=[self._op_view(context, ns, o) for o in ops],
+            ops=[self._op_view(context, ns, o, functions) for o in ops],
             aliases=[self._alias_view(context, a) for a in sorted(ns.aliases, key=lambda a: a.name)],
             configs=[self._config_view(context, ns, c) for c in sorted(ns.configs, key=lambda c: c.name)],
         )
@@ -225,6 +249,10 @@ class DocsGenerator:
                          "abstract": len(n.ops) - len(n.concrete_ops), "aliases": len(n.aliases),
                          "configs": len(n.configs)} for n in context.namespaces],
             total=sum(len(n.concrete_ops) for n in context.namespaces),
+            onnx=[{"op": md.inline(o.qualified_name), "href": f"{n.key}.md#{op_anchor(o.name)}",
+                   "onnx": onnx_link(o.onnx)}
+                  for n in context.namespaces for o in sorted(n.concrete_ops, key=lambda o: o.name) if o.onnx],
+            without_onnx=sum(1 for n in context.namespaces for o in n.concrete_ops if not o.onnx),
         )
 
     def _source(self, context: GenerationContext, path: str, file: str) -> str:

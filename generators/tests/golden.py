@@ -13,7 +13,8 @@ from dsl.model import Namespace, Op
 from dsl.types import DataType
 from generators import abi
 from generators.formatting import c_comment, c_string
-from generators.kernels import numpy_runtime, reference
+from generators.kernels import evaluate, reference
+from generators.kernels.evaluate import reference_functions
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.selection import variants_of
 from generators.tests import inputs
@@ -26,14 +27,6 @@ PHILOX_KAT = (
     ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
      (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
 )
-
-
-def reference_functions(ns: Namespace) -> dict[str, Any]:
-    """Execute the generated reference module of ``ns`` with the real _kernels."""
-    source = reference.module(ns, "golden").replace("from opforge import _kernels as _k", "")
-    scope: dict[str, Any] = {"_k": numpy_runtime, "np": np, "__name__": f"golden_{ns.key}"}
-    exec(compile(source, f"<reference {ns.name}>", "exec"), scope)  # our own generated code
-    return scope
 
 
 def c_value(value: Any, dtype: str) -> str:
@@ -75,48 +68,13 @@ class _Case:
 
     def expected(self) -> np.ndarray | None:
         """The reference result, or None where the op must refuse the inputs."""
-        op, c = self.op, self.op.compute
-        arrays = {i.name: np.array(self.kwargs[reference.py_name(i.name)], order="C") for i in op.inputs}
-        out_t = op.outputs[0]
-        try:
-            if isinstance(c, C.Elementwise):
-                shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
-            elif isinstance(c, C.Reduction):
-                axes = numpy_runtime.norm_axes(self.arg(c.axes), arrays[c.input].ndim)
-                shape = numpy_runtime.reduced_shape(arrays[c.input].shape, axes, self.arg(c.keep_dims))
-            elif isinstance(c, C.ArgReduction):
-                x = arrays[c.input]
-                if x.ndim == 0:
-                    return None
-                shape = numpy_runtime.reduced_shape(x.shape, (self.arg(c.axis) % x.ndim,), self.arg(c.keep_dims))
-            elif isinstance(c, C.Contraction):
-                shape = np.einsum(c.spec.numpy_subscripts(), *(arrays[n] for n in c.inputs)).shape
-            elif isinstance(c, C.RandomSample):
-                shape = tuple(self.arg("shape"))
-            else:
-                shape = arrays[op.inputs[0].name].shape
-            dtype = self.arg("dtype") if isinstance(c, C.RandomSample) else self.variant_dtype(out_t.name)
-            out = np.empty(shape, dtype=dtype)
-            args = [arrays[i.name] for i in op.inputs]
-            for a in op.args:
-                value = self.arg(a.name)
-                args.append(a.possible_values.index(value) if a.type is DataType.ENUM else value)
-            args += [self.kwargs.get(reference.config_param(cfg.name)) or types.SimpleNamespace(
-                **{x.name: x.default for x in cfg.args}) for cfg in op.configs]
-            self.fn(*args, out)
-            return out
-        except ValueError:
-            return None
+        return evaluate.run(self.op, self.fn, self.kwargs, self.dtype)
 
     def variant_dtype(self, name: str) -> str:
         return next(v for v in variants_of(self.op) if v.dtype == self.dtype).of(name)
 
     def arg(self, name: str) -> Any:
-        key = reference.py_name(name)
-        if key in self.kwargs:
-            return self.kwargs[key]
-        a = next(x for x in self.op.args if x.name == name)
-        return a.default
+        return evaluate.arg_value(self.op, self.kwargs, name)
 
     def c_function(self) -> str | None:
         if not self.size_ok():

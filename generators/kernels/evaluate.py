@@ -1,0 +1,73 @@
+"""Running the NumPy reference at generation time.
+
+The tests generator computes golden vectors with it and the docs generator
+the examples on each op's page, so both see the very code the python
+generator ships.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from dsl import compute as C
+from dsl.model import Namespace, Op
+from dsl.types import DataType
+from generators.kernels import numpy_runtime, reference
+from generators.kernels.selection import variants_of
+
+
+def reference_functions(ns: Namespace) -> dict[str, Any]:
+    """Execute the generated reference module of ``ns`` with the real runtime helpers."""
+    source = reference.module(ns, "evaluated").replace("from opforge import _kernels as _k", "")
+    scope: dict[str, Any] = {"_k": numpy_runtime, "np": np, "__name__": f"reference_{ns.key}"}
+    exec(compile(source, f"<reference {ns.name}>", "exec"), scope)  # our own generated code
+    return scope
+
+
+def arg_value(op: Op, kwargs: Mapping[str, Any], name: str) -> Any:
+    """The value of arg ``name``: given in ``kwargs`` (Python names) or its default."""
+    key = reference.py_name(name)
+    if key in kwargs:
+        return kwargs[key]
+    return next(a for a in op.args if a.name == name).default
+
+
+def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) -> np.ndarray | None:
+    """The reference result of ``op`` for the variant ``dtype`` on ``kwargs`` (inputs
+    and args by Python name), or None where the op must refuse the inputs."""
+    c = op.compute
+    arrays = {i.name: np.array(kwargs[reference.py_name(i.name)], order="C") for i in op.inputs}
+    arg = lambda name: arg_value(op, kwargs, name)  # noqa: E731
+    variant = next(v for v in variants_of(op) if v.dtype == dtype)
+    try:
+        if isinstance(c, C.Elementwise):
+            shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+        elif isinstance(c, C.Reduction):
+            axes = numpy_runtime.norm_axes(arg(c.axes), arrays[c.input].ndim)
+            shape = numpy_runtime.reduced_shape(arrays[c.input].shape, axes, arg(c.keep_dims))
+        elif isinstance(c, C.ArgReduction):
+            x = arrays[c.input]
+            if x.ndim == 0:
+                return None
+            shape = numpy_runtime.reduced_shape(x.shape, (arg(c.axis) % x.ndim,), arg(c.keep_dims))
+        elif isinstance(c, C.Contraction):
+            shape = np.einsum(c.spec.numpy_subscripts(), *(arrays[n] for n in c.inputs)).shape
+        elif isinstance(c, C.RandomSample):
+            shape = tuple(arg("shape"))
+        else:
+            shape = arrays[op.inputs[0].name].shape
+        out_dtype = arg("dtype") if isinstance(c, C.RandomSample) else variant.of(op.outputs[0].name)
+        out = np.empty(shape, dtype=out_dtype)
+        args: list[Any] = [arrays[i.name] for i in op.inputs]
+        for a in op.args:
+            value = arg(a.name)
+            args.append(a.possible_values.index(value) if a.type is DataType.ENUM else value)
+        args += [kwargs.get(reference.config_param(cfg.name)) or types.SimpleNamespace(
+            **{x.name: x.default for x in cfg.args}) for cfg in op.configs]
+        fn(*args, out)
+        return out
+    except ValueError:
+        return None

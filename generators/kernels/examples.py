@@ -1,0 +1,135 @@
+"""A short worked example per op, computed by the NumPy reference.
+
+Like ONNX's ``expect()`` cases, an example is plain data: small inputs chosen
+from the op's compute form, the args that make it interesting (a reduction
+over one axis, not all of them), and the result the reference gives. The docs
+generator shows it; the values come from running the generated code at
+generation time, never from hand-written text that could drift.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+import numpy as np
+
+from dsl import compute as C
+from dsl import dtypes as D
+from dsl.model import Arg, Op
+from dsl.types import DataType
+from generators.kernels import evaluate, reference
+from generators.kernels.selection import variants_of
+
+#: First values of an example tensor per dtype category, repeated as needed.
+PATTERNS: dict[str, tuple[Any, ...]] = {
+    "float": (-1.5, 0.0, 0.5, 2.0, 1.0, -0.25, 3.0, -2.0),
+    "int": (-3, 0, 1, 2, 5, -1, 4, 7),
+    "unsigned": (3, 0, 1, 2, 5, 255, 4, 7),
+    "bool": (True, False, True, True, False, False, True, False),
+}
+#: Second and later operands: small non-negative values (shift amounts, divisors).
+SECOND_PATTERNS: dict[str, tuple[Any, ...]] = {
+    "float": (2.0, -1.0, 0.5, 4.0, 1.5, 3.0),
+    "int": (2, 1, 3, 0, 4, 2),
+    "unsigned": (2, 1, 3, 0, 4, 2),
+    "bool": (False, True, True, False, True, False),
+}
+PREFERRED_DTYPES = ("float32", "int32", "float64", "int64", "bool")
+
+
+@attrs.frozen
+class Example:
+    dtype: str
+    inputs: tuple[tuple[str, np.ndarray], ...] = attrs.field(eq=False)
+    args: tuple[tuple[str, Any], ...]
+    result: np.ndarray | None = attrs.field(eq=False)  # None: the op refuses these inputs
+
+
+def _kind(dtype: str) -> str:
+    if dtype == "bool":
+        return "bool"
+    if dtype.startswith("uint"):
+        return "unsigned"
+    return "float" if D.category(dtype) == "float" else "int"
+
+
+def tensor(dtype: str, shape: tuple[int, ...], position: int = 0) -> np.ndarray:
+    pattern = (PATTERNS if position == 0 else SECOND_PATTERNS)[_kind(dtype)]
+    n = math.prod(shape)
+    values = [pattern[i % len(pattern)] for i in range(n)]
+    return np.array(values, dtype=dtype).reshape(shape)
+
+
+def _sample_arg(a: Arg) -> Any:
+    if a.type is DataType.ENUM:
+        return a.possible_values[0]
+    if a.type in (DataType.INT, DataType.LONG):
+        return [1] if not a.count.is_single else 1
+    if a.type in (DataType.FLOATING_POINT, DataType.NUMERIC):
+        return 0.5
+    if a.type is DataType.BOOLEAN:
+        return False
+    return None
+
+
+def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
+    """Input shapes and the args to set, or None when no example applies."""
+    c = op.compute
+    inputs = [i.name for i in op.inputs]
+    if isinstance(c, C.Elementwise):
+        names = [p for p in c.params if p in inputs]
+        if len(names) == 2 and c.broadcast == "numpy":
+            return {names[0]: (2, 3), names[1]: (3,)}, {}
+        return {n: (4,) for n in names}, {}
+    if isinstance(c, C.Reduction):
+        return {c.input: (2, 3)}, {c.axes: [1]}
+    if isinstance(c, C.ArgReduction):
+        return {c.input: (2, 3)}, {c.axis: -1}
+    if isinstance(c, C.Contraction):
+        sizes = {label: 2 + k for k, label in enumerate(c.spec.labels)}
+        return {n: tuple(sizes[label] for label in operand.named)
+                for n, operand in zip(c.inputs, c.spec.inputs)}, {}
+    if isinstance(c, C.RandomSample):
+        return {}, {"shape": [2, 3]}
+    if isinstance(c, C.FragmentKernel):
+        return {inputs[0]: (2, 3)}, {c.axis: 1}
+    return None
+
+
+def example(op: Op, functions: dict[str, Any]) -> Example | None:
+    """The op's example, run through ``functions`` (the namespace's reference module)."""
+    planned = _shapes(op)
+    variants = [v.dtype for v in variants_of(op)]
+    if planned is None or not variants:
+        return None
+    shapes, args = planned
+    dtype = next((d for d in PREFERRED_DTYPES if d in variants), variants[0])
+    variant = next(v for v in variants_of(op) if v.dtype == dtype)
+    arrays = {n: tensor(variant.of(n), s, k) for k, (n, s) in enumerate(shapes.items())}
+    for a in op.args:
+        if a.name in args or a.has_default:
+            continue
+        if a.type is DataType.DATA_TYPE:
+            args[a.name] = dtype
+        elif (value := _sample_arg(a)) is not None:
+            args[a.name] = value
+    kwargs = {reference.py_name(n): v for n, v in arrays.items()}
+    kwargs |= {reference.py_name(n): v for n, v in args.items()}
+    result = evaluate.run(op, functions[reference.function_name(op.name)], kwargs, dtype)
+    return Example(dtype, tuple((reference.py_name(n), v) for n, v in arrays.items()),
+                   tuple((reference.py_name(n), v) for n, v in args.items()), result)
+
+
+def python_lines(op: Op, ex: Example, module: str) -> list[str]:
+    """The example as Python a user can paste: inputs, the call, the result as a comment."""
+    lines = [f"{name} = np.array({value.tolist()!r}, dtype={value.dtype.name!r})" for name, value in ex.inputs]
+    call_args = [name for name, _ in ex.inputs] + [f"{name}={value!r}" for name, value in ex.args]
+    lines.append(f"{module}.{reference.function_name(op.name)}({', '.join(call_args)})")
+    if ex.result is None:
+        lines.append("# raises ValueError: these inputs break a constraint")
+    else:
+        with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
+            lines += ["# " + line for line in np.array_repr(ex.result).splitlines()]
+    return lines
