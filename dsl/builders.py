@@ -759,16 +759,21 @@ def Elementwise(function: Any, *, broadcast: str | None = None) -> None:
 
 def Reduce(combine: str, *, input: str = "x", axes: str = "axes", keep_dims: str = "keep_dims",
            map: Any = None, finalize: Any = None, pre: str | None = None,
-           empty: str = "identity") -> None:
+           empty: str = "identity", other: str | None = None) -> None:
     """Reduce ``input`` over ``axes`` with ``combine`` (add, mul, max, min).
 
     ``map(x)`` or ``map(x, m)`` transforms each element first; ``finalize(acc,
     n)`` or ``finalize(acc, n, m)`` turns the combined value into the result;
     ``m`` is the ``pre`` reduction ("max" or "mean") of the same elements.
+    ``map(x, y)`` reads a second input of the same shape: ``other`` (default
+    ``"y"`` when the map takes ``y``).
     """
-    map_node = compute.trace(map, _names(map, ("x", "m")))[1] if map is not None else None
+    map_names = _names(map, ("x", "y", "m")) if map is not None else ()
+    if other is None and "y" in map_names:
+        other = "y"
+    map_node = compute.trace(map, map_names)[1] if map is not None else None
     fin_node = compute.trace(finalize, _names(finalize, ("acc", "n", "m")))[1] if finalize is not None else None
-    _set_compute("Reduce", compute.Reduction(input, axes, keep_dims, combine, map_node, fin_node, pre, empty))
+    _set_compute("Reduce", compute.Reduction(input, axes, keep_dims, combine, map_node, fin_node, pre, empty, other))
 
 
 def _names(function: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:

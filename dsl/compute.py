@@ -24,6 +24,7 @@ from typing import Any, Callable, Union
 
 import attrs
 
+from dsl.dtypes import category
 from dsl.einsum import EinsumSpec
 
 # ---------------------------------------------------------------- scalar IR
@@ -58,6 +59,8 @@ FUNCTIONS: dict[str, tuple[int, str]] = {
     # arithmetic (integers wrap around; see docs of each op)
     "add": (2, "num"), "sub": (2, "num"), "mul": (2, "num"), "div": (2, "num"),
     "pow": (2, "num"), "neg": (1, "num"), "abs": (1, "num"), "sign": (1, "num"),
+    # remainders (truncated like C fmod; floored like Python %), floored division
+    "mod": (2, "num"), "floor_mod": (2, "num"), "floor_div": (2, "num"),
     "minimum": (2, "num"), "maximum": (2, "num"),
     # rounding
     "floor": (1, "num"), "ceil": (1, "num"), "round_half_even": (1, "num"),
@@ -67,7 +70,7 @@ FUNCTIONS: dict[str, tuple[int, str]] = {
     "cos": (1, "float"), "tan": (1, "float"), "asin": (1, "float"), "acos": (1, "float"),
     "atan": (1, "float"), "sinh": (1, "float"), "cosh": (1, "float"), "tanh": (1, "float"),
     "erf": (1, "float"), "expm1": (1, "float"), "log1p": (1, "float"), "atan2": (2, "float"),
-    "sigmoid": (1, "float"),
+    "sigmoid": (1, "float"), "erfc": (1, "float"),
     # comparison (result bool)
     "eq": (2, "any"), "ne": (2, "any"), "lt": (2, "num"), "le": (2, "num"), "gt": (2, "num"),
     "ge": (2, "num"), "isnan": (1, "num"), "isinf": (1, "num"), "isfinite": (1, "num"),
@@ -77,6 +80,7 @@ FUNCTIONS: dict[str, tuple[int, str]] = {
     # bitwise on integers
     "bitwise_and": (2, "int"), "bitwise_or": (2, "int"), "bitwise_xor": (2, "int"),
     "bitwise_not": (1, "int"), "left_shift": (2, "int"), "right_shift": (2, "int"),
+    "rotl": (2, "int"), "rotr": (2, "int"), "popcount": (1, "int"),
     # selection
     "where": (3, "any"),
 }
@@ -86,7 +90,7 @@ BOOL_RESULT = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "
                          "logical_and", "logical_or", "logical_xor", "logical_not"})
 #: Top-level functions that make an op "logical, relational or bitwise" (TML rules).
 STRICT_BROADCAST = BOOL_RESULT | frozenset({"bitwise_and", "bitwise_or", "bitwise_xor",
-                                            "bitwise_not", "left_shift", "right_shift"})
+                                            "bitwise_not", "left_shift", "right_shift", "rotl", "rotr"})
 
 
 class Sym:
@@ -263,6 +267,9 @@ class Reduction:
     """Combine the (mapped) elements over axes; ``finalize`` sees ``acc``, ``n``
     (elements reduced) and ``m`` (the ``pre`` reduction, if any).
 
+    ``other`` names a second input of the same shape that ``map`` reads as
+    ``y`` (dot products, distances): the map then sees the pair ``(x, y)``.
+
     ``combine`` is add, mul, max or min (max/min propagate NaN, as NumPy).
     ``empty`` says what reducing no elements gives: the combine's identity,
     NaN, or an error (max/min: NumPy raises).
@@ -276,6 +283,7 @@ class Reduction:
     finalize: SExpr | None
     pre: str | None
     empty: str
+    other: str | None = None
 
     kind = "reduction"
 
@@ -348,6 +356,14 @@ class SlidingWindow:
 
 
 CAPACITY_WINDOWS = 2
+
+
+def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
+    """The dtype a reduction combines in: the input's, except that counting
+    (an add into an integer output of another dtype) counts in the output's."""
+    if c.combine == "add" and output_dtype != input_dtype and category(output_dtype) in ("signed", "unsigned"):
+        return output_dtype
+    return input_dtype
 
 Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition",
                 SlidingWindow]

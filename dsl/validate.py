@@ -574,8 +574,13 @@ def compute_problems(op: M.Op) -> list[Problem]:
             out.append(f"pre must be None, 'max' or 'mean', got {c.pre!r}")
         if c.empty not in ("identity", "nan", "error"):
             out.append(f"empty must be 'identity', 'nan' or 'error', got {c.empty!r}")
+        if c.other is not None:
+            need_input(c.other)
+            if c.map is None:
+                out.append(f"a reduction over {c.input} and {c.other} needs a map(x, y) combining them")
         if c.map is not None:
-            check_functions(c.map, {"x", "m"} if c.pre else {"x"}, "map")
+            symbols = {"x"} | ({"m"} if c.pre else set()) | ({"y"} if c.other else set())
+            check_functions(c.map, symbols, "map")
         if c.finalize is not None:
             check_functions(c.finalize, {"acc", "n", "m"} if c.pre else {"acc", "n"}, "finalize")
     elif isinstance(c, C.ArgReduction):

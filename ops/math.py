@@ -13,14 +13,22 @@ with Namespace("math"):
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Add"
         Elementwise(lambda x, y: x + y)
-        Doc(Language.ANY, DocScope.ALL, "Elementwise addition: output = x + y, with NumPy broadcasting.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise addition: output = x + y, with NumPy broadcasting.",
+        )
         Doc(Language.ANY, DocScope.ALL, INTEGER_ARITHMETIC)
 
     with Op("sub", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Sub"
         Elementwise(lambda x, y: x - y)
-        Doc(Language.ANY, DocScope.ALL, "Elementwise subtraction: output = x - y, with NumPy broadcasting.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise subtraction: output = x - y, with NumPy broadcasting.",
+        )
         Doc(Language.ANY, DocScope.ALL, INTEGER_ARITHMETIC)
 
     with Op("mul", pairwise) as op:
@@ -28,7 +36,9 @@ with Namespace("math"):
         op.onnx = "Mul"
         Elementwise(lambda x, y: x * y)
         Doc(
-            Language.ANY, DocScope.ALL, "Elementwise multiplication: output = x * y, with NumPy broadcasting."
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise multiplication: output = x * y, with NumPy broadcasting.",
         )
         Doc(Language.ANY, DocScope.ALL, INTEGER_ARITHMETIC)
 
@@ -67,7 +77,11 @@ with Namespace("math"):
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Max"
         Elementwise(lambda x, y: fn.maximum(x, y))
-        Doc(Language.ANY, DocScope.ALL, "Elementwise maximum of x and y; NaN wins, as in NumPy's maximum.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise maximum of x and y; NaN wins, as in NumPy's maximum.",
+        )
 
     with Op("squared_difference", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
@@ -122,18 +136,28 @@ with Namespace("math"):
         op.onnx = "IsInf"
         Output(BOOLEAN, "output", description="True where x is an infinity")
         Elementwise(lambda x: fn.isinf(x))
-        Doc(Language.ANY, DocScope.ALL, "Elementwise test for positive or negative infinity.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise test for positive or negative infinity.",
+        )
 
     with Op("is_finite", float_transform) as op:
         op.display_path = "/Math/Comparison"
-        Output(BOOLEAN, "output", description="True where x is neither NaN nor an infinity")
+        Output(
+            BOOLEAN, "output", description="True where x is neither NaN nor an infinity"
+        )
         Elementwise(lambda x: fn.isfinite(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise test for finite values.")
 
     with Op("step", transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: fn.where(x > 0, 1, 0))
-        Doc(Language.ANY, DocScope.ALL, "Elementwise Heaviside step: 1 where x > 0, else 0 (also for NaN).")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise Heaviside step: 1 where x > 0, else 0 (also for NaN).",
+        )
 
     with Op("abs", transform) as op:
         op.display_path = "/Math/Elementwise"
@@ -149,7 +173,11 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Neg"
         Elementwise(lambda x: -x)
-        Doc(Language.ANY, DocScope.ALL, "Elementwise negation: output = -x. Integers wrap around.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise negation: output = -x. Integers wrap around.",
+        )
 
     with Op("exp", float_transform) as op:
         op.display_path = "/Math/Elementwise"
@@ -161,7 +189,11 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sqrt"
         Elementwise(lambda x: fn.sqrt(x))
-        Doc(Language.ANY, DocScope.ALL, "Elementwise square root; negative inputs give NaN.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise square root; negative inputs give NaN.",
+        )
 
     with Op("tanh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
@@ -173,7 +205,11 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sigmoid"
         Elementwise(lambda x: fn.sigmoid(x))
-        Doc(Language.ANY, DocScope.ALL, "Elementwise logistic sigmoid: output = 1 / (1 + e^-x).")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise logistic sigmoid: output = 1 / (1 + e^-x).",
+        )
 
     with Op("sin", float_transform) as op:
         op.display_path = "/Math/Elementwise"
@@ -243,12 +279,20 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Reciprocal"
         Elementwise(lambda x: 1 / x)
-        Doc(Language.ANY, DocScope.ALL, "Elementwise reciprocal 1 / x (an infinity at 0).")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise reciprocal 1 / x (an infinity at 0).",
+        )
 
     with Op("rsqrt", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: 1 / fn.sqrt(x))
-        Doc(Language.ANY, DocScope.ALL, "Elementwise reciprocal square root 1 / sqrt(x); NaN for negative x.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise reciprocal square root 1 / sqrt(x); NaN for negative x.",
+        )
 
     with Op("floor", transform) as op:
         op.display_path = "/Math/Elementwise"
@@ -279,12 +323,20 @@ with Namespace("math"):
     with Op("square", transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: x * x)
-        Doc(Language.ANY, DocScope.ALL, "Elementwise square x * x. Integers wrap around.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise square x * x. Integers wrap around.",
+        )
 
     with Op("cube", transform) as op:
         op.display_path = "/Math/Elementwise"
         Elementwise(lambda x: x * x * x)
-        Doc(Language.ANY, DocScope.ALL, "Elementwise cube x * x * x. Integers wrap around.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise cube x * x * x. Integers wrap around.",
+        )
 
     with Op("log", float_transform) as op:
         op.display_path = "/Math/Elementwise"
@@ -296,10 +348,15 @@ with Namespace("math"):
             default=None,
             description="Logarithm base; None means the natural logarithm",
         )
-        Constraint("base must be positive and not 1", some(base == None, (base > 0) & (base != 1)))
+        Constraint(
+            "base must be positive and not 1",
+            some(base == None, (base > 0) & (base != 1)),
+        )
         Signature(x, doc="Natural logarithm")
         Signature(x, base, doc="Logarithm to the given base")
-        Elementwise(lambda x, base=None: fn.log(x) if base is None else fn.log(x) / fn.log(base))
+        Elementwise(
+            lambda x, base=None: fn.log(x) if base is None else fn.log(x) / fn.log(base)
+        )
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -317,7 +374,9 @@ with Namespace("math"):
             description="How halfway cases round: to the even neighbour (IEEE 754, NumPy) or away from zero (C round())",
         )
         Elementwise(
-            lambda x, mode: fn.where(mode == "half_to_even", fn.round_half_even(x), fn.round_half_away(x))
+            lambda x, mode: fn.where(
+                mode == "half_to_even", fn.round_half_even(x), fn.round_half_away(x)
+            )
         )
         Doc(
             Language.ANY,
@@ -335,7 +394,11 @@ with Namespace("math"):
         op.display_path = "/Math/Comparison"
         op.onnx = "Equal"
         Elementwise(lambda x, y: x == y)
-        Doc(Language.ANY, DocScope.ALL, "Elementwise x == y. NaN compares unequal to everything.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise x == y. NaN compares unequal to everything.",
+        )
 
     with Op("logical_and") as op:
         op.display_path = "/Math/Logic"
@@ -348,7 +411,11 @@ with Namespace("math"):
             same_shape(x, y) | x.is_scalar() | y.is_scalar(),
         )
         Elementwise(lambda x, y: fn.logical_and(x, y))
-        Doc(Language.ANY, DocScope.ALL, "Elementwise logical AND of two boolean tensors.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise logical AND of two boolean tensors.",
+        )
 
     with Op("sum", reduce) as op:
         op.display_path = "/Math/Reduction"
@@ -371,7 +438,9 @@ with Namespace("math"):
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", finalize=lambda acc, n: acc / n)
         Doc(
-            Language.ANY, DocScope.ALL, "Arithmetic mean over the given axes; the mean of no elements is NaN."
+            Language.ANY,
+            DocScope.ALL,
+            "Arithmetic mean over the given axes; the mean of no elements is NaN.",
         )
 
     with Op("max", reduce) as op:
@@ -390,14 +459,23 @@ with Namespace("math"):
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", map=lambda x: x * x, finalize=lambda acc, n: fn.sqrt(acc))
-        Doc(Language.ANY, DocScope.ALL, "Euclidean (L2) norm over the given axes: sqrt(sum(x^2)).")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Euclidean (L2) norm over the given axes: sqrt(sum(x^2)).",
+        )
 
     with Op("log_sum_exp", reduce) as op:
         op.display_path = "/Math/Reduction"
         op.onnx = "ReduceLogSumExp"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
-        Reduce("add", pre="max", map=lambda x, m: fn.exp(x - m), finalize=lambda acc, n, m: fn.log(acc) + m)
+        Reduce(
+            "add",
+            pre="max",
+            map=lambda x, m: fn.exp(x - m),
+            finalize=lambda acc, n, m: fn.log(acc) + m,
+        )
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -411,7 +489,12 @@ with Namespace("math"):
         op.display_path = "/Math/Reduction"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
-        Reduce("add", pre="mean", map=lambda x, m: (x - m) * (x - m), finalize=lambda acc, n, m: acc / n)
+        Reduce(
+            "add",
+            pre="mean",
+            map=lambda x, m: (x - m) * (x - m),
+            finalize=lambda acc, n, m: acc / n,
+        )
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -471,7 +554,11 @@ with Namespace("math"):
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", map=lambda x: abs(x), finalize=lambda acc, n: acc / n)
-        Doc(Language.ANY, DocScope.ALL, "Mean of absolute values over the given axes; NaN for no elements.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Mean of absolute values over the given axes; NaN for no elements.",
+        )
 
     with Op("norm1", reduce) as op:
         op.display_path = "/Math/Reduction"
@@ -479,7 +566,11 @@ with Namespace("math"):
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", map=lambda x: abs(x))
-        Doc(Language.ANY, DocScope.ALL, "L1 norm over the given axes: the sum of absolute values.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "L1 norm over the given axes: the sum of absolute values.",
+        )
 
     with Op("norm_max", reduce) as op:
         op.display_path = "/Math/Reduction"
@@ -498,7 +589,9 @@ with Namespace("math"):
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", map=lambda x: x * x)
-        Doc(Language.ANY, DocScope.ALL, "Squared L2 norm over the given axes: sum(x^2).")
+        Doc(
+            Language.ANY, DocScope.ALL, "Squared L2 norm over the given axes: sum(x^2)."
+        )
 
     with Op("entropy", reduce) as op:
         op.display_path = "/Math/Reduction"
@@ -515,16 +608,38 @@ with Namespace("math"):
         op.display_path = "/Math/Reduction"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
-        Reduce("add", map=lambda x: x * (fn.log(x) / fn.log(2.0)), finalize=lambda acc, n: -acc)
-        Doc(Language.ANY, DocScope.ALL, "Shannon entropy over the given axes: -sum(x * log2(x)).")
+        Reduce(
+            "add",
+            map=lambda x: x * (fn.log(x) / fn.log(2.0)),
+            finalize=lambda acc, n: -acc,
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Shannon entropy over the given axes: -sum(x * log2(x)).",
+        )
 
     with Op("argmax") as op:
         op.display_path = "/Math/Reduction"
         op.onnx = "ArgMax"
         Input(NUMERIC, "x", description="Input tensor")
-        Arg(INT, "axis", default=-1, description="Axis to search; negative counts from the last one")
-        Arg(BOOLEAN, "keep_dims", default=False, description="Keep the searched axis with size 1")
-        Output(LONG, "output", description="Index of the first largest element along the axis")
+        Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="Axis to search; negative counts from the last one",
+        )
+        Arg(
+            BOOLEAN,
+            "keep_dims",
+            default=False,
+            description="Keep the searched axis with size 1",
+        )
+        Output(
+            LONG,
+            "output",
+            description="Index of the first largest element along the axis",
+        )
         ArgReduce("max")
         Doc(
             Language.ANY,
@@ -536,9 +651,23 @@ with Namespace("math"):
         op.display_path = "/Math/Reduction"
         op.onnx = "ArgMin"
         Input(NUMERIC, "x", description="Input tensor")
-        Arg(INT, "axis", default=-1, description="Axis to search; negative counts from the last one")
-        Arg(BOOLEAN, "keep_dims", default=False, description="Keep the searched axis with size 1")
-        Output(LONG, "output", description="Index of the first smallest element along the axis")
+        Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="Axis to search; negative counts from the last one",
+        )
+        Arg(
+            BOOLEAN,
+            "keep_dims",
+            default=False,
+            description="Keep the searched axis with size 1",
+        )
+        Output(
+            LONG,
+            "output",
+            description="Index of the first smallest element along the axis",
+        )
         ArgReduce("min")
         Doc(
             Language.ANY,
@@ -549,12 +678,24 @@ with Namespace("math"):
     with Op("matmul") as op:
         op.display_path = "/Math/Linear algebra"
         op.onnx = "MatMul"
-        a = Input(NUMERIC, "a", description="Left matrix, or a batch of them (rank >= 2)")
-        b = Input(NUMERIC, "b", description="Right matrix, or a batch of them (rank >= 2)")
-        Output(NUMERIC, "output", description="The matrix product, with the broadcast batch axes")
+        a = Input(
+            NUMERIC, "a", description="Left matrix, or a batch of them (rank >= 2)"
+        )
+        b = Input(
+            NUMERIC, "b", description="Right matrix, or a batch of them (rank >= 2)"
+        )
+        Output(
+            NUMERIC,
+            "output",
+            description="The matrix product, with the broadcast batch axes",
+        )
         Constraint("a and b must have the same type", same_type(a, b))
-        Constraint("a and b must have rank 2 or more", (a.rank() >= 2) & (b.rank() >= 2))
-        Constraint("the inner dimensions of a and b must agree", a.size_at(-1) == b.size_at(-2))
+        Constraint(
+            "a and b must have rank 2 or more", (a.rank() >= 2) & (b.rank() >= 2)
+        )
+        Constraint(
+            "the inner dimensions of a and b must agree", a.size_at(-1) == b.size_at(-2)
+        )
         Einsum("...|ik;...|kj=>...|ij")
         Doc(
             Language.ANY,
@@ -571,7 +712,11 @@ with Namespace("math"):
         Output(NUMERIC, "output", description="x with its last two axes swapped")
         Constraint("x must have rank 2 or more", x.rank() >= 2)
         Einsum("...|ij=>...|ji")
-        Doc(Language.ANY, DocScope.ALL, "Swap the last two axes (the matrix transpose of every batch entry).")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Swap the last two axes (the matrix transpose of every batch entry).",
+        )
 
     with Op("trace") as op:
         op.display_path = "/Math/Linear algebra"
@@ -580,17 +725,34 @@ with Namespace("math"):
         Constraint("x must have rank 2 or more", x.rank() >= 2)
         Constraint("the matrices must be square", x.size_at(-1) == x.size_at(-2))
         Einsum("...|ii=>...|")
-        Doc(Language.ANY, DocScope.ALL, "Sum of the main diagonal of the last two axes. Integers wrap.")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Sum of the main diagonal of the last two axes. Integers wrap.",
+        )
 
     with Op("cumsum") as op:
         op.display_path = "/Math/Reduction"
         op.onnx = "CumSum"
         x = Input(NUMERIC, "x", description="Input tensor")
         axis = Arg(
-            INT, "axis", default=0, description="Axis to accumulate along; negative counts from the last one"
+            INT,
+            "axis",
+            default=0,
+            description="Axis to accumulate along; negative counts from the last one",
         )
-        Arg(BOOLEAN, "exclusive", default=False, description="Leave each element out of its own sum")
-        Arg(BOOLEAN, "reverse", default=False, description="Accumulate from the end of the axis")
+        Arg(
+            BOOLEAN,
+            "exclusive",
+            default=False,
+            description="Leave each element out of its own sum",
+        )
+        Arg(
+            BOOLEAN,
+            "reverse",
+            default=False,
+            description="Accumulate from the end of the axis",
+        )
         Output(NUMERIC, "output", description="Running sums, with the shape of x")
         Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
         Fragment(
@@ -615,3 +777,6 @@ with Namespace("math"):
         )
 
     Alias("bitwise", "left_shift", name="bit_shift")
+    Alias("bitwise", "right_shift", name="bit_shift_right")
+    Alias("bitwise", "left_shift_cyclic", name="bit_rotl")
+    Alias("bitwise", "right_shift_cyclic", name="bit_rotr")

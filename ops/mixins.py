@@ -36,5 +36,10 @@ with Mixin("reduce") as reduce:
         default=[],
         description="Axes to reduce; negative axes count from the last one; empty reduces all axes",
     )
-    Arg(BOOLEAN, "keep_dims", default=False, description="Keep each reduced axis with size 1")
+    Arg(
+        BOOLEAN,
+        "keep_dims",
+        default=False,
+        description="Keep each reduced axis with size 1",
+    )
     Output(NUMERIC, "output", description="The reduced tensor")

@@ -19,20 +19,33 @@ with Namespace("random"):
 
     with Mixin("random") as random:
         rng_ref = use_config(rng)
-        Arg(LONG, "shape", count=AtLeast(0), description="Shape of the new random tensor")
+        Arg(
+            LONG,
+            "shape",
+            count=AtLeast(0),
+            description="Shape of the new random tensor",
+        )
         Arg(
             DATA_TYPE,
             "dtype",
             default="float32",
             description="Element type of the new random tensor",
         )
-        Output(NUMERIC, "output", description="A new tensor of the given shape with random values")
+        Output(
+            NUMERIC,
+            "output",
+            description="A new tensor of the given shape with random values",
+        )
 
     with Op("uniform") as op:
         op.display_path = "/Random"
         op.onnx = "RandomUniform"
-        low = Arg(FLOATING_POINT, "min", default=0.0, description="Lower bound (inclusive)")
-        high = Arg(FLOATING_POINT, "max", default=1.0, description="Upper bound (exclusive)")
+        low = Arg(
+            FLOATING_POINT, "min", default=0.0, description="Lower bound (inclusive)"
+        )
+        high = Arg(
+            FLOATING_POINT, "max", default=1.0, description="Upper bound (exclusive)"
+        )
         use_mixin(random)
         Constraint("min must be less than max", low < high)
         Random("uniform", low="min", high="max")
@@ -47,7 +60,10 @@ with Namespace("random"):
         op.onnx = "RandomNormal"
         Arg(FLOATING_POINT, "mean", default=0.0, description="Mean of the distribution")
         stddev = Arg(
-            FLOATING_POINT, "stddev", default=1.0, description="Standard deviation of the distribution"
+            FLOATING_POINT,
+            "stddev",
+            default=1.0,
+            description="Standard deviation of the distribution",
         )
         use_mixin(random)
         Constraint("stddev must not be negative", stddev >= 0)
@@ -74,9 +90,13 @@ with Namespace("random"):
     with Op("binomial") as op:
         op.display_path = "/Random"
         n_trials = Arg(
-            INT, "n_trials", description="Number of trials parameter for the binomial distribution"
+            INT,
+            "n_trials",
+            description="Number of trials parameter for the binomial distribution",
         )
-        p = Arg(FLOATING_POINT, "p", description="Probability of success for each trial")
+        p = Arg(
+            FLOATING_POINT, "p", description="Probability of success for each trial"
+        )
         use_mixin(random)
         shape = op.arg("shape")
         Constraint("n_trials must not be negative", n_trials >= 0)
@@ -96,7 +116,10 @@ with Namespace("random"):
     with Op("exponential") as op:
         op.display_path = "/Random"
         rate = Arg(
-            FLOATING_POINT, "rate", default=1.0, description="Rate (inverse scale) of the distribution"
+            FLOATING_POINT,
+            "rate",
+            default=1.0,
+            description="Rate (inverse scale) of the distribution",
         )
         use_mixin(random)
         Constraint("rate must be positive", rate > 0)
@@ -109,7 +132,12 @@ with Namespace("random"):
 
     with Op("log_normal") as op:
         op.display_path = "/Random"
-        Arg(FLOATING_POINT, "mean", default=0.0, description="Mean of the underlying normal distribution")
+        Arg(
+            FLOATING_POINT,
+            "mean",
+            default=0.0,
+            description="Mean of the underlying normal distribution",
+        )
         stddev = Arg(
             FLOATING_POINT,
             "stddev",
@@ -129,7 +157,10 @@ with Namespace("random"):
         op.display_path = "/Random"
         Arg(FLOATING_POINT, "mean", default=0.0, description="Mean of the distribution")
         stddev = Arg(
-            FLOATING_POINT, "stddev", default=1.0, description="Standard deviation before truncation"
+            FLOATING_POINT,
+            "stddev",
+            default=1.0,
+            description="Standard deviation before truncation",
         )
         use_mixin(random)
         Constraint("stddev must not be negative", stddev >= 0)

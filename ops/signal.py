@@ -5,10 +5,16 @@ from dsl import *
 with Namespace("signal"):
     with Op("sliding_window") as op:
         op.display_path = "/Signal"
-        x = Input(NUMERIC, "x", description="A block of new frames: axis 0 counts frames (rank 1 or more)")
+        x = Input(
+            NUMERIC,
+            "x",
+            description="A block of new frames: axis 0 counts frames (rank 1 or more)",
+        )
         window = Arg(INT, "window", description="Frames per window")
         stride = Arg(
-            INT, "stride", description="Frames from the start of one window to the start of the next"
+            INT,
+            "stride",
+            description="Frames from the start of one window to the start of the next",
         )
         Output(NUMERIC, "output", description="One window: window frames, oldest first")
         Constraint("window must be positive", window > 0)

@@ -151,7 +151,8 @@ def compute_text(op: object) -> list[str]:
         rule = "NumPy broadcasting" if c.broadcast == "numpy" else "equal shapes or one scalar operand"
         return [f"elementwise, {rule}: {line}" for line in lines]
     if isinstance(c, C.Reduction):
-        parts = [f"reduce {c.input} over {c.axes} with {c.combine}"]
+        pair = f"({c.input}, {c.other}) pairs" if c.other else c.input
+        parts = [f"reduce {pair} over {c.axes} with {c.combine}"]
         if c.pre:
             parts.append(f"m = {c.pre} of the same elements")
         if c.map is not None:

@@ -302,13 +302,16 @@ class ReductionEmitter(Emitter):
         for v in self.variants:
             t = v.of(c.input)
             ct, ot = C_TYPE[t], C_TYPE[v.of(out.name)]
-            acc_t = _acc_type(t, c.combine)
+            a_t = C.accumulator_dtype(c, t, v.of(out.name))
+            acc_t = _acc_type(a_t, c.combine)
+            other = f"const {ct} yv = y[off];" if c.other else ""
             loop = """
         {{
             int64_t ii[OPFORGE_MAX_RANK] = {{0}};
             int64_t off = base;
             for (int64_t r = 0; r < p->n_inner; r++) {{
                 const {ct} xv = x[off];
+                {other}
                 {body}
                 opf_advance(p->inner_rank, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
             }}
@@ -317,33 +320,35 @@ class ReductionEmitter(Emitter):
             env_m: dict[str, tuple[str, str]] = {}
             if c.pre == "max":
                 m_body = _combine(t, "max", "m", "xv")
-                pre = f"{ct} m = ({ct})({_init(t, 'max')});" + loop.format(ct=ct, body=m_body)
+                pre = f"{ct} m = ({ct})({_init(t, 'max')});" + loop.format(ct=ct, body=m_body, other="")
                 if D.category(t) == "float":
                     pre += "\nif (!isfinite(m)) { m = 0; }"
                 env_m = {"m": ("m", t)}
             elif c.pre == "mean":
-                pre = "double msum = 0;" + loop.format(ct=ct, body="msum += (double)xv;")
+                pre = "double msum = 0;" + loop.format(ct=ct, body="msum += (double)xv;", other="")
                 pre += f"\nconst {ct} m = ({ct})(msum / (double)p->n_inner);"
                 env_m = {"m": ("m", t)}
             value = "xv"
             if c.map is not None:
-                value, _ = scalar_c.render(c.map, t, {"x": ("xv", t)} | env_m)
-            body = f"const {ct} mv = ({ct})({value});\n{_combine(t, c.combine, 'acc', 'mv')}"
+                env_y = {"y": ("yv", t)} if c.other else {}
+                value, _ = scalar_c.render(c.map, t, {"x": ("xv", t)} | env_y | env_m)
+            body = f"const {ct} mv = ({ct})({value});\n{_combine(a_t, c.combine, 'acc', 'mv')}"
             if c.finalize is not None:
-                env = {"acc": (f"(({ct})acc)", t), "n": ("p->n_inner", "int64")} | env_m
+                env = {"acc": (f"(({C_TYPE[a_t]})acc)", a_t), "n": ("p->n_inner", "int64")} | env_m
                 result, _ = scalar_c.render(c.finalize, t, env)
             else:
                 result = "acc"
             name = self.kernel_name(v)
+            y_param = f"const {ct}* restrict y, " if c.other else ""
             frags.append(fragment(name, f"""
-static inline void {name}(const {ct}* restrict x, {ot}* restrict output, const opf_reduce_plan* p)
+static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output, const opf_reduce_plan* p)
 {{
     int64_t oi[OPFORGE_MAX_RANK] = {{0}};
     int64_t base = 0;
     for (int64_t o = 0; o < p->n_outer; o++) {{
         {pre}
-        {acc_t} acc = ({acc_t})({_init(t, c.combine)});
-        {loop.format(ct=ct, body=body)}
+        {acc_t} acc = ({acc_t})({_init(a_t, c.combine)});
+        {loop.format(ct=ct, body=body, other=other)}
         output[o] = ({ot})({result});
         opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
     }}
@@ -355,6 +360,11 @@ static inline void {name}(const {ct}* restrict x, {ot}* restrict output, const o
                  f"const opforge_status st = opf_reduce_plan_make({x}, {axes}, {axes}_count, {abi.c_name(c.keep_dims)}, &plan, detail);",
                  "if (st != OPFORGE_OK) {", "return st;", "}", "}",
                  *self.output_check("plan.out_rank", "plan.out_shape")]
+        if c.other:
+            y = abi.c_name(c.other)
+            lines += [f"if ({y}->rank != {x}->rank || memcmp({y}->shape, {x}->shape, sizeof({x}->shape[0]) * (size_t){x}->rank) != 0) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(c.other + ': must have the shape of ' + c.input)});",
+                      "}"]
         if c.empty == "error":
             lines += ["if (plan.n_inner == 0 && plan.n_outer > 0) {",
                       f"return opf_fail(detail, OPFORGE_ERR_EMPTY, {c_string(self.op.name + ': cannot reduce no elements')});",
@@ -362,7 +372,8 @@ static inline void {name}(const {ct}* restrict x, {ot}* restrict output, const o
         outn = abi.c_name(out.name)
 
         def per_variant(v: D.Variant) -> list[str]:
-            return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, "
+            y_arg = f"(const {C_TYPE[v.of(c.other)]}*){abi.c_name(c.other)}->data, " if c.other else ""
+            return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, {y_arg}"
                     f"({C_TYPE[v.of(out.name)]}*){outn}->data, &plan);"]
 
         return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))

@@ -23,7 +23,7 @@ FILES = {"include/opforge/opforge.h": "opforge.h.j2", "src/opforge_core.c": "opf
 
 def _values(header: str, standalone: bool) -> dict:
     ints = [{"ctype": C_TYPE[d], "sfx": SUFFIX[d], "wide": WIDE_UNSIGNED[d], "bits": D.BITS[d],
-             "signed": D.category(d) == "signed"} for d in D.INTEGERS]
+             "exact": f"uint{D.BITS[d]}_t", "signed": D.category(d) == "signed"} for d in D.INTEGERS]
     floats = [{"ctype": C_TYPE[d], "sfx": SUFFIX[d]} for d in D.FLOATS]
     return {
         "header": header,

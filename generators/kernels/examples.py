@@ -84,7 +84,7 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
             return {names[0]: (2, 3), names[1]: (3,)}, {}
         return {n: (4,) for n in names}, {}
     if isinstance(c, C.Reduction):
-        return {c.input: (2, 3)}, {c.axes: [1]}
+        return {c.input: (2, 3), **({c.other: (2, 3)} if c.other else {})}, {c.axes: [1]}
     if isinstance(c, C.ArgReduction):
         return {c.input: (2, 3)}, {c.axis: -1}
     if isinstance(c, C.Contraction):

@@ -82,6 +82,65 @@ def right_shift(a, b):
     return np.where(ok, shifted, fill).astype(dt)
 
 
+def _safe_divisor(a, b):
+    """(a, b, dtype, bad): broadcast operands, b with 0 and -1 replaced by 1, and
+    where b was 0 or -1 (whose results the helpers below set explicitly)."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    dt = np.result_type(a, b)
+    bad = (b == 0) | ((b == -1) if dt.kind == "i" else False)
+    return a, np.where(bad, 1, b).astype(dt), dt, bad
+
+
+def mod(a, b):
+    """Integer remainder truncated like C's %: the dividend's sign; x % 0 == 0, MIN % -1 == 0."""
+    a, safe, dt, bad = _safe_divisor(a, b)
+    return np.where(bad, 0, np.fmod(a, safe)).astype(dt)
+
+
+def floor_mod(a, b):
+    """Integer remainder of floored division (the divisor's sign, Python's %); x % 0 == 0."""
+    a, safe, dt, bad = _safe_divisor(a, b)
+    return np.where(bad, 0, np.remainder(a, safe)).astype(dt)
+
+
+def floor_div(a, b):
+    """Integer division rounding toward minus infinity; x // 0 == 0; MIN // -1 == MIN (wraps)."""
+    a, safe, dt, bad = _safe_divisor(a, b)
+    q = np.floor_divide(a, safe)
+    b = np.broadcast_to(np.asarray(b), np.shape(a))
+    return np.where(b == 0, 0, np.where(bad, np.negative(a), q)).astype(dt)
+
+
+def _rotate(a, b, left):
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    dt = np.result_type(a, b)
+    bits = dt.itemsize * 8
+    u = a.astype(_UNSIGNED[dt])
+    s = np.mod(b.astype(np.int64), bits)
+    if not left:
+        s = np.mod(bits - s, bits)
+    back = np.where(s == 0, 0, bits - s).astype(_UNSIGNED[dt])
+    s = s.astype(_UNSIGNED[dt])
+    rotated = np.left_shift(u, s) | np.where(s == 0, 0, np.right_shift(u, back)).astype(_UNSIGNED[dt])
+    return rotated.astype(dt)
+
+
+def rotl(a, b):
+    """Rotate the bits of a left by b modulo the bit width (negative b rotates right)."""
+    return _rotate(a, b, True)
+
+
+def rotr(a, b):
+    """Rotate the bits of a right by b modulo the bit width."""
+    return _rotate(a, b, False)
+
+
+def popcount(a):
+    """The number of 1 bits of a's two's complement representation, in a's dtype."""
+    a = np.asarray(a)
+    return np.bitwise_count(a.astype(_UNSIGNED[a.dtype])).astype(a.dtype)
+
+
 def round_half_away(x):
     t = np.trunc(x)
     return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(np.asarray(x).dtype)
@@ -95,6 +154,11 @@ def sigmoid(x):
 def erf(x):
     x = np.asarray(x)
     return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64)).astype(x.dtype)
+
+
+def erfc(x):
+    x = np.asarray(x)
+    return np.vectorize(math.erfc, otypes=[np.float64])(x.astype(np.float64)).astype(x.dtype)
 
 
 # ---------------------------------------------------------------- reductions

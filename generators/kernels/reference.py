@@ -78,7 +78,7 @@ def body(op: Op) -> list[str]:
         for v in variants:
             t = v.of(c.input)
             block = []
-            env = {"x": (x, t)}
+            env = {"x": (x, t)} | ({"y": (py_name(c.other), t)} if c.other else {})
             if c.pre == "max":
                 block += [f"m = _k.reduce('max', {x}, axes, np.{t}, initial=_k.lowest(np.{t}))",
                           "m = np.where(np.isfinite(m), m, 0).astype(m.dtype)" if D.category(t) == "float" else "pass"]
@@ -87,9 +87,11 @@ def body(op: Op) -> list[str]:
                 block += [f"m = (_k.reduce('add', {x}, axes, np.float64) / n).astype(np.{t})"]
                 env["m"] = ("m", t)
             value = scalar_numpy.render(c.map, t, env)[0] if c.map is not None else x
-            block += [f"acc = _k.reduce({c.combine!r}, np.asarray({value}).astype(np.{t}), axes, np.{t})"]
+            a_t = C.accumulator_dtype(c, t, v.of(op.outputs[0].name))
+            block += [f"acc = _k.reduce({c.combine!r}, np.asarray({value}).astype(np.{t}).astype(np.{a_t}), "
+                      f"axes, np.{a_t})"]
             if c.finalize is not None:
-                fenv = {"acc": ("acc", t), "n": ("n", "int64")} | ({"m": ("m", t)} if c.pre else {})
+                fenv = {"acc": ("acc", a_t), "n": ("n", "int64")} | ({"m": ("m", t)} if c.pre else {})
                 block += [f"result = {scalar_numpy.render(c.finalize, t, fenv)[0]}"]
             else:
                 block += ["result = acc"]

@@ -2,7 +2,8 @@
 
 Semantics (the same in :mod:`generators.kernels.scalar_numpy`):
 integers wrap around (computed in unsigned types, no undefined behaviour);
-integer division truncates, x / 0 is 0; integer powers with a negative
+integer division truncates, x / 0 is 0 (likewise the remainders and
+floored division: x % 0 is 0, MIN // -1 wraps to MIN); integer powers with a negative
 exponent are 0 except for bases 1 and -1; shifts by a negative amount or the
 bit width or more give 0 (left) or the sign fill (right); max/min propagate
 NaN; rounding to even uses nearbyint in the default rounding mode. The
@@ -23,7 +24,7 @@ WIDE_UNSIGNED = {"int8": "uint32_t", "int16": "uint32_t", "int32": "uint32_t", "
                  "uint8": "uint32_t"}
 
 _LIBM = ("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-         "erf", "expm1", "log1p", "floor", "ceil")
+         "erf", "erfc", "expm1", "log1p", "floor", "ceil")
 
 
 def _libm(name: str, dtype: str) -> str:
@@ -97,8 +98,10 @@ def _call(fn: str, a: list[str], dtype: str, raw: list[Value]) -> str:
         if cat == "unsigned":
             return a[0]
         return f"(({a[0]}) < 0 ? ({t})({w})(({w})0 - ({w})({a[0]})) : ({a[0]}))"
-    if fn in ("div", "pow", "left_shift", "right_shift"):
+    if fn in ("div", "pow", "left_shift", "right_shift", "mod", "floor_mod", "floor_div", "rotl", "rotr"):
         return f"opf_{fn}_{sfx}({a[0]}, {a[1]})"
+    if fn == "popcount":
+        return f"opf_popcount_{sfx}({a[0]})"
     if fn == "minimum":
         return f"(({a[0]}) < ({a[1]}) ? ({a[0]}) : ({a[1]}))"
     if fn == "maximum":
@@ -133,6 +136,12 @@ def _float_call(fn: str, a: list[str], dtype: str) -> str:
         return f"{_libm('pow', dtype)}({a[0]}, {a[1]})"
     if fn == "atan2":
         return f"{_libm('atan2', dtype)}({a[0]}, {a[1]})"
+    if fn == "mod":
+        return f"{_libm('fmod', dtype)}({a[0]}, {a[1]})"
+    if fn == "floor_div":
+        return f"{_libm('floor', dtype)}(({a[0]}) / ({a[1]}))"
+    if fn == "floor_mod":
+        return f"opf_floor_mod_{SUFFIX[dtype]}({a[0]}, {a[1]})"
     if fn in ("minimum", "maximum"):
         return f"opf_{fn}_{SUFFIX[dtype]}({a[0]}, {a[1]})"
     if fn == "sign":

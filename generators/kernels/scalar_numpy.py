@@ -45,7 +45,7 @@ _FLOAT_UFUNC = {"div": "np.divide", "pow": "np.power", "exp": "np.exp", "log": "
                 "sin": "np.sin", "cos": "np.cos", "tan": "np.tan", "asin": "np.arcsin", "acos": "np.arccos",
                 "atan": "np.arctan", "sinh": "np.sinh", "cosh": "np.cosh", "tanh": "np.tanh",
                 "expm1": "np.expm1", "log1p": "np.log1p", "atan2": "np.arctan2", "floor": "np.floor",
-                "ceil": "np.ceil", "round_half_even": "np.rint"}
+                "ceil": "np.ceil", "round_half_even": "np.rint", "mod": "np.fmod", "floor_mod": "np.remainder"}
 
 
 def _call(fn: str, a: list[str], dtype: str, raw: list[Value]) -> str:
@@ -59,11 +59,15 @@ def _call(fn: str, a: list[str], dtype: str, raw: list[Value]) -> str:
             return f"_k.round_half_away({a[0]})"
         if fn == "sigmoid":
             return f"_k.sigmoid({a[0]})"
-        if fn == "erf":
-            return f"_k.erf({a[0]})"
+        if fn in ("erf", "erfc"):
+            return f"_k.{fn}({a[0]})"
+        if fn == "floor_div":
+            return f"np.floor(np.divide({a[0]}, {a[1]}))"
     else:
-        if fn in ("div", "pow", "left_shift", "right_shift"):
+        if fn in ("div", "pow", "left_shift", "right_shift", "mod", "floor_mod", "floor_div", "rotl", "rotr"):
             return f"_k.{fn}({a[0]}, {a[1]})"
+        if fn == "popcount":
+            return f"_k.popcount({a[0]})"
         if fn in ("floor", "ceil", "round_half_even", "round_half_away"):
             return a[0]
         if fn == "isfinite":

@@ -218,6 +218,11 @@ class _Binding:
             self.add(f"shape = _rt.broadcast(_op, ({named},), strict={c.broadcast == 'strict'})")
         elif isinstance(c, C.Reduction):
             x = py_name(c.input)
+            if c.other:
+                y = py_name(c.other)
+                self.add(f"if {y}.shape != {x}.shape:",
+                         f"    raise ValueError(f\"{{_op}}: {c.other} must have the shape of {c.input} "
+                         f"({c.input} has shape {{{x}.shape}}, {c.other} has shape {{{y}.shape}})\")")
             self.add("try:", f"    axes_t = _k.norm_axes({py_name(c.axes)}, {x}.ndim)",
                      "except ValueError as exc:", f"    raise ValueError(f\"{{_op}}: {c.axes}: {{exc}}\") from None",
                      f"shape = _k.reduced_shape({x}.shape, axes_t, {py_name(c.keep_dims)})")

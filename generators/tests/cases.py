@@ -22,7 +22,8 @@ from generators.kernels.reference import config_param, py_name
 EXACT = {"add", "sub", "mul", "div", "neg", "abs", "minimum", "maximum", "sqrt", "eq", "ne", "lt", "le", "gt",
          "ge", "where", "floor", "ceil", "round_half_even", "round_half_away", "sign", "isnan", "isinf",
          "isfinite", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
-         "bitwise_xor", "bitwise_not", "left_shift", "right_shift"}
+         "bitwise_xor", "bitwise_not", "left_shift", "right_shift", "mod", "floor_mod", "floor_div", "rotl", "rotr",
+         "popcount"}
 MAX_RANK_SHAPES = ((2, 1, 2, 1, 2, 1, 2, 1), (1, 2, 1, 2, 1, 2, 1, 2))
 
 
@@ -120,8 +121,12 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
                                   ((3, 4, 5), [0, 2], False), ((), [], False), ((0, 3), [0], False),
                                   ((0, 3), [1], True), ((2,) * 8, [1, 3, 5], False)]:
             strided = shape == (3, 4, 5) and axes == [0]
-            out.append({"inputs": {x: _tensor(v.of(x), shape, view="strided" if strided else None)},
-                        "args": {c.axes: axes, c.keep_dims: keep}, "tol": tol})
+            names = [x, c.other] if c.other else [x]
+            inputs = {n: _tensor(v.of(n), shape, view="strided" if strided else None) for n in names}
+            out.append({"inputs": inputs, "args": {c.axes: axes, c.keep_dims: keep}, "tol": tol})
+        if c.other:  # the shapes must be equal
+            out.append({"inputs": {x: _tensor(v.of(x), (3, 4)), c.other: _tensor(v.of(c.other), (4, 3))},
+                        "args": {c.axes: [], c.keep_dims: False}, "tol": tol})
     elif isinstance(c, C.ArgReduction):
         x = c.input
         for shape, axis, keep in [((3, 4), 0, False), ((3, 4), -1, True), ((2, 3, 4), 1, False), ((5,), 0, False),

@@ -1,10 +1,11 @@
 # Hand-written cumulative-sum reference (an Imaginet Python fragment).
-#pragma IMAGINET_INCLUDES_BEGIN
+# pragma IMAGINET_INCLUDES_BEGIN
 import numpy as np
-#pragma IMAGINET_INCLUDES_END
+
+# pragma IMAGINET_INCLUDES_END
 
 
-#pragma IMAGINET_FRAGMENT_BEGIN "cumsum"
+# pragma IMAGINET_FRAGMENT_BEGIN "cumsum"
 def cumsum(x, axis, exclusive, reverse, output):
     """Running sums of x along axis into output (same shape), summed in order
     like the C kernels; integers wrap."""
@@ -19,4 +20,6 @@ def cumsum(x, axis, exclusive, reverse, output):
         shifted[tuple(head)] = sums[tuple(tail)]
         sums = shifted
     np.copyto(output, np.flip(sums, axis) if reverse else sums)
-#pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_END
