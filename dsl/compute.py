@@ -71,6 +71,7 @@ FUNCTIONS: dict[str, tuple[int, str]] = {
     "atan": (1, "float"), "sinh": (1, "float"), "cosh": (1, "float"), "tanh": (1, "float"),
     "erf": (1, "float"), "expm1": (1, "float"), "log1p": (1, "float"), "atan2": (2, "float"),
     "sigmoid": (1, "float"), "erfc": (1, "float"),
+    "asinh": (1, "float"), "acosh": (1, "float"), "atanh": (1, "float"),
     # comparison (result bool)
     "eq": (2, "any"), "ne": (2, "any"), "lt": (2, "num"), "le": (2, "num"), "gt": (2, "num"),
     "ge": (2, "num"), "isnan": (1, "num"), "isinf": (1, "num"), "isfinite": (1, "num"),

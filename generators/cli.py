@@ -167,7 +167,8 @@ def list_(opsdir: OpsDir = None) -> None:
     """List namespaces, their ops and aliases, and the generators."""
     result = _load(opsdir or _home("ops"))
     for ns in result.catalogue.namespaces:
-        typer.echo(f"{ns.name} ({len(ns.concrete_ops)} ops)")
+        aliases = f", {len(ns.aliases)} alias{'es' if len(ns.aliases) != 1 else ''}" if ns.aliases else ""
+        typer.echo(f"{ns.name} ({len(ns.concrete_ops)} ops{aliases})")
         for op in ns.ops:
             marks = " (abstract)" if op.abstract else ""
             typer.echo(f"  {op.name}{marks}")

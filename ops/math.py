@@ -2,7 +2,14 @@
 
 from dsl import *
 from dsl.compute import fn
-from ops.mixins import compare, float_transform, pairwise, reduce, transform
+from ops.mixins import (
+    compare,
+    float_transform,
+    pair_reduce,
+    pairwise,
+    reduce,
+    transform,
+)
 
 INTEGER_ARITHMETIC = """
 Integer results wrap around (two's complement), as in NumPy.
@@ -774,6 +781,251 @@ with Namespace("math"):
             Language.ANY,
             DocScope.ALL,
             "Cumulative sum along an axis (inclusive unless exclusive; from the end if reverse). Integers wrap.",
+        )
+
+    with Op("minimum", pairwise) as op:
+        op.display_path = "/Math/Arithmetic"
+        op.onnx = "Min"
+        Elementwise(lambda x, y: fn.minimum(x, y))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise minimum of x and y; NaN wins, as in NumPy's minimum.",
+        )
+
+    with Op("mod", pairwise) as op:
+        op.display_path = "/Math/Arithmetic"
+        op.onnx = "Mod"
+        Elementwise(lambda x, y: fn.mod(x, y))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Elementwise remainder of truncated division, with the sign of x (C's
+            fmod and %, NumPy's fmod, ONNX Mod with fmod=1), with NumPy broadcasting.
+
+            Floating point: x mod 0 is NaN. Integers: x mod 0 is 0 and the most
+            negative value mod -1 is 0.
+            """,
+        )
+
+    with Op("floor_mod", pairwise) as op:
+        op.display_path = "/Math/Arithmetic"
+        op.onnx = "Mod"
+        Elementwise(lambda x, y: fn.floor_mod(x, y))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Elementwise remainder of floored division, with the sign of y (Python's
+            %, NumPy's remainder, ONNX Mod with fmod=0), with NumPy broadcasting.
+
+            Floating point: x mod 0 is NaN and a zero result takes the sign of y.
+            Integers: x mod 0 is 0.
+            """,
+        )
+
+    with Op("floor_div", pairwise) as op:
+        op.display_path = "/Math/Arithmetic"
+        Elementwise(lambda x, y: fn.floor_div(x, y))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Elementwise division rounded toward minus infinity, with NumPy broadcasting.
+
+            Floating point: floor(x / y) of the correctly rounded quotient.
+            Integers: x // 0 is 0 and the most negative value // -1 wraps to itself.
+            """,
+        )
+
+    with Op("erfc", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.erfc(x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise complementary error function: output = 1 - erf(x), computed without cancellation for large x.",
+        )
+
+    with Op("asinh", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        op.onnx = "Asinh"
+        Elementwise(lambda x: fn.asinh(x))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise inverse hyperbolic sine.")
+
+    with Op("acosh", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        op.onnx = "Acosh"
+        Elementwise(lambda x: fn.acosh(x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise inverse hyperbolic cosine; NaN below 1.",
+        )
+
+    with Op("atanh", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        op.onnx = "Atanh"
+        Elementwise(lambda x: fn.atanh(x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise inverse hyperbolic tangent; infinite at -1 and 1, NaN beyond.",
+        )
+
+    with Op("clip_by_value", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        op.onnx = "Clip"
+        lo = Arg(
+            FLOATING_POINT, "clip_value_min", description="Smallest value of the result"
+        )
+        hi = Arg(
+            FLOATING_POINT, "clip_value_max", description="Largest value of the result"
+        )
+        Constraint("clip_value_min must not exceed clip_value_max", lo <= hi)
+        Elementwise(
+            lambda x, clip_value_min, clip_value_max: fn.minimum(
+                fn.maximum(x, clip_value_min), clip_value_max
+            )
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise clipping: output = min(max(x, clip_value_min), clip_value_max); NaN stays NaN.",
+        )
+
+    with Op("rectified_tanh", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(lambda x: fn.maximum(fn.tanh(x), 0.0))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise rectified hyperbolic tangent: output = max(tanh(x), 0).",
+        )
+
+    with Op("rational_tanh", float_transform) as op:
+        op.display_path = "/Math/Elementwise"
+        Elementwise(
+            lambda x: 1.7159
+            * fn.sign(2.0 / 3.0 * x)
+            * (
+                1.0
+                - 1.0
+                / (
+                    1.0
+                    + abs(2.0 / 3.0 * x)
+                    + (2.0 / 3.0 * x) * (2.0 / 3.0 * x)
+                    + 1.41645
+                    * ((2.0 / 3.0 * x) * (2.0 / 3.0 * x))
+                    * ((2.0 / 3.0 * x) * (2.0 / 3.0 * x))
+                )
+            )
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Elementwise rational approximation of the scaled hyperbolic tangent
+            1.7159 * tanh(2x/3) (arXiv:1508.01292): with y = 2x/3,
+            output = 1.7159 * sign(y) * (1 - 1 / (1 + |y| + y^2 + 1.41645 * y^4)).
+            """,
+        )
+
+    with Op("count_non_zero", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Output(LONG, "output", description="The number of non-zero elements")
+        Reduce("add", map=lambda x: x != 0)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Counts the non-zero elements over the given axes (NaN counts as non-zero).",
+        )
+
+    with Op("count_zero", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Output(LONG, "output", description="The number of zero elements")
+        Reduce("add", map=lambda x: x == 0)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Counts the elements equal to zero (-0.0 included) over the given axes.",
+        )
+
+    with Op("zero_fraction", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The fraction of zero elements")
+        Reduce(
+            "add",
+            map=lambda x: fn.where(x == 0, 1.0, 0.0),
+            finalize=lambda acc, n: acc / n,
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "The fraction of elements equal to zero over the given axes, in [0, 1]; NaN for no elements.",
+        )
+
+    with Op("log_entropy", reduce) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor (probabilities)")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce("add", map=lambda x: x * fn.log(x), finalize=lambda acc, n: fn.log(-acc))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Logarithm of the entropy over the given axes: output = log(-sum(x * log(x))).",
+        )
+
+    with Op("euclidean_distance", pair_reduce) as op:
+        op.display_path = "/Math/Distance"
+        Input(FLOATING_POINT, "x", description="First input tensor")
+        Input(
+            FLOATING_POINT,
+            "y",
+            description="Second input tensor, with the shape and type of x",
+        )
+        Output(FLOATING_POINT, "output", description="The distance")
+        Reduce(
+            "add",
+            map=lambda x, y: (x - y) * (x - y),
+            finalize=lambda acc, n: fn.sqrt(acc),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Euclidean distance between x and y over the given axes: sqrt(sum((x - y)^2)).",
+        )
+
+    with Op("manhattan_distance", pair_reduce) as op:
+        op.display_path = "/Math/Distance"
+        Reduce("add", map=lambda x, y: abs(x - y))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Manhattan (L1) distance between x and y over the given axes: sum(|x - y|). Integers wrap.",
+        )
+
+    with Op("hamming_distance", pair_reduce) as op:
+        op.display_path = "/Math/Distance"
+        Output(LONG, "output", description="The number of differing elements")
+        Reduce("add", map=lambda x, y: x != y)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Hamming distance between x and y over the given axes: the number of elements where x != y (NaN differs from everything).",
+        )
+
+    with Op("diag_part") as op:
+        op.display_path = "/Math/Matrix"
+        Input(NUMERIC, "x", description="Square matrices in the last two axes")
+        Output(NUMERIC, "output", description="The diagonals, with x's batch axes")
+        Einsum("...|ii=>...|i")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "The main diagonal of each matrix in the last two axes of x.",
         )
 
     Alias("bitwise", "left_shift", name="bit_shift")

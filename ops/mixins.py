@@ -43,3 +43,25 @@ with Mixin("reduce") as reduce:
         description="Keep each reduced axis with size 1",
     )
     Output(NUMERIC, "output", description="The reduced tensor")
+
+with Mixin("pair_reduce") as pair_reduce:
+    x = Input(NUMERIC, "x", description="First input tensor")
+    y = Input(
+        NUMERIC, "y", description="Second input tensor, with the shape and type of x"
+    )
+    Arg(
+        INT,
+        "axes",
+        count=AtLeast(0),
+        default=[],
+        description="Axes to reduce; negative axes count from the last one; empty reduces all axes",
+    )
+    Arg(
+        BOOLEAN,
+        "keep_dims",
+        default=False,
+        description="Keep each reduced axis with size 1",
+    )
+    Output(NUMERIC, "output", description="The reduced tensor")
+    Constraint("x and y must have the same type", same_type(x, y))
+    Constraint("x and y must have the same shape", same_shape(x, y))

@@ -24,7 +24,7 @@ WIDE_UNSIGNED = {"int8": "uint32_t", "int16": "uint32_t", "int32": "uint32_t", "
                  "uint8": "uint32_t"}
 
 _LIBM = ("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-         "erf", "erfc", "expm1", "log1p", "floor", "ceil")
+         "erf", "erfc", "asinh", "acosh", "atanh", "expm1", "log1p", "floor", "ceil")
 
 
 def _libm(name: str, dtype: str) -> str:

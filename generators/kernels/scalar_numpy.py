@@ -45,7 +45,8 @@ _FLOAT_UFUNC = {"div": "np.divide", "pow": "np.power", "exp": "np.exp", "log": "
                 "sin": "np.sin", "cos": "np.cos", "tan": "np.tan", "asin": "np.arcsin", "acos": "np.arccos",
                 "atan": "np.arctan", "sinh": "np.sinh", "cosh": "np.cosh", "tanh": "np.tanh",
                 "expm1": "np.expm1", "log1p": "np.log1p", "atan2": "np.arctan2", "floor": "np.floor",
-                "ceil": "np.ceil", "round_half_even": "np.rint", "mod": "np.fmod", "floor_mod": "np.remainder"}
+                "ceil": "np.ceil", "round_half_even": "np.rint", "mod": "np.fmod", "floor_mod": "np.remainder",
+                "asinh": "np.arcsinh", "acosh": "np.arccosh", "atanh": "np.arctanh"}
 
 
 def _call(fn: str, a: list[str], dtype: str, raw: list[Value]) -> str:
