@@ -227,6 +227,25 @@ def symbols(node: SExpr) -> set[str]:
     return set()
 
 
+#: What the operators spell, for messages.
+_SPELLING = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^", "bitwise_not": "~"}
+_LOGICAL = {"bitwise_and": "fn.logical_and", "bitwise_or": "fn.logical_or", "bitwise_xor": "fn.logical_xor",
+            "bitwise_not": "fn.logical_not"}
+
+
+def integer_misuse(node: SExpr) -> list[str]:
+    """Integer-only functions applied to comparisons (``(x > 0) & (x < 1)``):
+    bitwise operators on booleans, which mean the logical functions."""
+    if not isinstance(node, SCall):
+        return []
+    problems = [p for a in node.args for p in integer_misuse(a)]
+    if FUNCTIONS[node.fn][1] == "int" and any(isinstance(a, SCall) and a.fn in BOOL_RESULT for a in node.args):
+        spelled = _SPELLING.get(node.fn, f"fn.{node.fn}")
+        better = f": use {_LOGICAL[node.fn]}" if node.fn in _LOGICAL else ""
+        problems.append(f"{spelled} takes integers, not the result of a comparison{better}")
+    return problems
+
+
 def functions(node: SExpr) -> set[str]:
     if isinstance(node, SCall):
         return {node.fn}.union(*(functions(a) for a in node.args))

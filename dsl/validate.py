@@ -558,6 +558,8 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 out.append(f"input '{p}' must be FLOATING_POINT for {', '.join(sorted(float_only))}")
         if not any(p in inputs for p in c.params):
             out.append("an elementwise op needs at least one input")
+        for _, e in c.cases:
+            out.extend(dict.fromkeys(C.integer_misuse(e)))
         enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
         for _, e in c.cases:
             try:
@@ -578,6 +580,8 @@ def compute_problems(op: M.Op) -> list[Problem]:
             need_input(c.other)
             if c.map is None:
                 out.append(f"a reduction over {c.input} and {c.other} needs a map(x, y) combining them")
+        for node in (c.map, c.finalize):
+            out.extend(C.integer_misuse(node) if node is not None else [])
         if c.map is not None:
             symbols = {"x"} | ({"m"} if c.pre else set()) | ({"y"} if c.other else set())
             check_functions(c.map, symbols, "map")

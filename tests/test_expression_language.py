@@ -17,7 +17,7 @@ from dsl.types import DataType
 from generators.imunit.expression import (VALUE_TYPES, ExpressionError, Shape, ShapeBroadcast, Tensor, evaluate,
                                           interpolate, parse)
 from generators.imunit.render import ImaginetRenderer
-from generators.python.constraints import PyConstraintRenderer
+from generators.kernels.py_constraints import PyConstraintRenderer
 
 F32 = VALUE_TYPES["Float32"]
 ENV = {

@@ -169,7 +169,7 @@ def _valid_cases(op):
             batch = first.ndim - len(op.compute.spec.inputs[0].named)
             if expected.shape[:batch] != first.shape[:batch]:
                 continue  # units take the batch axes of the first operand
-        if isinstance(op.compute, C.Elementwise) and len(op.inputs) == 2:
+        if isinstance(op.compute, C.Elementwise) and len(op.inputs) >= 2:
             shapes = [np.asarray(case.kwargs[reference.py_name(i.name)]).shape for i in op.inputs]
             if expected.shape not in shapes:
                 continue  # units give the result the larger operand's shape

@@ -291,6 +291,15 @@ CASES: dict[str, tuple[str, str]] = {
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: unknown op property 'java_package' (known: display_name, display_path, "
              "native_name, abstract, onnx)"),
+    "bitwise and of comparisons": ('''
+        from dsl.compute import fn
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(FLOATING_POINT, "x", description="x")
+                Output(FLOATING_POINT, "out", description="out")
+                Elementwise(lambda x: fn.where((x > -1.0) & (x < 1.0), 1.0, 0.0))  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: & takes integers, not the result of a comparison: use fn.logical_and"),
     "onnx that names no ONNX operator": ('''
         with Namespace("math"):
             with Op("f") as op:

@@ -181,12 +181,17 @@ def output_shape(op: Op) -> str:
         tensors = [p for p in c.params if any(i.name == p for i in op.inputs)]
         if len(tensors) == 1:
             return f"{tensors[0]}.shape"
-        a, b = tensors[:2]
-        # A unit cannot grow both operands: the result has the larger operand's shape.
-        # (&& and || bind equally in the language: every group is parenthesised.)
-        larger = (f"(({a}.shape.count > {b}.shape.count) || (({a}.shape.count == {b}.shape.count) && "
-                  f"(({a}.shape.flat == 0) || (({b}.shape.flat != 0) && ({a}.shape.flat >= {b}.shape.flat)))))")
-        return f"{larger} ? {a}.shape : {b}.shape"
+        # A unit cannot grow several operands: the result has the largest operand's shape
+        # (the first of equals). && and || bind equally in the language: every group is parenthesised.
+        def at_least(a: str, b: str) -> str:
+            return (f"(({a}.shape.count > {b}.shape.count) || (({a}.shape.count == {b}.shape.count) && "
+                    f"(({a}.shape.flat == 0) || (({b}.shape.flat != 0) && ({a}.shape.flat >= {b}.shape.flat)))))")
+
+        cases = []
+        for a in tensors[:-1]:
+            checks = [at_least(a, b) for b in tensors if b != a]
+            cases.append((checks[0] if len(checks) == 1 else "(" + " && ".join(checks) + ")", f"{a}.shape"))
+        return choose(cases, f"{tensors[-1]}.shape")
     if isinstance(c, (C.Reduction, C.ArgReduction)):
         x = c.input
         axis = "axis"

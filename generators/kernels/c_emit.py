@@ -193,8 +193,15 @@ static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
                 strides = [f"const int64_t* {abi.c_name(p)}_strides" for p in inputs]
                 ins_s = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
                 offs = "\n".join(f"int64_t o{j} = 0;" for j in range(len(inputs)))
-                adv = ", ".join(
-                    [f"{abi.c_name(inputs[j])}_strides, &o{j}" if j < len(inputs) else "NULL, NULL" for j in range(3)])
+                if len(inputs) <= 3:
+                    adv = ", ".join([f"{abi.c_name(inputs[j])}_strides, &o{j}" if j < len(inputs) else "NULL, NULL"
+                                     for j in range(3)])
+                    advance = f"opf_advance(rank, shape, index, {adv});"
+                else:  # more operands than opf_advance tracks: the same odometer, inline
+                    step = " ".join(f"o{j} += {abi.c_name(p)}_strides[d];" for j, p in enumerate(inputs))
+                    back = " ".join(f"o{j} -= {abi.c_name(p)}_strides[d] * shape[d];" for j, p in enumerate(inputs))
+                    advance = (f"for (int32_t d = rank - 1; d >= 0; d--) {{ index[d]++; {step} "
+                               f"if (index[d] < shape[d]) {{ break; }} {back} index[d] = 0; }}")
                 frags.append(fragment(name + "_strided", f"""
 static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t rank, const int64_t* shape, {', '.join(strides)})
 {{
@@ -203,7 +210,7 @@ static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t ran
     const int64_t n = opf_shape_numel(rank, shape);
     for (int64_t i = 0; i < n; i++) {{
         {abi.c_name(out.name)}[i] = ({oc})({code});
-        opf_advance(rank, shape, index, {adv});
+        {advance}
     }}
 }}"""))
         return OpCode(tuple(frags), (), self.api(self.body(c, inputs, args)))
@@ -619,6 +626,11 @@ static inline void {name}({ct}* restrict output, int64_t n, {args}, int64_t seed
 # ---------------------------------------------------------------- fragments
 
 
+#: How a fragment receives each kind of scalar arg (booleans and enums as int flags).
+_FRAGMENT_ARG_CTYPE = {DataType.INT: "int64_t", DataType.LONG: "int64_t", DataType.FLOATING_POINT: "double",
+                       DataType.NUMERIC: "double"}
+
+
 class FragmentEmitter(Emitter):
     def emit(self) -> OpCode:
         c: C.FragmentKernel = self.op.compute  # type: ignore[assignment]
@@ -647,7 +659,8 @@ class FragmentEmitter(Emitter):
                  "for (int32_t d = 0; d < (int32_t)axis_index; d++) {", f"slot *= {x}->shape[d];", "}",
                  f"const int64_t size = {x}->shape[axis_index];"]
         frags_by_dtype = dict(c.c_fragments)
-        extra = [f"(int){abi.c_name(a)}" for a in c.args]
+        kinds = {a.name: a.type for a in self.op.args}
+        extra = [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
 
         def per_variant(v: D.Variant) -> list[str]:
             ct = C_TYPE[v.dtype]

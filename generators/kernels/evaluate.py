@@ -16,6 +16,7 @@ from dsl import compute as C
 from dsl.model import Namespace, Op
 from dsl.types import DataType
 from generators.kernels import numpy_runtime, reference
+from generators.kernels.py_constraints import PyConstraintRenderer
 from generators.kernels.selection import variants_of
 
 
@@ -35,6 +36,30 @@ def arg_value(op: Op, kwargs: Mapping[str, Any], name: str) -> Any:
     return next(a for a in op.args if a.name == name).default
 
 
+def _size_at(x: np.ndarray, axis: int) -> int:
+    return x.shape[axis] if -x.ndim <= axis < x.ndim else -1
+
+
+def _broadcastable(*arrays: np.ndarray) -> bool:
+    try:
+        np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        return False
+    return True
+
+
+def constraints_hold(op: Op, kwargs: Mapping[str, Any]) -> bool:
+    """Whether every constraint of ``op`` (backend ones included: the C API
+    checks them all) holds for ``kwargs``."""
+    scope: dict[str, Any] = {"_size_at": _size_at, "_broadcastable": _broadcastable}
+    scope |= {reference.py_name(i.name): np.asarray(kwargs[reference.py_name(i.name)]) for i in op.inputs}
+    scope |= {reference.py_name(a.name): arg_value(op, kwargs, a.name) for a in op.args}
+    scope |= {reference.config_param(cfg.name): kwargs.get(reference.config_param(cfg.name)) or types.SimpleNamespace(
+        **{reference.py_name(x.name): x.default for x in cfg.args}) for cfg in op.configs}
+    render = PyConstraintRenderer(op).render
+    return all(eval(render(c.expr), scope) for _, c in op.all_constraints())  # our own rendering
+
+
 def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) -> np.ndarray | None:
     """The reference result of ``op`` for the variant ``dtype`` on ``kwargs`` (inputs
     and args by Python name), or None where the op must refuse the inputs."""
@@ -42,6 +67,8 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
     arrays = {i.name: np.array(kwargs[reference.py_name(i.name)], order="C") for i in op.inputs}
     arg = lambda name: arg_value(op, kwargs, name)  # noqa: E731
     variant = next(v for v in variants_of(op) if v.dtype == dtype)
+    if not constraints_hold(op, kwargs):
+        return None
     try:
         if isinstance(c, C.Elementwise):
             shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))

@@ -46,6 +46,11 @@ def _seed(op: Op, name: str) -> str:
     return py_name(name)
 
 
+#: How a Python fragment receives each kind of scalar arg (booleans as bool).
+_FRAGMENT_ARG_PY = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float",
+                    DataType.NUMERIC: "float"}
+
+
 def body(op: Op) -> list[str]:
     """Statements computing the op into its output arrays (inputs already of the variant's dtypes)."""
     c = op.compute
@@ -112,8 +117,9 @@ def body(op: Op) -> list[str]:
                 f"{_seed(op, 'offset')}, {out}.size, {out}.dtype)",
                 f"np.copyto({out}, values.reshape({out}.shape))"]
     if isinstance(c, C.FragmentKernel):
+        kinds = {a.name: a.type for a in op.args}
         args = ", ".join([py_name(op.inputs[0].name), f"int({py_name(c.axis)})"] +
-                         [f"bool({py_name(a)})" for a in c.args] + [out])
+                         [f"{_FRAGMENT_ARG_PY.get(kinds[a], 'bool')}({py_name(a)})" for a in c.args] + [out])
         return [f"_fragment_{c.python_fragment}({args})"]
     raise ValueError(f"no reference for {type(c).__name__}")
 
@@ -139,8 +145,9 @@ def fragment_sources(op: Op) -> tuple[list[str], list[tuple[str, str]]]:
         return [], []
     root, shown = validate.fragment_root(op)
     order, includes = fragments.resolve(root, c.python_file, c.python_fragment, shown)
-    renamed = [(f"_fragment_{f.name}", f.text.replace(f"def {f.name}(", f"def _fragment_{f.name}(", 1))
-               for f in order]
+    # Definitions and calls alike, so fragments can call the fragments they depend on.
+    calls = re.compile(r"(?<![\w.])(" + "|".join(re.escape(f.name) for f in order) + r")\(")
+    renamed = [(f"_fragment_{f.name}", calls.sub(r"_fragment_\1(", f.text)) for f in order]
     return includes, renamed
 
 

@@ -10,7 +10,7 @@ from dsl.types import DataType, DocScope, Language
 from generators import abi
 from generators.kernels.selection import variants_of
 from generators.kernels.reference import class_name, config_param, function_name, py_name
-from generators.python.constraints import PyConstraintRenderer
+from generators.kernels.py_constraints import PyConstraintRenderer
 
 PY_TYPE = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float",
            DataType.BOOLEAN: "bool", DataType.ENUM: "str", DataType.DATA_TYPE: "str", DataType.STRING: "str"}

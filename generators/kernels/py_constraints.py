@@ -1,4 +1,5 @@
-"""Constraint expressions as Python conditions inside a generated binding."""
+"""Constraint expressions as Python conditions: in generated bindings, and
+evaluated at generation time on golden inputs (generators.kernels.evaluate)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,386 @@
+"""Neural-network activations, normalizations and their derivatives."""
+
+from dsl import *
+from dsl.compute import fn
+from ops.mixins import float_transform
+
+#: SELU's constants (Klambauer et al. 2017), as ONNX and ND4J use them.
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+#: sqrt(2 / pi), for the tanh approximation of GELU.
+SQRT_2_OVER_PI = 0.7978845608028654
+SQRT_HALF = 0.7071067811865476
+
+
+def softplus(x):
+    """log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|)."""
+    return fn.maximum(x, 0.0) + fn.log1p(fn.exp(-abs(x)))
+
+
+with Namespace("nn"):
+    with Op("relu", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        op.onnx = "Relu"
+        Arg(
+            FLOATING_POINT,
+            "cutoff",
+            default=0.0,
+            description="Values at or below the cutoff become 0",
+        )
+        Elementwise(lambda x, cutoff: fn.where(x > cutoff, x, 0.0))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise rectified linear unit: output = x where x > cutoff, else 0 (NaN gives 0). ONNX Relu is the cutoff 0 case.",
+        )
+
+    with Op("relu6", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        Arg(
+            FLOATING_POINT,
+            "cutoff",
+            default=0.0,
+            description="Lower bound of the result",
+        )
+        Elementwise(lambda x, cutoff: fn.minimum(fn.maximum(x, cutoff), 6.0))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise rectified linear unit capped at 6: output = min(max(x, cutoff), 6); NaN stays NaN.",
+        )
+
+    with Op("leaky_relu", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        op.onnx = "LeakyRelu"
+        Arg(
+            FLOATING_POINT,
+            "alpha",
+            default=0.01,
+            description="Slope for negative inputs",
+        )
+        Elementwise(lambda x, alpha: fn.where(x < 0, alpha * x, x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise leaky ReLU: output = x where x >= 0, else alpha * x.",
+        )
+
+    with Op("elu", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        op.onnx = "Elu"
+        Arg(
+            FLOATING_POINT,
+            "alpha",
+            default=1.0,
+            description="Scale of the negative part",
+        )
+        Elementwise(lambda x, alpha: fn.where(x > 0, x, alpha * fn.expm1(x)))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise exponential linear unit: output = x where x > 0, else alpha * (e^x - 1).",
+        )
+
+    with Op("selu", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        op.onnx = "Selu"
+        Elementwise(lambda x: SELU_SCALE * fn.where(x > 0, x, SELU_ALPHA * fn.expm1(x)))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Elementwise scaled exponential linear unit:
+            output = scale * (x where x > 0, else alpha * (e^x - 1)), with
+            alpha = 1.6732632423543772848170429916717 and
+            scale = 1.0507009873554804934193349852946.
+            """,
+        )
+
+    with Op("gelu", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        op.onnx = "Gelu"
+        Arg(
+            ENUM,
+            "approximate",
+            possible_values=["none", "tanh"],
+            default="none",
+            description="none: the exact form with erf; tanh: the tanh approximation",
+        )
+        Elementwise(
+            lambda x, approximate: fn.where(
+                approximate == "none",
+                0.5 * x * (1.0 + fn.erf(x * SQRT_HALF)),
+                0.5 * x * (1.0 + fn.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))),
+            )
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Elementwise Gaussian error linear unit (arXiv:1606.08415), as ONNX Gelu:
+            exact output = 0.5 * x * (1 + erf(x / sqrt(2))); with approximate = tanh,
+            output = 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
+            """,
+        )
+
+    with Op("precise_gelu", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        Elementwise(lambda x: 0.5 * x * (1.0 + fn.erf(x * SQRT_HALF)))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise exact GELU: output = 0.5 * x * (1 + erf(x / sqrt(2))), the same as gelu with approximate = none.",
+        )
+
+    with Op("hard_sigmoid", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        op.onnx = "HardSigmoid"
+        Elementwise(lambda x: fn.minimum(fn.maximum(0.2 * x + 0.5, 0.0), 1.0))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise hard sigmoid: output = min(max(0.2 * x + 0.5, 0), 1) (ONNX HardSigmoid's defaults).",
+        )
+
+    with Op("hard_tanh", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        Elementwise(lambda x: fn.minimum(fn.maximum(x, -1.0), 1.0))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise hard tanh: output = min(max(x, -1), 1); NaN stays NaN.",
+        )
+
+    with Op("softplus", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        op.onnx = "Softplus"
+        Elementwise(lambda x: softplus(x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise softplus: output = log(1 + e^x), computed as max(x, 0) + log1p(e^-|x|) so it never overflows.",
+        )
+
+    with Op("log_sigmoid", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        Elementwise(lambda x: -softplus(-x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise log of the sigmoid: output = log(1 / (1 + e^-x)) = -softplus(-x), stable for large |x|.",
+        )
+
+    with Op("softsign", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        op.onnx = "Softsign"
+        Elementwise(lambda x: x / (1.0 + abs(x)))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise softsign: output = x / (1 + |x|).")
+
+    with Op("swish", float_transform) as op:
+        op.display_path = "/NN/Activations"
+        Elementwise(lambda x: x * fn.sigmoid(x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise swish (SiLU): output = x * sigmoid(x).",
+        )
+
+    with Op("prelu") as op:
+        op.display_path = "/NN/Activations"
+        op.onnx = "PRelu"
+        x = Input(FLOATING_POINT, "x", description="Input tensor")
+        alpha = Input(
+            FLOATING_POINT,
+            "alpha",
+            description="Slopes for negative inputs, broadcast against x",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="Result, with the broadcast shape of x and alpha",
+        )
+        Constraint("x and alpha must have the same type", same_type(x, alpha))
+        Constraint(
+            "x and alpha must have broadcastable shapes", broadcastable_shapes(x, alpha)
+        )
+        Elementwise(lambda x, alpha: fn.where(x < 0, alpha * x, x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise parametric ReLU: output = x where x >= 0, else alpha * x, with learned slopes alpha broadcast against x.",
+        )
+
+    with Op("bias_add") as op:
+        op.display_path = "/NN/Layers"
+        x = Input(NUMERIC, "x", description="Input tensor, channels in the last axis")
+        b = Input(NUMERIC, "b", description="Bias: one value per channel")
+        Output(NUMERIC, "output", description="Result, with the shape of x")
+        Constraint("x and b must have the same type", same_type(x, b))
+        Constraint("x must have rank 1 or more", x.rank() >= 1)
+        Constraint(
+            "b must be a vector with one value per channel (the last axis of x)",
+            (b.rank() == 1) & (b.size_at(0) == x.size_at(-1)),
+        )
+        Elementwise(lambda x, b: x + b)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Adds a bias per channel: output[..., c] = x[..., c] + b[c] (channels last). Integers wrap.",
+        )
+
+    with Op("batch_norm") as op:
+        op.display_path = "/NN/Normalization"
+        x = Input(
+            FLOATING_POINT, "x", description="Input tensor, channels in the last axis"
+        )
+        mean = Input(FLOATING_POINT, "mean", description="Mean per channel")
+        variance = Input(FLOATING_POINT, "variance", description="Variance per channel")
+        gamma = Input(FLOATING_POINT, "gamma", description="Scale per channel")
+        beta = Input(FLOATING_POINT, "beta", description="Offset per channel")
+        Arg(
+            FLOATING_POINT,
+            "epsilon",
+            default=1e-5,
+            description="Added to the variance before the square root",
+        )
+        Output(FLOATING_POINT, "output", description="The normalized tensor")
+        for t in (mean, variance, gamma, beta):
+            Constraint(f"x and {t.name} must have the same type", same_type(x, t))
+        Constraint(
+            "x, mean, variance, gamma and beta must have broadcastable shapes",
+            broadcastable_shapes(x, mean)
+            & broadcastable_shapes(x, variance)
+            & broadcastable_shapes(x, gamma)
+            & broadcastable_shapes(x, beta),
+        )
+        Elementwise(
+            lambda x, mean, variance, gamma, beta, epsilon: (x - mean)
+            / fn.sqrt(variance + epsilon)
+            * gamma
+            + beta
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Batch normalization with given statistics (inference):
+            output = (x - mean) / sqrt(variance + epsilon) * gamma + beta, with
+            NumPy broadcasting; per-channel vectors apply to the last axis of x.
+            """,
+        )
+
+    with Op("softmax") as op:
+        op.display_path = "/NN/Activations"
+        op.onnx = "Softmax"
+        x = Input(FLOATING_POINT, "x", description="Input tensor")
+        axis = Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="Axis to normalize along; negative counts from the last one",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="Probabilities along axis, with the shape of x",
+        )
+        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
+        Fragment(
+            c="fragments/softmax.h",
+            python="fragments/softmax.py",
+            c_fragments={"float32": "softmax_f32", "float64": "softmax_f64"},
+            python_fragment="softmax",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Softmax along an axis: output = e^(x - m) / sum(e^(x - m)), with m the
+            maximum along the axis, so large inputs never overflow. Rows holding
+            NaN give NaN.
+            """,
+        )
+
+    with Op("log_softmax") as op:
+        op.display_path = "/NN/Activations"
+        op.onnx = "LogSoftmax"
+        x = Input(FLOATING_POINT, "x", description="Input tensor")
+        axis = Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="Axis to normalize along; negative counts from the last one",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="Log-probabilities along axis, with the shape of x",
+        )
+        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
+        Fragment(
+            c="fragments/softmax.h",
+            python="fragments/softmax.py",
+            c_fragments={"float32": "log_softmax_f32", "float64": "log_softmax_f64"},
+            python_fragment="log_softmax",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Log of the softmax along an axis: output = (x - m) - log(sum(e^(x - m))), with m the maximum along the axis.",
+        )
+
+    with Op("hard_tanh_derivative", float_transform) as op:
+        op.display_path = "/NN/Derivatives"
+        Elementwise(lambda x: fn.where(fn.logical_and(x > -1.0, x < 1.0), 1.0, 0.0))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Derivative of hard_tanh: 1 where -1 < x < 1, else 0.",
+        )
+
+    with Op("leaky_relu_derivative", float_transform) as op:
+        op.display_path = "/NN/Derivatives"
+        Arg(
+            FLOATING_POINT,
+            "alpha",
+            default=0.01,
+            description="Slope for negative inputs",
+        )
+        Elementwise(lambda x, alpha: fn.where(x < 0, alpha, 1.0))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Derivative of leaky_relu: 1 where x >= 0 (and for NaN), else alpha.",
+        )
+
+    with Op("sigmoid_derivative") as op:
+        op.display_path = "/NN/Derivatives"
+        x = Input(FLOATING_POINT, "x", description="Input tensor")
+        wrt = Input(
+            FLOATING_POINT,
+            "wrt",
+            description="Gradient of the loss with respect to sigmoid(x)",
+        )
+        Output(FLOATING_POINT, "output", description="Gradient with respect to x")
+        Constraint("x and wrt must have the same type", same_type(x, wrt))
+        Constraint(
+            "x and wrt must have broadcastable shapes", broadcastable_shapes(x, wrt)
+        )
+        Elementwise(lambda x, wrt: fn.sigmoid(x) * (1.0 - fn.sigmoid(x)) * wrt)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Backpropagation through sigmoid: output = sigmoid(x) * (1 - sigmoid(x)) * wrt.",
+        )
+
+    with Op("softsign_derivative", float_transform) as op:
+        op.display_path = "/NN/Derivatives"
+        Elementwise(lambda x: 1.0 / ((1.0 + abs(x)) * (1.0 + abs(x))))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Derivative of softsign: output = 1 / (1 + |x|)^2.",
+        )
+
+    Alias("math", "sigmoid", name="sigmoid")
+    Alias("math", "tanh", name="tanh")
