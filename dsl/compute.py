@@ -380,9 +380,12 @@ CAPACITY_WINDOWS = 2
 
 def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
     """The dtype a reduction combines in: the input's, except that counting
-    (an add into an integer output of another dtype) counts in the output's."""
+    (an add into an integer output of another dtype) counts in the output's,
+    and adding booleans counts in int64."""
     if c.combine == "add" and output_dtype != input_dtype and category(output_dtype) in ("signed", "unsigned"):
         return output_dtype
+    if c.combine == "add" and category(input_dtype) == "bool":
+        return "int64"  # counting truths
     return input_dtype
 
 Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition",

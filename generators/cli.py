@@ -69,6 +69,13 @@ def _select_namespaces(catalogue: Catalogue, names: str) -> tuple:
         raise _fail(f"unknown namespace{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
                     f"(known: all, {', '.join(known)})")
     keys = {w.lower() for w in wanted}
+    # An alias delegates to its target: the target's namespace comes along, so the
+    # generated C and Python never name a function that was not generated.
+    grown = True
+    while grown:
+        needed = {a.target_namespace.lower() for n in catalogue.namespaces if n.key in keys for a in n.aliases}
+        grown = not needed <= keys
+        keys |= needed
     return tuple(n for n in catalogue.namespaces if n.key in keys)
 
 

@@ -391,22 +391,6 @@ with Namespace("math"):
             "Elementwise rounding to the nearest integer value; integers are unchanged.",
         )
 
-    with Op("gt", compare) as op:
-        op.display_path = "/Math/Comparison"
-        op.onnx = "Greater"
-        Elementwise(lambda x, y: x > y)
-        Doc(Language.ANY, DocScope.ALL, "Elementwise x > y. NaN compares false.")
-
-    with Op("eq", compare) as op:
-        op.display_path = "/Math/Comparison"
-        op.onnx = "Equal"
-        Elementwise(lambda x, y: x == y)
-        Doc(
-            Language.ANY,
-            DocScope.ALL,
-            "Elementwise x == y. NaN compares unequal to everything.",
-        )
-
     with Op("logical_and") as op:
         op.display_path = "/Math/Logic"
         op.onnx = "And"
@@ -763,8 +747,8 @@ with Namespace("math"):
         Output(NUMERIC, "output", description="Running sums, with the shape of x")
         Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
         Fragment(
-            c="fragments/cumsum.h",
-            python="fragments/cumsum.py",
+            c="fragments/cumulative.h",
+            python="fragments/cumulative.py",
             c_fragments={
                 "int8": "cumsum_i8",
                 "int16": "cumsum_i16",
@@ -1028,6 +1012,8 @@ with Namespace("math"):
             "The main diagonal of each matrix in the last two axes of x.",
         )
 
+    Alias("base", "gt", name="gt")
+    Alias("base", "eq", name="eq")
     Alias("bitwise", "left_shift", name="bit_shift")
     Alias("bitwise", "right_shift", name="bit_shift_right")
     Alias("bitwise", "left_shift_cyclic", name="bit_rotl")

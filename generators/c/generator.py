@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 
-from dsl.model import Namespace, Op
+from dsl.model import Catalogue, Namespace, Op
 from dsl.types import DataType, DocScope, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
@@ -29,7 +29,7 @@ class CGenerator:
         for ns in context.namespaces:
             header = c_comment(context.header(self.name, [ns]))
             codes = {o.name: emit.emit(o) for o in code_ops(ns)}
-            sources[f"include/opforge/{ns.key}.h"] = self._ns_header(ns, header)
+            sources[f"include/opforge/{ns.key}.h"] = self._ns_header(ns, header, context.catalogue)
             sources[f"src/{ns.key}.c"] = self._ns_source(ns, header, codes)
         sources["include/opforge/opforge_all.h"] = self._all_header(context.namespaces, header_all)
         formatted = clang_format(sources)
@@ -49,10 +49,12 @@ class CGenerator:
                                                   "to a static message."])
         return "/*\n" + "\n".join(" * " + c_comment(line) if line else " *" for line in body.splitlines()) + "\n */"
 
-    def _ns_header(self, ns: Namespace, header: str) -> str:
+    def _ns_header(self, ns: Namespace, header: str, catalogue: Catalogue) -> str:
         guard = f"OPFORGE_{ns.key.upper()}_H"
+        others = sorted({a.target_namespace.lower() for a in ns.aliases} - {ns.key})
         parts = [f"/* {header} */", f"#ifndef {guard}", f"#define {guard}", "",
-                 '#include "opforge/opforge.h"', "", "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
+                 '#include "opforge/opforge.h"', *(f'#include "opforge/{k}.h"' for k in others), "",
+                 "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
         for cfg in ns.configs:
             parts += [emit.config_typedef(cfg)]
         for op in code_ops(ns):
@@ -61,6 +63,12 @@ class CGenerator:
                     for i, value in enumerate(arg.possible_values):
                         parts.append(f"#define {abi.enum_constant(op, arg, i)} {i} /* {c_comment(value)} */")
             parts += [self._doc(op), *(p + ";" for p in abi.prototypes(op)), ""]
+        for alias in ns.aliases:
+            target = catalogue.resolve(alias)
+            if target is None or abi.is_stream(target):
+                continue  # validation refuses the first; streams have no single function to alias
+            parts += [f"/* {c_comment(alias.name)}: alias of {c_comment(alias.target)}, the same function. */",
+                      f"#define opforge_{ns.key}_{alias.name} {abi.function(target)}", ""]
         parts += ["#ifdef __cplusplus", "}", "#endif", "", "#endif", ""]
         return "\n".join(parts)
 

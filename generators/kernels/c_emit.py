@@ -181,9 +181,14 @@ class ElementwiseEmitter(Emitter):
                 code, _ = scalar_c.render(expr, compute_dtype, env)
                 oc = C_TYPE[v.of(out.name)]
                 name = self.kernel_name(v, suffix)
+                # Inputs the function ignores (zeros_like) still give the shape: keep -Wunused quiet.
+                unused = [abi.c_name(p) for p in inputs if p not in C.symbols(expr)]
+                void = "".join(f"(void){u};" for u in unused)
+                void_s = "".join(f"(void){u};(void){u}_strides;" for u in unused)
                 frags.append(fragment(name, f"""
 static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
 {{
+    {void}
     for (int64_t i = 0; i < n; i++) {{
         {abi.c_name(out.name)}[i] = ({oc})({code});
     }}
@@ -205,6 +210,7 @@ static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
                 frags.append(fragment(name + "_strided", f"""
 static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t rank, const int64_t* shape, {', '.join(strides)})
 {{
+    {void_s}
     int64_t index[OPFORGE_MAX_RANK] = {{0}};
     {offs}
     const int64_t n = opf_shape_numel(rank, shape);

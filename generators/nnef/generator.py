@@ -137,7 +137,8 @@ class NnefGenerator:
             args = [nnef_name(i.name) for i in target.inputs]
             args += [f"{nnef_name(a.name)} = {nnef_name(a.name)}" for a in target.args]
             outs = ", ".join(nnef_name(o.name) for o in target.outputs)
-            body = f"    {outs} = {fragment_name(target.namespace, target.name)}({', '.join(args)});"
+            kind = "<?>" if self._generic(target) else ""  # else the callee's type defaults to scalar
+            body = f"    {outs} = {fragment_name(target.namespace, target.name)}{kind}({', '.join(args)});"
             parts += [_comment(f"{alias.qualified_name}: alias of {alias.target}"),
                       self.fragment(target, fragment_name(ns.name, alias.name), body)]
         return "\n".join(parts)

@@ -1,0 +1,224 @@
+"""Base operations: comparisons, logic, selection, creation-like and reductions."""
+
+from dsl import *
+from dsl.compute import fn
+from ops.mixins import compare, pair_reduce, reduce
+
+with Namespace("base"):
+    with Op("eq", compare) as op:
+        op.display_path = "/Base/Comparison"
+        op.onnx = "Equal"
+        Elementwise(lambda x, y: x == y)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise x == y. NaN compares unequal to everything.",
+        )
+
+    with Op("neq", compare) as op:
+        op.display_path = "/Base/Comparison"
+        Elementwise(lambda x, y: x != y)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise x != y. NaN is unequal to everything, itself included.",
+        )
+
+    with Op("gt", compare) as op:
+        op.display_path = "/Base/Comparison"
+        op.onnx = "Greater"
+        Elementwise(lambda x, y: x > y)
+        Doc(Language.ANY, DocScope.ALL, "Elementwise x > y. NaN compares false.")
+
+    with Op("gte", compare) as op:
+        op.display_path = "/Base/Comparison"
+        op.onnx = "GreaterOrEqual"
+        Elementwise(lambda x, y: x >= y)
+        Doc(Language.ANY, DocScope.ALL, "Elementwise x >= y. NaN compares false.")
+
+    with Op("lt", compare) as op:
+        op.display_path = "/Base/Comparison"
+        op.onnx = "Less"
+        Elementwise(lambda x, y: x < y)
+        Doc(Language.ANY, DocScope.ALL, "Elementwise x < y. NaN compares false.")
+
+    with Op("lte", compare) as op:
+        op.display_path = "/Base/Comparison"
+        op.onnx = "LessOrEqual"
+        Elementwise(lambda x, y: x <= y)
+        Doc(Language.ANY, DocScope.ALL, "Elementwise x <= y. NaN compares false.")
+
+    with Op("not") as op:
+        op.display_path = "/Base/Logic"
+        op.onnx = "Not"
+        Input(BOOLEAN, "x", description="Input tensor")
+        Output(BOOLEAN, "output", description="Result, with the shape of x")
+        Elementwise(lambda x: fn.logical_not(x))
+        Doc(Language.ANY, DocScope.ALL, "Elementwise logical negation.")
+
+    with Op("all", reduce) as op:
+        op.display_path = "/Base/Logic"
+        Input(BOOLEAN, "x", description="Input tensor")
+        Output(
+            BOOLEAN, "output", description="True where every reduced element is true"
+        )
+        Reduce("add", map=lambda x: fn.logical_not(x), finalize=lambda acc, n: acc == 0)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Whether every element over the given axes is true; true for no elements (NumPy's all).",
+        )
+
+    with Op("any", reduce) as op:
+        op.display_path = "/Base/Logic"
+        Input(BOOLEAN, "x", description="Input tensor")
+        Output(BOOLEAN, "output", description="True where some reduced element is true")
+        Reduce("add", map=lambda x: x, finalize=lambda acc, n: acc != 0)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Whether some element over the given axes is true; false for no elements (NumPy's any).",
+        )
+
+    with Op("where") as op:
+        op.display_path = "/Base/Selection"
+        op.onnx = "Where"
+        x = Input(NDARRAY, "x", description="Values where condition is true")
+        y = Input(NDARRAY, "y", description="Values where condition is false")
+        condition = Input(BOOLEAN, "condition", description="Which of x and y to take")
+        Output(
+            NDARRAY,
+            "output",
+            description="Result, with the broadcast shape of the three inputs",
+        )
+        Constraint("x and y must have the same type", same_type(x, y))
+        Constraint(
+            "x, y and condition must have broadcastable shapes",
+            broadcastable_shapes(x, y)
+            & broadcastable_shapes(x, condition)
+            & broadcastable_shapes(y, condition),
+        )
+        Elementwise(lambda x, y, condition: fn.where(condition, x, y))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Elementwise selection: output = x where condition is true, else y, with
+            NumPy broadcasting of all three (ONNX Where takes the condition first).
+            """,
+        )
+
+    with Op("identity") as op:
+        op.display_path = "/Base/Creation"
+        op.onnx = "Identity"
+        Input(NDARRAY, "x", description="Input tensor")
+        Output(NDARRAY, "output", description="A copy of x")
+        Elementwise(lambda x: x)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "A copy of x: same shape, same type, same values.",
+        )
+
+    with Op("zeros_like") as op:
+        op.display_path = "/Base/Creation"
+        Input(NDARRAY, "x", description="Tensor whose shape and type the result takes")
+        Output(
+            NDARRAY,
+            "output",
+            description="Zeros (false for booleans), with the shape and type of x",
+        )
+        Elementwise(lambda x: 0)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "A tensor of zeros with the shape and type of x.",
+        )
+
+    with Op("ones_like") as op:
+        op.display_path = "/Base/Creation"
+        Input(NDARRAY, "x", description="Tensor whose shape and type the result takes")
+        Output(
+            NDARRAY,
+            "output",
+            description="Ones (true for booleans), with the shape and type of x",
+        )
+        Elementwise(lambda x: 1)
+        Doc(
+            Language.ANY, DocScope.ALL, "A tensor of ones with the shape and type of x."
+        )
+
+    with Op("cumprod") as op:
+        op.display_path = "/Base/Reduction"
+        x = Input(NUMERIC, "x", description="Input tensor")
+        axis = Arg(
+            INT,
+            "axis",
+            default=0,
+            description="Axis to accumulate along; negative counts from the last one",
+        )
+        Arg(
+            BOOLEAN,
+            "exclusive",
+            default=False,
+            description="Leave each element out of its own product",
+        )
+        Arg(
+            BOOLEAN,
+            "reverse",
+            default=False,
+            description="Accumulate from the end of the axis",
+        )
+        Output(NUMERIC, "output", description="Running products, with the shape of x")
+        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
+        Fragment(
+            c="fragments/cumulative.h",
+            python="fragments/cumulative.py",
+            c_fragments={
+                "int8": "cumprod_i8",
+                "int16": "cumprod_i16",
+                "int32": "cumprod_i32",
+                "int64": "cumprod_i64",
+                "uint8": "cumprod_u8",
+                "float32": "cumprod_f32",
+                "float64": "cumprod_f64",
+            },
+            python_fragment="cumprod",
+            args=("exclusive", "reverse"),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Cumulative product along an axis (inclusive unless exclusive; from the end if reverse). Integers wrap.",
+        )
+
+    with Op("standard_deviation", reduce) as op:
+        op.display_path = "/Base/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "output", description="The reduced tensor")
+        Reduce(
+            "add",
+            pre="mean",
+            map=lambda x, m: (x - m) * (x - m),
+            finalize=lambda acc, n, m: fn.sqrt(acc / n),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Population standard deviation (divided by n) over the given axes; NaN for no elements.",
+        )
+
+    with Op("dot", pair_reduce) as op:
+        op.display_path = "/Base/Reduction"
+        Reduce("add", map=lambda x, y: x * y)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Dot product of x and y over the given axes: sum(x * y) (all axes by default). Integers wrap.",
+        )
+
+    Alias("math", "argmax", name="argmax")
+    Alias("math", "argmin", name="argmin")
+    Alias("math", "cumsum", name="cumsum")
+    Alias("math", "variance", name="variance")
+    Alias("math", "matmul", name="batch_mmul")
