@@ -823,6 +823,15 @@ def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragmen
         c, tuple(sorted(c_fragments.items())), python, python_fragment, layout, axis, tuple(args)))
 
 
+def Layout(layout: str, *, input: str = "x", **params: str) -> None:
+    """Move the elements of ``input`` without arithmetic: ``Layout("permute",
+    perm="perm")``; each role of the kind (``compute.LAYOUT_ROLES``) names the
+    arg that gives it (by default the arg of the role's name)."""
+    roles = compute.LAYOUT_ROLES.get(layout, ())
+    given = {role: params.pop(role, role) for role, _ in roles}
+    _set_compute("Layout", compute.LayoutMove(layout, input, tuple(sorted(given.items())) + tuple(sorted(params.items()))))
+
+
 def Compose(function: Any) -> None:
     """The op as a sequence of elementwise ops of its namespace:
     ``Compose(lambda x, y: step("math.mul", d := step("math.sub", x, y), d))``."""

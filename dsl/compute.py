@@ -375,6 +375,40 @@ class SlidingWindow:
     kind = "stream"
 
 
+@attrs.frozen
+class LayoutMove:
+    """Elements of ``input`` moved, not computed: reshape, permute, slice, pad, ...
+
+    ``params`` maps each role the kind takes (:data:`LAYOUT_ROLES`) to the
+    op's arg that gives it.
+    """
+
+    layout: str
+    input: str
+    params: tuple[tuple[str, str], ...]
+
+    kind = "layout"
+
+    def arg(self, role: str) -> str:
+        return dict(self.params)[role]
+
+
+#: Layout kinds -> the roles they take: (role, "list" | "int" | "enum" | "float").
+LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "reshape": (("shape", "list"),),
+    "permute": (("perm", "list"),),
+    "transpose": (),
+    "squeeze": (("axis", "int"),),
+    "expand_dims": (("axis", "int"),),
+    "narrow": (),
+    "reverse": (("axes", "list"),),
+    "tile": (("repeats", "list"),),
+    "slice": (("begin", "list"), ("size", "list")),
+    "pad": (("paddings", "list"), ("mode", "enum"), ("value", "float")),
+}
+#: The values a pad's mode arg must offer, in this order (the kernels number them so).
+PAD_MODES = ("constant", "reflect", "symmetric")
+
 CAPACITY_WINDOWS = 2
 
 
@@ -389,7 +423,7 @@ def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
     return input_dtype
 
 Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition",
-                SlidingWindow]
+                SlidingWindow, LayoutMove]
 
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {

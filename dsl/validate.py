@@ -624,6 +624,30 @@ def compute_problems(op: M.Op) -> list[Problem]:
         need_arg(c.stride, (DataType.INT, DataType.LONG), False, "frames between windows")
         if op.outputs and op.inputs and op.outputs[0].type is not op.inputs[0].type:
             out.append("a sliding window's output has its input's type")
+    elif isinstance(c, C.LayoutMove):
+        need_input(c.input)
+        roles = C.LAYOUT_ROLES.get(c.layout)
+        if roles is None:
+            out.append(f"unknown layout {c.layout!r} (known: {', '.join(C.LAYOUT_ROLES)})")
+            roles = ()
+        known_roles = {r for r, _ in roles}
+        for role, _ in c.params:
+            if role not in known_roles:
+                out.append(f"layout {c.layout} has no role {role!r} (roles: {', '.join(sorted(known_roles)) or 'none'})")
+        for role, what in roles:
+            name = c.arg(role)
+            if what == "list":
+                need_arg(name, (DataType.INT, DataType.LONG), True, f"{role} of the {c.layout}")
+            elif what == "int":
+                need_arg(name, (DataType.INT, DataType.LONG), False, f"{role} of the {c.layout}")
+            elif what == "float":
+                need_arg(name, (DataType.FLOATING_POINT, DataType.NUMERIC), False, f"{role} of the {c.layout}")
+            else:
+                need_arg(name, (DataType.ENUM,), False, f"{role} of the {c.layout}")
+                if name in args and tuple(args[name].possible_values) != C.PAD_MODES:
+                    out.append(f"arg '{name}' must offer {', '.join(C.PAD_MODES)}, in this order")
+        if c.input in inputs and op.outputs and op.outputs[0].type is not inputs[c.input].type:
+            out.append(f"a layout's output has the type of its input ({inputs[c.input].type.value})")
     elif isinstance(c, C.FragmentKernel):
         need_input("x") if "x" in inputs else None
         if c.layout != "axis":

@@ -217,6 +217,136 @@ with Namespace("base"):
             "Dot product of x and y over the given axes: sum(x * y) (all axes by default). Integers wrap.",
         )
 
+    with Mixin("layout") as layout:
+        Input(NDARRAY, "x", description="Input tensor")
+        Output(NDARRAY, "output", description="The moved elements, with the type of x")
+
+    with Op("reshape", layout) as op:
+        op.display_path = "/Base/Shape"
+        op.onnx = "Reshape"
+        Arg(
+            INT,
+            "shape",
+            count=AtLeast(0),
+            description="The new shape; one size may be -1, inferred from the rest",
+        )
+        Layout("reshape")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "The elements of x in row-major order, with a new shape holding as many elements; one size may be -1.",
+        )
+
+    with Op("permute", layout) as op:
+        op.display_path = "/Base/Shape"
+        op.onnx = "Transpose"
+        Arg(
+            INT,
+            "perm",
+            count=AtLeast(0),
+            description="For each output axis, the axis of x it takes (negative counts from the last)",
+        )
+        Layout("permute")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Permutes the axes of x: output axis i is axis perm[i] of x (NumPy's transpose with axes, ONNX Transpose).",
+        )
+
+    with Op("transpose", layout) as op:
+        op.display_path = "/Base/Shape"
+        Layout("transpose")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Reverses the order of the axes of x (NumPy's transpose; ONNX Transpose without perm). Matrices are transposed.",
+        )
+
+    with Op("squeeze", layout) as op:
+        op.display_path = "/Base/Shape"
+        op.onnx = "Squeeze"
+        Arg(
+            INT,
+            "axis",
+            description="The axis to remove; it must have size 1; negative counts from the last",
+        )
+        Layout("squeeze")
+        Doc(Language.ANY, DocScope.ALL, "Removes one axis of size 1 from x.")
+
+    with Op("expand_dims", layout) as op:
+        op.display_path = "/Base/Shape"
+        op.onnx = "Unsqueeze"
+        Arg(
+            INT,
+            "axis",
+            description="Where the new axis goes in the result; negative counts from the last",
+        )
+        Layout("expand_dims")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Inserts an axis of size 1 into x at position axis of the result.",
+        )
+
+    with Op("narrow", layout) as op:
+        op.display_path = "/Base/Shape"
+        Layout("narrow")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Narrowcasting (TML): removes every axis of size 1, the opposite of
+            broadcasting. A tensor of one element becomes a scalar; narrowing never fails.
+            """,
+        )
+
+    with Op("reverse", layout) as op:
+        op.display_path = "/Base/Shape"
+        Arg(
+            INT,
+            "axes",
+            count=AtLeast(0),
+            description="Axes to reverse, each at most once; negative counts from the last",
+        )
+        Layout("reverse")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Reverses the order of the elements along the given axes (NumPy's flip).",
+        )
+
+    with Op("tile", layout) as op:
+        op.display_path = "/Base/Shape"
+        op.onnx = "Tile"
+        Arg(
+            INT,
+            "repeats",
+            count=AtLeast(0),
+            description="How many copies along each axis of x, one count per axis",
+        )
+        Layout("tile")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Repeats x along each axis: the result's axis i has size shape[i] * repeats[i].",
+        )
+
+    with Op("slice", layout) as op:
+        op.display_path = "/Base/Shape"
+        Arg(INT, "begin", count=AtLeast(0), description="First index along each axis")
+        Arg(
+            INT,
+            "size",
+            count=AtLeast(0),
+            description="Elements to take along each axis; -1 takes the rest",
+        )
+        Layout("slice")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "The block of x starting at begin with the given size along each axis (-1: to the end of the axis).",
+        )
+
     Alias("math", "argmax", name="argmax")
     Alias("math", "argmin", name="argmin")
     Alias("math", "cumsum", name="cumsum")

@@ -382,5 +382,39 @@ with Namespace("nn"):
             "Derivative of softsign: output = 1 / (1 + |x|)^2.",
         )
 
+    with Op("pad") as op:
+        op.display_path = "/NN/Layers"
+        op.onnx = "Pad"
+        Input(NDARRAY, "x", description="Input tensor")
+        Arg(
+            INT,
+            "paddings",
+            count=AtLeast(0),
+            description="Elements added before and after each axis: [before0, after0, before1, ...]",
+        )
+        Arg(
+            ENUM,
+            "mode",
+            possible_values=["constant", "reflect", "symmetric"],
+            default="constant",
+            description="constant: the value; reflect: mirrored without the edge; symmetric: mirrored with the edge",
+        )
+        Arg(
+            FLOATING_POINT,
+            "value",
+            default=0.0,
+            description="The constant padding value; it must convert exactly to the type of x",
+        )
+        Output(NDARRAY, "output", description="The padded tensor, with the type of x")
+        Layout("pad")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Pads x along every axis (NumPy's pad, ONNX Pad). Reflect padding of an
+            axis of size n adds at most n - 1 elements on a side; symmetric at most n.
+            """,
+        )
+
     Alias("math", "sigmoid", name="sigmoid")
     Alias("math", "tanh", name="tanh")

@@ -64,7 +64,7 @@ def _graph_cases():
                 continue  # stateful: NNEF has no fragment for it (checked below)
             picked = None
             for dtype, spec in cases.cases(op):
-                case = golden._Case(op, dtype, spec, functions[reference.function_name(op.name)], 0)
+                case = golden._Case(op, dtype, spec, functions[reference.ref_name(op.name)], 0)
                 if any(v is None for v in case.kwargs.values()):
                     continue
                 expected = case.expected()

@@ -69,10 +69,14 @@ class ImunitGenerator:
         legacy = context.option(self, "style") == "legacy"
         c_files: dict[str, str] = {}
         files: list[GeneratedFile] = []
+        skipped: list[tuple[Op, str]] = []
         for ns in context.namespaces:
             header = context.header(self.name, [ns])
             for op in code_ops(ns):
                 folder = f"{ns.key}/{op.name}"
+                if (problem := units.unit_problem(op)) is not None:
+                    skipped.append((op, problem))
+                    continue
                 if op.composition is not None:
                     files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._composite(ns, op, header, legacy)))
                     continue
@@ -85,7 +89,16 @@ class ImunitGenerator:
                 files.append(GeneratedFile(f"{folder}/{op.name}.py", self._py_file(op, header)))
                 files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._unit(op, header, legacy)))
         files += [GeneratedFile(path, text) for path, text in clang_format(c_files).items()]
+        if skipped:
+            files.append(GeneratedFile("README.md", self._skipped(context, skipped)))
         return sorted(files, key=lambda f: f.path)
+
+    def _skipped(self, context: GenerationContext, skipped: list[tuple[Op, str]]) -> str:
+        """Says which ops have no unit and why (the C library and Python package have them)."""
+        lines = [f"<!-- {context.header(self.name)} -->", "", "# Ops without a unit", "",
+                 "These ops are in the C library and the Python package, but no `.imunit` unit can state them:", ""]
+        lines += [f"- `{op.qualified_name}`: {problem}." for op, problem in skipped]
+        return "\n".join(lines) + "\n"
 
     # ------------------------------------------------------------ C
 
@@ -226,7 +239,7 @@ class ImunitGenerator:
 
     def _py_file(self, op: Op, header: str) -> str:
         includes, fragments = reference.fragment_sources(op)
-        fn = reference.function_name(op.name)
+        fn = reference.ref_name(op.name)
         args = []
         for i in op.inputs:
             args.append(i.name)

@@ -175,8 +175,30 @@ def output_type(op: Op) -> str:
     return f"{first.name}.type" if first.type is out.type else VALUE_TYPE["float64"]
 
 
+#: Layouts whose output shape the expression language can state; the others
+#: need list arithmetic (a shape from a list arg's values) it does not have.
+EXPRESSIBLE_LAYOUTS = ("squeeze", "expand_dims", "reverse")
+
+
+def unit_problem(op: Op) -> str | None:
+    """Why no unit can describe ``op``, or None."""
+    c = op.compute
+    if isinstance(c, C.LayoutMove) and c.layout not in EXPRESSIBLE_LAYOUTS:
+        return (f"the output shape of a {c.layout} depends on the values of a list or on which axes have size 1, "
+                "which the unit expression language cannot compute")
+    return None
+
+
 def output_shape(op: Op) -> str:
     c = op.compute
+    if isinstance(c, C.LayoutMove):
+        x = f"{c.input}.shape"
+        if c.layout == "squeeze":
+            return f"{x}.remove({axis_from_right(c.arg('axis'), c.input)})"
+        if c.layout == "expand_dims":
+            axis = c.arg("axis")
+            return f"{x}.insert(({axis} < 0 ? -{axis} - 1 : {x}.count - {axis}), 1)"
+        return x
     if isinstance(c, C.Elementwise):
         tensors = [p for p in c.params if any(i.name == p for i in op.inputs)]
         if len(tensors) == 1:

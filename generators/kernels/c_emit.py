@@ -676,6 +676,46 @@ class FragmentEmitter(Emitter):
         return OpCode(tuple(texts), tuple(includes), self.api(lines + self.dispatch(per_variant)))
 
 
+class LayoutEmitter(Emitter):
+    """Moves without arithmetic: one runtime plan builder per layout kind, then a
+    byte copy shared by every dtype (so no per-dtype kernels)."""
+
+    def emit(self) -> OpCode:
+        c: C.LayoutMove = self.op.compute  # type: ignore[assignment]
+        x = abi.c_name(c.input)
+        out = abi.c_name(self.op.outputs[0].name)
+
+        def arg(role: str) -> str:
+            return abi.c_name(c.arg(role))
+
+        def array(role: str) -> str:
+            return f"{arg(role)}, {arg(role)}_count"
+
+        build = {
+            "reshape": lambda: f"opf_layout_reshape({x}, {array('shape')}, &plan, detail)",
+            "permute": lambda: f"opf_layout_permute({x}, {array('perm')}, &plan, detail)",
+            "transpose": lambda: f"opf_layout_permute({x}, NULL, 0, &plan, detail)",
+            "squeeze": lambda: f"opf_layout_squeeze({x}, {arg('axis')}, &plan, detail)",
+            "expand_dims": lambda: f"opf_layout_expand_dims({x}, {arg('axis')}, &plan, detail)",
+            "narrow": lambda: f"opf_layout_narrow({x}, &plan)",
+            "reverse": lambda: f"opf_layout_reverse({x}, {array('axes')}, &plan, detail)",
+            "tile": lambda: f"opf_layout_tile({x}, {array('repeats')}, &plan, detail)",
+            "slice": lambda: f"opf_layout_slice({x}, {array('begin')}, {array('size')}, &plan, detail)",
+            "pad": lambda: f"opf_layout_pad({x}, {array('paddings')}, (int){arg('mode')}, &plan, detail)",
+        }[c.layout]
+        lines = ["opf_layout_plan plan;", "{", f"const opforge_status st = {build()};",
+                 "if (st != OPFORGE_OK) {", "return st;", "}", "}",
+                 *self.output_check("plan.rank", "plan.shape"),
+                 "unsigned char fill[8] = {0};"]
+        if c.layout == "pad":
+            lines += [f"if ({arg('mode')} == 0 && !opf_fill_value({x}->dtype, {arg('value')}, fill)) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(c.arg('value') + ': does not convert exactly to the dtype of ' + c.input)});",
+                      "}"]
+        lines += [f"opf_layout_run(&plan, (const unsigned char*){x}->data, opforge_dtype_size({x}->dtype), fill, "
+                  f"(unsigned char*){out}->data);"]
+        return OpCode((), (), self.api(lines))
+
+
 class StreamEmitter(Emitter):
     """A sliding window: state size, init, enqueue, ready and dequeue over a caller-owned buffer."""
 
@@ -842,6 +882,7 @@ EMITTERS: dict[type, type[Emitter]] = {
     C.RandomSample: RandomEmitter,
     C.FragmentKernel: FragmentEmitter,
     C.SlidingWindow: StreamEmitter,
+    C.LayoutMove: LayoutEmitter,
 }
 
 

@@ -84,6 +84,11 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             shape = np.einsum(c.spec.numpy_subscripts(), *(arrays[n] for n in c.inputs)).shape
         elif isinstance(c, C.RandomSample):
             shape = tuple(arg("shape"))
+        elif isinstance(c, C.LayoutMove):
+            params = {role: arg(name) for role, name in c.params}
+            if "mode" in params:
+                params["mode"] = next(a for a in op.args if a.name == c.arg("mode")).possible_values.index(params["mode"])
+            shape = numpy_runtime.layout_shape(c.layout, arrays[c.input].shape, params)
         else:
             shape = arrays[op.inputs[0].name].shape
         out_dtype = arg("dtype") if isinstance(c, C.RandomSample) else variant.of(op.outputs[0].name)

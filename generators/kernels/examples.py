@@ -36,6 +36,19 @@ SECOND_PATTERNS: dict[str, tuple[Any, ...]] = {
     "unsigned": (2, 1, 3, 0, 4, 2),
     "bool": (False, True, True, False, True, False),
 }
+#: Per layout kind: (input shape, values by role) of its example.
+LAYOUT_EXAMPLES: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {
+    "reshape": ((2, 3), {"shape": [3, -1]}),
+    "permute": ((2, 1, 3), {"perm": [2, 0, 1]}),
+    "transpose": ((2, 3), {}),
+    "squeeze": ((2, 1, 3), {"axis": 1}),
+    "expand_dims": ((2, 3), {"axis": 0}),
+    "narrow": ((2, 1, 3), {}),
+    "reverse": ((2, 3), {"axes": [1]}),
+    "tile": ((2, 3), {"repeats": [2, 1]}),
+    "slice": ((2, 3), {"begin": [0, 1], "size": [-1, 2]}),
+    "pad": ((2, 3), {"paddings": [1, 0, 0, 2], "mode": "reflect", "value": 0.0}),
+}
 PREFERRED_DTYPES = ("float32", "int32", "float64", "int64", "bool")
 
 
@@ -95,6 +108,9 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
         return {}, {"shape": [2, 3]}
     if isinstance(c, C.FragmentKernel):
         return {inputs[0]: (2, 3)}, {c.axis: 1}
+    if isinstance(c, C.LayoutMove):
+        shape, roles = LAYOUT_EXAMPLES[c.layout]
+        return {c.input: shape}, {c.arg(role): value for role, value in roles.items()}
     return None
 
 
@@ -117,7 +133,7 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
             args[a.name] = value
     kwargs = {reference.py_name(n): v for n, v in arrays.items()}
     kwargs |= {reference.py_name(n): v for n, v in args.items()}
-    result = evaluate.run(op, functions[reference.function_name(op.name)], kwargs, dtype)
+    result = evaluate.run(op, functions[reference.ref_name(op.name)], kwargs, dtype)
     return Example(dtype, tuple((reference.py_name(n), v) for n, v in arrays.items()),
                    tuple((reference.py_name(n), v) for n, v in args.items()), result)
 

@@ -354,3 +354,137 @@ def window_dequeue(state, output):
     frames[:(count - drop) * frame_bytes] = frames[drop * frame_bytes:count * frame_bytes].copy()
     fields[4] = count - drop
     fields[5] = skip + stride - drop
+
+
+# ---------------------------------------------------------------- layouts
+# Ops that move elements without computing: the output shape and its checks
+# (the C runtime's opf_layout_* builders refuse exactly the same inputs).
+
+MAX_RANK = 8
+PAD_MODES = ("constant", "reflect", "symmetric")
+
+
+def _layout_axis(axis, rank, what):
+    if not -rank <= axis < rank:
+        raise ValueError(f"{what}: axis {axis} is out of range for rank {rank}")
+    return axis % rank
+
+
+def layout_shape(kind, shape, p):
+    """The output shape of layout ``kind`` on an input of ``shape`` with args ``p``;
+    ValueError names what is wrong."""
+    shape = tuple(int(s) for s in shape)
+    r = len(shape)
+    if kind == "reshape":
+        dims = [int(d) for d in p["shape"]]
+        if len(dims) > MAX_RANK:
+            raise ValueError(f"shape: rank {len(dims)} is above {MAX_RANK}")
+        if any(d < -1 for d in dims) or dims.count(-1) > 1:
+            raise ValueError("shape: sizes must be non-negative, with at most one -1")
+        total = math.prod(shape)
+        known = math.prod(d for d in dims if d != -1)
+        if -1 in dims:
+            if known == 0 or total % known:
+                raise ValueError(f"shape: cannot fit {total} elements into {dims}")
+            dims[dims.index(-1)] = total // known
+        elif known != total:
+            raise ValueError(f"shape: {dims} does not hold {total} elements")
+        return tuple(dims)
+    if kind in ("permute", "transpose"):
+        perm = list(range(r))[::-1] if kind == "transpose" else [int(a) for a in p["perm"]]
+        if len(perm) != r or sorted(_layout_axis(a, r, "perm") for a in perm) != list(range(r)):
+            raise ValueError(f"perm: {perm} is not a permutation of the {r} axes")
+        return tuple(shape[a % r] for a in perm)
+    if kind == "squeeze":
+        axis = _layout_axis(int(p["axis"]), r, "axis")
+        if shape[axis] != 1:
+            raise ValueError(f"axis: axis {axis} has size {shape[axis]}, not 1")
+        return shape[:axis] + shape[axis + 1:]
+    if kind == "expand_dims":
+        axis = _layout_axis(int(p["axis"]), r + 1, "axis")
+        if r + 1 > MAX_RANK:
+            raise ValueError(f"x: rank {r + 1} would be above {MAX_RANK}")
+        return shape[:axis] + (1,) + shape[axis:]
+    if kind == "narrow":
+        return tuple(s for s in shape if s != 1)
+    if kind == "reverse":
+        axes = [_layout_axis(int(a), r, "axes") for a in p["axes"]]
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"axes: {list(p['axes'])} repeats an axis")
+        return shape
+    if kind == "tile":
+        reps = [int(k) for k in p["repeats"]]
+        if len(reps) != r or any(k < 0 for k in reps):
+            raise ValueError(f"repeats: needs {r} non-negative counts, got {reps}")
+        out = tuple(s * k for s, k in zip(shape, reps))
+        if math.prod(out) > 2**62:
+            raise ValueError("repeats: the result is too large")
+        return out
+    if kind == "slice":
+        begin, size = [int(b) for b in p["begin"]], [int(s) for s in p["size"]]
+        if len(begin) != r or len(size) != r:
+            raise ValueError(f"begin, size: need {r} values each")
+        out = []
+        for n, b, s in zip(shape, begin, size):
+            s = n - b if s == -1 else s
+            if not (0 <= b <= n and 0 <= s and b + s <= n):
+                raise ValueError(f"begin, size: {begin}, {size} do not fit in shape {shape}")
+            out.append(s)
+        return tuple(out)
+    if kind == "pad":
+        pads = [int(k) for k in p["paddings"]]
+        mode = PAD_MODES[int(p["mode"])]
+        if len(pads) != 2 * r or any(k < 0 for k in pads):
+            raise ValueError(f"paddings: needs {2 * r} non-negative values (before and after each axis), got {pads}")
+        for n, before, after in zip(shape, pads[0::2], pads[1::2]):
+            limit = n - 1 if mode == "reflect" else n
+            if mode != "constant" and max(before, after) > max(limit, 0):
+                raise ValueError(f"paddings: {mode} padding of an axis of size {n} is at most {max(limit, 0)}")
+        return tuple(n + b + a for n, b, a in zip(shape, pads[0::2], pads[1::2]))
+    raise ValueError(f"unknown layout {kind!r}")
+
+
+def layout_apply(kind, x, p):
+    """The elements of x moved by layout ``kind`` (after layout_shape accepted the args)."""
+    r = x.ndim
+    if kind in ("reshape", "squeeze", "expand_dims", "narrow"):
+        return np.reshape(x, layout_shape(kind, x.shape, p))
+    if kind == "permute":
+        return np.transpose(x, [int(a) % r for a in p["perm"]])
+    if kind == "transpose":
+        return np.transpose(x)
+    if kind == "reverse":
+        return np.flip(x, [int(a) % r for a in p["axes"]])
+    if kind == "tile":
+        return np.tile(x, [int(k) for k in p["repeats"]]) if r else x.copy()
+    if kind == "slice":
+        shape = layout_shape(kind, x.shape, p)
+        return x[tuple(slice(int(b), int(b) + s) for b, s in zip(p["begin"], shape))]
+    if kind == "pad":
+        pads = [int(k) for k in p["paddings"]]
+        pairs = list(zip(pads[0::2], pads[1::2]))
+        mode = PAD_MODES[int(p["mode"])]
+        if not pairs:  # a scalar: nothing to pad
+            return x.copy()
+        if mode == "constant":
+            return np.pad(x, pairs, mode="constant", constant_values=fill_value(p["value"], x.dtype))
+        if x.size == 0:
+            return np.empty(layout_shape(kind, x.shape, p), dtype=x.dtype)
+        return np.pad(x, pairs, mode=mode)
+    raise ValueError(f"unknown layout {kind!r}")
+
+
+def fill_value(value, dtype):
+    """A padding constant in ``dtype``; ValueError unless it converts exactly."""
+    dtype = np.dtype(dtype)
+    value = float(value)
+    if dtype.kind == "f":
+        return dtype.type(value)
+    if dtype.kind == "b":
+        if value not in (0.0, 1.0):
+            raise ValueError(f"value: {value} is not a boolean (0 or 1)")
+        return bool(value)
+    info = np.iinfo(dtype)
+    if not (value == math.floor(value) and info.min <= value <= info.max):
+        raise ValueError(f"value: {value} does not convert exactly to {dtype.name}")
+    return dtype.type(int(value))

@@ -8,6 +8,7 @@ the package; the tests generator executes them to compute golden vectors.
 
 from __future__ import annotations
 
+import builtins
 import re
 
 from dsl import compute as C
@@ -27,6 +28,14 @@ def py_name(name: str) -> str:
 def function_name(name: str) -> str:
     """An op's Python function name: snake_case (``reduceMax`` -> ``reduce_max``), mangled."""
     return py_name(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower())
+
+
+def ref_name(name: str) -> str:
+    """An op's function in the reference module: its Python name, with a trailing
+    underscore where that is a builtin (``slice``, ``all``), which the module's
+    own code and fragments still need."""
+    public = function_name(name)
+    return public + "_" if public in dir(builtins) else public
 
 
 def config_param(name: str) -> str:
@@ -116,6 +125,9 @@ def body(op: Op) -> list[str]:
         return [f"values = _k.sample({c.distribution!r}, {{{params}}}, {_seed(op, 'seed')}, "
                 f"{_seed(op, 'offset')}, {out}.size, {out}.dtype)",
                 f"np.copyto({out}, values.reshape({out}.shape))"]
+    if isinstance(c, C.LayoutMove):
+        params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
+        return [f"np.copyto({out}, _k.layout_apply({c.layout!r}, {py_name(c.input)}, {{{params}}}))"]
     if isinstance(c, C.FragmentKernel):
         kinds = {a.name: a.type for a in op.args}
         args = ", ".join([py_name(op.inputs[0].name), f"int({py_name(c.axis)})"] +
@@ -182,7 +194,7 @@ def function(op: Op) -> str:
     if isinstance(op.compute, C.SlidingWindow):
         return stream_class(op)
     lines = [f'#pragma IMAGINET_FRAGMENT_BEGIN "{op.name}"',
-             f"def {function_name(op.name)}({', '.join(parameters(op))}):",
+             f"def {ref_name(op.name)}({', '.join(parameters(op))}):",
              f'    """NumPy reference of {op.qualified_name}: computes into the output arrays."""']
     lines += ["    " + line for line in body(op)]
     lines.append("#pragma IMAGINET_FRAGMENT_END")

@@ -8,6 +8,7 @@ original op.
 
 from __future__ import annotations
 
+import inspect
 import math
 from pathlib import Path
 from typing import Any, Sequence
@@ -18,6 +19,7 @@ from dsl.types import DataType, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import black_format
+from generators.kernels import numpy_runtime
 from generators.kernels.selection import code_ops, require_compute
 from generators.naming import mangle
 
@@ -164,7 +166,10 @@ class NnefGenerator:
 
     def _shapes(self, context: GenerationContext) -> str:
         lines = [f"# {context.header(self.name)}",
-                 _SHAPES.read_text(encoding="utf-8"), ""]
+                 _SHAPES.read_text(encoding="utf-8"), "",
+                 "# Layout rules: the very functions the Python package checks its inputs with.",
+                 "import math", "", f"MAX_RANK = {numpy_runtime.MAX_RANK}", f"PAD_MODES = {numpy_runtime.PAD_MODES!r}", "",
+                 inspect.getsource(numpy_runtime._layout_axis), "", inspect.getsource(numpy_runtime.layout_shape), ""]
         table = []
         for ns in context.namespaces:
             entries = [(fragment_name(ns.name, o.name), o) for o in code_ops(ns) if not abi.is_stream(o)]
@@ -197,6 +202,14 @@ class NnefGenerator:
             body = f"return contracted([{', '.join(nnef_name(n) for n in c.inputs)}], {labels!r}, {out!r})"
         elif isinstance(c, C.RandomSample):
             body = "return list(attribs['shape'])"
+        elif isinstance(c, C.LayoutMove):
+            defaults = {a.name: a.default for a in op.args if a.has_default}
+            given = []
+            for role, arg in c.params:
+                value = f"attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else \
+                    f"attribs[{nnef_name(arg)!r}]"
+                given.append(f"{role!r}: PAD_MODES.index({value})" if role == "mode" else f"{role!r}: {value}")
+            body = f"return list(layout_shape({c.layout!r}, {nnef_name(c.input)}, {{{', '.join(given)}}}))"
         else:
             body = f"return list({ins[0]})"
         return f"def {name}({params}):\n    {body}\n"

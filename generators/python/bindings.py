@@ -9,7 +9,7 @@ from dsl.model import Arg, Config, Op
 from dsl.types import DataType, DocScope, Language
 from generators import abi
 from generators.kernels.selection import variants_of
-from generators.kernels.reference import class_name, config_param, function_name, py_name
+from generators.kernels.reference import class_name, config_param, function_name, py_name, ref_name
 from generators.kernels.py_constraints import PyConstraintRenderer
 
 PY_TYPE = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float",
@@ -252,6 +252,17 @@ class _Binding:
             self.add("shape = tuple(shape)")
         elif isinstance(c, C.FragmentKernel):
             self.add(f"shape = {py_name(op.inputs[0].name)}.shape")
+        elif isinstance(c, C.LayoutMove):
+            kinds = {a.name: a.type for a in op.args}
+            params = ", ".join(f"{role!r}: {py_name(name)}_index" if kinds[name] is DataType.ENUM else
+                               f"{role!r}: {py_name(name)}" for role, name in c.params)
+            self.add("try:", f"    shape = _k.layout_shape({c.layout!r}, {py_name(c.input)}.shape, {{{params}}})",
+                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
+            if c.layout == "pad":
+                value, x = py_name(c.arg("value")), py_name(c.input)
+                self.add(f"if {py_name(c.arg('mode'))}_index == 0:", "    try:",
+                         f"        _k.fill_value({value}, {x}.dtype)",
+                         "    except ValueError as exc:", "        raise ValueError(f\"{_op}: {exc}\") from None")
 
     def call(self) -> None:
         op, c = self.op, self.c
@@ -263,7 +274,7 @@ class _Binding:
         ref_args = [py_name(i.name) for i in op.inputs]
         ref_args += [f"{py_name(a.name)}_index" if a.type is DataType.ENUM else py_name(a.name) for a in op.args]
         ref_args += [config_param(cfg.name) for cfg in op.configs] + ["written"]
-        self.add('if backend == "python":', f"    _ref.{function_name(op.name)}({', '.join(ref_args)})", "else:")
+        self.add('if backend == "python":', f"    _ref.{ref_name(op.name)}({', '.join(ref_args)})", "else:")
         c_args = []
         for p in abi.parameters(op):
             if p.role in ("input",):

@@ -27,6 +27,40 @@ EXACT = {"add", "sub", "mul", "div", "neg", "abs", "minimum", "maximum", "sqrt",
 MAX_RANK_SHAPES = ((2, 1, 2, 1, 2, 1, 2, 1), (1, 2, 1, 2, 1, 2, 1, 2))
 
 
+#: Per layout kind: (input shape, values by role), valid and invalid alike.
+LAYOUT_CASES: dict[str, list[tuple[tuple[int, ...], dict[str, Any]]]] = {
+    "reshape": [((2, 3, 4), {"shape": [6, 4]}), ((2, 3, 4), {"shape": [-1, 2]}), ((), {"shape": [1, 1]}),
+                ((0, 3), {"shape": [3, -1, 0]}), ((2, 3), {"shape": [7]}), ((5,), {"shape": [-1, -1]}),
+                ((4,), {"shape": [2, -2]})],
+    "permute": [((2, 3, 4), {"perm": [2, 0, 1]}), ((2, 3, 4), {"perm": [-1, 0, 1]}), ((), {"perm": []}),
+                ((2, 3), {"perm": [0, 0]}), ((2, 3), {"perm": [1]}), ((2, 3), {"perm": [1, 2]})],
+    "transpose": [((2, 3, 4), {}), ((5,), {}), ((), {}), ((1, 2, 1, 2, 1, 2, 1, 2), {}), ((0, 3), {})],
+    "squeeze": [((2, 1, 3), {"axis": 1}), ((2, 1, 3), {"axis": -2}), ((1,), {"axis": 0}), ((2, 3), {"axis": 0}),
+                ((2, 3), {"axis": 2})],
+    "expand_dims": [((2, 3), {"axis": 0}), ((2, 3), {"axis": 2}), ((2, 3), {"axis": -1}), ((), {"axis": 0}),
+                    ((2, 3), {"axis": 3}), ((1, 1, 1, 1, 1, 1, 1, 2), {"axis": 0})],
+    "narrow": [((2, 1, 3), {}), ((1, 1), {}), ((), {}), ((0, 1), {}), ((2, 3, 4), {})],
+    "reverse": [((2, 3, 4), {"axes": [0, 2]}), ((2, 3, 4), {"axes": []}), ((2, 3), {"axes": [-1]}),
+                ((2, 3), {"axes": [0, 0]}), ((2, 3), {"axes": [2]}), ((0, 3), {"axes": [0, 1]})],
+    "tile": [((2, 3), {"repeats": [2, 1]}), ((2, 3), {"repeats": [0, 2]}), ((), {"repeats": []}),
+             ((2, 3, 4), {"repeats": [1, 2, 1]}), ((2, 3), {"repeats": [1]}), ((2, 3), {"repeats": [-1, 1]})],
+    "slice": [((4, 5), {"begin": [1, 2], "size": [2, -1]}), ((4, 5), {"begin": [0, 0], "size": [4, 5]}),
+              ((4, 5), {"begin": [4, 5], "size": [0, 0]}), ((2, 3, 4), {"begin": [1, 0, 2], "size": [1, 3, -1]}),
+              ((4, 5), {"begin": [3, 0], "size": [2, 1]}), ((4, 5), {"begin": [0], "size": [1]}),
+              ((4, 5), {"begin": [-1, 0], "size": [1, 1]})],
+    "pad": [((2, 3), {"paddings": [1, 1, 0, 2], "mode": "constant", "value": 1.0}),
+            ((2, 3), {"paddings": [0, 0, 0, 0], "mode": "constant", "value": 0.0}),
+            ((3, 4), {"paddings": [2, 2, 1, 3], "mode": "reflect", "value": 0.0}),
+            ((3, 4), {"paddings": [3, 0, 1, 4], "mode": "symmetric", "value": 0.0}),
+            ((2, 3, 4), {"paddings": [1, 0, 0, 1, 2, 2], "mode": "symmetric", "value": 0.0}),
+            ((3, 4), {"paddings": [3, 0, 0, 0], "mode": "reflect", "value": 0.0}),
+            ((2, 3), {"paddings": [1, 1], "mode": "constant", "value": 0.0}),
+            ((2, 3), {"paddings": [1, 1, 1, 1], "mode": "constant", "value": 1.5}),
+            ((0, 3), {"paddings": [1, 0, 1, 1], "mode": "constant", "value": 0.0}),
+            ((), {"paddings": [], "mode": "reflect", "value": 0.0})],
+}
+
+
 def _seed(*parts: object) -> int:
     return zlib.crc32(repr(parts).encode()) & 0x7FFFFFFF
 
@@ -163,6 +197,11 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             out.append({"inputs": {}, "args": {}, "tol": tol,
                         "stream": {"window": window, "stride": stride, "frame_shape": list(frame),
                                    "blocks": blocks, "dtype": v.dtype}})
+    elif isinstance(c, C.LayoutMove):
+        for shape, roles in LAYOUT_CASES[c.layout]:
+            args = {c.arg(role): value for role, value in roles.items()}
+            view = "strided" if shape == (2, 3, 4) else None
+            out.append({"inputs": {c.input: _tensor(v.of(c.input), shape, view=view)}, "args": args, "tol": tol})
     elif isinstance(c, C.FragmentKernel):
         x = op.inputs[0].name
         for shape, axis in [((6,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 3, 4), 1)]:

@@ -242,7 +242,7 @@ def c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], heade
         if "stream" in spec:
             body = stream_c_function(op, dtype, spec, fns[reference.class_name(op)], len(bodies))
         else:
-            case = _Case(op, dtype, spec, fns[reference.function_name(op.name)], len(bodies))
+            case = _Case(op, dtype, spec, fns[reference.ref_name(op.name)], len(bodies))
             body = case.c_function()
         if body is not None:
             bodies.append(body)
