@@ -815,12 +815,14 @@ def Random(distribution: str, **params: str) -> None:
 
 
 def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragment: str,
-             layout: str = "axis", axis: str = "axis", args: tuple[str, ...] = ()) -> None:
+             layout: str = "axis", axis: str = "axis", args: tuple[str, ...] = (), failure: str | None = None) -> None:
     """Hand-written kernels: ``c`` and ``python`` are files beside the ops
     file holding ``#pragma IMAGINET_FRAGMENT_BEGIN`` fragments; ``c_fragments``
-    maps each dtype to its C fragment."""
+    maps each dtype to its C fragment. ``layout`` is "axis", "matrix" or
+    "matrix_reduce" (see ``compute.FragmentKernel``); matrix kernels that can
+    fail say what failing means in ``failure``."""
     _set_compute("Fragment", compute.FragmentKernel(
-        c, tuple(sorted(c_fragments.items())), python, python_fragment, layout, axis, tuple(args)))
+        c, tuple(sorted(c_fragments.items())), python, python_fragment, layout, axis, tuple(args), failure))
 
 
 def Layout(layout: str, *, input: str = "x", **params: str) -> None:

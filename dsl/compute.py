@@ -345,6 +345,11 @@ class FragmentKernel:
     ``layout`` says what the C function takes: ``"axis"`` means
     ``(input, step, size, slot, <scalar args>..., output)`` for the axis arg
     named by ``axis``, Imaginet's decomposition of a tensor around one axis.
+    ``"matrix"`` means matrices in the last two axes of every input, with the
+    same batch axes before them: ``(in0, rows0, cols0, in1, rows1, cols1, ...,
+    batch, <scalar args>..., output)``, returning 0 or, on ``failure``, not 0;
+    the output has the shape of the last input. ``"matrix_reduce"`` is the
+    same with one value per matrix (the output has the batch shape).
     """
 
     c_file: str
@@ -354,8 +359,14 @@ class FragmentKernel:
     layout: str
     axis: str
     args: tuple[str, ...]
+    #: For matrix layouts: what a non-zero return means ("x is not positive definite").
+    failure: str | None = None
 
     kind = "fragment"
+
+    @property
+    def matrix(self) -> bool:
+        return self.layout in ("matrix", "matrix_reduce")
 
 
 @attrs.frozen

@@ -650,9 +650,14 @@ def compute_problems(op: M.Op) -> list[Problem]:
             out.append(f"a layout's output has the type of its input ({inputs[c.input].type.value})")
     elif isinstance(c, C.FragmentKernel):
         need_input("x") if "x" in inputs else None
-        if c.layout != "axis":
-            out.append(f"fragment layout must be 'axis', got {c.layout!r}")
-        need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis of the fragment")
+        if c.layout not in ("axis", "matrix", "matrix_reduce"):
+            out.append(f"fragment layout must be 'axis', 'matrix' or 'matrix_reduce', got {c.layout!r}")
+        if c.layout == "axis":
+            need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis of the fragment")
+        elif len(op.outputs) != 1:
+            out.append(f"a {c.layout} fragment has exactly one output")
+        if c.failure is not None and not c.matrix:
+            out.append("only matrix fragments can fail (failure=...)")
         for name in c.args:
             if _scalar_arg(op, name) is None:
                 out.append(f"fragment arg '{name}' must be a single-valued arg")

@@ -191,6 +191,10 @@ def unit_problem(op: Op) -> str | None:
 
 def output_shape(op: Op) -> str:
     c = op.compute
+    if isinstance(c, C.FragmentKernel) and c.layout == "matrix":
+        return f"{op.inputs[-1].name}.shape"
+    if isinstance(c, C.FragmentKernel) and c.layout == "matrix_reduce":
+        return f"{op.inputs[0].name}.shape.remove(0).remove(0)"
     if isinstance(c, C.LayoutMove):
         x = f"{c.input}.shape"
         if c.layout == "squeeze":

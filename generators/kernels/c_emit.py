@@ -650,6 +650,8 @@ class FragmentEmitter(Emitter):
                 if text not in texts:  # dependencies shared by several dtypes go in once
                     texts.append(text)
             includes += [i for i in incs if i not in includes]
+        if c.matrix:
+            return OpCode(tuple(texts), tuple(includes), self.api(self.matrix_body(c)))
         x = abi.c_name(self.op.inputs[0].name)
         outn = abi.c_name(self.op.outputs[0].name)
         lines = [f"int64_t axis_index = {abi.c_name(c.axis)};",
@@ -674,6 +676,39 @@ class FragmentEmitter(Emitter):
                     f"{', '.join(extra + [f'({ct}*){outn}->data'])});"]
 
         return OpCode(tuple(texts), tuple(includes), self.api(lines + self.dispatch(per_variant)))
+
+    def matrix_body(self, c: C.FragmentKernel) -> list[str]:
+        """Matrices in the last two axes, one batch for all inputs; the kernel says if it failed."""
+        op = self.op
+        names = [abi.c_name(i.name) for i in op.inputs]
+        first, last = names[0], names[-1]
+        outn = abi.c_name(op.outputs[0].name)
+        lines = []
+        for i, n in zip(op.inputs, names):
+            lines += [f"if ({n}->rank < 2) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(i.name + ': must have rank 2 or more (matrices in the last two axes)')});",
+                      "}"]
+        for i, n in zip(op.inputs[1:], names[1:]):
+            lines += [f"if ({n}->rank != {first}->rank || memcmp({n}->shape, {first}->shape, sizeof({first}->shape[0]) * (size_t)({first}->rank - 2)) != 0) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must have the batch axes of ' + op.inputs[0].name)});",
+                      "}"]
+        lines += ["int64_t batch = 1;", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{", f"batch *= {first}->shape[d];", "}"]
+        if c.layout == "matrix":
+            lines += self.output_check(f"{last}->rank", f"{last}->shape")
+        else:
+            lines += self.output_check(f"{first}->rank - 2", f"{first}->shape")
+        frags_by_dtype = dict(c.c_fragments)
+        kinds = {a.name: a.type for a in op.args}
+        extra = [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
+        message = c_string(c.failure or "the kernel failed")
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.dtype]
+            operands = [f"(const {ct}*){n}->data, {n}->shape[{n}->rank - 2], {n}->shape[{n}->rank - 1]" for n in names]
+            call = f"{frags_by_dtype[v.dtype]}({', '.join(operands + ['batch'] + extra + [f'({ct}*){outn}->data'])})"
+            return [f"if ({call} != 0) {{", f"return opf_fail(detail, OPFORGE_ERR_ARG, {message});", "}"]
+
+        return lines + self.dispatch(per_variant)
 
 
 class LayoutEmitter(Emitter):

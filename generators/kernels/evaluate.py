@@ -84,6 +84,11 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             shape = np.einsum(c.spec.numpy_subscripts(), *(arrays[n] for n in c.inputs)).shape
         elif isinstance(c, C.RandomSample):
             shape = tuple(arg("shape"))
+        elif isinstance(c, C.FragmentKernel) and c.matrix:
+            first, last = arrays[op.inputs[0].name], arrays[op.inputs[-1].name]
+            if any(a.ndim < 2 or a.shape[:-2] != first.shape[:-2] for a in arrays.values()):
+                return None
+            shape = last.shape if c.layout == "matrix" else first.shape[:-2]
         elif isinstance(c, C.LayoutMove):
             params = {role: arg(name) for role, name in c.params}
             if "mode" in params:

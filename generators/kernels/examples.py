@@ -49,6 +49,8 @@ LAYOUT_EXAMPLES: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {
     "slice": ((2, 3), {"begin": [0, 1], "size": [-1, 2]}),
     "pad": ((2, 3), {"paddings": [1, 0, 0, 2], "mode": "reflect", "value": 0.0}),
 }
+#: The square matrix of matrix examples: symmetric positive definite.
+SPD_EXAMPLE = np.array([[4.0, 2.0, 0.0], [2.0, 5.0, 1.0], [0.0, 1.0, 3.0]])
 PREFERRED_DTYPES = ("float32", "int32", "float64", "int64", "bool")
 
 
@@ -106,6 +108,8 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
                 for n, operand in zip(c.inputs, c.spec.inputs)}, {}
     if isinstance(c, C.RandomSample):
         return {}, {"shape": [2, 3]}
+    if isinstance(c, C.FragmentKernel) and c.matrix:
+        return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel):
         return {inputs[0]: (2, 3)}, {c.axis: 1}
     if isinstance(c, C.LayoutMove):
@@ -124,6 +128,8 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
     dtype = next((d for d in PREFERRED_DTYPES if d in variants), variants[0])
     variant = next(v for v in variants_of(op) if v.dtype == dtype)
     arrays = {n: tensor(variant.of(n), s, k) for k, (n, s) in enumerate(shapes.items())}
+    if isinstance(op.compute, C.FragmentKernel) and op.compute.matrix:  # decompositions want SPD matrices
+        arrays = {n: (SPD_EXAMPLE.astype(a.dtype) if a.shape == SPD_EXAMPLE.shape else a) for n, a in arrays.items()}
     for a in op.args:
         if a.name in args or a.has_default:
             continue

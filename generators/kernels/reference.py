@@ -128,6 +128,11 @@ def body(op: Op) -> list[str]:
     if isinstance(c, C.LayoutMove):
         params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
         return [f"np.copyto({out}, _k.layout_apply({c.layout!r}, {py_name(c.input)}, {{{params}}}))"]
+    if isinstance(c, C.FragmentKernel) and c.matrix:
+        kinds = {a.name: a.type for a in op.args}
+        args = ", ".join([py_name(i.name) for i in op.inputs] +
+                         [f"{_FRAGMENT_ARG_PY.get(kinds[a], 'bool')}({py_name(a)})" for a in c.args] + [out])
+        return [f"_fragment_{c.python_fragment}({args})"]
     if isinstance(c, C.FragmentKernel):
         kinds = {a.name: a.type for a in op.args}
         args = ", ".join([py_name(op.inputs[0].name), f"int({py_name(c.axis)})"] +

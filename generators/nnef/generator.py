@@ -202,6 +202,10 @@ class NnefGenerator:
             body = f"return contracted([{', '.join(nnef_name(n) for n in c.inputs)}], {labels!r}, {out!r})"
         elif isinstance(c, C.RandomSample):
             body = "return list(attribs['shape'])"
+        elif isinstance(c, C.FragmentKernel) and c.layout == "matrix":
+            body = f"return list({ins[-1]})"
+        elif isinstance(c, C.FragmentKernel) and c.layout == "matrix_reduce":
+            body = f"return list({ins[0]})[:-2]"
         elif isinstance(c, C.LayoutMove):
             defaults = {a.name: a.default for a in op.args if a.has_default}
             given = []

@@ -250,6 +250,20 @@ class _Binding:
             self.add(f"shape = _rt.einsum_shape(_op, ({ops},), {labels(c.spec.output)!r})")
         elif isinstance(c, C.RandomSample):
             self.add("shape = tuple(shape)")
+        elif isinstance(c, C.FragmentKernel) and c.matrix:
+            first = py_name(op.inputs[0].name)
+            for i in op.inputs:
+                n = py_name(i.name)
+                self.add(f"if {n}.ndim < 2:",
+                         f"    raise ValueError(f\"{{_op}}: {i.name} must have rank 2 or more (matrices in the last two axes), "
+                         f"got shape {{{n}.shape}}\")")
+            for i in op.inputs[1:]:
+                n = py_name(i.name)
+                self.add(f"if {n}.shape[:-2] != {first}.shape[:-2]:",
+                         f"    raise ValueError(f\"{{_op}}: {i.name} must have the batch axes of {op.inputs[0].name} "
+                         f"({op.inputs[0].name} has shape {{{first}.shape}}, {i.name} has shape {{{n}.shape}})\")")
+            last = py_name(op.inputs[-1].name)
+            self.add(f"shape = {last}.shape" if c.layout == "matrix" else f"shape = {first}.shape[:-2]")
         elif isinstance(c, C.FragmentKernel):
             self.add(f"shape = {py_name(op.inputs[0].name)}.shape")
         elif isinstance(c, C.LayoutMove):
@@ -274,7 +288,12 @@ class _Binding:
         ref_args = [py_name(i.name) for i in op.inputs]
         ref_args += [f"{py_name(a.name)}_index" if a.type is DataType.ENUM else py_name(a.name) for a in op.args]
         ref_args += [config_param(cfg.name) for cfg in op.configs] + ["written"]
-        self.add('if backend == "python":', f"    _ref.{ref_name(op.name)}({', '.join(ref_args)})", "else:")
+        if isinstance(c, C.FragmentKernel) and c.failure:
+            # The reference fails as the C kernel does, with the same words.
+            self.add('if backend == "python":', "    try:", f"        _ref.{ref_name(op.name)}({', '.join(ref_args)})",
+                     "    except ValueError as exc:", "        raise ValueError(f\"{_op}: {exc}\") from None", "else:")
+        else:
+            self.add('if backend == "python":', f"    _ref.{ref_name(op.name)}({', '.join(ref_args)})", "else:")
         c_args = []
         for p in abi.parameters(op):
             if p.role in ("input",):

@@ -61,6 +61,26 @@ LAYOUT_CASES: dict[str, list[tuple[tuple[int, ...], dict[str, Any]]]] = {
 }
 
 
+#: Per number of inputs of a matrix fragment: input shapes, valid and invalid alike.
+MATRIX_CASES: dict[int, list[tuple[tuple[int, ...], ...]]] = {
+    1: [((3, 3),), ((2, 4, 4),), ((1, 1),), ((2, 1, 2, 2),), ((0, 3, 3),), ((3, 4),), ((5,),)],
+    2: [((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)), ((1, 1), (1, 3)), ((2, 3, 3), (2, 3, 2)), ((3, 3), (4, 2)),
+        ((2, 3, 3), (3, 3, 1)), ((3,), (3, 1))],
+}
+
+
+def _matrix_args(op: Op, c: Any, k: int) -> dict[str, Any]:
+    """Args of the k-th matrix case: booleans alternate, integers cycle through -1, 0 and 1."""
+    kinds = {a.name: a for a in op.args}
+    args: dict[str, Any] = {}
+    for j, name in enumerate(c.args):
+        if kinds[name].type is DataType.BOOLEAN:
+            args[name] = (k + j) % 2 == 1
+        elif kinds[name].type in (DataType.INT, DataType.LONG):
+            args[name] = (-1, 0, 1)[(k + j) % 3]
+    return args
+
+
 def _seed(*parts: object) -> int:
     return zlib.crc32(repr(parts).encode()) & 0x7FFFFFFF
 
@@ -202,6 +222,15 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             args = {c.arg(role): value for role, value in roles.items()}
             view = "strided" if shape == (2, 3, 4) else None
             out.append({"inputs": {c.input: _tensor(v.of(c.input), shape, view=view)}, "args": args, "tol": tol})
+    elif isinstance(c, C.FragmentKernel) and c.matrix:
+        names = [i.name for i in op.inputs]
+        shape_sets = MATRIX_CASES[len(names)] if len(names) in MATRIX_CASES else []
+        for k, shapes in enumerate(shape_sets):
+            inputs = {}
+            for n, s in zip(names, shapes):
+                square = len(s) >= 2 and s[-1] == s[-2]
+                inputs[n] = _tensor(v.of(n), s, extreme=False) | ({"matrix": "spd"} if square else {})
+            out.append({"inputs": inputs, "args": _matrix_args(op, c, k), "tol": tol})
     elif isinstance(c, C.FragmentKernel):
         x = op.inputs[0].name
         for shape, axis in [((6,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 3, 4), 1)]:

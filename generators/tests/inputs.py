@@ -38,6 +38,14 @@ def make_array(rng: np.random.Generator, dtype: str, shape: tuple[int, ...], ext
     return values.reshape(shape)
 
 
+def spd(m: np.ndarray) -> np.ndarray:
+    """Symmetric positive definite, well-conditioned matrices from square ones:
+    M M^T + n I in the last two axes (what decompositions and solvers need)."""
+    n = m.shape[-1]
+    product = np.matmul(m, np.swapaxes(m, -1, -2), dtype=np.float64) / max(n, 1)
+    return (product + n * np.eye(n)).astype(m.dtype)
+
+
 def build(spec: dict[str, Any], configs: Callable[[str, dict[str, Any]], Any] | None = None) -> dict[str, Any]:
     """Keyword arguments for a case: ``spec["inputs"]`` name -> {shape, dtype, view,
     extreme, low, high}; ``spec["args"]`` passed as they are, except configs
@@ -52,6 +60,8 @@ def build(spec: dict[str, Any], configs: Callable[[str, dict[str, Any]], Any] | 
             kwargs[name] = big[tuple(slice(None, None, 2) for _ in shape)]
         else:
             kwargs[name] = make_array(rng, t["dtype"], shape, t["extreme"], t.get("low"), t.get("high"))
+        if t.get("matrix") == "spd":
+            kwargs[name] = spd(kwargs[name])
     for name, value in spec["args"].items():
         if isinstance(value, dict) and "__config__" in value:
             fields = {k: v for k, v in value.items() if k != "__config__"}

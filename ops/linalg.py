@@ -1,0 +1,168 @@
+"""Linear algebra on matrices in the last two axes (batches before them)."""
+
+from dsl import *
+
+FLOAT_KERNELS = ("float32", "float64")
+
+
+def kernels(name):
+    """The C fragment of each float dtype: <name>_f32, <name>_f64."""
+    return {dtype: f"{name}_f{dtype[-2:]}" for dtype in FLOAT_KERNELS}
+
+
+with Namespace("linalg"):
+    with Op("cholesky") as op:
+        op.display_path = "/Linalg/Decompositions"
+        x = Input(
+            FLOATING_POINT,
+            "x",
+            description="Symmetric positive definite matrices in the last two axes",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The lower triangular factors, with the shape of x",
+        )
+        Constraint("x must hold square matrices", x.size_at(-1) == x.size_at(-2))
+        Fragment(
+            c="fragments/linalg.h",
+            python="fragments/linalg.py",
+            c_fragments=kernels("cholesky"),
+            python_fragment="cholesky",
+            layout="matrix",
+            failure="x is not positive definite",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Cholesky decomposition: the lower triangular L with positive diagonal
+            and x = L L^T, for each matrix (numpy.linalg.cholesky). Only the lower
+            triangle of x is read; an input that is not positive definite is an error.
+            """,
+        )
+
+    with Op("matrix_band_part") as op:
+        op.display_path = "/Linalg/Structure"
+        x = Input(FLOATING_POINT, "x", description="Matrices in the last two axes")
+        Arg(
+            INT,
+            "min_lower",
+            default=-1,
+            description="Diagonals kept below the main one; negative keeps them all",
+        )
+        Arg(
+            INT,
+            "max_upper",
+            default=-1,
+            description="Diagonals kept above the main one; negative keeps them all",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The band, with the shape of x; 0 elsewhere",
+        )
+        Fragment(
+            c="fragments/linalg.h",
+            python="fragments/linalg.py",
+            c_fragments=kernels("band_part"),
+            python_fragment="band_part",
+            layout="matrix",
+            args=("min_lower", "max_upper"),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Keeps a band of each matrix: element (i, j) stays where
+            (min_lower < 0 or i - j <= min_lower) and (max_upper < 0 or j - i <= max_upper),
+            else it is 0 (TensorFlow's matrix_band_part).
+            """,
+        )
+
+    with Op("triu") as op:
+        op.display_path = "/Linalg/Structure"
+        x = Input(FLOATING_POINT, "x", description="Matrices in the last two axes")
+        Arg(
+            INT,
+            "diag",
+            default=0,
+            description="The lowest diagonal kept: 0 the main one, 1 the one above, -1 below",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The upper triangles, with the shape of x; 0 below",
+        )
+        Fragment(
+            c="fragments/linalg.h",
+            python="fragments/linalg.py",
+            c_fragments=kernels("triu"),
+            python_fragment="triu",
+            layout="matrix",
+            args=("diag",),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "The upper triangle of each matrix: elements with j - i >= diag stay, the rest become 0 (numpy.triu).",
+        )
+
+    with Op("triangular_solve") as op:
+        op.display_path = "/Linalg/Solvers"
+        matrix = Input(
+            FLOATING_POINT,
+            "matrix",
+            description="Triangular matrices A (n x n) in the last two axes",
+        )
+        rhs = Input(
+            FLOATING_POINT,
+            "rhs",
+            description="Right-hand sides B (n x k), with the batch axes of matrix",
+        )
+        Arg(
+            BOOLEAN,
+            "lower",
+            default=True,
+            description="A is lower triangular (else upper); the other triangle is not read",
+        )
+        Arg(
+            BOOLEAN,
+            "adjoint",
+            default=False,
+            description="Solve with the transpose of A",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The solutions X, with the shape of rhs",
+        )
+        Constraint("matrix and rhs must have the same type", same_type(matrix, rhs))
+        Constraint(
+            "matrix must hold square matrices", matrix.size_at(-1) == matrix.size_at(-2)
+        )
+        Constraint(
+            "rhs must have as many rows as matrix",
+            rhs.size_at(-2) == matrix.size_at(-1),
+        )
+        Fragment(
+            c="fragments/linalg.h",
+            python="fragments/linalg.py",
+            c_fragments=kernels("triangular_solve"),
+            python_fragment="triangular_solve",
+            layout="matrix",
+            args=("lower", "adjoint"),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Solves A X = B (or A^T X = B when adjoint) for triangular A by
+            substitution (TensorFlow's triangular_solve). A zero on the diagonal
+            of A gives infinities or NaN rather than an error.
+            """,
+        )
+
+    Alias("math", "matmul", name="matmul")
+    Alias("math", "matmul", name="mmul")
+    Alias("math", "diag_part", name="diag_part")
