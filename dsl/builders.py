@@ -786,9 +786,12 @@ def _names(function: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
     return names
 
 
-def ArgReduce(which: str, *, input: str = "x", axis: str = "axis", keep_dims: str = "keep_dims") -> None:
-    """Index of the first maximum (``"max"``) or minimum (``"min"``) along ``axis``."""
-    _set_compute("ArgReduce", compute.ArgReduction(input, axis, keep_dims, which))
+def ArgReduce(which: str, *, input: str = "x", axis: str = "axis", keep_dims: str = "keep_dims",
+              map: Any = None) -> None:
+    """Index of the first maximum (``"max"``) or minimum (``"min"``) along ``axis``,
+    of ``map(x)`` when given (``lambda x: abs(x)`` for iamax)."""
+    map_node = compute.trace(map, _names(map, ("x",)))[1] if map is not None else None
+    _set_compute("ArgReduce", compute.ArgReduction(input, axis, keep_dims, which, map_node))
 
 
 def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None) -> None:

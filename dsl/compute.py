@@ -316,6 +316,8 @@ class ArgReduction:
     axis: str
     keep_dims: str
     which: str
+    #: Compare f(x) instead of x (``abs`` for iamax).
+    map: SExpr | None = None
 
     kind = "argreduction"
 

@@ -595,6 +595,9 @@ def compute_problems(op: M.Op) -> list[Problem]:
             out.append(f"ArgReduce takes 'max' or 'min', got {c.which!r}")
         if op.outputs and op.outputs[0].type is not DataType.LONG:
             out.append("ArgReduce's output must be LONG")
+        if c.map is not None:
+            check_functions(c.map, {"x"}, "map")
+            out.extend(C.integer_misuse(c.map))
     elif isinstance(c, C.Contraction):
         if len(c.inputs) != len(c.spec.inputs):
             out.append(f"einsum spec {c.spec.text!r} takes {len(c.spec.inputs)} operands, "

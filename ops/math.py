@@ -1012,6 +1012,91 @@ with Namespace("math"):
             "The main diagonal of each matrix in the last two axes of x.",
         )
 
+    with Op("iamax") as op:
+        op.display_path = "/Math/Reduction"
+        Input(NUMERIC, "x", description="Input tensor")
+        Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="Axis to search; negative counts from the last one",
+        )
+        Arg(
+            BOOLEAN,
+            "keep_dims",
+            default=False,
+            description="Keep the searched axis with size 1",
+        )
+        Output(
+            LONG,
+            "output",
+            description="Index of the first element of largest absolute value along the axis",
+        )
+        ArgReduce("max", map=lambda x: abs(x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Index of the first element of largest absolute value along an axis (BLAS i?amax); the first NaN wins.",
+        )
+
+    with Op("iamin") as op:
+        op.display_path = "/Math/Reduction"
+        Input(NUMERIC, "x", description="Input tensor")
+        Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="Axis to search; negative counts from the last one",
+        )
+        Arg(
+            BOOLEAN,
+            "keep_dims",
+            default=False,
+            description="Keep the searched axis with size 1",
+        )
+        Output(
+            LONG,
+            "output",
+            description="Index of the first element of smallest absolute value along the axis",
+        )
+        ArgReduce("min", map=lambda x: abs(x))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Index of the first element of smallest absolute value along an axis; the first NaN wins.",
+        )
+
+    with Op("standardize") as op:
+        op.display_path = "/Math/Normalization"
+        x = Input(FLOATING_POINT, "x", description="Input tensor")
+        axis = Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="Axis to standardize along; negative counts from the last one",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The standardized tensor, with the shape of x",
+        )
+        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
+        Fragment(
+            c="fragments/normalize.h",
+            python="fragments/normalize.py",
+            c_fragments={"float32": "standardize_f32", "float64": "standardize_f64"},
+            python_fragment="standardize",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Standardizes along an axis: output = (x - mean) / std, with the mean and
+            the population standard deviation along the axis. A constant row has
+            std 0 and gives NaN.
+            """,
+        )
+
     Alias("base", "gt", name="gt")
     Alias("base", "eq", name="eq")
     Alias("bitwise", "left_shift", name="bit_shift")

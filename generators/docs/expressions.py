@@ -161,7 +161,8 @@ def compute_text(op: object) -> list[str]:
             parts.append(f"result {scalar_text(c.finalize)}")
         return ["; ".join(parts)]
     if isinstance(c, C.ArgReduction):
-        return [f"index of the first {c.which}imum of {c.input} along {c.axis}"]
+        of = scalar_text(c.map) if c.map is not None else c.input
+        return [f"index of the first {c.which}imum of {of} along {c.axis}"]
     if isinstance(c, C.Contraction):
         return [f"einsum {c.spec.text} over {', '.join(c.inputs)}"]
     if isinstance(c, C.RandomSample):

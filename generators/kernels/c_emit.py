@@ -408,6 +408,7 @@ class ArgReductionEmitter(Emitter):
                 better = f"(xv {cmp} best)"
                 track = ""
             name = self.kernel_name(v)
+            value = f"({ct})({scalar_c.render(c.map, t, {'x': ('x[off]', t)})[0]})" if c.map is not None else "x[off]"
             frags.append(fragment(name, f"""
 static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p)
 {{
@@ -420,7 +421,7 @@ static inline void {name}(const {ct}* restrict x, int64_t* restrict output, cons
         int64_t best_i = 0;
         bool nan_found = false;
         for (int64_t r = 0; r < p->n_inner; r++) {{
-            const {ct} xv = x[off];
+            const {ct} xv = {value};
             if (r == 0 || {better}) {{
                 best = xv;
                 best_i = r;

@@ -115,6 +115,11 @@ def body(op: Op) -> list[str]:
     if isinstance(c, C.ArgReduction):
         fn = "np.argmax" if c.which == "max" else "np.argmin"
         x = py_name(c.input)
+        if c.map is not None:
+            mapped = _by_dtype(x, [(v.of(c.input), scalar_numpy.render(c.map, v.of(c.input), {"x": (x, v.of(c.input))})[0])
+                                   for v in variants], "values", indent=0)
+            return [*mapped, f"result = {fn}(values, axis=int({py_name(c.axis)}), keepdims=bool({py_name(c.keep_dims)}))",
+                    f"np.copyto({out}, result, casting='unsafe')"]
         return [f"result = {fn}({x}, axis=int({py_name(c.axis)}), keepdims=bool({py_name(c.keep_dims)}))",
                 f"np.copyto({out}, result, casting='unsafe')"]
     if isinstance(c, C.Contraction):

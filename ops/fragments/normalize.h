@@ -1,0 +1,47 @@
+/* Hand-written standardization kernels (Imaginet fragments), one per dtype.
+ * x and output have the same shape; the axis is described by
+ *   step = product of the sizes after the axis,
+ *   size = the size of the axis,
+ *   slot = product of the sizes before the axis.
+ * Mean and variance are summed in double, in order along the axis. */
+#pragma IMAGINET_INCLUDES_BEGIN
+#include <math.h>
+#include <stdint.h>
+#pragma IMAGINET_INCLUDES_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "standardize_body"
+#define STANDARDIZE(NAME, T)                                                                      \
+    static inline void NAME(const T* restrict x, int64_t step, int64_t size, int64_t slot,        \
+                            T* restrict output)                                                  \
+    {                                                                                            \
+        for (int64_t j = 0; j < slot; j++) {                                                     \
+            for (int64_t k = 0; k < step; k++) {                                                 \
+                const int64_t first = j * size * step + k;                                       \
+                double sum = 0;                                                                  \
+                for (int64_t i = 0; i < size; i++) {                                             \
+                    sum += (double)x[first + i * step];                                          \
+                }                                                                                \
+                const double mean = sum / (double)size;                                          \
+                double squares = 0;                                                              \
+                for (int64_t i = 0; i < size; i++) {                                             \
+                    const double d = (double)x[first + i * step] - mean;                         \
+                    squares += d * d;                                                            \
+                }                                                                                \
+                const double std = sqrt(squares / (double)size);                                 \
+                for (int64_t i = 0; i < size; i++) {                                             \
+                    output[first + i * step] = (T)(((double)x[first + i * step] - mean) / std);  \
+                }                                                                                \
+            }                                                                                    \
+        }                                                                                        \
+    }
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "standardize_f32"
+#pragma IMAGINET_DEPENDENCY "normalize.h:standardize_body"
+STANDARDIZE(standardize_f32, float)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "standardize_f64"
+#pragma IMAGINET_DEPENDENCY "normalize.h:standardize_body"
+STANDARDIZE(standardize_f64, double)
+#pragma IMAGINET_FRAGMENT_END
