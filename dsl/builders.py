@@ -766,14 +766,20 @@ def Reduce(combine: str, *, input: str = "x", axes: str = "axes", keep_dims: str
     n)`` or ``finalize(acc, n, m)`` turns the combined value into the result;
     ``m`` is the ``pre`` reduction ("max" or "mean") of the same elements.
     ``map(x, y)`` reads a second input of the same shape: ``other`` (default
-    ``"y"`` when the map takes ``y``).
+    ``"y"`` when the map takes ``y``). A tuple of maps keeps one sum per map:
+    ``finalize(acc, acc1, acc2, n)`` sees them in order.
     """
-    map_names = _names(map, ("x", "y", "m")) if map is not None else ()
-    if other is None and "y" in map_names:
-        other = "y"
-    map_node = compute.trace(map, map_names)[1] if map is not None else None
-    fin_node = compute.trace(finalize, _names(finalize, ("acc", "n", "m")))[1] if finalize is not None else None
-    _set_compute("Reduce", compute.Reduction(input, axes, keep_dims, combine, map_node, fin_node, pre, empty, other))
+    maps = tuple(map) if isinstance(map, (tuple, list)) else ((map,) if map is not None else ())
+    traced = []
+    for function in maps:
+        names = _names(function, ("x", "y", "m"))
+        if other is None and "y" in names:
+            other = "y"
+        traced.append(compute.trace(function, names)[1])
+    accumulators = ("acc", *(f"acc{k}" for k in range(1, len(maps))))
+    fin_node = compute.trace(finalize, _names(finalize, (*accumulators, "n", "m")))[1] if finalize is not None else None
+    _set_compute("Reduce", compute.Reduction(input, axes, keep_dims, combine, traced[0] if traced else None, fin_node,
+                                             pre, empty, other, tuple(traced[1:])))
 
 
 def _names(function: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:

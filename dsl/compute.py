@@ -289,6 +289,8 @@ class Reduction:
 
     ``other`` names a second input of the same shape that ``map`` reads as
     ``y`` (dot products, distances): the map then sees the pair ``(x, y)``.
+    ``extra_maps`` are further maps combined alongside into ``acc1``,
+    ``acc2``, ... for ``finalize`` (cosine similarity needs three sums).
 
     ``combine`` is add, mul, max or min (max/min propagate NaN, as NumPy).
     ``empty`` says what reducing no elements gives: the combine's identity,
@@ -304,6 +306,7 @@ class Reduction:
     pre: str | None
     empty: str
     other: str | None = None
+    extra_maps: tuple[SExpr, ...] = ()
 
     kind = "reduction"
 

@@ -580,13 +580,16 @@ def compute_problems(op: M.Op) -> list[Problem]:
             need_input(c.other)
             if c.map is None:
                 out.append(f"a reduction over {c.input} and {c.other} needs a map(x, y) combining them")
-        for node in (c.map, c.finalize):
+        for node in (c.map, c.finalize, *c.extra_maps):
             out.extend(C.integer_misuse(node) if node is not None else [])
+        for extra in c.extra_maps:
+            check_functions(extra, {"x"} | ({"m"} if c.pre else set()) | ({"y"} if c.other else set()), "map")
         if c.map is not None:
             symbols = {"x"} | ({"m"} if c.pre else set()) | ({"y"} if c.other else set())
             check_functions(c.map, symbols, "map")
         if c.finalize is not None:
-            check_functions(c.finalize, {"acc", "n", "m"} if c.pre else {"acc", "n"}, "finalize")
+            sums = {"acc", *(f"acc{k}" for k in range(1, len(c.extra_maps) + 1))}
+            check_functions(c.finalize, sums | {"n"} | ({"m"} if c.pre else set()), "finalize")
     elif isinstance(c, C.ArgReduction):
         need_input(c.input)
         need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis to search")

@@ -1097,6 +1097,68 @@ with Namespace("math"):
             """,
         )
 
+    with Op("cosine_similarity", pair_reduce) as op:
+        op.display_path = "/Math/Distance"
+        Input(FLOATING_POINT, "x", description="First input tensor")
+        Input(
+            FLOATING_POINT,
+            "y",
+            description="Second input tensor, with the shape and type of x",
+        )
+        Output(
+            FLOATING_POINT, "output", description="The cosine similarity, in [-1, 1]"
+        )
+        Reduce(
+            "add",
+            map=(lambda x, y: x * y, lambda x, y: x * x, lambda x, y: y * y),
+            finalize=lambda acc, acc1, acc2, n: acc / fn.sqrt(acc1 * acc2),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Cosine similarity over the given axes: sum(x * y) / sqrt(sum(x^2) * sum(y^2)); NaN when x or y is all zeros.",
+        )
+
+    with Op("cosine_distance", pair_reduce) as op:
+        op.display_path = "/Math/Distance"
+        Input(FLOATING_POINT, "x", description="First input tensor")
+        Input(
+            FLOATING_POINT,
+            "y",
+            description="Second input tensor, with the shape and type of x",
+        )
+        Output(FLOATING_POINT, "output", description="The cosine distance, in [0, 2]")
+        Reduce(
+            "add",
+            map=(lambda x, y: x * y, lambda x, y: x * x, lambda x, y: y * y),
+            finalize=lambda acc, acc1, acc2, n: 1.0 - acc / fn.sqrt(acc1 * acc2),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Cosine distance over the given axes: 1 - cosine_similarity(x, y).",
+        )
+
+    with Op("jaccard_distance", pair_reduce) as op:
+        op.display_path = "/Math/Distance"
+        Input(FLOATING_POINT, "x", description="First input tensor")
+        Input(
+            FLOATING_POINT,
+            "y",
+            description="Second input tensor, with the shape and type of x",
+        )
+        Output(FLOATING_POINT, "output", description="The Jaccard distance")
+        Reduce(
+            "add",
+            map=(lambda x, y: fn.minimum(x, y), lambda x, y: fn.maximum(x, y)),
+            finalize=lambda acc, acc1, n: 1.0 - acc / acc1,
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Jaccard distance over the given axes: 1 - sum(min(x, y)) / sum(max(x, y)), for non-negative weights.",
+        )
+
     Alias("base", "gt", name="gt")
     Alias("base", "eq", name="eq")
     Alias("bitwise", "left_shift", name="bit_shift")

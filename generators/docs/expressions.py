@@ -155,7 +155,11 @@ def compute_text(op: object) -> list[str]:
         parts = [f"reduce {pair} over {c.axes} with {c.combine}"]
         if c.pre:
             parts.append(f"m = {c.pre} of the same elements")
-        if c.map is not None:
+        if c.map is not None and c.extra_maps:
+            sums = [f"acc = sum of {scalar_text(c.map)}"]
+            sums += [f"acc{k} = sum of {scalar_text(e)}" for k, e in enumerate(c.extra_maps, 1)]
+            parts.append(", ".join(sums))
+        elif c.map is not None:
             parts.append(f"each element as {scalar_text(c.map)}")
         if c.finalize is not None:
             parts.append(f"result {scalar_text(c.finalize)}")

@@ -342,12 +342,19 @@ class ReductionEmitter(Emitter):
                 pre += f"\nconst {ct} m = ({ct})(msum / (double)p->n_inner);"
                 env_m = {"m": ("m", t)}
             value = "xv"
+            env_y = {"y": ("yv", t)} if c.other else {}
             if c.map is not None:
-                env_y = {"y": ("yv", t)} if c.other else {}
                 value, _ = scalar_c.render(c.map, t, {"x": ("xv", t)} | env_y | env_m)
             body = f"const {ct} mv = ({ct})({value});\n{_combine(a_t, c.combine, 'acc', 'mv')}"
+            extra_init = ""
+            sums: dict[str, tuple[str, str]] = {}
+            for k, extra in enumerate(c.extra_maps, 1):
+                value_k, _ = scalar_c.render(extra, t, {"x": ("xv", t)} | env_y | env_m)
+                body += f"\nconst {ct} mv{k} = ({ct})({value_k});\n{_combine(a_t, c.combine, f'acc{k}', f'mv{k}')}"
+                extra_init += f"{acc_t} acc{k} = ({acc_t})({_init(a_t, c.combine)});\n"
+                sums[f"acc{k}"] = (f"(({C_TYPE[a_t]})acc{k})", a_t)
             if c.finalize is not None:
-                env = {"acc": (f"(({C_TYPE[a_t]})acc)", a_t), "n": ("p->n_inner", "int64")} | env_m
+                env = {"acc": (f"(({C_TYPE[a_t]})acc)", a_t), "n": ("p->n_inner", "int64")} | env_m | sums
                 result, _ = scalar_c.render(c.finalize, t, env)
             else:
                 result = "acc"
@@ -361,6 +368,7 @@ static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output
     for (int64_t o = 0; o < p->n_outer; o++) {{
         {pre}
         {acc_t} acc = ({acc_t})({_init(a_t, c.combine)});
+        {extra_init}
         {loop.format(ct=ct, body=body, other=other)}
         output[o] = ({ot})({result});
         opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);

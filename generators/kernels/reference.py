@@ -104,8 +104,13 @@ def body(op: Op) -> list[str]:
             a_t = C.accumulator_dtype(c, t, v.of(op.outputs[0].name))
             block += [f"acc = _k.reduce({c.combine!r}, np.asarray({value}).astype(np.{t}).astype(np.{a_t}), "
                       f"axes, np.{a_t})"]
+            for k, extra in enumerate(c.extra_maps, 1):
+                value_k = scalar_numpy.render(extra, t, env)[0]
+                block += [f"acc{k} = _k.reduce({c.combine!r}, np.asarray({value_k}).astype(np.{t}).astype(np.{a_t}), "
+                          f"axes, np.{a_t})"]
             if c.finalize is not None:
                 fenv = {"acc": ("acc", a_t), "n": ("n", "int64")} | ({"m": ("m", t)} if c.pre else {})
+                fenv |= {f"acc{k}": (f"acc{k}", a_t) for k in range(1, len(c.extra_maps) + 1)}
                 block += [f"result = {scalar_numpy.render(c.finalize, t, fenv)[0]}"]
             else:
                 block += ["result = acc"]
