@@ -1159,6 +1159,78 @@ with Namespace("math"):
             "Jaccard distance over the given axes: 1 - sum(min(x, y)) / sum(max(x, y)), for non-negative weights.",
         )
 
+    with Op("clip_by_norm") as op:
+        op.display_path = "/Math/Normalization"
+        x = Input(FLOATING_POINT, "x", description="Input tensor")
+        axis = Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="Axis of the rows whose norm is clipped; negative counts from the last one",
+        )
+        clip = Arg(
+            FLOATING_POINT, "clip_value", description="The largest L2 norm a row keeps"
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The clipped tensor, with the shape of x",
+        )
+        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
+        Constraint("clip_value must be positive", clip > 0)
+        Fragment(
+            c="fragments/normalize.h",
+            python="fragments/normalize.py",
+            c_fragments={"float32": "clip_by_norm_f32", "float64": "clip_by_norm_f64"},
+            python_fragment="clip_by_norm",
+            args=("clip_value",),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Clips by L2 norm along an axis: rows with norm above clip_value become x * clip_value / norm; the rest stay.",
+        )
+
+    with Op("clip_by_avg_norm") as op:
+        op.display_path = "/Math/Normalization"
+        x = Input(FLOATING_POINT, "x", description="Input tensor")
+        axis = Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="Axis of the rows whose norm is clipped; negative counts from the last one",
+        )
+        clip = Arg(
+            FLOATING_POINT,
+            "clip_value",
+            description="The largest average L2 norm a row keeps",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The clipped tensor, with the shape of x",
+        )
+        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
+        Constraint("clip_value must be positive", clip > 0)
+        Fragment(
+            c="fragments/normalize.h",
+            python="fragments/normalize.py",
+            c_fragments={
+                "float32": "clip_by_avg_norm_f32",
+                "float64": "clip_by_avg_norm_f64",
+            },
+            python_fragment="clip_by_avg_norm",
+            args=("clip_value",),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Clips by average L2 norm along an axis: with avg = norm / n for a row of
+            n elements, rows with avg above clip_value become x * clip_value / avg.
+            """,
+        )
+
     Alias("base", "gt", name="gt")
     Alias("base", "eq", name="eq")
     Alias("bitwise", "left_shift", name="bit_shift")

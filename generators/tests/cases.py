@@ -237,7 +237,7 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             kinds = {a.name: a for a in op.args}
             flags = [n for n in c.args if kinds[n].type is DataType.BOOLEAN]
             for flag in (False, True) if flags else (False,):
-                args = {c.axis: axis} | {n: flag for n in flags}
+                args = _arg_values(op)[0] | {c.axis: axis} | {n: flag for n in flags}
                 out.append({"inputs": {x: _tensor(v.of(x), shape, extreme=False)}, "args": args, "tol": tol})
     return out
 

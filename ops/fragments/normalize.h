@@ -45,3 +45,47 @@ STANDARDIZE(standardize_f32, float)
 #pragma IMAGINET_DEPENDENCY "normalize.h:standardize_body"
 STANDARDIZE(standardize_f64, double)
 #pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "clip_norm_body"
+/* Rescales each row along the axis so its L2 norm (AVG: divided by the row's
+ * length) is at most clip; rows within the bound are copied. */
+#define CLIP_NORM(NAME, T, AVG)                                                                   \
+    static inline void NAME(const T* restrict x, int64_t step, int64_t size, int64_t slot,        \
+                            double clip, T* restrict output)                                     \
+    {                                                                                            \
+        for (int64_t j = 0; j < slot; j++) {                                                     \
+            for (int64_t k = 0; k < step; k++) {                                                 \
+                const int64_t first = j * size * step + k;                                       \
+                double squares = 0;                                                              \
+                for (int64_t i = 0; i < size; i++) {                                             \
+                    squares += (double)x[first + i * step] * (double)x[first + i * step];        \
+                }                                                                                \
+                const double norm = AVG ? sqrt(squares) / (double)size : sqrt(squares);          \
+                for (int64_t i = 0; i < size; i++) {                                             \
+                    const double v = (double)x[first + i * step];                                \
+                    output[first + i * step] = norm > clip ? (T)(v * clip / norm) : (T)v;        \
+                }                                                                                \
+            }                                                                                    \
+        }                                                                                        \
+    }
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "clip_by_norm_f32"
+#pragma IMAGINET_DEPENDENCY "normalize.h:clip_norm_body"
+CLIP_NORM(clip_by_norm_f32, float, 0)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "clip_by_norm_f64"
+#pragma IMAGINET_DEPENDENCY "normalize.h:clip_norm_body"
+CLIP_NORM(clip_by_norm_f64, double, 0)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "clip_by_avg_norm_f32"
+#pragma IMAGINET_DEPENDENCY "normalize.h:clip_norm_body"
+CLIP_NORM(clip_by_avg_norm_f32, float, 1)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "clip_by_avg_norm_f64"
+#pragma IMAGINET_DEPENDENCY "normalize.h:clip_norm_body"
+CLIP_NORM(clip_by_avg_norm_f64, double, 1)
+#pragma IMAGINET_FRAGMENT_END

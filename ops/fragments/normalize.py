@@ -25,3 +25,40 @@ def standardize(x, axis, output):
 
 
 # pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "clip_norm"
+def clip_norm(x, axis, clip, output, average):
+    """Rows along axis rescaled so their L2 norm (divided by the row's length
+    when average) is at most clip; sums in float64 in order, as in C."""
+    if x.size == 0:
+        return
+    data = np.moveaxis(x.astype(np.float64), axis, 0)
+    squares = np.zeros(data.shape[1:])
+    for row in data:
+        squares = squares + row * row
+    norm = np.sqrt(squares) / data.shape[0] if average else np.sqrt(squares)
+    with np.errstate(all="ignore"):
+        scaled = np.where(norm > clip, data * clip / norm, data)
+    np.copyto(output, np.moveaxis(scaled, 0, axis).astype(x.dtype))
+
+
+# pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "clip_by_norm"
+# pragma IMAGINET_DEPENDENCY "normalize.py:clip_norm"
+def clip_by_norm(x, axis, clip_value, output):
+    clip_norm(x, axis, clip_value, output, False)
+
+
+# pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "clip_by_avg_norm"
+# pragma IMAGINET_DEPENDENCY "normalize.py:clip_norm"
+def clip_by_avg_norm(x, axis, clip_value, output):
+    clip_norm(x, axis, clip_value, output, True)
+
+
+# pragma IMAGINET_FRAGMENT_END
