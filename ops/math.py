@@ -15,6 +15,18 @@ INTEGER_ARITHMETIC = """
 Integer results wrap around (two's complement), as in NumPy.
 """
 
+
+def rational_y(x):
+    """y = 2x/3, the argument of ND4J's rational tanh approximation."""
+    return 2.0 / 3.0 * x
+
+
+def rational_denominator(x):
+    """D = 1 + |y| + y^2 + 1.41645 * y^4 of the rational tanh approximation."""
+    y = rational_y(x)
+    return 1.0 + abs(y) + y * y + 1.41645 * (y * y) * (y * y)
+
+
 with Namespace("math"):
     with Op("add", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
@@ -892,19 +904,8 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         Elementwise(
             lambda x: 1.7159
-            * fn.sign(2.0 / 3.0 * x)
-            * (
-                1.0
-                - 1.0
-                / (
-                    1.0
-                    + abs(2.0 / 3.0 * x)
-                    + (2.0 / 3.0 * x) * (2.0 / 3.0 * x)
-                    + 1.41645
-                    * ((2.0 / 3.0 * x) * (2.0 / 3.0 * x))
-                    * ((2.0 / 3.0 * x) * (2.0 / 3.0 * x))
-                )
-            )
+            * fn.sign(rational_y(x))
+            * (1.0 - 1.0 / rational_denominator(x))
         )
         Doc(
             Language.ANY,
@@ -1228,6 +1229,42 @@ with Namespace("math"):
             """
             Clips by average L2 norm along an axis: with avg = norm / n for a row of
             n elements, rows with avg above clip_value become x * clip_value / avg.
+            """,
+        )
+
+    with Op("cube_derivative", float_transform) as op:
+        op.display_path = "/Math/Derivatives"
+        Elementwise(lambda x: 3.0 * x * x)
+        Doc(Language.ANY, DocScope.ALL, "Derivative of cube: 3 * x^2.")
+
+    with Op("rectified_tanh_derivative", float_transform) as op:
+        op.display_path = "/Math/Derivatives"
+        Elementwise(lambda x: fn.where(x > 0, 1.0 - fn.tanh(x) * fn.tanh(x), 0.0))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Derivative of rectified_tanh: 1 - tanh(x)^2 where x > 0, else 0.",
+        )
+
+    with Op("rational_tanh_derivative", float_transform) as op:
+        op.display_path = "/Math/Derivatives"
+        Elementwise(
+            lambda x: 1.7159
+            * (2.0 / 3.0)
+            * (
+                1.0
+                + 2.0 * abs(rational_y(x))
+                + 4.0 * 1.41645 * abs(rational_y(x)) * rational_y(x) * rational_y(x)
+            )
+            / (rational_denominator(x) * rational_denominator(x))
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Derivative of rational_tanh: with y = 2x/3 and
+            D = 1 + |y| + y^2 + 1.41645 * y^4,
+            output = 1.7159 * (2/3) * (1 + 2|y| + 4 * 1.41645 * |y|^3) / D^2.
             """,
         )
 

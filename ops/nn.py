@@ -10,6 +10,8 @@ SELU_SCALE = 1.0507009873554804934193349852946
 #: sqrt(2 / pi), for the tanh approximation of GELU.
 SQRT_2_OVER_PI = 0.7978845608028654
 SQRT_HALF = 0.7071067811865476
+#: 1 / sqrt(2 pi), the standard normal density at 0.
+INV_SQRT_2PI = 0.3989422804014327
 
 
 def softplus(x):
@@ -414,6 +416,77 @@ with Namespace("nn"):
             Pads x along every axis (NumPy's pad, ONNX Pad). Reflect padding of an
             axis of size n adds at most n - 1 elements on a side; symmetric at most n.
             """,
+        )
+
+    with Op("relu6_derivative", float_transform) as op:
+        op.display_path = "/NN/Derivatives"
+        Arg(FLOATING_POINT, "cutoff", default=0.0, description="Lower bound of relu6")
+        Elementwise(
+            lambda x, cutoff: fn.where(fn.logical_and(x > cutoff, x < 6.0), 1.0, 0.0)
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Derivative of relu6: 1 where cutoff < x < 6, else 0.",
+        )
+
+    with Op("elu_derivative", float_transform) as op:
+        op.display_path = "/NN/Derivatives"
+        Arg(
+            FLOATING_POINT,
+            "alpha",
+            default=1.0,
+            description="Scale of the negative part",
+        )
+        Elementwise(lambda x, alpha: fn.where(x > 0, 1.0, alpha * fn.exp(x)))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Derivative of elu: 1 where x > 0, else alpha * e^x.",
+        )
+
+    with Op("selu_derivative", float_transform) as op:
+        op.display_path = "/NN/Derivatives"
+        Elementwise(lambda x: SELU_SCALE * fn.where(x > 0, 1.0, SELU_ALPHA * fn.exp(x)))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Derivative of selu: scale where x > 0, else scale * alpha * e^x.",
+        )
+
+    with Op("hard_sigmoid_derivative", float_transform) as op:
+        op.display_path = "/NN/Derivatives"
+        Elementwise(lambda x: fn.where(fn.logical_and(x > -2.5, x < 2.5), 0.2, 0.0))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Derivative of hard_sigmoid: 0.2 where -2.5 < x < 2.5, else 0.",
+        )
+
+    with Op("tanh_derivative", float_transform) as op:
+        op.display_path = "/NN/Derivatives"
+        Elementwise(lambda x: 1.0 - fn.tanh(x) * fn.tanh(x))
+        Doc(Language.ANY, DocScope.ALL, "Derivative of tanh: 1 - tanh(x)^2.")
+
+    with Op("swish_derivative", float_transform) as op:
+        op.display_path = "/NN/Derivatives"
+        Elementwise(lambda x: fn.sigmoid(x) + x * fn.sigmoid(x) * (1.0 - fn.sigmoid(x)))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Derivative of swish: s + x * s * (1 - s), with s = sigmoid(x).",
+        )
+
+    with Op("precise_gelu_derivative", float_transform) as op:
+        op.display_path = "/NN/Derivatives"
+        Elementwise(
+            lambda x: 0.5 * (1.0 + fn.erf(x * SQRT_HALF))
+            + x * fn.exp(-0.5 * x * x) * INV_SQRT_2PI
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Derivative of the exact GELU: Phi(x) + x * phi(x), the standard normal distribution and density.",
         )
 
     Alias("math", "sigmoid", name="sigmoid")
