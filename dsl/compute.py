@@ -420,6 +420,7 @@ LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "reverse": (("axes", "list"),),
     "tile": (("repeats", "list"),),
     "slice": (("begin", "list"), ("size", "list")),
+    "strided_slice": (("begin", "list"), ("end", "list"), ("strides", "list")),
     "pad": (("paddings", "list"), ("mode", "enum"), ("value", "float")),
 }
 #: The values a pad's mode arg must offer, in this order (the kernels number them so).

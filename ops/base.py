@@ -4,6 +4,31 @@ from dsl import *
 from dsl.compute import fn
 from ops.mixins import compare, pair_reduce, reduce
 
+#: The conditions of match_condition and replace_where, each a test of x against a value.
+CONDITIONS = {
+    "eq": lambda x, v: x == v,
+    "neq": lambda x, v: x != v,
+    "lt": lambda x, v: x < v,
+    "lte": lambda x, v: x <= v,
+    "gt": lambda x, v: x > v,
+    "gte": lambda x, v: x >= v,
+    "abs_lt": lambda x, v: abs(x) < v,
+    "abs_gt": lambda x, v: abs(x) > v,
+    "is_nan": lambda x, v: fn.isnan(x),
+    "is_infinite": lambda x, v: fn.isinf(x),
+    "is_finite": lambda x, v: fn.isfinite(x),
+}
+
+
+def condition_holds(x, condition, value):
+    """Where the ENUM arg ``condition`` holds for x (compared with value)."""
+    names = list(CONDITIONS)
+    result = CONDITIONS[names[-1]](x, value)
+    for name in reversed(names[:-1]):
+        result = fn.where(condition == name, CONDITIONS[name](x, value), result)
+    return result
+
+
 with Namespace("base"):
     with Op("eq", compare) as op:
         op.display_path = "/Base/Comparison"
@@ -345,6 +370,102 @@ with Namespace("base"):
             Language.ANY,
             DocScope.ALL,
             "The block of x starting at begin with the given size along each axis (-1: to the end of the axis).",
+        )
+
+    with Op("strided_slice", layout) as op:
+        op.display_path = "/Base/Shape"
+        op.onnx = "Slice"
+        Arg(
+            INT,
+            "begin",
+            count=AtLeast(0),
+            description="Start index along each axis; negative counts from the end",
+        )
+        Arg(
+            INT,
+            "end",
+            count=AtLeast(0),
+            description="Stop index (excluded) along each axis; negative counts from the end",
+        )
+        Arg(
+            INT,
+            "strides",
+            count=AtLeast(0),
+            description="Step along each axis; negative walks backwards; never 0",
+        )
+        Layout("strided_slice")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Python's x[begin:end:stride] on every axis (ONNX Slice): negative
+            indices count from the end, indices beyond an end are clamped, and a
+            negative stride walks backwards.
+            """,
+        )
+
+    with Mixin("condition") as condition:
+        Arg(
+            ENUM,
+            "condition",
+            possible_values=list(CONDITIONS),
+            description="The test: x compared with value (eq, neq, lt, lte, gt, gte, |x| < value, |x| > value) or x's class",
+        )
+        Arg(
+            FLOATING_POINT,
+            "value",
+            default=0.0,
+            description="What x is compared with (unused by is_nan, is_infinite, is_finite)",
+        )
+
+    with Op("match_condition", condition) as op:
+        op.display_path = "/Base/Logic"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(
+            BOOLEAN,
+            "output",
+            description="True where the condition holds, with the shape of x",
+        )
+        Elementwise(lambda x, condition, value: condition_holds(x, condition, value))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise test of a condition: x compared with value (NaN fails every comparison) or x's class.",
+        )
+
+    with Op("replace_where", condition) as op:
+        op.display_path = "/Base/Selection"
+        update = Input(
+            FLOATING_POINT,
+            "update",
+            description="The values tested and kept where the condition fails",
+        )
+        source = Input(
+            FLOATING_POINT,
+            "source",
+            description="The values taken where the condition holds",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="Result, with the broadcast shape of update and source",
+        )
+        Constraint(
+            "update and source must have the same type", same_type(update, source)
+        )
+        Constraint(
+            "update and source must have broadcastable shapes",
+            broadcastable_shapes(update, source),
+        )
+        Elementwise(
+            lambda update, source, condition, value: fn.where(
+                condition_holds(update, condition, value), source, update
+            )
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise replacement: output = source where the condition holds for update, else update.",
         )
 
     Alias("math", "argmax", name="argmax")

@@ -745,6 +745,8 @@ class LayoutEmitter(Emitter):
             "reverse": lambda: f"opf_layout_reverse({x}, {array('axes')}, &plan, detail)",
             "tile": lambda: f"opf_layout_tile({x}, {array('repeats')}, &plan, detail)",
             "slice": lambda: f"opf_layout_slice({x}, {array('begin')}, {array('size')}, &plan, detail)",
+            "strided_slice": lambda: (f"opf_layout_strided_slice({x}, {array('begin')}, {array('end')}, "
+                                      f"{array('strides')}, &plan, detail)"),
             "pad": lambda: f"opf_layout_pad({x}, {array('paddings')}, (int){arg('mode')}, &plan, detail)",
         }[c.layout]
         lines = ["opf_layout_plan plan;", "{", f"const opforge_status st = {build()};",

@@ -47,6 +47,7 @@ LAYOUT_EXAMPLES: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {
     "reverse": ((2, 3), {"axes": [1]}),
     "tile": ((2, 3), {"repeats": [2, 1]}),
     "slice": ((2, 3), {"begin": [0, 1], "size": [-1, 2]}),
+    "strided_slice": ((2, 3), {"begin": [0, -1], "end": [2, -4], "strides": [1, -2]}),
     "pad": ((2, 3), {"paddings": [1, 0, 0, 2], "mode": "reflect", "value": 0.0}),
 }
 #: The square matrix of matrix examples: symmetric positive definite.

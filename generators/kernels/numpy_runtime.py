@@ -431,6 +431,13 @@ def layout_shape(kind, shape, p):
                 raise ValueError(f"begin, size: {begin}, {size} do not fit in shape {shape}")
             out.append(s)
         return tuple(out)
+    if kind == "strided_slice":
+        begin, end, strides = ([int(v) for v in p[k]] for k in ("begin", "end", "strides"))
+        if not len(begin) == len(end) == len(strides) == r:
+            raise ValueError(f"begin, end, strides: need {r} values each")
+        if any(s == 0 or abs(s) > 2**62 for s in strides):
+            raise ValueError(f"strides: {strides} must be non-zero (and at most 2**62 in size)")
+        return tuple(len(range(*slice(b, e, s).indices(n))) for n, b, e, s in zip(shape, begin, end, strides))
     if kind == "pad":
         pads = [int(k) for k in p["paddings"]]
         mode = PAD_MODES[int(p["mode"])]
@@ -460,6 +467,9 @@ def layout_apply(kind, x, p):
     if kind == "slice":
         shape = layout_shape(kind, x.shape, p)
         return x[tuple(slice(int(b), int(b) + s) for b, s in zip(p["begin"], shape))]
+    if kind == "strided_slice":
+        layout_shape(kind, x.shape, p)
+        return x[tuple(slice(int(b), int(e), int(s)) for b, e, s in zip(p["begin"], p["end"], p["strides"]))]
     if kind == "pad":
         pads = [int(k) for k in p["paddings"]]
         pairs = list(zip(pads[0::2], pads[1::2]))
