@@ -409,7 +409,8 @@ class LayoutMove:
         return dict(self.params)[role]
 
 
-#: Layout kinds -> the roles they take: (role, "list" | "int" | "enum" | "float").
+#: Layout kinds -> the roles they take: (role, "list" | "int" | "enum" | "float" | "tensor").
+#: A "tensor" role names a LONG input (gather's indices).
 LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "reshape": (("shape", "list"),),
     "permute": (("perm", "list"),),
@@ -422,6 +423,7 @@ LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "slice": (("begin", "list"), ("size", "list")),
     "strided_slice": (("begin", "list"), ("end", "list"), ("strides", "list")),
     "pad": (("paddings", "list"), ("mode", "enum"), ("value", "float")),
+    "gather": (("indices", "tensor"), ("axis", "int")),
 }
 #: The values a pad's mode arg must offer, in this order (the kernels number them so).
 PAD_MODES = ("constant", "reflect", "symmetric")

@@ -648,6 +648,10 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 need_arg(name, (DataType.INT, DataType.LONG), False, f"{role} of the {c.layout}")
             elif what == "float":
                 need_arg(name, (DataType.FLOATING_POINT, DataType.NUMERIC), False, f"{role} of the {c.layout}")
+            elif what == "tensor":
+                need_input(name)
+                if name in inputs and inputs[name].type is not DataType.LONG:
+                    out.append(f"input '{name}' must be LONG ({role} of the {c.layout})")
             else:
                 need_arg(name, (DataType.ENUM,), False, f"{role} of the {c.layout}")
                 if name in args and tuple(args[name].possible_values) != C.PAD_MODES:

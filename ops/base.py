@@ -468,6 +468,37 @@ with Namespace("base"):
             "Elementwise replacement: output = source where the condition holds for update, else update.",
         )
 
+    with Op("gather") as op:
+        op.display_path = "/Base/Indexing"
+        op.onnx = "Gather"
+        Input(NDARRAY, "x", description="Input tensor")
+        Input(
+            LONG,
+            "indices",
+            description="Which elements of the axis to take; negative counts from the end",
+        )
+        Arg(
+            INT,
+            "axis",
+            default=0,
+            description="The axis to gather along; negative counts from the last one",
+        )
+        Output(
+            NDARRAY,
+            "output",
+            description="x with the axis replaced by the shape of indices",
+        )
+        Layout("gather")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Gathers slices of x along an axis (NumPy's take, ONNX Gather): the result
+            has x's shape with that axis replaced by the shape of indices. An index
+            outside -n..n-1 for an axis of size n is an error.
+            """,
+        )
+
     Alias("math", "argmax", name="argmax")
     Alias("math", "argmin", name="argmin")
     Alias("math", "cumsum", name="cumsum")

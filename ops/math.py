@@ -1268,6 +1268,7 @@ with Namespace("math"):
             """,
         )
 
+    Alias("base", "gather", name="embedding_lookup")
     Alias("base", "gt", name="gt")
     Alias("base", "eq", name="eq")
     Alias("bitwise", "left_shift", name="bit_shift")

@@ -122,7 +122,11 @@ class Emitter:
         return lines
 
     def api(self, body: list[str]) -> str:
-        lines = self.checks() + body + ["return OPFORGE_OK;"]
+        return self.api_returning(body + ["return OPFORGE_OK;"])
+
+    def api_returning(self, body: list[str]) -> str:
+        """The API function: the common checks, then ``body``, which returns."""
+        lines = self.checks() + body
         return abi.prototype(self.op) + "\n{\n" + "\n".join(lines) + "\n}\n"
 
     def kernel_name(self, v: D.Variant, suffix: str = "") -> str:
@@ -728,6 +732,9 @@ class LayoutEmitter(Emitter):
         c: C.LayoutMove = self.op.compute  # type: ignore[assignment]
         x = abi.c_name(c.input)
         out = abi.c_name(self.op.outputs[0].name)
+        if c.layout == "gather":  # not a plan: the indices are data
+            indices, axis = abi.c_name(c.arg("indices")), abi.c_name(c.arg("axis"))
+            return OpCode((), (), self.api_returning([f"return opf_gather({x}, {indices}, {axis}, {out}, detail);"]))
 
         def arg(role: str) -> str:
             return abi.c_name(c.arg(role))

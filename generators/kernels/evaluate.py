@@ -90,10 +90,12 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
                 return None
             shape = last.shape if c.layout == "matrix" else first.shape[:-2]
         elif isinstance(c, C.LayoutMove):
-            params = {role: arg(name) for role, name in c.params}
+            params = {role: arrays[name] if name in arrays else arg(name) for role, name in c.params}
             if "mode" in params:
                 params["mode"] = next(a for a in op.args if a.name == c.arg("mode")).possible_values.index(params["mode"])
-            shape = numpy_runtime.layout_shape(c.layout, arrays[c.input].shape, params)
+            numpy_runtime.layout_check(c.layout, arrays[c.input].shape, params)
+            shapes = {role: (arrays[name].shape if name in arrays else params[role]) for role, name in c.params}
+            shape = numpy_runtime.layout_shape(c.layout, arrays[c.input].shape, shapes)
         else:
             shape = arrays[op.inputs[0].name].shape
         out_dtype = arg("dtype") if isinstance(c, C.RandomSample) else variant.of(op.outputs[0].name)

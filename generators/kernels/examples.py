@@ -113,6 +113,8 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
         return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel):
         return {inputs[0]: (2, 3)}, {c.axis: 1}
+    if isinstance(c, C.LayoutMove) and c.layout == "gather":
+        return {c.input: (3, 2), c.arg("indices"): (2,)}, {c.arg("axis"): 0}
     if isinstance(c, C.LayoutMove):
         shape, roles = LAYOUT_EXAMPLES[c.layout]
         return {c.input: shape}, {c.arg(role): value for role, value in roles.items()}

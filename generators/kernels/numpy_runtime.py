@@ -431,6 +431,12 @@ def layout_shape(kind, shape, p):
                 raise ValueError(f"begin, size: {begin}, {size} do not fit in shape {shape}")
             out.append(s)
         return tuple(out)
+    if kind == "gather":
+        axis = _layout_axis(int(p["axis"]), r, "axis")
+        out = shape[:axis] + tuple(int(s) for s in p["indices"]) + shape[axis + 1:]
+        if len(out) > MAX_RANK:
+            raise ValueError(f"indices: the result's rank {len(out)} is above {MAX_RANK}")
+        return out
     if kind == "strided_slice":
         begin, end, strides = ([int(v) for v in p[k]] for k in ("begin", "end", "strides"))
         if not len(begin) == len(end) == len(strides) == r:
@@ -451,9 +457,22 @@ def layout_shape(kind, shape, p):
     raise ValueError(f"unknown layout {kind!r}")
 
 
+def layout_check(kind, shape, p):
+    """What layout_shape cannot see: the values of tensor roles (gather's indices
+    must lie in -n..n-1 for the gathered axis of size n)."""
+    if kind == "gather":
+        n = shape[_layout_axis(int(p["axis"]), len(shape), "axis")]
+        indices = np.asarray(p["indices"])
+        if indices.size and (indices.min() < -n or indices.max() >= n):
+            raise ValueError(f"indices: values must lie in {-n}..{n - 1}")
+
+
 def layout_apply(kind, x, p):
     """The elements of x moved by layout ``kind`` (after layout_shape accepted the args)."""
     r = x.ndim
+    if kind == "gather":
+        layout_check(kind, x.shape, p)
+        return np.take(x, np.asarray(p["indices"]), axis=int(p["axis"]))
     if kind in ("reshape", "squeeze", "expand_dims", "narrow"):
         return np.reshape(x, layout_shape(kind, x.shape, p))
     if kind == "permute":

@@ -210,6 +210,9 @@ class NnefGenerator:
             defaults = {a.name: a.default for a in op.args if a.has_default}
             given = []
             for role, arg in c.params:
+                if any(i.name == arg for i in op.inputs):  # a tensor role: its shape
+                    given.append(f"{role!r}: {nnef_name(arg)}")
+                    continue
                 value = f"attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else \
                     f"attribs[{nnef_name(arg)!r}]"
                 given.append(f"{role!r}: PAD_MODES.index({value})" if role == "mode" else f"{role!r}: {value}")

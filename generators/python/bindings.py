@@ -268,9 +268,19 @@ class _Binding:
             self.add(f"shape = {py_name(op.inputs[0].name)}.shape")
         elif isinstance(c, C.LayoutMove):
             kinds = {a.name: a.type for a in op.args}
-            params = ", ".join(f"{role!r}: {py_name(name)}_index" if kinds[name] is DataType.ENUM else
-                               f"{role!r}: {py_name(name)}" for role, name in c.params)
+            tensors = {i.name for i in op.inputs}
+
+            def given(role: str, name: str, shapes: bool) -> str:
+                if name in tensors:
+                    return f"{role!r}: {py_name(name)}.shape" if shapes else f"{role!r}: {py_name(name)}"
+                if kinds[name] is DataType.ENUM:
+                    return f"{role!r}: {py_name(name)}_index"
+                return f"{role!r}: {py_name(name)}"
+
+            params = ", ".join(given(role, name, True) for role, name in c.params)
+            values = ", ".join(given(role, name, False) for role, name in c.params)
             self.add("try:", f"    shape = _k.layout_shape({c.layout!r}, {py_name(c.input)}.shape, {{{params}}})",
+                     f"    _k.layout_check({c.layout!r}, {py_name(c.input)}.shape, {{{values}}})",
                      "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
             if c.layout == "pad":
                 value, x = py_name(c.arg("value")), py_name(c.input)

@@ -68,6 +68,12 @@ LAYOUT_CASES: dict[str, list[tuple[tuple[int, ...], dict[str, Any]]]] = {
 }
 
 
+#: gather: (x shape, indices shape, axis, (lowest, highest index)), valid and invalid alike.
+GATHER_CASES: list[tuple[tuple[int, ...], tuple[int, ...], int, tuple[int, int]]] = [
+    ((5, 3), (4,), 0, (-5, 4)), ((2, 6, 3), (2, 2), 1, (-6, 5)), ((4,), (), 0, (0, 3)), ((3, 4), (0,), 1, (0, 3)),
+    ((2, 3, 4), (3,), -1, (0, 3)), ((5, 3), (4,), 0, (5, 9)), ((5, 3), (2,), 2, (0, 1)), ((0, 3), (2,), 1, (0, 2)),
+]
+
 #: Per number of inputs of a matrix fragment: input shapes, valid and invalid alike.
 MATRIX_CASES: dict[int, list[tuple[tuple[int, ...], ...]]] = {
     1: [((3, 3),), ((2, 4, 4),), ((1, 1),), ((2, 1, 2, 2),), ((0, 3, 3),), ((3, 4),), ((5,),)],
@@ -224,6 +230,12 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             out.append({"inputs": {}, "args": {}, "tol": tol,
                         "stream": {"window": window, "stride": stride, "frame_shape": list(frame),
                                    "blocks": blocks, "dtype": v.dtype}})
+    elif isinstance(c, C.LayoutMove) and c.layout == "gather":
+        x, indices, axis = c.input, c.arg("indices"), c.arg("axis")
+        for shape, index_shape, a, (low, high) in GATHER_CASES:
+            inputs = {x: _tensor(v.of(x), shape), indices: _tensor(v.of(indices), index_shape, extreme=False,
+                                                                   low=low, high=high)}
+            out.append({"inputs": inputs, "args": {axis: a}, "tol": tol})
     elif isinstance(c, C.LayoutMove):
         for shape, roles in LAYOUT_CASES[c.layout]:
             args = {c.arg(role): value for role, value in roles.items()}
