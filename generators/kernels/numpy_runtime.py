@@ -453,7 +453,10 @@ def layout_shape(kind, shape, p):
             limit = n - 1 if mode == "reflect" else n
             if mode != "constant" and max(before, after) > max(limit, 0):
                 raise ValueError(f"paddings: {mode} padding of an axis of size {n} is at most {max(limit, 0)}")
-        return tuple(n + b + a for n, b, a in zip(shape, pads[0::2], pads[1::2]))
+        out = tuple(n + b + a for n, b, a in zip(shape, pads[0::2], pads[1::2]))
+        if math.prod(out) > 2**62:
+            raise ValueError("paddings: the result is too large")
+        return out
     raise ValueError(f"unknown layout {kind!r}")
 
 
