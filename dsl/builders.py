@@ -843,6 +843,16 @@ def Layout(layout: str, *, input: str = "x", **params: str) -> None:
     _set_compute("Layout", compute.LayoutMove(layout, input, tuple(sorted(given.items())) + tuple(sorted(params.items()))))
 
 
+def Generate(generator: str, **params: str) -> None:
+    """Make the output from args alone: ``Generate("range")`` (fill, range,
+    linspace, eye); each role (``compute.GENERATE_ROLES``) names the arg that
+    gives it, by default the arg of the role's name. The op's ``dtype`` arg
+    names the output's dtype."""
+    roles = compute.GENERATE_ROLES.get(generator, ())
+    given = {role: params.pop(role, role) for role, _ in roles}
+    _set_compute("Generate", compute.Generation(generator, tuple(sorted(given.items())) + tuple(sorted(params.items()))))
+
+
 def Compose(function: Any) -> None:
     """The op as a sequence of elementwise ops of its namespace:
     ``Compose(lambda x, y: step("math.mul", d := step("math.sub", x, y), d))``."""

@@ -425,6 +425,35 @@ LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "pad": (("paddings", "list"), ("mode", "enum"), ("value", "float")),
     "gather": (("indices", "tensor"), ("axis", "int")),
 }
+@attrs.frozen
+class Generation:
+    """A tensor made from args alone (fill, range, linspace, eye), in the dtype
+    the op's ``dtype`` arg names. ``params`` maps each role of the kind
+    (:data:`GENERATE_ROLES`) to the op's arg that gives it."""
+
+    generator: str
+    params: tuple[tuple[str, str], ...]
+
+    kind = "generation"
+
+    def arg(self, role: str) -> str:
+        return dict(self.params)[role]
+
+
+#: Generation kinds -> their roles: (role, "list" | "int" | "float").
+GENERATE_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "fill": (("shape", "list"), ("value", "float")),
+    "range": (("start", "float"), ("limit", "float"), ("delta", "float")),
+    "linspace": (("start", "float"), ("stop", "float"), ("num", "int")),
+    "eye": (("rows", "int"), ("cols", "int")),
+}
+
+
+def dtype_from_arg(c: object) -> bool:
+    """Ops without inputs whose output dtype is the value of their ``dtype`` arg."""
+    return isinstance(c, (RandomSample, Generation))
+
+
 #: The values a pad's mode arg must offer, in this order (the kernels number them so).
 PAD_MODES = ("constant", "reflect", "symmetric")
 
@@ -442,7 +471,7 @@ def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
     return input_dtype
 
 Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition",
-                SlidingWindow, LayoutMove]
+                SlidingWindow, LayoutMove, Generation]
 
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {

@@ -630,6 +630,22 @@ def compute_problems(op: M.Op) -> list[Problem]:
         need_arg(c.stride, (DataType.INT, DataType.LONG), False, "frames between windows")
         if op.outputs and op.inputs and op.outputs[0].type is not op.inputs[0].type:
             out.append("a sliding window's output has its input's type")
+    elif isinstance(c, C.Generation):
+        roles = C.GENERATE_ROLES.get(c.generator)
+        if roles is None:
+            out.append(f"unknown generator {c.generator!r} (known: {', '.join(C.GENERATE_ROLES)})")
+            roles = ()
+        for role, what in roles:
+            name = c.arg(role)
+            if what == "list":
+                need_arg(name, (DataType.INT, DataType.LONG), True, f"{role} of the {c.generator}")
+            elif what == "int":
+                need_arg(name, (DataType.INT, DataType.LONG), False, f"{role} of the {c.generator}")
+            else:
+                need_arg(name, (DataType.FLOATING_POINT, DataType.NUMERIC), False, f"{role} of the {c.generator}")
+        need_arg("dtype", (DataType.DATA_TYPE,), False, "the output's dtype")
+        if op.inputs:
+            out.append("a generated tensor is made from args alone: no inputs")
     elif isinstance(c, C.LayoutMove):
         need_input(c.input)
         roles = C.LAYOUT_ROLES.get(c.layout)

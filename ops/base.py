@@ -499,6 +499,85 @@ with Namespace("base"):
             """,
         )
 
+    with Op("fill") as op:
+        op.display_path = "/Base/Creation"
+        op.onnx = "ConstantOfShape"
+        Arg(INT, "shape", count=AtLeast(0), description="The shape of the result")
+        Arg(
+            FLOATING_POINT,
+            "value",
+            description="The value of every element; it must convert exactly to dtype",
+        )
+        Arg(
+            DATA_TYPE, "dtype", default="float32", description="The dtype of the result"
+        )
+        Output(NUMERIC, "output", description="The generated tensor")
+        Generate("fill")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "A tensor of the given shape with every element equal to value.",
+        )
+
+    with Op("range") as op:
+        op.display_path = "/Base/Creation"
+        op.onnx = "Range"
+        Arg(FLOATING_POINT, "start", description="The first value")
+        Arg(FLOATING_POINT, "limit", description="The bound, never reached")
+        Arg(
+            FLOATING_POINT,
+            "delta",
+            default=1.0,
+            description="The step between values; not 0",
+        )
+        Arg(
+            DATA_TYPE, "dtype", default="float32", description="The dtype of the result"
+        )
+        Output(NUMERIC, "output", description="The generated tensor")
+        Generate("range")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Evenly spaced values start + i * delta for i < ceil((limit - start) / delta)
+            (NumPy's arange, ONNX Range), computed in double precision and then
+            converted; integer results truncate toward zero and must fit the dtype.
+            """,
+        )
+
+    with Op("linspace") as op:
+        op.display_path = "/Base/Creation"
+        Arg(FLOATING_POINT, "start", description="The first value")
+        Arg(
+            FLOATING_POINT, "stop", description="The last value (included when num > 1)"
+        )
+        Arg(INT, "num", description="How many values")
+        Arg(
+            DATA_TYPE, "dtype", default="float32", description="The dtype of the result"
+        )
+        Output(NUMERIC, "output", description="The generated tensor")
+        Generate("linspace")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "num evenly spaced values from start to stop, both included (NumPy's linspace); integers truncate toward zero.",
+        )
+
+    with Op("eye") as op:
+        op.display_path = "/Base/Creation"
+        Arg(INT, "rows", description="Rows of the result")
+        Arg(INT, "cols", description="Columns of the result")
+        Arg(
+            DATA_TYPE, "dtype", default="float32", description="The dtype of the result"
+        )
+        Output(NUMERIC, "output", description="The generated tensor")
+        Generate("eye")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "A rows x cols matrix with ones on the main diagonal and zeros elsewhere.",
+        )
+
     Alias("math", "argmax", name="argmax")
     Alias("math", "argmin", name="argmin")
     Alias("math", "cumsum", name="cumsum")

@@ -175,6 +175,9 @@ def compute_text(op: object) -> list[str]:
     if isinstance(c, C.SlidingWindow):
         return [f"stream: windows of {c.window} frames of {c.input} (axis 0), every {c.stride} frames; "
                 f"the queue holds {C.CAPACITY_WINDOWS} * {c.window} frames"]
+    if isinstance(c, C.Generation):
+        given = ", ".join(f"{role}={name}" if role != name else name for role, name in c.params)
+        return [f"generated {c.generator}({given}) in the dtype arg's type"]
     if isinstance(c, C.LayoutMove):
         given = ", ".join(f"{role}={name}" if role != name else name for role, name in c.params)
         return [f"layout {c.layout}({', '.join(filter(None, [c.input, given]))}): elements moved, not computed"]

@@ -545,7 +545,7 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
         return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {header.replace("--", "- -")} -->\n{body}\n'
 
     def _condition(self, op: Op, dtype: str) -> str:
-        if isinstance(op.compute, C.RandomSample):
+        if C.dtype_from_arg(op.compute):
             return f'dtype == "{dtype}"'
         first = op.inputs[0]
         return f"{first.name}.type == {units.VALUE_TYPE[dtype]}"

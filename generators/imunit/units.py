@@ -164,7 +164,7 @@ def hidden(op: Op) -> list[Hidden]:
 def output_type(op: Op) -> str:
     out = op.outputs[0]
     c = op.compute
-    if isinstance(c, C.RandomSample):
+    if C.dtype_from_arg(c):
         variants = [v.dtype for v in variants_of(op)]
         return choose([(f'dtype == "{d}"', VALUE_TYPE[d]) for d in variants[:-1]], VALUE_TYPE[variants[-1]])
     if out.type is DataType.BOOLEAN:
@@ -183,6 +183,9 @@ EXPRESSIBLE_LAYOUTS = ("squeeze", "expand_dims", "reverse")
 def unit_problem(op: Op) -> str | None:
     """Why no unit can describe ``op``, or None."""
     c = op.compute
+    if isinstance(c, C.Generation) and c.generator != "fill":
+        return (f"the output shape of a {c.generator} is computed from number args, and the unit expression "
+                "language cannot build a shape from numbers")
     if isinstance(c, C.LayoutMove) and c.layout not in EXPRESSIBLE_LAYOUTS:
         return (f"the output shape of a {c.layout} depends on the values of a list or on which axes have size 1, "
                 "which the unit expression language cannot compute")
@@ -226,7 +229,7 @@ def output_shape(op: Op) -> str:
         return f"{keep} ? {x}.shape.replace({right}, 1) : {x}.shape.remove({right})"
     if isinstance(c, C.Contraction):
         return _contraction_shape(c)
-    if isinstance(c, C.RandomSample):
+    if isinstance(c, C.RandomSample) or isinstance(c, C.Generation) and c.generator == "fill":
         return "shape"
     return f"{op.inputs[0].name}.shape"
 

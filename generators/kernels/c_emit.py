@@ -724,6 +724,29 @@ class FragmentEmitter(Emitter):
         return lines + self.dispatch(per_variant)
 
 
+class GenerationEmitter(Emitter):
+    """Tensors from args: one runtime function per kind, storing through the output's dtype."""
+
+    def emit(self) -> OpCode:
+        c: C.Generation = self.op.compute  # type: ignore[assignment]
+        out = self.op.outputs[0]
+        outn = abi.c_name(out.name)
+
+        def arg(role: str) -> str:
+            return abi.c_name(c.arg(role))
+
+        call = {
+            "fill": lambda: f"opf_generate_fill({arg('shape')}, {arg('shape')}_count, {arg('value')}, {outn}, detail)",
+            "range": lambda: f"opf_generate_range({arg('start')}, {arg('limit')}, {arg('delta')}, {outn}, detail)",
+            "linspace": lambda: f"opf_generate_linspace({arg('start')}, {arg('stop')}, {arg('num')}, {outn}, detail)",
+            "eye": lambda: f"opf_generate_eye({arg('rows')}, {arg('cols')}, {outn}, detail)",
+        }[c.generator]
+        lines = [f"if ({outn}->dtype != {abi.c_name('dtype')}) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(out.name + ': dtype must equal the dtype arg')});",
+                 "}", f"return {call()};"]
+        return OpCode((), (), self.api_returning(lines))
+
+
 class LayoutEmitter(Emitter):
     """Moves without arithmetic: one runtime plan builder per layout kind, then a
     byte copy shared by every dtype (so no per-dtype kernels)."""
@@ -936,6 +959,7 @@ EMITTERS: dict[type, type[Emitter]] = {
     C.FragmentKernel: FragmentEmitter,
     C.SlidingWindow: StreamEmitter,
     C.LayoutMove: LayoutEmitter,
+    C.Generation: GenerationEmitter,
 }
 
 

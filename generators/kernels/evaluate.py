@@ -84,6 +84,10 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             shape = np.einsum(c.spec.numpy_subscripts(), *(arrays[n] for n in c.inputs)).shape
         elif isinstance(c, C.RandomSample):
             shape = tuple(arg("shape"))
+        elif isinstance(c, C.Generation):
+            params = {role: arg(name) for role, name in c.params}
+            numpy_runtime.generate_check(c.generator, params, arg("dtype"))
+            shape = numpy_runtime.generate_shape(c.generator, params)
         elif isinstance(c, C.FragmentKernel) and c.matrix:
             first, last = arrays[op.inputs[0].name], arrays[op.inputs[-1].name]
             if any(a.ndim < 2 or a.shape[:-2] != first.shape[:-2] for a in arrays.values()):
@@ -98,7 +102,7 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             shape = numpy_runtime.layout_shape(c.layout, arrays[c.input].shape, shapes)
         else:
             shape = arrays[op.inputs[0].name].shape
-        out_dtype = arg("dtype") if isinstance(c, C.RandomSample) else variant.of(op.outputs[0].name)
+        out_dtype = arg("dtype") if C.dtype_from_arg(c) else variant.of(op.outputs[0].name)
         out = np.empty(shape, dtype=out_dtype)
         args: list[Any] = [arrays[i.name] for i in op.inputs]
         for a in op.args:

@@ -52,6 +52,13 @@ LAYOUT_EXAMPLES: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {
 }
 #: The square matrix of matrix examples: symmetric positive definite.
 SPD_EXAMPLE = np.array([[4.0, 2.0, 0.0], [2.0, 5.0, 1.0], [0.0, 1.0, 3.0]])
+#: Per generator: the values by role of its example.
+GENERATE_EXAMPLES: dict[str, dict[str, Any]] = {
+    "fill": {"shape": [2, 3], "value": 1.5},
+    "range": {"start": 0.0, "limit": 2.0, "delta": 0.5},
+    "linspace": {"start": 0.0, "stop": 1.0, "num": 5},
+    "eye": {"rows": 2, "cols": 3},
+}
 PREFERRED_DTYPES = ("float32", "int32", "float64", "int64", "bool")
 
 
@@ -109,6 +116,8 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
                 for n, operand in zip(c.inputs, c.spec.inputs)}, {}
     if isinstance(c, C.RandomSample):
         return {}, {"shape": [2, 3]}
+    if isinstance(c, C.Generation):
+        return {}, {c.arg(role): value for role, value in GENERATE_EXAMPLES[c.generator].items()}
     if isinstance(c, C.FragmentKernel) and c.matrix:
         return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel):

@@ -520,3 +520,78 @@ def fill_value(value, dtype):
     if not (value == math.floor(value) and info.min <= value <= info.max):
         raise ValueError(f"value: {value} does not convert exactly to {dtype.name}")
     return dtype.type(int(value))
+
+
+# ---------------------------------------------------------------- generated tensors
+# Tensors made from args alone; the C runtime's opf_generate_* refuse the same args.
+
+GENERATE_LIMIT = 2**40  # elements a range or linspace may have
+
+
+def generate_shape(kind, p):
+    """The output shape of generator ``kind`` for args ``p``; ValueError names what is wrong."""
+    if kind == "fill":
+        shape = tuple(int(s) for s in p["shape"])
+        if len(shape) > MAX_RANK or any(s < 0 for s in shape) or math.prod(shape) > 2**62:
+            raise ValueError(f"shape: {list(shape)} must have at most {MAX_RANK} non-negative sizes")
+        return shape
+    if kind == "range":
+        start, limit, delta = float(p["start"]), float(p["limit"]), float(p["delta"])
+        if not (math.isfinite(start) and math.isfinite(limit) and math.isfinite(delta)) or delta == 0:
+            raise ValueError("start, limit, delta: must be finite, with delta not 0")
+        n = max(0.0, math.ceil((limit - start) / delta))
+        if n > GENERATE_LIMIT:
+            raise ValueError(f"start, limit, delta: more than {GENERATE_LIMIT} elements")
+        return (int(n),)
+    if kind == "linspace":
+        num = int(p["num"])
+        if not (math.isfinite(float(p["start"])) and math.isfinite(float(p["stop"]))) or not 0 <= num <= GENERATE_LIMIT:
+            raise ValueError(f"start, stop, num: finite ends and 0 <= num <= {GENERATE_LIMIT}")
+        return (num,)
+    if kind == "eye":
+        rows, cols = int(p["rows"]), int(p["cols"])
+        if rows < 0 or cols < 0 or rows * cols > 2**62:
+            raise ValueError(f"rows, cols: must be non-negative, got {rows}, {cols}")
+        return (rows, cols)
+    raise ValueError(f"unknown generator {kind!r}")
+
+
+def _fits(value, dtype):
+    info = np.iinfo(dtype)
+    return info.min <= value <= info.max
+
+
+def generate_check(kind, p, dtype):
+    """What generate_shape cannot see: the values must convert to ``dtype``
+    (fill exactly; range and linspace ends within an integer type's range)."""
+    dtype = np.dtype(dtype)
+    shape = generate_shape(kind, p)
+    if kind == "fill":
+        fill_value(p["value"], dtype)
+    elif kind in ("range", "linspace") and shape[0] and dtype.kind in "iu":
+        start = float(p["start"])
+        end = start + (shape[0] - 1) * float(p["delta"]) if kind == "range" else float(p["stop"])
+        if not (_fits(math.trunc(start), dtype) and _fits(math.trunc(end), dtype)):
+            raise ValueError(f"the values do not fit in {dtype.name}")
+
+
+def generate_values(kind, p, dtype):
+    """The generated tensor: values computed in float64, then converted (integers
+    truncate toward zero)."""
+    dtype = np.dtype(dtype)
+    generate_check(kind, p, dtype)
+    shape = generate_shape(kind, p)
+    if kind == "fill":
+        return np.full(shape, fill_value(p["value"], dtype), dtype=dtype)
+    if kind == "eye":
+        return np.eye(shape[0], shape[1], dtype=dtype)
+    n = shape[0]
+    i = np.arange(n, dtype=np.float64)
+    if kind == "range":
+        values = float(p["start"]) + i * float(p["delta"])
+    else:
+        start, stop = float(p["start"]), float(p["stop"])
+        values = start + i * ((stop - start) / (n - 1)) if n > 1 else np.full(n, start)
+        if n > 1:
+            values[-1] = stop
+    return values.astype(dtype)

@@ -135,6 +135,9 @@ def body(op: Op) -> list[str]:
         return [f"values = _k.sample({c.distribution!r}, {{{params}}}, {_seed(op, 'seed')}, "
                 f"{_seed(op, 'offset')}, {out}.size, {out}.dtype)",
                 f"np.copyto({out}, values.reshape({out}.shape))"]
+    if isinstance(c, C.Generation):
+        params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
+        return [f"np.copyto({out}, _k.generate_values({c.generator!r}, {{{params}}}, {out}.dtype))"]
     if isinstance(c, C.LayoutMove):
         params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
         return [f"np.copyto({out}, _k.layout_apply({c.layout!r}, {py_name(c.input)}, {{{params}}}))"]

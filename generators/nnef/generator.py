@@ -169,7 +169,8 @@ class NnefGenerator:
                  _SHAPES.read_text(encoding="utf-8"), "",
                  "# Layout rules: the very functions the Python package checks its inputs with.",
                  "import math", "", f"MAX_RANK = {numpy_runtime.MAX_RANK}", f"PAD_MODES = {numpy_runtime.PAD_MODES!r}", "",
-                 inspect.getsource(numpy_runtime._layout_axis), "", inspect.getsource(numpy_runtime.layout_shape), ""]
+                 inspect.getsource(numpy_runtime._layout_axis), "", inspect.getsource(numpy_runtime.layout_shape), "",
+                 f"GENERATE_LIMIT = {numpy_runtime.GENERATE_LIMIT}", "", inspect.getsource(numpy_runtime.generate_shape), ""]
         table = []
         for ns in context.namespaces:
             entries = [(fragment_name(ns.name, o.name), o) for o in code_ops(ns) if not abi.is_stream(o)]
@@ -202,6 +203,11 @@ class NnefGenerator:
             body = f"return contracted([{', '.join(nnef_name(n) for n in c.inputs)}], {labels!r}, {out!r})"
         elif isinstance(c, C.RandomSample):
             body = "return list(attribs['shape'])"
+        elif isinstance(c, C.Generation):
+            defaults = {a.name: a.default for a in op.args if a.has_default}
+            given = [f"{role!r}: attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else
+                     f"{role!r}: attribs[{nnef_name(arg)!r}]" for role, arg in c.params]
+            body = f"return list(generate_shape({c.generator!r}, {{{', '.join(given)}}}))"
         elif isinstance(c, C.FragmentKernel) and c.layout == "matrix":
             body = f"return list({ins[-1]})"
         elif isinstance(c, C.FragmentKernel) and c.layout == "matrix_reduce":

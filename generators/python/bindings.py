@@ -197,7 +197,7 @@ class _Binding:
         op = self.op
         table = {v.dtype: dict(v.tensors) for v in self.variants}
         self.add(f"_variants = {table!r}")
-        if isinstance(self.c, C.RandomSample):
+        if C.dtype_from_arg(self.c):
             self.add("variant = _variants.get(dtype)",
                      "if variant is None:",
                      f"    raise ValueError(f\"{{_op}}: dtype must be one of {', '.join(table)}, got {{dtype}}\")")
@@ -250,6 +250,11 @@ class _Binding:
             self.add(f"shape = _rt.einsum_shape(_op, ({ops},), {labels(c.spec.output)!r})")
         elif isinstance(c, C.RandomSample):
             self.add("shape = tuple(shape)")
+        elif isinstance(c, C.Generation):
+            params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
+            self.add("try:", f"    shape = _k.generate_shape({c.generator!r}, {{{params}}})",
+                     f"    _k.generate_check({c.generator!r}, {{{params}}}, dtype)",
+                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
         elif isinstance(c, C.FragmentKernel) and c.matrix:
             first = py_name(op.inputs[0].name)
             for i in op.inputs:

@@ -68,6 +68,19 @@ LAYOUT_CASES: dict[str, list[tuple[tuple[int, ...], dict[str, Any]]]] = {
 }
 
 
+#: Per generator: values by role, valid and invalid alike (each case runs in every dtype).
+GENERATE_CASES: dict[str, list[dict[str, Any]]] = {
+    "fill": [{"shape": [2, 3], "value": 1.0}, {"shape": [], "value": 0.0}, {"shape": [0, 4], "value": 3.0},
+             {"shape": [2], "value": 2.5}, {"shape": [-1], "value": 0.0}, {"shape": [2], "value": 300.0}],
+    "range": [{"start": 0.0, "limit": 5.0, "delta": 1.0}, {"start": 10.0, "limit": 1.0, "delta": -3.0},
+              {"start": 0.5, "limit": 2.0, "delta": 0.25}, {"start": 3.0, "limit": 3.0, "delta": 1.0},
+              {"start": 0.0, "limit": 1.0, "delta": 0.0}, {"start": 100.0, "limit": 400.0, "delta": 100.0}],
+    "linspace": [{"start": 0.0, "stop": 1.0, "num": 5}, {"start": 4.0, "stop": -4.0, "num": 3},
+                 {"start": 2.0, "stop": 3.0, "num": 1}, {"start": 0.0, "stop": 1.0, "num": 0},
+                 {"start": 0.0, "stop": 1.0, "num": -1}, {"start": -200.0, "stop": 200.0, "num": 4}],
+    "eye": [{"rows": 3, "cols": 3}, {"rows": 2, "cols": 4}, {"rows": 0, "cols": 2}, {"rows": -1, "cols": 2}],
+}
+
 #: gather: (x shape, indices shape, axis, (lowest, highest index)), valid and invalid alike.
 GATHER_CASES: list[tuple[tuple[int, ...], tuple[int, ...], int, tuple[int, int]]] = [
     ((5, 3), (4,), 0, (-5, 4)), ((2, 6, 3), (2, 2), 1, (-6, 5)), ((4,), (), 0, (0, 3)), ((3, 4), (0,), 1, (0, 3)),
@@ -223,6 +236,10 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             config = next((cfg for cfg in op.configs if any(a.name == "seed" for a in cfg.args)), None)
             if config is not None:
                 args[config_param(config.name)] = {"__config__": config.name, "seed": seed, "offset": offset}
+            out.append({"inputs": {}, "args": args, "tol": tol})
+    elif isinstance(c, C.Generation):
+        for roles in GENERATE_CASES[c.generator]:
+            args = {c.arg(role): value for role, value in roles.items()} | {"dtype": v.dtype}
             out.append({"inputs": {}, "args": args, "tol": tol})
     elif isinstance(c, C.SlidingWindow):
         for window, stride, frame, blocks in [(3, 2, (2,), [1, 2, 4, 0, 3, 2]), (2, 5, (), [4, 1, 3, 2, 2]),

@@ -131,7 +131,7 @@ class _Case:
                     call.append("&cfg")
             elif p.role == "output":
                 if expected is None:
-                    dt = "float64" if isinstance(op.compute, C.RandomSample) else self.variant_dtype(p.source)
+                    dt = "float64" if C.dtype_from_arg(op.compute) else self.variant_dtype(p.source)
                     lines.append(f"static {C_TYPE[dt]} data_out[1];")
                     lines.append(f"opforge_tensor t_out = {{(void*)data_out, {abi.DTYPE_ENUM[dt]}, 1, {{1}}}};")
                 else:
