@@ -184,12 +184,25 @@ def unit_problem(op: Op) -> str | None:
     """Why no unit can describe ``op``, or None."""
     c = op.compute
     if isinstance(c, C.Generation) and c.generator != "fill":
-        return (f"the output shape of a {c.generator} is computed from number args, and the unit expression "
-                "language cannot build a shape from numbers")
+        return (f"its output shape is computed from number args, and the unit expression language cannot "
+                "build a shape from numbers")
     if isinstance(c, C.LayoutMove) and c.layout not in EXPRESSIBLE_LAYOUTS:
-        return (f"the output shape of a {c.layout} depends on the values of a list or on which axes have size 1, "
-                "which the unit expression language cannot compute")
+        return f"its output shape {_LAYOUT_SHAPES[c.layout]}, which the unit expression language cannot compute"
     return None
+
+
+#: Why the unit expression language cannot state a layout's output shape.
+_LAYOUT_SHAPES = {
+    "reshape": "comes from a list arg with a size to infer",
+    "permute": "takes the axes of x in the order a list arg's values give",
+    "transpose": "reverses the axes of x, whatever its rank",
+    "narrow": "drops every axis of size 1",
+    "tile": "multiplies each axis by a list arg's value",
+    "slice": "comes from list args' values",
+    "strided_slice": "comes from list args' values",
+    "pad": "adds a list arg's values to the axes",
+    "gather": "puts the shape of indices in place of an axis",
+}
 
 
 def output_shape(op: Op) -> str:
