@@ -1268,6 +1268,41 @@ with Namespace("math"):
             """,
         )
 
+    with Op("is_max") as op:
+        op.display_path = "/Math/Reduction"
+        x = Input(NUMERIC, "x", description="Input tensor")
+        axis = Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="Axis to search; negative counts from the last one",
+        )
+        Output(
+            NUMERIC,
+            "output",
+            description="1 at the largest element of each row, 0 elsewhere; the shape and type of x",
+        )
+        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
+        Fragment(
+            c="fragments/normalize.h",
+            python="fragments/normalize.py",
+            c_fragments={
+                "int8": "is_max_i8",
+                "int16": "is_max_i16",
+                "int32": "is_max_i32",
+                "int64": "is_max_i64",
+                "uint8": "is_max_u8",
+                "float32": "is_max_f32",
+                "float64": "is_max_f64",
+            },
+            python_fragment="is_max",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Marks the first largest element along an axis with 1 and every other element with 0 (the first NaN counts as largest, as in argmax).",
+        )
+
     Alias("base", "gather", name="embedding_lookup")
     Alias("base", "gt", name="gt")
     Alias("base", "eq", name="eq")

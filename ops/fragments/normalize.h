@@ -89,3 +89,64 @@ CLIP_NORM(clip_by_avg_norm_f32, float, 1)
 #pragma IMAGINET_DEPENDENCY "normalize.h:clip_norm_body"
 CLIP_NORM(clip_by_avg_norm_f64, double, 1)
 #pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_max_body"
+/* 1 at the first largest element of each row along the axis (the first NaN
+ * counts as largest, as in argmax), 0 elsewhere. */
+#define IS_MAX(NAME, T, ISNAN)                                                                    \
+    static inline void NAME(const T* restrict x, int64_t step, int64_t size, int64_t slot,        \
+                            T* restrict output)                                                  \
+    {                                                                                            \
+        for (int64_t j = 0; j < slot; j++) {                                                     \
+            for (int64_t k = 0; k < step; k++) {                                                 \
+                const int64_t first = j * size * step + k;                                       \
+                int64_t best = 0;                                                                \
+                for (int64_t i = 1; i < size && !ISNAN(x[first + best * step]); i++) {          \
+                    const T v = x[first + i * step];                                             \
+                    if (ISNAN(v) || v > x[first + best * step]) {                                \
+                        best = i;                                                                \
+                    }                                                                            \
+                }                                                                                \
+                for (int64_t i = 0; i < size; i++) {                                             \
+                    output[first + i * step] = (T)(i == best);                                   \
+                }                                                                                \
+            }                                                                                    \
+        }                                                                                        \
+    }
+#define IS_MAX_NEVER_NAN(v) 0
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_max_f32"
+#pragma IMAGINET_DEPENDENCY "normalize.h:is_max_body"
+IS_MAX(is_max_f32, float, isnan)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_max_f64"
+#pragma IMAGINET_DEPENDENCY "normalize.h:is_max_body"
+IS_MAX(is_max_f64, double, isnan)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_max_i8"
+#pragma IMAGINET_DEPENDENCY "normalize.h:is_max_body"
+IS_MAX(is_max_i8, int8_t, IS_MAX_NEVER_NAN)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_max_i16"
+#pragma IMAGINET_DEPENDENCY "normalize.h:is_max_body"
+IS_MAX(is_max_i16, int16_t, IS_MAX_NEVER_NAN)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_max_i32"
+#pragma IMAGINET_DEPENDENCY "normalize.h:is_max_body"
+IS_MAX(is_max_i32, int32_t, IS_MAX_NEVER_NAN)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_max_i64"
+#pragma IMAGINET_DEPENDENCY "normalize.h:is_max_body"
+IS_MAX(is_max_i64, int64_t, IS_MAX_NEVER_NAN)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_max_u8"
+#pragma IMAGINET_DEPENDENCY "normalize.h:is_max_body"
+IS_MAX(is_max_u8, uint8_t, IS_MAX_NEVER_NAN)
+#pragma IMAGINET_FRAGMENT_END

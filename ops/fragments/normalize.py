@@ -62,3 +62,18 @@ def clip_by_avg_norm(x, axis, clip_value, output):
 
 
 # pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "is_max"
+def is_max(x, axis, output):
+    """1 at the first largest element along axis (the first NaN wins, as in argmax), else 0."""
+    if x.size == 0:
+        return
+    best = np.expand_dims(np.argmax(x, axis=axis), axis)
+    positions = np.arange(x.shape[axis]).reshape(
+        [-1 if d == axis % x.ndim else 1 for d in range(x.ndim)]
+    )
+    np.copyto(output, (positions == best).astype(x.dtype))
+
+
+# pragma IMAGINET_FRAGMENT_END
