@@ -446,6 +446,7 @@ GENERATE_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "range": (("start", "float"), ("limit", "float"), ("delta", "float")),
     "linspace": (("start", "float"), ("stop", "float"), ("num", "int")),
     "eye": (("rows", "int"), ("cols", "int")),
+    "tri": (("rows", "int"), ("cols", "int"), ("diag", "int")),
 }
 
 

@@ -163,6 +163,27 @@ with Namespace("linalg"):
             """,
         )
 
+    with Op("tri") as op:
+        op.display_path = "/Linalg/Structure"
+        Arg(INT, "rows", description="Rows of the result")
+        Arg(INT, "cols", description="Columns of the result")
+        Arg(
+            INT,
+            "diag",
+            default=0,
+            description="The highest diagonal of ones: 0 the main one, 1 the one above, -1 below",
+        )
+        Arg(
+            DATA_TYPE, "dtype", default="float32", description="The dtype of the result"
+        )
+        Output(NUMERIC, "output", description="The rows x cols lower triangle of ones")
+        Generate("tri")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "A rows x cols matrix with ones at and below the diag-th diagonal (j - i <= diag) and zeros elsewhere (numpy.tri).",
+        )
+
     Alias("math", "matmul", name="matmul")
     Alias("math", "matmul", name="mmul")
     Alias("math", "diag_part", name="diag_part")

@@ -1304,6 +1304,7 @@ with Namespace("math"):
         )
 
     Alias("base", "gather", name="embedding_lookup")
+    Alias("base", "eye", name="eye")
     Alias("base", "gt", name="gt")
     Alias("base", "eq", name="eq")
     Alias("bitwise", "left_shift", name="bit_shift")

@@ -740,6 +740,7 @@ class GenerationEmitter(Emitter):
             "range": lambda: f"opf_generate_range({arg('start')}, {arg('limit')}, {arg('delta')}, {outn}, detail)",
             "linspace": lambda: f"opf_generate_linspace({arg('start')}, {arg('stop')}, {arg('num')}, {outn}, detail)",
             "eye": lambda: f"opf_generate_eye({arg('rows')}, {arg('cols')}, {outn}, detail)",
+            "tri": lambda: f"opf_generate_tri({arg('rows')}, {arg('cols')}, {arg('diag')}, {outn}, detail)",
         }[c.generator]
         lines = [f"if ({outn}->dtype != {abi.c_name('dtype')}) {{",
                  f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(out.name + ': dtype must equal the dtype arg')});",

@@ -58,6 +58,7 @@ GENERATE_EXAMPLES: dict[str, dict[str, Any]] = {
     "range": {"start": 0.0, "limit": 2.0, "delta": 0.5},
     "linspace": {"start": 0.0, "stop": 1.0, "num": 5},
     "eye": {"rows": 2, "cols": 3},
+    "tri": {"rows": 3, "cols": 3, "diag": 0},
 }
 PREFERRED_DTYPES = ("float32", "int32", "float64", "int64", "bool")
 

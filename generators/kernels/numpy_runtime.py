@@ -548,7 +548,7 @@ def generate_shape(kind, p):
         if not (math.isfinite(float(p["start"])) and math.isfinite(float(p["stop"]))) or not 0 <= num <= GENERATE_LIMIT:
             raise ValueError(f"start, stop, num: finite ends and 0 <= num <= {GENERATE_LIMIT}")
         return (num,)
-    if kind == "eye":
+    if kind in ("eye", "tri"):
         rows, cols = int(p["rows"]), int(p["cols"])
         if rows < 0 or cols < 0 or rows * cols > 2**62:
             raise ValueError(f"rows, cols: must be non-negative, got {rows}, {cols}")
@@ -585,6 +585,8 @@ def generate_values(kind, p, dtype):
         return np.full(shape, fill_value(p["value"], dtype), dtype=dtype)
     if kind == "eye":
         return np.eye(shape[0], shape[1], dtype=dtype)
+    if kind == "tri":
+        return np.tri(shape[0], shape[1], int(p["diag"]), dtype=dtype)
     n = shape[0]
     i = np.arange(n, dtype=np.float64)
     if kind == "range":

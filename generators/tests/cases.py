@@ -79,6 +79,8 @@ GENERATE_CASES: dict[str, list[dict[str, Any]]] = {
                  {"start": 2.0, "stop": 3.0, "num": 1}, {"start": 0.0, "stop": 1.0, "num": 0},
                  {"start": 0.0, "stop": 1.0, "num": -1}, {"start": -200.0, "stop": 200.0, "num": 4}],
     "eye": [{"rows": 3, "cols": 3}, {"rows": 2, "cols": 4}, {"rows": 0, "cols": 2}, {"rows": -1, "cols": 2}],
+    "tri": [{"rows": 3, "cols": 3, "diag": 0}, {"rows": 2, "cols": 4, "diag": 1}, {"rows": 4, "cols": 2, "diag": -1},
+            {"rows": 0, "cols": 2, "diag": 0}, {"rows": 2, "cols": -1, "diag": 0}],
 }
 
 #: gather: (x shape, indices shape, axis, (lowest, highest index)), valid and invalid alike.
