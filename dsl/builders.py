@@ -838,9 +838,7 @@ def Layout(layout: str, *, input: str = "x", **params: str) -> None:
     """Move the elements of ``input`` without arithmetic: ``Layout("permute",
     perm="perm")``; each role of the kind (``compute.LAYOUT_ROLES``) names the
     arg that gives it (by default the arg of the role's name)."""
-    roles = compute.LAYOUT_ROLES.get(layout, ())
-    given = {role: params.pop(role, role) for role, _ in roles}
-    _set_compute("Layout", compute.LayoutMove(layout, input, tuple(sorted(given.items())) + tuple(sorted(params.items()))))
+    _set_compute("Layout", compute.LayoutMove(layout, input, _roles(compute.LAYOUT_ROLES.get(layout, ()), params)))
 
 
 def Generate(generator: str, **params: str) -> None:
@@ -848,9 +846,14 @@ def Generate(generator: str, **params: str) -> None:
     linspace, eye); each role (``compute.GENERATE_ROLES``) names the arg that
     gives it, by default the arg of the role's name. The op's ``dtype`` arg
     names the output's dtype."""
-    roles = compute.GENERATE_ROLES.get(generator, ())
+    _set_compute("Generate", compute.Generation(generator, _roles(compute.GENERATE_ROLES.get(generator, ()), params)))
+
+
+def _roles(roles: tuple[tuple[str, str], ...], params: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """(role, arg) pairs: each role of the kind bound to the arg given for it, by
+    default the arg of the role's name; unknown roles kept, for validation to name."""
     given = {role: params.pop(role, role) for role, _ in roles}
-    _set_compute("Generate", compute.Generation(generator, tuple(sorted(given.items())) + tuple(sorted(params.items()))))
+    return tuple(sorted(given.items())) + tuple(sorted(params.items()))
 
 
 def Compose(function: Any) -> None:

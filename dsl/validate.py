@@ -540,6 +540,33 @@ def compute_problems(op: M.Op) -> list[Problem]:
         if unknown:
             out.append(f"{where} uses unknown names {', '.join(sorted(unknown))}")
 
+    def need_roles(label: str, kind: str, table: Mapping[str, tuple[tuple[str, str], ...]],
+                   params: tuple[tuple[str, str], ...]) -> None:
+        """The kind is known, takes the roles given, and each role's arg or input has the right type."""
+        roles = table.get(kind)
+        if roles is None:
+            out.append(f"unknown {label} {kind!r} (known: {', '.join(table)})")
+            roles = ()
+        known_roles = {r for r, _ in roles}
+        for role, _ in params:
+            if role not in known_roles:
+                out.append(f"{label} {kind} has no role {role!r} (roles: {', '.join(sorted(known_roles)) or 'none'})")
+        given = dict(params)
+        for role, what in roles:
+            name, purpose = given[role], f"{role} of the {kind}"
+            if what in ("list", "int"):
+                need_arg(name, (DataType.INT, DataType.LONG), what == "list", purpose)
+            elif what == "float":
+                need_arg(name, (DataType.FLOATING_POINT, DataType.NUMERIC), False, purpose)
+            elif what == "tensor":
+                need_input(name)
+                if name in inputs and inputs[name].type is not DataType.LONG:
+                    out.append(f"input '{name}' must be LONG ({purpose})")
+            else:
+                need_arg(name, (DataType.ENUM,), False, purpose)
+                if name in args and tuple(args[name].possible_values) != C.PAD_MODES:
+                    out.append(f"arg '{name}' must offer {', '.join(C.PAD_MODES)}, in this order")
+
     if isinstance(c, C.Elementwise):
         for p in c.params:
             if p in inputs:
@@ -631,47 +658,13 @@ def compute_problems(op: M.Op) -> list[Problem]:
         if op.outputs and op.inputs and op.outputs[0].type is not op.inputs[0].type:
             out.append("a sliding window's output has its input's type")
     elif isinstance(c, C.Generation):
-        roles = C.GENERATE_ROLES.get(c.generator)
-        if roles is None:
-            out.append(f"unknown generator {c.generator!r} (known: {', '.join(C.GENERATE_ROLES)})")
-            roles = ()
-        for role, what in roles:
-            name = c.arg(role)
-            if what == "list":
-                need_arg(name, (DataType.INT, DataType.LONG), True, f"{role} of the {c.generator}")
-            elif what == "int":
-                need_arg(name, (DataType.INT, DataType.LONG), False, f"{role} of the {c.generator}")
-            else:
-                need_arg(name, (DataType.FLOATING_POINT, DataType.NUMERIC), False, f"{role} of the {c.generator}")
+        need_roles("generator", c.generator, C.GENERATE_ROLES, c.params)
         need_arg("dtype", (DataType.DATA_TYPE,), False, "the output's dtype")
         if op.inputs:
             out.append("a generated tensor is made from args alone: no inputs")
     elif isinstance(c, C.LayoutMove):
         need_input(c.input)
-        roles = C.LAYOUT_ROLES.get(c.layout)
-        if roles is None:
-            out.append(f"unknown layout {c.layout!r} (known: {', '.join(C.LAYOUT_ROLES)})")
-            roles = ()
-        known_roles = {r for r, _ in roles}
-        for role, _ in c.params:
-            if role not in known_roles:
-                out.append(f"layout {c.layout} has no role {role!r} (roles: {', '.join(sorted(known_roles)) or 'none'})")
-        for role, what in roles:
-            name = c.arg(role)
-            if what == "list":
-                need_arg(name, (DataType.INT, DataType.LONG), True, f"{role} of the {c.layout}")
-            elif what == "int":
-                need_arg(name, (DataType.INT, DataType.LONG), False, f"{role} of the {c.layout}")
-            elif what == "float":
-                need_arg(name, (DataType.FLOATING_POINT, DataType.NUMERIC), False, f"{role} of the {c.layout}")
-            elif what == "tensor":
-                need_input(name)
-                if name in inputs and inputs[name].type is not DataType.LONG:
-                    out.append(f"input '{name}' must be LONG ({role} of the {c.layout})")
-            else:
-                need_arg(name, (DataType.ENUM,), False, f"{role} of the {c.layout}")
-                if name in args and tuple(args[name].possible_values) != C.PAD_MODES:
-                    out.append(f"arg '{name}' must offer {', '.join(C.PAD_MODES)}, in this order")
+        need_roles("layout", c.layout, C.LAYOUT_ROLES, c.params)
         if c.input in inputs and op.outputs and op.outputs[0].type is not inputs[c.input].type:
             out.append(f"a layout's output has the type of its input ({inputs[c.input].type.value})")
     elif isinstance(c, C.FragmentKernel):
