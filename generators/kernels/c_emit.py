@@ -739,8 +739,8 @@ class GenerationEmitter(Emitter):
             "fill": lambda: f"opf_generate_fill({arg('shape')}, {arg('shape')}_count, {arg('value')}, {outn}, detail)",
             "range": lambda: f"opf_generate_range({arg('start')}, {arg('limit')}, {arg('delta')}, {outn}, detail)",
             "linspace": lambda: f"opf_generate_linspace({arg('start')}, {arg('stop')}, {arg('num')}, {outn}, detail)",
-            "eye": lambda: f"opf_generate_eye({arg('rows')}, {arg('cols')}, {outn}, detail)",
-            "tri": lambda: f"opf_generate_tri({arg('rows')}, {arg('cols')}, {arg('diag')}, {outn}, detail)",
+            "eye": lambda: f"opf_generate_diagonals({arg('rows')}, {arg('cols')}, 0, 0, {outn}, detail)",
+            "tri": lambda: f"opf_generate_diagonals({arg('rows')}, {arg('cols')}, INT64_MIN, {arg('diag')}, {outn}, detail)",
         }[c.generator]
         lines = [f"if ({outn}->dtype != {abi.c_name('dtype')}) {{",
                  f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(out.name + ': dtype must equal the dtype arg')});",
