@@ -2,7 +2,7 @@
 
 from dsl import *
 from dsl.compute import fn
-from ops.mixins import compare, pair_reduce, reduce
+from ops.mixins import compare, fragment_names, pair_reduce, reduce, scan
 
 #: The conditions of match_condition and replace_where, each a test of x against a value.
 CONDITIONS = {
@@ -173,41 +173,13 @@ with Namespace("base"):
             Language.ANY, DocScope.ALL, "A tensor of ones with the shape and type of x."
         )
 
-    with Op("cumprod") as op:
+    with Op("cumprod", scan) as op:
         op.display_path = "/Base/Reduction"
-        x = Input(NUMERIC, "x", description="Input tensor")
-        axis = Arg(
-            INT,
-            "axis",
-            default=0,
-            description="Axis to accumulate along; negative counts from the last one",
-        )
-        Arg(
-            BOOLEAN,
-            "exclusive",
-            default=False,
-            description="Leave each element out of its own product",
-        )
-        Arg(
-            BOOLEAN,
-            "reverse",
-            default=False,
-            description="Accumulate from the end of the axis",
-        )
         Output(NUMERIC, "output", description="Running products, with the shape of x")
-        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
         Fragment(
             c="fragments/cumulative.h",
             python="fragments/cumulative.py",
-            c_fragments={
-                "int8": "cumprod_i8",
-                "int16": "cumprod_i16",
-                "int32": "cumprod_i32",
-                "int64": "cumprod_i64",
-                "uint8": "cumprod_u8",
-                "float32": "cumprod_f32",
-                "float64": "cumprod_f64",
-            },
+            c_fragments=fragment_names("cumprod"),
             python_fragment="cumprod",
             args=("exclusive", "reverse"),
         )

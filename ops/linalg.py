@@ -1,14 +1,7 @@
 """Linear algebra on matrices in the last two axes (batches before them)."""
 
 from dsl import *
-
-FLOAT_KERNELS = ("float32", "float64")
-
-
-def kernels(name):
-    """The C fragment of each float dtype: <name>_f32, <name>_f64."""
-    return {dtype: f"{name}_f{dtype[-2:]}" for dtype in FLOAT_KERNELS}
-
+from ops.mixins import FLOAT_DTYPES, fragment_names
 
 with Namespace("linalg"):
     with Op("cholesky") as op:
@@ -27,7 +20,7 @@ with Namespace("linalg"):
         Fragment(
             c="fragments/linalg.h",
             python="fragments/linalg.py",
-            c_fragments=kernels("cholesky"),
+            c_fragments=fragment_names("cholesky", FLOAT_DTYPES),
             python_fragment="cholesky",
             layout="matrix",
             failure="x is not positive definite",
@@ -65,7 +58,7 @@ with Namespace("linalg"):
         Fragment(
             c="fragments/linalg.h",
             python="fragments/linalg.py",
-            c_fragments=kernels("band_part"),
+            c_fragments=fragment_names("band_part", FLOAT_DTYPES),
             python_fragment="band_part",
             layout="matrix",
             args=("min_lower", "max_upper"),
@@ -97,7 +90,7 @@ with Namespace("linalg"):
         Fragment(
             c="fragments/linalg.h",
             python="fragments/linalg.py",
-            c_fragments=kernels("triu"),
+            c_fragments=fragment_names("triu", FLOAT_DTYPES),
             python_fragment="triu",
             layout="matrix",
             args=("diag",),
@@ -148,7 +141,7 @@ with Namespace("linalg"):
         Fragment(
             c="fragments/linalg.h",
             python="fragments/linalg.py",
-            c_fragments=kernels("triangular_solve"),
+            c_fragments=fragment_names("triangular_solve", FLOAT_DTYPES),
             python_fragment="triangular_solve",
             layout="matrix",
             args=("lower", "adjoint"),

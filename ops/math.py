@@ -3,11 +3,16 @@
 from dsl import *
 from dsl.compute import fn
 from ops.mixins import (
+    FLOAT_DTYPES,
+    along_axis,
+    arg_search,
     compare,
     float_transform,
+    fragment_names,
     pair_reduce,
     pairwise,
     reduce,
+    scan,
     transform,
 )
 
@@ -622,22 +627,9 @@ with Namespace("math"):
             "Shannon entropy over the given axes: -sum(x * log2(x)).",
         )
 
-    with Op("argmax") as op:
+    with Op("argmax", arg_search) as op:
         op.display_path = "/Math/Reduction"
         op.onnx = "ArgMax"
-        Input(NUMERIC, "x", description="Input tensor")
-        Arg(
-            INT,
-            "axis",
-            default=-1,
-            description="Axis to search; negative counts from the last one",
-        )
-        Arg(
-            BOOLEAN,
-            "keep_dims",
-            default=False,
-            description="Keep the searched axis with size 1",
-        )
         Output(
             LONG,
             "output",
@@ -650,22 +642,9 @@ with Namespace("math"):
             "Index of the first largest element along an axis; the first NaN counts as largest.",
         )
 
-    with Op("argmin") as op:
+    with Op("argmin", arg_search) as op:
         op.display_path = "/Math/Reduction"
         op.onnx = "ArgMin"
-        Input(NUMERIC, "x", description="Input tensor")
-        Arg(
-            INT,
-            "axis",
-            default=-1,
-            description="Axis to search; negative counts from the last one",
-        )
-        Arg(
-            BOOLEAN,
-            "keep_dims",
-            default=False,
-            description="Keep the searched axis with size 1",
-        )
         Output(
             LONG,
             "output",
@@ -734,42 +713,14 @@ with Namespace("math"):
             "Sum of the main diagonal of the last two axes. Integers wrap.",
         )
 
-    with Op("cumsum") as op:
+    with Op("cumsum", scan) as op:
         op.display_path = "/Math/Reduction"
         op.onnx = "CumSum"
-        x = Input(NUMERIC, "x", description="Input tensor")
-        axis = Arg(
-            INT,
-            "axis",
-            default=0,
-            description="Axis to accumulate along; negative counts from the last one",
-        )
-        Arg(
-            BOOLEAN,
-            "exclusive",
-            default=False,
-            description="Leave each element out of its own sum",
-        )
-        Arg(
-            BOOLEAN,
-            "reverse",
-            default=False,
-            description="Accumulate from the end of the axis",
-        )
         Output(NUMERIC, "output", description="Running sums, with the shape of x")
-        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
         Fragment(
             c="fragments/cumulative.h",
             python="fragments/cumulative.py",
-            c_fragments={
-                "int8": "cumsum_i8",
-                "int16": "cumsum_i16",
-                "int32": "cumsum_i32",
-                "int64": "cumsum_i64",
-                "uint8": "cumsum_u8",
-                "float32": "cumsum_f32",
-                "float64": "cumsum_f64",
-            },
+            c_fragments=fragment_names("cumsum"),
             python_fragment="cumsum",
             args=("exclusive", "reverse"),
         )
@@ -1013,21 +964,8 @@ with Namespace("math"):
             "The main diagonal of each matrix in the last two axes of x.",
         )
 
-    with Op("iamax") as op:
+    with Op("iamax", arg_search) as op:
         op.display_path = "/Math/Reduction"
-        Input(NUMERIC, "x", description="Input tensor")
-        Arg(
-            INT,
-            "axis",
-            default=-1,
-            description="Axis to search; negative counts from the last one",
-        )
-        Arg(
-            BOOLEAN,
-            "keep_dims",
-            default=False,
-            description="Keep the searched axis with size 1",
-        )
         Output(
             LONG,
             "output",
@@ -1040,21 +978,8 @@ with Namespace("math"):
             "Index of the first element of largest absolute value along an axis (BLAS i?amax); the first NaN wins.",
         )
 
-    with Op("iamin") as op:
+    with Op("iamin", arg_search) as op:
         op.display_path = "/Math/Reduction"
-        Input(NUMERIC, "x", description="Input tensor")
-        Arg(
-            INT,
-            "axis",
-            default=-1,
-            description="Axis to search; negative counts from the last one",
-        )
-        Arg(
-            BOOLEAN,
-            "keep_dims",
-            default=False,
-            description="Keep the searched axis with size 1",
-        )
         Output(
             LONG,
             "output",
@@ -1067,25 +992,17 @@ with Namespace("math"):
             "Index of the first element of smallest absolute value along an axis; the first NaN wins.",
         )
 
-    with Op("standardize") as op:
+    with Op("standardize", along_axis) as op:
         op.display_path = "/Math/Normalization"
-        x = Input(FLOATING_POINT, "x", description="Input tensor")
-        axis = Arg(
-            INT,
-            "axis",
-            default=-1,
-            description="Axis to standardize along; negative counts from the last one",
-        )
         Output(
             FLOATING_POINT,
             "output",
             description="The standardized tensor, with the shape of x",
         )
-        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
         Fragment(
             c="fragments/normalize.h",
             python="fragments/normalize.py",
-            c_fragments={"float32": "standardize_f32", "float64": "standardize_f64"},
+            c_fragments=fragment_names("standardize", FLOAT_DTYPES),
             python_fragment="standardize",
         )
         Doc(
@@ -1160,29 +1077,21 @@ with Namespace("math"):
             "Jaccard distance over the given axes: 1 - sum(min(x, y)) / sum(max(x, y)), for non-negative weights.",
         )
 
-    with Op("clip_by_norm") as op:
+    with Op("clip_by_norm", along_axis) as op:
         op.display_path = "/Math/Normalization"
-        x = Input(FLOATING_POINT, "x", description="Input tensor")
-        axis = Arg(
-            INT,
-            "axis",
-            default=-1,
-            description="Axis of the rows whose norm is clipped; negative counts from the last one",
-        )
-        clip = Arg(
-            FLOATING_POINT, "clip_value", description="The largest L2 norm a row keeps"
-        )
         Output(
             FLOATING_POINT,
             "output",
             description="The clipped tensor, with the shape of x",
         )
-        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
+        clip = Arg(
+            FLOATING_POINT, "clip_value", description="The largest L2 norm a row keeps"
+        )
         Constraint("clip_value must be positive", clip > 0)
         Fragment(
             c="fragments/normalize.h",
             python="fragments/normalize.py",
-            c_fragments={"float32": "clip_by_norm_f32", "float64": "clip_by_norm_f64"},
+            c_fragments=fragment_names("clip_by_norm", FLOAT_DTYPES),
             python_fragment="clip_by_norm",
             args=("clip_value",),
         )
@@ -1192,34 +1101,23 @@ with Namespace("math"):
             "Clips by L2 norm along an axis: rows with norm above clip_value become x * clip_value / norm; the rest stay.",
         )
 
-    with Op("clip_by_avg_norm") as op:
+    with Op("clip_by_avg_norm", along_axis) as op:
         op.display_path = "/Math/Normalization"
-        x = Input(FLOATING_POINT, "x", description="Input tensor")
-        axis = Arg(
-            INT,
-            "axis",
-            default=-1,
-            description="Axis of the rows whose norm is clipped; negative counts from the last one",
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The clipped tensor, with the shape of x",
         )
         clip = Arg(
             FLOATING_POINT,
             "clip_value",
             description="The largest average L2 norm a row keeps",
         )
-        Output(
-            FLOATING_POINT,
-            "output",
-            description="The clipped tensor, with the shape of x",
-        )
-        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
         Constraint("clip_value must be positive", clip > 0)
         Fragment(
             c="fragments/normalize.h",
             python="fragments/normalize.py",
-            c_fragments={
-                "float32": "clip_by_avg_norm_f32",
-                "float64": "clip_by_avg_norm_f64",
-            },
+            c_fragments=fragment_names("clip_by_avg_norm", FLOAT_DTYPES),
             python_fragment="clip_by_avg_norm",
             args=("clip_value",),
         )
@@ -1286,15 +1184,7 @@ with Namespace("math"):
         Fragment(
             c="fragments/normalize.h",
             python="fragments/normalize.py",
-            c_fragments={
-                "int8": "is_max_i8",
-                "int16": "is_max_i16",
-                "int32": "is_max_i32",
-                "int64": "is_max_i64",
-                "uint8": "is_max_u8",
-                "float32": "is_max_f32",
-                "float64": "is_max_f64",
-            },
+            c_fragments=fragment_names("is_max"),
             python_fragment="is_max",
         )
         Doc(

@@ -65,3 +65,70 @@ with Mixin("pair_reduce") as pair_reduce:
     Output(NUMERIC, "output", description="The reduced tensor")
     Constraint("x and y must have the same type", same_type(x, y))
     Constraint("x and y must have the same shape", same_shape(x, y))
+
+with Mixin("arg_search") as arg_search:
+    Input(NUMERIC, "x", description="Input tensor")
+    Arg(
+        INT,
+        "axis",
+        default=-1,
+        description="Axis to search; negative counts from the last one",
+    )
+    Arg(
+        BOOLEAN,
+        "keep_dims",
+        default=False,
+        description="Keep the searched axis with size 1",
+    )
+    Output(LONG, "output", description="Index along the axis")
+
+with Mixin("scan") as scan:
+    x = Input(NUMERIC, "x", description="Input tensor")
+    axis = Arg(
+        INT,
+        "axis",
+        default=0,
+        description="Axis to accumulate along; negative counts from the last one",
+    )
+    Arg(
+        BOOLEAN,
+        "exclusive",
+        default=False,
+        description="Leave each element out of its own running result",
+    )
+    Arg(
+        BOOLEAN,
+        "reverse",
+        default=False,
+        description="Accumulate from the end of the axis",
+    )
+    Output(NUMERIC, "output", description="Running results, with the shape of x")
+    Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
+
+with Mixin("along_axis") as along_axis:
+    x = Input(FLOATING_POINT, "x", description="Input tensor")
+    axis = Arg(
+        INT,
+        "axis",
+        default=-1,
+        description="The axis the op works along; negative counts from the last one",
+    )
+    Output(FLOATING_POINT, "output", description="Result, with the shape of x")
+    Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
+
+#: The suffix of each dtype's C fragment (``cumsum_i8``, ``softmax_f32``).
+FRAGMENT_SUFFIX = {
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "u8",
+    "float32": "f32",
+    "float64": "f64",
+}
+FLOAT_DTYPES = ("float32", "float64")
+
+
+def fragment_names(name, dtypes=tuple(FRAGMENT_SUFFIX)):
+    """The C fragment of each dtype: ``{"float32": "<name>_f32", ...}``."""
+    return {dtype: f"{name}_{FRAGMENT_SUFFIX[dtype]}" for dtype in dtypes}

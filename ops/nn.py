@@ -2,7 +2,7 @@
 
 from dsl import *
 from dsl.compute import fn
-from ops.mixins import float_transform
+from ops.mixins import FLOAT_DTYPES, along_axis, float_transform, fragment_names
 
 #: SELU's constants (Klambauer et al. 2017), as ONNX and ND4J use them.
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -271,26 +271,18 @@ with Namespace("nn"):
             """,
         )
 
-    with Op("softmax") as op:
+    with Op("softmax", along_axis) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "Softmax"
-        x = Input(FLOATING_POINT, "x", description="Input tensor")
-        axis = Arg(
-            INT,
-            "axis",
-            default=-1,
-            description="Axis to normalize along; negative counts from the last one",
-        )
         Output(
             FLOATING_POINT,
             "output",
             description="Probabilities along axis, with the shape of x",
         )
-        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
         Fragment(
             c="fragments/softmax.h",
             python="fragments/softmax.py",
-            c_fragments={"float32": "softmax_f32", "float64": "softmax_f64"},
+            c_fragments=fragment_names("softmax", FLOAT_DTYPES),
             python_fragment="softmax",
         )
         Doc(
@@ -303,26 +295,18 @@ with Namespace("nn"):
             """,
         )
 
-    with Op("log_softmax") as op:
+    with Op("log_softmax", along_axis) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "LogSoftmax"
-        x = Input(FLOATING_POINT, "x", description="Input tensor")
-        axis = Arg(
-            INT,
-            "axis",
-            default=-1,
-            description="Axis to normalize along; negative counts from the last one",
-        )
         Output(
             FLOATING_POINT,
             "output",
             description="Log-probabilities along axis, with the shape of x",
         )
-        Constraint("axis must be an axis of x", (axis >= -x.rank()) & (axis < x.rank()))
         Fragment(
             c="fragments/softmax.h",
             python="fragments/softmax.py",
-            c_fragments={"float32": "log_softmax_f32", "float64": "log_softmax_f64"},
+            c_fragments=fragment_names("log_softmax", FLOAT_DTYPES),
             python_fragment="log_softmax",
         )
         Doc(
