@@ -849,6 +849,21 @@ def Generate(generator: str, **params: str) -> None:
     _set_compute("Generate", compute.Generation(generator, _roles(compute.GENERATE_ROLES.get(generator, ()), params)))
 
 
+def Scatter(combine: Any, *, ref: str = "ref", indices: str = "indices", updates: str = "updates") -> None:
+    """Fold the rows of ``updates`` into a copy of ``ref`` at the rows ``indices``
+    pick, in order: ``Scatter(lambda acc, u: acc + u)`` (see ``compute.ScatterRows``)."""
+    _set_compute("Scatter", compute.ScatterRows(compute.trace(combine, _names(combine, ("acc", "u")))[1], indices, updates, ref=ref))
+
+
+def Segment(combine: Any, *, data: str = "data", segment_ids: str = "segment_ids",
+            num_segments: str = "num_segments", init: str = "zero", mean: bool = False,
+            sorted: bool = False) -> None:
+    """A segment reduction: row ``s`` of the result folds the rows of ``data``
+    whose segment id is ``s``, starting at ``init`` (see ``compute.ScatterRows``)."""
+    _set_compute("Segment", compute.ScatterRows(compute.trace(combine, _names(combine, ("acc", "u")))[1], segment_ids, data,
+                                                rows=num_segments, init=init, mean=mean, sorted=sorted))
+
+
 def _roles(roles: tuple[tuple[str, str], ...], params: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """(role, arg) pairs: each role of the kind bound to the arg given for it, by
     default the arg of the role's name; unknown roles kept, for validation to name."""

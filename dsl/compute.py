@@ -9,6 +9,8 @@ An op declares one of these forms inside its ``with Op(...)`` block:
 * ``Einsum("...|ik;...|kj=>...|ij")``: a contraction in OCANNL notation;
 * ``Random("normal", ...)``: sampling from the Philox4x32-10 generator;
 * ``Fragment(...)``: hand-written C and Python kernels;
+* ``Scatter(lambda acc, u: acc + u)`` / ``Segment(...)``: rows folded into
+  the rows that an index tensor picks;
 * ``Compose(lambda x, y: step("math.mul", step("math.sub", x, y), ...))``:
   a sequence of other elementwise ops.
 
@@ -440,6 +442,36 @@ class Generation:
         return dict(self.params)[role]
 
 
+@attrs.frozen
+class ScatterRows:
+    """Rows of ``updates`` folded, in order, into the rows of the result that
+    ``indices`` pick: ``row = combine(row, update)`` (``combine`` over ``acc``, ``u``).
+
+    The first ``indices.rank`` axes of ``updates`` follow ``indices``; the rest
+    are a row of the result. A scatter (``ref`` set) starts from a copy of ``ref``
+    and takes negative indices from the end. A segment reduction (``rows`` set:
+    the arg giving the number of rows) starts every row at ``init`` (the fold's
+    identity: :data:`SEGMENT_INITS`), takes indices in 0..rows-1, divides each
+    row by the number of updates it got when ``mean``, and requires
+    non-decreasing indices when ``sorted``.
+    """
+
+    combine: SExpr
+    indices: str
+    updates: str
+    ref: str | None = None
+    rows: str | None = None
+    init: str = "zero"
+    mean: bool = False
+    sorted: bool = False
+
+    kind = "scatter"
+
+
+#: What a segment reduction's rows start at (and what an empty segment gives).
+SEGMENT_INITS = ("zero", "one", "lowest", "highest")
+
+
 #: Generation kinds -> their roles: (role, "list" | "int" | "float").
 GENERATE_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "fill": (("shape", "list"), ("value", "float")),
@@ -472,7 +504,7 @@ def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
     return input_dtype
 
 Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition",
-                SlidingWindow, LayoutMove, Generation]
+                SlidingWindow, LayoutMove, Generation, ScatterRows]
 
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {

@@ -667,6 +667,27 @@ def compute_problems(op: M.Op) -> list[Problem]:
         need_roles("layout", c.layout, C.LAYOUT_ROLES, c.params)
         if c.input in inputs and op.outputs and op.outputs[0].type is not inputs[c.input].type:
             out.append(f"a layout's output has the type of its input ({inputs[c.input].type.value})")
+    elif isinstance(c, C.ScatterRows):
+        need_input(c.indices)
+        need_input(c.updates)
+        if c.indices in inputs and inputs[c.indices].type is not DataType.LONG:
+            out.append(f"input '{c.indices}' must be LONG (the rows to fold into)")
+        if (c.ref is None) == (c.rows is None):
+            out.append("a scatter starts from a ref input, a segment reduction from a number of rows: exactly one")
+        if c.ref is not None:
+            need_input(c.ref)
+        if c.rows is not None:
+            need_arg(c.rows, (DataType.INT, DataType.LONG), False, "rows of the result")
+        if c.init not in C.SEGMENT_INITS:
+            out.append(f"init must be one of {', '.join(C.SEGMENT_INITS)}, got {c.init!r}")
+        if c.updates in inputs and op.outputs and op.outputs[0].type is not inputs[c.updates].type:
+            out.append(f"the output has the type of {c.updates} ({inputs[c.updates].type.value})")
+        if c.mean and c.updates in inputs and inputs[c.updates].type is not DataType.FLOATING_POINT:
+            out.append(f"a mean divides: input '{c.updates}' must be FLOATING_POINT")
+        check_functions(c.combine, {"acc", "u"}, "combine")
+        out.extend(C.integer_misuse(c.combine))
+        if len(op.outputs) != 1:
+            out.append("a scatter has exactly one output")
     elif isinstance(c, C.FragmentKernel):
         need_input("x") if "x" in inputs else None
         if c.layout not in ("axis", "matrix", "matrix_reduce"):

@@ -2,7 +2,15 @@
 
 from dsl import *
 from dsl.compute import fn
-from ops.mixins import compare, fragment_names, pair_reduce, reduce, scan
+from ops.mixins import (
+    compare,
+    fragment_names,
+    pair_reduce,
+    reduce,
+    scan,
+    scatter_params,
+    segment_params,
+)
 
 #: The conditions of match_condition and replace_where, each a test of x against a value.
 CONDITIONS = {
@@ -468,6 +476,261 @@ with Namespace("base"):
             Gathers slices of x along an axis (NumPy's take, ONNX Gather): the result
             has x's shape with that axis replaced by the shape of indices. An index
             outside -n..n-1 for an axis of size n is an error.
+            """,
+        )
+
+    with Op("scatter_update") as op:
+        op.display_path = "/Base/Scatter"
+        op.onnx = "ScatterND"
+        scatter_params(NDARRAY)
+        Scatter(lambda acc, u: u)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Replaces the rows: output[indices[k]] = updates[k]. Where an index repeats, the last update wins.
+            The result starts as a copy of ref; the updates apply one row at a time in the
+            order of indices (flattened), and an index outside -n..n-1 for the n rows of ref
+            is an error.
+            """,
+        )
+
+    with Op("scatter_add") as op:
+        op.display_path = "/Base/Scatter"
+        op.onnx = "ScatterND"
+        scatter_params(NUMERIC)
+        Scatter(lambda acc, u: acc + u)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Adds the update rows: output[indices[k]] += updates[k]; integers wrap around.
+            The result starts as a copy of ref; the updates apply one row at a time in the
+            order of indices (flattened), and an index outside -n..n-1 for the n rows of ref
+            is an error.
+            """,
+        )
+
+    with Op("scatter_sub") as op:
+        op.display_path = "/Base/Scatter"
+        scatter_params(NUMERIC)
+        Scatter(lambda acc, u: acc - u)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Subtracts the update rows: output[indices[k]] -= updates[k]; integers wrap around.
+            The result starts as a copy of ref; the updates apply one row at a time in the
+            order of indices (flattened), and an index outside -n..n-1 for the n rows of ref
+            is an error.
+            """,
+        )
+
+    with Op("scatter_mul") as op:
+        op.display_path = "/Base/Scatter"
+        op.onnx = "ScatterND"
+        scatter_params(NUMERIC)
+        Scatter(lambda acc, u: acc * u)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Multiplies by the update rows: output[indices[k]] *= updates[k]; integers wrap around.
+            The result starts as a copy of ref; the updates apply one row at a time in the
+            order of indices (flattened), and an index outside -n..n-1 for the n rows of ref
+            is an error.
+            """,
+        )
+
+    with Op("scatter_div") as op:
+        op.display_path = "/Base/Scatter"
+        scatter_params(NUMERIC)
+        Scatter(lambda acc, u: acc / u)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Divides by the update rows: output[indices[k]] /= updates[k]. Integer division truncates toward zero and dividing by 0 gives 0, as in math.div.
+            The result starts as a copy of ref; the updates apply one row at a time in the
+            order of indices (flattened), and an index outside -n..n-1 for the n rows of ref
+            is an error.
+            """,
+        )
+
+    with Op("scatter_max") as op:
+        op.display_path = "/Base/Scatter"
+        op.onnx = "ScatterND"
+        scatter_params(NUMERIC)
+        Scatter(lambda acc, u: fn.maximum(acc, u))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Keeps the larger value: output[indices[k]] = maximum(output[indices[k]], updates[k]), as math.maximum.
+            The result starts as a copy of ref; the updates apply one row at a time in the
+            order of indices (flattened), and an index outside -n..n-1 for the n rows of ref
+            is an error.
+            """,
+        )
+
+    with Op("scatter_min") as op:
+        op.display_path = "/Base/Scatter"
+        op.onnx = "ScatterND"
+        scatter_params(NUMERIC)
+        Scatter(lambda acc, u: fn.minimum(acc, u))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Keeps the smaller value: output[indices[k]] = minimum(output[indices[k]], updates[k]), as math.minimum.
+            The result starts as a copy of ref; the updates apply one row at a time in the
+            order of indices (flattened), and an index outside -n..n-1 for the n rows of ref
+            is an error.
+            """,
+        )
+
+    with Op("segment_sum") as op:
+        op.display_path = "/Base/Segment"
+        segment_params(NUMERIC)
+        Segment(lambda acc, u: acc + u, init="zero", sorted=True)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The sum of each segment's rows; an empty segment gives 0; integers wrap around.
+            Row s of the result folds the rows of data whose id is s, in order; an id
+            outside 0..num_segments-1 is an error. segment_ids must be sorted (non-decreasing); unsorted ids are an error, so use
+            unsorted_segment_sum for them.
+            """,
+        )
+
+    with Op("segment_mean") as op:
+        op.display_path = "/Base/Segment"
+        segment_params(FLOATING_POINT)
+        Segment(lambda acc, u: acc + u, init="zero", mean=True, sorted=True)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The mean of each segment's rows (their sum, in the order of the rows, divided by their number); an empty segment gives 0.
+            Row s of the result folds the rows of data whose id is s, in order; an id
+            outside 0..num_segments-1 is an error. segment_ids must be sorted (non-decreasing); unsorted ids are an error, so use
+            unsorted_segment_mean for them.
+            """,
+        )
+
+    with Op("segment_max") as op:
+        op.display_path = "/Base/Segment"
+        segment_params(NUMERIC)
+        Segment(lambda acc, u: fn.maximum(acc, u), init="lowest", sorted=True)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The maximum of each segment's rows, as math.maximum; an empty segment gives the lowest value of the dtype (-inf for floats).
+            Row s of the result folds the rows of data whose id is s, in order; an id
+            outside 0..num_segments-1 is an error. segment_ids must be sorted (non-decreasing); unsorted ids are an error, so use
+            unsorted_segment_max for them.
+            """,
+        )
+
+    with Op("segment_min") as op:
+        op.display_path = "/Base/Segment"
+        segment_params(NUMERIC)
+        Segment(lambda acc, u: fn.minimum(acc, u), init="highest", sorted=True)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The minimum of each segment's rows, as math.minimum; an empty segment gives the highest value of the dtype (inf for floats).
+            Row s of the result folds the rows of data whose id is s, in order; an id
+            outside 0..num_segments-1 is an error. segment_ids must be sorted (non-decreasing); unsorted ids are an error, so use
+            unsorted_segment_min for them.
+            """,
+        )
+
+    with Op("segment_prod") as op:
+        op.display_path = "/Base/Segment"
+        segment_params(NUMERIC)
+        Segment(lambda acc, u: acc * u, init="one", sorted=True)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The product of each segment's rows; an empty segment gives 1; integers wrap around.
+            Row s of the result folds the rows of data whose id is s, in order; an id
+            outside 0..num_segments-1 is an error. segment_ids must be sorted (non-decreasing); unsorted ids are an error, so use
+            unsorted_segment_prod for them.
+            """,
+        )
+
+    with Op("unsorted_segment_sum") as op:
+        op.display_path = "/Base/Segment"
+        segment_params(NUMERIC)
+        Segment(lambda acc, u: acc + u, init="zero")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The sum of each segment's rows; an empty segment gives 0; integers wrap around.
+            Row s of the result folds the rows of data whose id is s, in order; an id
+            outside 0..num_segments-1 is an error. segment_ids may come in any order.
+            """,
+        )
+
+    with Op("unsorted_segment_mean") as op:
+        op.display_path = "/Base/Segment"
+        segment_params(FLOATING_POINT)
+        Segment(lambda acc, u: acc + u, init="zero", mean=True)
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The mean of each segment's rows (their sum, in the order of the rows, divided by their number); an empty segment gives 0.
+            Row s of the result folds the rows of data whose id is s, in order; an id
+            outside 0..num_segments-1 is an error. segment_ids may come in any order.
+            """,
+        )
+
+    with Op("unsorted_segment_max") as op:
+        op.display_path = "/Base/Segment"
+        segment_params(NUMERIC)
+        Segment(lambda acc, u: fn.maximum(acc, u), init="lowest")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The maximum of each segment's rows, as math.maximum; an empty segment gives the lowest value of the dtype (-inf for floats).
+            Row s of the result folds the rows of data whose id is s, in order; an id
+            outside 0..num_segments-1 is an error. segment_ids may come in any order.
+            """,
+        )
+
+    with Op("unsorted_segment_min") as op:
+        op.display_path = "/Base/Segment"
+        segment_params(NUMERIC)
+        Segment(lambda acc, u: fn.minimum(acc, u), init="highest")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The minimum of each segment's rows, as math.minimum; an empty segment gives the highest value of the dtype (inf for floats).
+            Row s of the result folds the rows of data whose id is s, in order; an id
+            outside 0..num_segments-1 is an error. segment_ids may come in any order.
+            """,
+        )
+
+    with Op("unsorted_segment_prod") as op:
+        op.display_path = "/Base/Segment"
+        segment_params(NUMERIC)
+        Segment(lambda acc, u: acc * u, init="one")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The product of each segment's rows; an empty segment gives 1; integers wrap around.
+            Row s of the result folds the rows of data whose id is s, in order; an id
+            outside 0..num_segments-1 is an error. segment_ids may come in any order.
             """,
         )
 

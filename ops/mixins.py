@@ -132,3 +132,48 @@ FLOAT_DTYPES = ("float32", "float64")
 def fragment_names(name, dtypes=tuple(FRAGMENT_SUFFIX)):
     """The C fragment of each dtype: ``{"float32": "<name>_f32", ...}``."""
     return {dtype: f"{name}_{FRAGMENT_SUFFIX[dtype]}" for dtype in dtypes}
+
+
+def scatter_params(kind=NUMERIC):
+    """Inside an Op: the tensors of a scatter (``ref``, ``indices``, ``updates``)."""
+    ref = Input(kind, "ref", description="The tensor to update, in rows along axis 0")
+    Input(
+        LONG,
+        "indices",
+        description="The row of ref each update goes to; negative counts from the end",
+    )
+    updates = Input(
+        kind,
+        "updates",
+        description="The update rows: shape indices.shape + ref.shape[1:]",
+    )
+    Output(
+        kind, "output", description="ref with the updates folded in, with ref's shape"
+    )
+    Constraint("ref and updates must have the same type", same_type(ref, updates))
+
+
+def segment_params(kind=NUMERIC):
+    """Inside an Op: the tensors and the segment count of a segment reduction."""
+    data = Input(kind, "data", description="The rows to reduce, along axis 0")
+    ids = Input(
+        LONG,
+        "segment_ids",
+        description="The segment of each row of data, in 0..num_segments-1",
+    )
+    Arg(
+        LONG,
+        "num_segments",
+        description="How many segments: the rows of the result (no memory is allocated at run time)",
+    )
+    Output(
+        kind,
+        "output",
+        description="One row per segment: shape [num_segments] + data.shape[1:]",
+    )
+    Constraint("segment_ids must be a vector", ids.rank() == 1)
+    Constraint("data must have rank 1 or more", data.rank() >= 1)
+    Constraint(
+        "segment_ids must hold one id per row of data",
+        ids.size_at(0) == data.size_at(0),
+    )

@@ -181,6 +181,19 @@ def compute_text(op: object) -> list[str]:
     if isinstance(c, C.LayoutMove):
         given = ", ".join(f"{role}={name}" if role != name else name for role, name in c.params)
         return [f"layout {c.layout}({', '.join(filter(None, [c.input, given]))}): elements moved, not computed"]
+    if isinstance(c, C.ScatterRows):
+        fold = scalar_text(c.combine)
+        if c.ref is not None:
+            return [f"scatter: {out} starts as {c.ref}; for each k in order, with i = {c.indices}[k] "
+                    f"(negative from the end): acc = {out}[i], u = {c.updates}[k], {out}[i] = {fold}"]
+        start = {"zero": "0", "one": "1", "lowest": "the lowest value", "highest": "the highest value"}[c.init]
+        text = (f"segments: {out} has {c.rows} rows starting at {start}; for each k in order, with "
+                f"s = {c.indices}[k]: acc = {out}[s], u = {c.updates}[k], {out}[s] = {fold}")
+        if c.mean:
+            text += "; then each row is divided by its number of updates"
+        if c.sorted:
+            text += f"; {c.indices} must be sorted"
+        return [text]
     if isinstance(c, C.FragmentKernel):
         return [f"hand-written fragments: {c.c_file} (C), {c.python_file}:{c.python_fragment} (Python)"]
     return []

@@ -211,6 +211,12 @@ def output_shape(op: Op) -> str:
         return f"{op.inputs[-1].name}.shape"
     if isinstance(c, C.FragmentKernel) and c.layout == "matrix_reduce":
         return f"{op.inputs[0].name}.shape.remove(0).remove(0)"
+    if isinstance(c, C.ScatterRows) and c.ref is not None:
+        return f"{c.ref}.shape"
+    if isinstance(c, C.ScatterRows):
+        # The rows replace the outermost axis, that of the (vector) segment ids; Imaginet counts from the right.
+        shape = f"{c.updates}.shape"
+        return f"{shape}.replace({shape}.count - 1, {c.rows})"
     if isinstance(c, C.LayoutMove):
         x = f"{c.input}.shape"
         if c.layout == "squeeze":

@@ -16,6 +16,7 @@ from dsl import compute as C
 from dsl.model import Namespace, Op
 from dsl.types import DataType
 from generators.kernels import numpy_runtime, reference
+from generators.kernels.messages import scatter_messages
 from generators.kernels.py_constraints import PyConstraintRenderer
 from generators.kernels.selection import variants_of
 
@@ -93,6 +94,12 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             if any(a.ndim < 2 or a.shape[:-2] != first.shape[:-2] for a in arrays.values()):
                 return None
             shape = last.shape if c.layout == "matrix" else first.shape[:-2]
+        elif isinstance(c, C.ScatterRows):
+            ref = arrays[c.ref].shape if c.ref is not None else None
+            messages = scatter_messages(c)
+            shape = numpy_runtime.scatter_shape(messages, arrays[c.indices].shape, arrays[c.updates].shape, ref,
+                                                arg(c.rows) if c.rows is not None else None)
+            numpy_runtime.scatter_at(arrays[c.indices], shape[0], c.ref is not None, c.sorted, messages)
         elif isinstance(c, C.LayoutMove):
             params = {role: arrays[name] if name in arrays else arg(name) for role, name in c.params}
             if "mode" in params:

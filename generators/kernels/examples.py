@@ -60,6 +60,8 @@ GENERATE_EXAMPLES: dict[str, dict[str, Any]] = {
     "eye": {"rows": 2, "cols": 3},
     "tri": {"rows": 3, "cols": 3, "diag": 0},
 }
+#: The indices of scatter examples (False) and segment examples (True).
+SCATTER_INDICES = {False: np.array([0, 2, 0], dtype=np.int64), True: np.array([0, 0, 2, 2], dtype=np.int64)}
 PREFERRED_DTYPES = ("float32", "int32", "float64", "int64", "bool")
 
 
@@ -123,6 +125,10 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
         return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel):
         return {inputs[0]: (2, 3)}, {c.axis: 1}
+    if isinstance(c, C.ScatterRows) and c.ref is not None:
+        return {c.ref: (3, 2), c.indices: (3,), c.updates: (3, 2)}, {}
+    if isinstance(c, C.ScatterRows):
+        return {c.updates: (4, 2), c.indices: (4,)}, {c.rows: 3}
     if isinstance(c, C.LayoutMove) and c.layout == "gather":
         return {c.input: (3, 2), c.arg("indices"): (2,)}, {c.arg("axis"): 0}
     if isinstance(c, C.LayoutMove):
@@ -143,6 +149,8 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
     arrays = {n: tensor(variant.of(n), s, k) for k, (n, s) in enumerate(shapes.items())}
     if isinstance(op.compute, C.FragmentKernel) and op.compute.matrix:  # decompositions want SPD matrices
         arrays = {n: (SPD_EXAMPLE.astype(a.dtype) if a.shape == SPD_EXAMPLE.shape else a) for n, a in arrays.items()}
+    if isinstance(op.compute, C.ScatterRows):  # rows to fold: one picked twice, one (segment 1) never
+        arrays[op.compute.indices] = SCATTER_INDICES[op.compute.ref is None].copy()
     for a in op.args:
         if a.name in args or a.has_default:
             continue

@@ -597,3 +597,50 @@ def generate_values(kind, p, dtype):
         if n > 1:
             values[-1] = stop
     return values.astype(dtype)
+
+
+# ---------------------------------------------------------------- scatter and segments
+
+
+def scatter_shape(messages, indices_shape, updates_shape, ref_shape, rows):
+    """The result's shape of a scatter (``ref_shape``) or a segment reduction
+    (``rows``); ValueError with opforge_internal's words, from ``messages``."""
+    k = len(indices_shape)
+    if tuple(updates_shape[:k]) != tuple(indices_shape):
+        raise ValueError(messages["prefix"])
+    rest = tuple(updates_shape[k:])
+    if ref_shape is not None:
+        if len(ref_shape) < 1:
+            raise ValueError(messages["rank"])
+        if tuple(ref_shape[1:]) != rest:
+            raise ValueError(messages["rows"])
+        return tuple(ref_shape)
+    if rows < 0:
+        raise ValueError(messages["count"])
+    if len(rest) + 1 > MAX_RANK:
+        raise ValueError(messages["max_rank"])
+    return (int(rows), *rest)
+
+
+def scatter_at(indices, rows, negative, ordered, messages=None):
+    """The rows ``indices`` pick, flat, each in 0..rows-1 (negatives from the end
+    when ``negative``); ValueError out of range, or unsorted when ``ordered``."""
+    messages = messages or {"range": "indices: out of range", "sorted": "indices: not sorted"}
+    at = np.asarray(indices, dtype=np.int64).reshape(-1)
+    low = -rows if negative else 0
+    if at.size and (at.min() < low or at.max() >= rows):
+        raise ValueError(messages["range"])
+    if ordered and at.size > 1 and np.any(at[1:] < at[:-1]):
+        raise ValueError(messages["sorted"])
+    return np.where(at < 0, at + rows, at)
+
+
+def segment_init(init, dtype):
+    """What a segment reduction's rows start at: 0, 1, or the lowest or highest value."""
+    dt = np.dtype(dtype)
+    if init in ("zero", "one"):
+        return dt.type(0 if init == "zero" else 1)
+    if dt.kind == "f":
+        return dt.type(-np.inf if init == "lowest" else np.inf)
+    info = np.iinfo(dt)
+    return dt.type(info.min if init == "lowest" else info.max)

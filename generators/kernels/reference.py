@@ -141,6 +141,28 @@ def body(op: Op) -> list[str]:
     if isinstance(c, C.LayoutMove):
         params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
         return [f"np.copyto({out}, _k.layout_apply({c.layout!r}, {py_name(c.input)}, {{{params}}}))"]
+    if isinstance(c, C.ScatterRows):
+        ind, upd = py_name(c.indices), py_name(c.updates)
+        lines = [f"at = _k.scatter_at({ind}, {out}.shape[0], {c.ref is not None}, {c.sorted})",
+                 f"rows = {upd}.reshape((at.size,) + {out}.shape[1:])"]
+        if c.ref is not None:
+            lines.append(f"np.copyto({out}, {py_name(c.ref)})")
+        else:
+            lines.append(f"{out}[...] = _k.segment_init({c.init!r}, {out}.dtype)")
+        per_dtype = []
+        for v in variants:
+            t = v.of(c.updates)
+            code, _ = scalar_numpy.render(c.combine, t, {"acc": ("acc", t), "u": ("u", t)})
+            per_dtype.append((t, code))
+        # Row by row in the order of indices, as the C kernel folds (slices keep arrays, never scalars).
+        lines += ["with np.errstate(all='ignore'):", "    for k, i in enumerate(at):",
+                  f"        acc, u = {out}[i : i + 1], rows[k : k + 1]"]
+        lines += _by_dtype(upd, per_dtype, "result", indent=2)
+        lines += [f"        np.copyto({out}[i : i + 1], result, casting='unsafe')"]
+        if c.mean:
+            lines += [f"counts = np.bincount(at, minlength={out}.shape[0])", "for s in np.flatnonzero(counts):",
+                      f"    {out}[s] = {out}[s] / {out}.dtype.type(counts[s])"]
+        return lines
     if isinstance(c, C.FragmentKernel) and c.matrix:
         kinds = {a.name: a.type for a in op.args}
         args = ", ".join([py_name(i.name) for i in op.inputs] +

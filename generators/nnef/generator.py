@@ -212,6 +212,11 @@ class NnefGenerator:
             body = f"return list({ins[-1]})"
         elif isinstance(c, C.FragmentKernel) and c.layout == "matrix_reduce":
             body = f"return list({ins[0]})[:-2]"
+        elif isinstance(c, C.ScatterRows) and c.ref is not None:
+            body = f"return list({nnef_name(c.ref)})"
+        elif isinstance(c, C.ScatterRows):
+            rest = f"list({nnef_name(c.updates)})[len({nnef_name(c.indices)}):]"
+            body = f"return [attribs[{nnef_name(c.rows)!r}]] + {rest}"
         elif isinstance(c, C.LayoutMove):
             defaults = {a.name: a.default for a in op.args if a.has_default}
             given = []

@@ -8,6 +8,7 @@ from dsl import dtypes as D
 from dsl.model import Arg, Config, Op
 from dsl.types import DataType, DocScope, Language
 from generators import abi
+from generators.kernels.messages import scatter_messages
 from generators.kernels.selection import variants_of
 from generators.kernels.reference import class_name, config_param, function_name, py_name, ref_name
 from generators.kernels.py_constraints import PyConstraintRenderer
@@ -254,6 +255,15 @@ class _Binding:
             params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
             self.add("try:", f"    shape = _k.generate_shape({c.generator!r}, {{{params}}})",
                      f"    _k.generate_check({c.generator!r}, {{{params}}}, dtype)",
+                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
+        elif isinstance(c, C.ScatterRows):
+            messages = scatter_messages(c)
+            ind, upd = py_name(c.indices), py_name(c.updates)
+            ref = f"{py_name(c.ref)}.shape" if c.ref is not None else "None"
+            rows = py_name(c.rows) if c.rows is not None else "None"
+            self.add(f"_messages = {messages!r}", "try:",
+                     f"    shape = _k.scatter_shape(_messages, {ind}.shape, {upd}.shape, {ref}, {rows})",
+                     f"    _k.scatter_at({ind}, shape[0], {c.ref is not None}, {c.sorted}, _messages)",
                      "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
         elif isinstance(c, C.FragmentKernel) and c.matrix:
             first = py_name(op.inputs[0].name)

@@ -89,6 +89,19 @@ GATHER_CASES: list[tuple[tuple[int, ...], tuple[int, ...], int, tuple[int, int]]
     ((2, 3, 4), (3,), -1, (0, 3)), ((5, 3), (4,), 0, (5, 9)), ((5, 3), (2,), 2, (0, 1)), ((0, 3), (2,), 1, (0, 2)),
 ]
 
+#: scatter: (ref shape, indices shape, updates shape, (lowest, highest index)), valid and invalid alike.
+SCATTER_CASES: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, int]]] = [
+    ((5, 3), (7,), (7, 3), (-5, 4)), ((6,), (4,), (4,), (0, 5)), ((4, 2, 3), (2, 2), (2, 2, 2, 3), (-4, 3)),
+    ((3, 2), (0,), (0, 2), (0, 2)), ((3, 2), (), (2,), (1, 1)), ((3, 2), (2,), (2, 3), (0, 2)),
+    ((3, 2), (2,), (2, 2), (3, 5)), ((), (1,), (1,), (0, 0)),
+]
+#: segments: (data shape, ids length, num_segments, (lowest, highest id), sorted ids), valid and invalid alike.
+SEGMENT_CASES: list[tuple[tuple[int, ...], int, int, tuple[int, int], bool]] = [
+    ((9, 3), 9, 4, (0, 3), True), ((8,), 8, 3, (0, 2), True), ((5, 2, 2), 5, 7, (1, 5), True),
+    ((0, 3), 0, 2, (0, 1), True), ((6, 2), 6, 3, (0, 2), False), ((4, 3), 4, 2, (0, 5), True),
+    ((4, 3), 3, 2, (0, 1), True), ((4,), 4, 0, (0, 0), True), ((3,), 3, -1, (0, 0), True),
+]
+
 #: Per number of inputs of a matrix fragment: input shapes, valid and invalid alike.
 MATRIX_CASES: dict[int, list[tuple[tuple[int, ...], ...]]] = {
     1: [((3, 3),), ((2, 4, 4),), ((1, 1),), ((2, 1, 2, 2),), ((0, 3, 3),), ((3, 4),), ((5,),)],
@@ -249,6 +262,18 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             out.append({"inputs": {}, "args": {}, "tol": tol,
                         "stream": {"window": window, "stride": stride, "frame_shape": list(frame),
                                    "blocks": blocks, "dtype": v.dtype}})
+    elif isinstance(c, C.ScatterRows) and c.ref is not None:
+        for k, (shape, index_shape, update_shape, (low, high)) in enumerate(SCATTER_CASES):
+            view = "strided" if k == 0 else None
+            inputs = {c.ref: _tensor(v.of(c.ref), shape, view=view),
+                      c.indices: _tensor(v.of(c.indices), index_shape, extreme=False, low=low, high=high),
+                      c.updates: _tensor(v.of(c.updates), update_shape, view=view)}
+            out.append({"inputs": inputs, "args": {}, "tol": tol})
+    elif isinstance(c, C.ScatterRows):
+        for shape, count, rows, (low, high), ordered in SEGMENT_CASES:
+            ids = _tensor(v.of(c.indices), (count,), extreme=False, low=low, high=high) | ({"sorted": True} if ordered else {})
+            inputs = {c.updates: _tensor(v.of(c.updates), shape), c.indices: ids}
+            out.append({"inputs": inputs, "args": {c.rows: rows}, "tol": tol})
     elif isinstance(c, C.LayoutMove) and c.layout == "gather":
         x, indices, axis = c.input, c.arg("indices"), c.arg("axis")
         for shape, index_shape, a, (low, high) in GATHER_CASES:

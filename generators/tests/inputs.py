@@ -60,6 +60,8 @@ def build(spec: dict[str, Any], configs: Callable[[str, dict[str, Any]], Any] | 
             kwargs[name] = big[tuple(slice(None, None, 2) for _ in shape)]
         else:
             kwargs[name] = make_array(rng, t["dtype"], shape, t["extreme"], t.get("low"), t.get("high"))
+        if t.get("sorted"):
+            kwargs[name] = np.sort(kwargs[name], axis=None).reshape(shape)
         if t.get("matrix") == "spd":
             kwargs[name] = spd(kwargs[name])
     for name, value in spec["args"].items():
