@@ -18,7 +18,7 @@ from dsl import model as M
 from dsl import validate
 from dsl.expr import ParamRef
 from dsl.model import NO_DEFAULT, Location, Problem
-from dsl.terms import ArgHandle, InputHandle, OutputHandle, ParamHandle, Term
+from dsl.terms import ArgHandle, InputHandle, OutputHandle, ParamHandle, Term, term
 from dsl.types import SINGLE, Count, DataType, DocScope, Language
 
 _DSL_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -824,14 +824,18 @@ def Random(distribution: str, **params: str) -> None:
 
 
 def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragment: str,
-             layout: str = "axis", axis: str = "axis", args: tuple[str, ...] = (), failure: str | None = None) -> None:
+             layout: str = "axis", axis: str = "axis", args: tuple[str, ...] = (), failure: str | None = None,
+             workspace: Any = None) -> None:
     """Hand-written kernels: ``c`` and ``python`` are files beside the ops
     file holding ``#pragma IMAGINET_FRAGMENT_BEGIN`` fragments; ``c_fragments``
     maps each dtype to its C fragment. ``layout`` is "axis", "matrix" or
     "matrix_reduce" (see ``compute.FragmentKernel``); matrix kernels that can
-    fail say what failing means in ``failure``."""
+    fail say what failing means in ``failure``. ``workspace`` is the number of
+    doubles of scratch memory a matrix kernel needs, a size expression of the
+    inputs (``n * n + n`` with ``n = x.size_at(-1)``); the caller provides it."""
+    node = term(workspace).node if workspace is not None else None
     _set_compute("Fragment", compute.FragmentKernel(
-        c, tuple(sorted(c_fragments.items())), python, python_fragment, layout, axis, tuple(args), failure))
+        c, tuple(sorted(c_fragments.items())), python, python_fragment, layout, axis, tuple(args), failure, node))
 
 
 def Layout(layout: str, *, input: str = "x", **params: str) -> None:

@@ -368,6 +368,9 @@ class FragmentKernel:
     args: tuple[str, ...]
     #: For matrix layouts: what a non-zero return means ("x is not positive definite").
     failure: str | None = None
+    #: For matrix layouts: the doubles of scratch memory the kernel needs, an
+    #: integer expression (``dsl.expr``) of the inputs' sizes; None: none.
+    workspace: Any = None
 
     kind = "fragment"
 

@@ -698,6 +698,12 @@ def compute_problems(op: M.Op) -> list[Problem]:
             out.append(f"a {c.layout} fragment has exactly one output")
         if c.failure is not None and not c.matrix:
             out.append("only matrix fragments can fail (failure=...)")
+        if c.workspace is not None:
+            if not c.matrix:
+                out.append("only matrix fragments take a workspace")
+            if not isinstance(c.workspace, (E.Arith, E.SizeAt, E.Literal)) or any(
+                    r.kind != "input" for r in E.param_refs(c.workspace)):
+                out.append("workspace must be an integer expression of the inputs' sizes")
         for name in c.args:
             if _scalar_arg(op, name) is None:
                 out.append(f"fragment arg '{name}' must be a single-valued arg")

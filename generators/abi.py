@@ -80,8 +80,22 @@ def parameters(op: Op) -> list[CParam]:
         params.append(CParam(f"const {config_struct(c)}*", c_name(c.name), "config", c.name))
     for o in op.outputs:
         params.append(CParam("opforge_tensor*", c_name(o.name), "output", o.name))
+    if has_workspace(op):
+        params.append(CParam("void*", "workspace", "workspace", "workspace"))
+        params.append(CParam("size_t", "workspace_bytes", "workspace_bytes", "workspace"))
     params.append(CParam("const char**", "detail", "detail", "detail"))
     return params
+
+
+def has_workspace(op: Op) -> bool:
+    """Whether the op's kernel needs scratch memory, which the caller provides (ADR 0017)."""
+    return getattr(op.compute, "workspace", None) is not None
+
+
+def workspace_prototype(op: Op) -> str:
+    """``<fn>_workspace``: the bytes of workspace the op needs for these inputs."""
+    inputs = ", ".join(f"const opforge_tensor* {c_name(i.name)}" for i in op.inputs)
+    return f"opforge_status {function(op)}_workspace({inputs}, size_t* bytes, const char** detail)"
 
 
 def arg_parameters(a: Arg) -> list[CParam]:
@@ -123,4 +137,6 @@ def stream_prototypes(op: Op) -> dict[str, str]:
 
 def prototypes(op: Op) -> list[str]:
     """Every API function of an op."""
-    return list(stream_prototypes(op).values()) if is_stream(op) else [prototype(op)]
+    if is_stream(op):
+        return list(stream_prototypes(op).values())
+    return [workspace_prototype(op), prototype(op)] if has_workspace(op) else [prototype(op)]

@@ -156,6 +156,84 @@ with Namespace("linalg"):
             """,
         )
 
+    with Op("solve") as op:
+        op.display_path = "/Linalg/Solvers"
+        matrix = Input(
+            FLOATING_POINT,
+            "matrix",
+            description="Square matrices A (n x n) in the last two axes",
+        )
+        rhs = Input(
+            FLOATING_POINT,
+            "rhs",
+            description="Right-hand sides B (n x k), with the batch axes of matrix",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The solutions X, with the shape of rhs",
+        )
+        Constraint("matrix and rhs must have the same type", same_type(matrix, rhs))
+        Constraint(
+            "matrix must hold square matrices", matrix.size_at(-1) == matrix.size_at(-2)
+        )
+        Constraint(
+            "rhs must have as many rows as matrix",
+            rhs.size_at(-2) == matrix.size_at(-1),
+        )
+        Fragment(
+            c="fragments/factor.h",
+            python="fragments/factor.py",
+            c_fragments=fragment_names("solve", FLOAT_DTYPES),
+            python_fragment="solve",
+            layout="matrix",
+            failure="matrix is singular",
+            workspace=matrix.size_at(-1) * matrix.size_at(-1)
+            + rhs.size_at(-2) * rhs.size_at(-1),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Solves A X = B for square A (numpy.linalg.solve): Gaussian elimination
+            with partial pivoting in double, then back substitution. A singular A
+            (a column without a non-zero pivot) is an error.
+            """,
+        )
+
+    with Op("logdet") as op:
+        op.display_path = "/Linalg/Decompositions"
+        x = Input(
+            FLOATING_POINT,
+            "x",
+            description="Symmetric positive definite matrices in the last two axes",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="log(det x) of each matrix, with x's batch axes",
+        )
+        Constraint("x must hold square matrices", x.size_at(-1) == x.size_at(-2))
+        Fragment(
+            c="fragments/factor.h",
+            python="fragments/factor.py",
+            c_fragments=fragment_names("logdet", FLOAT_DTYPES),
+            python_fragment="logdet",
+            layout="matrix_reduce",
+            failure="x is not positive definite",
+            workspace=x.size_at(-1) * x.size_at(-1),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The natural logarithm of the determinant of each symmetric positive
+            definite matrix, 2 * sum(log(L_jj)) over its Cholesky factor L, in
+            double (TensorFlow's logdet). Only the lower triangle of x is read; an
+            input that is not positive definite is an error.
+            """,
+        )
+
     with Op("tri") as op:
         op.display_path = "/Linalg/Structure"
         Arg(INT, "rows", description="Rows of the result")

@@ -964,6 +964,64 @@ with Namespace("math"):
             "The main diagonal of each matrix in the last two axes of x.",
         )
 
+    with Op("matrix_determinant") as op:
+        op.display_path = "/Math/Matrix"
+        op.onnx = "Det"
+        x = Input(
+            FLOATING_POINT, "x", description="Square matrices in the last two axes"
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The determinants, with x's batch axes",
+        )
+        Constraint("x must hold square matrices", x.size_at(-1) == x.size_at(-2))
+        Fragment(
+            c="fragments/factor.h",
+            python="fragments/factor.py",
+            c_fragments=fragment_names("determinant", FLOAT_DTYPES),
+            python_fragment="determinant",
+            layout="matrix_reduce",
+            workspace=x.size_at(-1) * x.size_at(-1),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The determinant of each matrix, from Gaussian elimination with partial
+            pivoting in double: the product of the pivots, negated for each row swap.
+            A singular matrix gives 0; a matrix of 0 x 0 gives 1.
+            """,
+        )
+
+    with Op("matrix_inverse") as op:
+        op.display_path = "/Math/Matrix"
+        x = Input(
+            FLOATING_POINT, "x", description="Square matrices in the last two axes"
+        )
+        Output(
+            FLOATING_POINT, "output", description="The inverses, with the shape of x"
+        )
+        Constraint("x must hold square matrices", x.size_at(-1) == x.size_at(-2))
+        Fragment(
+            c="fragments/factor.h",
+            python="fragments/factor.py",
+            c_fragments=fragment_names("inverse", FLOAT_DTYPES),
+            python_fragment="inverse",
+            layout="matrix",
+            failure="x is singular",
+            workspace=2 * x.size_at(-1) * x.size_at(-1),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The inverse of each matrix (numpy.linalg.inv): Gaussian elimination with
+            partial pivoting in double, solving x X = I. A singular matrix (a column
+            without a non-zero pivot) is an error.
+            """,
+        )
+
     with Op("iamax", arg_search) as op:
         op.display_path = "/Math/Reduction"
         Output(

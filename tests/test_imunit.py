@@ -327,6 +327,11 @@ def test_c_implementation_computes_the_reference(out: Path, tmp_path: Path, ns, 
         elif arg == op.outputs[0].name:
             lines.append(f"static {golden.C_TYPE[expected.dtype.name]} out[{max(1, expected.size)}];")
             args.append("out")
+        elif isinstance(env.get(arg), Tensor):  # the unit's scratch (System.Tensor): a buffer of its size
+            scratch = env[arg]
+            assert scratch.type_.name == "Float64", scratch
+            lines.append(f"static double scratch_{arg}[{max(1, int(np.prod(scratch.shape_.dims)))}];")
+            args.append(f"scratch_{arg}")
         else:
             value = env[arg]
             args.append(("1" if value else "0") if isinstance(value, bool) else repr(value))

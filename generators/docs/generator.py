@@ -193,6 +193,8 @@ class DocsGenerator:
             "computes": [md.code(line) for line in compute_text(op)],
             "example": self._example(ns, op, functions),
             "onnx": onnx_link(op.onnx) if op.onnx else None,
+            "workspace": (md.code("8 * (" + READABLE.render(op.compute.workspace) + ")")  # type: ignore[union-attr]
+                          if getattr(op.compute, "workspace", None) is not None else None),
             "params": self._params(op.params),
             "constraints": self._constraints(op),
             "configs": [{"name": md.inline(c.name), "href": f"#{config_anchor(c.name)}"} for c in op.configs],

@@ -434,6 +434,11 @@ class _System:
     def ArrayBuffer(type_: ValueType, shape: Any, static: bool = True) -> Tensor:  # noqa: N802
         return Tensor(type_, shape if isinstance(shape, Shape) else Shape((int(shape),)))
 
+    @staticmethod
+    def Tensor(type_: ValueType, shape: Any, static: bool = False) -> Tensor:  # noqa: N802
+        """Scratch memory of a unit (the authoring guide's temporary buffers)."""
+        return Tensor(type_, shape if isinstance(shape, Shape) else Shape((int(shape),)))
+
     def __getattr__(self, name: str) -> Any:
         if name in VALUE_TYPES:
             return VALUE_TYPES[name]

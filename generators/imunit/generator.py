@@ -144,6 +144,10 @@ class ImunitGenerator:
                 cfg = next(c for c in op.configs if c.name == p.source)
                 for a in cfg.args:
                     out.append((f"int {cfg.name}_{a.name}", f"{cfg.name}_{a.name}"))
+            elif p.role == "workspace":  # a scratch tensor of the unit (System.Tensor)
+                out.append(("double* workspace", "workspace"))
+            elif p.role == "workspace_bytes":
+                out.append(("int workspace_count", "workspace_count"))
         return out
 
     def _adapter(self, op: Op, dtype: str) -> str:
@@ -189,6 +193,10 @@ class ImunitGenerator:
                 fields = ", ".join(f"{cfg.name}_{a.name}" for a in cfg.args)
                 body.append(f"const {abi.config_struct(cfg)} cfg_{cfg.name} = {{{fields}}};")
                 call.append(f"&cfg_{cfg.name}")
+            elif p.role == "workspace":
+                call.append("workspace")
+            elif p.role == "workspace_bytes":
+                call.append("(size_t)workspace_count * sizeof(double)")
             elif p.role == "detail":
                 call.append("NULL")
         name = self.adapter_name(op, dtype)
@@ -218,7 +226,8 @@ class ImunitGenerator:
         api = f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.function(op)}"\n' + "".join(
             f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{n}"\n' for n in
             ["opforge_runtime", *(abi.config_struct(c) for c in op.configs), *kernel_names]
-        ) + "static " + code.api + "#pragma IMAGINET_FRAGMENT_END\n"
+        ) + re.sub(r"^opforge_status ", "static inline opforge_status ", code.api, flags=re.M) + \
+            "#pragma IMAGINET_FRAGMENT_END\n"
         parts.append(api)
         if abi.is_stream(op):
             parts += [self._queue_adapters(op, v.dtype) for v in variants_of(op)]

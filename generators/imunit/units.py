@@ -156,6 +156,9 @@ def hidden(op: Op) -> list[Hidden]:
                                                           enumerate(abi.DTYPES[:-1])], str(len(abi.DTYPES) - 1))))
         elif not a.count.is_single and a.name != reduction_axes_arg(op):
             out += dims(a.name, a.name)
+    if abi.has_workspace(op):  # the kernel's scratch: a tensor of the unit, sized from the inputs
+        out.append(Hidden("workspace_count", UnitRenderer(op).render(op.compute.workspace)))  # type: ignore[union-attr]
+        out.append(Hidden("workspace", "System.Tensor(System.Float64, workspace_count > 0 ? workspace_count : 1)"))
     out.append(Hidden("output_shape", output_shape(op)))
     out += dims("output", "output_shape")
     return out

@@ -665,7 +665,10 @@ class FragmentEmitter(Emitter):
                     texts.append(text)
             includes += [i for i in incs if i not in includes]
         if c.matrix:
-            return OpCode(tuple(texts), tuple(includes), self.api(self.matrix_body(c)))
+            api = self.api(self.matrix_body(c))
+            if c.workspace is not None:
+                api = self.workspace_function(c) + "\n" + api
+            return OpCode(tuple(texts), tuple(includes), api)
         x = abi.c_name(self.op.inputs[0].name)
         outn = abi.c_name(self.op.outputs[0].name)
         lines = [f"int64_t axis_index = {abi.c_name(c.axis)};",
@@ -691,12 +694,29 @@ class FragmentEmitter(Emitter):
 
         return OpCode(tuple(texts), tuple(includes), self.api(lines + self.dispatch(per_variant)))
 
-    def matrix_body(self, c: C.FragmentKernel) -> list[str]:
-        """Matrices in the last two axes, one batch for all inputs; the kernel says if it failed."""
+    def workspace_function(self, c: C.FragmentKernel) -> str:
+        """``<fn>_workspace``: the inputs checked as the op checks them, then the bytes
+        the kernel's scratch needs (a count of doubles, so double-aligned)."""
+        lines = ["if (detail != NULL) {", "*detail = NULL;", "}", "if (bytes == NULL) {",
+                 f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string('bytes: NULL')});", "}", "*bytes = 0;"]
+        for t in self.op.inputs:
+            allowed = {v.of(t.name) for v in self.variants}
+            name = abi.c_name(t.name)
+            lines += ["{", f"const opforge_status st = opf_check_tensor({name}, {mask(allowed)});",
+                      "if (st != OPFORGE_OK) {",
+                      f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});", "}", "}"]
+        lines += self.matrix_shape_checks()
+        lines += [f"const int64_t doubles = {self.constraints.render(c.workspace)};",
+                  "if (doubles < 0 || (uint64_t)doubles > (uint64_t)(SIZE_MAX / sizeof(double))) {",
+                  f"return opf_fail(detail, OPFORGE_ERR_SIZE, {c_string('workspace: its size does not fit in size_t')});",
+                  "}", "*bytes = (size_t)doubles * sizeof(double);", "return OPFORGE_OK;"]
+        return abi.workspace_prototype(self.op) + "\n{\n" + "\n".join(lines) + "\n}\n"
+
+    def matrix_shape_checks(self) -> list[str]:
+        """Every input holds matrices in its last two axes, with the batch axes of the first."""
         op = self.op
         names = [abi.c_name(i.name) for i in op.inputs]
-        first, last = names[0], names[-1]
-        outn = abi.c_name(op.outputs[0].name)
+        first = names[0]
         lines = []
         for i, n in zip(op.inputs, names):
             lines += [f"if ({n}->rank < 2) {{",
@@ -706,6 +726,15 @@ class FragmentEmitter(Emitter):
             lines += [f"if ({n}->rank != {first}->rank || memcmp({n}->shape, {first}->shape, sizeof({first}->shape[0]) * (size_t)({first}->rank - 2)) != 0) {{",
                       f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must have the batch axes of ' + op.inputs[0].name)});",
                       "}"]
+        return lines
+
+    def matrix_body(self, c: C.FragmentKernel) -> list[str]:
+        """Matrices in the last two axes, one batch for all inputs; the kernel says if it failed."""
+        op = self.op
+        names = [abi.c_name(i.name) for i in op.inputs]
+        first, last = names[0], names[-1]
+        outn = abi.c_name(op.outputs[0].name)
+        lines = self.matrix_shape_checks()
         lines += ["int64_t batch = 1;", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{", f"batch *= {first}->shape[d];", "}"]
         if c.layout == "matrix":
             lines += self.output_check(f"{last}->rank", f"{last}->shape")
@@ -715,6 +744,17 @@ class FragmentEmitter(Emitter):
         kinds = {a.name: a.type for a in op.args}
         extra = [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
         message = c_string(c.failure or "the kernel failed")
+        if c.workspace is not None:
+            # The caller's scratch: at least what <fn>_workspace says, aligned for doubles.
+            lines += [f"const int64_t doubles = {self.constraints.render(c.workspace)};",
+                      "if (doubles > 0 && workspace == NULL) {",
+                      f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string('workspace: NULL')});", "}",
+                      "if (doubles < 0 || (uint64_t)doubles > (uint64_t)(workspace_bytes / sizeof(double))) {",
+                      f"return opf_fail(detail, OPFORGE_ERR_SIZE, {c_string('workspace: smaller than ' + abi.function(op) + '_workspace gives')});",
+                      "}", "if ((uintptr_t)workspace % sizeof(double) != 0) {",
+                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string('workspace: not aligned for double')});",
+                      "}"]
+            extra = extra + ["(double*)workspace"]
 
         def per_variant(v: D.Variant) -> list[str]:
             ct = C_TYPE[v.dtype]

@@ -61,6 +61,16 @@ def constraints_hold(op: Op, kwargs: Mapping[str, Any]) -> bool:
     return all(eval(render(c.expr), scope) for _, c in op.all_constraints())  # our own rendering
 
 
+def workspace_doubles(op: Op, kwargs: Mapping[str, Any]) -> int:
+    """The doubles of scratch an op's kernel needs for ``kwargs`` (0 without a workspace)."""
+    node = getattr(op.compute, "workspace", None)
+    if node is None:
+        return 0
+    scope: dict[str, Any] = {"_size_at": _size_at}
+    scope |= {reference.py_name(i.name): np.asarray(kwargs[reference.py_name(i.name)]) for i in op.inputs}
+    return max(0, int(eval(PyConstraintRenderer(op).render(node), scope)))  # our own rendering
+
+
 def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) -> np.ndarray | None:
     """The reference result of ``op`` for the variant ``dtype`` on ``kwargs`` (inputs
     and args by Python name), or None where the op must refuse the inputs."""

@@ -344,6 +344,16 @@ class _Binding:
                 cfg = next(x for x in op.configs if x.name == p.source)
                 fields = ", ".join(f"{a.name!r}: {config_param(cfg.name)}.{py_name(a.name)}" for a in cfg.args)
                 c_args.append(f"_native.config({abi.config_struct(cfg)!r}, {{{fields}}})")
+            elif p.role == "workspace":
+                # The scratch the kernel needs, as its _workspace function says (ADR 0017).
+                ins = ", ".join(f"_native.tensor({py_name(i.name)})" for i in op.inputs)
+                self.add("    _bytes = _native.ffi.new('size_t*')",
+                         f"    _native.call(_op, {abi.function(op) + '_workspace'!r}, {ins}, _bytes)",
+                         # (max is not the builtin here: math.max is generated into this module)
+                         "    _workspace = np.empty(_bytes[0] // 8 or 1, dtype=np.float64)")
+                c_args.append("_native.pointer(_workspace)")
+            elif p.role == "workspace_bytes":
+                c_args.append("_workspace.nbytes")
         self.add(f"    _native.call(_op, {abi.function(op)!r}, {', '.join(c_args)})",
                  "return _rt.finish(written, out)")
 

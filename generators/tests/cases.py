@@ -294,6 +294,10 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
                 square = len(s) >= 2 and s[-1] == s[-2]
                 inputs[n] = _tensor(v.of(n), s, extreme=False) | ({"matrix": "spd"} if square else {})
             out.append({"inputs": inputs, "args": _matrix_args(op, c, k), "tol": tol})
+        if shape_sets:  # a zero first matrix: singular and not positive definite
+            inputs = {n: _tensor(v.of(n), s, extreme=False) for n, s in zip(names, shape_sets[0])}
+            inputs[names[0]]["matrix"] = "zero"
+            out.append({"inputs": inputs, "args": _matrix_args(op, c, 0), "tol": tol})
     elif isinstance(c, C.FragmentKernel):
         x = op.inputs[0].name
         for shape, axis in [((6,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 3, 4), 1)]:

@@ -120,6 +120,16 @@ class _Case:
                     call.append(f"INT64_C({int(value)})")
                 else:
                     call.append(repr(float(value)))
+            elif p.role == "workspace":
+                # Sized at generation time; <fn>_workspace must not ask for more.
+                doubles = max(1, evaluate.workspace_doubles(op, self.kwargs))
+                inputs_ = ", ".join(f"&t_{abi.c_name(i.name)}" for i in op.inputs)
+                lines += [f"static double workspace[{doubles}];", "size_t workspace_need = 0;",
+                          f"const opforge_status st_workspace = {abi.function(op)}_workspace({inputs_}, "
+                          "&workspace_need, NULL);"]
+                call.append("workspace")
+            elif p.role == "workspace_bytes":
+                call.append("sizeof workspace")
             elif p.role == "config":
                 cfg = next(x for x in op.configs if x.name == p.source)
                 given = self.kwargs.get(reference.config_param(cfg.name))
@@ -147,6 +157,8 @@ class _Case:
         lines += ["const char* detail = NULL;",
                   f"const opforge_status st = {abi.function(op)}({', '.join(call)});"]
         if expected is None:
+            if abi.has_workspace(op):
+                lines.append("(void)st_workspace;")
             lines.append(f"report({name}, st != OPFORGE_OK, detail);")
         else:
             tol = self.spec["tol"]
@@ -155,6 +167,8 @@ class _Case:
             compare = (f"same_{kind}(data_out, want, {expected.size}, {int(tol['ulps'])}, {tol['abs'] * scale!r})"
                        if kind in ("float32", "float64") else
                        f"(memcmp(data_out, want, sizeof(want[0]) * {expected.size}) == 0)")
+            if abi.has_workspace(op):
+                compare += " && st_workspace == OPFORGE_OK && workspace_need <= sizeof workspace"
             lines.append(f"report({name}, st == OPFORGE_OK && {compare}, detail);")
         lines.append("}")
         return "\n".join(lines)

@@ -64,6 +64,8 @@ def build(spec: dict[str, Any], configs: Callable[[str, dict[str, Any]], Any] | 
             kwargs[name] = np.sort(kwargs[name], axis=None).reshape(shape)
         if t.get("matrix") == "spd":
             kwargs[name] = spd(kwargs[name])
+        elif t.get("matrix") == "zero":  # singular, and not positive definite
+            kwargs[name] = np.zeros_like(kwargs[name])
     for name, value in spec["args"].items():
         if isinstance(value, dict) and "__config__" in value:
             fields = {k: v for k, v in value.items() if k != "__config__"}
