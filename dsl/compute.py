@@ -429,7 +429,12 @@ LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "strided_slice": (("begin", "list"), ("end", "list"), ("strides", "list")),
     "pad": (("paddings", "list"), ("mode", "enum"), ("value", "float")),
     "gather": (("indices", "tensor"), ("axis", "int")),
+    "gather_nd": (("indices", "tensor"),),
+    "reverse_sequence": (("seq_lengths", "tensor"), ("seq_axis", "int"), ("batch_axis", "int")),
+    "diag": (),
 }
+#: Layouts whose indices are data: a runtime copy, not a plan (the C function checks every index).
+DATA_LAYOUTS = ("gather", "gather_nd", "reverse_sequence", "diag")
 @attrs.frozen
 class Generation:
     """A tensor made from args alone (fill, range, linspace, eye), in the dtype
@@ -475,13 +480,16 @@ class ScatterRows:
 SEGMENT_INITS = ("zero", "one", "lowest", "highest")
 
 
-#: Generation kinds -> their roles: (role, "list" | "int" | "float").
+#: Generation kinds -> their roles: (role, "list" | "int" | "float" | "tensor").
+#: A "tensor" role names a LONG input whose values place the generated ones (one_hot's indices).
 GENERATE_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "fill": (("shape", "list"), ("value", "float")),
     "range": (("start", "float"), ("limit", "float"), ("delta", "float")),
     "linspace": (("start", "float"), ("stop", "float"), ("num", "int")),
     "eye": (("rows", "int"), ("cols", "int")),
     "tri": (("rows", "int"), ("cols", "int"), ("diag", "int")),
+    "one_hot": (("indices", "tensor"), ("depth", "int"), ("axis", "int"), ("on", "float"), ("off", "float")),
+    "sequence_mask": (("lengths", "tensor"), ("maxlen", "int")),
 }
 
 

@@ -68,6 +68,12 @@ class Variant:
 
 
 def primary_type(op: object) -> DataType:
+    """The type whose dtypes make the variants: the first tensor's, or the output's
+    when the output's dtype comes from a ``dtype`` arg (one_hot's indices are LONG)."""
+    from dsl.compute import dtype_from_arg
+
+    if dtype_from_arg(getattr(op, "compute", None)) and op.outputs:  # type: ignore[attr-defined]
+        return op.outputs[0].type  # type: ignore[attr-defined]
     tensors = (*op.inputs, *op.outputs)  # type: ignore[attr-defined]
     return tensors[0].type if tensors else DataType.NUMERIC
 

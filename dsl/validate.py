@@ -660,8 +660,12 @@ def compute_problems(op: M.Op) -> list[Problem]:
     elif isinstance(c, C.Generation):
         need_roles("generator", c.generator, C.GENERATE_ROLES, c.params)
         need_arg("dtype", (DataType.DATA_TYPE,), False, "the output's dtype")
-        if op.inputs:
-            out.append("a generated tensor is made from args alone: no inputs")
+        tensor_roles = {name for role, name in c.params
+                        if dict(C.GENERATE_ROLES.get(c.generator, ())).get(role) == "tensor"}
+        for i in op.inputs:
+            if i.name not in tensor_roles:
+                out.append(f"a generated tensor is made from args and its generator's tensor roles: "
+                           f"input '{i.name}' is neither")
     elif isinstance(c, C.LayoutMove):
         need_input(c.input)
         need_roles("layout", c.layout, C.LAYOUT_ROLES, c.params)

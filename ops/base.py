@@ -479,6 +479,115 @@ with Namespace("base"):
             """,
         )
 
+    with Op("one_hot") as op:
+        op.display_path = "/Base/Creation"
+        op.onnx = "OneHot"
+        Input(LONG, "indices", description="The index of the hot position, per element")
+        Arg(INT, "depth", description="The size of the one-hot axis")
+        Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="Where the one-hot axis goes in the result; -1 makes it the last",
+        )
+        Arg(
+            FLOATING_POINT,
+            "on",
+            default=1.0,
+            description="The value at the hot position",
+        )
+        Arg(FLOATING_POINT, "off", default=0.0, description="The value elsewhere")
+        Arg(
+            DATA_TYPE, "dtype", default="float32", description="The dtype of the result"
+        )
+        Output(
+            NUMERIC,
+            "output",
+            description="indices' shape with an axis of size depth inserted at axis",
+        )
+        Generate("one_hot")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            One-hot encoding (TensorFlow's one_hot): output[..., d, ...] is on where
+            indices[...] == d and off elsewhere, d running along the new axis. An
+            index outside 0..depth-1 gives a row of off (ONNX OneHot would also take
+            negative indices from the end). on and off must convert exactly to dtype.
+            """,
+        )
+
+    with Op("sequence_mask") as op:
+        op.display_path = "/Base/Creation"
+        Input(LONG, "lengths", description="The length of each sequence")
+        Arg(INT, "maxlen", description="The size of the mask's last axis")
+        Arg(DATA_TYPE, "dtype", default="bool", description="The dtype of the result")
+        Output(
+            NDARRAY,
+            "output",
+            description="Shape lengths.shape + [maxlen]: 1 (true) inside each sequence, 0 after",
+        )
+        Generate("sequence_mask")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            A mask of sequence lengths (TensorFlow's sequence_mask):
+            output[..., j] = j < lengths[...] for j in 0..maxlen-1. maxlen is an
+            arg, not the largest length, since the result's size cannot depend on
+            the data; negative lengths give rows of 0.
+            """,
+        )
+
+    with Op("gather_nd") as op:
+        op.display_path = "/Base/Indexing"
+        op.onnx = "GatherND"
+        Input(NDARRAY, "x", description="Input tensor")
+        Input(
+            LONG,
+            "indices",
+            description="Index tuples in its last axis, k values each for the first k axes of x; negative counts from the end",
+        )
+        Output(
+            NDARRAY,
+            "output",
+            description="The picked elements or slices: shape indices.shape[:-1] + x.shape[k:]",
+        )
+        Layout("gather_nd")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Gathers by index tuples (ONNX GatherND with no batch axes, TensorFlow's
+            gather_nd): each row of the last axis of indices, k values long, picks
+            the element or slice x[i0, ..., ik-1]. An index outside -n..n-1 for an
+            axis of size n, or k above the rank of x, is an error.
+            """,
+        )
+
+    with Op("reverse_sequence") as op:
+        op.display_path = "/Base/Shape"
+        op.onnx = "ReverseSequence"
+        Input(NDARRAY, "x", description="Input tensor")
+        Input(
+            LONG,
+            "seq_lengths",
+            description="How many leading elements to reverse, per position of the batch axis",
+        )
+        Arg(INT, "seq_axis", default=1, description="The axis of the sequences")
+        Arg(INT, "batch_axis", default=0, description="The axis seq_lengths runs along")
+        Output(NDARRAY, "output", description="x with its sequences reversed")
+        Layout("reverse_sequence")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Reverses the first seq_lengths[b] elements along seq_axis of every
+            slice b of batch_axis and keeps the rest (ONNX ReverseSequence).
+            The two axes must differ; each length must lie in 0..the size of seq_axis.
+            """,
+        )
+
     with Op("scatter_update") as op:
         op.display_path = "/Base/Scatter"
         op.onnx = "ScatterND"

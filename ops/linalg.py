@@ -258,3 +258,4 @@ with Namespace("linalg"):
     Alias("math", "matmul", name="matmul")
     Alias("math", "matmul", name="mmul")
     Alias("math", "diag_part", name="diag_part")
+    Alias("math", "diag", name="diag")

@@ -964,6 +964,25 @@ with Namespace("math"):
             "The main diagonal of each matrix in the last two axes of x.",
         )
 
+    with Op("diag") as op:
+        op.display_path = "/Math/Matrix"
+        Input(NDARRAY, "x", description="The diagonal values, of rank 4 or less")
+        Output(
+            NDARRAY,
+            "output",
+            description="Shape x.shape + x.shape: x on the diagonal, 0 elsewhere",
+        )
+        Layout("diag")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            A tensor with x on its diagonal (TensorFlow's tensor_diag): for x of
+            rank r the result has rank 2r, output[i..., i...] = x[i...] and every
+            other element is 0. A vector gives the diagonal matrix (numpy.diag).
+            """,
+        )
+
     with Op("matrix_determinant") as op:
         op.display_path = "/Math/Matrix"
         op.onnx = "Det"

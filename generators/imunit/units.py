@@ -180,13 +180,13 @@ def output_type(op: Op) -> str:
 
 #: Layouts whose output shape the expression language can state; the others
 #: need list arithmetic (a shape from a list arg's values) it does not have.
-EXPRESSIBLE_LAYOUTS = ("squeeze", "expand_dims", "reverse")
+EXPRESSIBLE_LAYOUTS = ("squeeze", "expand_dims", "reverse", "reverse_sequence")
 
 
 def unit_problem(op: Op) -> str | None:
     """Why no unit can describe ``op``, or None."""
     c = op.compute
-    if isinstance(c, C.Generation) and c.generator != "fill":
+    if isinstance(c, C.Generation) and c.generator not in ("fill", "one_hot", "sequence_mask"):
         return (f"its output shape is computed from number args, and the unit expression language cannot "
                 "build a shape from numbers")
     if isinstance(c, C.LayoutMove) and c.layout not in EXPRESSIBLE_LAYOUTS:
@@ -205,6 +205,8 @@ _LAYOUT_SHAPES = {
     "strided_slice": "comes from list args' values",
     "pad": "adds a list arg's values to the axes",
     "gather": "puts the shape of indices in place of an axis",
+    "gather_nd": "joins part of the shape of indices to part of the shape of x",
+    "diag": "repeats the shape of x, whatever its rank",
 }
 
 
@@ -214,6 +216,11 @@ def output_shape(op: Op) -> str:
         return f"{op.inputs[-1].name}.shape"
     if isinstance(c, C.FragmentKernel) and c.layout == "matrix_reduce":
         return f"{op.inputs[0].name}.shape.remove(0).remove(0)"
+    if isinstance(c, C.Generation) and c.generator == "one_hot":
+        indices, axis = c.arg("indices"), c.arg("axis")
+        return f"{indices}.shape.insert(({axis} < 0 ? -{axis} - 1 : {indices}.shape.count - {axis}), {c.arg('depth')})"
+    if isinstance(c, C.Generation) and c.generator == "sequence_mask":
+        return f"{c.arg('lengths')}.shape.insert(0, {c.arg('maxlen')})"
     if isinstance(c, C.ScatterRows) and c.ref is not None:
         return f"{c.ref}.shape"
     if isinstance(c, C.ScatterRows):

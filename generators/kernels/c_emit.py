@@ -51,7 +51,7 @@ class Emitter:
         self.op = op
         self.fn = abi.function(op)
         self.variants = variants_of(op)
-        self.primary = (op.inputs or op.outputs)[0].name
+        self.primary = op.outputs[0].name if C.dtype_from_arg(op.compute) else (op.inputs or op.outputs)[0].name
         self.constraints = CConstraintRenderer(op)
 
     # -- common
@@ -782,6 +782,9 @@ class GenerationEmitter(Emitter):
             "linspace": lambda: f"opf_generate_linspace({arg('start')}, {arg('stop')}, {arg('num')}, {outn}, detail)",
             "eye": lambda: f"opf_generate_diagonals({arg('rows')}, {arg('cols')}, 0, 0, {outn}, detail)",
             "tri": lambda: f"opf_generate_diagonals({arg('rows')}, {arg('cols')}, INT64_MIN, {arg('diag')}, {outn}, detail)",
+            "one_hot": lambda: (f"opf_generate_one_hot({arg('indices')}, {arg('depth')}, {arg('axis')}, {arg('on')}, "
+                                f"{arg('off')}, {outn}, detail)"),
+            "sequence_mask": lambda: f"opf_generate_sequence_mask({arg('lengths')}, {arg('maxlen')}, {outn}, detail)",
         }[c.generator]
         lines = [f"if ({outn}->dtype != {abi.c_name('dtype')}) {{",
                  f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(out.name + ': dtype must equal the dtype arg')});",
@@ -797,9 +800,14 @@ class LayoutEmitter(Emitter):
         c: C.LayoutMove = self.op.compute  # type: ignore[assignment]
         x = abi.c_name(c.input)
         out = abi.c_name(self.op.outputs[0].name)
-        if c.layout == "gather":  # not a plan: the indices are data
-            indices, axis = abi.c_name(c.arg("indices")), abi.c_name(c.arg("axis"))
-            return OpCode((), (), self.api_returning([f"return opf_gather({x}, {indices}, {axis}, {out}, detail);"]))
+        if c.layout in C.DATA_LAYOUTS:  # not a plan: the indices are data
+            given = [abi.c_name(name) for _, name in c.params]
+            if c.layout == "gather":
+                given = [abi.c_name(c.arg("indices")), abi.c_name(c.arg("axis"))]
+            elif c.layout == "reverse_sequence":
+                given = [abi.c_name(c.arg(r)) for r in ("seq_lengths", "seq_axis", "batch_axis")]
+            call = f"opf_{c.layout}({', '.join([x, *given, out, 'detail'])})"
+            return OpCode((), (), self.api_returning([f"return {call};"]))
 
         def arg(role: str) -> str:
             return abi.c_name(c.arg(role))

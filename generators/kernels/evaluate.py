@@ -96,9 +96,9 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
         elif isinstance(c, C.RandomSample):
             shape = tuple(arg("shape"))
         elif isinstance(c, C.Generation):
-            params = {role: arg(name) for role, name in c.params}
+            params = {role: arrays[name] if name in arrays else arg(name) for role, name in c.params}
             numpy_runtime.generate_check(c.generator, params, arg("dtype"))
-            shape = numpy_runtime.generate_shape(c.generator, params)
+            shape = numpy_runtime.generate_shape(c.generator, numpy_runtime.with_shapes(c.generator, params))
         elif isinstance(c, C.FragmentKernel) and c.matrix:
             first, last = arrays[op.inputs[0].name], arrays[op.inputs[-1].name]
             if any(a.ndim < 2 or a.shape[:-2] != first.shape[:-2] for a in arrays.values()):

@@ -49,6 +49,17 @@ LAYOUT_EXAMPLES: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {
     "slice": ((2, 3), {"begin": [0, 1], "size": [-1, 2]}),
     "strided_slice": ((2, 3), {"begin": [0, -1], "end": [2, -4], "strides": [1, -2]}),
     "pad": ((2, 3), {"paddings": [1, 0, 0, 2], "mode": "reflect", "value": 0.0}),
+    "diag": ((3,), {}),
+}
+#: Per generator with a tensor role: the role and the values of its example.
+GENERATE_INDICES: dict[str, tuple[str, Any]] = {
+    "one_hot": ("indices", [0, 2, 1, 3]),
+    "sequence_mask": ("lengths", [1, 3, 0]),
+}
+#: Per data-driven layout: its tensor role and the values of its example.
+LAYOUT_INDICES: dict[str, tuple[str, Any]] = {
+    "gather_nd": ("indices", [[0, 1], [2, 0]]),
+    "reverse_sequence": ("seq_lengths", [2, 4, 0]),
 }
 #: The square matrix of matrix examples: symmetric positive definite.
 SPD_EXAMPLE = np.array([[4.0, 2.0, 0.0], [2.0, 5.0, 1.0], [0.0, 1.0, 3.0]])
@@ -59,6 +70,8 @@ GENERATE_EXAMPLES: dict[str, dict[str, Any]] = {
     "linspace": {"start": 0.0, "stop": 1.0, "num": 5},
     "eye": {"rows": 2, "cols": 3},
     "tri": {"rows": 3, "cols": 3, "diag": 0},
+    "one_hot": {"depth": 3},
+    "sequence_mask": {"maxlen": 4},
 }
 #: The indices of scatter examples (False) and segment examples (True).
 SCATTER_INDICES = {False: np.array([0, 2, 0], dtype=np.int64), True: np.array([0, 0, 2, 2], dtype=np.int64)}
@@ -120,7 +133,9 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
     if isinstance(c, C.RandomSample):
         return {}, {"shape": [2, 3]}
     if isinstance(c, C.Generation):
-        return {}, {c.arg(role): value for role, value in GENERATE_EXAMPLES[c.generator].items()}
+        tensors = {c.arg(role): (len(GENERATE_INDICES[c.generator][1]),) for role, _ in c.params
+                   if c.generator in GENERATE_INDICES and role == GENERATE_INDICES[c.generator][0]}
+        return tensors, {c.arg(role): value for role, value in GENERATE_EXAMPLES[c.generator].items()}
     if isinstance(c, C.FragmentKernel) and c.matrix:
         return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel):
@@ -129,6 +144,10 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
         return {c.ref: (3, 2), c.indices: (3,), c.updates: (3, 2)}, {}
     if isinstance(c, C.ScatterRows):
         return {c.updates: (4, 2), c.indices: (4,)}, {c.rows: 3}
+    if isinstance(c, C.LayoutMove) and c.layout == "gather_nd":
+        return {c.input: (3, 2), c.arg("indices"): (2, 2)}, {}
+    if isinstance(c, C.LayoutMove) and c.layout == "reverse_sequence":
+        return {c.input: (3, 4), c.arg("seq_lengths"): (3,)}, {c.arg("seq_axis"): 1, c.arg("batch_axis"): 0}
     if isinstance(c, C.LayoutMove) and c.layout == "gather":
         return {c.input: (3, 2), c.arg("indices"): (2,)}, {c.arg("axis"): 0}
     if isinstance(c, C.LayoutMove):
@@ -151,6 +170,12 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
         arrays = {n: (SPD_EXAMPLE.astype(a.dtype) if a.shape == SPD_EXAMPLE.shape else a) for n, a in arrays.items()}
     if isinstance(op.compute, C.ScatterRows):  # rows to fold: one picked twice, one (segment 1) never
         arrays[op.compute.indices] = SCATTER_INDICES[op.compute.ref is None].copy()
+    if isinstance(op.compute, C.Generation) and op.compute.generator in GENERATE_INDICES:
+        role, values = GENERATE_INDICES[op.compute.generator]
+        arrays[op.compute.arg(role)] = np.array(values, dtype=np.int64)
+    if isinstance(op.compute, C.LayoutMove) and op.compute.layout in LAYOUT_INDICES:
+        role, values = LAYOUT_INDICES[op.compute.layout]
+        arrays[op.compute.arg(role)] = np.array(values, dtype=np.int64)
     for a in op.args:
         if a.name in args or a.has_default:
             continue

@@ -437,6 +437,29 @@ def layout_shape(kind, shape, p):
         if len(out) > MAX_RANK:
             raise ValueError(f"indices: the result's rank {len(out)} is above {MAX_RANK}")
         return out
+    if kind == "gather_nd":
+        indices = tuple(int(s) for s in p["indices"])
+        if not indices:
+            raise ValueError("indices: must have rank 1 or more (its last axis indexes x)")
+        k = indices[-1]
+        if k > r:
+            raise ValueError(f"indices: its last axis ({k}) must not be longer than the rank of x ({r})")
+        out = indices[:-1] + shape[k:]
+        if len(out) > MAX_RANK:
+            raise ValueError(f"indices: the result's rank {len(out)} is above {MAX_RANK}")
+        return out
+    if kind == "reverse_sequence":
+        s = _layout_axis(int(p["seq_axis"]), r, "seq_axis")
+        b = _layout_axis(int(p["batch_axis"]), r, "batch_axis")
+        if s == b:
+            raise ValueError("seq_axis, batch_axis: must be different axes")
+        if tuple(p["seq_lengths"]) != (shape[b],):
+            raise ValueError(f"seq_lengths: must be a vector as long as the batch axis of x ({shape[b]})")
+        return shape
+    if kind == "diag":
+        if 2 * r > MAX_RANK:
+            raise ValueError(f"x: the result's rank {2 * r} is above {MAX_RANK}")
+        return shape + shape
     if kind == "strided_slice":
         begin, end, strides = ([int(v) for v in p[k]] for k in ("begin", "end", "strides"))
         if not len(begin) == len(end) == len(strides) == r:
@@ -468,6 +491,16 @@ def layout_check(kind, shape, p):
         indices = np.asarray(p["indices"])
         if indices.size and (indices.min() < -n or indices.max() >= n):
             raise ValueError(f"indices: values must lie in {-n}..{n - 1}")
+    if kind == "gather_nd":
+        indices = np.asarray(p["indices"])
+        sizes = np.array(shape[: indices.shape[-1]], dtype=np.int64)
+        if indices.size and (np.any(indices < -sizes) or np.any(indices >= sizes)):
+            raise ValueError("indices: values must lie in -n..n-1 for the axis of x of size n")
+    if kind == "reverse_sequence":
+        lengths = np.asarray(p["seq_lengths"])
+        n = shape[_layout_axis(int(p["seq_axis"]), len(shape), "seq_axis")]
+        if lengths.size and (lengths.min() < 0 or lengths.max() > n):
+            raise ValueError(f"seq_lengths: values must lie in 0..{n}, the size of the sequence axis")
 
 
 def layout_apply(kind, x, p):
@@ -476,6 +509,29 @@ def layout_apply(kind, x, p):
     if kind == "gather":
         layout_check(kind, x.shape, p)
         return np.take(x, np.asarray(p["indices"]), axis=int(p["axis"]))
+    if kind == "gather_nd":
+        layout_check(kind, x.shape, p)
+        indices = np.asarray(p["indices"])
+        k = indices.shape[-1]
+        count = math.prod(indices.shape[:-1])
+        rows = indices.reshape(count, k)
+        out = np.empty((count,) + x.shape[k:], dtype=x.dtype)
+        for g in range(count):
+            out[g] = x[tuple(int(v) for v in rows[g])]
+        return out.reshape(indices.shape[:-1] + x.shape[k:])
+    if kind == "reverse_sequence":
+        layout_check(kind, x.shape, p)
+        s, b = int(p["seq_axis"]) % r, int(p["batch_axis"]) % r
+        out = x.copy()
+        for i, n in enumerate(np.asarray(p["seq_lengths"]).tolist()):
+            at = [slice(None)] * r
+            at[b], at[s] = i, slice(0, n)
+            out[tuple(at)] = np.flip(x[tuple(at)], axis=s - (b < s))
+        return out
+    if kind == "diag":
+        out = np.zeros(x.size * x.size, dtype=x.dtype)
+        out[:: x.size + 1] = x.reshape(-1)
+        return out.reshape(x.shape + x.shape)
     if kind in ("reshape", "squeeze", "expand_dims", "narrow"):
         return np.reshape(x, layout_shape(kind, x.shape, p))
     if kind == "permute":
@@ -553,7 +609,31 @@ def generate_shape(kind, p):
         if rows < 0 or cols < 0 or rows * cols > 2**62:
             raise ValueError(f"rows, cols: must be non-negative, got {rows}, {cols}")
         return (rows, cols)
+    if kind == "one_hot":  # p["indices"] is the shape of the indices
+        shape, depth = tuple(int(s) for s in p["indices"]), int(p["depth"])
+        if depth < 0:
+            raise ValueError(f"depth: must be 0 or more, got {depth}")
+        if len(shape) + 1 > MAX_RANK:
+            raise ValueError(f"indices: the result's rank {len(shape) + 1} is above {MAX_RANK}")
+        axis = _layout_axis(int(p["axis"]), len(shape) + 1, "axis")
+        return shape[:axis] + (depth,) + shape[axis:]
+    if kind == "sequence_mask":  # p["lengths"] is the shape of the lengths
+        shape, maxlen = tuple(int(s) for s in p["lengths"]), int(p["maxlen"])
+        if maxlen < 0:
+            raise ValueError(f"maxlen: must be 0 or more, got {maxlen}")
+        if len(shape) + 1 > MAX_RANK:
+            raise ValueError(f"lengths: the result's rank {len(shape) + 1} is above {MAX_RANK}")
+        return shape + (maxlen,)
     raise ValueError(f"unknown generator {kind!r}")
+
+
+#: Generators whose role names a tensor: generate_shape takes its shape, the others its values.
+GENERATE_TENSORS = {"one_hot": "indices", "sequence_mask": "lengths"}
+
+
+def with_shapes(kind, p):
+    role = GENERATE_TENSORS.get(kind)
+    return p if role is None else {**p, role: np.shape(p[role])}
 
 
 def _fits(value, dtype):
@@ -565,9 +645,12 @@ def generate_check(kind, p, dtype):
     """What generate_shape cannot see: the values must convert to ``dtype``
     (fill exactly; range and linspace ends within an integer type's range)."""
     dtype = np.dtype(dtype)
-    shape = generate_shape(kind, p)
+    shape = generate_shape(kind, with_shapes(kind, p))
     if kind == "fill":
         fill_value(p["value"], dtype)
+    elif kind == "one_hot":
+        fill_value(p["on"], dtype)
+        fill_value(p["off"], dtype)
     elif kind in ("range", "linspace") and shape[0] and dtype.kind in "iu":
         start = float(p["start"])
         end = start + (shape[0] - 1) * float(p["delta"]) if kind == "range" else float(p["stop"])
@@ -580,7 +663,16 @@ def generate_values(kind, p, dtype):
     truncate toward zero)."""
     dtype = np.dtype(dtype)
     generate_check(kind, p, dtype)
-    shape = generate_shape(kind, p)
+    shape = generate_shape(kind, with_shapes(kind, p))
+    if kind == "one_hot":
+        indices = np.asarray(p["indices"], dtype=np.int64)
+        axis = int(p["axis"]) % (indices.ndim + 1)
+        picks = np.arange(shape[axis]).reshape([-1 if d == axis else 1 for d in range(len(shape))])
+        hot = np.expand_dims(indices, axis) == picks
+        return np.where(hot, fill_value(p["on"], dtype), fill_value(p["off"], dtype)).astype(dtype)
+    if kind == "sequence_mask":
+        lengths = np.asarray(p["lengths"], dtype=np.int64)
+        return (np.arange(shape[-1]) < lengths[..., None]).astype(dtype)
     if kind == "fill":
         return np.full(shape, fill_value(p["value"], dtype), dtype=dtype)
     if kind == "eye":

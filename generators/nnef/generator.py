@@ -205,7 +205,9 @@ class NnefGenerator:
             body = "return list(attribs['shape'])"
         elif isinstance(c, C.Generation):
             defaults = {a.name: a.default for a in op.args if a.has_default}
-            given = [f"{role!r}: attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else
+            tensors = {i.name for i in op.inputs}
+            given = [f"{role!r}: {nnef_name(arg)}" if arg in tensors else  # a tensor role: its shape
+                     f"{role!r}: attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else
                      f"{role!r}: attribs[{nnef_name(arg)!r}]" for role, arg in c.params]
             body = f"return list(generate_shape({c.generator!r}, {{{', '.join(given)}}}))"
         elif isinstance(c, C.FragmentKernel) and c.layout == "matrix":

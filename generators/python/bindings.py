@@ -253,7 +253,10 @@ class _Binding:
             self.add("shape = tuple(shape)")
         elif isinstance(c, C.Generation):
             params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
-            self.add("try:", f"    shape = _k.generate_shape({c.generator!r}, {{{params}}})",
+            tensors = {i.name for i in op.inputs}
+            shapes = ", ".join(f"{role!r}: {py_name(name)}{'.shape' if name in tensors else ''}"
+                               for role, name in c.params)
+            self.add("try:", f"    shape = _k.generate_shape({c.generator!r}, {{{shapes}}})",
                      f"    _k.generate_check({c.generator!r}, {{{params}}}, dtype)",
                      "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
         elif isinstance(c, C.ScatterRows):

@@ -29,6 +29,7 @@ MAX_RANK_SHAPES = ((2, 1, 2, 1, 2, 1, 2, 1), (1, 2, 1, 2, 1, 2, 1, 2))
 
 #: Per layout kind: (input shape, values by role), valid and invalid alike.
 LAYOUT_CASES: dict[str, list[tuple[tuple[int, ...], dict[str, Any]]]] = {
+    "diag": [((3,), {}), ((2, 2), {}), ((), {}), ((0, 2), {}), ((2, 3, 4), {}), ((1, 1, 1, 1, 1), {})],
     "reshape": [((2, 3, 4), {"shape": [6, 4]}), ((2, 3, 4), {"shape": [-1, 2]}), ((), {"shape": [1, 1]}),
                 ((0, 3), {"shape": [3, -1, 0]}), ((2, 3), {"shape": [7]}), ((5,), {"shape": [-1, -1]}),
                 ((4,), {"shape": [2, -2]})],
@@ -81,6 +82,18 @@ GENERATE_CASES: dict[str, list[dict[str, Any]]] = {
     "eye": [{"rows": 3, "cols": 3}, {"rows": 2, "cols": 4}, {"rows": 0, "cols": 2}, {"rows": -1, "cols": 2}],
     "tri": [{"rows": 3, "cols": 3, "diag": 0}, {"rows": 2, "cols": 4, "diag": 1}, {"rows": 4, "cols": 2, "diag": -1},
             {"rows": 0, "cols": 2, "diag": 0}, {"rows": 2, "cols": -1, "diag": 0}],
+    # A tensor role is (shape, lowest, highest value).
+    "one_hot": [{"indices": ((5,), -1, 4), "depth": 4, "axis": -1, "on": 1.0, "off": 0.0},
+                {"indices": ((2, 3), 0, 2), "depth": 3, "axis": 0, "on": 5.0, "off": -1.0},
+                {"indices": ((2, 3), 0, 2), "depth": 3, "axis": 1, "on": 1.0, "off": 0.0},
+                {"indices": ((), 0, 3), "depth": 3, "axis": -1, "on": 1.0, "off": 0.0},
+                {"indices": ((0, 2), 0, 1), "depth": 2, "axis": -1, "on": 1.0, "off": 0.0},
+                {"indices": ((3,), 0, 2), "depth": 3, "axis": 2, "on": 1.0, "off": 0.0},
+                {"indices": ((3,), 0, 2), "depth": -1, "axis": -1, "on": 1.0, "off": 0.0},
+                {"indices": ((3,), 0, 2), "depth": 3, "axis": -1, "on": 0.5, "off": 0.0}],
+    "sequence_mask": [{"lengths": ((4,), -1, 6), "maxlen": 5}, {"lengths": ((2, 3), 0, 3), "maxlen": 3},
+                      {"lengths": ((), 0, 4), "maxlen": 4}, {"lengths": ((3,), 0, 2), "maxlen": 0},
+                      {"lengths": ((3,), 0, 2), "maxlen": -2}],
 }
 
 #: gather: (x shape, indices shape, axis, (lowest, highest index)), valid and invalid alike.
@@ -100,6 +113,17 @@ SEGMENT_CASES: list[tuple[tuple[int, ...], int, int, tuple[int, int], bool]] = [
     ((9, 3), 9, 4, (0, 3), True), ((8,), 8, 3, (0, 2), True), ((5, 2, 2), 5, 7, (1, 5), True),
     ((0, 3), 0, 2, (0, 1), True), ((6, 2), 6, 3, (0, 2), False), ((4, 3), 4, 2, (0, 5), True),
     ((4, 3), 3, 2, (0, 1), True), ((4,), 4, 0, (0, 0), True), ((3,), 3, -1, (0, 0), True),
+]
+
+#: gather_nd: (x shape, indices shape, (lowest, highest index)), valid and invalid alike.
+GATHER_ND_CASES: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, int]]] = [
+    ((4, 3), (5, 2), (-3, 2)), ((4, 3, 2), (2, 1), (0, 3)), ((2, 3), (2, 0), (0, 0)), ((5,), (0, 1), (0, 4)),
+    ((4, 3), (3,), (0, 2)), ((4, 3), (2, 2), (3, 5)), ((3, 2), (), (0, 0)),
+]
+#: reverse_sequence: (x shape, lengths size, seq_axis, batch_axis, (lowest, highest length)).
+REVERSE_SEQUENCE_CASES: list[tuple[tuple[int, ...], int, int, int, tuple[int, int]]] = [
+    ((3, 5), 3, 1, 0, (0, 5)), ((4, 2, 3), 2, 0, 1, (1, 4)), ((0, 3), 0, 1, 0, (0, 0)), ((2, 6), 2, -1, -2, (6, 9)),
+    ((3, 4), 3, 0, 0, (0, 3)), ((3, 4), 2, 1, 0, (0, 4)),
 ]
 
 #: Per number of inputs of a matrix fragment: input shapes, valid and invalid alike.
@@ -253,9 +277,12 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
                 args[config_param(config.name)] = {"__config__": config.name, "seed": seed, "offset": offset}
             out.append({"inputs": {}, "args": args, "tol": tol})
     elif isinstance(c, C.Generation):
+        tensors = {i.name for i in op.inputs}
         for roles in GENERATE_CASES[c.generator]:
-            args = {c.arg(role): value for role, value in roles.items()} | {"dtype": v.dtype}
-            out.append({"inputs": {}, "args": args, "tol": tol})
+            args = {c.arg(role): value for role, value in roles.items() if c.arg(role) not in tensors}
+            inputs = {c.arg(role): _tensor(v.of(c.arg(role)), value[0], extreme=False, low=value[1], high=value[2])
+                      for role, value in roles.items() if c.arg(role) in tensors}
+            out.append({"inputs": inputs, "args": args | {"dtype": v.dtype}, "tol": tol})
     elif isinstance(c, C.SlidingWindow):
         for window, stride, frame, blocks in [(3, 2, (2,), [1, 2, 4, 0, 3, 2]), (2, 5, (), [4, 1, 3, 2, 2]),
                                               (1, 1, (2, 2), [3, 1]), (4, 4, (3,), [2, 2, 5, 4, 4])]:
@@ -274,6 +301,19 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             ids = _tensor(v.of(c.indices), (count,), extreme=False, low=low, high=high) | ({"sorted": True} if ordered else {})
             inputs = {c.updates: _tensor(v.of(c.updates), shape), c.indices: ids}
             out.append({"inputs": inputs, "args": {c.rows: rows}, "tol": tol})
+    elif isinstance(c, C.LayoutMove) and c.layout == "gather_nd":
+        x, indices = c.input, c.arg("indices")
+        for shape, index_shape, (low, high) in GATHER_ND_CASES:
+            inputs = {x: _tensor(v.of(x), shape), indices: _tensor(v.of(indices), index_shape, extreme=False,
+                                                                   low=low, high=high)}
+            out.append({"inputs": inputs, "args": {}, "tol": tol})
+    elif isinstance(c, C.LayoutMove) and c.layout == "reverse_sequence":
+        x, lengths = c.input, c.arg("seq_lengths")
+        for shape, count, seq, batch, (low, high) in REVERSE_SEQUENCE_CASES:
+            view = "strided" if shape == (4, 2, 3) else None
+            inputs = {x: _tensor(v.of(x), shape, view=view),
+                      lengths: _tensor(v.of(lengths), (count,), extreme=False, low=low, high=high)}
+            out.append({"inputs": inputs, "args": {c.arg("seq_axis"): seq, c.arg("batch_axis"): batch}, "tol": tol})
     elif isinstance(c, C.LayoutMove) and c.layout == "gather":
         x, indices, axis = c.input, c.arg("indices"), c.arg("axis")
         for shape, index_shape, a, (low, high) in GATHER_CASES:
