@@ -771,15 +771,20 @@ def Reduce(combine: str, *, input: str = "x", axes: str = "axes", keep_dims: str
     """
     maps = tuple(map) if isinstance(map, (tuple, list)) else ((map,) if map is not None else ())
     traced = []
+    args: list[str] = []
     for function in maps:
-        names = _names(function, ("x", "y", "m"))
+        import inspect
+
+        names = tuple(inspect.signature(function).parameters)
         if other is None and "y" in names:
             other = "y"
+        # Other parameters name scalar args of the op (validation checks they are).
+        args += [n for n in names if n not in ("x", "y", "m") and n not in args]
         traced.append(compute.trace(function, names)[1])
     accumulators = ("acc", *(f"acc{k}" for k in range(1, len(maps))))
     fin_node = compute.trace(finalize, _names(finalize, (*accumulators, "n", "m")))[1] if finalize is not None else None
     _set_compute("Reduce", compute.Reduction(input, axes, keep_dims, combine, traced[0] if traced else None, fin_node,
-                                             pre, empty, other, tuple(traced[1:])))
+                                             pre, empty, other, tuple(traced[1:]), tuple(args)))
 
 
 def _names(function: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
@@ -860,12 +865,14 @@ def Scatter(combine: Any, *, ref: str = "ref", indices: str = "indices", updates
 
 
 def Segment(combine: Any, *, data: str = "data", segment_ids: str = "segment_ids",
-            num_segments: str = "num_segments", init: str = "zero", mean: bool = False,
+            num_segments: str = "num_segments", init: str = "zero", scale: str | None = None,
             sorted: bool = False) -> None:
     """A segment reduction: row ``s`` of the result folds the rows of ``data``
-    whose segment id is ``s``, starting at ``init`` (see ``compute.ScatterRows``)."""
+    whose segment id is ``s``, starting at ``init``, divided by the count of
+    those rows (``scale="mean"``) or its square root (``"sqrt_n"``); see
+    ``compute.ScatterRows``."""
     _set_compute("Segment", compute.ScatterRows(compute.trace(combine, _names(combine, ("acc", "u")))[1], segment_ids, data,
-                                                rows=num_segments, init=init, mean=mean, sorted=sorted))
+                                                rows=num_segments, init=init, scale=scale, sorted=sorted))
 
 
 def _roles(roles: tuple[tuple[str, str], ...], params: dict[str, str]) -> tuple[tuple[str, str], ...]:

@@ -309,6 +309,8 @@ class Reduction:
     empty: str
     other: str | None = None
     extra_maps: tuple[SExpr, ...] = ()
+    #: Scalar args the maps read (``lambda x, condition, value: ...``).
+    args: tuple[str, ...] = ()
 
     kind = "reduction"
 
@@ -460,7 +462,8 @@ class ScatterRows:
     and takes negative indices from the end. A segment reduction (``rows`` set:
     the arg giving the number of rows) starts every row at ``init`` (the fold's
     identity: :data:`SEGMENT_INITS`), takes indices in 0..rows-1, divides each
-    row by the number of updates it got when ``mean``, and requires
+    row by the number n of updates it got (``scale="mean"``) or by sqrt(n)
+    (``scale="sqrt_n"``), and requires
     non-decreasing indices when ``sorted``.
     """
 
@@ -470,7 +473,7 @@ class ScatterRows:
     ref: str | None = None
     rows: str | None = None
     init: str = "zero"
-    mean: bool = False
+    scale: str | None = None
     sorted: bool = False
 
     kind = "scatter"
@@ -478,6 +481,8 @@ class ScatterRows:
 
 #: What a segment reduction's rows start at (and what an empty segment gives).
 SEGMENT_INITS = ("zero", "one", "lowest", "highest")
+#: What a segment reduction may divide each row by: its count, or the count's square root.
+SEGMENT_SCALES = ("mean", "sqrt_n")
 
 
 #: Generation kinds -> their roles: (role, "list" | "int" | "float" | "tensor").

@@ -609,11 +609,20 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 out.append(f"a reduction over {c.input} and {c.other} needs a map(x, y) combining them")
         for node in (c.map, c.finalize, *c.extra_maps):
             out.extend(C.integer_misuse(node) if node is not None else [])
+        for name in c.args:
+            if _scalar_arg(op, name) is None or args[name].default is None:
+                out.append(f"map parameter '{name}' must be x, y, m or a single-valued arg that is not optional")
+        map_symbols = {"x", *c.args} | ({"m"} if c.pre else set()) | ({"y"} if c.other else set())
         for extra in c.extra_maps:
-            check_functions(extra, {"x"} | ({"m"} if c.pre else set()) | ({"y"} if c.other else set()), "map")
+            check_functions(extra, map_symbols, "map")
         if c.map is not None:
-            symbols = {"x"} | ({"m"} if c.pre else set()) | ({"y"} if c.other else set())
-            check_functions(c.map, symbols, "map")
+            check_functions(c.map, map_symbols, "map")
+        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        for node in (c.map, *c.extra_maps):
+            try:
+                C.resolve_enums(node, enums) if node is not None else None
+            except ValueError as exc:
+                out.append(str(exc))
         if c.finalize is not None:
             sums = {"acc", *(f"acc{k}" for k in range(1, len(c.extra_maps) + 1))}
             check_functions(c.finalize, sums | {"n"} | ({"m"} if c.pre else set()), "finalize")
@@ -686,8 +695,12 @@ def compute_problems(op: M.Op) -> list[Problem]:
             out.append(f"init must be one of {', '.join(C.SEGMENT_INITS)}, got {c.init!r}")
         if c.updates in inputs and op.outputs and op.outputs[0].type is not inputs[c.updates].type:
             out.append(f"the output has the type of {c.updates} ({inputs[c.updates].type.value})")
-        if c.mean and c.updates in inputs and inputs[c.updates].type is not DataType.FLOATING_POINT:
-            out.append(f"a mean divides: input '{c.updates}' must be FLOATING_POINT")
+        if c.scale is not None and c.scale not in C.SEGMENT_SCALES:
+            out.append(f"scale must be None or one of {', '.join(C.SEGMENT_SCALES)}, got {c.scale!r}")
+        if c.scale is not None and c.rows is None:
+            out.append("only a segment reduction scales its rows")
+        if c.scale and c.updates in inputs and inputs[c.updates].type is not DataType.FLOATING_POINT:
+            out.append(f"scaling divides: input '{c.updates}' must be FLOATING_POINT")
         check_functions(c.combine, {"acc", "u"}, "combine")
         out.extend(C.integer_misuse(c.combine))
         if len(op.outputs) != 1:

@@ -413,6 +413,36 @@ with Namespace("base"):
             "Elementwise test of a condition: x compared with value (NaN fails every comparison) or x's class.",
         )
 
+    with Op("match_condition_count", condition) as op:
+        op.display_path = "/Base/Logic"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Arg(
+            INT,
+            "axes",
+            count=AtLeast(0),
+            default=[],
+            description="Axes to count over; negative axes count from the last one; empty counts over all axes",
+        )
+        Arg(
+            BOOLEAN,
+            "keep_dims",
+            default=False,
+            description="Keep each counted axis with size 1",
+        )
+        Output(LONG, "output", description="How many elements meet the condition")
+        Reduce(
+            "add",
+            map=lambda x, condition, value: condition_holds(x, condition, value),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Counts the elements of x for which the condition holds (as match_condition
+            tests them; NaN fails every comparison) over the given axes.
+            """,
+        )
+
     with Op("replace_where", condition) as op:
         op.display_path = "/Base/Selection"
         update = Input(
@@ -716,7 +746,7 @@ with Namespace("base"):
     with Op("segment_mean") as op:
         op.display_path = "/Base/Segment"
         segment_params(FLOATING_POINT)
-        Segment(lambda acc, u: acc + u, init="zero", mean=True, sorted=True)
+        Segment(lambda acc, u: acc + u, init="zero", scale="mean", sorted=True)
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -790,7 +820,7 @@ with Namespace("base"):
     with Op("unsorted_segment_mean") as op:
         op.display_path = "/Base/Segment"
         segment_params(FLOATING_POINT)
-        Segment(lambda acc, u: acc + u, init="zero", mean=True)
+        Segment(lambda acc, u: acc + u, init="zero", scale="mean")
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -838,6 +868,21 @@ with Namespace("base"):
             DocScope.ALL,
             """
             The product of each segment's rows; an empty segment gives 1; integers wrap around.
+            Row s of the result folds the rows of data whose id is s, in order; an id
+            outside 0..num_segments-1 is an error. segment_ids may come in any order.
+            """,
+        )
+
+    with Op("unsorted_segment_sqrt_n") as op:
+        op.display_path = "/Base/Segment"
+        segment_params(FLOATING_POINT)
+        Segment(lambda acc, u: acc + u, init="zero", scale="sqrt_n")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The sum of each segment's rows divided by the square root of their
+            number (TensorFlow's unsorted_segment_sqrt_n); an empty segment gives 0.
             Row s of the result folds the rows of data whose id is s, in order; an id
             outside 0..num_segments-1 is an error. segment_ids may come in any order.
             """,

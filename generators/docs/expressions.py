@@ -189,8 +189,9 @@ def compute_text(op: object) -> list[str]:
         start = {"zero": "0", "one": "1", "lowest": "the lowest value", "highest": "the highest value"}[c.init]
         text = (f"segments: {out} has {c.rows} rows starting at {start}; for each k in order, with "
                 f"s = {c.indices}[k]: acc = {out}[s], u = {c.updates}[k], {out}[s] = {fold}")
-        if c.mean:
-            text += "; then each row is divided by its number of updates"
+        if c.scale is not None:
+            by = "its number n of updates" if c.scale == "mean" else "sqrt(n), n its number of updates"
+            text += f"; then each row is divided by {by}"
         if c.sorted:
             text += f"; {c.indices} must be sorted"
         return [text]

@@ -317,6 +317,10 @@ class ReductionEmitter(Emitter):
         c: C.Reduction = self.op.compute  # type: ignore[assignment]
         out = self.op.outputs[0]
         frags = []
+        kinds = {a.name: a.type for a in self.op.args}
+        enums = {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM}
+        env_args = {a: (abi.c_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
+        arg_params = "".join(f", {abi.scalar_ctype(kinds[a])} {abi.c_name(a)}" for a in c.args)
         for v in self.variants:
             t = v.of(c.input)
             ct, ot = C_TYPE[t], C_TYPE[v.of(out.name)]
@@ -349,12 +353,13 @@ class ReductionEmitter(Emitter):
             value = "xv"
             env_y = {"y": ("yv", t)} if c.other else {}
             if c.map is not None:
-                value, _ = scalar_c.render(c.map, t, {"x": ("xv", t)} | env_y | env_m)
+                value, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": ("xv", t)} | env_y | env_m | env_args)
             body = f"const {ct} mv = ({ct})({value});\n{_combine(a_t, c.combine, 'acc', 'mv')}"
             extra_init = ""
             sums: dict[str, tuple[str, str]] = {}
             for k, extra in enumerate(c.extra_maps, 1):
-                value_k, _ = scalar_c.render(extra, t, {"x": ("xv", t)} | env_y | env_m)
+                value_k, _ = scalar_c.render(C.resolve_enums(extra, enums), t,
+                                             {"x": ("xv", t)} | env_y | env_m | env_args)
                 body += f"\nconst {ct} mv{k} = ({ct})({value_k});\n{_combine(a_t, c.combine, f'acc{k}', f'mv{k}')}"
                 extra_init += f"{acc_t} acc{k} = ({acc_t})({_init(a_t, c.combine)});\n"
                 sums[f"acc{k}"] = (f"(({C_TYPE[a_t]})acc{k})", a_t)
@@ -366,7 +371,7 @@ class ReductionEmitter(Emitter):
             name = self.kernel_name(v)
             y_param = f"const {ct}* restrict y, " if c.other else ""
             frags.append(fragment(name, f"""
-static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output, const opf_reduce_plan* p)
+static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output, const opf_reduce_plan* p{arg_params})
 {{
     int64_t oi[OPFORGE_MAX_RANK] = {{0}};
     int64_t base = 0;
@@ -399,8 +404,9 @@ static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output
 
         def per_variant(v: D.Variant) -> list[str]:
             y_arg = f"(const {C_TYPE[v.of(c.other)]}*){abi.c_name(c.other)}->data, " if c.other else ""
+            given = "".join(f", {abi.c_name(a)}" for a in c.args)
             return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, {y_arg}"
-                    f"({C_TYPE[v.of(out.name)]}*){outn}->data, &plan);"]
+                    f"({C_TYPE[v.of(out.name)]}*){outn}->data, &plan{given});"]
 
         return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
 
@@ -884,9 +890,10 @@ static inline void {name}_init({ct}* out, int64_t n)
         out[i] = ({ct})({_segment_init(t, c.init)});
     }}
 }}"""))
-            if c.mean:
-                frags.append(fragment(name + "_mean", f"""
-static inline void {name}_mean({ct}* out, const int64_t* at, int64_t count, int64_t block, int64_t rows)
+            if c.scale is not None:
+                divisor = f"({ct})n" if c.scale == "mean" else f"({ct})sqrt((double)n)"
+                frags.append(fragment(name + "_scale", f"""
+static inline void {name}_scale({ct}* out, const int64_t* at, int64_t count, int64_t block, int64_t rows)
 {{
     for (int64_t s = 0; s < rows; s++) {{
         int64_t n = 0;
@@ -894,7 +901,7 @@ static inline void {name}_mean({ct}* out, const int64_t* at, int64_t count, int6
             n += at[k] == s;
         }}
         for (int64_t j = 0; n > 0 && j < block; j++) {{
-            out[s * block + j] = ({ct})(out[s * block + j] / ({ct})n);
+            out[s * block + j] = ({ct})(out[s * block + j] / {divisor});
         }}
     }}
 }}"""))
@@ -947,8 +954,8 @@ static inline void {name}_mean({ct}* out, const int64_t* at, int64_t count, int6
             data = f"({ct}*){out}->data"
             body = [f"{name}_init({data}, opf_numel({out}));"] if c.rows is not None else []
             body += [f"{name}({data}, at, (const {ct}*){upd}->data, count, block, rows);"]
-            if c.mean:
-                body += [f"{name}_mean({data}, at, count, block, rows);"]
+            if c.scale is not None:
+                body += [f"{name}_scale({data}, at, count, block, rows);"]
             return body
 
         return lines + self.dispatch(per_variant)

@@ -86,6 +86,8 @@ def body(op: Op) -> list[str]:
                 f"    np.copyto({out}, result, casting='unsafe')"]
     if isinstance(c, C.Reduction):
         x = py_name(c.input)
+        kinds = {a.name: a.type for a in op.args}
+        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
         lines = [f"axes = _k.norm_axes({py_name(c.axes)}, {x}.ndim)",
                  f"n = _k.reduced_count({x}.shape, axes)", "with np.errstate(all='ignore'):"]
         per_dtype = []
@@ -93,6 +95,7 @@ def body(op: Op) -> list[str]:
             t = v.of(c.input)
             block = []
             env = {"x": (x, t)} | ({"y": (py_name(c.other), t)} if c.other else {})
+            env |= {a: (py_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
             if c.pre == "max":
                 block += [f"m = _k.reduce('max', {x}, axes, np.{t}, initial=_k.lowest(np.{t}))",
                           "m = np.where(np.isfinite(m), m, 0).astype(m.dtype)" if D.category(t) == "float" else "pass"]
@@ -100,12 +103,12 @@ def body(op: Op) -> list[str]:
             elif c.pre == "mean":
                 block += [f"m = (_k.reduce('add', {x}, axes, np.float64) / n).astype(np.{t})"]
                 env["m"] = ("m", t)
-            value = scalar_numpy.render(c.map, t, env)[0] if c.map is not None else x
+            value = scalar_numpy.render(C.resolve_enums(c.map, enums), t, env)[0] if c.map is not None else x
             a_t = C.accumulator_dtype(c, t, v.of(op.outputs[0].name))
             block += [f"acc = _k.reduce({c.combine!r}, np.asarray({value}).astype(np.{t}).astype(np.{a_t}), "
                       f"axes, np.{a_t})"]
             for k, extra in enumerate(c.extra_maps, 1):
-                value_k = scalar_numpy.render(extra, t, env)[0]
+                value_k = scalar_numpy.render(C.resolve_enums(extra, enums), t, env)[0]
                 block += [f"acc{k} = _k.reduce({c.combine!r}, np.asarray({value_k}).astype(np.{t}).astype(np.{a_t}), "
                           f"axes, np.{a_t})"]
             if c.finalize is not None:
@@ -159,9 +162,10 @@ def body(op: Op) -> list[str]:
                   f"        acc, u = {out}[i : i + 1], rows[k : k + 1]"]
         lines += _by_dtype(upd, per_dtype, "result", indent=2)
         lines += [f"        np.copyto({out}[i : i + 1], result, casting='unsafe')"]
-        if c.mean:
+        if c.scale is not None:
+            divisor = "counts[s]" if c.scale == "mean" else "np.sqrt(np.float64(counts[s]))"
             lines += [f"counts = np.bincount(at, minlength={out}.shape[0])", "for s in np.flatnonzero(counts):",
-                      f"    {out}[s] = {out}[s] / {out}.dtype.type(counts[s])"]
+                      f"    {out}[s] = {out}[s] / {out}.dtype.type({divisor})"]
         return lines
     if isinstance(c, C.FragmentKernel) and c.matrix:
         kinds = {a.name: a.type for a in op.args}

@@ -246,8 +246,11 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
                                   ((0, 3), [1], True), ((2,) * 8, [1, 3, 5], False)]:
             strided = shape == (3, 4, 5) and axes == [0]
             names = [x, c.other] if c.other else [x]
-            inputs = {n: _tensor(v.of(n), shape, view="strided" if strided else None) for n in names}
-            out.append({"inputs": inputs, "args": {c.axes: axes, c.keep_dims: keep}, "tol": tol})
+            # The args a map reads: every combination (each ENUM value) on the first shapes, then the first.
+            combos = _arg_values(op) if c.args and shape == (3, 4, 5) else _arg_values(op)[:1]
+            for given in combos:
+                inputs = {n: _tensor(v.of(n), shape, view="strided" if strided else None) for n in names}
+                out.append({"inputs": inputs, "args": given | {c.axes: axes, c.keep_dims: keep}, "tol": tol})
         if c.other:  # the shapes must be equal
             out.append({"inputs": {x: _tensor(v.of(x), (3, 4)), c.other: _tensor(v.of(c.other), (4, 3))},
                         "args": {c.axes: [], c.keep_dims: False}, "tol": tol})
