@@ -858,6 +858,14 @@ def Generate(generator: str, **params: str) -> None:
     _set_compute("Generate", compute.Generation(generator, _roles(compute.GENERATE_ROLES.get(generator, ()), params)))
 
 
+def ShapeOf(query: str, *, input: str = "x", axis: str | None = None) -> None:
+    """A fact of ``input``'s shape as a LONG tensor: ``"shape"``, ``"size"``,
+    ``"rank"`` or ``"size_at"`` (of the axis arg ``axis``, by default "axis")."""
+    if query == "size_at" and axis is None:
+        axis = "axis"
+    _set_compute("ShapeOf", compute.ShapeQuery(query, input, axis))
+
+
 def Scatter(combine: Any, *, ref: str = "ref", indices: str = "indices", updates: str = "updates") -> None:
     """Fold the rows of ``updates`` into a copy of ``ref`` at the rows ``indices``
     pick, in order: ``Scatter(lambda acc, u: acc + u)`` (see ``compute.ScatterRows``)."""

@@ -11,6 +11,7 @@ An op declares one of these forms inside its ``with Op(...)`` block:
 * ``Fragment(...)``: hand-written C and Python kernels;
 * ``Scatter(lambda acc, u: acc + u)`` / ``Segment(...)``: rows folded into
   the rows that an index tensor picks;
+* ``ShapeOf("shape")``: the shape, size, rank or one axis's size of a tensor;
 * ``Compose(lambda x, y: step("math.mul", step("math.sub", x, y), ...))``:
   a sequence of other elementwise ops.
 
@@ -479,6 +480,22 @@ class ScatterRows:
     kind = "scatter"
 
 
+@attrs.frozen
+class ShapeQuery:
+    """Facts of ``input``'s shape as a LONG tensor: its ``shape`` (a vector),
+    ``size`` (element count), ``rank``, or ``size_at`` the axis arg ``axis``."""
+
+    query: str
+    input: str
+    axis: str | None = None
+
+    kind = "shape_query"
+
+
+#: What a shape query can ask.
+SHAPE_QUERIES = ("shape", "size", "rank", "size_at")
+
+
 #: What a segment reduction's rows start at (and what an empty segment gives).
 SEGMENT_INITS = ("zero", "one", "lowest", "highest")
 #: What a segment reduction may divide each row by: its count, or the count's square root.
@@ -520,7 +537,7 @@ def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
     return input_dtype
 
 Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition",
-                SlidingWindow, LayoutMove, Generation, ScatterRows]
+                SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery]
 
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {

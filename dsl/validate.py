@@ -680,6 +680,16 @@ def compute_problems(op: M.Op) -> list[Problem]:
         need_roles("layout", c.layout, C.LAYOUT_ROLES, c.params)
         if c.input in inputs and op.outputs and op.outputs[0].type is not inputs[c.input].type:
             out.append(f"a layout's output has the type of its input ({inputs[c.input].type.value})")
+    elif isinstance(c, C.ShapeQuery):
+        need_input(c.input)
+        if c.query not in C.SHAPE_QUERIES:
+            out.append(f"unknown shape query {c.query!r} (known: {', '.join(C.SHAPE_QUERIES)})")
+        if (c.query == "size_at") != (c.axis is not None):
+            out.append("only size_at takes an axis")
+        if c.axis is not None:
+            need_arg(c.axis, (DataType.INT, DataType.LONG), False, "the axis whose size to give")
+        if op.outputs and op.outputs[0].type is not DataType.LONG:
+            out.append("a shape query's output is LONG")
     elif isinstance(c, C.ScatterRows):
         need_input(c.indices)
         need_input(c.updates)

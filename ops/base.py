@@ -569,6 +569,57 @@ with Namespace("base"):
             """,
         )
 
+    with Op("shape_of") as op:
+        op.display_path = "/Base/Shape"
+        op.onnx = "Shape"
+        Input(NDARRAY, "x", description="Input tensor")
+        Output(
+            LONG,
+            "output",
+            description="The size of each axis of x, a vector of x's rank",
+        )
+        ShapeOf("shape")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "The shape of x as an int64 vector (ND4J's shape, ONNX Shape); a scalar gives an empty vector.",
+        )
+
+    with Op("size") as op:
+        op.display_path = "/Base/Shape"
+        op.onnx = "Size"
+        Input(NDARRAY, "x", description="Input tensor")
+        Output(LONG, "output", description="The number of elements of x, a scalar")
+        ShapeOf("size")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "The number of elements of x, the product of its shape (1 for a scalar), as an int64 scalar.",
+        )
+
+    with Op("rank") as op:
+        op.display_path = "/Base/Shape"
+        Input(NDARRAY, "x", description="Input tensor")
+        Output(LONG, "output", description="The number of axes of x, a scalar")
+        ShapeOf("rank")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "The rank of x (its number of axes, 0 for a scalar) as an int64 scalar.",
+        )
+
+    with Op("size_at") as op:
+        op.display_path = "/Base/Shape"
+        Input(NDARRAY, "x", description="Input tensor")
+        Arg(INT, "axis", description="The axis; negative counts from the last one")
+        Output(LONG, "output", description="The size of that axis, a scalar")
+        ShapeOf("size_at")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "The size of one axis of x (ND4J's sizeAt) as an int64 scalar; an axis out of range is an error.",
+        )
+
     with Op("gather_nd") as op:
         op.display_path = "/Base/Indexing"
         op.onnx = "GatherND"

@@ -961,6 +961,17 @@ static inline void {name}_scale({ct}* out, const int64_t* at, int64_t count, int
         return lines + self.dispatch(per_variant)
 
 
+class ShapeQueryEmitter(Emitter):
+    """Facts of a shape: one runtime function for every dtype (no kernels)."""
+
+    def emit(self) -> OpCode:
+        c: C.ShapeQuery = self.op.compute  # type: ignore[assignment]
+        axis = abi.c_name(c.axis) if c.axis is not None else "0"
+        call = (f"opf_shape_query({C.SHAPE_QUERIES.index(c.query)}, {abi.c_name(c.input)}, {axis}, "
+                f"{abi.c_name(self.op.outputs[0].name)}, detail)")
+        return OpCode((), (), self.api_returning([f"return {call};"]))
+
+
 class StreamEmitter(Emitter):
     """A sliding window: state size, init, enqueue, ready and dequeue over a caller-owned buffer."""
 
@@ -1130,6 +1141,7 @@ EMITTERS: dict[type, type[Emitter]] = {
     C.LayoutMove: LayoutEmitter,
     C.Generation: GenerationEmitter,
     C.ScatterRows: ScatterEmitter,
+    C.ShapeQuery: ShapeQueryEmitter,
 }
 
 

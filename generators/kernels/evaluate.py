@@ -104,6 +104,10 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             if any(a.ndim < 2 or a.shape[:-2] != first.shape[:-2] for a in arrays.values()):
                 return None
             shape = last.shape if c.layout == "matrix" else first.shape[:-2]
+        elif isinstance(c, C.ShapeQuery):
+            x = arrays[c.input]
+            numpy_runtime.shape_query(c.query, x.shape, arg(c.axis) if c.axis is not None else None)
+            shape = (x.ndim,) if c.query == "shape" else ()
         elif isinstance(c, C.ScatterRows):
             ref = arrays[c.ref].shape if c.ref is not None else None
             messages = scatter_messages(c)

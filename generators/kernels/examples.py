@@ -140,6 +140,8 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
         return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel):
         return {inputs[0]: (2, 3)}, {c.axis: 1}
+    if isinstance(c, C.ShapeQuery):
+        return {c.input: (2, 3)}, ({c.axis: -1} if c.axis is not None else {})
     if isinstance(c, C.ScatterRows) and c.ref is not None:
         return {c.ref: (3, 2), c.indices: (3,), c.updates: (3, 2)}, {}
     if isinstance(c, C.ScatterRows):

@@ -736,3 +736,17 @@ def segment_init(init, dtype):
         return dt.type(-np.inf if init == "lowest" else np.inf)
     info = np.iinfo(dt)
     return dt.type(info.min if init == "lowest" else info.max)
+
+
+# ---------------------------------------------------------------- shape queries
+
+
+def shape_query(query, shape, axis=None):
+    """A fact of ``shape``: the shape itself, its size, its rank, or the size of ``axis``."""
+    if query == "shape":
+        return np.array(shape, dtype=np.int64).reshape(len(shape))
+    if query == "size":
+        return np.int64(math.prod(shape))
+    if query == "rank":
+        return np.int64(len(shape))
+    return np.int64(shape[_layout_axis(int(axis), len(shape), "axis")])

@@ -144,6 +144,9 @@ def body(op: Op) -> list[str]:
     if isinstance(c, C.LayoutMove):
         params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
         return [f"np.copyto({out}, _k.layout_apply({c.layout!r}, {py_name(c.input)}, {{{params}}}))"]
+    if isinstance(c, C.ShapeQuery):
+        axis = f", {py_name(c.axis)}" if c.axis is not None else ""
+        return [f"np.copyto({out}, _k.shape_query({c.query!r}, {py_name(c.input)}.shape{axis}))"]
     if isinstance(c, C.ScatterRows):
         ind, upd = py_name(c.indices), py_name(c.updates)
         lines = [f"at = _k.scatter_at({ind}, {out}.shape[0], {c.ref is not None}, {c.sorted})",

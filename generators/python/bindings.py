@@ -259,6 +259,13 @@ class _Binding:
             self.add("try:", f"    shape = _k.generate_shape({c.generator!r}, {{{shapes}}})",
                      f"    _k.generate_check({c.generator!r}, {{{params}}}, dtype)",
                      "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
+        elif isinstance(c, C.ShapeQuery):
+            x = py_name(c.input)
+            if c.axis is not None:
+                ax = py_name(c.axis)
+                self.add(f"if not -{x}.ndim <= {ax} < {x}.ndim:",
+                         f"    raise ValueError(f\"{{_op}}: {c.axis}: axis {{{ax}}} is out of range for rank {{{x}.ndim}}\")")
+            self.add(f"shape = ({x}.ndim,)" if c.query == "shape" else "shape = ()")
         elif isinstance(c, C.ScatterRows):
             messages = scatter_messages(c)
             ind, upd = py_name(c.indices), py_name(c.updates)

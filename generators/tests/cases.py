@@ -292,6 +292,10 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             out.append({"inputs": {}, "args": {}, "tol": tol,
                         "stream": {"window": window, "stride": stride, "frame_shape": list(frame),
                                    "blocks": blocks, "dtype": v.dtype}})
+    elif isinstance(c, C.ShapeQuery):
+        for shape, axis in [((), 0), ((7,), 0), ((3, 4), -1), ((0, 3), 1), ((2,) * 8, 5), ((3, 4), 2), ((3, 4), -3)]:
+            args = {c.axis: axis} if c.axis is not None else {}
+            out.append({"inputs": {c.input: _tensor(v.of(c.input), shape)}, "args": args, "tol": tol})
     elif isinstance(c, C.ScatterRows) and c.ref is not None:
         for k, (shape, index_shape, update_shape, (low, high)) in enumerate(SCATTER_CASES):
             view = "strided" if k == 0 else None
