@@ -360,6 +360,8 @@ class FragmentKernel:
     batch, <scalar args>..., output)``, returning 0 or, on ``failure``, not 0;
     the output has the shape of the last input. ``"matrix_reduce"`` is the
     same with one value per matrix (the output has the batch shape).
+    ``"flat"`` means ``(input, count, <scalar args>..., output)``: every
+    element in row-major order gives one value (a scalar output).
     """
 
     c_file: str

@@ -983,6 +983,48 @@ with Namespace("math"):
             """,
         )
 
+    with Op("is_non_decreasing") as op:
+        op.display_path = "/Math/Order"
+        Input(NUMERIC, "x", description="Input tensor, read in row-major order")
+        Output(BOOLEAN, "output", description="Whether the order holds, a scalar")
+        Fragment(
+            c="fragments/order.h",
+            python="fragments/order.py",
+            c_fragments=fragment_names("is_non_decreasing"),
+            python_fragment="is_non_decreasing",
+            layout="flat",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            True when every element of x, in row-major order, is no larger than the next
+            (x[i] <= x[i + 1]); true for fewer than two elements, and false
+            wherever NaN takes part.
+            """,
+        )
+
+    with Op("is_strictly_increasing") as op:
+        op.display_path = "/Math/Order"
+        Input(NUMERIC, "x", description="Input tensor, read in row-major order")
+        Output(BOOLEAN, "output", description="Whether the order holds, a scalar")
+        Fragment(
+            c="fragments/order.h",
+            python="fragments/order.py",
+            c_fragments=fragment_names("is_strictly_increasing"),
+            python_fragment="is_strictly_increasing",
+            layout="flat",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            True when every element of x, in row-major order, is smaller than the next
+            (x[i] < x[i + 1]); true for fewer than two elements, and false
+            wherever NaN takes part.
+            """,
+        )
+
     with Op("matrix_determinant") as op:
         op.display_path = "/Math/Matrix"
         op.onnx = "Det"

@@ -221,6 +221,8 @@ def output_shape(op: Op) -> str:
         return f"{indices}.shape.insert(({axis} < 0 ? -{axis} - 1 : {indices}.shape.count - {axis}), {c.arg('depth')})"
     if isinstance(c, C.Generation) and c.generator == "sequence_mask":
         return f"{c.arg('lengths')}.shape.insert(0, {c.arg('maxlen')})"
+    if isinstance(c, C.FragmentKernel) and c.layout == "flat":
+        return "System.Shape()"
     if isinstance(c, C.ShapeQuery):
         return f"System.Shape({c.input}.shape.count)" if c.query == "shape" else "System.Shape()"
     if isinstance(c, C.ScatterRows) and c.ref is not None:

@@ -670,6 +670,8 @@ class FragmentEmitter(Emitter):
                 if text not in texts:  # dependencies shared by several dtypes go in once
                     texts.append(text)
             includes += [i for i in incs if i not in includes]
+        if c.layout == "flat":
+            return OpCode(tuple(texts), tuple(includes), self.api(self.flat_body(c)))
         if c.matrix:
             api = self.api(self.matrix_body(c))
             if c.workspace is not None:
@@ -699,6 +701,21 @@ class FragmentEmitter(Emitter):
                     f"{', '.join(extra + [f'({ct}*){outn}->data'])});"]
 
         return OpCode(tuple(texts), tuple(includes), self.api(lines + self.dispatch(per_variant)))
+
+    def flat_body(self, c: C.FragmentKernel) -> list[str]:
+        """Every element of the input, in row-major order, into one output value."""
+        x = abi.c_name(self.op.inputs[0].name)
+        out = self.op.outputs[0]
+        frags_by_dtype = dict(c.c_fragments)
+        kinds = {a.name: a.type for a in self.op.args}
+        extra = [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct, ot = C_TYPE[v.dtype], C_TYPE[v.of(out.name)]
+            operands = [f"(const {ct}*){x}->data", f"opf_numel({x})", *extra, f"({ot}*){abi.c_name(out.name)}->data"]
+            return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
+
+        return self.output_check("0", "NULL") + self.dispatch(per_variant)
 
     def workspace_function(self, c: C.FragmentKernel) -> str:
         """``<fn>_workspace``: the inputs checked as the op checks them, then the bytes

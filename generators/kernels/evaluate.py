@@ -104,6 +104,8 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             if any(a.ndim < 2 or a.shape[:-2] != first.shape[:-2] for a in arrays.values()):
                 return None
             shape = last.shape if c.layout == "matrix" else first.shape[:-2]
+        elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
+            shape = ()
         elif isinstance(c, C.ShapeQuery):
             x = arrays[c.input]
             numpy_runtime.shape_query(c.query, x.shape, arg(c.axis) if c.axis is not None else None)

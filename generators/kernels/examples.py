@@ -136,6 +136,8 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
         tensors = {c.arg(role): (len(GENERATE_INDICES[c.generator][1]),) for role, _ in c.params
                    if c.generator in GENERATE_INDICES and role == GENERATE_INDICES[c.generator][0]}
         return tensors, {c.arg(role): value for role, value in GENERATE_EXAMPLES[c.generator].items()}
+    if isinstance(c, C.FragmentKernel) and c.layout == "flat":
+        return {inputs[0]: (4,)}, {}
     if isinstance(c, C.FragmentKernel) and c.matrix:
         return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel):

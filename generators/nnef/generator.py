@@ -214,6 +214,8 @@ class NnefGenerator:
             body = f"return list({ins[-1]})"
         elif isinstance(c, C.FragmentKernel) and c.layout == "matrix_reduce":
             body = f"return list({ins[0]})[:-2]"
+        elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
+            body = "return []"
         elif isinstance(c, C.ShapeQuery):
             body = f"return [len({nnef_name(c.input)})]" if c.query == "shape" else "return []"
         elif isinstance(c, C.ScatterRows) and c.ref is not None:

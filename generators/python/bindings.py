@@ -259,6 +259,8 @@ class _Binding:
             self.add("try:", f"    shape = _k.generate_shape({c.generator!r}, {{{shapes}}})",
                      f"    _k.generate_check({c.generator!r}, {{{params}}}, dtype)",
                      "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
+        elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
+            self.add("shape = ()")
         elif isinstance(c, C.ShapeQuery):
             x = py_name(c.input)
             if c.axis is not None:

@@ -332,6 +332,13 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             args = {c.arg(role): value for role, value in roles.items()}
             view = "strided" if shape == (2, 3, 4) else None
             out.append({"inputs": {c.input: _tensor(v.of(c.input), shape, view=view)}, "args": args, "tol": tol})
+    elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
+        x = op.inputs[0].name
+        for shape, ordered, view in [((), False, None), ((1,), False, None), ((7,), False, None), ((7,), True, None),
+                                     ((3, 4), True, None), ((3, 4), True, "strided"), ((0, 3), False, None),
+                                     ((2, 3, 4), False, None)]:
+            t = _tensor(v.of(x), shape, extreme=not ordered, view=view) | ({"sorted": True} if ordered else {})
+            out.append({"inputs": {x: t}, "args": _arg_values(op)[0], "tol": tol})
     elif isinstance(c, C.FragmentKernel) and c.matrix:
         names = [i.name for i in op.inputs]
         shape_sets = MATRIX_CASES[len(names)] if len(names) in MATRIX_CASES else []
