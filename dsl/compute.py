@@ -360,6 +360,9 @@ class FragmentKernel:
     batch, <scalar args>..., output)``, returning 0 or, on ``failure``, not 0;
     the output has the shape of the last input. ``"matrix_reduce"`` is the
     same with one value per matrix (the output has the batch shape).
+    ``"matrix_solve"`` gives one (cols of the first input) x (cols of the last)
+    matrix per batch (least squares), ``"matrix_diagonal"`` one vector of
+    min(rows, cols) of the first input per batch (singular values).
     ``"flat"`` means ``(input, count, <scalar args>..., output)``: every
     element in row-major order gives one value (a scalar output).
     """
@@ -381,7 +384,11 @@ class FragmentKernel:
 
     @property
     def matrix(self) -> bool:
-        return self.layout in ("matrix", "matrix_reduce")
+        return self.layout in MATRIX_LAYOUTS
+
+
+#: Matrix fragment layouts, by the shape of their output.
+MATRIX_LAYOUTS = ("matrix", "matrix_reduce", "matrix_solve", "matrix_diagonal")
 
 
 @attrs.frozen

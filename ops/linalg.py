@@ -234,6 +234,87 @@ with Namespace("linalg"):
             """,
         )
 
+    with Op("lstsq") as op:
+        op.display_path = "/Linalg/Solvers"
+        matrix = Input(
+            FLOATING_POINT,
+            "matrix",
+            description="Matrices A (m x n) in the last two axes",
+        )
+        rhs = Input(
+            FLOATING_POINT,
+            "rhs",
+            description="Right-hand sides B (m x k), with the batch axes of matrix",
+        )
+        l2 = Arg(
+            FLOATING_POINT,
+            "l2_regularizer",
+            default=0.0,
+            description="The weight l2 of the ridge term l2 ||X||^2; 0 for plain least squares",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The solutions X (n x k), with the batch axes of matrix",
+        )
+        Constraint("matrix and rhs must have the same type", same_type(matrix, rhs))
+        Constraint(
+            "rhs must have as many rows as matrix",
+            rhs.size_at(-2) == matrix.size_at(-2),
+        )
+        Constraint("l2_regularizer must not be negative", l2 >= 0)
+        Fragment(
+            c="fragments/decompose.h",
+            python="fragments/decompose.py",
+            c_fragments=fragment_names("lstsq", FLOAT_DTYPES),
+            python_fragment="lstsq",
+            layout="matrix_solve",
+            args=("l2_regularizer",),
+            failure="matrix does not have full column rank (give l2_regularizer > 0)",
+            workspace=matrix.size_at(-1) * matrix.size_at(-1)
+            + matrix.size_at(-1) * rhs.size_at(-1),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Least squares with an optional ridge term: the X minimizing
+            ||A X - B||^2 + l2 ||X||^2, from the normal equations
+            (A^T A + l2 I) X = A^T B solved by Cholesky in double (ND4J's fast
+            lstsq). This squares A's condition number; A without full column
+            rank needs l2_regularizer > 0, else it is an error.
+            """,
+        )
+
+    with Op("svd") as op:
+        op.display_path = "/Linalg/Decompositions"
+        x = Input(
+            FLOATING_POINT, "x", description="Matrices (m x n) in the last two axes"
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The min(m, n) singular values of each matrix, largest first",
+        )
+        Fragment(
+            c="fragments/decompose.h",
+            python="fragments/decompose.py",
+            c_fragments=fragment_names("singular_values", FLOAT_DTYPES),
+            python_fragment="singular_values",
+            layout="matrix_diagonal",
+            workspace=x.size_at(-2) * x.size_at(-1),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The singular values of each matrix, largest first
+            (numpy.linalg.svd with compute_uv=False, ND4J's svd without U and V),
+            by one-sided Jacobi rotations in double, at most 60 sweeps. U and V
+            are not computed: an op has one output.
+            """,
+        )
+
     with Op("tri") as op:
         op.display_path = "/Linalg/Structure"
         Arg(INT, "rows", description="Rows of the result")

@@ -216,6 +216,12 @@ def output_shape(op: Op) -> str:
         return f"{op.inputs[-1].name}.shape"
     if isinstance(c, C.FragmentKernel) and c.layout == "matrix_reduce":
         return f"{op.inputs[0].name}.shape.remove(0).remove(0)"
+    if isinstance(c, C.FragmentKernel) and c.layout == "matrix_solve":  # Imaginet axis 0 is the last
+        return f"{op.inputs[0].name}.shape.replace(0, {op.inputs[-1].name}.shape.size(0)).replace(1, {op.inputs[0].name}.shape.size(0))"
+    if isinstance(c, C.FragmentKernel) and c.layout == "matrix_diagonal":
+        first = op.inputs[0].name
+        smaller = f"({first}.shape.size(0) < {first}.shape.size(1) ? {first}.shape.size(0) : {first}.shape.size(1))"
+        return f"{first}.shape.remove(0).replace(0, {smaller})"
     if isinstance(c, C.Generation) and c.generator == "one_hot":
         indices, axis = c.arg("indices"), c.arg("axis")
         return f"{indices}.shape.insert(({axis} < 0 ? -{axis} - 1 : {indices}.shape.count - {axis}), {c.arg('depth')})"

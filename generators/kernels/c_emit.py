@@ -761,8 +761,16 @@ class FragmentEmitter(Emitter):
         lines += ["int64_t batch = 1;", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{", f"batch *= {first}->shape[d];", "}"]
         if c.layout == "matrix":
             lines += self.output_check(f"{last}->rank", f"{last}->shape")
-        else:
+        elif c.layout == "matrix_reduce":
             lines += self.output_check(f"{first}->rank - 2", f"{first}->shape")
+        else:  # the batch axes, then (cols of first, cols of last) or min(rows, cols) of first
+            rows, cols = f"{first}->shape[{first}->rank - 2]", f"{first}->shape[{first}->rank - 1]"
+            tail = ([cols, f"{last}->shape[{last}->rank - 1]"] if c.layout == "matrix_solve" else
+                    [f"({rows} < {cols} ? {rows} : {cols})"])
+            lines += ["int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{",
+                      f"result[d] = {first}->shape[d];", "}"]
+            lines += [f"result[{first}->rank - 2 + {k}] = {v};" for k, v in enumerate(tail)]
+            lines += self.output_check(f"{first}->rank - 2 + {len(tail)}", "result")
         frags_by_dtype = dict(c.c_fragments)
         kinds = {a.name: a.type for a in op.args}
         extra = [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]

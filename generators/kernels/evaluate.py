@@ -103,7 +103,9 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             first, last = arrays[op.inputs[0].name], arrays[op.inputs[-1].name]
             if any(a.ndim < 2 or a.shape[:-2] != first.shape[:-2] for a in arrays.values()):
                 return None
-            shape = last.shape if c.layout == "matrix" else first.shape[:-2]
+            shape = {"matrix": last.shape, "matrix_reduce": first.shape[:-2],
+                     "matrix_solve": first.shape[:-2] + first.shape[-1:] + last.shape[-1:],
+                     "matrix_diagonal": first.shape[:-2] + (min(first.shape[-2:]),)}[c.layout]
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             shape = ()
         elif isinstance(c, C.ShapeQuery):

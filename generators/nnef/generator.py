@@ -214,6 +214,10 @@ class NnefGenerator:
             body = f"return list({ins[-1]})"
         elif isinstance(c, C.FragmentKernel) and c.layout == "matrix_reduce":
             body = f"return list({ins[0]})[:-2]"
+        elif isinstance(c, C.FragmentKernel) and c.layout == "matrix_solve":
+            body = f"return list({ins[0]})[:-2] + list({ins[0]})[-1:] + list({ins[-1]})[-1:]"
+        elif isinstance(c, C.FragmentKernel) and c.layout == "matrix_diagonal":
+            body = f"return list({ins[0]})[:-2] + [min(list({ins[0]})[-2:])]"
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             body = "return []"
         elif isinstance(c, C.ShapeQuery):

@@ -53,9 +53,9 @@ def factor_back_substitute(m, r):
 def solve(matrix, rhs, output):
     """A X = B by elimination with partial pivoting; ValueError when A is singular."""
     n, k = rhs.shape[-2], rhs.shape[-1]
-    a = matrix.reshape(-1, n, n)
-    b = rhs.reshape(-1, n, k)
-    x = output.reshape(-1, n, k)
+    a = matrix.reshape(math.prod(matrix.shape[:-2]), n, n)
+    b = rhs.reshape(math.prod(rhs.shape[:-2]), n, k)
+    x = output.reshape(math.prod(output.shape[:-2]), n, k)
     for s in range(a.shape[0]):
         m = a[s].astype(np.float64)
         r = b[s].astype(np.float64)
@@ -74,8 +74,8 @@ def solve(matrix, rhs, output):
 def inverse(x, output):
     """The inverse by elimination with partial pivoting; ValueError when x is singular."""
     n = x.shape[-1]
-    a = x.reshape(-1, n, n)
-    out = output.reshape(-1, n, n)
+    a = x.reshape(math.prod(x.shape[:-2]), n, n)
+    out = output.reshape(math.prod(output.shape[:-2]), n, n)
     for s in range(a.shape[0]):
         m = a[s].astype(np.float64)
         r = np.eye(n, dtype=np.float64)
@@ -94,7 +94,7 @@ def inverse(x, output):
 def determinant(x, output):
     """The determinant of each matrix: the product of its pivots, signed by its row swaps."""
     n = x.shape[-1]
-    a = x.reshape(-1, n, n)
+    a = x.reshape(math.prod(x.shape[:-2]), n, n)
     out = output.reshape(-1)
     for s in range(a.shape[0]):
         _, det = factor_eliminate(a[s].astype(np.float64), np.zeros((n, 0)))
@@ -108,7 +108,7 @@ def determinant(x, output):
 def logdet(x, output):
     """log(det x) of symmetric positive definite x from its Cholesky factor; ValueError otherwise."""
     n = x.shape[-1]
-    a = x.reshape(-1, n, n)
+    a = x.reshape(math.prod(x.shape[:-2]), n, n)
     out = output.reshape(-1)
     for s in range(a.shape[0]):
         low = np.zeros((n, n), dtype=np.float64)

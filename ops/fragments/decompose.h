@@ -1,0 +1,162 @@
+/* Least squares and singular values (Imaginet fragments), one per dtype, on
+ * copies in scratch memory the caller provides (`work`, in doubles). Matrices
+ * are row-major in the last two axes; `batch` matrices follow each other.
+ * All arithmetic is in double, in a fixed order that the Python fragments
+ * repeat; each result is rounded to T as it is stored. */
+#pragma IMAGINET_INCLUDES_BEGIN
+#include <math.h>
+#include <stdint.h>
+#pragma IMAGINET_INCLUDES_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "decompose_bodies"
+/* min ||A X - B||^2 + l2 ||X||^2 for A (m x n), B (m x k) by the normal equations
+ * (A^T A + l2 I) X = A^T B, solved by Cholesky: work holds n*n + n*k doubles.
+ * Fails when A^T A + l2 I is not positive definite (A without full column rank
+ * and l2 = 0). */
+#define LSTSQ(NAME, T)                                                                             \
+    static inline int NAME(const T* restrict a, int64_t m, int64_t n, const T* restrict b,          \
+                           int64_t b_rows, int64_t k, int64_t batch, double l2,                     \
+                           double* restrict work, T* restrict x)                                    \
+    {                                                                                               \
+        (void)b_rows;                                                                               \
+        double* g = work;                                                                           \
+        double* r = work + n * n;                                                                   \
+        for (int64_t s = 0; s < batch; s++, a += m * n, b += m * k, x += n * k) {                   \
+            for (int64_t i = 0; i < n; i++) {                                                       \
+                for (int64_t j = 0; j < n; j++) {                                                   \
+                    double t = 0.0;                                                                 \
+                    for (int64_t q = 0; q < m; q++) {                                               \
+                        t += (double)a[q * n + i] * (double)a[q * n + j];                           \
+                    }                                                                               \
+                    g[i * n + j] = i == j ? t + l2 : t;                                             \
+                }                                                                                   \
+                for (int64_t c = 0; c < k; c++) {                                                   \
+                    double t = 0.0;                                                                 \
+                    for (int64_t q = 0; q < m; q++) {                                               \
+                        t += (double)a[q * n + i] * (double)b[q * k + c];                           \
+                    }                                                                               \
+                    r[i * k + c] = t;                                                               \
+                }                                                                                   \
+            }                                                                                       \
+            for (int64_t j = 0; j < n; j++) { /* Cholesky, in the lower triangle of g */            \
+                double d = g[j * n + j];                                                            \
+                for (int64_t q = 0; q < j; q++) {                                                   \
+                    d -= g[j * n + q] * g[j * n + q];                                               \
+                }                                                                                   \
+                if (!(d > 0)) {                                                                     \
+                    return 1;                                                                       \
+                }                                                                                   \
+                g[j * n + j] = sqrt(d);                                                             \
+                for (int64_t i = j + 1; i < n; i++) {                                               \
+                    double t = g[i * n + j];                                                        \
+                    for (int64_t q = 0; q < j; q++) {                                               \
+                        t -= g[i * n + q] * g[j * n + q];                                           \
+                    }                                                                               \
+                    g[i * n + j] = t / g[j * n + j];                                                \
+                }                                                                                   \
+            }                                                                                       \
+            for (int64_t i = 0; i < n; i++) { /* L Y = A^T B */                                     \
+                for (int64_t c = 0; c < k; c++) {                                                   \
+                    double t = r[i * k + c];                                                        \
+                    for (int64_t q = 0; q < i; q++) {                                               \
+                        t -= g[i * n + q] * r[q * k + c];                                           \
+                    }                                                                               \
+                    r[i * k + c] = t / g[i * n + i];                                                \
+                }                                                                                   \
+            }                                                                                       \
+            for (int64_t i = n - 1; i >= 0; i--) { /* L^T X = Y */                                  \
+                for (int64_t c = 0; c < k; c++) {                                                   \
+                    double t = r[i * k + c];                                                        \
+                    for (int64_t q = i + 1; q < n; q++) {                                           \
+                        t -= g[q * n + i] * r[q * k + c];                                           \
+                    }                                                                               \
+                    r[i * k + c] = t / g[i * n + i];                                                \
+                }                                                                                   \
+            }                                                                                       \
+            for (int64_t i = 0; i < n * k; i++) {                                                   \
+                x[i] = (T)r[i];                                                                     \
+            }                                                                                       \
+        }                                                                                           \
+        return 0;                                                                                   \
+    }
+
+/* Singular values of A (m x n), largest first, by one-sided Jacobi rotations
+ * (Hestenes) of the columns of A, or of A^T when m < n: work holds m*n
+ * doubles. At most 60 sweeps; a pair is rotated while its columns' inner
+ * product exceeds 1e-15 times the product of their norms. */
+#define SINGULAR_VALUES(NAME, T)                                                                   \
+    static inline int NAME(const T* restrict a, int64_t m, int64_t n, int64_t batch,                \
+                           double* restrict work, T* restrict out)                                  \
+    {                                                                                               \
+        const int64_t p = m >= n ? m : n, q = m >= n ? n : m;                                       \
+        for (int64_t s = 0; s < batch; s++, a += m * n, out += q) {                                 \
+            for (int64_t i = 0; i < m; i++) { /* u is p x q: A, or A^T */                           \
+                for (int64_t j = 0; j < n; j++) {                                                   \
+                    work[m >= n ? i * n + j : j * m + i] = (double)a[i * n + j];                    \
+                }                                                                                   \
+            }                                                                                       \
+            for (int sweep = 0; sweep < 60; sweep++) {                                              \
+                int rotated = 0;                                                                    \
+                for (int64_t i = 0; i + 1 < q; i++) {                                               \
+                    for (int64_t j = i + 1; j < q; j++) {                                           \
+                        double alpha = 0.0, beta = 0.0, gamma = 0.0;                                \
+                        for (int64_t r = 0; r < p; r++) {                                           \
+                            alpha += work[r * q + i] * work[r * q + i];                             \
+                            beta += work[r * q + j] * work[r * q + j];                              \
+                            gamma += work[r * q + i] * work[r * q + j];                             \
+                        }                                                                           \
+                        if (!(fabs(gamma) > 1e-15 * sqrt(alpha * beta))) {                          \
+                            continue;                                                               \
+                        }                                                                           \
+                        rotated = 1;                                                                \
+                        const double zeta = (beta - alpha) / (2.0 * gamma);                         \
+                        const double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta)); \
+                        const double c = 1.0 / sqrt(1.0 + t * t), sn = c * t;                       \
+                        for (int64_t r = 0; r < p; r++) {                                           \
+                            const double ui = work[r * q + i], uj = work[r * q + j];                \
+                            work[r * q + i] = c * ui - sn * uj;                                     \
+                            work[r * q + j] = sn * ui + c * uj;                                     \
+                        }                                                                           \
+                    }                                                                               \
+                }                                                                                   \
+                if (!rotated) {                                                                     \
+                    break;                                                                          \
+                }                                                                                   \
+            }                                                                                       \
+            for (int64_t j = 0; j < q; j++) { /* column norms, sorted down (insertion) */           \
+                double norm = 0.0;                                                                  \
+                for (int64_t r = 0; r < p; r++) {                                                   \
+                    norm += work[r * q + j] * work[r * q + j];                                      \
+                }                                                                                   \
+                norm = sqrt(norm);                                                                  \
+                int64_t at = j;                                                                     \
+                while (at > 0 && (double)out[at - 1] < norm) {                                      \
+                    out[at] = out[at - 1];                                                          \
+                    at--;                                                                           \
+                }                                                                                   \
+                out[at] = (T)norm;                                                                  \
+            }                                                                                       \
+        }                                                                                           \
+        return 0;                                                                                   \
+    }
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "lstsq_f32"
+#pragma IMAGINET_DEPENDENCY "decompose.h:decompose_bodies"
+LSTSQ(lstsq_f32, float)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "lstsq_f64"
+#pragma IMAGINET_DEPENDENCY "decompose.h:decompose_bodies"
+LSTSQ(lstsq_f64, double)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "singular_values_f32"
+#pragma IMAGINET_DEPENDENCY "decompose.h:decompose_bodies"
+SINGULAR_VALUES(singular_values_f32, float)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "singular_values_f64"
+#pragma IMAGINET_DEPENDENCY "decompose.h:decompose_bodies"
+SINGULAR_VALUES(singular_values_f64, double)
+#pragma IMAGINET_FRAGMENT_END
