@@ -363,6 +363,9 @@ class FragmentKernel:
     ``"matrix_solve"`` gives one (cols of the first input) x (cols of the last)
     matrix per batch (least squares), ``"matrix_diagonal"`` one vector of
     min(rows, cols) of the first input per batch (singular values).
+    ``"rows"`` means inputs of one shape (rank 1 or more) in rows of their
+    last axis: ``(in0, in1, ..., rows, len, <scalar args>..., output)``, the
+    output of that shape too.
     ``"flat"`` means ``(input, count, <scalar args>..., output)``: every
     element in row-major order gives one value (a scalar output).
     """

@@ -315,6 +315,31 @@ with Namespace("linalg"):
             """,
         )
 
+    with Op("cross") as op:
+        op.display_path = "/Linalg/Products"
+        a = Input(FLOATING_POINT, "a", description="Vectors of 3 in the last axis")
+        b = Input(FLOATING_POINT, "b", description="Vectors of 3, with the shape of a")
+        Output(FLOATING_POINT, "output", description="a x b, with the shape of a")
+        Constraint("a and b must have the same type", same_type(a, b))
+        Constraint("a and b must have the same shape", same_shape(a, b))
+        Constraint("the last axis must have size 3", a.size_at(-1) == 3)
+        Fragment(
+            c="fragments/rows.h",
+            python="fragments/rows.py",
+            c_fragments=fragment_names("cross", FLOAT_DTYPES),
+            python_fragment="cross",
+            layout="rows",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The cross product of each pair of vectors of 3 in the last axis
+            (numpy.cross): (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0), each
+            product rounded to the dtype before the difference.
+            """,
+        )
+
     with Op("tri") as op:
         op.display_path = "/Linalg/Structure"
         Arg(INT, "rows", description="Rows of the result")

@@ -672,6 +672,8 @@ class FragmentEmitter(Emitter):
             includes += [i for i in incs if i not in includes]
         if c.layout == "flat":
             return OpCode(tuple(texts), tuple(includes), self.api(self.flat_body(c)))
+        if c.layout == "rows":
+            return OpCode(tuple(texts), tuple(includes), self.api(self.rows_body(c)))
         if c.matrix:
             api = self.api(self.matrix_body(c))
             if c.workspace is not None:
@@ -701,6 +703,34 @@ class FragmentEmitter(Emitter):
                     f"{', '.join(extra + [f'({ct}*){outn}->data'])});"]
 
         return OpCode(tuple(texts), tuple(includes), self.api(lines + self.dispatch(per_variant)))
+
+    def rows_body(self, c: C.FragmentKernel) -> list[str]:
+        """Inputs of one shape in rows of their last axis; the output has that shape."""
+        op = self.op
+        names = [abi.c_name(i.name) for i in op.inputs]
+        first = names[0]
+        out = op.outputs[0]
+        lines = [f"if ({first}->rank < 1) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(op.inputs[0].name + ': must have rank 1 or more')});",
+                 "}"]
+        for i, n in zip(op.inputs[1:], names[1:]):
+            lines += [f"if (!opf_same_shape({n}, {first})) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must have the shape of ' + op.inputs[0].name)});",
+                      "}"]
+        lines += self.output_check(f"{first}->rank", f"{first}->shape")
+        lines += [f"const int64_t len = {first}->shape[{first}->rank - 1];",
+                  f"const int64_t rows = opf_shape_numel({first}->rank - 1, {first}->shape);"]
+        frags_by_dtype = dict(c.c_fragments)
+        kinds = {a.name: a.type for a in op.args}
+        extra = [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct, ot = C_TYPE[v.dtype], C_TYPE[v.of(out.name)]
+            operands = [f"(const {ct}*){n}->data" for n in names] + ["rows", "len", *extra,
+                                                                     f"({ot}*){abi.c_name(out.name)}->data"]
+            return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
+
+        return lines + self.dispatch(per_variant)
 
     def flat_body(self, c: C.FragmentKernel) -> list[str]:
         """Every element of the input, in row-major order, into one output value."""

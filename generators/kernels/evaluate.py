@@ -108,6 +108,11 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
                      "matrix_diagonal": first.shape[:-2] + (min(first.shape[-2:]),)}[c.layout]
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             shape = ()
+        elif isinstance(c, C.FragmentKernel) and c.layout == "rows":
+            first = arrays[op.inputs[0].name]
+            if first.ndim < 1 or any(a.shape != first.shape for a in arrays.values()):
+                return None
+            shape = first.shape
         elif isinstance(c, C.ShapeQuery):
             x = arrays[c.input]
             numpy_runtime.shape_query(c.query, x.shape, arg(c.axis) if c.axis is not None else None)

@@ -138,6 +138,8 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
         return tensors, {c.arg(role): value for role, value in GENERATE_EXAMPLES[c.generator].items()}
     if isinstance(c, C.FragmentKernel) and c.layout == "flat":
         return {inputs[0]: (4,)}, {}
+    if isinstance(c, C.FragmentKernel) and c.layout == "rows":
+        return {n: (2, 3) for n in inputs}, {}
     if isinstance(c, C.FragmentKernel) and c.matrix:
         return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel):

@@ -220,6 +220,8 @@ class NnefGenerator:
             body = f"return list({ins[0]})[:-2] + [min(list({ins[0]})[-2:])]"
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             body = "return []"
+        elif isinstance(c, C.FragmentKernel) and c.layout == "rows":
+            body = f"return list({ins[0]})"
         elif isinstance(c, C.ShapeQuery):
             body = f"return [len({nnef_name(c.input)})]" if c.query == "shape" else "return []"
         elif isinstance(c, C.ScatterRows) and c.ref is not None:

@@ -333,6 +333,13 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             args = {c.arg(role): value for role, value in roles.items()}
             view = "strided" if shape == (2, 3, 4) else None
             out.append({"inputs": {c.input: _tensor(v.of(c.input), shape, view=view)}, "args": args, "tol": tol})
+    elif isinstance(c, C.FragmentKernel) and c.layout == "rows":
+        names = [i.name for i in op.inputs]
+        for shapes in [((3,), (3,)), ((4, 3), (4, 3)), ((2, 2, 3), (2, 2, 3)), ((0, 3), (0, 3)), ((4, 3), (3, 3)),
+                       ((4, 2), (4, 2)), ((), ())]:
+            view = "strided" if shapes[0] == (2, 2, 3) else None
+            inputs = {n: _tensor(v.of(n), s, view=view) for n, s in zip(names, shapes)}
+            out.append({"inputs": inputs, "args": _arg_values(op)[0], "tol": tol})
     elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
         x = op.inputs[0].name
         for shape, ordered, view in [((), False, None), ((1,), False, None), ((7,), False, None), ((7,), True, None),
