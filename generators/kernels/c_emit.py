@@ -694,8 +694,7 @@ class FragmentEmitter(Emitter):
                  "for (int32_t d = 0; d < (int32_t)axis_index; d++) {", f"slot *= {x}->shape[d];", "}",
                  f"const int64_t size = {x}->shape[axis_index];"]
         frags_by_dtype = dict(c.c_fragments)
-        kinds = {a.name: a.type for a in self.op.args}
-        extra = [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
+        extra = self.fragment_args(c)
 
         def per_variant(v: D.Variant) -> list[str]:
             ct = C_TYPE[v.dtype]
@@ -703,6 +702,11 @@ class FragmentEmitter(Emitter):
                     f"{', '.join(extra + [f'({ct}*){outn}->data'])});"]
 
         return OpCode(tuple(texts), tuple(includes), self.api(lines + self.dispatch(per_variant)))
+
+    def fragment_args(self, c: C.FragmentKernel) -> list[str]:
+        """The scalar args a fragment takes, cast to the C types fragments declare."""
+        kinds = {a.name: a.type for a in self.op.args}
+        return [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
 
     def rows_body(self, c: C.FragmentKernel) -> list[str]:
         """Inputs of one shape in rows of their last axis; the output has that shape."""
@@ -721,8 +725,7 @@ class FragmentEmitter(Emitter):
         lines += [f"const int64_t len = {first}->shape[{first}->rank - 1];",
                   f"const int64_t rows = opf_shape_numel({first}->rank - 1, {first}->shape);"]
         frags_by_dtype = dict(c.c_fragments)
-        kinds = {a.name: a.type for a in op.args}
-        extra = [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
+        extra = self.fragment_args(c)
 
         def per_variant(v: D.Variant) -> list[str]:
             ct, ot = C_TYPE[v.dtype], C_TYPE[v.of(out.name)]
@@ -737,8 +740,7 @@ class FragmentEmitter(Emitter):
         x = abi.c_name(self.op.inputs[0].name)
         out = self.op.outputs[0]
         frags_by_dtype = dict(c.c_fragments)
-        kinds = {a.name: a.type for a in self.op.args}
-        extra = [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
+        extra = self.fragment_args(c)
 
         def per_variant(v: D.Variant) -> list[str]:
             ct, ot = C_TYPE[v.dtype], C_TYPE[v.of(out.name)]
@@ -802,8 +804,7 @@ class FragmentEmitter(Emitter):
             lines += [f"result[{first}->rank - 2 + {k}] = {v};" for k, v in enumerate(tail)]
             lines += self.output_check(f"{first}->rank - 2 + {len(tail)}", "result")
         frags_by_dtype = dict(c.c_fragments)
-        kinds = {a.name: a.type for a in op.args}
-        extra = [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
+        extra = self.fragment_args(c)
         message = c_string(c.failure or "the kernel failed")
         if c.workspace is not None:
             # The caller's scratch: at least what <fn>_workspace says, aligned for doubles.
