@@ -429,8 +429,9 @@ class LayoutMove:
         return dict(self.params)[role]
 
 
-#: Layout kinds -> the roles they take: (role, "list" | "int" | "enum" | "float" | "tensor").
-#: A "tensor" role names a LONG input (gather's indices).
+#: Layout kinds -> the roles they take: (role, "list" | "int" | "enum" | "float" | "tensor" | "values").
+#: A "tensor" role names a LONG input (gather's indices), a "values" role an
+#: input of the moved tensor's type (set_diag's diagonal).
 LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "reshape": (("shape", "list"),),
     "permute": (("perm", "list"),),
@@ -447,9 +448,10 @@ LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "gather_nd": (("indices", "tensor"),),
     "reverse_sequence": (("seq_lengths", "tensor"), ("seq_axis", "int"), ("batch_axis", "int")),
     "diag": (),
+    "set_diag": (("diagonal", "values"),),
 }
 #: Layouts whose indices are data: a runtime copy, not a plan (the C function checks every index).
-DATA_LAYOUTS = ("gather", "gather_nd", "reverse_sequence", "diag")
+DATA_LAYOUTS = ("gather", "gather_nd", "reverse_sequence", "diag", "set_diag")
 @attrs.frozen
 class Generation:
     """A tensor made from args alone (fill, range, linspace, eye), in the dtype

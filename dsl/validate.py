@@ -562,6 +562,11 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 need_input(name)
                 if name in inputs and inputs[name].type is not DataType.LONG:
                     out.append(f"input '{name}' must be LONG ({purpose})")
+            elif what == "values":
+                need_input(name)
+                source = getattr(c, "input", None)
+                if name in inputs and source in inputs and inputs[name].type is not inputs[source].type:
+                    out.append(f"input '{name}' must have the type of {source} ({purpose})")
             else:
                 need_arg(name, (DataType.ENUM,), False, purpose)
                 if name in args and tuple(args[name].possible_values) != C.PAD_MODES:

@@ -1025,6 +1025,25 @@ with Namespace("math"):
             """,
         )
 
+    with Op("set_diag") as op:
+        op.display_path = "/Math/Matrix"
+        Input(NDARRAY, "x", description="Matrices in the last two axes")
+        Input(
+            NDARRAY,
+            "diagonal",
+            description="The new diagonals: x's batch axes, then min(rows, cols)",
+        )
+        Output(NDARRAY, "output", description="x with its main diagonals replaced")
+        Layout("set_diag")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Replaces the main diagonal of each matrix of x by diagonal
+            (TensorFlow's matrix_set_diag); everything else is copied from x.
+            """,
+        )
+
     with Op("matrix_determinant") as op:
         op.display_path = "/Math/Matrix"
         op.onnx = "Det"

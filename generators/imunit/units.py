@@ -180,7 +180,7 @@ def output_type(op: Op) -> str:
 
 #: Layouts whose output shape the expression language can state; the others
 #: need list arithmetic (a shape from a list arg's values) it does not have.
-EXPRESSIBLE_LAYOUTS = ("squeeze", "expand_dims", "reverse", "reverse_sequence")
+EXPRESSIBLE_LAYOUTS = ("squeeze", "expand_dims", "reverse", "reverse_sequence", "set_diag")
 
 
 def unit_problem(op: Op) -> str | None:

@@ -150,6 +150,8 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
         return {c.ref: (3, 2), c.indices: (3,), c.updates: (3, 2)}, {}
     if isinstance(c, C.ScatterRows):
         return {c.updates: (4, 2), c.indices: (4,)}, {c.rows: 3}
+    if isinstance(c, C.LayoutMove) and c.layout == "set_diag":
+        return {c.input: (3, 3), c.arg("diagonal"): (3,)}, {}
     if isinstance(c, C.LayoutMove) and c.layout == "gather_nd":
         return {c.input: (3, 2), c.arg("indices"): (2, 2)}, {}
     if isinstance(c, C.LayoutMove) and c.layout == "reverse_sequence":

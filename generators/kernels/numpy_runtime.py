@@ -456,6 +456,13 @@ def layout_shape(kind, shape, p):
         if tuple(p["seq_lengths"]) != (shape[b],):
             raise ValueError(f"seq_lengths: must be a vector as long as the batch axis of x ({shape[b]})")
         return shape
+    if kind == "set_diag":
+        if r < 2:
+            raise ValueError("x: must have rank 2 or more (matrices in the last two axes)")
+        if tuple(p["diagonal"]) != shape[:-2] + (min(shape[-2:]),):
+            raise ValueError(f"diagonal: must have shape {shape[:-2] + (min(shape[-2:]),)}, x's batch axes then "
+                             "min(rows, cols)")
+        return shape
     if kind == "diag":
         if 2 * r > MAX_RANK:
             raise ValueError(f"x: the result's rank {2 * r} is above {MAX_RANK}")
@@ -527,6 +534,11 @@ def layout_apply(kind, x, p):
             at = [slice(None)] * r
             at[b], at[s] = i, slice(0, n)
             out[tuple(at)] = np.flip(x[tuple(at)], axis=s - (b < s))
+        return out
+    if kind == "set_diag":
+        out = x.copy()
+        k = min(x.shape[-2:])
+        out[..., np.arange(k), np.arange(k)] = np.asarray(p["diagonal"])
         return out
     if kind == "diag":
         out = np.zeros(x.size * x.size, dtype=x.dtype)

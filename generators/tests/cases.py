@@ -120,6 +120,11 @@ GATHER_ND_CASES: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, int]]] 
     ((4, 3), (5, 2), (-3, 2)), ((4, 3, 2), (2, 1), (0, 3)), ((2, 3), (2, 0), (0, 0)), ((5,), (0, 1), (0, 4)),
     ((4, 3), (3,), (0, 2)), ((4, 3), (2, 2), (3, 5)), ((3, 2), (), (0, 0)),
 ]
+#: set_diag: (x shape, diagonal shape), valid and invalid alike.
+SET_DIAG_CASES: list[tuple[tuple[int, ...], tuple[int, ...]]] = [
+    ((3, 3), (3,)), ((2, 3, 4), (2, 3)), ((4, 2), (2,)), ((2, 0, 3), (2, 0)), ((3, 3), (2,)), ((3,), (3,)),
+    ((2, 3, 3), (3, 3)),
+]
 #: reverse_sequence: (x shape, lengths size, seq_axis, batch_axis, (lowest, highest length)).
 REVERSE_SEQUENCE_CASES: list[tuple[tuple[int, ...], int, int, int, tuple[int, int]]] = [
     ((3, 5), 3, 1, 0, (0, 5)), ((4, 2, 3), 2, 0, 1, (1, 4)), ((0, 3), 0, 1, 0, (0, 0)), ((2, 6), 2, -1, -2, (6, 9)),
@@ -314,6 +319,12 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
         for shape, index_shape, (low, high) in GATHER_ND_CASES:
             inputs = {x: _tensor(v.of(x), shape), indices: _tensor(v.of(indices), index_shape, extreme=False,
                                                                    low=low, high=high)}
+            out.append({"inputs": inputs, "args": {}, "tol": tol})
+    elif isinstance(c, C.LayoutMove) and c.layout == "set_diag":
+        x, diagonal = c.input, c.arg("diagonal")
+        for shape, diagonal_shape in SET_DIAG_CASES:
+            view = "strided" if shape == (2, 3, 4) else None
+            inputs = {x: _tensor(v.of(x), shape, view=view), diagonal: _tensor(v.of(diagonal), diagonal_shape)}
             out.append({"inputs": inputs, "args": {}, "tol": tol})
     elif isinstance(c, C.LayoutMove) and c.layout == "reverse_sequence":
         x, lengths = c.input, c.arg("seq_lengths")
