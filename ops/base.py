@@ -511,7 +511,6 @@ with Namespace("base"):
 
     with Op("one_hot") as op:
         op.display_path = "/Base/Creation"
-        op.onnx = "OneHot"
         Input(LONG, "indices", description="The index of the hot position, per element")
         Arg(INT, "depth", description="The size of the one-hot axis")
         Arg(
@@ -542,8 +541,8 @@ with Namespace("base"):
             """
             One-hot encoding (TensorFlow's one_hot): output[..., d, ...] is on where
             indices[...] == d and off elsewhere, d running along the new axis. An
-            index outside 0..depth-1 gives a row of off (ONNX OneHot would also take
-            negative indices from the end). on and off must convert exactly to dtype.
+            index outside 0..depth-1 gives a row of off, where ONNX OneHot takes
+            negative indices from the end, so the op records no ONNX twin. on and off must convert exactly to dtype.
             """,
         )
 
