@@ -49,15 +49,20 @@ def _broadcastable(*arrays: np.ndarray) -> bool:
     return True
 
 
-def constraints_hold(op: Op, kwargs: Mapping[str, Any]) -> bool:
-    """Whether every constraint of ``op`` (backend ones included: the C API
-    checks them all) holds for ``kwargs``."""
+def _scope(op: Op, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The names a rendered constraint expression reads, bound to ``kwargs``."""
     scope: dict[str, Any] = {"_size_at": _size_at, "_broadcastable": _broadcastable}
     scope |= {reference.py_name(i.name): np.asarray(kwargs[reference.py_name(i.name)]) for i in op.inputs}
     scope |= {reference.py_name(a.name): arg_value(op, kwargs, a.name) for a in op.args}
     scope |= {reference.config_param(cfg.name): kwargs.get(reference.config_param(cfg.name)) or types.SimpleNamespace(
         **{reference.py_name(x.name): x.default for x in cfg.args}) for cfg in op.configs}
-    render = PyConstraintRenderer(op).render
+    return scope
+
+
+def constraints_hold(op: Op, kwargs: Mapping[str, Any]) -> bool:
+    """Whether every constraint of ``op`` (backend ones included: the C API
+    checks them all) holds for ``kwargs``."""
+    scope, render = _scope(op, kwargs), PyConstraintRenderer(op).render
     return all(eval(render(c.expr), scope) for _, c in op.all_constraints())  # our own rendering
 
 
@@ -66,9 +71,7 @@ def workspace_doubles(op: Op, kwargs: Mapping[str, Any]) -> int:
     node = getattr(op.compute, "workspace", None)
     if node is None:
         return 0
-    scope: dict[str, Any] = {"_size_at": _size_at}
-    scope |= {reference.py_name(i.name): np.asarray(kwargs[reference.py_name(i.name)]) for i in op.inputs}
-    return max(0, int(eval(PyConstraintRenderer(op).render(node), scope)))  # our own rendering
+    return max(0, int(eval(PyConstraintRenderer(op).render(node), _scope(op, kwargs))))  # our own rendering
 
 
 def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) -> np.ndarray | None:
@@ -103,9 +106,7 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             first, last = arrays[op.inputs[0].name], arrays[op.inputs[-1].name]
             if any(a.ndim < 2 or a.shape[:-2] != first.shape[:-2] for a in arrays.values()):
                 return None
-            shape = {"matrix": last.shape, "matrix_reduce": first.shape[:-2],
-                     "matrix_solve": first.shape[:-2] + first.shape[-1:] + last.shape[-1:],
-                     "matrix_diagonal": first.shape[:-2] + (min(first.shape[-2:]),)}[c.layout]
+            shape = numpy_runtime.matrix_shape(c.layout, first.shape, last.shape)
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             shape = ()
         elif isinstance(c, C.FragmentKernel) and c.layout == "rows":

@@ -639,6 +639,18 @@ def generate_shape(kind, p):
     raise ValueError(f"unknown generator {kind!r}")
 
 
+def matrix_shape(layout, first, last):
+    """The output shape of a matrix fragment ``layout`` from the shapes of its
+    first and last inputs (matrices in the last two axes, batch axes before)."""
+    if layout == "matrix":
+        return tuple(last)
+    if layout == "matrix_reduce":
+        return tuple(first[:-2])
+    if layout == "matrix_solve":
+        return tuple(first[:-2]) + (first[-1], last[-1])
+    return tuple(first[:-2]) + (min(first[-2:]),)  # matrix_diagonal
+
+
 #: Generators whose role names a tensor: generate_shape takes its shape, the others its values.
 GENERATE_TENSORS = {"one_hot": "indices", "sequence_mask": "lengths"}
 

@@ -170,7 +170,8 @@ class NnefGenerator:
                  "# Layout rules: the very functions the Python package checks its inputs with.",
                  "import math", "", f"MAX_RANK = {numpy_runtime.MAX_RANK}", f"PAD_MODES = {numpy_runtime.PAD_MODES!r}", "",
                  inspect.getsource(numpy_runtime._layout_axis), "", inspect.getsource(numpy_runtime.layout_shape), "",
-                 f"GENERATE_LIMIT = {numpy_runtime.GENERATE_LIMIT}", "", inspect.getsource(numpy_runtime.generate_shape), ""]
+                 f"GENERATE_LIMIT = {numpy_runtime.GENERATE_LIMIT}", "", inspect.getsource(numpy_runtime.generate_shape), "",
+                 inspect.getsource(numpy_runtime.matrix_shape), ""]
         table = []
         for ns in context.namespaces:
             entries = [(fragment_name(ns.name, o.name), o) for o in code_ops(ns) if not abi.is_stream(o)]
@@ -210,14 +211,8 @@ class NnefGenerator:
                      f"{role!r}: attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else
                      f"{role!r}: attribs[{nnef_name(arg)!r}]" for role, arg in c.params]
             body = f"return list(generate_shape({c.generator!r}, {{{', '.join(given)}}}))"
-        elif isinstance(c, C.FragmentKernel) and c.layout == "matrix":
-            body = f"return list({ins[-1]})"
-        elif isinstance(c, C.FragmentKernel) and c.layout == "matrix_reduce":
-            body = f"return list({ins[0]})[:-2]"
-        elif isinstance(c, C.FragmentKernel) and c.layout == "matrix_solve":
-            body = f"return list({ins[0]})[:-2] + list({ins[0]})[-1:] + list({ins[-1]})[-1:]"
-        elif isinstance(c, C.FragmentKernel) and c.layout == "matrix_diagonal":
-            body = f"return list({ins[0]})[:-2] + [min(list({ins[0]})[-2:])]"
+        elif isinstance(c, C.FragmentKernel) and c.matrix:
+            body = f"return list(matrix_shape({c.layout!r}, {ins[0]}, {ins[-1]}))"
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             body = "return []"
         elif isinstance(c, C.FragmentKernel) and c.layout == "rows":

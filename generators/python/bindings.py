@@ -300,9 +300,7 @@ class _Binding:
                          f"    raise ValueError(f\"{{_op}}: {i.name} must have the batch axes of {op.inputs[0].name} "
                          f"({op.inputs[0].name} has shape {{{first}.shape}}, {i.name} has shape {{{n}.shape}})\")")
             last = py_name(op.inputs[-1].name)
-            self.add({"matrix": f"shape = {last}.shape", "matrix_reduce": f"shape = {first}.shape[:-2]",
-                      "matrix_solve": f"shape = {first}.shape[:-2] + {first}.shape[-1:] + {last}.shape[-1:]",
-                      "matrix_diagonal": f"shape = {first}.shape[:-2] + (min({first}.shape[-2:]),)"}[c.layout])
+            self.add(f"shape = _k.matrix_shape({c.layout!r}, {first}.shape, {last}.shape)")
         elif isinstance(c, C.FragmentKernel):
             self.add(f"shape = {py_name(op.inputs[0].name)}.shape")
         elif isinstance(c, C.LayoutMove):
