@@ -69,14 +69,10 @@ class ImunitGenerator:
         legacy = context.option(self, "style") == "legacy"
         c_files: dict[str, str] = {}
         files: list[GeneratedFile] = []
-        skipped: list[tuple[Op, str]] = []
         for ns in context.namespaces:
             header = context.header(self.name, [ns])
             for op in code_ops(ns):
                 folder = f"{ns.key}/{op.name}"
-                if (problem := units.unit_problem(op)) is not None:
-                    skipped.append((op, problem))
-                    continue
                 if op.composition is not None:
                     files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._composite(ns, op, header, legacy)))
                     continue
@@ -89,16 +85,7 @@ class ImunitGenerator:
                 files.append(GeneratedFile(f"{folder}/{op.name}.py", self._py_file(op, header)))
                 files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._unit(op, header, legacy)))
         files += [GeneratedFile(path, text) for path, text in clang_format(c_files).items()]
-        if skipped:
-            files.append(GeneratedFile("README.md", self._skipped(context, skipped)))
         return sorted(files, key=lambda f: f.path)
-
-    def _skipped(self, context: GenerationContext, skipped: list[tuple[Op, str]]) -> str:
-        """Says which ops have no unit and why (the C library and Python package have them)."""
-        lines = [f"<!-- {context.header(self.name)} -->", "", "# Ops without a unit", "",
-                 "These ops are in the C library and the Python package, but no `.imunit` unit can state them:", ""]
-        lines += [f"- `{op.qualified_name}`: {problem}." for op, problem in skipped]
-        return "\n".join(lines) + "\n"
 
     # ------------------------------------------------------------ C
 
@@ -125,8 +112,9 @@ class ImunitGenerator:
             elif p.role == "array" and p.source == axes:
                 out.append(("int axis", "axis"))
             elif p.role == "array":
+                length = units.list_length(op, next(a for a in op.args if a.name == p.source))
                 out.append((f"int {p.source}_rank", f"{p.source}_rank"))
-                out += [(f"int {p.source}_d{k}", f"{p.source}_d{k}") for k in range(abi.MAX_RANK)]
+                out += [(f"int {p.source}_d{k}", f"{p.source}_d{k}") for k in range(length)]
             elif p.role == "optional":
                 out.append((f"int use_{p.source}", f"use_{p.source}"))
                 out.append((f"double {p.name}", p.source))
@@ -170,8 +158,11 @@ class ImunitGenerator:
                 body.append("const int64_t axes_value[1] = {axis};")
                 call.append("axes_value")
             elif p.role == "array":
-                values = ", ".join(f"{p.source}_d{k}" for k in range(abi.MAX_RANK))
-                body.append(f"const int64_t {p.name}_values[{abi.MAX_RANK}] = {{{values}}};")
+                # The unit passes at most `length` values: a longer list is an error, not a read past them.
+                length = units.list_length(op, next(a for a in op.args if a.name == p.source))
+                values = ", ".join(f"{p.source}_d{k}" for k in range(length))
+                body += [f"if ({p.source}_rank > {length}) {{", "return (int)OPFORGE_ERR_ARG;", "}",
+                         f"const int64_t {p.name}_values[{length}] = {{{values}}};"]
                 call.append(f"{p.name}_values")
             elif p.role == "count":
                 call.append("1" if p.source == axes else f"{p.source}_rank")

@@ -9,6 +9,8 @@ units) instead of a list of axes (ADR 0013).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
 
 from dsl import compute as C
@@ -133,10 +135,10 @@ def options(op: Op) -> list[Option]:
     return out
 
 
-def dims(name: str, shape: str) -> list[Hidden]:
-    """``<name>_rank`` and ``<name>_d0..d7`` (NumPy order, 1 past the rank)."""
+def dims(name: str, shape: str, length: int = MAX_RANK) -> list[Hidden]:
+    """``<name>_rank`` and ``<name>_d0..d<length - 1>`` (NumPy order, 1 past the rank)."""
     out = [Hidden(f"{name}_rank", f"{shape}.count")]
-    for k in range(MAX_RANK):
+    for k in range(length):
         out.append(Hidden(f"{name}_d{k}", f"{shape}.count > {k} ? {shape}.size({shape}.count - {k + 1}) : 1"))
     return out
 
@@ -155,11 +157,13 @@ def hidden(op: Op) -> list[Hidden]:
             out.append(Hidden(f"{a.name}_index", choose([(f'{a.name} == "{d}"', str(k)) for k, d in
                                                           enumerate(abi.DTYPES[:-1])], str(len(abi.DTYPES) - 1))))
         elif not a.count.is_single and a.name != reduction_axes_arg(op):
-            out += dims(a.name, a.name)
+            out += dims(a.name, a.name, list_length(op, a))
     if abi.has_workspace(op):  # the kernel's scratch: a tensor of the unit, sized from the inputs
         out.append(Hidden("workspace_count", UnitRenderer(op).render(op.compute.workspace)))  # type: ignore[union-attr]
         out.append(Hidden("workspace", "System.Tensor(System.Float64, workspace_count > 0 ? workspace_count : 1)"))
-    out.append(Hidden("output_shape", output_shape(op)))
+    result = layout_result(op)
+    out += result
+    out.append(Hidden("output_shape", result[-1].name if result else output_shape(op)))
     out += dims("output", "output_shape")
     return out
 
@@ -178,36 +182,100 @@ def output_type(op: Op) -> str:
     return f"{first.name}.type" if first.type is out.type else VALUE_TYPE["float64"]
 
 
-#: Layouts whose output shape the expression language can state; the others
-#: need list arithmetic (a shape from a list arg's values) it does not have.
-EXPRESSIBLE_LAYOUTS = ("squeeze", "expand_dims", "reverse", "reverse_sequence", "set_diag")
-
-
-def unit_problem(op: Op) -> str | None:
-    """Why no unit can describe ``op``, or None."""
+def list_length(op: Op, arg: Arg) -> int:
+    """How many values of a list arg a unit passes on: pad's paddings hold two per axis."""
     c = op.compute
-    if isinstance(c, C.Generation) and c.generator not in ("fill", "one_hot", "sequence_mask"):
-        return (f"its output shape is computed from number args, and the unit expression language cannot "
-                "build a shape from numbers")
-    if isinstance(c, C.LayoutMove) and c.layout not in EXPRESSIBLE_LAYOUTS:
-        return f"its output shape {_LAYOUT_SHAPES[c.layout]}, which the unit expression language cannot compute"
-    return None
+    if isinstance(c, C.LayoutMove) and c.layout == "pad" and arg.name == c.arg("paddings"):
+        return 2 * MAX_RANK
+    return MAX_RANK
 
 
-#: Why the unit expression language cannot state a layout's output shape.
-_LAYOUT_SHAPES = {
-    "reshape": "comes from a list arg with a size to infer",
-    "permute": "takes the axes of x in the order a list arg's values give",
-    "transpose": "reverses the axes of x, whatever its rank",
-    "narrow": "drops every axis of size 1",
-    "tile": "multiplies each axis by a list arg's value",
-    "slice": "comes from list args' values",
-    "strided_slice": "comes from list args' values",
-    "pad": "adds a list arg's values to the axes",
-    "gather": "puts the shape of indices in place of an axis",
-    "gather_nd": "joins part of the shape of indices to part of the shape of x",
-    "diag": "repeats the shape of x, whatever its rank",
-}
+def element(values: str, index: str) -> str:
+    """NumPy-order element ``index`` (an expression) of a shape or list value, 0 past its ends,
+    so that an expression stays defined for inputs the C API will reject."""
+    return (f"(((({index}) >= 0) && (({index}) < {values}.count)) ? "
+            f"{values}.size({values}.count - 1 - ({index})) : 0)")
+
+
+#: The hidden values a shape is built in, one axis at a time (``result_0`` is empty).
+RESULT = "result"
+
+
+def built_shape(rank: str, dim: Callable[[int], str], keep: Callable[[int], str] | None = None) -> list[Hidden]:
+    """A shape of ``rank`` axes (at most MAX_RANK), NumPy axis k of size ``dim(k)``, built in
+    hidden values ``result_0..result_8``: the expression language has no list arithmetic,
+    but appending an axis (``insert(0, size)``: Imaginet counts from the right) is enough.
+    ``keep(k)`` drops axis k when false."""
+    out = [Hidden(f"{RESULT}_0", "System.Shape()")]
+    for k in range(MAX_RANK):
+        condition = f"({rank}) > {k}" + (f" && ({keep(k)})" if keep is not None else "")
+        out.append(Hidden(f"{RESULT}_{k + 1}",
+                          f"({condition}) ? {RESULT}_{k}.insert(0, {dim(k)}) : {RESULT}_{k}"))
+    return out
+
+
+def _strided_length(n: str, b: str, e: str, s: str) -> str:
+    """len(range(n)[b:e:s]) (Python's slice.indices clamping), for s != 0."""
+    up_b = f"({b} < 0 ? Math.max({b} + {n}, 0) : Math.min({b}, {n}))"
+    up_e = f"({e} < 0 ? Math.max({e} + {n}, 0) : Math.min({e}, {n}))"
+    down_b = f"({b} < 0 ? Math.max({b} + {n}, -1) : Math.min({b}, {n} - 1))"
+    down_e = f"({e} < 0 ? Math.max({e} + {n}, -1) : Math.min({e}, {n} - 1))"
+    up = f"({up_e} > {up_b} ? ({up_e} - {up_b} + {s} - 1) / {s} : 0)"
+    down = f"({down_b} > {down_e} ? ({down_b} - {down_e} - {s} - 1) / (0 - {s}) : 0)"
+    return f"({s} > 0 ? {up} : ({s} < 0 ? {down} : 0))"
+
+
+def layout_result(op: Op) -> list[Hidden]:
+    """The hidden values that build a layout's output shape (empty when one expression does)."""
+    c = op.compute
+    if not isinstance(c, C.LayoutMove):
+        return []
+    x = c.input
+    rank = f"{x}_rank"
+
+    def x_dim(k: int) -> str:
+        return f"{x}_d{k}"
+
+    if c.layout == "reshape":
+        s = c.arg("shape")
+        inferred = f"({s}.flat == 0 ? 0 : {x}.shape.flat / (0 - {s}.flat))"
+        return built_shape(f"{s}_rank", lambda k: f"({s}_d{k} == -1 ? {inferred} : {s}_d{k})")
+    if c.layout == "transpose":
+        return built_shape(rank, lambda k: f"{x}.shape.size({k})")
+    if c.layout == "permute":
+        perm = c.arg("perm")
+        return built_shape(f"{perm}_rank", lambda k: element(
+            f"{x}.shape", f"{perm}_d{k} < 0 ? {perm}_d{k} + {rank} : {perm}_d{k}"))
+    if c.layout == "narrow":
+        return built_shape(rank, x_dim, lambda k: f"{x}_d{k} != 1")
+    if c.layout == "tile":
+        reps = c.arg("repeats")
+        return built_shape(rank, lambda k: f"{x}_d{k} * {reps}_d{k}")
+    if c.layout == "slice":
+        begin, size = c.arg("begin"), c.arg("size")
+        return built_shape(rank, lambda k: f"({size}_d{k} == -1 ? {x}_d{k} - {begin}_d{k} : {size}_d{k})")
+    if c.layout == "strided_slice":
+        b, e, s = c.arg("begin"), c.arg("end"), c.arg("strides")
+        return built_shape(rank, lambda k: _strided_length(f"{x}_d{k}", f"{b}_d{k}", f"{e}_d{k}", f"{s}_d{k}"))
+    if c.layout == "pad":
+        pads = c.arg("paddings")
+        return built_shape(rank, lambda k: f"{x}_d{k} + {pads}_d{2 * k} + {pads}_d{2 * k + 1}")
+    if c.layout == "gather":
+        indices, axis = c.arg("indices"), c.arg("axis")
+        at = f"({axis} < 0 ? {axis} + {rank} : {axis})"
+        many = f"{indices}_rank"
+        return built_shape(f"{rank} - 1 + {many}", lambda k: (
+            f"({k} < {at}) ? {x}_d{k} : (({k} < {at} + {many}) ? {element(indices + '.shape', f'{k} - {at}')} : "
+            f"({element(x + '.shape', f'{k} - {many} + 1')}))"))
+    if c.layout == "gather_nd":
+        indices = c.arg("indices")
+        lead = f"({indices}_rank - 1)"
+        depth = f"({indices}_rank > 0 ? {indices}.shape.size(0) : 0)"
+        return built_shape(f"{lead} + {rank} - {depth}", lambda k: (
+            f"({k} < {lead}) ? {indices}_d{k} : ({element(x + '.shape', f'{k} - {lead} + {depth}')})"))
+    if c.layout == "diag":
+        return built_shape(f"2 * {rank}", lambda k: element(f"{x}.shape", f"{k} % {rank}"))
+    return []
 
 
 def output_shape(op: Op) -> str:
@@ -225,6 +293,13 @@ def output_shape(op: Op) -> str:
     if isinstance(c, C.Generation) and c.generator == "one_hot":
         indices, axis = c.arg("indices"), c.arg("axis")
         return f"{indices}.shape.insert(({axis} < 0 ? -{axis} - 1 : {indices}.shape.count - {axis}), {c.arg('depth')})"
+    if isinstance(c, C.Generation) and c.generator == "range":
+        start, limit, delta = c.arg("start"), c.arg("limit"), c.arg("delta")
+        return f"System.Shape({delta} == 0 ? 0 : Math.max(0, Math.ceil(({limit} - {start}) / {delta})))"
+    if isinstance(c, C.Generation) and c.generator == "linspace":
+        return f"System.Shape({c.arg('num')})"
+    if isinstance(c, C.Generation) and c.generator in ("eye", "tri"):
+        return f"System.Shape({c.arg('rows')}, {c.arg('cols')})"
     if isinstance(c, C.Generation) and c.generator == "sequence_mask":
         return f"{c.arg('lengths')}.shape.insert(0, {c.arg('maxlen')})"
     if isinstance(c, C.FragmentKernel) and c.layout == "flat":

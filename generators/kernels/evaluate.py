@@ -128,9 +128,10 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             params = {role: arrays[name] if name in arrays else arg(name) for role, name in c.params}
             if "mode" in params:
                 params["mode"] = next(a for a in op.args if a.name == c.arg("mode")).possible_values.index(params["mode"])
-            numpy_runtime.layout_check(c.layout, arrays[c.input].shape, params)
             shapes = {role: (arrays[name].shape if name in arrays else params[role]) for role, name in c.params}
+            # The shapes first, as the bindings do: layout_check reads the tensor roles the shapes vouch for.
             shape = numpy_runtime.layout_shape(c.layout, arrays[c.input].shape, shapes)
+            numpy_runtime.layout_check(c.layout, arrays[c.input].shape, params)
         else:
             shape = arrays[op.inputs[0].name].shape
         out_dtype = arg("dtype") if C.dtype_from_arg(c) else variant.of(op.outputs[0].name)
