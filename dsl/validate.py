@@ -635,13 +635,24 @@ def compute_problems(op: M.Op) -> list[Problem]:
         need_input(c.input)
         need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis to search")
         need_arg(c.keep_dims, (DataType.BOOLEAN,), False, "keep the searched axis")
-        if c.which not in ("max", "min"):
-            out.append(f"ArgReduce takes 'max' or 'min', got {c.which!r}")
+        if c.which not in ("max", "min", "first", "last"):
+            out.append(f"ArgReduce takes 'max', 'min', 'first' or 'last', got {c.which!r}")
         if op.outputs and op.outputs[0].type is not DataType.LONG:
             out.append("ArgReduce's output must be LONG")
+        if c.searches and c.map is None:
+            out.append(f"ArgReduce({c.which!r}) needs a predicate: map=lambda x, ...: <a condition>")
+        if c.args and not c.searches:
+            out.append("only a first/last search reads args in its map")
+        for name in c.args:
+            if _scalar_arg(op, name) is None or args[name].default is None:
+                out.append(f"map parameter '{name}' must be x or a single-valued arg that is not optional")
         if c.map is not None:
-            check_functions(c.map, {"x"}, "map")
+            check_functions(c.map, {"x", *c.args}, "map")
             out.extend(C.integer_misuse(c.map))
+            try:
+                C.resolve_enums(c.map, {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM})
+            except ValueError as exc:
+                out.append(str(exc))
     elif isinstance(c, C.Contraction):
         if len(c.inputs) != len(c.spec.inputs):
             out.append(f"einsum spec {c.spec.text!r} takes {len(c.spec.inputs)} operands, "

@@ -4,6 +4,8 @@ from dsl import *
 from dsl.compute import fn
 from ops.mixins import (
     compare,
+    condition_test,
+    condition_holds,
     fragment_names,
     pair_reduce,
     reduce,
@@ -11,31 +13,6 @@ from ops.mixins import (
     scatter_params,
     segment_params,
 )
-
-#: The conditions of match_condition and replace_where, each a test of x against a value.
-CONDITIONS = {
-    "eq": lambda x, v: x == v,
-    "neq": lambda x, v: x != v,
-    "lt": lambda x, v: x < v,
-    "lte": lambda x, v: x <= v,
-    "gt": lambda x, v: x > v,
-    "gte": lambda x, v: x >= v,
-    "abs_lt": lambda x, v: abs(x) < v,
-    "abs_gt": lambda x, v: abs(x) > v,
-    "is_nan": lambda x, v: fn.isnan(x),
-    "is_infinite": lambda x, v: fn.isinf(x),
-    "is_finite": lambda x, v: fn.isfinite(x),
-}
-
-
-def condition_holds(x, condition, value):
-    """Where the ENUM arg ``condition`` holds for x (compared with value)."""
-    names = list(CONDITIONS)
-    result = CONDITIONS[names[-1]](x, value)
-    for name in reversed(names[:-1]):
-        result = fn.where(condition == name, CONDITIONS[name](x, value), result)
-    return result
-
 
 with Namespace("base"):
     with Op("eq", compare) as op:
@@ -384,21 +361,7 @@ with Namespace("base"):
             """,
         )
 
-    with Mixin("condition") as condition:
-        Arg(
-            ENUM,
-            "condition",
-            possible_values=list(CONDITIONS),
-            description="The test: x compared with value (eq, neq, lt, lte, gt, gte, |x| < value, |x| > value) or x's class",
-        )
-        Arg(
-            FLOATING_POINT,
-            "value",
-            default=0.0,
-            description="What x is compared with (unused by is_nan, is_infinite, is_finite)",
-        )
-
-    with Op("match_condition", condition) as op:
+    with Op("match_condition", condition_test) as op:
         op.display_path = "/Base/Logic"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(
@@ -413,7 +376,7 @@ with Namespace("base"):
             "Elementwise test of a condition: x compared with value (NaN fails every comparison) or x's class.",
         )
 
-    with Op("match_condition_count", condition) as op:
+    with Op("match_condition_count", condition_test) as op:
         op.display_path = "/Base/Logic"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Arg(
@@ -443,7 +406,7 @@ with Namespace("base"):
             """,
         )
 
-    with Op("replace_where", condition) as op:
+    with Op("replace_where", condition_test) as op:
         op.display_path = "/Base/Selection"
         update = Input(
             FLOATING_POINT,

@@ -7,6 +7,8 @@ from ops.mixins import (
     along_axis,
     arg_search,
     compare,
+    condition_test,
+    condition_holds,
     float_transform,
     fragment_names,
     pair_reduce,
@@ -656,6 +658,41 @@ with Namespace("math"):
             DocScope.ALL,
             "Index of the first smallest element along an axis; the first NaN counts as smallest.",
         )
+
+    for which in ("first", "last"):
+        with Op(f"{which}_index", condition_test) as op:
+            op.display_path = "/Math/Reduction"
+            Input(FLOATING_POINT, "x", description="Input tensor")
+            Arg(
+                INT,
+                "axis",
+                default=-1,
+                description="Axis to search; negative counts from the last one",
+            )
+            Arg(
+                BOOLEAN,
+                "keep_dims",
+                default=False,
+                description="Keep the searched axis with size 1",
+            )
+            Output(
+                LONG,
+                "output",
+                description=f"Index of the {which} element along the axis where the condition holds, or -1",
+            )
+            ArgReduce(
+                which,
+                map=lambda x, condition, value: condition_holds(x, condition, value),
+            )
+            Doc(
+                Language.ANY,
+                DocScope.ALL,
+                f"""
+                Index of the {which} element along an axis for which the condition holds
+                (as match_condition tests it: NaN fails every comparison), or -1 where
+                no element does, an empty axis included.
+                """,
+            )
 
     with Op("matmul") as op:
         op.display_path = "/Math/Linear algebra"

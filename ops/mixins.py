@@ -1,6 +1,7 @@
 """Mixins shared across namespaces: the common shapes of ops, as in ND4J."""
 
 from dsl import *
+from dsl.compute import fn
 
 with Mixin("transform") as transform:
     x = Input(NUMERIC, "x", description="Input tensor")
@@ -81,6 +82,45 @@ with Mixin("arg_search") as arg_search:
         description="Keep the searched axis with size 1",
     )
     Output(LONG, "output", description="Index along the axis")
+
+#: The conditions of match_condition and replace_where, each a test of x against a value.
+CONDITIONS = {
+    "eq": lambda x, v: x == v,
+    "neq": lambda x, v: x != v,
+    "lt": lambda x, v: x < v,
+    "lte": lambda x, v: x <= v,
+    "gt": lambda x, v: x > v,
+    "gte": lambda x, v: x >= v,
+    "abs_lt": lambda x, v: abs(x) < v,
+    "abs_gt": lambda x, v: abs(x) > v,
+    "is_nan": lambda x, v: fn.isnan(x),
+    "is_infinite": lambda x, v: fn.isinf(x),
+    "is_finite": lambda x, v: fn.isfinite(x),
+}
+
+
+def condition_holds(x, condition, value):
+    """Where the ENUM arg ``condition`` holds for x (compared with value)."""
+    names = list(CONDITIONS)
+    result = CONDITIONS[names[-1]](x, value)
+    for name in reversed(names[:-1]):
+        result = fn.where(condition == name, CONDITIONS[name](x, value), result)
+    return result
+
+
+with Mixin("condition") as condition_test:
+    Arg(
+        ENUM,
+        "condition",
+        possible_values=list(CONDITIONS),
+        description="The test: x compared with value (eq, neq, lt, lte, gt, gte, |x| < value, |x| > value) or x's class",
+    )
+    Arg(
+        FLOATING_POINT,
+        "value",
+        default=0.0,
+        description="What x is compared with (unused by is_nan, is_infinite, is_finite)",
+    )
 
 with Mixin("scan") as scan:
     x = Input(NUMERIC, "x", description="Input tensor")

@@ -332,6 +332,27 @@ CASES: dict[str, tuple[str, str]] = {
                 Constraint("never", mode != "c")  # <
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: constraint 'never' compares ENUM 'mode' with 'c', which is not one of its possible values"),
+    "search without a predicate": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(FLOATING_POINT, "x", description="x")
+                Arg(INT, "axis", default=-1, description="a")
+                Arg(BOOLEAN, "keep_dims", default=False, description="k")
+                Output(LONG, "out", description="out")
+                ArgReduce("first")  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: ArgReduce('first') needs a predicate: map=lambda x, ...: <a condition>"),
+    "search predicate reading an optional arg": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(FLOATING_POINT, "x", description="x")
+                Arg(INT, "axis", default=-1, description="a")
+                Arg(BOOLEAN, "keep_dims", default=False, description="k")
+                Arg(FLOATING_POINT, "v", default=None, description="v")
+                Output(LONG, "out", description="out")
+                ArgReduce("last", map=lambda x, v: x > v)  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: map parameter 'v' must be x or a single-valued arg that is not optional"),
 }
 
 

@@ -164,6 +164,8 @@ def compute_text(op: object) -> list[str]:
         if c.finalize is not None:
             parts.append(f"result {scalar_text(c.finalize)}")
         return ["; ".join(parts)]
+    if isinstance(c, C.ArgReduction) and c.searches:
+        return [f"index of the {c.which} element along {c.axis} where {scalar_text(c.map)} holds, -1 where none does"]
     if isinstance(c, C.ArgReduction):
         of = scalar_text(c.map) if c.map is not None else c.input
         return [f"index of the first {c.which}imum of {of} along {c.axis}"]

@@ -414,6 +414,8 @@ static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output
 class ArgReductionEmitter(Emitter):
     def emit(self) -> OpCode:
         c: C.ArgReduction = self.op.compute  # type: ignore[assignment]
+        if c.searches:
+            return self.search(c)
         out = self.op.outputs[0]
         frags = []
         cmp = ">" if c.which == "max" else "<"
@@ -453,25 +455,69 @@ static inline void {name}(const {ct}* restrict x, int64_t* restrict output, cons
         opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
     }}
 }}"""))
+        lines = self.plan(c) + ["if (plan.n_inner == 0 && plan.n_outer > 0) {",
+                                f"return opf_fail(detail, OPFORGE_ERR_EMPTY, {c_string(self.op.name + ': cannot search an empty axis')});",
+                                "}"]
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(self.call(c))))
+
+    def plan(self, c: C.ArgReduction) -> list[str]:
+        """The reduce plan over the one axis, and the output's shape checked against it."""
         x = abi.c_name(c.input)
-        lines = ["opf_reduce_plan plan;",
-                 "{",
-                 f"const int64_t axis_value = {abi.c_name(c.axis)};",
-                 f"if ({x}->rank == 0) {{",
-                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(c.input + ': must have rank 1 or more')});",
-                 "}",
-                 f"const opforge_status st = opf_reduce_plan_make({x}, &axis_value, 1, {abi.c_name(c.keep_dims)}, &plan, detail);",
-                 "if (st != OPFORGE_OK) {", "return st;", "}", "}",
-                 *self.output_check("plan.out_rank", "plan.out_shape"),
-                 "if (plan.n_inner == 0 && plan.n_outer > 0) {",
-                 f"return opf_fail(detail, OPFORGE_ERR_EMPTY, {c_string(self.op.name + ': cannot search an empty axis')});",
-                 "}"]
-        outn = abi.c_name(out.name)
+        return ["opf_reduce_plan plan;",
+                "{",
+                f"const int64_t axis_value = {abi.c_name(c.axis)};",
+                f"if ({x}->rank == 0) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(c.input + ': must have rank 1 or more')});",
+                "}",
+                f"const opforge_status st = opf_reduce_plan_make({x}, &axis_value, 1, {abi.c_name(c.keep_dims)}, &plan, detail);",
+                "if (st != OPFORGE_OK) {", "return st;", "}", "}",
+                *self.output_check("plan.out_rank", "plan.out_shape")]
+
+    def call(self, c: C.ArgReduction) -> Callable[[D.Variant], list[str]]:
+        x, outn = abi.c_name(c.input), abi.c_name(self.op.outputs[0].name)
+        given = "".join(f", {abi.c_name(a)}" for a in c.args)
 
         def per_variant(v: D.Variant) -> list[str]:
-            return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, (int64_t*){outn}->data, &plan);"]
+            return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, (int64_t*){outn}->data, "
+                    f"&plan{given});"]
 
-        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
+        return per_variant
+
+    def search(self, c: C.ArgReduction) -> OpCode:
+        """first/last: the index where the predicate holds first (last) along the axis, else -1."""
+        kinds = {a.name: a.type for a in self.op.args}
+        enums = {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM}
+        env_args = {a: (abi.c_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
+        arg_params = "".join(f", {abi.scalar_ctype(kinds[a])} {abi.c_name(a)}" for a in c.args)
+        frags = []
+        assert c.map is not None
+        for v in self.variants:
+            t = v.of(c.input)
+            ct = C_TYPE[t]
+            name = self.kernel_name(v)
+            holds, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": ("x[off]", t)} | env_args)
+            stop = "break;" if c.which == "first" else ""
+            frags.append(fragment(name, f"""
+static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p{arg_params})
+{{
+    int64_t oi[OPFORGE_MAX_RANK] = {{0}};
+    int64_t base = 0;
+    for (int64_t o = 0; o < p->n_outer; o++) {{
+        int64_t ii[OPFORGE_MAX_RANK] = {{0}};
+        int64_t off = base;
+        int64_t found = -1;
+        for (int64_t r = 0; r < p->n_inner; r++) {{
+            if ({holds}) {{
+                found = r;
+                {stop}
+            }}
+            opf_advance(p->inner_rank, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
+        }}
+        output[o] = found;
+        opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
+    }}
+}}"""))
+        return OpCode(tuple(frags), (), self.api(self.plan(c) + self.dispatch(self.call(c))))
 
 
 # ---------------------------------------------------------------- contractions

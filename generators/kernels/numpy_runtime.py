@@ -191,6 +191,21 @@ def reduced_shape(shape, axes, keep_dims):
     return tuple(1 if i in axes else s for i, s in enumerate(shape) if keep_dims or i not in axes)
 
 
+def search(holds, axis, last, keep_dims):
+    """Index of the first (``last``: the last) True along ``axis`` of a boolean
+    array, -1 where there is none (an empty axis included)."""
+    axis = axis % holds.ndim
+    shape = reduced_shape(holds.shape, (axis,), keep_dims)
+    n = holds.shape[axis]
+    if n == 0:
+        return np.full(shape, -1, dtype=np.int64)
+    if last:
+        index = n - 1 - np.argmax(np.flip(holds, axis), axis=axis, keepdims=keep_dims)
+    else:
+        index = np.argmax(holds, axis=axis, keepdims=keep_dims)
+    return np.where(np.any(holds, axis=axis, keepdims=keep_dims), index, -1).astype(np.int64).reshape(shape)
+
+
 COMBINE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 
 

@@ -120,6 +120,17 @@ def body(op: Op) -> list[str]:
             per_dtype.append((t, block))
         lines += _by_dtype(x, per_dtype, None, indent=1)
         return lines + [f"    np.copyto({out}, np.reshape(result, {out}.shape), casting='unsafe')"]
+    if isinstance(c, C.ArgReduction) and c.searches:
+        x = py_name(c.input)
+        kinds = {a.name: a.type for a in op.args}
+        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        env = {a: (py_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
+        holds = _by_dtype(x, [(v.of(c.input), scalar_numpy.render(C.resolve_enums(c.map, enums), v.of(c.input),
+                                                                   {"x": (x, v.of(c.input))} | env)[0])
+                              for v in variants], "holds", indent=0)
+        return [*holds, f"result = _k.search(np.asarray(holds, dtype=bool), int({py_name(c.axis)}), "
+                        f"{c.which == 'last'}, bool({py_name(c.keep_dims)}))",
+                f"np.copyto({out}, result, casting='unsafe')"]
     if isinstance(c, C.ArgReduction):
         fn = "np.argmax" if c.which == "max" else "np.argmin"
         x = py_name(c.input)

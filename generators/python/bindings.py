@@ -237,10 +237,11 @@ class _Binding:
             self.add(f"if {x}.ndim == 0:", f"    raise ValueError(f\"{{_op}}: {c.input} must have rank 1 or more\")",
                      f"if not -{x}.ndim <= {ax} < {x}.ndim:",
                      f"    raise ValueError(f\"{{_op}}: {c.axis} = {{{ax}}} is out of range for rank {{{x}.ndim}}\")",
-                     f"shape = _k.reduced_shape({x}.shape, ({ax} % {x}.ndim,), {py_name(c.keep_dims)})",
-                     f"if {x}.shape[{ax}] == 0 and _k.reduced_count({x}.shape, "
-                     f"tuple(a for a in range({x}.ndim) if a != {ax} % {x}.ndim)) > 0:",
-                     "    raise ValueError(f\"{_op}: cannot search an empty axis\")")
+                     f"shape = _k.reduced_shape({x}.shape, ({ax} % {x}.ndim,), {py_name(c.keep_dims)})")
+            if not c.searches:  # a first/last search gives -1 on an empty axis
+                self.add(f"if {x}.shape[{ax}] == 0 and _k.reduced_count({x}.shape, "
+                         f"tuple(a for a in range({x}.ndim) if a != {ax} % {x}.ndim)) > 0:",
+                         "    raise ValueError(f\"{_op}: cannot search an empty axis\")")
         elif isinstance(c, C.Contraction):
             ids = {label: i for i, label in enumerate(c.spec.labels)}
 

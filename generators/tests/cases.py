@@ -262,10 +262,13 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
                         "args": {c.axes: [], c.keep_dims: False}, "tol": tol})
     elif isinstance(c, C.ArgReduction):
         x = c.input
-        for shape, axis, keep in [((3, 4), 0, False), ((3, 4), -1, True), ((2, 3, 4), 1, False), ((5,), 0, False),
-                                  ((0, 3), 0, False), ((3, 0), 0, False)]:
-            out.append({"inputs": {x: _tensor(v.of(x), shape)}, "args": {c.axis: axis, c.keep_dims: keep},
-                        "tol": tol})
+        for k, (shape, axis, keep) in enumerate([((3, 4), 0, False), ((3, 4), -1, True), ((2, 3, 4), 1, False),
+                                                 ((5,), 0, False), ((0, 3), 0, False), ((3, 0), 0, False)]):
+            # The args a predicate reads: every combination (each condition) on the first shape.
+            combos = _arg_values(op) if c.args else [{}]
+            for given in combos if k == 0 else combos[:1]:
+                out.append({"inputs": {x: _tensor(v.of(x), shape)},
+                            "args": given | {c.axis: axis, c.keep_dims: keep}, "tol": tol})
     elif isinstance(c, C.Contraction):
         if len(c.inputs) == 2:
             pairs = [((2, 3), (3, 4)), ((2, 2, 3), (2, 3, 4)), ((2, 1, 3, 4), (3, 4, 5)), ((1, 1), (1, 1)),
