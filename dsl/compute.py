@@ -377,6 +377,8 @@ class FragmentKernel:
     ``"rows"`` means inputs of one shape (rank 1 or more) in rows of their
     last axis: ``(in0, in1, ..., rows, len, <scalar args>..., output)``, the
     output of that shape too.
+    ``"channels"`` is ``"rows"`` with one input in rows (channels in its last
+    axis) and the others vectors of one value per channel (gain, bias).
     ``"flat"`` means ``(input, count, <scalar args>..., output)``: every
     element in row-major order gives one value (a scalar output).
     """

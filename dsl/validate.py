@@ -733,8 +733,8 @@ def compute_problems(op: M.Op) -> list[Problem]:
             out.append("a scatter has exactly one output")
     elif isinstance(c, C.FragmentKernel):
         need_input("x") if "x" in inputs else None
-        if c.layout not in ("axis", "flat", "rows", *C.MATRIX_LAYOUTS):
-            out.append(f"fragment layout must be one of axis, flat, rows, {', '.join(C.MATRIX_LAYOUTS)}, "
+        if c.layout not in ("axis", "flat", "rows", "channels", *C.MATRIX_LAYOUTS):
+            out.append(f"fragment layout must be one of axis, flat, rows, channels, {', '.join(C.MATRIX_LAYOUTS)}, "
                        f"got {c.layout!r}")
         if c.layout == "axis":
             need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis of the fragment")

@@ -271,6 +271,102 @@ with Namespace("nn"):
             """,
         )
 
+    with Op("layer_norm") as op:
+        op.display_path = "/NN/Normalization"
+        op.onnx = "LayerNormalization"
+        x = Input(
+            FLOATING_POINT, "x", description="Input tensor, channels in the last axis"
+        )
+        gain = Input(FLOATING_POINT, "gain", description="Scale per channel")
+        bias = Input(FLOATING_POINT, "bias", description="Offset per channel")
+        Arg(
+            FLOATING_POINT,
+            "epsilon",
+            default=1e-5,
+            description="Added to the variance before the square root",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The normalized tensor, with the shape of x",
+        )
+        Constraint(
+            "x, gain and bias must have the same type",
+            same_type(x, gain) & same_type(x, bias),
+        )
+        Constraint(
+            "x must have rank 1 or more (channels in the last axis)", x.rank() >= 1
+        )
+        Constraint(
+            "gain and bias must be vectors as long as the last axis of x",
+            (gain.rank() == 1)
+            & (bias.rank() == 1)
+            & (gain.size_at(0) == x.size_at(-1))
+            & (bias.size_at(0) == x.size_at(-1)),
+        )
+        Fragment(
+            c="fragments/rows.h",
+            python="fragments/rows.py",
+            c_fragments=fragment_names("layer_norm", FLOAT_DTYPES),
+            python_fragment="layer_norm",
+            layout="channels",
+            args=("epsilon",),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Layer normalization over the last axis (ONNX LayerNormalization with
+            axis -1): output = (x - mean) / sqrt(variance + epsilon) * gain + bias,
+            with the mean and the biased variance of each row, summed in double
+            precision.
+            """,
+        )
+
+    with Op("rms_norm") as op:
+        op.display_path = "/NN/Normalization"
+        op.onnx = "RMSNormalization"
+        x = Input(
+            FLOATING_POINT, "x", description="Input tensor, channels in the last axis"
+        )
+        gain = Input(FLOATING_POINT, "gain", description="Scale per channel")
+        Arg(
+            FLOATING_POINT,
+            "epsilon",
+            default=1e-5,
+            description="Added to the mean square before the square root",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="The normalized tensor, with the shape of x",
+        )
+        Constraint("x and gain must have the same type", same_type(x, gain))
+        Constraint(
+            "x must have rank 1 or more (channels in the last axis)", x.rank() >= 1
+        )
+        Constraint(
+            "gain must be a vector as long as the last axis of x",
+            (gain.rank() == 1) & (gain.size_at(0) == x.size_at(-1)),
+        )
+        Fragment(
+            c="fragments/rows.h",
+            python="fragments/rows.py",
+            c_fragments=fragment_names("rms_norm", FLOAT_DTYPES),
+            python_fragment="rms_norm",
+            layout="channels",
+            args=("epsilon",),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Root-mean-square normalization over the last axis (ONNX
+            RMSNormalization with axis -1): output = x / sqrt(mean(x^2) + epsilon) * gain,
+            the sum of squares of each row in double precision.
+            """,
+        )
+
     with Op("softmax", along_axis) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "Softmax"

@@ -718,7 +718,7 @@ class FragmentEmitter(Emitter):
             includes += [i for i in incs if i not in includes]
         if c.layout == "flat":
             return OpCode(tuple(texts), tuple(includes), self.api(self.flat_body(c)))
-        if c.layout == "rows":
+        if c.layout in ("rows", "channels"):
             return OpCode(tuple(texts), tuple(includes), self.api(self.rows_body(c)))
         if c.matrix:
             api = self.api(self.matrix_body(c))
@@ -755,7 +755,8 @@ class FragmentEmitter(Emitter):
         return [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
 
     def rows_body(self, c: C.FragmentKernel) -> list[str]:
-        """Inputs of one shape in rows of their last axis; the output has that shape."""
+        """Inputs of one shape in rows of their last axis (channels: the first input, the
+        others one value per channel); the output has the first input's shape."""
         op = self.op
         names = [abi.c_name(i.name) for i in op.inputs]
         first = names[0]
@@ -764,6 +765,11 @@ class FragmentEmitter(Emitter):
                  f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(op.inputs[0].name + ': must have rank 1 or more')});",
                  "}"]
         for i, n in zip(op.inputs[1:], names[1:]):
+            if c.layout == "channels":
+                lines += [f"if ({n}->rank != 1 || {n}->shape[0] != {first}->shape[{first}->rank - 1]) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must be a vector as long as the last axis of ' + op.inputs[0].name)});",
+                          "}"]
+                continue
             lines += [f"if (!opf_same_shape({n}, {first})) {{",
                       f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must have the shape of ' + op.inputs[0].name)});",
                       "}"]

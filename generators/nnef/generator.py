@@ -215,7 +215,7 @@ class NnefGenerator:
             body = f"return list(matrix_shape({c.layout!r}, {ins[0]}, {ins[-1]}))"
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             body = "return []"
-        elif isinstance(c, C.FragmentKernel) and c.layout == "rows":
+        elif isinstance(c, C.FragmentKernel) and c.layout in ("rows", "channels"):
             body = f"return list({ins[0]})"
         elif isinstance(c, C.ShapeQuery):
             body = f"return [len({nnef_name(c.input)})]" if c.query == "shape" else "return []"

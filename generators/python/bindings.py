@@ -262,12 +262,18 @@ class _Binding:
                      "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             self.add("shape = ()")
-        elif isinstance(c, C.FragmentKernel) and c.layout == "rows":
+        elif isinstance(c, C.FragmentKernel) and c.layout in ("rows", "channels"):
             first = py_name(op.inputs[0].name)
             self.add(f"if {first}.ndim < 1:",
                      f"    raise ValueError(f\"{{_op}}: {op.inputs[0].name} must have rank 1 or more, got shape {{{first}.shape}}\")")
             for i in op.inputs[1:]:
                 n = py_name(i.name)
+                if c.layout == "channels":
+                    self.add(f"if {n}.shape != {first}.shape[-1:]:",
+                             f"    raise ValueError(f\"{{_op}}: {i.name} must be a vector as long as the last axis of "
+                             f"{op.inputs[0].name} ({op.inputs[0].name} has shape {{{first}.shape}}, {i.name} has shape "
+                             f"{{{n}.shape}})\")")
+                    continue
                 self.add(f"if {n}.shape != {first}.shape:",
                          f"    raise ValueError(f\"{{_op}}: {i.name} must have the shape of {op.inputs[0].name} "
                          f"({op.inputs[0].name} has shape {{{first}.shape}}, {i.name} has shape {{{n}.shape}})\")")

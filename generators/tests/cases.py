@@ -354,6 +354,18 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             view = "strided" if shapes[0] == (2, 2, 3) else None
             inputs = {n: _tensor(v.of(n), s, view=view) for n, s in zip(names, shapes)}
             out.append({"inputs": inputs, "args": _arg_values(op)[0], "tol": tol})
+    elif isinstance(c, C.FragmentKernel) and c.layout == "channels":
+        names = [i.name for i in op.inputs]
+        for shape, channels in [((5,), 5), ((4, 3), 3), ((2, 3, 4), 4), ((0, 3), 3), ((3, 0), 0), ((4, 3), 4),
+                                ((), 1), ((4, 3), None)]:
+            view = "strided" if shape == (2, 3, 4) else None
+            # NaN and infinities in one case; finite values elsewhere, so the statistics are exercised
+            inputs = {names[0]: _tensor(v.of(names[0]), shape, extreme=shape == (4, 3) and channels == 3, view=view)}
+            # channels None: a parameter of the wrong rank (a matrix)
+            inputs |= {n: _tensor(v.of(n), (channels,) if channels is not None else (4, 3), extreme=False)
+                       for n in names[1:]}
+            for args in _arg_values(op)[:1]:
+                out.append({"inputs": inputs, "args": args, "tol": tol})
     elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
         x = op.inputs[0].name
         for shape, ordered, view in [((), False, None), ((1,), False, None), ((7,), False, None), ((7,), True, None),

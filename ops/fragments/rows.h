@@ -1,6 +1,8 @@
-/* Kernels over the rows (last axis) of same-shape inputs (Imaginet fragments),
- * one per dtype: `rows` rows of `len` elements each, row-major. */
+/* Kernels over the rows (last axis) of same-shape inputs, or of one input with
+ * per-channel vectors (Imaginet fragments), one per dtype: `rows` rows of `len`
+ * elements each, row-major. */
 #pragma IMAGINET_INCLUDES_BEGIN
+#include <math.h>
 #include <stdint.h>
 #pragma IMAGINET_INCLUDES_END
 
@@ -30,4 +32,67 @@ CROSS(cross_f32, float)
 #pragma IMAGINET_FRAGMENT_BEGIN "cross_f64"
 #pragma IMAGINET_DEPENDENCY "rows.h:rows_bodies"
 CROSS(cross_f64, double)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "norm_bodies"
+/* Normalization of each row (channels in the last axis), statistics summed in
+ * double in order along the row; gain and bias hold one value per channel.
+ * layer_norm: (x - mean) / sqrt(variance + epsilon) * gain + bias (biased variance).
+ * rms_norm: x / sqrt(mean(x^2) + epsilon) * gain. */
+#define LAYER_NORM(NAME, T)                                                                        \
+    static inline void NAME(const T* restrict x, const T* restrict gain, const T* restrict bias,    \
+                            int64_t rows, int64_t len, double epsilon, T* restrict out)             \
+    {                                                                                               \
+        for (int64_t r = 0; r < rows; r++, x += len, out += len) {                                  \
+            double sum = 0;                                                                         \
+            for (int64_t i = 0; i < len; i++) {                                                     \
+                sum += (double)x[i];                                                                \
+            }                                                                                       \
+            const double mean = sum / (double)len;                                                  \
+            double squares = 0;                                                                     \
+            for (int64_t i = 0; i < len; i++) {                                                     \
+                const double d = (double)x[i] - mean;                                               \
+                squares += d * d;                                                                   \
+            }                                                                                       \
+            const double scale = sqrt(squares / (double)len + epsilon);                             \
+            for (int64_t i = 0; i < len; i++) {                                                     \
+                out[i] = (T)(((double)x[i] - mean) / scale * (double)gain[i] + (double)bias[i]);    \
+            }                                                                                       \
+        }                                                                                           \
+    }
+#define RMS_NORM(NAME, T)                                                                          \
+    static inline void NAME(const T* restrict x, const T* restrict gain, int64_t rows, int64_t len, \
+                            double epsilon, T* restrict out)                                        \
+    {                                                                                               \
+        for (int64_t r = 0; r < rows; r++, x += len, out += len) {                                  \
+            double squares = 0;                                                                     \
+            for (int64_t i = 0; i < len; i++) {                                                     \
+                squares += (double)x[i] * (double)x[i];                                             \
+            }                                                                                       \
+            const double scale = sqrt(squares / (double)len + epsilon);                             \
+            for (int64_t i = 0; i < len; i++) {                                                     \
+                out[i] = (T)((double)x[i] / scale * (double)gain[i]);                               \
+            }                                                                                       \
+        }                                                                                           \
+    }
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "layer_norm_f32"
+#pragma IMAGINET_DEPENDENCY "rows.h:norm_bodies"
+LAYER_NORM(layer_norm_f32, float)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "layer_norm_f64"
+#pragma IMAGINET_DEPENDENCY "rows.h:norm_bodies"
+LAYER_NORM(layer_norm_f64, double)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "rms_norm_f32"
+#pragma IMAGINET_DEPENDENCY "rows.h:norm_bodies"
+RMS_NORM(rms_norm_f32, float)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "rms_norm_f64"
+#pragma IMAGINET_DEPENDENCY "rows.h:norm_bodies"
+RMS_NORM(rms_norm_f64, double)
 #pragma IMAGINET_FRAGMENT_END

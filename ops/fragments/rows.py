@@ -16,3 +16,47 @@ def cross(a, b, output):
 
 
 # pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "layer_norm"
+def layer_norm(x, gain, bias, epsilon, output):
+    """(x - mean) / sqrt(variance + epsilon) * gain + bias over each row (the last
+    axis), sums in float64 in order along the row, as in C."""
+    if x.size == 0:
+        return
+    with np.errstate(all="ignore"):
+        data = x.astype(np.float64)
+        total = np.zeros(data.shape[:-1])
+        for i in range(data.shape[-1]):
+            total = total + data[..., i]
+        mean = (total / data.shape[-1])[..., None]
+        squares = np.zeros(data.shape[:-1])
+        for i in range(data.shape[-1]):
+            d = data[..., i] - mean[..., 0]
+            squares = squares + d * d
+        scale = np.sqrt(squares / data.shape[-1] + epsilon)[..., None]
+        result = (data - mean) / scale * gain.astype(np.float64) + bias.astype(
+            np.float64
+        )
+        np.copyto(output, result.astype(x.dtype))
+
+
+# pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "rms_norm"
+def rms_norm(x, gain, epsilon, output):
+    """x / sqrt(mean(x^2) + epsilon) * gain over each row (the last axis), the sum
+    of squares in float64 in order along the row, as in C."""
+    if x.size == 0:
+        return
+    with np.errstate(all="ignore"):
+        data = x.astype(np.float64)
+        squares = np.zeros(data.shape[:-1])
+        for i in range(data.shape[-1]):
+            squares = squares + data[..., i] * data[..., i]
+        scale = np.sqrt(squares / data.shape[-1] + epsilon)[..., None]
+        np.copyto(output, (data / scale * gain.astype(np.float64)).astype(x.dtype))
+
+
+# pragma IMAGINET_FRAGMENT_END
