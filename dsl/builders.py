@@ -872,6 +872,18 @@ def ShapeOf(query: str, *, input: str = "x", axis: str | None = None) -> None:
     _set_compute("ShapeOf", compute.ShapeQuery(query, input, axis))
 
 
+def Join(kind: str, *, inputs: str = "inputs", axis: str = "axis") -> None:
+    """``Join("concat")`` or ``Join("stack")``: the tensors of the list input
+    ``inputs`` (an Input with a count) joined along the axis arg ``axis``."""
+    _set_compute("Join", compute.Join(kind, inputs, axis))
+
+
+def Merge(combine: str, *, inputs: str = "inputs") -> None:
+    """Element by element over the equal-shape tensors of the list input
+    ``inputs``: "add", "avg", "max" or "max_index" (``compute.Merge``)."""
+    _set_compute("Merge", compute.Merge(inputs, combine))
+
+
 def Scatter(combine: Any, *, ref: str = "ref", indices: str = "indices", updates: str = "updates") -> None:
     """Fold the rows of ``updates`` into a copy of ``ref`` at the rows ``indices``
     pick, in order: ``Scatter(lambda acc, u: acc + u)`` (see ``compute.ScatterRows``)."""

@@ -542,6 +542,44 @@ GENERATE_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
+@attrs.frozen
+class Join:
+    """The tensors of the list input ``inputs`` (one dtype) joined along the axis
+    arg ``axis``: concatenated (``join`` "concat": shapes agree but along the
+    axis) or stacked along a new axis (``join`` "stack": equal shapes)."""
+
+    join: str
+    inputs: str
+    axis: str
+
+    kind = "join"
+
+    @property
+    def stack(self) -> bool:
+        return self.join == "stack"
+
+
+@attrs.frozen
+class Merge:
+    """Element by element over the equal-shape tensors of the list input
+    ``inputs``, in list order: ``add`` (wrapping for integers), ``avg`` (summed
+    in double), ``max`` (NaN propagates) or ``max_index`` (the position in the
+    list of the first largest; the first NaN counts as largest)."""
+
+    inputs: str
+    combine: str
+
+    kind = "merge"
+
+
+MERGE_COMBINES = ("add", "avg", "max", "max_index")
+
+
+def list_input(c: object) -> str | None:
+    """The list input (a tensor list: an Input with a count) a form takes, if any."""
+    return c.inputs if isinstance(c, (Join, Merge)) else None
+
+
 def dtype_from_arg(c: object) -> bool:
     """Ops without inputs whose output dtype is the value of their ``dtype`` arg."""
     return isinstance(c, (RandomSample, Generation))
@@ -564,7 +602,7 @@ def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
     return input_dtype
 
 Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition",
-                SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery]
+                SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery, Join, Merge]
 
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {

@@ -520,6 +520,9 @@ def compute_problems(op: M.Op) -> list[Problem]:
     args = {a.name: a for a in op.args}
     if len(op.outputs) != 1 and not isinstance(c, C.FragmentKernel):
         out.append(f"{c.kind} ops have exactly one output, {op.name} has {len(op.outputs)}")
+    for i in op.inputs:
+        if not i.count.is_single and C.list_input(c) != i.name:
+            out.append(f"input '{i.name}' is a list (it has a count), which only Join and Merge take")
 
     def need_arg(name: str, types: tuple[Any, ...], array: bool, what: str) -> None:
         arg = args.get(name)
@@ -529,11 +532,9 @@ def compute_problems(op: M.Op) -> list[Problem]:
             shape = "a list" if array else "a single value"
             out.append(f"arg '{name}' must be {shape} of type {' or '.join(t.value for t in types)} ({what})")
 
-    def need_input(name: str) -> None:
+    def need_input(name: str) -> None:  # (a list input is reported once, below)
         if name not in inputs:
             out.append(f"{c.kind} needs an input '{name}'")
-        elif not inputs[name].count.is_single:
-            out.append(f"input '{name}' must be a single tensor for {c.kind}")
 
     def check_functions(node: Any, allowed_symbols: set[str], where: str) -> None:
         unknown = C.symbols(node) - allowed_symbols
@@ -731,6 +732,27 @@ def compute_problems(op: M.Op) -> list[Problem]:
         out.extend(C.integer_misuse(c.combine))
         if len(op.outputs) != 1:
             out.append("a scatter has exactly one output")
+    elif isinstance(c, (C.Join, C.Merge)):
+        listed = inputs.get(c.inputs)
+        if listed is None or listed.count.is_single:
+            out.append(f"{c.kind} needs a list input '{c.inputs}' (an Input with a count such as AtLeast(1))")
+        elif listed.count.low < 1:
+            out.append(f"list input '{c.inputs}' must hold at least one tensor (AtLeast(1) or more)")
+        if len(op.inputs) != 1:
+            out.append(f"{c.kind} takes its list input and no other input")
+        if isinstance(c, C.Join):
+            if c.join not in ("concat", "stack"):
+                out.append(f"Join takes 'concat' or 'stack', got {c.join!r}")
+            need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis to join along")
+        elif c.combine not in C.MERGE_COMBINES:
+            out.append(f"Merge takes one of {', '.join(C.MERGE_COMBINES)}, got {c.combine!r}")
+        elif c.combine == "max_index" and op.outputs and op.outputs[0].type is not DataType.LONG:
+            out.append("Merge('max_index')'s output must be LONG")
+        elif c.combine == "avg" and listed is not None and listed.type is not DataType.FLOATING_POINT:
+            out.append(f"Merge('avg') divides: input '{c.inputs}' must be FLOATING_POINT")
+        for _, k in op.all_constraints():
+            if any(r.kind == "input" and r.name == c.inputs for r in E.param_refs(k.expr)):
+                out.append(f"constraint '{k.message}' reads the list input '{c.inputs}', which constraints cannot")
     elif isinstance(c, C.FragmentKernel):
         need_input("x") if "x" in inputs else None
         if c.layout not in ("axis", "flat", "rows", "channels", *C.MATRIX_LAYOUTS):

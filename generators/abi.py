@@ -61,7 +61,8 @@ def scalar_dtype(type_: DataType) -> str:
 
 @attrs.frozen
 class CParam:
-    """One C parameter: ``role`` is input, arg, array, count, optional, config, output or detail."""
+    """One C parameter: ``role`` is input, input_list, input_count, arg, array, count, optional,
+    config, output or detail."""
 
     ctype: str
     name: str
@@ -73,6 +74,10 @@ def parameters(op: Op) -> list[CParam]:
     """The API function's parameters, in order: inputs, args, configs, outputs, detail."""
     params: list[CParam] = []
     for i in op.inputs:
+        if not i.count.is_single:  # a tensor list: descriptors and their count
+            params.append(CParam("const opforge_tensor* const*", c_name(i.name), "input_list", i.name))
+            params.append(CParam("int32_t", f"{c_name(i.name)}_count", "input_count", i.name))
+            continue
         params.append(CParam("const opforge_tensor*", c_name(i.name), "input", i.name))
     for a in op.args:
         params.extend(arg_parameters(a))

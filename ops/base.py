@@ -203,6 +203,47 @@ with Namespace("base"):
         Input(NDARRAY, "x", description="Input tensor")
         Output(NDARRAY, "output", description="The moved elements, with the type of x")
 
+    for kind, onnx, what in (
+        (
+            "concat",
+            "Concat",
+            """
+            The tensors joined end to end along an existing axis (numpy.concatenate,
+            ONNX Concat): their shapes must agree but along that axis, whose sizes
+            add up.
+            """,
+        ),
+        (
+            "stack",
+            None,
+            """
+            The tensors joined along a new axis (numpy.stack): they must all have
+            the same shape, and the new axis, at the given position of the result,
+            has one entry per tensor.
+            """,
+        ),
+    ):
+        with Op(kind) as op:
+            op.display_path = "/Base/Shape"
+            op.onnx = onnx
+            Input(
+                NDARRAY,
+                "inputs",
+                count=AtLeast(1),
+                description="The tensors to join, all of one dtype",
+            )
+            Arg(
+                INT,
+                "axis",
+                default=0,
+                description="The axis to join along (of the result); negative counts from the last one",
+            )
+            Output(
+                NDARRAY, "output", description="The joined tensor, of the inputs' type"
+            )
+            Join(kind)
+            Doc(Language.ANY, DocScope.ALL, what)
+
     with Op("reshape", layout) as op:
         op.display_path = "/Base/Shape"
         op.onnx = "Reshape"

@@ -659,6 +659,58 @@ with Namespace("math"):
             "Index of the first smallest element along an axis; the first NaN counts as smallest.",
         )
 
+    for combine, kind, out_type, what in (
+        (
+            "add",
+            NUMERIC,
+            NUMERIC,
+            "The element-wise sum of the tensors, added in list order; integers wrap around.",
+        ),
+        (
+            "avg",
+            FLOATING_POINT,
+            FLOATING_POINT,
+            "The element-wise mean of the tensors, summed in double precision in list order.",
+        ),
+        (
+            "max",
+            NUMERIC,
+            NUMERIC,
+            "The element-wise maximum of the tensors; NaN wins (propagates).",
+        ),
+        (
+            "max_index",
+            NUMERIC,
+            LONG,
+            """
+            The position in the list of the tensor holding the largest value, element
+            by element: the first of equals, and the first NaN counts as largest (as
+            argmax over the stacked tensors).
+            """,
+        ),
+    ):
+        with Op(f"merge_{combine}") as op:
+            op.display_path = "/Math/Merge"
+            op.onnx = {"add": "Sum", "avg": "Mean", "max": "Max"}.get(combine)
+            Input(
+                kind,
+                "inputs",
+                count=AtLeast(1),
+                description="Tensors of one shape and dtype",
+            )
+            Output(
+                out_type,
+                "output",
+                description="The merged tensor, with the shape of the inputs",
+            )
+            Merge(combine)
+            Doc(Language.ANY, DocScope.ALL, what)
+            Doc(
+                Language.ANY,
+                DocScope.ALL,
+                "The tensors must all have one shape: unlike ONNX Sum, Mean and Max, a merge does not broadcast.",
+            )
+
     for which in ("first", "last"):
         with Op(f"{which}_index", condition_test) as op:
             op.display_path = "/Math/Reduction"

@@ -125,12 +125,30 @@ def _check_composite(root: Path, unit: ET.Element) -> None:
             parse(argument.text)
 
 
+def _socket_values(op, case) -> dict | None:
+    """Each input socket's array (None: unconnected), or None when a list has more
+    tensors than the unit has sockets."""
+    values = {}
+    for i in op.inputs:
+        given = case.kwargs[reference.py_name(i.name)]
+        if i.count.is_single:
+            values[i.name] = np.asarray(given)
+            continue
+        names = units.sockets(i)
+        if len(given) > len(names):
+            return None
+        values |= {s: (np.asarray(given[k]) if k < len(given) else None) for k, s in enumerate(names)}
+    return values
+
+
 def _case_env(op, case, expected):
     """The unit's parameters for a test case: tensors, options and the output's dims."""
     env = {}
-    for i in op.inputs:
-        array = np.asarray(case.kwargs[reference.py_name(i.name)])
-        env[i.name] = Tensor(VALUE_TYPES[DTYPE_TYPES[array.dtype.name]], Shape(array.shape))
+    sockets = _socket_values(op, case)
+    if sockets is None:
+        return None
+    for name, array in sockets.items():
+        env[name] = None if array is None else Tensor(VALUE_TYPES[DTYPE_TYPES[array.dtype.name]], Shape(array.shape))
     axes = units.reduction_axes_arg(op)
     for a in op.args:
         value = case.arg(a.name)
@@ -218,11 +236,11 @@ def test_shapes_contracts_and_python_implementation_match_the_reference(out: Pat
         call = unit.find("Implementations/Implementation[@language='Python']").get("call")
         names = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         values = {n: v for n, v in env.items()}
-        for i in op.inputs:
-            values[i.name] = np.asarray(case.kwargs[reference.py_name(i.name)])
+        sockets = _socket_values(op, case)
+        values |= sockets
         values[op.outputs[0].name] = output
         values.update({k: (tuple(v.dims) if isinstance(v, Shape) else v) for k, v in values.items()
-                       if k not in {i.name for i in op.inputs} | {op.outputs[0].name}})
+                       if k not in set(sockets) | {op.outputs[0].name}})
         with np.errstate(all="ignore"):
             wrapper(*(values[n] for n in names))
         if expected.dtype.kind == "f":
@@ -241,6 +259,22 @@ def test_units_reject_what_the_bindings_reject(out: Path) -> None:
     failed = [a.get("error") for a in unit.iter("Assert") if evaluate(a.get("test"), env) is not True]
     assert failed == ["the inner dimensions of a and b must agree (a: {a.shape}, b: {b.shape})"]
     del op
+
+
+def test_list_sockets_refuse_gaps_and_other_types(out: Path) -> None:
+    """A tensor list becomes sockets connected in order, all of the first one's type (the
+    adapter types them so): the contracts refuse anything else."""
+    unit = ET.parse(out / "base" / "concat" / "concat.imunit").getroot()[0]
+    f32, f64 = VALUE_TYPES["Float32"], VALUE_TYPES["Float64"]
+    base = {"inputs0": Tensor(f32, Shape((2, 3))), "inputs1": None, "inputs2": None, "inputs3": None, "axis": 0}
+    mixed = base | {"inputs1": Tensor(f64, Shape((2, 3)))}
+    env, failed = _evaluate_unit(unit, dict(mixed))
+    assert failed == ["inputs1 must have the type of inputs0 ({inputs0.type})"]
+    gap = base | {"inputs2": Tensor(f32, Shape((1, 3)))}
+    env, failed = _evaluate_unit(unit, dict(gap))
+    assert failed == ["connect inputs in order: inputs2 needs inputs1"]
+    env, failed = _evaluate_unit(unit, base | {"inputs1": Tensor(f32, Shape((4, 3)))})
+    assert failed == [] and env["output_shape"] == Shape((6, 3)) and env["inputs_count"] == 2
 
 
 def _first_case(op):
@@ -304,9 +338,12 @@ def _c_call(op, unit: ET.Element, case, expected, env: dict) -> tuple[list[str],
     call = impl.get("call")
     lines = []
     args = []
+    sockets = _socket_values(op, case)
     for arg in (a.strip() for a in call[call.index("(") + 1:-1].split(",")):
-        if arg in {i.name for i in op.inputs}:
-            data = np.array(case.kwargs[reference.py_name(arg)], order="C")
+        if arg in sockets and sockets[arg] is None:  # an unconnected socket
+            args.append("NULL")
+        elif arg in sockets:
+            data = np.array(sockets[arg], order="C")
             lines.append(golden.c_array(f"data_{arg}", data, data.dtype.name))
             args.append(f"data_{arg}")
         elif arg == op.outputs[0].name:

@@ -353,6 +353,31 @@ CASES: dict[str, tuple[str, str]] = {
                 ArgReduce("last", map=lambda x, v: x > v)  # <
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: map parameter 'v' must be x or a single-valued arg that is not optional"),
+    "tensor list outside Join and Merge": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(NUMERIC, "xs", count=AtLeast(1), description="x")
+                Output(NUMERIC, "out", description="out")
+                Elementwise(lambda xs: xs)  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: input 'xs' is a list (it has a count), which only Join and Merge take"),
+    "join of a single tensor": ('''
+        with Namespace("base"):
+            with Op("f") as op:
+                Input(NUMERIC, "inputs", description="x")
+                Arg(INT, "axis", default=0, description="a")
+                Output(NUMERIC, "out", description="out")
+                Join("concat")  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "base.f: join needs a list input 'inputs' (an Input with a count such as AtLeast(1))"),
+    "merge of a list that may be empty": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(NUMERIC, "inputs", count=AtLeast(0), description="x")
+                Output(NUMERIC, "out", description="out")
+                Merge("add")  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: list input 'inputs' must hold at least one tensor (AtLeast(1) or more)"),
 }
 
 

@@ -78,11 +78,15 @@ def _graph_cases():
 @pytest.mark.parametrize(("namespace", "op", "case", "expected"), list(_graph_cases()))
 def test_graph_per_op_parses_and_infers_the_reference_shape(out: Path, shapes: types.ModuleType, namespace: str,
                                                            op, case, expected: np.ndarray) -> None:
-    lines, names = [], []
+    lines, names, operands = [], [], []
     for i, t in enumerate(op.inputs):
-        array = np.asarray(case.kwargs[reference.py_name(t.name)])
-        names.append(f"t{i}")
-        lines.append(f"    t{i} = external<{_EXTERNAL[array.dtype.kind]}>(shape = {_literal(list(array.shape))});")
+        given = case.kwargs[reference.py_name(t.name)]
+        listed = [] if t.count.is_single else [f"t{i}_{k}" for k in range(len(given))]
+        for name, array in zip(listed or [f"t{i}"], given if listed else [given]):
+            array = np.asarray(array)
+            names.append(name)
+            lines.append(f"    {name} = external<{_EXTERNAL[array.dtype.kind]}>(shape = {_literal(list(array.shape))});")
+        operands.append(f"[{', '.join(listed)}]" if listed else f"t{i}")
     attributes = []
     for a in op.args:
         value = case.arg(a.name)
@@ -96,9 +100,10 @@ def test_graph_per_op_parses_and_infers_the_reference_shape(out: Path, shapes: t
     generic = "<? = scalar>" in (out / f"{namespace}.nnef").read_text().split(f"fragment {fragment_name(op.namespace, op.name)}")[1].split("(")[0]
     kind = ""
     if generic:
-        tensors = [np.asarray(case.kwargs[reference.py_name(t.name)]) for t in op.inputs] or [expected]
+        tensors = [np.asarray(case.kwargs[reference.py_name(t.name)] if t.count.is_single else
+                              case.kwargs[reference.py_name(t.name)][0]) for t in op.inputs] or [expected]
         kind = f"<{_EXTERNAL[tensors[0].dtype.kind]}>"
-    call = f"{fragment_name(op.namespace, op.name)}{kind}({', '.join(names + attributes)})"
+    call = f"{fragment_name(op.namespace, op.name)}{kind}({', '.join(operands + attributes)})"
     if not names:  # a graph needs an input; random ops take none
         names.append("unused")
         lines.append("    unused = external<scalar>(shape = [1]);")

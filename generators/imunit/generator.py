@@ -107,6 +107,14 @@ class ImunitGenerator:
         for p in abi.parameters(op):
             if p.role == "input":
                 tensor(p.source, True)
+            elif p.role == "input_list":  # every socket, typed as the list's dtype
+                for s in units.sockets(next(i for i in op.inputs if i.name == p.source)):
+                    ct = C_TYPE[variant.of(p.source)]
+                    out.append((f"const {ct}* {abi.c_name(s)}", s))
+                    out.append((f"int {s}_rank", f"{s}_rank"))
+                    out.extend((f"int {s}_d{k}", f"{s}_d{k}") for k in range(abi.MAX_RANK))
+            elif p.role == "input_count":
+                out.append((f"int {p.source}_count", f"{p.source}_count"))
             elif p.role == "output":
                 tensor(p.source, False)
             elif p.role == "array" and p.source == axes:
@@ -154,6 +162,19 @@ class ImunitGenerator:
         for p in abi.parameters(op):
             if p.role in ("input", "output"):
                 descriptor(p.source)
+            elif p.role == "input_list":  # the connected sockets come first (the contracts say so)
+                names = units.sockets(next(i for i in op.inputs if i.name == p.source))
+                for s in names:
+                    dims = ", ".join(f"{s}_d{k}" for k in range(abi.MAX_RANK))
+                    body.append(f"const opforge_tensor t_{s} = {{(void*){abi.c_name(s)}, "
+                                f"{abi.DTYPE_ENUM[variant.of(p.source)]}, {s}_rank, {{{dims}}}}};")
+                body.append(f"const opforge_tensor* const t_{p.name}[{len(names)}] = "
+                            f"{{{', '.join(f'&t_{s}' for s in names)}}};")
+                body += [f"if ({p.source}_count < 0 || {p.source}_count > {len(names)}) {{",
+                         "return (int)OPFORGE_ERR_ARG;", "}"]
+                call.append(f"t_{p.name}")
+            elif p.role == "input_count":
+                call.append(f"{p.source}_count")
             elif p.role == "array" and p.source == axes:
                 body.append("const int64_t axes_value[1] = {axis};")
                 call.append("axes_value")
@@ -232,7 +253,7 @@ class ImunitGenerator:
         return f"{op.name}_unit"
 
     def wrapper_params(self, op: Op) -> list[str]:
-        names = [i.name for i in op.inputs]
+        names = [s for i in op.inputs for s in units.sockets(i)]
         for o in units.options(op):
             names.append(o.name)
         return names + [o.name for o in op.outputs]
@@ -242,7 +263,10 @@ class ImunitGenerator:
         fn = reference.ref_name(op.name)
         args = []
         for i in op.inputs:
-            args.append(i.name)
+            if i.count.is_single:
+                args.append(i.name)
+            else:  # the connected sockets, in order
+                args.append(f"[t for t in ({', '.join(units.sockets(i))},) if t is not None]")
         axes = units.reduction_axes_arg(op)
         for a in op.args:
             if a.name == axes:
@@ -279,7 +303,11 @@ class ImunitGenerator:
         self._description(unit, op, f"{op.name}.py:{self.wrapper_name(op)}")
         params = ET.SubElement(unit, "Parameters")
         for i in op.inputs:
-            ET.SubElement(params, "InputSocket", {"name": i.name, "pipe": "data", "description": i.description})
+            for k, s in enumerate(units.sockets(i)):
+                socket = {"name": s, "pipe": "data", "description": i.description}
+                if not i.count.is_single and k >= i.count.low:
+                    socket["optional"] = "true"
+                ET.SubElement(params, "InputSocket", socket)
         for o in units.options(op):
             attrs_ = {"name": o.name, "description": o.description}
             if o.default is not None:
@@ -339,10 +367,11 @@ class ImunitGenerator:
     def _tensor_types(impl: ET.Element, op: Op, variant: object) -> None:
         """The seed format's ``<TensorType>``: each tensor's element type (none for Python)."""
         for t in (*op.inputs, *op.outputs):
-            attrs_ = {"tensor": t.name}
-            if variant is not None:
-                attrs_["type"] = units.VALUE_TYPE[variant.of(t.name)].removeprefix("System.")  # type: ignore[attr-defined]
-            ET.SubElement(impl, "TensorType", attrs_)
+            for name in units.sockets(t) if t.kind == "input" else [t.name]:
+                attrs_ = {"tensor": name}
+                if variant is not None:
+                    attrs_["type"] = units.VALUE_TYPE[variant.of(t.name)].removeprefix("System.")  # type: ignore[attr-defined]
+                ET.SubElement(impl, "TensorType", attrs_)
 
     @staticmethod
     def _description(unit: ET.Element, op: Op, python_fragment: str | None) -> None:
@@ -547,5 +576,4 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
     def _condition(self, op: Op, dtype: str) -> str:
         if C.dtype_from_arg(op.compute):
             return f'dtype == "{dtype}"'
-        first = op.inputs[0]
-        return f"{first.name}.type == {units.VALUE_TYPE[dtype]}"
+        return f"{units.first_tensor(op)}.type == {units.VALUE_TYPE[dtype]}"

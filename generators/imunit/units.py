@@ -14,7 +14,7 @@ from collections.abc import Callable
 import attrs
 
 from dsl import compute as C
-from dsl.model import Arg, Op
+from dsl.model import Arg, Input, Op
 from dsl.types import CONCRETE_DTYPES, DataType
 from generators import abi
 from generators.imunit.render import ImaginetRenderer
@@ -24,6 +24,28 @@ VALUE_TYPE = {"bool": "System.Bool", "int8": "System.Int8", "int16": "System.Int
               "int64": "System.Int64", "uint8": "System.UInt8", "float32": "System.Float32",
               "float64": "System.Float64"}
 MAX_RANK = abi.MAX_RANK
+#: Sockets a unit gives a tensor list (Imaginet has no variadic sockets): the first
+#: ``count.low`` are required, the rest optional and connected in order.
+LIST_SOCKETS = 4
+
+
+def sockets(i: Input) -> list[str]:
+    """The input sockets of an input: its name, or ``<name>0..`` for a tensor list."""
+    if i.count.is_single:
+        return [i.name]
+    n = max(i.count.low, min(LIST_SOCKETS, i.count.high or LIST_SOCKETS))
+    return [f"{i.name}{k}" for k in range(n)]
+
+
+def first_tensor(op: Op) -> str:
+    """The unit's first tensor: its first input socket."""
+    return sockets(op.inputs[0])[0]
+
+
+def list_count(i: Input) -> str:
+    """How many tensors of a list are connected."""
+    names = sockets(i)
+    return " + ".join([str(i.count.low)] + [f"({s} != null ? 1 : 0)" for s in names[i.count.low:]])
 
 
 @attrs.frozen
@@ -147,6 +169,14 @@ def hidden(op: Op) -> list[Hidden]:
     """Values the C adapter takes besides tensors and plain options."""
     out: list[Hidden] = []
     for i in op.inputs:
+        if not i.count.is_single:  # each socket (0 dims when unconnected), then the count
+            for s in sockets(i)[:i.count.low]:
+                out += dims(s, f"{s}.shape")
+            for s in sockets(i)[i.count.low:]:
+                out += [Hidden(h.name, f"{s} == null ? {0 if h.name.endswith('_rank') else 1} : ({h.value})")
+                        for h in dims(s, f"{s}.shape")]
+            out.append(Hidden(f"{i.name}_count", list_count(i)))
+            continue
         out += dims(i.name, f"{i.name}.shape")
     for a in op.args:
         if a.type is DataType.ENUM:
@@ -179,7 +209,7 @@ def output_type(op: Op) -> str:
     if out.type is DataType.LONG:
         return "System.Int64"
     first = op.inputs[0]
-    return f"{first.name}.type" if first.type is out.type else VALUE_TYPE["float64"]
+    return f"{first_tensor(op)}.type" if first.type is out.type else VALUE_TYPE["float64"]
 
 
 def list_length(op: Op, arg: Arg) -> int:
@@ -306,6 +336,16 @@ def output_shape(op: Op) -> str:
         return "System.Shape()"
     if isinstance(c, C.ShapeQuery):
         return f"System.Shape({c.input}.shape.count)" if c.query == "shape" else "System.Shape()"
+    if isinstance(c, C.Merge):
+        return f"{first_tensor(op)}.shape"
+    if isinstance(c, C.Join):
+        first = f"{first_tensor(op)}.shape"
+        listed = next(i for i in op.inputs if i.name == c.inputs)
+        if c.stack:  # the new axis, counted from the right in a result one axis longer
+            return f"{first}.insert(({c.axis} < 0 ? -{c.axis} - 1 : {first}.count - {c.axis}), {c.inputs}_count)"
+        right = f"({c.axis} < 0 ? -{c.axis} - 1 : {first}.count - 1 - {c.axis})"
+        sizes = " + ".join(f"({s} != null ? {s}.shape.size({right}) : 0)" for s in sockets(listed))
+        return f"{first}.replace({right}, {sizes})"
     if isinstance(c, C.ScatterRows) and c.ref is not None:
         return f"{c.ref}.shape"
     if isinstance(c, C.ScatterRows):
@@ -394,6 +434,17 @@ def contracts(op: Op) -> list[tuple[str, str]]:
             message += " (" + ", ".join(f"{t}: {{{t}.shape}}" for t in tensors) + ")"
         out.append((render(c.expr), message))
     c = op.compute
+    for i in op.inputs:
+        names = sockets(i)
+        if i.count.is_single:
+            continue
+        for k in range(i.count.low + 1, len(names)):
+            out.append((f"{names[k]} == null || {names[k - 1]} != null",
+                        f"connect {i.name} in order: {names[k]} needs {names[k - 1]}"))
+        # The adapter types every socket as the first one: another type must be refused here.
+        for k in range(1, len(names)):
+            out.append((f"{names[k]} == null || {names[k]}.type == {names[0]}.type",
+                        f"{names[k]} must have the type of {names[0]} ({{{names[0]}.type}})"))
     if isinstance(c, (C.Reduction, C.ArgReduction)):
         x = c.input
         out.insert(0, (f"{x}.shape.count >= 1", f"{x} must have rank 1 or more"))

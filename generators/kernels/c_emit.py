@@ -15,7 +15,7 @@ from dsl import expr as E
 from dsl import dtypes as D
 from dsl import fragments
 from dsl import validate
-from dsl.model import Config, Op
+from dsl.model import Config, Input, Op
 from dsl.types import DataType
 from generators import abi
 from generators.kernels.c_constraints import CConstraintRenderer
@@ -53,6 +53,12 @@ class Emitter:
         self.variants = variants_of(op)
         self.primary = op.outputs[0].name if C.dtype_from_arg(op.compute) else (op.inputs or op.outputs)[0].name
         self.constraints = CConstraintRenderer(op)
+        self.lists = {i.name for i in op.inputs if not i.count.is_single}
+
+    def ref(self, name: str) -> str:
+        """A C expression of the descriptor ``name`` (of a tensor list: its first, which the
+        checks guarantee and whose dtype every other shares)."""
+        return f"{abi.c_name(name)}[0]" if name in self.lists else abi.c_name(name)
 
     # -- common
     def checks(self) -> list[str]:
@@ -88,6 +94,9 @@ class Emitter:
         for t in (*op.inputs, *op.outputs):
             allowed = {v.of(t.name) for v in self.variants}
             name = abi.c_name(t.name)
+            if t.name in self.lists:
+                lines += self.list_checks(t, allowed)
+                continue
             lines += [
                 "{",
                 f"const opforge_status st = opf_check_tensor({name}, {mask(allowed)});",
@@ -103,7 +112,7 @@ class Emitter:
             lines += [f"if (!{cond}) {{",
                       f"return opf_fail(detail, OPFORGE_ERR_CONSTRAINT, {c_string(c.message)});", "}"]
         # Every tensor must have the dtype its variant (chosen by the primary tensor) gives it.
-        prim = abi.c_name(self.primary)
+        prim = self.ref(self.primary)
         for v in self.variants:
             others = [t for t in (*op.inputs, *op.outputs) if t.name != self.primary]
             if not others:
@@ -114,8 +123,24 @@ class Emitter:
                       "}"]
         return lines
 
+    def list_checks(self, t: Input, allowed: set[str]) -> list[str]:
+        """A tensor list: a count in range, every descriptor usable and of the first one's dtype."""
+        name, low, high = abi.c_name(t.name), t.count.low, t.count.high
+        cond = f"{name}_count < {low}" + (f" || {name}_count > {high}" if high is not None else "")
+        return [f"if ({cond}) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{t.name}: count must be {t.count}')});", "}",
+                f"if ({name} == NULL) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string(t.name + ': NULL')});", "}",
+                f"for (int32_t k = 0; k < {name}_count; k++) {{",
+                f"const opforge_status st = opf_check_tensor({name}[k], {mask(allowed)});",
+                "if (st != OPFORGE_OK) {",
+                f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});", "}",
+                f"if ({name}[k]->dtype != {name}[0]->dtype) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(t.name + ': every tensor must have the dtype of the first')});",
+                "}", "}"]
+
     def dispatch(self, per_variant: Callable[[D.Variant], list[str]], on: str | None = None) -> list[str]:
-        on = on or f"{abi.c_name(self.primary)}->dtype"
+        on = on or f"{self.ref(self.primary)}->dtype"
         lines = [f"switch ({on}) {{"]
         for v in self.variants:
             lines += [f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *per_variant(v), "break;", "}"]
@@ -1238,6 +1263,71 @@ def config_typedef(config: Config) -> str:
             f"{abi.config_struct(config)};\n")
 
 
+class JoinEmitter(Emitter):
+    """concat and stack: one runtime copy for every dtype (bytes move, none is computed)."""
+
+    def emit(self) -> OpCode:
+        c: C.Join = self.op.compute  # type: ignore[assignment]
+        xs = abi.c_name(c.inputs)
+        call = (f"opf_join({xs}, {xs}_count, {abi.c_name(c.axis)}, {'true' if c.stack else 'false'}, "
+                f"{abi.c_name(self.op.outputs[0].name)}, detail)")
+        return OpCode((), (), self.api_returning([f"return {call};"]))
+
+
+class MergeEmitter(Emitter):
+    """Element by element over a list of equal-shape tensors, in list order."""
+
+    def emit(self) -> OpCode:
+        c: C.Merge = self.op.compute  # type: ignore[assignment]
+        out = self.op.outputs[0]
+        frags = []
+        for v in self.variants:
+            t = v.of(c.inputs)
+            ct, ot = C_TYPE[t], C_TYPE[v.of(out.name)]
+            floating = D.category(t) == "float"
+            value = f"((const {ct}*)xs[k]->data)[i]"
+            if c.combine == "add":
+                init, step, result = f"{ct} acc = ((const {ct}*)xs[0]->data)[i];", f"acc = ({ct})(acc + {value});", "acc"
+            elif c.combine == "avg":
+                init, step, result = "double acc = 0;", f"acc += (double){value};", "acc / (double)count"
+                # the sum starts at 0: every tensor, the first included, is added
+            elif c.combine == "max":
+                better = f"(isnan(v) || v > acc)" if floating else "(v > acc)"
+                init = f"{ct} acc = ((const {ct}*)xs[0]->data)[i];"
+                step, result = f"const {ct} v = {value};\nif ({better}) {{\nacc = v;\n}}", "acc"
+            else:  # max_index: the first largest; the first NaN counts as largest
+                better = "(!nan_found && (isnan(v) || v > best))" if floating else "(v > best)"
+                track = "nan_found = isnan(v);" if floating else ""
+                init = (f"{ct} best = ((const {ct}*)xs[0]->data)[i];\nint64_t acc = 0;\n"
+                        f"bool nan_found = {'isnan(best)' if floating else 'false'};")
+                step = f"const {ct} v = {value};\nif ({better}) {{\nbest = v;\nacc = k;\n{track}\n}}"
+                result = "acc"
+            first = 0 if c.combine == "avg" else 1
+            name = self.kernel_name(v)
+            frags.append(fragment(name, f"""
+static inline void {name}(const opforge_tensor* const* xs, int32_t count, int64_t n, {ot}* restrict output)
+{{
+    for (int64_t i = 0; i < n; i++) {{
+        {init}
+        for (int32_t k = {first}; k < count; k++) {{
+            {step}
+        }}
+        {"(void)nan_found;" if c.combine == "max_index" else ""}
+        output[i] = ({ot})({result});
+    }}
+}}"""))
+        xs, outn = abi.c_name(c.inputs), abi.c_name(out.name)
+        lines = [f"for (int32_t k = 1; k < {xs}_count; k++) {{",
+                 f"if (!opf_same_shape({xs}[k], {xs}[0])) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(c.inputs + ': must all have the same shape')});",
+                 "}", "}", *self.output_check(f"{xs}[0]->rank", f"{xs}[0]->shape")]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            return [f"{self.kernel_name(v)}({xs}, {xs}_count, opf_numel({xs}[0]), ({C_TYPE[v.of(out.name)]}*){outn}->data);"]
+
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
+
+
 EMITTERS: dict[type, type[Emitter]] = {
     C.Elementwise: ElementwiseEmitter,
     C.Reduction: ReductionEmitter,
@@ -1250,6 +1340,8 @@ EMITTERS: dict[type, type[Emitter]] = {
     C.Generation: GenerationEmitter,
     C.ScatterRows: ScatterEmitter,
     C.ShapeQuery: ShapeQueryEmitter,
+    C.Join: JoinEmitter,
+    C.Merge: MergeEmitter,
 }
 
 

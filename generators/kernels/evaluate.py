@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from dsl import compute as C
-from dsl.model import Namespace, Op
+from dsl.model import Input, Namespace, Op
 from dsl.types import DataType
 from generators.kernels import numpy_runtime, reference
 from generators.kernels.messages import scatter_messages
@@ -49,10 +49,17 @@ def _broadcastable(*arrays: np.ndarray) -> bool:
     return True
 
 
+def _tensor(i: Input, value: Any, order: str | None = None) -> Any:
+    """An input's value as an array, or as a list of arrays for a tensor list."""
+    if i.count.is_single:
+        return np.array(value, order=order) if order else np.asarray(value)
+    return [np.array(v, order=order) if order else np.asarray(v) for v in value]
+
+
 def _scope(op: Op, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """The names a rendered constraint expression reads, bound to ``kwargs``."""
     scope: dict[str, Any] = {"_size_at": _size_at, "_broadcastable": _broadcastable}
-    scope |= {reference.py_name(i.name): np.asarray(kwargs[reference.py_name(i.name)]) for i in op.inputs}
+    scope |= {reference.py_name(i.name): _tensor(i, kwargs[reference.py_name(i.name)]) for i in op.inputs}
     scope |= {reference.py_name(a.name): arg_value(op, kwargs, a.name) for a in op.args}
     scope |= {reference.config_param(cfg.name): kwargs.get(reference.config_param(cfg.name)) or types.SimpleNamespace(
         **{reference.py_name(x.name): x.default for x in cfg.args}) for cfg in op.configs}
@@ -78,7 +85,7 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
     """The reference result of ``op`` for the variant ``dtype`` on ``kwargs`` (inputs
     and args by Python name), or None where the op must refuse the inputs."""
     c = op.compute
-    arrays = {i.name: np.array(kwargs[reference.py_name(i.name)], order="C") for i in op.inputs}
+    arrays = {i.name: _tensor(i, kwargs[reference.py_name(i.name)], "C") for i in op.inputs}
     arg = lambda name: arg_value(op, kwargs, name)  # noqa: E731
     variant = next(v for v in variants_of(op) if v.dtype == dtype)
     if not constraints_hold(op, kwargs):
@@ -119,6 +126,10 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             if first.ndim < 1 or any(arrays[i.name].shape != first.shape[-1:] for i in op.inputs[1:]):
                 return None
             shape = first.shape
+        elif isinstance(c, C.Join):
+            shape = numpy_runtime.join_shape([a.shape for a in arrays[c.inputs]], arg(c.axis), c.stack)
+        elif isinstance(c, C.Merge):
+            shape = numpy_runtime.merge_shape([a.shape for a in arrays[c.inputs]])
         elif isinstance(c, C.ShapeQuery):
             x = arrays[c.input]
             numpy_runtime.shape_query(c.query, x.shape, arg(c.axis) if c.axis is not None else None)

@@ -81,7 +81,7 @@ PREFERRED_DTYPES = ("float32", "int32", "float64", "int64", "bool")
 @attrs.frozen
 class Example:
     dtype: str
-    inputs: tuple[tuple[str, np.ndarray], ...] = attrs.field(eq=False)
+    inputs: tuple[tuple[str, np.ndarray | list[np.ndarray]], ...] = attrs.field(eq=False)
     args: tuple[tuple[str, Any], ...]
     result: np.ndarray | None = attrs.field(eq=False)  # None: the op refuses these inputs
 
@@ -97,7 +97,8 @@ def _kind(dtype: str) -> str:
 def tensor(dtype: str, shape: tuple[int, ...], position: int = 0) -> np.ndarray:
     pattern = (PATTERNS if position == 0 else SECOND_PATTERNS)[_kind(dtype)]
     n = math.prod(shape)
-    values = [pattern[i % len(pattern)] for i in range(n)]
+    shift = max(position - 1, 0)  # a third tensor (of a list) differs from the second
+    values = [pattern[(i + shift) % len(pattern)] for i in range(n)]
     return np.array(values, dtype=dtype).reshape(shape)
 
 
@@ -113,8 +114,9 @@ def _sample_arg(a: Arg) -> Any:
     return None
 
 
-def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
-    """Input shapes and the args to set, or None when no example applies."""
+def _shapes(op: Op) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """Input shapes (a list of shapes for a tensor list) and the args to set, or None
+    when no example applies."""
     c = op.compute
     inputs = [i.name for i in op.inputs]
     if isinstance(c, C.Elementwise):
@@ -126,6 +128,10 @@ def _shapes(op: Op) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]] | None:
         return {c.input: (2, 3), **({c.other: (2, 3)} if c.other else {})}, {c.axes: [1]}
     if isinstance(c, C.ArgReduction):
         return {c.input: (2, 3)}, {c.axis: -1}
+    if isinstance(c, C.Join):  # a tensor list: one shape per tensor
+        return {c.inputs: [(2, 2), (2, 2)] if c.stack else [(2, 2), (1, 2)]}, {}
+    if isinstance(c, C.Merge):
+        return {c.inputs: [(2, 2), (2, 2), (2, 2)]}, {}
     if isinstance(c, C.Contraction):
         sizes = {label: 2 + k for k, label in enumerate(c.spec.labels)}
         return {n: tuple(sizes[label] for label in operand.named)
@@ -175,7 +181,8 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
     shapes, args = planned
     dtype = next((d for d in PREFERRED_DTYPES if d in variants), variants[0])
     variant = next(v for v in variants_of(op) if v.dtype == dtype)
-    arrays = {n: tensor(variant.of(n), s, k) for k, (n, s) in enumerate(shapes.items())}
+    arrays = {n: ([tensor(variant.of(n), one, k + j) for j, one in enumerate(s)] if isinstance(s, list)
+                  else tensor(variant.of(n), s, k)) for k, (n, s) in enumerate(shapes.items())}
     if isinstance(op.compute, C.FragmentKernel) and op.compute.matrix:  # decompositions want SPD matrices
         arrays = {n: (SPD_EXAMPLE.astype(a.dtype) if a.shape == SPD_EXAMPLE.shape else a) for n, a in arrays.items()}
     if isinstance(op.compute, C.ScatterRows):  # rows to fold: one picked twice, one (segment 1) never
@@ -202,7 +209,11 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
 
 def python_lines(op: Op, ex: Example, module: str) -> list[str]:
     """The example as Python a user can paste: inputs, the call, the result as a comment."""
-    lines = [f"{name} = np.array({value.tolist()!r}, dtype={value.dtype.name!r})" for name, value in ex.inputs]
+    def literal(value: np.ndarray) -> str:
+        return f"np.array({value.tolist()!r}, dtype={value.dtype.name!r})"
+
+    lines = [f"{name} = " + ("[" + ", ".join(literal(v) for v in value) + "]" if isinstance(value, list)
+                             else literal(value)) for name, value in ex.inputs]
     call_args = [name for name, _ in ex.inputs] + [f"{name}={value!r}" for name, value in ex.args]
     lines.append(f"{module}.{reference.function_name(op.name)}({', '.join(call_args)})")
     if ex.result is None:

@@ -191,6 +191,57 @@ def reduced_shape(shape, axes, keep_dims):
     return tuple(1 if i in axes else s for i, s in enumerate(shape) if keep_dims or i not in axes)
 
 
+def join_shape(shapes, axis, stack):
+    """The shape of concatenating (``stack`` False) or stacking tensors of ``shapes``
+    along ``axis`` (of the result); ValueError names what is wrong."""
+    first = tuple(shapes[0])
+    rank = len(first) + (1 if stack else 0)
+    if rank > MAX_RANK:
+        raise ValueError(f"inputs: the result's rank {rank} is above {MAX_RANK}")
+    if not stack and not first:
+        raise ValueError("inputs: scalars cannot be concatenated (rank 1 or more)")
+    a = _layout_axis(int(axis), rank, "axis")
+    for shape in shapes[1:]:
+        shape = tuple(shape)
+        fits = len(shape) == len(first) and all(
+            s == f or (not stack and d == a) for d, (s, f) in enumerate(zip(shape, first)))
+        if not fits:
+            raise ValueError("inputs: must all have the same shape" if stack else
+                             f"inputs: shapes must agree except along axis {a}, got {[tuple(s) for s in shapes]}")
+    if stack:
+        return first[:a] + (len(shapes),) + first[a:]
+    return first[:a] + (sum(int(s[a]) for s in shapes),) + first[a + 1:]
+
+
+def merge_shape(shapes):
+    """The shape of merging tensors of ``shapes``: they must be equal."""
+    if any(tuple(s) != tuple(shapes[0]) for s in shapes[1:]):
+        raise ValueError(f"inputs: must all have the same shape, got {[tuple(s) for s in shapes]}")
+    return tuple(shapes[0])
+
+
+def merge(combine, xs, dtype):
+    """Element by element over equal-shape arrays in list order, as the C kernels
+    combine them (see ``compute.Merge``)."""
+    with np.errstate(all="ignore"):
+        if combine == "avg":
+            total = np.zeros(xs[0].shape)
+            for x in xs:
+                total = total + x.astype(np.float64)
+            return (total / len(xs)).astype(dtype)
+        if combine == "max_index":
+            return np.argmax(np.stack(xs), axis=0).astype(np.int64)
+        acc = xs[0]
+        for x in xs[1:]:
+            if combine == "add":
+                acc = (acc + x).astype(dtype)
+            elif x.dtype.kind == "f":  # max: NaN wins, as in C's (isnan(v) || v > acc)
+                acc = np.where(np.isnan(x) | (x > acc), x, acc)
+            else:
+                acc = np.maximum(acc, x)
+        return acc
+
+
 def search(holds, axis, last, keep_dims):
     """Index of the first (``last``: the last) True along ``axis`` of a boolean
     array, -1 where there is none (an empty axis included)."""

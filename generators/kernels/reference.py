@@ -120,6 +120,11 @@ def body(op: Op) -> list[str]:
             per_dtype.append((t, block))
         lines += _by_dtype(x, per_dtype, None, indent=1)
         return lines + [f"    np.copyto({out}, np.reshape(result, {out}.shape), casting='unsafe')"]
+    if isinstance(c, C.Join):
+        join = "np.stack" if c.stack else "np.concatenate"
+        return [f"np.copyto({out}, {join}({py_name(c.inputs)}, axis=int({py_name(c.axis)})))"]
+    if isinstance(c, C.Merge):
+        return [f"np.copyto({out}, _k.merge({c.combine!r}, {py_name(c.inputs)}, {out}.dtype), casting='unsafe')"]
     if isinstance(c, C.ArgReduction) and c.searches:
         x = py_name(c.input)
         kinds = {a.name: a.type for a in op.args}

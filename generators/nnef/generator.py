@@ -171,7 +171,8 @@ class NnefGenerator:
                  "import math", "", f"MAX_RANK = {numpy_runtime.MAX_RANK}", f"PAD_MODES = {numpy_runtime.PAD_MODES!r}", "",
                  inspect.getsource(numpy_runtime._layout_axis), "", inspect.getsource(numpy_runtime.layout_shape), "",
                  f"GENERATE_LIMIT = {numpy_runtime.GENERATE_LIMIT}", "", inspect.getsource(numpy_runtime.generate_shape), "",
-                 inspect.getsource(numpy_runtime.matrix_shape), ""]
+                 inspect.getsource(numpy_runtime.matrix_shape), "",
+                 inspect.getsource(numpy_runtime.join_shape), "", inspect.getsource(numpy_runtime.merge_shape), ""]
         table = []
         for ns in context.namespaces:
             entries = [(fragment_name(ns.name, o.name), o) for o in code_ops(ns) if not abi.is_stream(o)]
@@ -217,6 +218,12 @@ class NnefGenerator:
             body = "return []"
         elif isinstance(c, C.FragmentKernel) and c.layout in ("rows", "channels"):
             body = f"return list({ins[0]})"
+        elif isinstance(c, C.Join):
+            default = next(a.default for a in op.args if a.name == c.axis)
+            body = (f"return list(join_shape({nnef_name(c.inputs)}, attribs.get({nnef_name(c.axis)!r}, {default!r}), "
+                    f"{c.stack}))")
+        elif isinstance(c, C.Merge):
+            body = f"return list(merge_shape({nnef_name(c.inputs)}))"
         elif isinstance(c, C.ShapeQuery):
             body = f"return [len({nnef_name(c.input)})]" if c.query == "shape" else "return []"
         elif isinstance(c, C.ScatterRows) and c.ref is not None:

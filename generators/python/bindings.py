@@ -39,7 +39,8 @@ def _default(arg: Arg) -> str:
 def signature(op: Op, annotated: bool = True) -> str:
     parts = []
     for i in op.inputs:
-        parts.append(f"{py_name(i.name)}" + (": ArrayLike" if annotated else "")
+        hint = ": ArrayLike" if i.count.is_single else ": Sequence[ArrayLike]"
+        parts.append(f"{py_name(i.name)}" + (hint if annotated else "")
                      + (" = None" if i.has_default else ""))
     for a in op.args:
         hint = _hint(a) if annotated else ""
@@ -81,7 +82,8 @@ def _doc(op: Op) -> str:
     lines = ["\n\n".join(docs), "", "Parameters", "----------"]
     for i in op.inputs:
         kinds = " or ".join(sorted({v.of(i.name) for v in variants}, key=D.CONCRETE[DataType.NDARRAY].index))
-        lines += [f"{py_name(i.name)} : array_like of {kinds}" + (", optional" if i.has_default else ""),
+        kind = f"array_like of {kinds}" if i.count.is_single else f"sequence ({i.count}) of array_like of {kinds}, one dtype"
+        lines += [f"{py_name(i.name)} : {kind}" + (", optional" if i.has_default else ""),
                   f"    {i.description}"]
     for a in op.args:
         kind = PY_TYPE.get(a.type, "object")
@@ -140,6 +142,10 @@ class _Binding:
         specs = []
         for i in ins:
             allowed = tuple(d for d in abi.DTYPES if d in {v.of(i.name) for v in self.variants})
+            if not i.count.is_single:  # a tensor list (its op's only input)
+                self.add(f"{py_name(i.name)} = _rt.tensor_list(_op, {i.name!r}, {py_name(i.name)}, {allowed!r}, "
+                         f"{i.count.low}, {i.count.high})")
+                return
             specs.append(f"({i.name!r}, {py_name(i.name)}, {allowed!r})")
         names = ", ".join(py_name(i.name) for i in ins)
         optional = [i for i in ins if i.has_default]
@@ -203,7 +209,7 @@ class _Binding:
                      "if variant is None:",
                      f"    raise ValueError(f\"{{_op}}: dtype must be one of {', '.join(table)}, got {{dtype}}\")")
             return
-        first = py_name(op.inputs[0].name)
+        first = py_name(op.inputs[0].name) + ("" if op.inputs[0].count.is_single else "[0]")
         self.add(f"variant = _variants[{first}.dtype.name]")
         for i in op.inputs[1:]:
             n = py_name(i.name)
@@ -278,6 +284,12 @@ class _Binding:
                          f"    raise ValueError(f\"{{_op}}: {i.name} must have the shape of {op.inputs[0].name} "
                          f"({op.inputs[0].name} has shape {{{first}.shape}}, {i.name} has shape {{{n}.shape}})\")")
             self.add(f"shape = {first}.shape")
+        elif isinstance(c, (C.Join, C.Merge)):
+            xs = py_name(c.inputs)
+            shape = (f"_k.join_shape([a.shape for a in {xs}], {py_name(c.axis)}, {c.stack})" if isinstance(c, C.Join)
+                     else f"_k.merge_shape([a.shape for a in {xs}])")
+            self.add("try:", f"    shape = {shape}",
+                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
         elif isinstance(c, C.ShapeQuery):
             x = py_name(c.input)
             if c.axis is not None:
@@ -335,7 +347,7 @@ class _Binding:
     def call(self) -> None:
         op, c = self.op, self.c
         out = op.outputs[0]
-        inputs = ", ".join(py_name(i.name) for i in op.inputs)
+        inputs = ", ".join(("" if i.count.is_single else "*") + py_name(i.name) for i in op.inputs)
         assign = isinstance(c, C.Elementwise)
         self.add(f"written, out = _rt.output(_op, 'out', out, shape, variant[{out.name!r}], ({inputs}{',' if op.inputs else ''}), "
                  f"assign={assign})")
@@ -352,6 +364,11 @@ class _Binding:
         for p in abi.parameters(op):
             if p.role in ("input",):
                 c_args.append(f"_native.tensor({py_name(p.source)})")
+            elif p.role == "input_list":  # descriptors kept alive by the local name until the call returns
+                self.add(f"    _{py_name(p.source)}_c = _native.tensors({py_name(p.source)})")
+                c_args.append(f"_{py_name(p.source)}_c[0]")
+            elif p.role == "input_count":
+                c_args.append(f"len({py_name(p.source)})")
             elif p.role == "output":
                 c_args.append("_native.tensor(written)")
             elif p.role == "array":

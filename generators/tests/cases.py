@@ -222,6 +222,17 @@ def _tol(op: Op, c: Any, dtype: str) -> dict[str, float]:
     return {"ulps": 0, "abs": 0.0}
 
 
+#: (shapes of the listed tensors, axis): valid joins, then ones the op refuses.
+CONCAT_CASES = [([(2, 3), (4, 3)], 0), ([(2, 3), (2, 1), (2, 0)], -1), ([(5,)], 0), ([(2, 3, 4), (2, 3, 4)], 1),
+                ([(0, 3), (2, 3)], 0), ([(1,) * 8, (1,) * 8], 7),
+                ([(2, 3), (3, 3)], 1), ([(), ()], 0), ([(2, 3), (2, 3)], 2), ([(2, 3), (2, 3, 1)], 0)]
+STACK_CASES = [([(2, 3), (2, 3), (2, 3)], 0), ([(2, 3), (2, 3)], -1), ([(), (), (), ()], 0), ([(5,)], 1),
+               ([(2, 3, 4), (2, 3, 4)], 1), ([(0, 3), (0, 3)], 1),
+               ([(2, 3), (3, 2)], 0), ([(1,) * 8, (1,) * 8], 0), ([(2, 3), (2, 3)], 3)]
+MERGE_CASES = [[(3, 4), (3, 4), (3, 4)], [(5,)], [(), ()], [(2, 3, 4), (2, 3, 4)], [(0, 3), (0, 3)],
+               [(7,)] * 5, [(2, 3), (3, 2)]]
+
+
 def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
     tol = _tol(op, c, v.dtype)
     out: list[dict[str, Any]] = []
@@ -354,6 +365,19 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             view = "strided" if shapes[0] == (2, 2, 3) else None
             inputs = {n: _tensor(v.of(n), s, view=view) for n, s in zip(names, shapes)}
             out.append({"inputs": inputs, "args": _arg_values(op)[0], "tol": tol})
+    elif isinstance(c, C.Join):
+        t = v.of(c.inputs)
+        joins = CONCAT_CASES if not c.stack else STACK_CASES
+        for shapes, axis in joins:
+            view = "strided" if shapes[0] == (2, 3, 4) else None
+            listed = [_tensor(t, shape, view=view) for shape in shapes]
+            out.append({"inputs": {c.inputs: listed}, "args": {c.axis: axis}, "tol": tol})
+    elif isinstance(c, C.Merge):
+        t = v.of(c.inputs)
+        for shapes in MERGE_CASES:
+            view = "strided" if shapes[0] == (2, 3, 4) else None
+            listed = [_tensor(t, shape, view=view) for shape in shapes]
+            out.append({"inputs": {c.inputs: listed}, "args": {}, "tol": tol})
     elif isinstance(c, C.FragmentKernel) and c.layout == "channels":
         names = [i.name for i in op.inputs]
         for shape, channels in [((5,), 5), ((4, 3), 3), ((2, 3, 4), 4), ((0, 3), 3), ((3, 0), 0), ((4, 3), 4),

@@ -93,6 +93,21 @@ class _Case:
                 lines.append(f"opforge_tensor t_{p.name} = {{(void*)data_{p.name}, {abi.DTYPE_ENUM[dt]}, "
                              f"{arr.ndim}, {{{dims}}}}};")
                 call.append(f"&t_{p.name}")
+            elif p.role == "input_list":
+                names = []
+                for k, value in enumerate(self.kwargs[reference.py_name(p.source)]):
+                    arr = np.array(value, order="C")
+                    dt = arr.dtype.name
+                    lines.append(c_array(f"data_{p.name}_{k}", arr, dt))
+                    dims = ", ".join(str(s) for s in arr.shape) or "0"
+                    lines.append(f"opforge_tensor t_{p.name}_{k} = {{(void*)data_{p.name}_{k}, "
+                                 f"{abi.DTYPE_ENUM[dt]}, {arr.ndim}, {{{dims}}}}};")
+                    names.append(f"&t_{p.name}_{k}")
+                lines.append(f"const opforge_tensor* const t_{p.name}[{max(1, len(names))}] = "
+                             f"{{{', '.join(names) or 'NULL'}}};")
+                call.append(f"t_{p.name}")
+            elif p.role == "input_count":
+                call.append(str(len(self.kwargs[reference.py_name(p.source)])))
             elif p.role == "array":
                 values = [int(v) for v in self.arg(p.source)]
                 lines.append(f"static const int64_t arg_{p.name}[{max(1, len(values))}] = "

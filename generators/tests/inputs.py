@@ -53,6 +53,10 @@ def build(spec: dict[str, Any], configs: Callable[[str, dict[str, Any]], Any] | 
     rng = np.random.default_rng(spec["seed"])
     kwargs: dict[str, Any] = {}
     for name, t in spec["inputs"].items():
+        if isinstance(t, list):  # a tensor list
+            kwargs[name] = [build({"seed": spec["seed"] + k, "inputs": {name: one}, "args": {}})[name]
+                            for k, one in enumerate(t)]
+            continue
         shape = tuple(t["shape"])
         if t.get("view") == "strided":
             # A non-contiguous view: every other element of a larger array.
@@ -144,13 +148,15 @@ def check_parity(fn: Callable[..., np.ndarray], op: str, dtype: str, spec: dict[
         except ValueError as exc:
             results[backend] = exc
     c, py = results["c"], results["python"]
-    shapes = {k: getattr(v, "shape", v) for k, v in build(spec, configs).items()}
+    shapes = {k: [x.shape for x in v] if isinstance(v, list) else getattr(v, "shape", v)
+              for k, v in build(spec, configs).items()}
     where = f"{op} {dtype} shapes/args {shapes} seed {spec['seed']}"
     if isinstance(py, ValueError) or isinstance(c, ValueError):
         assert isinstance(py, ValueError) and isinstance(c, ValueError), f"{where}: C gave {c!r}, Python gave {py!r}"
         return
     assert c.shape == py.shape and c.dtype == py.dtype, f"{where}: C {c.dtype}{c.shape} vs Python {py.dtype}{py.shape}"
-    inputs = [v for v in build(spec, configs).values() if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
+    given = [x for v in build(spec, configs).values() for x in (v if isinstance(v, list) else [v])]
+    inputs = [v for v in given if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
     finite = [np.max(np.abs(v[np.isfinite(v)]), initial=0.0) for v in inputs]
     scale = max([1.0, *finite, float(np.max(np.abs(py[np.isfinite(py)]), initial=0.0)) if py.dtype.kind == "f" else 1.0])
     worst, ok = worst_error(c, py, spec["tol"], scale)

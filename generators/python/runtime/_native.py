@@ -32,6 +32,19 @@ def tensor(array: np.ndarray) -> Any:
     return t
 
 
+def tensors(arrays: list[np.ndarray]) -> tuple[Any, Any]:
+    """(array of descriptor pointers, the descriptors): the caller keeps both alive
+    while C reads them."""
+    descriptors = ffi.new("opforge_tensor[]", max(len(arrays), 1))
+    for k, array in enumerate(arrays):
+        descriptors[k].data = ffi.cast("void*", array.ctypes.data)
+        descriptors[k].dtype = _DTYPE_ENUM[array.dtype.name]
+        descriptors[k].rank = array.ndim
+        for d, size in enumerate(array.shape):
+            descriptors[k].shape[d] = size
+    return ffi.new("opforge_tensor*[]", [descriptors + k for k in range(len(arrays))] or [ffi.NULL]), descriptors
+
+
 def frame(dtype: str, shape: tuple[int, ...]) -> Any:
     """A descriptor of one frame: dtype and shape, no data."""
     t = ffi.new("opforge_tensor*")

@@ -37,6 +37,23 @@ def tensors(op: str, specs: Sequence[tuple[str, Any, tuple[str, ...]]]) -> list[
     return out
 
 
+def tensor_list(op: str, name: str, value: Any, allowed: tuple[str, ...], low: int,
+                high: int | None) -> list[np.ndarray]:
+    """Arrays for a tensor-list argument: a list or tuple of ``low``..``high`` tensors
+    (converted as ``tensors`` converts them), all of the first one's dtype."""
+    if isinstance(value, (np.ndarray, str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{op}: {name} must be a list or tuple of arrays, got {type(value).__name__}")
+    if len(value) < low or (high is not None and len(value) > high):
+        wanted = f"at least {low}" if high is None else f"{low} to {high}"
+        raise ValueError(f"{op}: {name} must hold {wanted} tensor(s), got {len(value)}")
+    arrays = tensors(op, [(f"{name}[{k}]", v, allowed) for k, v in enumerate(value)])
+    for k, array in enumerate(arrays[1:], 1):
+        if array.dtype != arrays[0].dtype:
+            raise TypeError(f"{op}: {name}[{k}] must have the dtype of {name}[0] ({arrays[0].dtype.name}), "
+                            f"got {array.dtype.name}")
+    return arrays
+
+
 def _convert(op: str, name: str, value: Any, anchor: np.dtype | None, allowed: tuple[str, ...]) -> np.ndarray:
     try:
         plain = np.asarray(value)
