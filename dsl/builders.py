@@ -767,7 +767,8 @@ def Reduce(combine: str, *, input: str = "x", axes: str = "axes", keep_dims: str
     ``m`` is the ``pre`` reduction ("max" or "mean") of the same elements.
     ``map(x, y)`` reads a second input of the same shape: ``other`` (default
     ``"y"`` when the map takes ``y``). A tuple of maps keeps one sum per map:
-    ``finalize(acc, acc1, acc2, n)`` sees them in order.
+    ``finalize(acc, acc1, acc2, n)`` sees them in order. A tuple of finalizers
+    gives one output each, in the order the op declares its outputs.
     """
     maps = tuple(map) if isinstance(map, (tuple, list)) else ((map,) if map is not None else ())
     traced = []
@@ -782,9 +783,10 @@ def Reduce(combine: str, *, input: str = "x", axes: str = "axes", keep_dims: str
         args += [n for n in names if n not in ("x", "y", "m") and n not in args]
         traced.append(compute.trace(function, names)[1])
     accumulators = ("acc", *(f"acc{k}" for k in range(1, len(maps))))
-    fin_node = compute.trace(finalize, _names(finalize, (*accumulators, "n", "m")))[1] if finalize is not None else None
-    _set_compute("Reduce", compute.Reduction(input, axes, keep_dims, combine, traced[0] if traced else None, fin_node,
-                                             pre, empty, other, tuple(traced[1:]), tuple(args)))
+    finals = tuple(finalize) if isinstance(finalize, (tuple, list)) else (finalize,)
+    nodes = [compute.trace(f, _names(f, (*accumulators, "n", "m")))[1] if f is not None else None for f in finals]
+    _set_compute("Reduce", compute.Reduction(input, axes, keep_dims, combine, traced[0] if traced else None, nodes[0],
+                                             pre, empty, other, tuple(traced[1:]), tuple(args), tuple(nodes[1:])))
 
 
 def _names(function: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:

@@ -312,8 +312,16 @@ class Reduction:
     extra_maps: tuple[SExpr, ...] = ()
     #: Scalar args the maps read (``lambda x, condition, value: ...``).
     args: tuple[str, ...] = ()
+    #: Finalizers of the outputs after the first (moments: the mean, then the
+    #: variance), each seeing what ``finalize`` sees.
+    finalize_more: tuple[SExpr, ...] = ()
 
     kind = "reduction"
+
+    @property
+    def finalizers(self) -> tuple[SExpr | None, ...]:
+        """One per output, in order (None: the combined value itself)."""
+        return (self.finalize, *self.finalize_more)
 
 
 @attrs.frozen

@@ -518,7 +518,10 @@ def compute_problems(op: M.Op) -> list[Problem]:
     out: list[str] = []
     inputs = {i.name: i for i in op.inputs}
     args = {a.name: a for a in op.args}
-    if len(op.outputs) != 1 and not isinstance(c, C.FragmentKernel):
+    if isinstance(c, C.Reduction) and len(op.outputs) != len(c.finalizers):
+        out.append(f"a reduction gives one output per finalizer: {len(c.finalizers)} finalizer(s), "
+                   f"{len(op.outputs)} output(s)")
+    elif len(op.outputs) != 1 and not isinstance(c, (C.FragmentKernel, C.Reduction)):
         out.append(f"{c.kind} ops have exactly one output, {op.name} has {len(op.outputs)}")
     for i in op.inputs:
         if not i.count.is_single and C.list_input(c) != i.name:
@@ -613,7 +616,7 @@ def compute_problems(op: M.Op) -> list[Problem]:
             need_input(c.other)
             if c.map is None:
                 out.append(f"a reduction over {c.input} and {c.other} needs a map(x, y) combining them")
-        for node in (c.map, c.finalize, *c.extra_maps):
+        for node in (c.map, *c.finalizers, *c.extra_maps):
             out.extend(C.integer_misuse(node) if node is not None else [])
         for name in c.args:
             if _scalar_arg(op, name) is None or args[name].default is None:
@@ -629,9 +632,11 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 C.resolve_enums(node, enums) if node is not None else None
             except ValueError as exc:
                 out.append(str(exc))
-        if c.finalize is not None:
+        for final in c.finalizers:
+            if final is None:
+                continue
             sums = {"acc", *(f"acc{k}" for k in range(1, len(c.extra_maps) + 1))}
-            check_functions(c.finalize, sums | {"n"} | ({"m"} if c.pre else set()), "finalize")
+            check_functions(final, sums | {"n"} | ({"m"} if c.pre else set()), "finalize")
     elif isinstance(c, C.ArgReduction):
         need_input(c.input)
         need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis to search")

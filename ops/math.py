@@ -495,6 +495,31 @@ with Namespace("math"):
             """,
         )
 
+    with Op("moments", reduce, keep_outputs=False) as op:
+        op.display_path = "/Math/Reduction"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(FLOATING_POINT, "mean", description="The mean over the axes")
+        Output(
+            FLOATING_POINT,
+            "variance",
+            description="The population variance over the axes",
+        )
+        Reduce(
+            "add",
+            pre="mean",
+            map=lambda x, m: (x - m) * (x - m),
+            finalize=(lambda acc, n, m: m, lambda acc, n, m: acc / n),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The mean and the population variance (divided by n) over the given axes,
+            as mean and variance compute them: the mean summed in double precision in
+            a first pass; NaN for no elements.
+            """,
+        )
+
     with Op("variance", reduce) as op:
         op.display_path = "/Math/Reduction"
         Input(FLOATING_POINT, "x", description="Input tensor")

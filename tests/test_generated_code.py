@@ -285,7 +285,10 @@ for block in blocks:
             raise AssertionError(f"{call}: no ValueError")
         got = eval(call[:-1] + f", backend={backend!r})", scope)
         with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
-            text = np.array_repr(got)
+            if isinstance(got, tuple):  # several outputs, shown by name
+                text = "\n".join(f"{name}: {np.array_repr(v)}" for name, v in zip(got._fields, got))
+            else:
+                text = np.array_repr(got)
         assert text == shown, (backend, call, text, shown)
     checked += 1
 print(checked)

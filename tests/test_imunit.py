@@ -125,6 +125,11 @@ def _check_composite(root: Path, unit: ET.Element) -> None:
             parse(argument.text)
 
 
+def _wants(expected) -> tuple:
+    """The expected array of each output (an op with several outputs gives a tuple)."""
+    return expected if isinstance(expected, tuple) else (expected,)
+
+
 def _socket_values(op, case) -> dict | None:
     """Each input socket's array (None: unconnected), or None when a list has more
     tensors than the unit has sockets."""
@@ -227,26 +232,29 @@ def test_shapes_contracts_and_python_implementation_match_the_reference(out: Pat
             continue
         env, failed = _evaluate_unit(unit, env)
         assert failed == [], (case.spec, failed)
-        socket = unit.find("Parameters/OutputSocket")
-        shape = evaluate(socket.get("shape"), env)
-        assert shape == Shape(expected.shape), (case.spec, shape, expected.shape)
-        value_type = evaluate(socket.get("type"), env)
-        assert value_type == VALUE_TYPES[DTYPE_TYPES[expected.dtype.name]]
-        output = np.empty(expected.shape, dtype=expected.dtype)
+        wants = _wants(expected)
+        outputs = {}
+        for socket, o, want in zip(unit.findall("Parameters/OutputSocket"), op.outputs, wants, strict=True):
+            shape = evaluate(socket.get("shape"), env)
+            assert socket.get("name") == o.name and shape == Shape(want.shape), (case.spec, shape, want.shape)
+            value_type = evaluate(socket.get("type"), env)
+            assert value_type == VALUE_TYPES[DTYPE_TYPES[want.dtype.name]]
+            outputs[o.name] = np.empty(want.shape, dtype=want.dtype)
         call = unit.find("Implementations/Implementation[@language='Python']").get("call")
         names = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         values = {n: v for n, v in env.items()}
         sockets = _socket_values(op, case)
         values |= sockets
-        values[op.outputs[0].name] = output
+        values |= outputs
         values.update({k: (tuple(v.dims) if isinstance(v, Shape) else v) for k, v in values.items()
-                       if k not in set(sockets) | {op.outputs[0].name}})
+                       if k not in set(sockets) | set(outputs)})
         with np.errstate(all="ignore"):
             wrapper(*(values[n] for n in names))
-        if expected.dtype.kind == "f":
-            assert np.allclose(output, expected, equal_nan=True, rtol=1e-5, atol=1e-6), case.spec
-        else:
-            assert np.array_equal(output, expected), case.spec
+        for output, want in zip(outputs.values(), wants):
+            if want.dtype.kind == "f":
+                assert np.allclose(output, want, equal_nan=True, rtol=1e-5, atol=1e-6), case.spec
+            else:
+                assert np.array_equal(output, want), case.spec
         checked += 1
     assert checked > 0
 
@@ -346,9 +354,11 @@ def _c_call(op, unit: ET.Element, case, expected, env: dict) -> tuple[list[str],
             data = np.array(sockets[arg], order="C")
             lines.append(golden.c_array(f"data_{arg}", data, data.dtype.name))
             args.append(f"data_{arg}")
-        elif arg == op.outputs[0].name:
-            lines.append(f"static {golden.C_TYPE[expected.dtype.name]} out[{max(1, expected.size)}];")
-            args.append("out")
+        elif arg in [o.name for o in op.outputs]:  # out, out1, ...: one buffer per output
+            k = [o.name for o in op.outputs].index(arg)
+            want = _wants(expected)[k]
+            lines.append(f"static {golden.C_TYPE[want.dtype.name]} out{k or ''}[{max(1, want.size)}];")
+            args.append(f"out{k or ''}")
         elif isinstance(env.get(arg), Tensor):  # the unit's scratch (System.Tensor): a buffer of its size
             scratch = env[arg]
             assert scratch.type_.name == "Float64", scratch
@@ -381,14 +391,17 @@ def test_c_implementation_computes_the_reference(out: Path, tmp_path: Path, ns, 
     env, failed = _evaluate_unit(unit, _case_env(op, case, expected))
     assert failed == []
     lines, call = _c_call(op, unit, case, expected, env)
-    lines.append(golden.c_array("want", expected, expected.dtype.name))
+    checks = []
+    for k, want in enumerate(_wants(expected)):
+        tag = k or ""
+        lines.append(golden.c_array(f"want{tag}", want, want.dtype.name))
+        if want.dtype.kind == "f":
+            checks.append(f"for (int i = 0; i < {want.size}; i++) {{ const double a = out{tag}[i], b = want{tag}[i]; "
+                          "if (!(a == b || (isnan(a) && isnan(b)) || fabs(a - b) <= 1e-5 * (1 + fabs(b)))) return 3; }")
+        else:
+            checks.append(f"if (memcmp(out{tag}, want{tag}, sizeof want{tag}[0] * {want.size}) != 0) return 3;")
     lines.append(f"const int status = {call};")
-    if expected.dtype.kind == "f":
-        check = (f"for (int i = 0; i < {expected.size}; i++) {{ const double a = out[i], b = want[i]; "
-                 "if (!(a == b || (isnan(a) && isnan(b)) || fabs(a - b) <= 1e-5 * (1 + fabs(b)))) return 3; }")
-    else:
-        check = f"if (memcmp(out, want, sizeof want[0] * {expected.size}) != 0) return 3;"
-    lines += ["if (status != 0) { printf(\"status %d\\n\", status); return 2; }", check, 'printf("ok\\n");',
+    lines += ["if (status != 0) { printf(\"status %d\\n\", status); return 2; }", *checks, 'printf("ok\\n");',
               "return 0;"]
     run = _run_driver(tmp_path, out / ns.key / op.name, op, lines)
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), (run.returncode, run.stdout, case.spec)

@@ -338,6 +338,13 @@ class ImunitGenerator:
             if h.name.startswith("output_") and h.name != "output_shape":
                 ET.SubElement(params, hidden_tag, {"name": h.name.replace("output", out.name, 1)
                                                    if out.name != "output" else h.name, "value": h.value})
+        for o in op.outputs[1:]:  # further outputs (of one shape with the first): a socket and dims each
+            ET.SubElement(params, hidden_tag, {"name": f"{o.name}_shape", "value": "output_shape"})
+            ET.SubElement(params, "OutputSocket", {"name": o.name, "type": units.output_type(op, o),
+                                                   "shape": f"{o.name}_shape", "pipe": "data",
+                                                   "description": o.description})
+            for h in units.dims(o.name, f"{o.name}_shape"):
+                ET.SubElement(params, hidden_tag, {"name": h.name, "value": h.value})
         contracts = ET.SubElement(unit, "Contracts")
         for test, error in units.contracts(op):
             ET.SubElement(contracts, "Assert", {"test": test, "error": error})

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import attrs
 
 from dsl import compute as C
-from dsl.model import Arg, Input, Op
+from dsl.model import Arg, Input, Op, Output
 from dsl.types import CONCRETE_DTYPES, DataType
 from generators import abi
 from generators.imunit.render import ImaginetRenderer
@@ -198,8 +198,9 @@ def hidden(op: Op) -> list[Hidden]:
     return out
 
 
-def output_type(op: Op) -> str:
-    out = op.outputs[0]
+def output_type(op: Op, out: Output | None = None) -> str:
+    """The value type of an output (the first by default)."""
+    out = out or op.outputs[0]
     c = op.compute
     if C.dtype_from_arg(c):
         variants = [v.dtype for v in variants_of(op)]

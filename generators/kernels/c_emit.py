@@ -158,11 +158,14 @@ class Emitter:
     def kernel_name(self, v: D.Variant, suffix: str = "") -> str:
         return f"{self.fn}_{SUFFIX[v.dtype]}{suffix}"
 
-    def output_check(self, rank: str, shape: str) -> list[str]:
-        out = abi.c_name(self.op.outputs[0].name)
-        return [f"if (!opf_shape_is({out}, {rank}, {shape})) {{",
-                f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(self.op.outputs[0].name + ': shape does not match the result')});",
-                "}"]
+    def output_check(self, rank: str, shape: str, every: bool = False) -> list[str]:
+        """The (first, or ``every``) output has the result's shape."""
+        lines = []
+        for o in self.op.outputs if every else self.op.outputs[:1]:
+            lines += [f"if (!opf_shape_is({abi.c_name(o.name)}, {rank}, {shape})) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(o.name + ': shape does not match the result')});",
+                      "}"]
+        return lines
 
     def emit(self) -> OpCode:
         raise NotImplementedError
@@ -388,15 +391,16 @@ class ReductionEmitter(Emitter):
                 body += f"\nconst {ct} mv{k} = ({ct})({value_k});\n{_combine(a_t, c.combine, f'acc{k}', f'mv{k}')}"
                 extra_init += f"{acc_t} acc{k} = ({acc_t})({_init(a_t, c.combine)});\n"
                 sums[f"acc{k}"] = (f"(({C_TYPE[a_t]})acc{k})", a_t)
-            if c.finalize is not None:
-                env = {"acc": (f"(({C_TYPE[a_t]})acc)", a_t), "n": ("p->n_inner", "int64")} | env_m | sums
-                result, _ = scalar_c.render(c.finalize, t, env)
-            else:
-                result = "acc"
+            env = {"acc": (f"(({C_TYPE[a_t]})acc)", a_t), "n": ("p->n_inner", "int64")} | env_m | sums
+            # One result per output (moments: the mean and the variance of the same sums).
+            stores = "\n".join(
+                f"output{k or ''}[o] = ({C_TYPE[v.of(o.name)]})({scalar_c.render(final, t, env)[0] if final is not None else 'acc'});"
+                for k, (o, final) in enumerate(zip(self.op.outputs, c.finalizers)))
+            more = "".join(f", {C_TYPE[v.of(o.name)]}* restrict output{k}" for k, o in enumerate(self.op.outputs[1:], 1))
             name = self.kernel_name(v)
             y_param = f"const {ct}* restrict y, " if c.other else ""
             frags.append(fragment(name, f"""
-static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output, const opf_reduce_plan* p{arg_params})
+static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output{more}, const opf_reduce_plan* p{arg_params})
 {{
     int64_t oi[OPFORGE_MAX_RANK] = {{0}};
     int64_t base = 0;
@@ -405,7 +409,7 @@ static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output
         {acc_t} acc = ({acc_t})({_init(a_t, c.combine)});
         {extra_init}
         {loop.format(ct=ct, body=body, other=other)}
-        output[o] = ({ot})({result});
+        {stores}
         opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
     }}
 }}"""))
@@ -415,7 +419,7 @@ static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output
                  "{",
                  f"const opforge_status st = opf_reduce_plan_make({x}, {axes}, {axes}_count, {abi.c_name(c.keep_dims)}, &plan, detail);",
                  "if (st != OPFORGE_OK) {", "return st;", "}", "}",
-                 *self.output_check("plan.out_rank", "plan.out_shape")]
+                 *self.output_check("plan.out_rank", "plan.out_shape", every=True)]
         if c.other:
             y = abi.c_name(c.other)
             lines += [f"if ({y}->rank != {x}->rank || memcmp({y}->shape, {x}->shape, sizeof({x}->shape[0]) * (size_t){x}->rank) != 0) {{",
@@ -425,13 +429,12 @@ static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output
             lines += ["if (plan.n_inner == 0 && plan.n_outer > 0) {",
                       f"return opf_fail(detail, OPFORGE_ERR_EMPTY, {c_string(self.op.name + ': cannot reduce no elements')});",
                       "}"]
-        outn = abi.c_name(out.name)
 
         def per_variant(v: D.Variant) -> list[str]:
             y_arg = f"(const {C_TYPE[v.of(c.other)]}*){abi.c_name(c.other)}->data, " if c.other else ""
             given = "".join(f", {abi.c_name(a)}" for a in c.args)
-            return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, {y_arg}"
-                    f"({C_TYPE[v.of(out.name)]}*){outn}->data, &plan{given});"]
+            outs = ", ".join(f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in self.op.outputs)
+            return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, {y_arg}{outs}, &plan{given});"]
 
         return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
 

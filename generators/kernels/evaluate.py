@@ -81,9 +81,10 @@ def workspace_doubles(op: Op, kwargs: Mapping[str, Any]) -> int:
     return max(0, int(eval(PyConstraintRenderer(op).render(node), _scope(op, kwargs))))  # our own rendering
 
 
-def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) -> np.ndarray | None:
+def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) -> Any:
     """The reference result of ``op`` for the variant ``dtype`` on ``kwargs`` (inputs
-    and args by Python name), or None where the op must refuse the inputs."""
+    and args by Python name): an array, a tuple of arrays for an op with several
+    outputs (all of one shape), or None where the op must refuse the inputs."""
     c = op.compute
     arrays = {i.name: _tensor(i, kwargs[reference.py_name(i.name)], "C") for i in op.inputs}
     arg = lambda name: arg_value(op, kwargs, name)  # noqa: E731
@@ -151,14 +152,14 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
         else:
             shape = arrays[op.inputs[0].name].shape
         out_dtype = arg("dtype") if C.dtype_from_arg(c) else variant.of(op.outputs[0].name)
-        out = np.empty(shape, dtype=out_dtype)
+        outs = [np.empty(shape, dtype=out_dtype if k == 0 else variant.of(o.name)) for k, o in enumerate(op.outputs)]
         args: list[Any] = [arrays[i.name] for i in op.inputs]
         for a in op.args:
             value = arg(a.name)
             args.append(a.possible_values.index(value) if a.type is DataType.ENUM else value)
         args += [kwargs.get(reference.config_param(cfg.name)) or types.SimpleNamespace(
             **{x.name: x.default for x in cfg.args}) for cfg in op.configs]
-        fn(*args, out)
-        return out
+        fn(*args, *outs)
+        return outs[0] if len(outs) == 1 else tuple(outs)
     except ValueError:
         return None

@@ -83,7 +83,8 @@ class Example:
     dtype: str
     inputs: tuple[tuple[str, np.ndarray | list[np.ndarray]], ...] = attrs.field(eq=False)
     args: tuple[tuple[str, Any], ...]
-    result: np.ndarray | None = attrs.field(eq=False)  # None: the op refuses these inputs
+    #: None: the op refuses these inputs; a tuple for an op with several outputs
+    result: np.ndarray | tuple[np.ndarray, ...] | None = attrs.field(eq=False)
 
 
 def _kind(dtype: str) -> str:
@@ -220,5 +221,9 @@ def python_lines(op: Op, ex: Example, module: str) -> list[str]:
         lines.append("# raises ValueError: these inputs break a constraint")
     else:
         with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
-            lines += ["# " + line for line in np.array_repr(ex.result).splitlines()]
+            if isinstance(ex.result, tuple):  # several outputs: each by its name
+                text = "\n".join(f"{reference.py_name(o.name)}: {np.array_repr(r)}" for o, r in zip(op.outputs, ex.result))
+            else:
+                text = np.array_repr(ex.result)
+            lines += ["# " + line for line in text.splitlines()]
     return lines

@@ -111,15 +111,14 @@ def body(op: Op) -> list[str]:
                 value_k = scalar_numpy.render(C.resolve_enums(extra, enums), t, env)[0]
                 block += [f"acc{k} = _k.reduce({c.combine!r}, np.asarray({value_k}).astype(np.{t}).astype(np.{a_t}), "
                           f"axes, np.{a_t})"]
-            if c.finalize is not None:
-                fenv = {"acc": ("acc", a_t), "n": ("n", "int64")} | ({"m": ("m", t)} if c.pre else {})
-                fenv |= {f"acc{k}": (f"acc{k}", a_t) for k in range(1, len(c.extra_maps) + 1)}
-                block += [f"result = {scalar_numpy.render(c.finalize, t, fenv)[0]}"]
-            else:
-                block += ["result = acc"]
+            fenv = {"acc": ("acc", a_t), "n": ("n", "int64")} | ({"m": ("m", t)} if c.pre else {})
+            fenv |= {f"acc{k}": (f"acc{k}", a_t) for k in range(1, len(c.extra_maps) + 1)}
+            for k, final in enumerate(c.finalizers):  # one result per output
+                block += [f"result{k} = {scalar_numpy.render(final, t, fenv)[0] if final is not None else 'acc'}"]
             per_dtype.append((t, block))
         lines += _by_dtype(x, per_dtype, None, indent=1)
-        return lines + [f"    np.copyto({out}, np.reshape(result, {out}.shape), casting='unsafe')"]
+        return lines + [f"    np.copyto({py_name(o.name)}, np.reshape(result{k}, {py_name(o.name)}.shape), casting='unsafe')"
+                        for k, o in enumerate(op.outputs)]
     if isinstance(c, C.Join):
         join = "np.stack" if c.stack else "np.concatenate"
         return [f"np.copyto({out}, {join}({py_name(c.inputs)}, axis=int({py_name(c.axis)})))"]

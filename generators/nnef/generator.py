@@ -244,4 +244,7 @@ class NnefGenerator:
             body = f"return list(layout_shape({c.layout!r}, {nnef_name(c.input)}, {{{', '.join(given)}}}))"
         else:
             body = f"return list({ins[0]})"
+        if len(op.outputs) > 1:  # several results of one shape: nnef takes a tuple of shapes
+            body = (f"shape = {body.removeprefix('return ')}\n    "
+                    f"return ({', '.join(['list(shape)'] * len(op.outputs))})")
         return f"def {name}({params}):\n    {body}\n"

@@ -59,7 +59,9 @@ def signature(op: Op, annotated: bool = True) -> str:
     parts = ordered
     if not keyword_only:
         parts.append("*")
-    parts.append("out" + (": np.ndarray | None" if annotated else "") + " = None")
+    several = len(op.outputs) > 1
+    parts.append("out" + ((": tuple[np.ndarray | None, ...] | None" if several else ": np.ndarray | None")
+                          if annotated else "") + " = None")
     parts.append("backend" + (': Literal["c", "python"]' if annotated else "") + ' = "c"')
     return ", ".join(parts)
 
@@ -95,9 +97,12 @@ def _doc(op: Op) -> str:
         lines += [f"{py_name(a.name)} : {kind}{default}", f"    {a.description}"]
     for c in op.configs:
         lines += [f"{config_param(c.name)} : {c.name}, optional", "    Settings; None means every default."]
-    lines += ["out : numpy.ndarray, optional",
-              "    Where to write the result; it keeps its shape (the result is broadcast into it).",
-              'backend : {"c", "python"}, default "c"',
+    lines += (["out : tuple of numpy.ndarray or None, optional",
+               "    Where to write each result (None: a new array); each of the result's shape and dtype."]
+              if len(op.outputs) > 1 else
+              ["out : numpy.ndarray, optional",
+               "    Where to write the result; it keeps its shape (the result is broadcast into it)."])
+    lines += ['backend : {"c", "python"}, default "c"',
               "    The compiled C kernels, or the NumPy reference implementation.",
               "", "Returns", "-------"]
     for o in op.outputs:
@@ -132,7 +137,7 @@ class _Binding:
         self.shape()
         self.call()
         body = "\n".join("    " + line for line in self.lines)
-        return (f"def {function_name(op.name)}({signature(op)}) -> np.ndarray:\n"
+        return (result_class(op) + f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}:\n"
                 f'    """{_doc(op)}\n    """\n{body}\n')
 
     def tensors(self) -> None:
@@ -348,12 +353,21 @@ class _Binding:
         op, c = self.op, self.c
         out = op.outputs[0]
         inputs = ", ".join(("" if i.count.is_single else "*") + py_name(i.name) for i in op.inputs)
+        inputs = f"({inputs}{',' if op.inputs else ''})"
         assign = isinstance(c, C.Elementwise)
-        self.add(f"written, out = _rt.output(_op, 'out', out, shape, variant[{out.name!r}], ({inputs}{',' if op.inputs else ''}), "
-                 f"assign={assign})")
+        several = len(op.outputs) > 1
+        if several:  # out: None or one array (or None) per output; every output has the shape
+            self.add(f"_outs = _rt.outs(_op, out, {len(op.outputs)})")
+            for k, o in enumerate(op.outputs):
+                self.add(f"written{k}, out{k} = _rt.output(_op, 'out[{k}]', _outs[{k}], shape, variant[{o.name!r}], "
+                         f"{inputs}, assign=False)")
+        else:
+            self.add(f"written, out = _rt.output(_op, 'out', out, shape, variant[{out.name!r}], {inputs}, "
+                     f"assign={assign})")
+        written = [f"written{k}" for k in range(len(op.outputs))] if several else ["written"]
         ref_args = [py_name(i.name) for i in op.inputs]
         ref_args += [f"{py_name(a.name)}_index" if a.type is DataType.ENUM else py_name(a.name) for a in op.args]
-        ref_args += [config_param(cfg.name) for cfg in op.configs] + ["written"]
+        ref_args += [config_param(cfg.name) for cfg in op.configs] + written
         if isinstance(c, C.FragmentKernel) and c.failure:
             # The reference fails as the C kernel does, with the same words.
             self.add('if backend == "python":', "    try:", f"        _ref.{ref_name(op.name)}({', '.join(ref_args)})",
@@ -370,7 +384,7 @@ class _Binding:
             elif p.role == "input_count":
                 c_args.append(f"len({py_name(p.source)})")
             elif p.role == "output":
-                c_args.append("_native.tensor(written)")
+                c_args.append(f"_native.tensor({written[[o.name for o in op.outputs].index(p.source)]})")
             elif p.role == "array":
                 c_args.append(f"_native.int64s({py_name(p.source)})")
             elif p.role == "count":
@@ -400,8 +414,12 @@ class _Binding:
                 c_args.append("_native.pointer(_workspace)")
             elif p.role == "workspace_bytes":
                 c_args.append("_workspace.nbytes")
-        self.add(f"    _native.call(_op, {abi.function(op)!r}, {', '.join(c_args)})",
-                 "return _rt.finish(written, out)")
+        self.add(f"    _native.call(_op, {abi.function(op)!r}, {', '.join(c_args)})")
+        if several:
+            self.add(f"return {class_name(op)}Result("
+                     + ", ".join(f"_rt.finish(written{k}, out{k})" for k in range(len(op.outputs))) + ")")
+        else:
+            self.add("return _rt.finish(written, out)")
 
 
 def stream_binding(op: Op) -> str:
@@ -494,6 +512,20 @@ def {function_name(op.name)}({c.window}: int, {c.stride}: int, frame_shape: Sequ
 '''
 
 
+def returns(op: Op) -> str:
+    """The return annotation: an array, or the op's result tuple."""
+    return f"{class_name(op)}Result" if len(op.outputs) > 1 else "np.ndarray"
+
+
+def result_class(op: Op) -> str:
+    """An op with several outputs returns them as a named tuple (unpacks like a tuple)."""
+    if len(op.outputs) < 2:
+        return ""
+    fields = "\n".join(f"    {py_name(o.name)}: np.ndarray\n    \"\"\"{docstring_text(o.description)}\"\"\"" for o in op.outputs)
+    return (f"class {class_name(op)}Result(NamedTuple):\n"
+            f'    """The outputs of {function_name(op.name)}, in order."""\n\n{fields}\n\n\n')
+
+
 def binding(op: Op) -> str:
     if abi.is_stream(op):
         return stream_binding(op)
@@ -535,4 +567,8 @@ def stub(op: Op) -> str:
                 f"    def enqueue(self, x: ArrayLike) -> None: ...\n    def ready(self) -> bool: ...\n"
                 f"    def dequeue(self, *, out: np.ndarray | None = ...) -> np.ndarray: ...\n\n"
                 f"def {function_name(op.name)}({params}) -> {cls}: ...\n")
+    if len(op.outputs) > 1:
+        fields = "".join(f"    {py_name(o.name)}: np.ndarray\n" for o in op.outputs)
+        return (f"class {class_name(op)}Result(NamedTuple):\n{fields}\n"
+                f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}: ...\n")
     return f"def {function_name(op.name)}({signature(op)}) -> np.ndarray: ...\n"

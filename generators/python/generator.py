@@ -55,7 +55,7 @@ class PythonGenerator:
     def _module(self, ns: Namespace, head: str) -> str:
         parts = [f"# {head}", f'"""The {ns.name} namespace of opforge."""', "",
                  "from __future__ import annotations", "", "import dataclasses",
-                 "from typing import Literal, Sequence", "", "import numpy as np",
+                 "from typing import Literal, NamedTuple, Sequence", "", "import numpy as np",
                  "from numpy.typing import ArrayLike", "",
                  "from opforge import _kernels as _k", "from opforge import _native",
                  "from opforge import _runtime as _rt", f"from opforge._reference import {ns.key} as _ref", "",
@@ -79,12 +79,13 @@ class PythonGenerator:
             parts += ["", f"from opforge.{target} import {reference.function_name(a.target_op)} as {reference.function_name(a.name)}  # alias of {a.target}"]
         exported = [reference.function_name(o.name) for o in ops] + [reference.function_name(a.name) for a in aliases] + \
             [reference.class_name(o) for o in ops if abi.is_stream(o)] + \
+            [f"{reference.class_name(o)}Result" for o in ops if len(o.outputs) > 1] + \
             [c.name for c in ns.configs]
         parts += ["", f"__all__ = {exported!r}", ""]
         return "\n".join(parts)
 
     def _stub(self, ns: Namespace, head: str) -> str:
-        parts = [f"# {head}", "from typing import Literal, Sequence", "", "import numpy as np",
+        parts = [f"# {head}", "from typing import Literal, NamedTuple, Sequence", "", "import numpy as np",
                  "from numpy.typing import ArrayLike", ""]
         for cfg in ns.configs:
             fields = "\n".join(f"    {reference.py_name(a.name)}: {bindings.PY_TYPE.get(a.type, 'object')} = ..."

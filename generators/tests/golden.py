@@ -80,6 +80,8 @@ class _Case:
         if not self.size_ok():
             return None
         expected = self.expected()
+        # One expected array per output (an op with several outputs gives a tuple).
+        wants = None if expected is None else (expected if isinstance(expected, tuple) else (expected,))
         op = self.op
         lines = [f"/* {c_comment(op.qualified_name)} {self.dtype} case {self.index} (seed {self.spec['seed']}) */",
                  f"static void case_{self.index}(void)", "{"]
@@ -155,18 +157,21 @@ class _Case:
                     lines.append(f"const {abi.config_struct(cfg)} cfg = {{{fields}}};")
                     call.append("&cfg")
             elif p.role == "output":
-                if expected is None:
+                k = [o.name for o in op.outputs].index(p.source)
+                tag = str(k) if k else ""  # data_out, data_out1, ...
+                if wants is None:
                     dt = "float64" if C.dtype_from_arg(op.compute) else self.variant_dtype(p.source)
-                    lines.append(f"static {C_TYPE[dt]} data_out[1];")
-                    lines.append(f"opforge_tensor t_out = {{(void*)data_out, {abi.DTYPE_ENUM[dt]}, 1, {{1}}}};")
+                    lines.append(f"static {C_TYPE[dt]} data_out{tag}[1];")
+                    lines.append(f"opforge_tensor t_out{tag} = {{(void*)data_out{tag}, {abi.DTYPE_ENUM[dt]}, 1, {{1}}}};")
                 else:
-                    dt = expected.dtype.name
-                    lines.append(f"static {C_TYPE[dt]} data_out[{max(1, expected.size)}];")
-                    lines.append(c_array("want", expected, dt))
-                    dims = ", ".join(str(s) for s in expected.shape) or "0"
-                    lines.append(f"opforge_tensor t_out = {{(void*)data_out, {abi.DTYPE_ENUM[dt]}, "
-                                 f"{expected.ndim}, {{{dims}}}}};")
-                call.append("&t_out")
+                    want = wants[k]
+                    dt = want.dtype.name
+                    lines.append(f"static {C_TYPE[dt]} data_out{tag}[{max(1, want.size)}];")
+                    lines.append(c_array(f"want{tag}", want, dt))
+                    dims = ", ".join(str(s) for s in want.shape) or "0"
+                    lines.append(f"opforge_tensor t_out{tag} = {{(void*)data_out{tag}, {abi.DTYPE_ENUM[dt]}, "
+                                 f"{want.ndim}, {{{dims}}}}};")
+                call.append(f"&t_out{tag}")
         call.append("&detail")
         name = c_string(f"{op.qualified_name} {self.dtype} case {self.index}")
         lines += ["const char* detail = NULL;",
@@ -177,11 +182,15 @@ class _Case:
             lines.append(f"report({name}, st != OPFORGE_OK, detail);")
         else:
             tol = self.spec["tol"]
-            scale = _scale(self.kwargs, expected)
-            kind = expected.dtype.name
-            compare = (f"same_{kind}(data_out, want, {expected.size}, {int(tol['ulps'])}, {tol['abs'] * scale!r})"
-                       if kind in ("float32", "float64") else
-                       f"(memcmp(data_out, want, sizeof(want[0]) * {expected.size}) == 0)")
+            compares = []
+            for k, want in enumerate(wants):
+                tag = str(k) if k else ""
+                scale = _scale(self.kwargs, want)
+                kind = want.dtype.name
+                compares.append(f"same_{kind}(data_out{tag}, want{tag}, {want.size}, {int(tol['ulps'])}, {tol['abs'] * scale!r})"
+                                if kind in ("float32", "float64") else
+                                f"(memcmp(data_out{tag}, want{tag}, sizeof(want{tag}[0]) * {want.size}) == 0)")
+            compare = " && ".join(compares)
             if abi.has_workspace(op):
                 compare += " && st_workspace == OPFORGE_OK && workspace_need <= sizeof workspace"
             lines.append(f"report({name}, st == OPFORGE_OK && {compare}, detail);")

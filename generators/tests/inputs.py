@@ -148,16 +148,21 @@ def check_parity(fn: Callable[..., np.ndarray], op: str, dtype: str, spec: dict[
         except ValueError as exc:
             results[backend] = exc
     c, py = results["c"], results["python"]
-    shapes = {k: [x.shape for x in v] if isinstance(v, list) else getattr(v, "shape", v)
+    shapes = {k: [getattr(x, "shape", x) for x in v] if isinstance(v, list) else getattr(v, "shape", v)
               for k, v in build(spec, configs).items()}
     where = f"{op} {dtype} shapes/args {shapes} seed {spec['seed']}"
     if isinstance(py, ValueError) or isinstance(c, ValueError):
         assert isinstance(py, ValueError) and isinstance(c, ValueError), f"{where}: C gave {c!r}, Python gave {py!r}"
         return
-    assert c.shape == py.shape and c.dtype == py.dtype, f"{where}: C {c.dtype}{c.shape} vs Python {py.dtype}{py.shape}"
+    assert type(c) is type(py), f"{where}: C gave {type(c).__name__}, Python {type(py).__name__}"
     given = [x for v in build(spec, configs).values() for x in (v if isinstance(v, list) else [v])]
     inputs = [v for v in given if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
     finite = [np.max(np.abs(v[np.isfinite(v)]), initial=0.0) for v in inputs]
-    scale = max([1.0, *finite, float(np.max(np.abs(py[np.isfinite(py)]), initial=0.0)) if py.dtype.kind == "f" else 1.0])
-    worst, ok = worst_error(c, py, spec["tol"], scale)
-    assert ok, f"{where}: worst error {worst} (ulps or mismatches) over tolerance {spec['tol']}"
+    # An op with several outputs returns a tuple: each output is compared.
+    for k, (c_k, py_k) in enumerate(zip(c, py) if isinstance(c, tuple) else [(c, py)]):
+        at = f"{where} output {k}" if isinstance(c, tuple) else where
+        assert c_k.shape == py_k.shape and c_k.dtype == py_k.dtype, \
+            f"{at}: C {c_k.dtype}{c_k.shape} vs Python {py_k.dtype}{py_k.shape}"
+        top = float(np.max(np.abs(py_k[np.isfinite(py_k)]), initial=0.0)) if py_k.dtype.kind == "f" else 1.0
+        worst, ok = worst_error(c_k, py_k, spec["tol"], max([1.0, *finite, top]))
+        assert ok, f"{at}: worst error {worst} (ulps or mismatches) over tolerance {spec['tol']}"

@@ -215,6 +215,16 @@ def _assignable(result: tuple[int, ...], target: tuple[int, ...]) -> bool:
         return False
 
 
+def outs(op: str, out: Any, n: int) -> tuple[Any, ...]:
+    """``out`` of an op with ``n`` outputs: None, or a tuple of ``n`` arrays (or Nones)."""
+    if out is None:
+        return (None,) * n
+    if not isinstance(out, tuple) or len(out) != n:
+        raise TypeError(f"{op}: out must be None or a tuple of {n} arrays (None for any to allocate), "
+                        f"got {type(out).__name__}")
+    return out
+
+
 def finish(written: np.ndarray, out: np.ndarray | None) -> np.ndarray:
     if out is None:
         return written
