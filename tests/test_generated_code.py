@@ -105,7 +105,7 @@ def test_generated_parity_suite_passes(installed: Path, out: Path) -> None:
 
 BINDING_CHECKS = r'''
 import numpy as np
-from opforge import math, random, bitwise
+from opforge import base, math, random, bitwise
 
 def fails(kind, message, fn, *args, **kwargs):
     try:
@@ -145,6 +145,20 @@ assert np.array_equal(y, 2 * x)
 # non-contiguous inputs and outputs
 z = np.zeros((2, 6), np.float32)[:, ::2]
 assert np.array_equal(math.add(x, x, out=z), 2 * x) and np.array_equal(z, 2 * x)
+# tensor lists (ADR 0018) and several outputs (ADR 0019)
+fails(TypeError, "base.concat: inputs must be a list or tuple of arrays, got ndarray", base.concat, x)
+fails(ValueError, "base.concat: inputs must hold at least 1 tensor(s), got 0", base.concat, [])
+fails(TypeError, "base.concat: inputs[1] must have the dtype of inputs[0] (float32), got float64",
+      base.concat, [x, x.astype(np.float64)])
+fails(ValueError, "base.stack: inputs: must all have the same shape", base.stack, [x, x.T])
+assert base.concat([x, [[7, 8, 9]]]).tolist() == [[0, 1, 2], [3, 4, 5], [7, 8, 9]]
+mean, variance = math.moments(x, axes=[1])
+assert math.moments(x, axes=[1]).mean.tolist() == mean.tolist() == [1.0, 4.0]
+buffer = np.empty(2, np.float32)
+fails(ValueError, "math.moments: the arrays of out must not overlap", math.moments, x, [1], out=(buffer, buffer))
+fails(TypeError, "math.moments: out must be None or a tuple of 2 arrays (None for any to allocate), got ndarray",
+      math.moments, x, [1], out=buffer)
+assert math.moments(x, [1], out=(buffer, None)).mean is buffer
 # keywords of every signature
 assert math.log(np.float32([8.0]), base=2.0)[0] == 3.0
 assert random.uniform(shape=[3], random_config=random.RandomConfig(seed=5)).shape == (3,)
@@ -240,6 +254,24 @@ int main(void)
     EXPECT("bad enum", opforge_math_round(&x, 7, &out, &detail), OPFORGE_ERR_ARG, "mode: not one of its possible values");
     const double one = 1.0;
     EXPECT("constraint", opforge_math_log(&x, &one, &out, &detail), OPFORGE_ERR_CONSTRAINT, "base must be positive and not 1");
+    /* tensor lists: a count out of range, a NULL list, tensors of two dtypes */
+    const opforge_tensor* pair[2] = {&x, &y};
+    opforge_tensor joined = {c, OPFORGE_FLOAT32, 2, {4, 3}};
+    float big[12];
+    joined.data = big;
+    EXPECT("joined", opforge_base_concat(pair, 2, 0, &joined, &detail), OPFORGE_OK, NULL);
+    EXPECT("no tensors", opforge_base_concat(pair, 0, 0, &joined, &detail), OPFORGE_ERR_ARG, "inputs: count must be AtLeast(1)");
+    EXPECT("NULL list", opforge_base_concat(NULL, 2, 0, &joined, &detail), OPFORGE_ERR_NULL, "inputs: NULL");
+    const opforge_tensor* mixed[2] = {&x, &wrong};
+    EXPECT("mixed list", opforge_base_concat(mixed, 2, 0, &joined, &detail), OPFORGE_ERR_DTYPE,
+           "inputs: every tensor must have the dtype of the first");
+    /* several outputs must not overlap (they are written through restrict pointers) */
+    const int64_t last[1] = {1};
+    opforge_tensor mean = {c, OPFORGE_FLOAT32, 1, {2}}, variance = {c + 1, OPFORGE_FLOAT32, 1, {2}};
+    EXPECT("overlapping outputs", opforge_math_moments(&x, last, 1, false, &mean, &variance, &detail), OPFORGE_ERR_ARG,
+           "mean, variance: outputs must not overlap");
+    variance.data = c + 2;
+    EXPECT("moments", opforge_math_moments(&x, last, 1, false, &mean, &variance, &detail), OPFORGE_OK, NULL);
     expect("detail may be NULL", opforge_math_add(NULL, &y, &out, NULL), OPFORGE_ERR_NULL, NULL, NULL);
     printf("%d failed\n", failures);
     return failures != 0;

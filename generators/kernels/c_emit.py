@@ -105,6 +105,11 @@ class Emitter:
                 "}",
                 "}",
             ]
+        for k, a in enumerate(op.outputs):  # several outputs are written in one pass
+            for b in op.outputs[k + 1:]:
+                lines += [f"if (!opf_disjoint({abi.c_name(a.name)}, {abi.c_name(b.name)})) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{a.name}, {b.name}: outputs must not overlap')});",
+                          "}"]
         for cfg, c in op.all_constraints():
             if c.backend:
                 continue

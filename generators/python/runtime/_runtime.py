@@ -222,6 +222,11 @@ def outs(op: str, out: Any, n: int) -> tuple[Any, ...]:
     if not isinstance(out, tuple) or len(out) != n:
         raise TypeError(f"{op}: out must be None or a tuple of {n} arrays (None for any to allocate), "
                         f"got {type(out).__name__}")
+    given = [a for a in out if a is not None]
+    for k, a in enumerate(given):
+        if any(isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.may_share_memory(a, b)
+               for b in given[k + 1:]):
+            raise ValueError(f"{op}: the arrays of out must not overlap")
     return out
 
 
