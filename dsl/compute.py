@@ -387,6 +387,9 @@ class FragmentKernel:
     output of that shape too.
     ``"channels"`` is ``"rows"`` with one input in rows (channels in its last
     axis) and the others vectors of one value per channel (gain, bias).
+    ``"select"`` takes one input in rows of its last axis and gives every
+    output rows of ``length`` (the int arg that names it, also passed among the
+    scalar args): ``(x, rows, len, <scalar args>..., outputs...)`` (top_k).
     ``"flat"`` means ``(input, count, <scalar args>..., output)``: every
     element in row-major order gives one value (a scalar output).
     """
@@ -403,6 +406,8 @@ class FragmentKernel:
     #: For matrix layouts: the doubles of scratch memory the kernel needs, an
     #: integer expression (``dsl.expr``) of the inputs' sizes; None: none.
     workspace: Any = None
+    #: For the select layout: the int arg giving the length of the outputs' rows.
+    length: str | None = None
 
     kind = "fragment"
 

@@ -760,11 +760,16 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 out.append(f"constraint '{k.message}' reads the list input '{c.inputs}', which constraints cannot")
     elif isinstance(c, C.FragmentKernel):
         need_input("x") if "x" in inputs else None
-        if c.layout not in ("axis", "flat", "rows", "channels", *C.MATRIX_LAYOUTS):
-            out.append(f"fragment layout must be one of axis, flat, rows, channels, {', '.join(C.MATRIX_LAYOUTS)}, "
+        if c.layout not in ("axis", "flat", "rows", "channels", "select", *C.MATRIX_LAYOUTS):
+            out.append(f"fragment layout must be one of axis, flat, rows, channels, select, {', '.join(C.MATRIX_LAYOUTS)}, "
                        f"got {c.layout!r}")
         if c.layout == "axis":
             need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis of the fragment")
+        elif c.layout == "select":
+            if c.length is None or c.length not in c.args:
+                out.append("a select fragment names the int arg of its rows' length: length=..., also in args")
+            else:
+                need_arg(c.length, (DataType.INT, DataType.LONG), False, "length of the outputs' rows")
         elif len(op.outputs) != 1:
             out.append(f"a {c.layout} fragment has exactly one output")
         if c.failure is not None and not c.matrix:

@@ -367,6 +367,46 @@ with Namespace("nn"):
             """,
         )
 
+    with Op("top_k") as op:
+        op.display_path = "/NN/Selection"
+        op.onnx = "TopK"
+        x = Input(NUMERIC, "x", description="Input tensor, rows in the last axis")
+        k = Arg(INT, "k", description="How many elements to keep from each row")
+        Output(
+            NUMERIC, "values", description="The k largest of each row, largest first"
+        )
+        Output(
+            LONG,
+            "indices",
+            description="Where each of values is in its row (an index into the last axis of x)",
+        )
+        Constraint("x must have rank 1 or more", x.rank() >= 1)
+        Constraint(
+            "k must lie in 0..the size of the last axis of x",
+            (k >= 0) & (k <= x.size_at(-1)),
+        )
+        Fragment(
+            c="fragments/rows.h",
+            python="fragments/rows.py",
+            c_fragments=fragment_names(
+                "top_k",
+                ("int8", "int16", "int32", "int64", "uint8", "float32", "float64"),
+            ),
+            python_fragment="top_k",
+            layout="select",
+            args=("k",),
+            length="k",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The k largest elements of each row (the last axis) and their indices,
+            largest first (ONNX TopK with axis -1): NaN counts as larger than every
+            number, and equal values come in the order of their indices.
+            """,
+        )
+
     with Op("softmax", along_axis) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "Softmax"

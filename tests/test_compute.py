@@ -158,6 +158,9 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
     ("Random('gamma')", "unknown distribution 'gamma' (known: uniform, normal, bernoulli, binomial, exponential, "
                         "log_normal, truncated_normal)"),
     ("Elementwise(lambda x: fn.where(x == 'a', x, x))", "'x' is not an ENUM arg, so it cannot be compared with 'a'"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='select')",
+     "a select fragment names the int arg of its rows' length: length=..., also in args"),
+    ("ArgReduce('last', map=lambda x: x > 0)", "ArgReduce's output must be LONG"),
 ])
 def test_compute_problems(project: Path, cli, body: str, message: str) -> None:
     write_ops(project, {"defs.py": f'''

@@ -335,6 +335,8 @@ def output_shape(op: Op) -> str:
         return f"{c.arg('lengths')}.shape.insert(0, {c.arg('maxlen')})"
     if isinstance(c, C.FragmentKernel) and c.layout == "flat":
         return "System.Shape()"
+    if isinstance(c, C.FragmentKernel) and c.layout == "select":  # rows of `length`: Imaginet's axis 0 is the last
+        return f"{op.inputs[0].name}.shape.replace(0, {c.length})"
     if isinstance(c, C.ShapeQuery):
         return f"System.Shape({c.input}.shape.count)" if c.query == "shape" else "System.Shape()"
     if isinstance(c, C.Merge):

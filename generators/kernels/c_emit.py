@@ -751,6 +751,8 @@ class FragmentEmitter(Emitter):
             includes += [i for i in incs if i not in includes]
         if c.layout == "flat":
             return OpCode(tuple(texts), tuple(includes), self.api(self.flat_body(c)))
+        if c.layout == "select":
+            return OpCode(tuple(texts), tuple(includes), self.api(self.select_body(c)))
         if c.layout in ("rows", "channels"):
             return OpCode(tuple(texts), tuple(includes), self.api(self.rows_body(c)))
         if c.matrix:
@@ -817,6 +819,30 @@ class FragmentEmitter(Emitter):
             operands = [f"(const {ct}*){n}->data" for n in names] + ["rows", "len", *extra,
                                                                      f"({ot}*){abi.c_name(out.name)}->data"]
             return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
+
+        return lines + self.dispatch(per_variant)
+
+    def select_body(self, c: C.FragmentKernel) -> list[str]:
+        """One input in rows of its last axis; every output has rows of `length` (an arg)."""
+        op = self.op
+        x = abi.c_name(op.inputs[0].name)
+        k = abi.c_name(c.length or "")
+        lines = [f"if ({x}->rank < 1) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(op.inputs[0].name + ': must have rank 1 or more')});",
+                 "}", f"if ({k} < 0 || {k} > {x}->shape[{x}->rank - 1]) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{c.length}: must lie in 0..the size of the last axis')});",
+                 "}", "int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {x}->rank - 1; d++) {{",
+                 f"result[d] = {x}->shape[d];", "}", f"result[{x}->rank - 1] = {k};",
+                 *self.output_check(f"{x}->rank", "result", every=True),
+                 f"const int64_t len = {x}->shape[{x}->rank - 1];",
+                 f"const int64_t rows = opf_shape_numel({x}->rank - 1, {x}->shape);"]
+        frags_by_dtype = dict(c.c_fragments)
+        extra = self.fragment_args(c)
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.dtype]
+            outs = [f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in op.outputs]
+            return [f"{frags_by_dtype[v.dtype]}({', '.join([f'(const {ct}*){x}->data', 'rows', 'len', *extra, *outs])});"]
 
         return lines + self.dispatch(per_variant)
 

@@ -122,6 +122,11 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             if first.ndim < 1 or any(a.shape != first.shape for a in arrays.values()):
                 return None
             shape = first.shape
+        elif isinstance(c, C.FragmentKernel) and c.layout == "select":
+            first = arrays[op.inputs[0].name]
+            if first.ndim < 1 or not 0 <= arg(c.length) <= first.shape[-1]:
+                return None
+            shape = first.shape[:-1] + (arg(c.length),)
         elif isinstance(c, C.FragmentKernel) and c.layout == "channels":
             first = arrays[op.inputs[0].name]
             if first.ndim < 1 or any(arrays[i.name].shape != first.shape[-1:] for i in op.inputs[1:]):

@@ -147,6 +147,8 @@ def _shapes(op: Op) -> tuple[dict[str, Any], dict[str, Any]] | None:
         return {inputs[0]: (4,)}, {}
     if isinstance(c, C.FragmentKernel) and c.layout == "rows":
         return {n: (2, 3) for n in inputs}, {}
+    if isinstance(c, C.FragmentKernel) and c.layout == "select":
+        return {inputs[0]: (2, 3)}, {c.length: 2}
     if isinstance(c, C.FragmentKernel) and c.layout == "channels":
         return {n: ((2, 3) if k == 0 else (3,)) for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel) and c.matrix:

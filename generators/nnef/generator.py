@@ -216,6 +216,8 @@ class NnefGenerator:
             body = f"return list(matrix_shape({c.layout!r}, {ins[0]}, {ins[-1]}))"
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             body = "return []"
+        elif isinstance(c, C.FragmentKernel) and c.layout == "select":
+            body = f"return list({ins[0]})[:-1] + [attribs[{nnef_name(c.length or '')!r}]]"
         elif isinstance(c, C.FragmentKernel) and c.layout in ("rows", "channels"):
             body = f"return list({ins[0]})"
         elif isinstance(c, C.Join):

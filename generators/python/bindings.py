@@ -273,6 +273,14 @@ class _Binding:
                      "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             self.add("shape = ()")
+        elif isinstance(c, C.FragmentKernel) and c.layout == "select":
+            x, k = py_name(op.inputs[0].name), py_name(c.length or "")
+            self.add(f"if {x}.ndim < 1:",
+                     f"    raise ValueError(f\"{{_op}}: {op.inputs[0].name} must have rank 1 or more, got shape {{{x}.shape}}\")",
+                     f"if not 0 <= {k} <= {x}.shape[-1]:",
+                     f"    raise ValueError(f\"{{_op}}: {c.length} = {{{k}}} must lie in 0..{{{x}.shape[-1]}}, the size of "
+                     f"the last axis of {op.inputs[0].name}\")",
+                     f"shape = {x}.shape[:-1] + ({k},)")
         elif isinstance(c, C.FragmentKernel) and c.layout in ("rows", "channels"):
             first = py_name(op.inputs[0].name)
             self.add(f"if {first}.ndim < 1:",

@@ -378,6 +378,16 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             view = "strided" if shapes[0] == (2, 3, 4) else None
             listed = [_tensor(t, shape, view=view) for shape in shapes]
             out.append({"inputs": {c.inputs: listed}, "args": {}, "tol": tol})
+    elif isinstance(c, C.FragmentKernel) and c.layout == "select":
+        x = op.inputs[0].name
+        for shape, k in [((5,), 2), ((5,), 5), ((3, 4), 1), ((2, 3, 4), 3), ((0, 3), 2), ((3, 0), 0), ((4, 6), 0),
+                         ((3, 4), 5), ((3, 4), -1), ((), 1)]:
+            view = "strided" if shape == (2, 3, 4) else None
+            out.append({"inputs": {x: _tensor(v.of(x), shape, view=view)}, "args": _arg_values(op)[0] | {c.length: k},
+                        "tol": tol})
+        # ties: many equal values, ordered by index
+        out.append({"inputs": {x: _tensor(v.of(x), (3, 7), extreme=False, low=0, high=2)},
+                    "args": _arg_values(op)[0] | {c.length: 4}, "tol": tol})
     elif isinstance(c, C.FragmentKernel) and c.layout == "channels":
         names = [i.name for i in op.inputs]
         for shape, channels in [((5,), 5), ((4, 3), 3), ((2, 3, 4), 4), ((0, 3), 3), ((3, 0), 0), ((4, 3), 4),

@@ -60,3 +60,20 @@ def rms_norm(x, gain, epsilon, output):
 
 
 # pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "top_k"
+def top_k(x, k, values, indices):
+    """The k first elements of each row (the last axis) in the order of the C kernels:
+    larger values first, NaN before every number, equal values by index."""
+    if values.size == 0:
+        return
+    rows = x.reshape(-1, x.shape[-1])
+    position = np.broadcast_to(-np.arange(rows.shape[1]), rows.shape)
+    # lexsort sorts ascending by the last key (NaN last), ties by -index: reversed, that is the order
+    order = np.lexsort((position, rows), axis=-1)[:, ::-1][:, :k]
+    np.copyto(values, np.take_along_axis(rows, order, axis=-1).reshape(values.shape))
+    np.copyto(indices, order.reshape(indices.shape))
+
+
+# pragma IMAGINET_FRAGMENT_END
