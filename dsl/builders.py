@@ -838,7 +838,7 @@ def Random(distribution: str, **params: str) -> None:
 
 def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragment: str,
              layout: str = "axis", axis: str = "axis", args: tuple[str, ...] = (), failure: str | None = None,
-             workspace: Any = None, length: str | None = None) -> None:
+             workspace: Any = None, length: str | None = None, output_layouts: tuple[str, ...] = ()) -> None:
     """Hand-written kernels: ``c`` and ``python`` are files beside the ops
     file holding ``#pragma IMAGINET_FRAGMENT_BEGIN`` fragments; ``c_fragments``
     maps each dtype to its C fragment. ``layout`` is "axis", "matrix" or
@@ -846,11 +846,12 @@ def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragmen
     fail say what failing means in ``failure``. ``workspace`` is the number of
     doubles of scratch memory a matrix kernel needs, a size expression of the
     inputs (``n * n + n`` with ``n = x.size_at(-1)``); the caller provides it.
-    ``length`` names the int arg giving the row length of a "select" kernel's outputs."""
+    ``length`` names the int arg giving the row length of a "select" kernel's outputs;
+    ``output_layouts`` gives the matrix layout of each output after the first."""
     node = term(workspace).node if workspace is not None else None
     _set_compute("Fragment", compute.FragmentKernel(
         c, tuple(sorted(c_fragments.items())), python, python_fragment, layout, axis, tuple(args), failure, node,
-        length))
+        length, tuple(output_layouts)))
 
 
 def Layout(layout: str, *, input: str = "x", **params: str) -> None:

@@ -408,6 +408,14 @@ class FragmentKernel:
     workspace: Any = None
     #: For the select layout: the int arg giving the length of the outputs' rows.
     length: str | None = None
+    #: For matrix layouts: the layouts of the outputs after the first (lu's
+    #: permutation is one vector per matrix: "matrix_diagonal").
+    output_layouts: tuple[str, ...] = ()
+
+    @property
+    def layouts(self) -> tuple[str, ...]:
+        """One layout per output (the shape rule of each)."""
+        return (self.layout, *self.output_layouts)
 
     kind = "fragment"
 

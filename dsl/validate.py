@@ -770,8 +770,13 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 out.append("a select fragment names the int arg of its rows' length: length=..., also in args")
             else:
                 need_arg(c.length, (DataType.INT, DataType.LONG), False, "length of the outputs' rows")
-        elif len(op.outputs) != 1:
+        elif c.matrix and len(op.outputs) != len(c.layouts):
+            out.append(f"a {c.layout} fragment gives one output per layout: {len(c.layouts)} layout(s) "
+                       f"(output_layouts=... for outputs after the first), {len(op.outputs)} output(s)")
+        elif not c.matrix and len(op.outputs) != 1:
             out.append(f"a {c.layout} fragment has exactly one output")
+        if c.output_layouts and not (c.matrix and all(lay in C.MATRIX_LAYOUTS for lay in c.output_layouts)):
+            out.append(f"output_layouts are matrix layouts ({', '.join(C.MATRIX_LAYOUTS)}) of a matrix fragment")
         if c.failure is not None and not c.matrix:
             out.append("only matrix fragments can fail (failure=...)")
         if c.workspace is not None:

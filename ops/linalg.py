@@ -35,6 +35,43 @@ with Namespace("linalg"):
             """,
         )
 
+    with Op("lu") as op:
+        op.display_path = "/Linalg/Decompositions"
+        x = Input(
+            FLOATING_POINT, "x", description="Square matrices in the last two axes"
+        )
+        Output(
+            FLOATING_POINT,
+            "lu",
+            description="L below the diagonal (its unit diagonal implied) and U on and above it, with the shape of x",
+        )
+        Output(
+            LONG,
+            "perm",
+            description="The row of x each row of L U comes from: x[..., perm, :] = L U",
+        )
+        Constraint("x must hold square matrices", x.size_at(-1) == x.size_at(-2))
+        Fragment(
+            c="fragments/factor.h",
+            python="fragments/factor.py",
+            c_fragments=fragment_names("lu", FLOAT_DTYPES),
+            python_fragment="lu",
+            layout="matrix",
+            output_layouts=("matrix_diagonal",),
+            workspace=x.size_at(-1) * x.size_at(-1),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            LU decomposition with partial pivoting, for each matrix: x[perm] = L U,
+            with L unit lower triangular and U upper triangular, packed into one
+            matrix (as LAPACK getrf and tf.linalg.lu). The pivot of a column is its
+            first largest absolute value; computed in double precision. A column
+            without a non-zero pivot is left as it is, so singular matrices factor too.
+            """,
+        )
+
     with Op("matrix_band_part") as op:
         op.display_path = "/Linalg/Structure"
         x = Input(FLOATING_POINT, "x", description="Matrices in the last two axes")

@@ -283,13 +283,17 @@ class ImunitGenerator:
             fields = ", ".join(f"{a.name}={cfg.name}_{a.name}" for a in cfg.args)
             args.append(f"types.SimpleNamespace({fields})")
         args += [o.name for o in op.outputs]
+        # A tensor named like the op (linalg.lu's output lu) would hide the reference function:
+        # the wrapper takes it positionally under another name.
+        params = [f"{n}_value" if n == fn else n for n in self.wrapper_params(op)]
+        args = [f"{a}_value" if a == fn else a for a in args]
         lines: list[str] = []
         lines += [_dependency(f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n{text}#pragma IMAGINET_FRAGMENT_END',
                               "opforge_kernels") for name, text in fragments]
         lines.append(_dependency(reference.function(op), "opforge_kernels"))
         lines += [f'#pragma IMAGINET_FRAGMENT_BEGIN "{self.wrapper_name(op)}"',
                   f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{op.name}"',
-                  f"def {self.wrapper_name(op)}({', '.join(self.wrapper_params(op))}):",
+                  f"def {self.wrapper_name(op)}({', '.join(params)}):",
                   '    """The unit\'s entry: options as the unit passes them, results into the outputs."""',
                   f"    {fn}({', '.join(args)})",
                   "#pragma IMAGINET_FRAGMENT_END", ""]
@@ -338,8 +342,8 @@ class ImunitGenerator:
             if h.name.startswith("output_") and h.name != "output_shape":
                 ET.SubElement(params, hidden_tag, {"name": h.name.replace("output", out.name, 1)
                                                    if out.name != "output" else h.name, "value": h.value})
-        for o in op.outputs[1:]:  # further outputs (of one shape with the first): a socket and dims each
-            ET.SubElement(params, hidden_tag, {"name": f"{o.name}_shape", "value": "output_shape"})
+        for k, o in enumerate(op.outputs[1:], 1):  # further outputs: a shape, a socket and dims each
+            ET.SubElement(params, hidden_tag, {"name": f"{o.name}_shape", "value": units.further_output_shape(op, k)})
             ET.SubElement(params, "OutputSocket", {"name": o.name, "type": units.output_type(op, o),
                                                    "shape": f"{o.name}_shape", "pipe": "data",
                                                    "description": o.description})

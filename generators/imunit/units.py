@@ -309,18 +309,31 @@ def layout_result(op: Op) -> list[Hidden]:
     return []
 
 
+def matrix_shape(op: Op, layout: str) -> str:
+    """The shape of a matrix fragment's output of ``layout`` (Imaginet's axis 0 is the last)."""
+    first, last = op.inputs[0].name, op.inputs[-1].name
+    if layout == "matrix":
+        return f"{last}.shape"
+    if layout == "matrix_reduce":
+        return f"{first}.shape.remove(0).remove(0)"
+    if layout == "matrix_solve":
+        return f"{first}.shape.replace(0, {last}.shape.size(0)).replace(1, {first}.shape.size(0))"
+    smaller = f"({first}.shape.size(0) < {first}.shape.size(1) ? {first}.shape.size(0) : {first}.shape.size(1))"
+    return f"{first}.shape.remove(0).replace(0, {smaller})"  # matrix_diagonal
+
+
+def further_output_shape(op: Op, k: int) -> str:
+    """The shape of output ``k`` (1 or more): the first output's, unless its layout says."""
+    c = op.compute
+    if isinstance(c, C.FragmentKernel) and c.matrix and c.output_layouts:
+        return matrix_shape(op, c.layouts[k])
+    return "output_shape"
+
+
 def output_shape(op: Op) -> str:
     c = op.compute
-    if isinstance(c, C.FragmentKernel) and c.layout == "matrix":
-        return f"{op.inputs[-1].name}.shape"
-    if isinstance(c, C.FragmentKernel) and c.layout == "matrix_reduce":
-        return f"{op.inputs[0].name}.shape.remove(0).remove(0)"
-    if isinstance(c, C.FragmentKernel) and c.layout == "matrix_solve":  # Imaginet axis 0 is the last
-        return f"{op.inputs[0].name}.shape.replace(0, {op.inputs[-1].name}.shape.size(0)).replace(1, {op.inputs[0].name}.shape.size(0))"
-    if isinstance(c, C.FragmentKernel) and c.layout == "matrix_diagonal":
-        first = op.inputs[0].name
-        smaller = f"({first}.shape.size(0) < {first}.shape.size(1) ? {first}.shape.size(0) : {first}.shape.size(1))"
-        return f"{first}.shape.remove(0).replace(0, {smaller})"
+    if isinstance(c, C.FragmentKernel) and c.matrix:
+        return matrix_shape(op, c.layout)
     if isinstance(c, C.Generation) and c.generator == "one_hot":
         indices, axis = c.arg("indices"), c.arg("axis")
         return f"{indices}.shape.insert(({axis} < 0 ? -{axis} - 1 : {indices}.shape.count - {axis}), {c.arg('depth')})"

@@ -899,21 +899,26 @@ class FragmentEmitter(Emitter):
         op = self.op
         names = [abi.c_name(i.name) for i in op.inputs]
         first, last = names[0], names[-1]
-        outn = abi.c_name(op.outputs[0].name)
         lines = self.matrix_shape_checks()
         lines += ["int64_t batch = 1;", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{", f"batch *= {first}->shape[d];", "}"]
-        if c.layout == "matrix":
-            lines += self.output_check(f"{last}->rank", f"{last}->shape")
-        elif c.layout == "matrix_reduce":
-            lines += self.output_check(f"{first}->rank - 2", f"{first}->shape")
-        else:  # the batch axes, then (cols of first, cols of last) or min(rows, cols) of first
-            rows, cols = f"{first}->shape[{first}->rank - 2]", f"{first}->shape[{first}->rank - 1]"
-            tail = ([cols, f"{last}->shape[{last}->rank - 1]"] if c.layout == "matrix_solve" else
-                    [f"({rows} < {cols} ? {rows} : {cols})"])
-            lines += ["int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{",
-                      f"result[d] = {first}->shape[d];", "}"]
-            lines += [f"result[{first}->rank - 2 + {k}] = {v};" for k, v in enumerate(tail)]
-            lines += self.output_check(f"{first}->rank - 2 + {len(tail)}", "result")
+        for o, layout in zip(op.outputs, c.layouts):  # each output's shape, by its layout
+            out = abi.c_name(o.name)
+            message = c_string(o.name + ': shape does not match the result')
+            if layout == "matrix":
+                lines += [f"if (!opf_shape_is({out}, {last}->rank, {last}->shape)) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}"]
+            elif layout == "matrix_reduce":
+                lines += [f"if (!opf_shape_is({out}, {first}->rank - 2, {first}->shape)) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}"]
+            else:  # the batch axes, then (cols of first, cols of last) or min(rows, cols) of first
+                rows, cols = f"{first}->shape[{first}->rank - 2]", f"{first}->shape[{first}->rank - 1]"
+                tail = ([cols, f"{last}->shape[{last}->rank - 1]"] if layout == "matrix_solve" else
+                        [f"({rows} < {cols} ? {rows} : {cols})"])
+                lines += ["{", "int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{",
+                          f"result[d] = {first}->shape[d];", "}"]
+                lines += [f"result[{first}->rank - 2 + {k}] = {v};" for k, v in enumerate(tail)]
+                lines += [f"if (!opf_shape_is({out}, {first}->rank - 2 + {len(tail)}, result)) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}", "}"]
         frags_by_dtype = dict(c.c_fragments)
         extra = self.fragment_args(c)
         message = c_string(c.failure or "the kernel failed")
@@ -932,7 +937,8 @@ class FragmentEmitter(Emitter):
         def per_variant(v: D.Variant) -> list[str]:
             ct = C_TYPE[v.dtype]
             operands = [f"(const {ct}*){n}->data, {n}->shape[{n}->rank - 2], {n}->shape[{n}->rank - 1]" for n in names]
-            call = f"{frags_by_dtype[v.dtype]}({', '.join(operands + ['batch'] + extra + [f'({ct}*){outn}->data'])})"
+            outs = [f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in op.outputs]
+            call = f"{frags_by_dtype[v.dtype]}({', '.join(operands + ['batch'] + extra + outs)})"
             return [f"if ({call} != 0) {{", f"return opf_fail(detail, OPFORGE_ERR_ARG, {message});", "}"]
 
         return lines + self.dispatch(per_variant)

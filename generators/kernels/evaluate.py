@@ -91,6 +91,7 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
     variant = next(v for v in variants_of(op) if v.dtype == dtype)
     if not constraints_hold(op, kwargs):
         return None
+    output_shapes: list[tuple[int, ...]] | None = None  # one per output, where the form gives each its own
     try:
         if isinstance(c, C.Elementwise):
             shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
@@ -115,6 +116,7 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             if any(a.ndim < 2 or a.shape[:-2] != first.shape[:-2] for a in arrays.values()):
                 return None
             shape = numpy_runtime.matrix_shape(c.layout, first.shape, last.shape)
+            output_shapes = [numpy_runtime.matrix_shape(layout, first.shape, last.shape) for layout in c.layouts]
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             shape = ()
         elif isinstance(c, C.FragmentKernel) and c.layout == "rows":
@@ -157,7 +159,10 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
         else:
             shape = arrays[op.inputs[0].name].shape
         out_dtype = arg("dtype") if C.dtype_from_arg(c) else variant.of(op.outputs[0].name)
-        outs = [np.empty(shape, dtype=out_dtype if k == 0 else variant.of(o.name)) for k, o in enumerate(op.outputs)]
+        # One shape for every output, unless the form gives each its own (a matrix fragment's layouts).
+        output_shapes = output_shapes or [shape] * len(op.outputs)
+        outs = [np.empty(s, dtype=out_dtype if k == 0 else variant.of(o.name))
+                for k, (s, o) in enumerate(zip(output_shapes, op.outputs))]
         args: list[Any] = [arrays[i.name] for i in op.inputs]
         for a in op.args:
             value = arg(a.name)

@@ -212,6 +212,9 @@ class NnefGenerator:
                      f"{role!r}: attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else
                      f"{role!r}: attribs[{nnef_name(arg)!r}]" for role, arg in c.params]
             body = f"return list(generate_shape({c.generator!r}, {{{', '.join(given)}}}))"
+        elif isinstance(c, C.FragmentKernel) and c.matrix and c.output_layouts:  # one shape per output
+            shapes = ", ".join(f"list(matrix_shape({layout!r}, {ins[0]}, {ins[-1]}))" for layout in c.layouts)
+            return f"def {name}({params}):\n    return ({shapes})\n"
         elif isinstance(c, C.FragmentKernel) and c.matrix:
             body = f"return list(matrix_shape({c.layout!r}, {ins[0]}, {ins[-1]}))"
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":

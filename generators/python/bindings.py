@@ -333,6 +333,8 @@ class _Binding:
                          f"({op.inputs[0].name} has shape {{{first}.shape}}, {i.name} has shape {{{n}.shape}})\")")
             last = py_name(op.inputs[-1].name)
             self.add(f"shape = _k.matrix_shape({c.layout!r}, {first}.shape, {last}.shape)")
+            for k, layout in enumerate(c.output_layouts, 1):  # outputs after the first: their own shapes
+                self.add(f"shape{k} = _k.matrix_shape({layout!r}, {first}.shape, {last}.shape)")
         elif isinstance(c, C.FragmentKernel):
             self.add(f"shape = {py_name(op.inputs[0].name)}.shape")
         elif isinstance(c, C.LayoutMove):
@@ -366,8 +368,10 @@ class _Binding:
         several = len(op.outputs) > 1
         if several:  # out: None or one array (or None) per output; every output has the shape
             self.add(f"_outs = _rt.outs(_op, out, {len(op.outputs)})")
+            own = isinstance(c, C.FragmentKernel) and bool(c.output_layouts)
             for k, o in enumerate(op.outputs):
-                self.add(f"written{k}, out{k} = _rt.output(_op, 'out[{k}]', _outs[{k}], shape, variant[{o.name!r}], "
+                shape = f"shape{k}" if own and k else "shape"
+                self.add(f"written{k}, out{k} = _rt.output(_op, 'out[{k}]', _outs[{k}], {shape}, variant[{o.name!r}], "
                          f"{inputs}, assign=False)")
         else:
             self.add(f"written, out = _rt.output(_op, 'out', out, shape, variant[{out.name!r}], {inputs}, "

@@ -145,6 +145,61 @@ static inline void factor_back_substitute(const double* m, double* r, int64_t n,
         return 0;                                                                                   \
     }
 
+/* The LU factorization with partial pivoting of square A (the pivot choice of
+ * factor_eliminate): A[perm] = L U, with L unit lower triangular (its multipliers
+ * stored below the diagonal of lu) and U upper triangular (on and above it). A
+ * column without a non-zero pivot is left as it is. work holds n*n doubles. */
+#define LU(NAME, T)                                                                                \
+    static inline int NAME(const T* restrict a, int64_t n, int64_t a_cols, int64_t batch,           \
+                           double* restrict work, T* restrict lu, int64_t* restrict perm)           \
+    {                                                                                               \
+        (void)a_cols;                                                                               \
+        for (int64_t s = 0; s < batch; s++, a += n * n, lu += n * n, perm += n) {                   \
+            for (int64_t i = 0; i < n * n; i++) {                                                   \
+                work[i] = (double)a[i];                                                             \
+            }                                                                                       \
+            for (int64_t i = 0; i < n; i++) {                                                       \
+                perm[i] = i;                                                                        \
+            }                                                                                       \
+            for (int64_t c = 0; c < n; c++) {                                                       \
+                double best = -1.0;                                                                 \
+                int64_t p = c;                                                                      \
+                for (int64_t i = c; i < n; i++) {                                                   \
+                    const double v = fabs(work[i * n + c]);                                         \
+                    if (v > best) {                                                                 \
+                        best = v;                                                                   \
+                        p = i;                                                                      \
+                    }                                                                               \
+                }                                                                                   \
+                if (p != c) {                                                                       \
+                    for (int64_t j = 0; j < n; j++) {                                               \
+                        const double t = work[c * n + j];                                           \
+                        work[c * n + j] = work[p * n + j];                                          \
+                        work[p * n + j] = t;                                                        \
+                    }                                                                               \
+                    const int64_t t = perm[c];                                                      \
+                    perm[c] = perm[p];                                                              \
+                    perm[p] = t;                                                                    \
+                }                                                                                   \
+                if (!(best > 0)) {                                                                  \
+                    continue;                                                                       \
+                }                                                                                   \
+                const double pivot = work[c * n + c];                                               \
+                for (int64_t i = c + 1; i < n; i++) {                                               \
+                    const double f = work[i * n + c] / pivot;                                       \
+                    work[i * n + c] = f;                                                            \
+                    for (int64_t j = c + 1; j < n; j++) {                                           \
+                        work[i * n + j] -= f * work[c * n + j];                                     \
+                    }                                                                               \
+                }                                                                                   \
+            }                                                                                       \
+            for (int64_t i = 0; i < n * n; i++) {                                                   \
+                lu[i] = (T)work[i];                                                                 \
+            }                                                                                       \
+        }                                                                                           \
+        return 0;                                                                                   \
+    }
+
 /* log(det A) of symmetric positive definite A, as 2 * sum(log(L_jj)) of its
  * Cholesky factor L (lower triangle of A read); work holds n*n doubles. */
 #define LOGDET(NAME, T)                                                                            \
@@ -216,4 +271,14 @@ LOGDET(logdet_f32, float)
 #pragma IMAGINET_FRAGMENT_BEGIN "logdet_f64"
 #pragma IMAGINET_DEPENDENCY "factor.h:factor_steps"
 LOGDET(logdet_f64, double)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "lu_f32"
+#pragma IMAGINET_DEPENDENCY "factor.h:factor_steps"
+LU(lu_f32, float)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "lu_f64"
+#pragma IMAGINET_DEPENDENCY "factor.h:factor_steps"
+LU(lu_f64, double)
 #pragma IMAGINET_FRAGMENT_END

@@ -130,3 +130,37 @@ def logdet(x, output):
 
 
 # pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "lu"
+def lu(x, lu_out, perm_out):
+    """x[perm] = L U by elimination with partial pivoting (factor_eliminate's pivot
+    choice), L's multipliers below the diagonal; a column without a non-zero pivot
+    is left as it is."""
+    n = x.shape[-1]
+    a = x.reshape(math.prod(x.shape[:-2]), n, n)
+    out = lu_out.reshape(math.prod(lu_out.shape[:-2]), n, n)
+    perms = perm_out.reshape(math.prod(perm_out.shape[:-1]), n)
+    for s in range(a.shape[0]):
+        m = a[s].astype(np.float64)
+        perm = np.arange(n, dtype=np.int64)
+        for c in range(n):
+            column = np.abs(m[c:, c])
+            column = np.where(np.isnan(column), -1.0, column)
+            p = c + int(np.argmax(column))
+            best = float(column[p - c])
+            if p != c:
+                m[[c, p]] = m[[p, c]]
+                perm[[c, p]] = perm[[p, c]]
+            if not best > 0:
+                continue
+            pivot = m[c, c]
+            for i in range(c + 1, n):
+                f = m[i, c] / pivot
+                m[i, c] = f
+                m[i, c + 1 :] -= f * m[c, c + 1 :]
+        out[s] = m.astype(lu_out.dtype)
+        perms[s] = perm
+
+
+# pragma IMAGINET_FRAGMENT_END
