@@ -83,8 +83,8 @@ def workspace_doubles(op: Op, kwargs: Mapping[str, Any]) -> int:
 
 def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) -> Any:
     """The reference result of ``op`` for the variant ``dtype`` on ``kwargs`` (inputs
-    and args by Python name): an array, a tuple of arrays for an op with several
-    outputs (all of one shape), or None where the op must refuse the inputs."""
+    and args by Python name): an array, a tuple of arrays (one per output) for an op
+    with several outputs, or None where the op must refuse the inputs."""
     c = op.compute
     arrays = {i.name: _tensor(i, kwargs[reference.py_name(i.name)], "C") for i in op.inputs}
     arg = lambda name: arg_value(op, kwargs, name)  # noqa: E731
