@@ -381,7 +381,9 @@ class FragmentKernel:
     same with one value per matrix (the output has the batch shape).
     ``"matrix_solve"`` gives one (cols of the first input) x (cols of the last)
     matrix per batch (least squares), ``"matrix_diagonal"`` one vector of
-    min(rows, cols) of the first input per batch (singular values).
+    min(rows, cols) of the first input per batch (singular values), and
+    ``"matrix_q"``/``"matrix_r"`` the rows x k and k x cols factors of a
+    reduced QR (k = min(rows, cols) of the first input).
     ``"rows"`` means inputs of one shape (rank 1 or more) in rows of their
     last axis: ``(in0, in1, ..., rows, len, <scalar args>..., output)``, the
     output of that shape too.
@@ -425,7 +427,7 @@ class FragmentKernel:
 
 
 #: Matrix fragment layouts, by the shape of their output.
-MATRIX_LAYOUTS = ("matrix", "matrix_reduce", "matrix_solve", "matrix_diagonal")
+MATRIX_LAYOUTS = ("matrix", "matrix_reduce", "matrix_solve", "matrix_diagonal", "matrix_q", "matrix_r")
 
 
 @attrs.frozen

@@ -72,6 +72,40 @@ with Namespace("linalg"):
             """,
         )
 
+    with Op("qr") as op:
+        op.display_path = "/Linalg/Decompositions"
+        x = Input(FLOATING_POINT, "x", description="Matrices in the last two axes")
+        Output(
+            FLOATING_POINT,
+            "q",
+            description="rows x k factors with orthonormal columns, k = min(rows, cols)",
+        )
+        Output(
+            FLOATING_POINT,
+            "r",
+            description="k x cols upper triangular factors with a non-negative diagonal",
+        )
+        Fragment(
+            c="fragments/decompose.h",
+            python="fragments/decompose.py",
+            c_fragments=fragment_names("qr", FLOAT_DTYPES),
+            python_fragment="qr",
+            layout="matrix_q",
+            output_layouts=("matrix_r",),
+            workspace=x.size_at(-1) * x.size_at(-2),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The reduced QR decomposition of each matrix, x = Q R (numpy.linalg.qr
+            with mode "reduced", up to the signs of R's rows: here R's diagonal is
+            never negative), by modified Gram-Schmidt in double precision. A column
+            whose remainder is at most 2^-40 of its length depends on the columns
+            before it: it gives a zero column of Q and a zero on R's diagonal.
+            """,
+        )
+
     with Op("matrix_band_part") as op:
         op.display_path = "/Linalg/Structure"
         x = Input(FLOATING_POINT, "x", description="Matrices in the last two axes")

@@ -910,10 +910,11 @@ class FragmentEmitter(Emitter):
             elif layout == "matrix_reduce":
                 lines += [f"if (!opf_shape_is({out}, {first}->rank - 2, {first}->shape)) {{",
                           f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}"]
-            else:  # the batch axes, then (cols of first, cols of last) or min(rows, cols) of first
+            else:  # the batch axes, then the layout's tail (matrix_diagonal: min(rows, cols) of first)
                 rows, cols = f"{first}->shape[{first}->rank - 2]", f"{first}->shape[{first}->rank - 1]"
-                tail = ([cols, f"{last}->shape[{last}->rank - 1]"] if layout == "matrix_solve" else
-                        [f"({rows} < {cols} ? {rows} : {cols})"])
+                smaller = f"({rows} < {cols} ? {rows} : {cols})"
+                tail = {"matrix_solve": [cols, f"{last}->shape[{last}->rank - 1]"], "matrix_q": [rows, smaller],
+                        "matrix_r": [smaller, cols]}.get(layout, [smaller])
                 lines += ["{", "int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{",
                           f"result[d] = {first}->shape[d];", "}"]
                 lines += [f"result[{first}->rank - 2 + {k}] = {v};" for k, v in enumerate(tail)]

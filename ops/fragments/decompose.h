@@ -84,6 +84,51 @@
  * (Hestenes) of the columns of A, or of A^T when m < n: work holds m*n
  * doubles. At most 60 sweeps; a pair is rotated while its columns' inner
  * product exceeds 1e-15 times the product of their norms. */
+/* The reduced QR factorization of m x n A by modified Gram-Schmidt, k = min(m, n):
+ * A = Q R with Q m x k (orthonormal columns where R's diagonal is not 0) and R
+ * k x n upper triangular with a non-negative diagonal. A column whose remainder
+ * is at most 2^-40 of its length in A depends on the ones before: its column of
+ * Q and its diagonal of R are 0. Sums in double, in order; work holds m*n doubles. */
+#define QR(NAME, T)                                                                                \
+    static inline int NAME(const T* restrict a, int64_t m, int64_t n, int64_t batch,                \
+                           double* restrict work, T* restrict q, T* restrict r)                     \
+    {                                                                                               \
+        const int64_t k = m < n ? m : n;                                                            \
+        for (int64_t s = 0; s < batch; s++, a += m * n, q += m * k, r += k * n) {                   \
+            for (int64_t i = 0; i < m * n; i++) {                                                   \
+                work[i] = (double)a[i];                                                             \
+            }                                                                                       \
+            for (int64_t i = 0; i < k * n; i++) {                                                   \
+                r[i] = (T)0;                                                                        \
+            }                                                                                       \
+            for (int64_t i = 0; i < k; i++) {                                                       \
+                double squares = 0.0, given = 0.0;                                                  \
+                for (int64_t t = 0; t < m; t++) {                                                   \
+                    squares += work[t * n + i] * work[t * n + i];                                   \
+                    given += (double)a[t * n + i] * (double)a[t * n + i];                           \
+                }                                                                                   \
+                const double norm = sqrt(squares) > 0x1p-40 * sqrt(given) ? sqrt(squares) : 0.0;    \
+                r[i * n + i] = (T)norm;                                                             \
+                for (int64_t t = 0; t < m; t++) {                                                   \
+                    const double e = norm > 0 ? work[t * n + i] / norm : 0.0;                       \
+                    work[t * n + i] = e;                                                            \
+                    q[t * k + i] = (T)e;                                                            \
+                }                                                                                   \
+                for (int64_t j = i + 1; j < n; j++) {                                               \
+                    double d = 0.0;                                                                 \
+                    for (int64_t t = 0; t < m; t++) {                                               \
+                        d += work[t * n + i] * work[t * n + j];                                     \
+                    }                                                                               \
+                    r[i * n + j] = (T)d;                                                            \
+                    for (int64_t t = 0; t < m; t++) {                                               \
+                        work[t * n + j] -= d * work[t * n + i];                                     \
+                    }                                                                               \
+                }                                                                                   \
+            }                                                                                       \
+        }                                                                                           \
+        return 0;                                                                                   \
+    }
+
 #define SINGULAR_VALUES(NAME, T)                                                                   \
     static inline int NAME(const T* restrict a, int64_t m, int64_t n, int64_t batch,                \
                            double* restrict work, T* restrict out)                                  \
@@ -159,4 +204,14 @@ SINGULAR_VALUES(singular_values_f32, float)
 #pragma IMAGINET_FRAGMENT_BEGIN "singular_values_f64"
 #pragma IMAGINET_DEPENDENCY "decompose.h:decompose_bodies"
 SINGULAR_VALUES(singular_values_f64, double)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "qr_f32"
+#pragma IMAGINET_DEPENDENCY "decompose.h:decompose_bodies"
+QR(qr_f32, float)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "qr_f64"
+#pragma IMAGINET_DEPENDENCY "decompose.h:decompose_bodies"
+QR(qr_f64, double)
 #pragma IMAGINET_FRAGMENT_END

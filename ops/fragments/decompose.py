@@ -111,3 +111,48 @@ def singular_values(x, output):
 
 
 # pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "qr"
+def qr(x, q_out, r_out):
+    """A = Q R by modified Gram-Schmidt (reduced: k = min(m, n) columns of Q), sums in
+    double in order, as the C kernel; a column whose remainder is at most 2^-40 of
+    its length in A gives a zero column of Q and a zero on R's diagonal."""
+    m, n = x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    a_all = x.reshape(math.prod(x.shape[:-2]), m, n)
+    q_all = q_out.reshape(math.prod(q_out.shape[:-2]), m, k)
+    r_all = r_out.reshape(math.prod(r_out.shape[:-2]), k, n)
+    for s in range(a_all.shape[0]):
+        v = a_all[s].astype(np.float64).tolist()
+        given_a = a_all[s].astype(np.float64).tolist()
+        r = [[0.0] * n for _ in range(k)]
+        for i in range(k):
+            squares = given = 0.0
+            for t in range(m):
+                squares += v[t][i] * v[t][i]
+                given += given_a[t][i] * given_a[t][i]
+            norm = (
+                math.sqrt(squares)
+                if math.sqrt(squares) > 2.0**-40 * math.sqrt(given)
+                else 0.0
+            )
+            r[i][i] = norm
+            for t in range(m):
+                v[t][i] = v[t][i] / norm if norm > 0 else 0.0
+            for j in range(i + 1, n):
+                d = 0.0
+                for t in range(m):
+                    d += v[t][i] * v[t][j]
+                r[i][j] = d
+                for t in range(m):
+                    v[t][j] -= d * v[t][i]
+        q_all[s] = (
+            np.array([row[:k] for row in v], dtype=np.float64)
+            .reshape(m, k)
+            .astype(q_out.dtype)
+        )
+        r_all[s] = np.array(r, dtype=np.float64).reshape(k, n).astype(r_out.dtype)
+
+
+# pragma IMAGINET_FRAGMENT_END
