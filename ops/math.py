@@ -739,19 +739,10 @@ with Namespace("math"):
     for which in ("first", "last"):
         with Op(f"{which}_index", condition_test) as op:
             op.display_path = "/Math/Reduction"
-            Input(FLOATING_POINT, "x", description="Input tensor")
-            Arg(
-                INT,
-                "axis",
-                default=-1,
-                description="Axis to search; negative counts from the last one",
-            )
-            Arg(
-                BOOLEAN,
-                "keep_dims",
-                default=False,
-                description="Keep the searched axis with size 1",
-            )
+            use_mixin(arg_search)
+            Input(
+                FLOATING_POINT, "x", description="Input tensor"
+            )  # conditions test NaN
             Output(
                 LONG,
                 "output",
