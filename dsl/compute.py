@@ -383,7 +383,9 @@ class FragmentKernel:
     matrix per batch (least squares), ``"matrix_diagonal"`` one vector of
     min(rows, cols) of the first input per batch (singular values), and
     ``"matrix_q"``/``"matrix_r"`` the rows x k and k x cols factors of a
-    reduced QR (k = min(rows, cols) of the first input).
+    reduced QR (k = min(rows, cols) of the first input), and
+    ``"matrix_product"`` one (rows of the first input) x (cols of the last)
+    matrix per batch (attention).
     ``"rows"`` means inputs of one shape (rank 1 or more) in rows of their
     last axis: ``(in0, in1, ..., rows, len, <scalar args>..., output)``, the
     output of that shape too.
@@ -427,7 +429,8 @@ class FragmentKernel:
 
 
 #: Matrix fragment layouts, by the shape of their output.
-MATRIX_LAYOUTS = ("matrix", "matrix_reduce", "matrix_solve", "matrix_diagonal", "matrix_q", "matrix_r")
+MATRIX_LAYOUTS = ("matrix", "matrix_reduce", "matrix_solve", "matrix_diagonal", "matrix_q", "matrix_r",
+                  "matrix_product")
 
 
 @attrs.frozen

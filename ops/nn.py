@@ -407,6 +407,75 @@ with Namespace("nn"):
             """,
         )
 
+    with Op("dot_product_attention") as op:
+        op.display_path = "/NN/Attention"
+        op.onnx = "Attention"
+        q = Input(
+            FLOATING_POINT,
+            "queries",
+            description="Lq x d matrices of queries in the last two axes",
+        )
+        k = Input(
+            FLOATING_POINT,
+            "keys",
+            description="Lk x d matrices of keys, with the batch axes of queries",
+        )
+        v = Input(
+            FLOATING_POINT,
+            "values",
+            description="Lk x dv matrices of values, with the batch axes of queries",
+        )
+        Arg(
+            BOOLEAN,
+            "scaled",
+            default=True,
+            description="Divide the scores by sqrt(d)",
+        )
+        Arg(
+            BOOLEAN,
+            "causal",
+            default=False,
+            description="Query i sees keys 0..i only (ONNX is_causal)",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="Lq x dv matrices: each query's weighted sum of the values",
+        )
+        Constraint(
+            "queries, keys and values must have the same type",
+            same_type(q, k) & same_type(q, v),
+        )
+        Constraint(
+            "keys must have as many columns as queries",
+            k.size_at(-1) == q.size_at(-1),
+        )
+        Constraint(
+            "values must have as many rows as keys", v.size_at(-2) == k.size_at(-2)
+        )
+        Fragment(
+            c="fragments/attention.h",
+            python="fragments/attention.py",
+            c_fragments=fragment_names("attention", FLOAT_DTYPES),
+            python_fragment="attention",
+            layout="matrix_product",
+            args=("scaled", "causal"),
+            workspace=k.size_at(-2),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Scaled dot-product attention, softmax(Q K^T / sqrt(d)) V, for each
+            batch of matrices (ONNX Attention with one head and no mask; row-major,
+            where ND4J puts features first). scaled = false leaves out the
+            1 / sqrt(d); causal lets query i see keys 0..i only (the upper-left
+            alignment of ONNX is_causal). Scores, softmax and sums are in double
+            precision; each row's softmax is shifted by its largest score, a NaN
+            score makes the row NaN, and a query without keys (Lk = 0) gives zeros.
+            """,
+        )
+
     with Op("softmax", along_axis) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "Softmax"

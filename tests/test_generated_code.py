@@ -159,6 +159,19 @@ fails(ValueError, "math.moments: the arrays of out must not overlap", math.momen
 fails(TypeError, "math.moments: out must be None or a tuple of 2 arrays (None for any to allocate), got ndarray",
       math.moments, x, [1], out=buffer)
 assert math.moments(x, [1], out=(buffer, None)).mean is buffer
+# attention against its formula, softmax(Q K^T / sqrt(d)) V, on both backends
+from opforge import nn
+rng = np.random.default_rng(0)
+q, k, v = (rng.standard_normal(s) for s in ((2, 3, 4), (2, 5, 4), (2, 5, 2)))
+def attend(mask):
+    s = np.where(mask, q @ np.swapaxes(k, -1, -2) / 2.0, -np.inf)
+    w = np.exp(s - s.max(-1, keepdims=True))
+    return (w / w.sum(-1, keepdims=True)) @ v
+for backend in ("c", "python"):
+    assert np.allclose(nn.dot_product_attention(q, k, v, backend=backend), attend(True))
+    assert np.allclose(nn.dot_product_attention(q, k, v, causal=True, backend=backend), attend(np.tri(3, 5) > 0))
+fails(ValueError, "nn.dot_product_attention: values must have as many rows as keys (values has shape (2, 4, 2), "
+      "keys has shape (2, 5, 4))", nn.dot_product_attention, q, k, v[:, :4])
 # keywords of every signature
 assert math.log(np.float32([8.0]), base=2.0)[0] == 3.0
 assert random.uniform(shape=[3], random_config=random.RandomConfig(seed=5)).shape == (3,)

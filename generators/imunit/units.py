@@ -318,6 +318,8 @@ def matrix_shape(op: Op, layout: str) -> str:
         return f"{first}.shape.remove(0).remove(0)"
     if layout == "matrix_solve":
         return f"{first}.shape.replace(0, {last}.shape.size(0)).replace(1, {first}.shape.size(0))"
+    if layout == "matrix_product":  # rows of first x cols of last
+        return f"{first}.shape.replace(0, {last}.shape.size(0))"
     smaller = f"({first}.shape.size(0) < {first}.shape.size(1) ? {first}.shape.size(0) : {first}.shape.size(1))"
     if layout == "matrix_q":  # rows x k: the columns become k
         return f"{first}.shape.replace(0, {smaller})"

@@ -913,8 +913,9 @@ class FragmentEmitter(Emitter):
             else:  # the batch axes, then the layout's tail (matrix_diagonal: min(rows, cols) of first)
                 rows, cols = f"{first}->shape[{first}->rank - 2]", f"{first}->shape[{first}->rank - 1]"
                 smaller = f"({rows} < {cols} ? {rows} : {cols})"
-                tail = {"matrix_solve": [cols, f"{last}->shape[{last}->rank - 1]"], "matrix_q": [rows, smaller],
-                        "matrix_r": [smaller, cols]}.get(layout, [smaller])
+                last_cols = f"{last}->shape[{last}->rank - 1]"
+                tail = {"matrix_solve": [cols, last_cols], "matrix_q": [rows, smaller], "matrix_r": [smaller, cols],
+                        "matrix_product": [rows, last_cols]}.get(layout, [smaller])
                 lines += ["{", "int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{",
                           f"result[d] = {first}->shape[d];", "}"]
                 lines += [f"result[{first}->rank - 2 + {k}] = {v};" for k, v in enumerate(tail)]

@@ -716,6 +716,8 @@ def matrix_shape(layout, first, last):
         return tuple(first[:-2]) + (first[-1], last[-1])
     if layout == "matrix_q":
         return tuple(first[:-2]) + (first[-2], min(first[-2:]))
+    if layout == "matrix_product":
+        return tuple(first[:-2]) + (first[-2], last[-1])
     if layout == "matrix_r":
         return tuple(first[:-2]) + (min(first[-2:]), first[-1])
     return tuple(first[:-2]) + (min(first[-2:]),)  # matrix_diagonal
