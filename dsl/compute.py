@@ -394,6 +394,10 @@ class FragmentKernel:
     ``"select"`` takes one input in rows of its last axis and gives every
     output rows of ``length`` (the int arg that names it, also passed among the
     scalar args): ``(x, rows, len, <scalar args>..., outputs...)`` (top_k).
+    ``"dense"`` takes the first input in rows of its last axis (len), the
+    second a len x units matrix and any further input a vector of units:
+    ``(x, rows, len, w, units, <vectors>..., <scalar args>..., output)``, the
+    output rows of units (a linear layer).
     ``"flat"`` means ``(input, count, <scalar args>..., output)``: every
     element in row-major order gives one value (a scalar output).
     """

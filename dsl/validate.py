@@ -760,9 +760,9 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 out.append(f"constraint '{k.message}' reads the list input '{c.inputs}', which constraints cannot")
     elif isinstance(c, C.FragmentKernel):
         need_input("x") if "x" in inputs else None
-        if c.layout not in ("axis", "flat", "rows", "channels", "select", *C.MATRIX_LAYOUTS):
-            out.append(f"fragment layout must be one of axis, flat, rows, channels, select, {', '.join(C.MATRIX_LAYOUTS)}, "
-                       f"got {c.layout!r}")
+        if c.layout not in ("axis", "flat", "rows", "channels", "select", "dense", *C.MATRIX_LAYOUTS):
+            out.append(f"fragment layout must be one of axis, flat, rows, channels, select, dense, "
+                       f"{', '.join(C.MATRIX_LAYOUTS)}, got {c.layout!r}")
         if c.layout == "axis":
             need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis of the fragment")
         elif c.layout == "select":
@@ -770,6 +770,8 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 out.append("a select fragment names the int arg of its rows' length: length=..., also in args")
             else:
                 need_arg(c.length, (DataType.INT, DataType.LONG), False, "length of the outputs' rows")
+        elif c.layout == "dense" and len(op.inputs) < 2:
+            out.append("a dense fragment takes rows and a matrix of weights (and vectors): 2 inputs or more")
         elif c.matrix and len(op.outputs) != len(c.layouts):
             out.append(f"a {c.layout} fragment gives one output per layout: {len(c.layouts)} layout(s) "
                        f"(output_layouts=... for outputs after the first), {len(op.outputs)} output(s)")

@@ -407,6 +407,55 @@ with Namespace("nn"):
             """,
         )
 
+    with Op("linear") as op:
+        op.display_path = "/NN/Layers"
+        op.onnx = "Gemm"
+        x = Input(
+            FLOATING_POINT, "x", description="Input rows: features in the last axis"
+        )
+        w = Input(
+            FLOATING_POINT,
+            "weights",
+            description="in x out matrix, in the size of the last axis of x",
+        )
+        b = Input(FLOATING_POINT, "bias", description="Vector of out values")
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="x with its last axis replaced by out values",
+        )
+        Constraint(
+            "x, weights and bias must have the same type",
+            same_type(x, w) & same_type(x, b),
+        )
+        Constraint(
+            "x must have rank 1 or more (features in the last axis)", x.rank() >= 1
+        )
+        Constraint(
+            "weights must be a matrix with as many rows as the last axis of x",
+            (w.rank() == 2) & (w.size_at(0) == x.size_at(-1)),
+        )
+        Constraint(
+            "bias must be a vector as long as the columns of weights",
+            (b.rank() == 1) & (b.size_at(0) == w.size_at(-1)),
+        )
+        Fragment(
+            c="fragments/dense.h",
+            python="fragments/dense.py",
+            c_fragments=fragment_names("linear", FLOAT_DTYPES),
+            python_fragment="linear",
+            layout="dense",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            A fully connected layer: output = x @ weights + bias over the last axis
+            of x (ND4J linear and xw_plus_b; ONNX Gemm for a matrix x). Each sum is
+            in double precision, in order, with the bias added last.
+            """,
+        )
+
     with Op("dot_product_attention") as op:
         op.display_path = "/NN/Attention"
         op.onnx = "Attention"

@@ -170,6 +170,7 @@ def attend(mask):
 for backend in ("c", "python"):
     assert np.allclose(nn.dot_product_attention(q, k, v, backend=backend), attend(True))
     assert np.allclose(nn.dot_product_attention(q, k, v, causal=True, backend=backend), attend(np.tri(3, 5) > 0))
+assert np.allclose(nn.linear(q, k[0].T, v[0, :, 0]), q @ k[0].T + v[0, :, 0])
 fails(ValueError, "nn.dot_product_attention: values must have as many rows as keys (values has shape (2, 4, 2), "
       "keys has shape (2, 5, 4))", nn.dot_product_attention, q, k, v[:, :4])
 # keywords of every signature

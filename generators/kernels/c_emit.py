@@ -755,6 +755,8 @@ class FragmentEmitter(Emitter):
             return OpCode(tuple(texts), tuple(includes), self.api(self.select_body(c)))
         if c.layout in ("rows", "channels"):
             return OpCode(tuple(texts), tuple(includes), self.api(self.rows_body(c)))
+        if c.layout == "dense":
+            return OpCode(tuple(texts), tuple(includes), self.api(self.dense_body(c)))
         if c.matrix:
             api = self.api(self.matrix_body(c))
             if c.workspace is not None:
@@ -818,6 +820,40 @@ class FragmentEmitter(Emitter):
             ct, ot = C_TYPE[v.dtype], C_TYPE[v.of(out.name)]
             operands = [f"(const {ct}*){n}->data" for n in names] + ["rows", "len", *extra,
                                                                      f"({ot}*){abi.c_name(out.name)}->data"]
+            return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
+
+        return lines + self.dispatch(per_variant)
+
+    def dense_body(self, c: C.FragmentKernel) -> list[str]:
+        """Rows of the first input's last axis (len) times a len x units matrix, with
+        vectors of units; the output has rows of units."""
+        op = self.op
+        names = [abi.c_name(i.name) for i in op.inputs]
+        x, w = names[0], names[1]
+        xname, wname = op.inputs[0].name, op.inputs[1].name
+        lines = [f"if ({x}->rank < 1) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(xname + ': must have rank 1 or more')});",
+                 "}", f"if ({w}->rank != 2 || {w}->shape[0] != {x}->shape[{x}->rank - 1]) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(wname + ': must be a matrix with as many rows as the last axis of ' + xname)});",
+                 "}"]
+        for i, n in zip(op.inputs[2:], names[2:]):
+            lines += [f"if ({n}->rank != 1 || {n}->shape[0] != {w}->shape[1]) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must be a vector as long as the columns of ' + wname)});",
+                      "}"]
+        lines += ["int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {x}->rank - 1; d++) {{",
+                  f"result[d] = {x}->shape[d];", "}", f"result[{x}->rank - 1] = {w}->shape[1];",
+                  *self.output_check(f"{x}->rank", "result"),
+                  f"const int64_t len = {x}->shape[{x}->rank - 1];",
+                  f"const int64_t rows = opf_shape_numel({x}->rank - 1, {x}->shape);"]
+        frags_by_dtype = dict(c.c_fragments)
+        extra = self.fragment_args(c)
+        out = op.outputs[0]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.dtype]
+            operands = [f"(const {ct}*){x}->data", "rows", "len", f"(const {ct}*){w}->data", f"{w}->shape[1]",
+                        *[f"(const {ct}*){n}->data" for n in names[2:]], *extra,
+                        f"({C_TYPE[v.of(out.name)]}*){abi.c_name(out.name)}->data"]
             return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
 
         return lines + self.dispatch(per_variant)

@@ -129,6 +129,12 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             if first.ndim < 1 or not 0 <= arg(c.length) <= first.shape[-1]:
                 return None
             shape = first.shape[:-1] + (arg(c.length),)
+        elif isinstance(c, C.FragmentKernel) and c.layout == "dense":
+            first, weights = arrays[op.inputs[0].name], arrays[op.inputs[1].name]
+            if first.ndim < 1 or weights.ndim != 2 or weights.shape[0] != first.shape[-1] or any(
+                    arrays[i.name].shape != weights.shape[1:] for i in op.inputs[2:]):
+                return None
+            shape = first.shape[:-1] + weights.shape[1:]
         elif isinstance(c, C.FragmentKernel) and c.layout == "channels":
             first = arrays[op.inputs[0].name]
             if first.ndim < 1 or any(arrays[i.name].shape != first.shape[-1:] for i in op.inputs[1:]):

@@ -149,6 +149,8 @@ def _shapes(op: Op) -> tuple[dict[str, Any], dict[str, Any]] | None:
         return {n: (2, 3) for n in inputs}, {}
     if isinstance(c, C.FragmentKernel) and c.layout == "select":
         return {inputs[0]: (2, 3)}, {c.length: 2}
+    if isinstance(c, C.FragmentKernel) and c.layout == "dense":  # rows of 3 in, rows of 2 out
+        return {n: ((2, 3), (3, 2), (2,))[min(k, 2)] for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel) and c.layout == "channels":
         return {n: ((2, 3) if k == 0 else (3,)) for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel) and c.matrix and len(inputs) == 3:  # queries, keys, values

@@ -221,6 +221,8 @@ class NnefGenerator:
             body = "return []"
         elif isinstance(c, C.FragmentKernel) and c.layout == "select":
             body = f"return list({ins[0]})[:-1] + [attribs[{nnef_name(c.length or '')!r}]]"
+        elif isinstance(c, C.FragmentKernel) and c.layout == "dense":
+            body = f"return list({ins[0]})[:-1] + list({ins[1]})[1:]"
         elif isinstance(c, C.FragmentKernel) and c.layout in ("rows", "channels"):
             body = f"return list({ins[0]})"
         elif isinstance(c, C.Join):

@@ -281,6 +281,20 @@ class _Binding:
                      f"    raise ValueError(f\"{{_op}}: {c.length} = {{{k}}} must lie in 0..{{{x}.shape[-1]}}, the size of "
                      f"the last axis of {op.inputs[0].name}\")",
                      f"shape = {x}.shape[:-1] + ({k},)")
+        elif isinstance(c, C.FragmentKernel) and c.layout == "dense":
+            x, w = op.inputs[0].name, op.inputs[1].name
+            px, pw = py_name(x), py_name(w)
+            self.add(f"if {px}.ndim < 1:",
+                     f"    raise ValueError(f\"{{_op}}: {x} must have rank 1 or more, got shape {{{px}.shape}}\")",
+                     f"if {pw}.ndim != 2 or {pw}.shape[0] != {px}.shape[-1]:",
+                     f"    raise ValueError(f\"{{_op}}: {w} must be a matrix with as many rows as the last axis of {x} "
+                     f"({x} has shape {{{px}.shape}}, {w} has shape {{{pw}.shape}})\")")
+            for i in op.inputs[2:]:
+                n = py_name(i.name)
+                self.add(f"if {n}.shape != {pw}.shape[1:]:",
+                         f"    raise ValueError(f\"{{_op}}: {i.name} must be a vector as long as the columns of {w} "
+                         f"({w} has shape {{{pw}.shape}}, {i.name} has shape {{{n}.shape}})\")")
+            self.add(f"shape = {px}.shape[:-1] + {pw}.shape[1:]")
         elif isinstance(c, C.FragmentKernel) and c.layout in ("rows", "channels"):
             first = py_name(op.inputs[0].name)
             self.add(f"if {first}.ndim < 1:",

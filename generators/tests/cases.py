@@ -131,6 +131,13 @@ REVERSE_SEQUENCE_CASES: list[tuple[tuple[int, ...], int, int, int, tuple[int, in
     ((3, 4), 3, 0, 0, (0, 3)), ((3, 4), 2, 1, 0, (0, 4)),
 ]
 
+#: Dense fragments: (rows, weights, vectors) shapes, valid and invalid alike.
+DENSE_CASES: list[tuple[tuple[int, ...], ...]] = [
+    ((5,), (5, 3), (3,)), ((4, 3), (3, 2), (2,)), ((2, 3, 4), (4, 5), (5,)), ((0, 3), (3, 2), (2,)),
+    ((4, 0), (0, 3), (3,)), ((4, 3), (3, 0), (0,)), ((), (1, 2), (2,)), ((4, 3), (4, 2), (2,)),
+    ((4, 3), (3, 2), (3,)), ((4, 3), (2, 3, 2), (2,)), ((4, 3), (3,), (3,)),
+]
+
 #: Per number of inputs of a matrix fragment: input shapes, valid and invalid alike.
 MATRIX_CASES: dict[int, list[tuple[tuple[int, ...], ...]]] = {
     1: [((3, 3),), ((2, 4, 4),), ((1, 1),), ((2, 1, 2, 2),), ((0, 3, 3),), ((3, 4),), ((5,),), ((2, 4, 3),),
@@ -393,6 +400,17 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
         # ties: many equal values, ordered by index
         out.append({"inputs": {x: _tensor(v.of(x), (3, 7), extreme=False, low=0, high=2)},
                     "args": _arg_values(op)[0] | {c.length: 4}, "tol": tol})
+    elif isinstance(c, C.FragmentKernel) and c.layout == "dense":
+        names = [i.name for i in op.inputs]
+        for shapes in DENSE_CASES:
+            view = "strided" if shapes[0] == (2, 3, 4) else None
+            inputs = {n: _tensor(v.of(n), s, extreme=False, view=view if k == 0 else None)
+                      for k, (n, s) in enumerate(zip(names, shapes[:1] + shapes[1:2] + shapes[2:] * (len(names) - 2)))}
+            out.append({"inputs": inputs, "args": _arg_values(op)[0], "tol": tol})
+        # NaN and infinities in the rows
+        out.append({"inputs": {n: _tensor(v.of(n), s, extreme=k == 0)
+                               for k, (n, s) in enumerate(zip(names, ((4, 3), (3, 2), (2,), (2,))))},
+                    "args": _arg_values(op)[0], "tol": tol})
     elif isinstance(c, C.FragmentKernel) and c.layout == "channels":
         names = [i.name for i in op.inputs]
         for shape, channels in [((5,), 5), ((4, 3), 3), ((2, 3, 4), 4), ((0, 3), 3), ((3, 0), 0), ((4, 3), 4),
