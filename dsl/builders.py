@@ -838,7 +838,8 @@ def Random(distribution: str, **params: str) -> None:
 
 def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragment: str,
              layout: str = "axis", axis: str = "axis", args: tuple[str, ...] = (), failure: str | None = None,
-             workspace: Any = None, length: str | None = None, output_layouts: tuple[str, ...] = ()) -> None:
+             workspace: Any = None, length: str | None = None, output_layouts: tuple[str, ...] = (),
+             widen: int = 1) -> None:
     """Hand-written kernels: ``c`` and ``python`` are files beside the ops
     file holding ``#pragma IMAGINET_FRAGMENT_BEGIN`` fragments; ``c_fragments``
     maps each dtype to its C fragment. ``layout`` is "axis", "matrix" or
@@ -847,11 +848,12 @@ def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragmen
     doubles of scratch memory a matrix kernel needs, a size expression of the
     inputs (``n * n + n`` with ``n = x.size_at(-1)``); the caller provides it.
     ``length`` names the int arg giving the row length of a "select" kernel's outputs;
-    ``output_layouts`` gives the matrix layout of each output after the first."""
+    ``output_layouts`` gives the matrix layout of each output after the first;
+    ``widen`` makes a "rows" kernel's output rows that many times as long."""
     node = term(workspace).node if workspace is not None else None
     _set_compute("Fragment", compute.FragmentKernel(
         c, tuple(sorted(c_fragments.items())), python, python_fragment, layout, axis, tuple(args), failure, node,
-        length, tuple(output_layouts)))
+        length, tuple(output_layouts), widen))
 
 
 def Layout(layout: str, *, input: str = "x", **params: str) -> None:

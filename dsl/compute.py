@@ -388,7 +388,7 @@ class FragmentKernel:
     matrix per batch (attention).
     ``"rows"`` means inputs of one shape (rank 1 or more) in rows of their
     last axis: ``(in0, in1, ..., rows, len, <scalar args>..., output)``, the
-    output of that shape too.
+    output of that shape too, or with rows ``widen`` times as long.
     ``"channels"`` is ``"rows"`` with one input in rows (channels in its last
     axis) and the others vectors of one value per channel (gain, bias).
     ``"select"`` takes one input in rows of its last axis and gives every
@@ -419,6 +419,8 @@ class FragmentKernel:
     #: For matrix layouts: the layouts of the outputs after the first (lu's
     #: permutation is one vector per matrix: "matrix_diagonal").
     output_layouts: tuple[str, ...] = ()
+    #: For the rows layout: the output's rows are this many times as long (crelu: 2).
+    widen: int = 1
 
     @property
     def layouts(self) -> tuple[str, ...]:

@@ -770,13 +770,16 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 out.append("a select fragment names the int arg of its rows' length: length=..., also in args")
             else:
                 need_arg(c.length, (DataType.INT, DataType.LONG), False, "length of the outputs' rows")
-        elif c.layout == "dense" and len(op.inputs) < 2:
-            out.append("a dense fragment takes rows and a matrix of weights (and vectors): 2 inputs or more")
         elif c.matrix and len(op.outputs) != len(c.layouts):
             out.append(f"a {c.layout} fragment gives one output per layout: {len(c.layouts)} layout(s) "
                        f"(output_layouts=... for outputs after the first), {len(op.outputs)} output(s)")
         elif not c.matrix and len(op.outputs) != 1:
             out.append(f"a {c.layout} fragment has exactly one output")
+        if c.layout == "dense" and len(op.inputs) < 2:
+            out.append("a dense fragment takes rows and a matrix of weights (and vectors): 2 inputs or more")
+        if c.widen != 1 and not (c.layout == "rows" and isinstance(c.widen, int) and c.widen > 1
+                                 and len(op.inputs) == 1):
+            out.append("widen (rows that many times as long) takes an int above 1, for a rows fragment of one input")
         if c.output_layouts and not (c.matrix and all(lay in C.MATRIX_LAYOUTS for lay in c.output_layouts)):
             out.append(f"output_layouts are matrix layouts ({', '.join(C.MATRIX_LAYOUTS)}) of a matrix fragment")
         if c.failure is not None and not c.matrix:

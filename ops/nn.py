@@ -36,6 +36,38 @@ with Namespace("nn"):
             "Elementwise rectified linear unit: output = x where x > cutoff, else 0 (NaN gives 0). ONNX Relu is the cutoff 0 case.",
         )
 
+    with Op("crelu") as op:
+        op.display_path = "/NN/Activations"
+        x = Input(
+            FLOATING_POINT, "x", description="Input tensor, channels in the last axis"
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="x with its last axis twice as long: relu(x), then relu(-x)",
+        )
+        Constraint(
+            "x must have rank 1 or more (channels in the last axis)", x.rank() >= 1
+        )
+        Fragment(
+            c="fragments/rows.h",
+            python="fragments/rows.py",
+            c_fragments=fragment_names("crelu", FLOAT_DTYPES),
+            python_fragment="crelu",
+            layout="rows",
+            widen=2,
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Concatenated rectified linear unit (arXiv:1603.05201): relu(x) and
+            relu(-x) joined along the last axis, which doubles it, as ND4J crelu
+            and TensorFlow's crelu with axis -1. NaN gives 0 in both halves, as in
+            relu.
+            """,
+        )
+
     with Op("relu6", float_transform) as op:
         op.display_path = "/NN/Activations"
         Arg(

@@ -161,6 +161,10 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
     ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='select')",
      "a select fragment names the int arg of its rows' length: length=..., also in args"),
     ("ArgReduce('last', map=lambda x: x > 0)", "ArgReduce's output must be LONG"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='dense')",
+     "a dense fragment takes rows and a matrix of weights (and vectors): 2 inputs or more"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='channels', widen=2)",
+     "widen (rows that many times as long) takes an int above 1, for a rows fragment of one input"),
 ])
 def test_compute_problems(project: Path, cli, body: str, message: str) -> None:
     write_ops(project, {"defs.py": f'''

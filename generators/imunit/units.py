@@ -354,6 +354,9 @@ def output_shape(op: Op) -> str:
         return f"{c.arg('lengths')}.shape.insert(0, {c.arg('maxlen')})"
     if isinstance(c, C.FragmentKernel) and c.layout == "flat":
         return "System.Shape()"
+    if isinstance(c, C.FragmentKernel) and c.widen != 1:  # rows widen times as long (axis 0 is the last)
+        x = op.inputs[0].name
+        return f"{x}.shape.replace(0, {x}.shape.size(0) * {c.widen})"
     if isinstance(c, C.FragmentKernel) and c.layout == "dense":  # rows of the weights' columns (axis 0 is the last)
         return f"{op.inputs[0].name}.shape.replace(0, {op.inputs[1].name}.shape.size(0))"
     if isinstance(c, C.FragmentKernel) and c.layout == "select":  # rows of `length`: Imaginet's axis 0 is the last

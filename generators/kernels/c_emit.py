@@ -810,7 +810,12 @@ class FragmentEmitter(Emitter):
             lines += [f"if (!opf_same_shape({n}, {first})) {{",
                       f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must have the shape of ' + op.inputs[0].name)});",
                       "}"]
-        lines += self.output_check(f"{first}->rank", f"{first}->shape")
+        if c.widen == 1:
+            lines += self.output_check(f"{first}->rank", f"{first}->shape")
+        else:  # rows widen times as long (the size of x fits, so the product fits an index)
+            lines += ["int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank; d++) {{",
+                      f"result[d] = {first}->shape[d];", "}", f"result[{first}->rank - 1] *= {c.widen};",
+                      *self.output_check(f"{first}->rank", "result")]
         lines += [f"const int64_t len = {first}->shape[{first}->rank - 1];",
                   f"const int64_t rows = opf_shape_numel({first}->rank - 1, {first}->shape);"]
         frags_by_dtype = dict(c.c_fragments)

@@ -123,7 +123,7 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             first = arrays[op.inputs[0].name]
             if first.ndim < 1 or any(a.shape != first.shape for a in arrays.values()):
                 return None
-            shape = first.shape
+            shape = first.shape[:-1] + (first.shape[-1] * c.widen,)
         elif isinstance(c, C.FragmentKernel) and c.layout == "select":
             first = arrays[op.inputs[0].name]
             if first.ndim < 1 or not 0 <= arg(c.length) <= first.shape[-1]:

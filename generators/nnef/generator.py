@@ -224,7 +224,8 @@ class NnefGenerator:
         elif isinstance(c, C.FragmentKernel) and c.layout == "dense":
             body = f"return list({ins[0]})[:-1] + list({ins[1]})[1:]"
         elif isinstance(c, C.FragmentKernel) and c.layout in ("rows", "channels"):
-            body = f"return list({ins[0]})"
+            body = f"return list({ins[0]})" if c.widen == 1 else \
+                f"return list({ins[0]})[:-1] + [{ins[0]}[-1] * {c.widen}]"
         elif isinstance(c, C.Join):
             default = next(a.default for a in op.args if a.name == c.axis)
             body = (f"return list(join_shape({nnef_name(c.inputs)}, attribs.get({nnef_name(c.axis)!r}, {default!r}), "

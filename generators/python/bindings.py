@@ -310,7 +310,8 @@ class _Binding:
                 self.add(f"if {n}.shape != {first}.shape:",
                          f"    raise ValueError(f\"{{_op}}: {i.name} must have the shape of {op.inputs[0].name} "
                          f"({op.inputs[0].name} has shape {{{first}.shape}}, {i.name} has shape {{{n}.shape}})\")")
-            self.add(f"shape = {first}.shape")
+            self.add(f"shape = {first}.shape" if c.widen == 1 else
+                     f"shape = {first}.shape[:-1] + ({first}.shape[-1] * {c.widen},)")
         elif isinstance(c, (C.Join, C.Merge)):
             xs = py_name(c.inputs)
             shape = (f"_k.join_shape([a.shape for a in {xs}], {py_name(c.axis)}, {c.stack})" if isinstance(c, C.Join)

@@ -163,3 +163,27 @@ TOP_K(top_k_i64, int64_t, TOP_K_INT_PRECEDES)
 #pragma IMAGINET_DEPENDENCY "rows.h:top_k_bodies"
 TOP_K(top_k_u8, uint8_t, TOP_K_INT_PRECEDES)
 #pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "crelu_body"
+/* Each row of len becomes 2 len: max(x, 0), then max(-x, 0) (NaN gives 0, as relu). */
+#define CRELU(NAME, T)                                                                             \
+    static inline void NAME(const T* restrict x, int64_t rows, int64_t len, T* restrict out)        \
+    {                                                                                               \
+        for (int64_t r = 0; r < rows; r++, x += len, out += 2 * len) {                              \
+            for (int64_t i = 0; i < len; i++) {                                                     \
+                out[i] = x[i] > 0 ? x[i] : (T)0;                                                    \
+                out[len + i] = -x[i] > 0 ? -x[i] : (T)0;                                            \
+            }                                                                                       \
+        }                                                                                           \
+    }
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "crelu_f32"
+#pragma IMAGINET_DEPENDENCY "rows.h:crelu_body"
+CRELU(crelu_f32, float)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "crelu_f64"
+#pragma IMAGINET_DEPENDENCY "rows.h:crelu_body"
+CRELU(crelu_f64, double)
+#pragma IMAGINET_FRAGMENT_END

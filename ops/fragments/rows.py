@@ -77,3 +77,15 @@ def top_k(x, k, values, indices):
 
 
 # pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "crelu"
+def crelu(x, output):
+    """Each row of len becomes 2 len: max(x, 0), then max(-x, 0); NaN gives 0."""
+    len_ = x.shape[-1]
+    with np.errstate(invalid="ignore"):
+        output[..., :len_] = np.where(x > 0, x, 0)
+        output[..., len_:] = np.where(-x > 0, -x, 0)
+
+
+# pragma IMAGINET_FRAGMENT_END
