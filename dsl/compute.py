@@ -499,8 +499,9 @@ LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
 DATA_LAYOUTS = ("gather", "gather_nd", "reverse_sequence", "diag", "set_diag")
 @attrs.frozen
 class Generation:
-    """A tensor made from args alone (fill, range, linspace, eye), in the dtype
-    the op's ``dtype`` arg names. ``params`` maps each role of the kind
+    """A tensor made from args alone (fill, range, linspace, eye), or from the
+    values of an input (one_hot, sequence_mask, cast), in the dtype the op's
+    ``dtype`` arg names. ``params`` maps each role of the kind
     (:data:`GENERATE_ROLES`) to the op's arg that gives it."""
 
     generator: str
@@ -561,8 +562,9 @@ SEGMENT_INITS = ("zero", "one", "lowest", "highest")
 SEGMENT_SCALES = ("mean", "sqrt_n")
 
 
-#: Generation kinds -> their roles: (role, "list" | "int" | "float" | "tensor").
-#: A "tensor" role names a LONG input whose values place the generated ones (one_hot's indices).
+#: Generation kinds -> their roles: (role, "list" | "int" | "float" | "tensor" | "any").
+#: A "tensor" role names a LONG input whose values place the generated ones (one_hot's indices);
+#: an "any" role an input of any dtype whose values are converted (cast).
 GENERATE_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "fill": (("shape", "list"), ("value", "float")),
     "range": (("start", "float"), ("limit", "float"), ("delta", "float")),
@@ -571,6 +573,7 @@ GENERATE_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "tri": (("rows", "int"), ("cols", "int"), ("diag", "int")),
     "one_hot": (("indices", "tensor"), ("depth", "int"), ("axis", "int"), ("on", "float"), ("off", "float")),
     "sequence_mask": (("lengths", "tensor"), ("maxlen", "int")),
+    "cast": (("input", "any"),),
 }
 
 
@@ -615,6 +618,14 @@ def list_input(c: object) -> str | None:
 def dtype_from_arg(c: object) -> bool:
     """Ops without inputs whose output dtype is the value of their ``dtype`` arg."""
     return isinstance(c, (RandomSample, Generation))
+
+
+def own_dtype_inputs(c: object) -> tuple[str, ...]:
+    """Inputs whose dtype is their own, not the variant's (cast's input: any dtype)."""
+    if isinstance(c, Generation):
+        roles = dict(GENERATE_ROLES.get(c.generator, ()))
+        return tuple(name for role, name in c.params if roles.get(role) == "any")
+    return ()
 
 
 #: The values a pad's mode arg must offer, in this order (the kernels number them so).

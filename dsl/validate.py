@@ -562,6 +562,8 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 need_arg(name, (DataType.INT, DataType.LONG), what == "list", purpose)
             elif what == "float":
                 need_arg(name, (DataType.FLOATING_POINT, DataType.NUMERIC), False, purpose)
+            elif what == "any":
+                need_input(name)
             elif what == "tensor":
                 need_input(name)
                 if name in inputs and inputs[name].type is not DataType.LONG:
@@ -692,7 +694,7 @@ def compute_problems(op: M.Op) -> list[Problem]:
         need_roles("generator", c.generator, C.GENERATE_ROLES, c.params)
         need_arg("dtype", (DataType.DATA_TYPE,), False, "the output's dtype")
         tensor_roles = {name for role, name in c.params
-                        if dict(C.GENERATE_ROLES.get(c.generator, ())).get(role) == "tensor"}
+                        if dict(C.GENERATE_ROLES.get(c.generator, ())).get(role) in ("tensor", "any")}
         for i in op.inputs:
             if i.name not in tensor_roles:
                 out.append(f"a generated tensor is made from args and its generator's tensor roles: "

@@ -130,6 +130,31 @@ with Namespace("base"):
             "A copy of x: same shape, same type, same values.",
         )
 
+    with Op("cast") as op:
+        op.display_path = "/Base/Creation"
+        op.onnx = "Cast"
+        Input(NDARRAY, "x", description="Tensor to convert, of any dtype")
+        Arg(DATA_TYPE, "dtype", description="The dtype of the result")
+        Output(
+            NDARRAY,
+            "output",
+            description="x converted to dtype, with the shape of x",
+        )
+        Generate("cast", input="x")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            x converted to dtype element by element (ND4J castTo, ONNX Cast), with
+            every conversion defined: to bool, x != 0 (NaN is true); from bool, 0
+            or 1; between integers, modulo 2^bits (int8(200) is -56, as NumPy's
+            astype); to a float, the nearest value, overflow giving an infinity;
+            from a float to an integer, truncation toward zero saturated at the
+            type's limits, NaN giving 0 (as the ARM VCVT instruction), where C and
+            NumPy leave out-of-range values undefined.
+            """,
+        )
+
     with Op("zeros_like") as op:
         op.display_path = "/Base/Creation"
         Input(NDARRAY, "x", description="Tensor whose shape and type the result takes")

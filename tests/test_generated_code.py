@@ -159,6 +159,18 @@ fails(ValueError, "math.moments: the arrays of out must not overlap", math.momen
 fails(TypeError, "math.moments: out must be None or a tuple of 2 arrays (None for any to allocate), got ndarray",
       math.moments, x, [1], out=buffer)
 assert math.moments(x, [1], out=(buffer, None)).mean is buffer
+# cast: every conversion defined, the same on both backends
+for backend in ("c", "python"):
+    def cast(values, dtype, source=None):
+        return base.cast(np.array(values, source), dtype, backend=backend).tolist()
+    assert cast([-1.75, 2.5, 300.0, -300.0, np.nan, np.inf, -np.inf], "int8") == [-1, 2, 127, -128, 0, 127, -128]
+    assert cast([1e19, -1e19, 2.0**63], "int64") == [2**63 - 1, -2**63, 2**63 - 1]
+    assert cast([-0.5, 255.9, 256.0], "uint8") == [0, 255, 255]
+    assert cast([200, 256, -129], "int8", np.int32) == [-56, 0, 127]
+    assert cast([np.nan, 0.0, -0.0, 0.25], "bool") == [True, False, False, True]
+    assert cast([1e300, -1e300], "float32") == [np.inf, -np.inf]
+    assert cast([2**62 + 1], "float32", np.int64) == [2.0**62]
+    assert cast([True, False], "float64") == [1.0, 0.0]
 # attention against its formula, softmax(Q K^T / sqrt(d)) V, on both backends
 from opforge import nn
 rng = np.random.default_rng(0)

@@ -99,8 +99,12 @@ class ImunitGenerator:
         axes = units.reduction_axes_arg(op)
 
         def tensor(name: str, const: bool) -> None:
-            ct = C_TYPE[variant.of(name)]
-            out.append((f"{'const ' if const else ''}{ct}* {abi.c_name(name)}", name))
+            if name in C.own_dtype_inputs(op.compute):  # any dtype: untyped data and the dtype's number
+                out.append((f"const void* {abi.c_name(name)}", name))
+                out.append((f"int {name}_dtype_index", f"{name}_dtype_index"))
+            else:
+                ct = C_TYPE[variant.of(name)]
+                out.append((f"{'const ' if const else ''}{ct}* {abi.c_name(name)}", name))
             out.append((f"int {name}_rank", f"{name}_rank"))
             out.extend((f"int {name}_d{k}", f"{name}_d{k}") for k in range(abi.MAX_RANK))
 
@@ -155,8 +159,9 @@ class ImunitGenerator:
 
         def descriptor(name: str) -> None:
             dims = ", ".join(f"{name}_d{k}" for k in range(abi.MAX_RANK))
-            body.append(f"opforge_tensor t_{name} = {{(void*){abi.c_name(name)}, {abi.DTYPE_ENUM[variant.of(name)]}, "
-                        f"{name}_rank, {{{dims}}}}};")
+            dtype = f"(opforge_dtype){name}_dtype_index" if name in C.own_dtype_inputs(op.compute) else \
+                abi.DTYPE_ENUM[variant.of(name)]
+            body.append(f"opforge_tensor t_{name} = {{(void*){abi.c_name(name)}, {dtype}, {name}_rank, {{{dims}}}}};")
             call.append(f"&t_{name}")
 
         for p in abi.parameters(op):

@@ -178,6 +178,10 @@ def hidden(op: Op) -> list[Hidden]:
             out.append(Hidden(f"{i.name}_count", list_count(i)))
             continue
         out += dims(i.name, f"{i.name}.shape")
+        if i.name in C.own_dtype_inputs(op.compute):  # any type: the adapter is told which
+            out.append(Hidden(f"{i.name}_dtype_index", choose(
+                [(f"{i.name}.type == {VALUE_TYPE[d]}", str(k)) for k, d in enumerate(abi.DTYPES[:-1])],
+                str(len(abi.DTYPES) - 1))))
     for a in op.args:
         if a.type is DataType.ENUM:
             values = a.possible_values

@@ -119,7 +119,8 @@ class Emitter:
         # Every tensor must have the dtype its variant (chosen by the primary tensor) gives it.
         prim = self.ref(self.primary)
         for v in self.variants:
-            others = [t for t in (*op.inputs, *op.outputs) if t.name != self.primary]
+            free = C.own_dtype_inputs(op.compute)
+            others = [t for t in (*op.inputs, *op.outputs) if t.name != self.primary and t.name not in free]
             if not others:
                 continue
             cond = " || ".join(f"{abi.c_name(t.name)}->dtype != {abi.DTYPE_ENUM[v.of(t.name)]}" for t in others)
@@ -1007,10 +1008,14 @@ class GenerationEmitter(Emitter):
             "one_hot": lambda: (f"opf_generate_one_hot({arg('indices')}, {arg('depth')}, {arg('axis')}, {arg('on')}, "
                                 f"{arg('off')}, {outn}, detail)"),
             "sequence_mask": lambda: f"opf_generate_sequence_mask({arg('lengths')}, {arg('maxlen')}, {outn}, detail)",
+            "cast": lambda: f"opf_cast({arg('input')}, {outn})",
         }[c.generator]
         lines = [f"if ({outn}->dtype != {abi.c_name('dtype')}) {{",
                  f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(out.name + ': dtype must equal the dtype arg')});",
-                 "}", f"return {call()};"]
+                 "}"]
+        if c.generator == "cast":  # the values of x, in x's shape
+            lines += self.output_check(f"{arg('input')}->rank", f"{arg('input')}->shape")
+        lines += [f"return {call()};"]
         return OpCode((), (), self.api_returning(lines))
 
 

@@ -10,6 +10,7 @@ generation time, never from hand-written text that could drift.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import attrs
@@ -55,6 +56,7 @@ LAYOUT_EXAMPLES: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {
 GENERATE_INDICES: dict[str, tuple[str, Any]] = {
     "one_hot": ("indices", [0, 2, 1, 3]),
     "sequence_mask": ("lengths", [1, 3, 0]),
+    "cast": ("input", [-1.75, 0.5, 2.5, 300.0, -300.0, float("nan")]),
 }
 #: Per data-driven layout: its tensor role and the values of its example.
 LAYOUT_INDICES: dict[str, tuple[str, Any]] = {
@@ -72,6 +74,7 @@ GENERATE_EXAMPLES: dict[str, dict[str, Any]] = {
     "tri": {"rows": 3, "cols": 3, "diag": 0},
     "one_hot": {"depth": 3},
     "sequence_mask": {"maxlen": 4},
+    "cast": {"dtype": "int8"},  # an arg, not a role: truncation, saturation and NaN
 }
 #: The indices of scatter examples (False) and segment examples (True).
 SCATTER_INDICES = {False: np.array([0, 2, 0], dtype=np.int64), True: np.array([0, 0, 2, 2], dtype=np.int64)}
@@ -142,7 +145,8 @@ def _shapes(op: Op) -> tuple[dict[str, Any], dict[str, Any]] | None:
     if isinstance(c, C.Generation):
         tensors = {c.arg(role): (len(GENERATE_INDICES[c.generator][1]),) for role, _ in c.params
                    if c.generator in GENERATE_INDICES and role == GENERATE_INDICES[c.generator][0]}
-        return tensors, {c.arg(role): value for role, value in GENERATE_EXAMPLES[c.generator].items()}
+        roles = dict(c.params)
+        return tensors, {roles.get(key, key): value for key, value in GENERATE_EXAMPLES[c.generator].items()}
     if isinstance(c, C.FragmentKernel) and c.layout == "flat":
         return {inputs[0]: (4,)}, {}
     if isinstance(c, C.FragmentKernel) and c.layout == "rows":
@@ -196,7 +200,7 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
         arrays[op.compute.indices] = SCATTER_INDICES[op.compute.ref is None].copy()
     if isinstance(op.compute, C.Generation) and op.compute.generator in GENERATE_INDICES:
         role, values = GENERATE_INDICES[op.compute.generator]
-        arrays[op.compute.arg(role)] = np.array(values, dtype=np.int64)
+        arrays[op.compute.arg(role)] = np.array(values, dtype=np.float64 if op.compute.generator == "cast" else np.int64)
     if isinstance(op.compute, C.LayoutMove) and op.compute.layout in LAYOUT_INDICES:
         role, values = LAYOUT_INDICES[op.compute.layout]
         arrays[op.compute.arg(role)] = np.array(values, dtype=np.int64)
@@ -217,7 +221,10 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
 def python_lines(op: Op, ex: Example, module: str) -> list[str]:
     """The example as Python a user can paste: inputs, the call, the result as a comment."""
     def literal(value: np.ndarray) -> str:
-        return f"np.array({value.tolist()!r}, dtype={value.dtype.name!r})"
+        text = repr(value.tolist())
+        if value.dtype.kind == "f":  # NaN and infinities as names a user can paste
+            text = re.sub(r"\b(nan|inf)\b", r"np.\1", text)
+        return f"np.array({text}, dtype={value.dtype.name!r})"
 
     lines = [f"{name} = " + ("[" + ", ".join(literal(v) for v in value) + "]" if isinstance(value, list)
                              else literal(value)) for name, value in ex.inputs]

@@ -695,6 +695,8 @@ def generate_shape(kind, p):
             raise ValueError(f"indices: the result's rank {len(shape) + 1} is above {MAX_RANK}")
         axis = _layout_axis(int(p["axis"]), len(shape) + 1, "axis")
         return shape[:axis] + (depth,) + shape[axis:]
+    if kind == "cast":  # p["input"] is the shape of the input
+        return tuple(int(s) for s in p["input"])
     if kind == "sequence_mask":  # p["lengths"] is the shape of the lengths
         shape, maxlen = tuple(int(s) for s in p["lengths"]), int(p["maxlen"])
         if maxlen < 0:
@@ -724,7 +726,7 @@ def matrix_shape(layout, first, last):
 
 
 #: Generators whose role names a tensor: generate_shape takes its shape, the others its values.
-GENERATE_TENSORS = {"one_hot": "indices", "sequence_mask": "lengths"}
+GENERATE_TENSORS = {"one_hot": "indices", "sequence_mask": "lengths", "cast": "input"}
 
 
 def with_shapes(kind, p):
@@ -754,6 +756,28 @@ def generate_check(kind, p, dtype):
             raise ValueError(f"the values do not fit in {dtype.name}")
 
 
+def convert(x, dtype):
+    """x converted to dtype: to bool x != 0 (NaN is true); integers and bools to
+    integers modulo 2^bits; to floats the nearest value (overflow gives
+    infinity); floats to integers truncated toward zero, saturated at the
+    type's limits, NaN giving 0."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return x != 0
+    if dtype.kind == "f" or x.dtype.kind in "biu":
+        with np.errstate(over="ignore"):
+            return x.astype(dtype)
+    info = np.iinfo(dtype)
+    v = x.astype(np.float64)
+    lowest, beyond = float(info.min), float(info.max) + 1.0  # both powers of two, exact in double
+    out = np.zeros(x.shape, dtype)
+    inside = (v >= lowest) & (v < beyond)
+    out[inside] = np.trunc(v[inside]).astype(dtype)
+    out[v >= beyond] = info.max
+    out[v < lowest] = info.min
+    return out
+
+
 def generate_values(kind, p, dtype):
     """The generated tensor: values computed in float64, then converted (integers
     truncate toward zero)."""
@@ -766,6 +790,8 @@ def generate_values(kind, p, dtype):
         picks = np.arange(shape[axis]).reshape([-1 if d == axis else 1 for d in range(len(shape))])
         hot = np.expand_dims(indices, axis) == picks
         return np.where(hot, fill_value(p["on"], dtype), fill_value(p["off"], dtype)).astype(dtype)
+    if kind == "cast":
+        return convert(np.asarray(p["input"]), dtype)
     if kind == "sequence_mask":
         lengths = np.asarray(p["lengths"], dtype=np.int64)
         return (np.arange(shape[-1]) < lengths[..., None]).astype(dtype)

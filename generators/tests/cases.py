@@ -234,6 +234,14 @@ def _tol(op: Op, c: Any, dtype: str) -> dict[str, float]:
     return {"ulps": 0, "abs": 0.0}
 
 
+#: cast: (shape, extreme, lowest, highest, view) of the input, in every source dtype: specials and
+#: integer limits; floats beyond int8/uint8 and beyond int32 (saturated), and integers to wrap.
+CAST_CASES: list[tuple[tuple[int, ...], bool, float | None, float | None, str | None]] = [
+    ((9,), True, None, None, None), ((3, 4), False, -300.0, 300.0, None),
+    ((2, 3, 4), False, -3e10, 3e10, "strided"), ((), True, None, None, None), ((0, 3), False, None, None, None),
+    ((16,), False, -2e19, 2e19, None),
+]
+
 #: (shapes of the listed tensors, axis): valid joins, then ones the op refuses.
 CONCAT_CASES = [([(2, 3), (4, 3)], 0), ([(2, 3), (2, 1), (2, 0)], -1), ([(5,)], 0), ([(2, 3, 4), (2, 3, 4)], 1),
                 ([(0, 3), (2, 3)], 0), ([(1,) * 8, (1,) * 8], 7),
@@ -311,6 +319,12 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             if config is not None:
                 args[config_param(config.name)] = {"__config__": config.name, "seed": seed, "offset": offset}
             out.append({"inputs": {}, "args": args, "tol": tol})
+    elif isinstance(c, C.Generation) and c.generator == "cast":
+        x = c.arg("input")
+        for source in D.CONCRETE[DataType.NDARRAY]:
+            for shape, extreme, low, high, view in CAST_CASES:
+                out.append({"inputs": {x: _tensor(source, shape, extreme, view, low, high)},
+                            "args": {"dtype": v.dtype}, "tol": tol})
     elif isinstance(c, C.Generation):
         tensors = {i.name for i in op.inputs}
         for roles in GENERATE_CASES[c.generator]:
