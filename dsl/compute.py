@@ -383,7 +383,8 @@ class FragmentKernel:
     matrix per batch (least squares), ``"matrix_diagonal"`` one vector of
     min(rows, cols) of the first input per batch (singular values), and
     ``"matrix_q"``/``"matrix_r"`` the rows x k and k x cols factors of a
-    reduced QR (k = min(rows, cols) of the first input), and
+    reduced QR (k = min(rows, cols) of the first input), ``"matrix_v"`` the
+    cols x k factor V of a reduced SVD, and
     ``"matrix_product"`` one (rows of the first input) x (cols of the last)
     matrix per batch (attention).
     ``"rows"`` means inputs of one shape (rank 1 or more) in rows of their
@@ -436,7 +437,7 @@ class FragmentKernel:
 
 #: Matrix fragment layouts, by the shape of their output.
 MATRIX_LAYOUTS = ("matrix", "matrix_reduce", "matrix_solve", "matrix_diagonal", "matrix_q", "matrix_r",
-                  "matrix_product")
+                  "matrix_v", "matrix_product")
 
 
 @attrs.frozen

@@ -364,25 +364,39 @@ with Namespace("linalg"):
         )
         Output(
             FLOATING_POINT,
-            "output",
-            description="The min(m, n) singular values of each matrix, largest first",
+            "s",
+            description="The k = min(m, n) singular values of each matrix, largest first",
+        )
+        Output(
+            FLOATING_POINT,
+            "u",
+            description="m x k left singular vectors, in the columns",
+        )
+        Output(
+            FLOATING_POINT,
+            "v",
+            description="n x k right singular vectors, in the columns (V, not V^T)",
         )
         Fragment(
             c="fragments/decompose.h",
             python="fragments/decompose.py",
-            c_fragments=fragment_names("singular_values", FLOAT_DTYPES),
-            python_fragment="singular_values",
+            c_fragments=fragment_names("svd", FLOAT_DTYPES),
+            python_fragment="svd",
             layout="matrix_diagonal",
-            workspace=x.size_at(-2) * x.size_at(-1),
+            output_layouts=("matrix_q", "matrix_v"),
+            workspace=2 * x.size_at(-2) * x.size_at(-1) + x.size_at(-2) + x.size_at(-1),
         )
         Doc(
             Language.ANY,
             DocScope.ALL,
             """
-            The singular values of each matrix, largest first
-            (numpy.linalg.svd with compute_uv=False, ND4J's svd without U and V),
-            by one-sided Jacobi rotations in double, at most 60 sweeps. U and V
-            are not computed: an op has one output.
+            The reduced singular value decomposition x = U diag(s) V^T of each
+            matrix (ND4J and TensorFlow svd with full_matrices false, which give s,
+            u, v in this order; numpy.linalg.svd gives V^T), by one-sided Jacobi
+            rotations in double, at most 60 sweeps. s comes largest first; each
+            pair of singular vectors is unique up to its sign. A singular value at
+            most 2^-40 of the largest gives a zero column of U (numpy completes it
+            to an orthonormal basis instead).
             """,
         )
 

@@ -171,9 +171,19 @@ for backend in ("c", "python"):
     assert cast([1e300, -1e300], "float32") == [np.inf, -np.inf]
     assert cast([2**62 + 1], "float32", np.int64) == [2.0**62]
     assert cast([True, False], "float64") == [1.0, 0.0]
+rng = np.random.default_rng(0)
+# svd: x = U diag(s) V^T with orthonormal columns, both orientations, both backends
+from opforge import linalg
+for shape in ((2, 5, 3), (3, 4)):
+    x = rng.standard_normal(shape)
+    for backend in ("c", "python"):
+        s, u, v = linalg.svd(x, backend=backend)
+        assert np.allclose(u * s[..., None, :] @ np.swapaxes(v, -1, -2), x)
+        assert np.allclose(s, np.linalg.svd(x, compute_uv=False))
+        assert np.allclose(np.swapaxes(u, -1, -2) @ u, np.eye(min(shape[-2:])))
+        assert np.allclose(np.swapaxes(v, -1, -2) @ v, np.eye(min(shape[-2:])))
 # attention against its formula, softmax(Q K^T / sqrt(d)) V, on both backends
 from opforge import nn
-rng = np.random.default_rng(0)
 q, k, v = (rng.standard_normal(s) for s in ((2, 3, 4), (2, 5, 4), (2, 5, 2)))
 def attend(mask):
     s = np.where(mask, q @ np.swapaxes(k, -1, -2) / 2.0, -np.inf)

@@ -327,6 +327,8 @@ def matrix_shape(op: Op, layout: str) -> str:
     smaller = f"({first}.shape.size(0) < {first}.shape.size(1) ? {first}.shape.size(0) : {first}.shape.size(1))"
     if layout == "matrix_q":  # rows x k: the columns become k
         return f"{first}.shape.replace(0, {smaller})"
+    if layout == "matrix_v":  # cols x k: the rows become cols, the columns k
+        return f"{first}.shape.replace(1, {first}.shape.size(0)).replace(0, {smaller})"
     if layout == "matrix_r":  # k x cols: the rows become k
         return f"{first}.shape.replace(1, {smaller})"
     return f"{first}.shape.remove(0).replace(0, {smaller})"  # matrix_diagonal

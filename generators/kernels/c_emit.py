@@ -957,7 +957,7 @@ class FragmentEmitter(Emitter):
                 smaller = f"({rows} < {cols} ? {rows} : {cols})"
                 last_cols = f"{last}->shape[{last}->rank - 1]"
                 tail = {"matrix_solve": [cols, last_cols], "matrix_q": [rows, smaller], "matrix_r": [smaller, cols],
-                        "matrix_product": [rows, last_cols]}.get(layout, [smaller])
+                        "matrix_v": [cols, smaller], "matrix_product": [rows, last_cols]}.get(layout, [smaller])
                 lines += ["{", "int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{",
                           f"result[d] = {first}->shape[d];", "}"]
                 lines += [f"result[{first}->rank - 2 + {k}] = {v};" for k, v in enumerate(tail)]

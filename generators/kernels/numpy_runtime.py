@@ -718,6 +718,8 @@ def matrix_shape(layout, first, last):
         return tuple(first[:-2]) + (first[-1], last[-1])
     if layout == "matrix_q":
         return tuple(first[:-2]) + (first[-2], min(first[-2:]))
+    if layout == "matrix_v":
+        return tuple(first[:-2]) + (first[-1], min(first[-2:]))
     if layout == "matrix_product":
         return tuple(first[:-2]) + (first[-2], last[-1])
     if layout == "matrix_r":

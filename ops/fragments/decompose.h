@@ -80,10 +80,6 @@
         return 0;                                                                                   \
     }
 
-/* Singular values of A (m x n), largest first, by one-sided Jacobi rotations
- * (Hestenes) of the columns of A, or of A^T when m < n: work holds m*n
- * doubles. At most 60 sweeps; a pair is rotated while its columns' inner
- * product exceeds 1e-15 times the product of their norms. */
 /* The reduced QR factorization of m x n A by modified Gram-Schmidt, k = min(m, n):
  * A = Q R with Q m x k (orthonormal columns where R's diagonal is not 0) and R
  * k x n upper triangular with a non-negative diagonal. A column whose remainder
@@ -129,16 +125,31 @@
         return 0;                                                                                   \
     }
 
-#define SINGULAR_VALUES(NAME, T)                                                                   \
+/* The reduced SVD A = U diag(s) V^T of A (m x n), k = min(m, n), by one-sided
+ * Jacobi rotations (Hestenes) of the columns of A, or of A^T when m < n, which
+ * swaps the roles of U and V. At most 60 sweeps; a pair is rotated while its
+ * columns' inner product exceeds 1e-15 times the product of their norms. s
+ * comes largest first (NaN first, ties by column); a column whose norm is at
+ * most 2^-40 of the largest gives a zero column of U. work holds 2 m n + m + n
+ * doubles: the rotated columns (p x q), V (q x q) and the norms (q). */
+#define SVD(NAME, T)                                                                               \
     static inline int NAME(const T* restrict a, int64_t m, int64_t n, int64_t batch,                \
-                           double* restrict work, T* restrict out)                                  \
+                           double* restrict work, T* restrict s_out, T* restrict u_out,             \
+                           T* restrict v_out)                                                       \
     {                                                                                               \
         const int64_t p = m >= n ? m : n, q = m >= n ? n : m;                                       \
-        for (int64_t s = 0; s < batch; s++, a += m * n, out += q) {                                 \
-            for (int64_t i = 0; i < m; i++) { /* u is p x q: A, or A^T */                           \
+        double* w = work;                                                                           \
+        double* vv = work + p * q;                                                                  \
+        double* norms = vv + q * q;                                                                 \
+        for (int64_t s = 0; s < batch;                                                              \
+             s++, a += m * n, s_out += q, u_out += m * q, v_out += n * q) {                         \
+            for (int64_t i = 0; i < m; i++) { /* w is p x q: A, or A^T */                           \
                 for (int64_t j = 0; j < n; j++) {                                                   \
-                    work[m >= n ? i * n + j : j * m + i] = (double)a[i * n + j];                    \
+                    w[m >= n ? i * n + j : j * m + i] = (double)a[i * n + j];                       \
                 }                                                                                   \
+            }                                                                                       \
+            for (int64_t i = 0; i < q * q; i++) {                                                   \
+                vv[i] = i % (q + 1) == 0 ? 1.0 : 0.0;                                               \
             }                                                                                       \
             for (int sweep = 0; sweep < 60; sweep++) {                                              \
                 int rotated = 0;                                                                    \
@@ -146,9 +157,9 @@
                     for (int64_t j = i + 1; j < q; j++) {                                           \
                         double alpha = 0.0, beta = 0.0, gamma = 0.0;                                \
                         for (int64_t r = 0; r < p; r++) {                                           \
-                            alpha += work[r * q + i] * work[r * q + i];                             \
-                            beta += work[r * q + j] * work[r * q + j];                              \
-                            gamma += work[r * q + i] * work[r * q + j];                             \
+                            alpha += w[r * q + i] * w[r * q + i];                                   \
+                            beta += w[r * q + j] * w[r * q + j];                                    \
+                            gamma += w[r * q + i] * w[r * q + j];                                   \
                         }                                                                           \
                         if (!(fabs(gamma) > 1e-15 * sqrt(alpha * beta))) {                          \
                             continue;                                                               \
@@ -158,9 +169,14 @@
                         const double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta)); \
                         const double c = 1.0 / sqrt(1.0 + t * t), sn = c * t;                       \
                         for (int64_t r = 0; r < p; r++) {                                           \
-                            const double ui = work[r * q + i], uj = work[r * q + j];                \
-                            work[r * q + i] = c * ui - sn * uj;                                     \
-                            work[r * q + j] = sn * ui + c * uj;                                     \
+                            const double ui = w[r * q + i], uj = w[r * q + j];                      \
+                            w[r * q + i] = c * ui - sn * uj;                                        \
+                            w[r * q + j] = sn * ui + c * uj;                                        \
+                        }                                                                           \
+                        for (int64_t r = 0; r < q; r++) {                                           \
+                            const double vi = vv[r * q + i], vj = vv[r * q + j];                    \
+                            vv[r * q + i] = c * vi - sn * vj;                                       \
+                            vv[r * q + j] = sn * vi + c * vj;                                       \
                         }                                                                           \
                     }                                                                               \
                 }                                                                                   \
@@ -168,18 +184,39 @@
                     break;                                                                          \
                 }                                                                                   \
             }                                                                                       \
-            for (int64_t j = 0; j < q; j++) { /* column norms, sorted down (insertion) */           \
+            for (int64_t j = 0; j < q; j++) {                                                       \
                 double norm = 0.0;                                                                  \
                 for (int64_t r = 0; r < p; r++) {                                                   \
-                    norm += work[r * q + j] * work[r * q + j];                                      \
+                    norm += w[r * q + j] * w[r * q + j];                                            \
                 }                                                                                   \
-                norm = sqrt(norm);                                                                  \
-                int64_t at = j;                                                                     \
-                while (at > 0 && (double)out[at - 1] < norm) {                                      \
-                    out[at] = out[at - 1];                                                          \
-                    at--;                                                                           \
+                norms[j] = sqrt(norm);                                                              \
+            }                                                                                       \
+            double largest = 0.0;                                                                   \
+            for (int64_t at = 0; at < q; at++) { /* the largest left (NaN first), then the next */  \
+                int64_t best = -1;                                                                  \
+                for (int64_t j = 0; j < q; j++) {                                                   \
+                    if (norms[j] == -1.0) {                                                         \
+                        continue;                                                                   \
+                    }                                                                               \
+                    if (best < 0 || norms[j] > norms[best] || (isnan(norms[j]) && !isnan(norms[best]))) { \
+                        best = j;                                                                   \
+                    }                                                                               \
                 }                                                                                   \
-                out[at] = (T)norm;                                                                  \
+                const double norm = norms[best];                                                    \
+                norms[best] = -1.0;                                                                 \
+                if (at == 0) {                                                                      \
+                    largest = norm;                                                                 \
+                }                                                                                   \
+                const double scale = norm > 0x1p-40 * largest ? 1.0 / norm : 0.0;                   \
+                s_out[at] = (T)norm;                                                                \
+                T* left = m >= n ? u_out : v_out;   /* the normalized columns of w */               \
+                T* right = m >= n ? v_out : u_out;  /* the columns of vv */                         \
+                for (int64_t r = 0; r < p; r++) {                                                   \
+                    left[r * q + at] = (T)(w[r * q + best] * scale);                                \
+                }                                                                                   \
+                for (int64_t r = 0; r < q; r++) {                                                   \
+                    right[r * q + at] = (T)vv[r * q + best];                                        \
+                }                                                                               \
             }                                                                                       \
         }                                                                                           \
         return 0;                                                                                   \
@@ -196,14 +233,14 @@ LSTSQ(lstsq_f32, float)
 LSTSQ(lstsq_f64, double)
 #pragma IMAGINET_FRAGMENT_END
 
-#pragma IMAGINET_FRAGMENT_BEGIN "singular_values_f32"
+#pragma IMAGINET_FRAGMENT_BEGIN "svd_f32"
 #pragma IMAGINET_DEPENDENCY "decompose.h:decompose_bodies"
-SINGULAR_VALUES(singular_values_f32, float)
+SVD(svd_f32, float)
 #pragma IMAGINET_FRAGMENT_END
 
-#pragma IMAGINET_FRAGMENT_BEGIN "singular_values_f64"
+#pragma IMAGINET_FRAGMENT_BEGIN "svd_f64"
 #pragma IMAGINET_DEPENDENCY "decompose.h:decompose_bodies"
-SINGULAR_VALUES(singular_values_f64, double)
+SVD(svd_f64, double)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "qr_f32"

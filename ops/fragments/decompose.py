@@ -63,25 +63,32 @@ def lstsq(matrix, rhs, l2, output):
 # pragma IMAGINET_FRAGMENT_END
 
 
-# pragma IMAGINET_FRAGMENT_BEGIN "singular_values"
-def singular_values(x, output):
-    """Singular values, largest first, by one-sided Jacobi rotations (at most 60 sweeps)."""
+# pragma IMAGINET_FRAGMENT_BEGIN "svd"
+def svd(x, s_out, u_out, v_out):
+    """The reduced SVD by one-sided Jacobi rotations (at most 60 sweeps) of the
+    columns of x, or of x^T when m < n, as the C kernel: s largest first (NaN
+    first, ties by column), a column of norm at most 2^-40 of the largest gives
+    a zero column of U."""
     m, n = x.shape[-2], x.shape[-1]
     p, q = max(m, n), min(m, n)
-    a_all = x.reshape(math.prod(x.shape[:-2]), m, n)
-    out_all = output.reshape(math.prod(output.shape[:-1]), q)
-    for s in range(a_all.shape[0]):
+    batch = math.prod(x.shape[:-2])
+    a_all = x.reshape(batch, m, n)
+    s_all = s_out.reshape(batch, q)
+    u_all = u_out.reshape(batch, m, q)
+    v_all = v_out.reshape(batch, n, q)
+    for s in range(batch):
         a = a_all[s].astype(np.float64)
-        u = (a if m >= n else a.T).tolist()
+        w = (a if m >= n else a.T).tolist()
+        vv = np.eye(q).tolist()
         for _ in range(60):
             rotated = False
             for i in range(q - 1):
                 for j in range(i + 1, q):
                     alpha = beta = gamma = 0.0
                     for r in range(p):
-                        alpha += u[r][i] * u[r][i]
-                        beta += u[r][j] * u[r][j]
-                        gamma += u[r][i] * u[r][j]
+                        alpha += w[r][i] * w[r][i]
+                        beta += w[r][j] * w[r][j]
+                        gamma += w[r][i] * w[r][j]
                     if not abs(gamma) > 1e-15 * math.sqrt(alpha * beta):
                         continue
                     rotated = True
@@ -91,23 +98,42 @@ def singular_values(x, output):
                     )
                     c = 1.0 / math.sqrt(1.0 + t * t)
                     sn = c * t
-                    for r in range(p):
-                        ui, uj = u[r][i], u[r][j]
-                        u[r][i] = c * ui - sn * uj
-                        u[r][j] = sn * ui + c * uj
+                    for rows in (w, vv):
+                        for row in rows:
+                            ri, rj = row[i], row[j]
+                            row[i] = c * ri - sn * rj
+                            row[j] = sn * ri + c * rj
             if not rotated:
                 break
-        out = out_all[s]
+        norms = []
         for j in range(q):
             norm = 0.0
             for r in range(p):
-                norm += u[r][j] * u[r][j]
-            norm = math.sqrt(norm)
-            at = j
-            while at > 0 and float(out[at - 1]) < norm:
-                out[at] = out[at - 1]
-                at -= 1
-            out[at] = np.float64(norm).astype(output.dtype)
+                norm += w[r][j] * w[r][j]
+            norms.append(math.sqrt(norm))
+        left, right = (u_all[s], v_all[s]) if m >= n else (v_all[s], u_all[s])
+        largest = 0.0
+        for at in range(q):
+            best = -1
+            for j in range(q):
+                if norms[j] == -1.0:
+                    continue
+                if (
+                    best < 0
+                    or norms[j] > norms[best]
+                    or (math.isnan(norms[j]) and not math.isnan(norms[best]))
+                ):
+                    best = j
+            norm = norms[best]
+            norms[best] = -1.0
+            if at == 0:
+                largest = norm
+            scale = 1.0 / norm if norm > 2.0**-40 * largest else 0.0
+            s_all[s, at] = norm
+            for r in range(p):
+                left[r, at] = w[r][best] * scale
+            for r in range(q):
+                right[r, at] = vv[r][best]
 
 
 # pragma IMAGINET_FRAGMENT_END
