@@ -399,6 +399,10 @@ class FragmentKernel:
     second a len x units matrix and any further input a vector of units:
     ``(x, rows, len, w, units, <vectors>..., <scalar args>..., output)``, the
     output rows of units (a linear layer).
+    ``"shaped"`` passes every input flat, ``(in0, count0, in1, count1, ...,
+    <scalar args>..., outputs...)``, and gives each output the shape in
+    ``shapes``: integer expressions of the inputs' sizes and int args; the
+    kernel returns 0 or, on ``failure``, not 0 (confusion_matrix, list_diff).
     ``"flat"`` means ``(input, count, <scalar args>..., output)``: every
     element in row-major order gives one value (a scalar output).
     """
@@ -422,6 +426,8 @@ class FragmentKernel:
     output_layouts: tuple[str, ...] = ()
     #: For the rows layout: the output's rows are this many times as long (crelu: 2).
     widen: int = 1
+    #: For the shaped layout: per output, its sizes (``dsl.expr`` integer expressions).
+    shapes: tuple[tuple[Any, ...], ...] = ()
 
     @property
     def layouts(self) -> tuple[str, ...]:

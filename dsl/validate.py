@@ -762,8 +762,8 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 out.append(f"constraint '{k.message}' reads the list input '{c.inputs}', which constraints cannot")
     elif isinstance(c, C.FragmentKernel):
         need_input("x") if "x" in inputs else None
-        if c.layout not in ("axis", "flat", "rows", "channels", "select", "dense", *C.MATRIX_LAYOUTS):
-            out.append(f"fragment layout must be one of axis, flat, rows, channels, select, dense, "
+        if c.layout not in ("axis", "flat", "rows", "channels", "select", "dense", "shaped", *C.MATRIX_LAYOUTS):
+            out.append(f"fragment layout must be one of axis, flat, rows, channels, select, dense, shaped, "
                        f"{', '.join(C.MATRIX_LAYOUTS)}, got {c.layout!r}")
         if c.layout == "axis":
             need_arg(c.axis, (DataType.INT, DataType.LONG), False, "axis of the fragment")
@@ -772,6 +772,14 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 out.append("a select fragment names the int arg of its rows' length: length=..., also in args")
             else:
                 need_arg(c.length, (DataType.INT, DataType.LONG), False, "length of the outputs' rows")
+        elif c.layout == "shaped":
+            if len(c.shapes) != len(op.outputs):
+                out.append(f"a shaped fragment gives each output its shape: shapes=... holds {len(c.shapes)}, "
+                           f"for {len(op.outputs)} output(s)")
+            for size in (s for shape in c.shapes for s in shape):
+                if not isinstance(size, (E.Arith, E.SizeAt, E.Literal, E.ParamRef)) or any(
+                        r.kind not in ("input", "arg") for r in E.param_refs(size)):
+                    out.append("an output size must be an integer expression of the inputs' sizes and int args")
         elif c.matrix and len(op.outputs) != len(c.layouts):
             out.append(f"a {c.layout} fragment gives one output per layout: {len(c.layouts)} layout(s) "
                        f"(output_layouts=... for outputs after the first), {len(op.outputs)} output(s)")
@@ -782,10 +790,12 @@ def compute_problems(op: M.Op) -> list[Problem]:
         if c.widen != 1 and not (c.layout == "rows" and isinstance(c.widen, int) and c.widen > 1
                                  and len(op.inputs) == 1):
             out.append("widen (rows that many times as long) takes an int above 1, for a rows fragment of one input")
+        if c.shapes and c.layout != "shaped":
+            out.append("shapes=... gives the outputs of a shaped fragment")
         if c.output_layouts and not (c.matrix and all(lay in C.MATRIX_LAYOUTS for lay in c.output_layouts)):
             out.append(f"output_layouts are matrix layouts ({', '.join(C.MATRIX_LAYOUTS)}) of a matrix fragment")
-        if c.failure is not None and not c.matrix:
-            out.append("only matrix fragments can fail (failure=...)")
+        if c.failure is not None and not (c.matrix or c.layout == "shaped"):
+            out.append("only matrix and shaped fragments can fail (failure=...)")
         if c.workspace is not None:
             if not c.matrix:
                 out.append("only matrix fragments take a workspace")

@@ -495,6 +495,83 @@ with Namespace("math"):
             """,
         )
 
+    with Op("confusion_matrix") as op:
+        op.display_path = "/Math/Statistics"
+        labels = Input(LONG, "labels", description="True classes, a vector")
+        predictions = Input(
+            LONG, "predictions", description="Predicted classes, as many as labels"
+        )
+        classes = Arg(INT, "num_classes", description="The number of classes")
+        Output(
+            LONG,
+            "output",
+            description="num_classes x num_classes counts: the label's row, the prediction's column",
+        )
+        Constraint(
+            "labels and predictions must be vectors of one length",
+            (labels.rank() == 1)
+            & (predictions.rank() == 1)
+            & (labels.size_at(0) == predictions.size_at(0)),
+        )
+        Constraint("num_classes must not be negative", classes >= 0)
+        Fragment(
+            c="fragments/confusion.h",
+            python="fragments/confusion.py",
+            c_fragments=fragment_names("confusion_matrix", ("int64",)),
+            python_fragment="confusion_matrix",
+            layout="shaped",
+            args=("num_classes",),
+            shapes=((classes, classes),),
+            failure="a label or prediction lies outside 0..num_classes-1",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The confusion matrix: output[i][j] counts the positions where the label
+            is i and the prediction is j (ND4J confusionMatrix with numClasses,
+            TensorFlow's confusion_matrix without weights). A class outside
+            0..num_classes-1 is an error.
+            """,
+        )
+
+    with Op("list_diff") as op:
+        op.display_path = "/Math/Sets"
+        x = Input(NUMERIC, "x", description="The values to keep or drop, a vector")
+        y = Input(NUMERIC, "y", description="The values to drop, a vector")
+        Output(
+            NUMERIC,
+            "values",
+            description="The kept values of x in order, then zeros: as long as x",
+        )
+        Output(
+            LONG,
+            "indices",
+            description="Where each kept value is in x, then zeros: as long as x",
+        )
+        Output(LONG, "count", description="How many values were kept, a scalar")
+        Constraint("x and y must have the same type", same_type(x, y))
+        Constraint("x and y must be vectors", (x.rank() == 1) & (y.rank() == 1))
+        Fragment(
+            c="fragments/sets.h",
+            python="fragments/sets.py",
+            c_fragments=fragment_names("list_diff"),
+            python_fragment="list_diff",
+            layout="shaped",
+            shapes=((x.size_at(0),), (x.size_at(0),), ()),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The values of x that equal no value of y, in their order, and their
+            indices in x (ND4J listDiff, TensorFlow setdiff1d, numpy.setdiff1d
+            without sorting). No memory is allocated at run time, so values and
+            indices have the length of x: the first count entries hold the result,
+            the rest are zeros. NaN equals nothing, so it is always kept.
+            """,
+        )
+
     with Op("moments", reduce, keep_outputs=False) as op:
         op.display_path = "/Math/Reduction"
         Input(FLOATING_POINT, "x", description="Input tensor")

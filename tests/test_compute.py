@@ -163,6 +163,10 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
     ("ArgReduce('last', map=lambda x: x > 0)", "ArgReduce's output must be LONG"),
     ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='dense')",
      "a dense fragment takes rows and a matrix of weights (and vectors): 2 inputs or more"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='shaped', shapes=((1,), (2,)))",
+     "a shaped fragment gives each output its shape: shapes=... holds 2, for 1 output(s)"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='rows', shapes=((1,),))",
+     "shapes=... gives the outputs of a shaped fragment"),
     ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='channels', widen=2)",
      "widen (rows that many times as long) takes an int above 1, for a rows fragment of one input"),
 ])

@@ -171,6 +171,14 @@ for backend in ("c", "python"):
     assert cast([1e300, -1e300], "float32") == [np.inf, -np.inf]
     assert cast([2**62 + 1], "float32", np.int64) == [2.0**62]
     assert cast([True, False], "float64") == [1.0, 0.0]
+# data-dependent lengths: a buffer as long as x, then the count (list_diff); a failing shaped kernel
+for backend in ("c", "python"):
+    values, indices, count = math.list_diff(np.array([1.0, np.nan, 2.0, 3.0]), np.array([2.0, np.nan]), backend=backend)
+    assert np.array_equal(values, [1.0, np.nan, 3.0, 0.0], equal_nan=True) and indices.tolist() == [0, 1, 3, 0]
+    assert count == 3
+    assert math.confusion_matrix([0, 2, 2], [0, 1, 2], 3, backend=backend).tolist() == [[1, 0, 0], [0, 0, 0], [0, 1, 1]]
+    fails(ValueError, "math.confusion_matrix: a label or prediction lies outside 0..num_classes-1",
+          math.confusion_matrix, [0, 5], [0, 1], 3, backend=backend)
 rng = np.random.default_rng(0)
 # svd: x = U diag(s) V^T with orthonormal columns, both orientations, both backends
 from opforge import linalg

@@ -339,13 +339,23 @@ def further_output_shape(op: Op, k: int) -> str:
     c = op.compute
     if isinstance(c, C.FragmentKernel) and c.matrix and c.output_layouts:
         return matrix_shape(op, c.layouts[k])
+    if isinstance(c, C.FragmentKernel) and c.layout == "shaped":
+        return declared_shape(op, k)
     return "output_shape"
+
+
+def declared_shape(op: Op, k: int) -> str:
+    """Output ``k`` of a shaped fragment: its declared sizes (System.Shape takes them outermost first)."""
+    sizes = op.compute.shapes[k]  # type: ignore[union-attr]
+    return f"System.Shape({', '.join(UnitRenderer(op).render(size) for size in sizes)})"
 
 
 def output_shape(op: Op) -> str:
     c = op.compute
     if isinstance(c, C.FragmentKernel) and c.matrix:
         return matrix_shape(op, c.layout)
+    if isinstance(c, C.FragmentKernel) and c.layout == "shaped":
+        return declared_shape(op, 0)
     if isinstance(c, C.Generation) and c.generator == "one_hot":
         indices, axis = c.arg("indices"), c.arg("axis")
         return f"{indices}.shape.insert(({axis} < 0 ? -{axis} - 1 : {indices}.shape.count - {axis}), {c.arg('depth')})"

@@ -758,6 +758,8 @@ class FragmentEmitter(Emitter):
             return OpCode(tuple(texts), tuple(includes), self.api(self.rows_body(c)))
         if c.layout == "dense":
             return OpCode(tuple(texts), tuple(includes), self.api(self.dense_body(c)))
+        if c.layout == "shaped":
+            return OpCode(tuple(texts), tuple(includes), self.api(self.shaped_body(c)))
         if c.matrix:
             api = self.api(self.matrix_body(c))
             if c.workspace is not None:
@@ -861,6 +863,33 @@ class FragmentEmitter(Emitter):
                         *[f"(const {ct}*){n}->data" for n in names[2:]], *extra,
                         f"({C_TYPE[v.of(out.name)]}*){abi.c_name(out.name)}->data"]
             return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
+
+        return lines + self.dispatch(per_variant)
+
+    def shaped_body(self, c: C.FragmentKernel) -> list[str]:
+        """Every input flat (data, element count); each output of its declared shape;
+        the kernel returns 0, or not 0 on failure."""
+        op = self.op
+        lines: list[str] = []
+        for o, shape in zip(op.outputs, c.shapes):
+            out = abi.c_name(o.name)
+            sizes = [self.constraints.render(size) for size in shape]
+            lines += ["{", f"const int64_t result[{max(1, len(sizes))}] = {{{', '.join(sizes) or '0'}}};",
+                      f"for (int32_t d = 0; d < {len(sizes)}; d++) {{", "if (result[d] < 0) {",
+                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(o.name + ': a size of the result is negative')});",
+                      "}", "}", f"if (!opf_shape_is({out}, {len(sizes)}, result)) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(o.name + ': shape does not match the result')});",
+                      "}", "}"]
+        frags_by_dtype = dict(c.c_fragments)
+        extra = self.fragment_args(c)
+        message = c_string(c.failure or "the kernel failed")
+
+        def per_variant(v: D.Variant) -> list[str]:
+            operands = [f"(const {C_TYPE[v.of(i.name)]}*){abi.c_name(i.name)}->data, opf_numel({abi.c_name(i.name)})"
+                        for i in op.inputs]
+            outs = [f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in op.outputs]
+            call = f"{frags_by_dtype[v.dtype]}({', '.join(operands + extra + outs)})"
+            return [f"if ({call} != 0) {{", f"return opf_fail(detail, OPFORGE_ERR_ARG, {message});", "}"]
 
         return lines + self.dispatch(per_variant)
 

@@ -117,6 +117,12 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
                 return None
             shape = numpy_runtime.matrix_shape(c.layout, first.shape, last.shape)
             output_shapes = [numpy_runtime.matrix_shape(layout, first.shape, last.shape) for layout in c.layouts]
+        elif isinstance(c, C.FragmentKernel) and c.layout == "shaped":
+            render, scope = PyConstraintRenderer(op).render, _scope(op, kwargs)
+            output_shapes = [tuple(int(eval(render(size), scope)) for size in s) for s in c.shapes]  # our own rendering
+            if any(size < 0 for s in output_shapes for size in s):
+                return None
+            shape = output_shapes[0]
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             shape = ()
         elif isinstance(c, C.FragmentKernel) and c.layout == "rows":

@@ -76,6 +76,9 @@ GENERATE_EXAMPLES: dict[str, dict[str, Any]] = {
     "sequence_mask": {"maxlen": 4},
     "cast": {"dtype": "int8"},  # an arg, not a role: truncation, saturation and NaN
 }
+#: The values of the vectors of shaped examples (the first, then the others), and of their
+#: int args: valid labels of 5 classes, and sets that share some values.
+SHAPED_VALUES = ([3, 1, 4, 1], [1, 2, 4, 0])
 #: The indices of scatter examples (False) and segment examples (True).
 SCATTER_INDICES = {False: np.array([0, 2, 0], dtype=np.int64), True: np.array([0, 0, 2, 2], dtype=np.int64)}
 PREFERRED_DTYPES = ("float32", "int32", "float64", "int64", "bool")
@@ -153,6 +156,9 @@ def _shapes(op: Op) -> tuple[dict[str, Any], dict[str, Any]] | None:
         return {n: (2, 3) for n in inputs}, {}
     if isinstance(c, C.FragmentKernel) and c.layout == "select":
         return {inputs[0]: (2, 3)}, {c.length: 2}
+    if isinstance(c, C.FragmentKernel) and c.layout == "shaped":  # vectors of SHAPED_VALUES
+        return {n: (len(SHAPED_VALUES[min(k, 1)]),) for k, n in enumerate(inputs)}, {
+            a.name: 5 for a in op.args if a.type in (DataType.INT, DataType.LONG) and not a.has_default}
     if isinstance(c, C.FragmentKernel) and c.layout == "dense":  # rows of 3 in, rows of 2 out
         return {n: ((2, 3), (3, 2), (2,))[min(k, 2)] for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel) and c.layout == "channels":
@@ -201,6 +207,8 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
     if isinstance(op.compute, C.Generation) and op.compute.generator in GENERATE_INDICES:
         role, values = GENERATE_INDICES[op.compute.generator]
         arrays[op.compute.arg(role)] = np.array(values, dtype=np.float64 if op.compute.generator == "cast" else np.int64)
+    if isinstance(op.compute, C.FragmentKernel) and op.compute.layout == "shaped":
+        arrays = {n: np.array(SHAPED_VALUES[min(k, 1)], dtype=a.dtype) for k, (n, a) in enumerate(arrays.items())}
     if isinstance(op.compute, C.LayoutMove) and op.compute.layout in LAYOUT_INDICES:
         role, values = LAYOUT_INDICES[op.compute.layout]
         arrays[op.compute.arg(role)] = np.array(values, dtype=np.int64)

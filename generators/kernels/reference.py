@@ -185,7 +185,7 @@ def body(op: Op) -> list[str]:
             lines += [f"counts = np.bincount(at, minlength={out}.shape[0])", "for s in np.flatnonzero(counts):",
                       f"    {out}[s] = {out}[s] / {out}.dtype.type({divisor})"]
         return lines
-    if isinstance(c, C.FragmentKernel) and (c.matrix or c.layout in ("flat", "rows", "channels", "select", "dense")):
+    if isinstance(c, C.FragmentKernel) and (c.matrix or c.layout in ("flat", "rows", "channels", "select", "dense", "shaped")):
         kinds = {a.name: a.type for a in op.args}
         args = ", ".join([py_name(i.name) for i in op.inputs] +
                          [f"{_FRAGMENT_ARG_PY.get(kinds[a], 'bool')}({py_name(a)})" for a in c.args] +

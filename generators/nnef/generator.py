@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from dsl import compute as C
+from dsl import expr as E
 from dsl.model import NO_DEFAULT, Arg, Namespace, Op
 from dsl.types import DataType, Language
 from generators import abi
@@ -44,6 +45,31 @@ def fragment_name(namespace: str, op: str) -> str:
 
 def nnef_name(name: str) -> str:
     return mangle(name, NNEF_RESERVED)
+
+
+class _SizeRenderer(E.Renderer):
+    """A declared output size inside a shape function: inputs are shape lists,
+    args attributes (or their defaults)."""
+
+    def __init__(self, op: Op) -> None:
+        self.defaults = {a.name: a.default for a in op.args if a.has_default}
+
+    def render_literal(self, node: E.Literal) -> str:
+        return repr(node.value)
+
+    def render_paramref(self, node: E.ParamRef) -> str:
+        name = nnef_name(node.name)
+        return f"attribs.get({name!r}, {self.defaults[node.name]!r})" if node.name in self.defaults else \
+            f"attribs[{name!r}]"
+
+    def render_sizeat(self, node: E.SizeAt) -> str:
+        return f"{nnef_name(node.input.name)}[{self.render(node.axis)}]"
+
+    def render_rank(self, node: E.Rank) -> str:
+        return f"len({nnef_name(node.input.name)})"
+
+    def render_arith(self, node: E.Arith) -> str:
+        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
 
 
 def _literal(value: Any, type_: DataType) -> str | None:
@@ -217,6 +243,12 @@ class NnefGenerator:
             return f"def {name}({params}):\n    return ({shapes})\n"
         elif isinstance(c, C.FragmentKernel) and c.matrix:
             body = f"return list(matrix_shape({c.layout!r}, {ins[0]}, {ins[-1]}))"
+        elif isinstance(c, C.FragmentKernel) and c.layout == "shaped":  # the declared sizes of each output
+            render = _SizeRenderer(op).render
+            shapes = ", ".join("[" + ", ".join(render(size) for size in s) + "]" for s in c.shapes)
+            if len(op.outputs) > 1:
+                return f"def {name}({params}):\n    return ({shapes})\n"
+            body = f"return {shapes}"
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             body = "return []"
         elif isinstance(c, C.FragmentKernel) and c.layout == "select":

@@ -271,6 +271,13 @@ class _Binding:
             self.add("try:", f"    shape = _k.generate_shape({c.generator!r}, {{{shapes}}})",
                      f"    _k.generate_check({c.generator!r}, {{{params}}}, dtype)",
                      "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
+        elif isinstance(c, C.FragmentKernel) and c.layout == "shaped":
+            render = PyConstraintRenderer(op).render
+            for k, (o, s) in enumerate(zip(op.outputs, c.shapes)):
+                name = f"shape{k}" if k else "shape"
+                self.add(f"{name} = ({''.join(render(size) + ', ' for size in s)})",
+                         f"if any(size < 0 for size in {name}):",
+                         f"    raise ValueError(f\"{{_op}}: {o.name}: a size of the result is negative\")")
         elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
             self.add("shape = ()")
         elif isinstance(c, C.FragmentKernel) and c.layout == "select":
@@ -383,7 +390,7 @@ class _Binding:
         several = len(op.outputs) > 1
         if several:  # out: None or one array (or None) per output; every output has the shape
             self.add(f"_outs = _rt.outs(_op, out, {len(op.outputs)})")
-            own = isinstance(c, C.FragmentKernel) and bool(c.output_layouts)
+            own = isinstance(c, C.FragmentKernel) and (bool(c.output_layouts) or c.layout == "shaped")
             for k, o in enumerate(op.outputs):
                 shape = f"shape{k}" if own and k else "shape"
                 self.add(f"written{k}, out{k} = _rt.output(_op, 'out[{k}]', _outs[{k}], {shape}, variant[{o.name!r}], "

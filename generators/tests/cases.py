@@ -138,6 +138,15 @@ DENSE_CASES: list[tuple[tuple[int, ...], ...]] = [
     ((4, 3), (3, 2), (3,)), ((4, 3), (2, 3, 2), (2,)), ((4, 3), (3,), (3,)),
 ]
 
+#: Shaped fragments: (shape of every input, (lowest, highest value), value of every int arg,
+#: extreme), valid and invalid alike: values beyond the int arg, shapes that differ, a matrix.
+SHAPED_CASES: list[tuple[tuple[tuple[int, ...], ...], tuple[int, int], int, bool]] = [
+    (((6,), (6,)), (0, 3), 4, False), (((0,), (0,)), (0, 3), 3, False), (((9,), (9,)), (0, 2), 3, False),
+    (((5,), (3,)), (0, 3), 4, False), (((1,), (0,)), (0, 3), 2, False), (((8,), (8,)), (0, 4), 4, False),
+    (((4,), (4,)), (-1, 2), 3, False), (((7,), (5,)), (-2, 2), 3, True), (((2, 3), (2, 3)), (0, 2), 3, False),
+    (((3,), (3,)), (0, 2), -1, False),
+]
+
 #: Per number of inputs of a matrix fragment: input shapes, valid and invalid alike.
 MATRIX_CASES: dict[int, list[tuple[tuple[int, ...], ...]]] = {
     1: [((3, 3),), ((2, 4, 4),), ((1, 1),), ((2, 1, 2, 2),), ((0, 3, 3),), ((3, 4),), ((5,),), ((2, 4, 3),),
@@ -414,6 +423,12 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
         # ties: many equal values, ordered by index
         out.append({"inputs": {x: _tensor(v.of(x), (3, 7), extreme=False, low=0, high=2)},
                     "args": _arg_values(op)[0] | {c.length: 4}, "tol": tol})
+    elif isinstance(c, C.FragmentKernel) and c.layout == "shaped":
+        ints = [a.name for a in op.args if a.type in (DataType.INT, DataType.LONG) and a.count.is_single]
+        for k, (shapes, (low, high), value, extreme) in enumerate(SHAPED_CASES):
+            inputs = {i.name: _tensor(v.of(i.name), s, extreme, "strided" if k == 2 else None, low, high) | {"whole": True}
+                      for i, s in zip(op.inputs, shapes)}
+            out.append({"inputs": inputs, "args": _arg_values(op)[0] | {n: value for n in ints}, "tol": tol})
     elif isinstance(c, C.FragmentKernel) and c.layout == "dense":
         names = [i.name for i in op.inputs]
         for shapes in DENSE_CASES:
