@@ -401,7 +401,8 @@ class FragmentKernel:
     output rows of units (a linear layer).
     ``"shaped"`` passes every input flat, ``(in0, count0, in1, count1, ...,
     <scalar args>..., outputs...)``, and gives each output the shape in
-    ``shapes``: integer expressions of the inputs' sizes and int args; the
+    ``shapes``: integer expressions of the inputs' sizes and int args, or an
+    input (a ``ParamRef``) whose shape the output takes; the
     kernel returns 0 or, on ``failure``, not 0 (confusion_matrix, list_diff).
     ``"flat"`` means ``(input, count, <scalar args>..., output)``: every
     element in row-major order gives one value (a scalar output).
@@ -426,8 +427,9 @@ class FragmentKernel:
     output_layouts: tuple[str, ...] = ()
     #: For the rows layout: the output's rows are this many times as long (crelu: 2).
     widen: int = 1
-    #: For the shaped layout: per output, its sizes (``dsl.expr`` integer expressions).
-    shapes: tuple[tuple[Any, ...], ...] = ()
+    #: For the shaped layout: per output, its sizes (``dsl.expr`` integer expressions),
+    #: or the input (a ``dsl.expr.ParamRef``) whose shape it takes.
+    shapes: tuple[Any, ...] = ()
 
     @property
     def layouts(self) -> tuple[str, ...]:

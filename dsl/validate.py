@@ -776,7 +776,10 @@ def compute_problems(op: M.Op) -> list[Problem]:
             if len(c.shapes) != len(op.outputs):
                 out.append(f"a shaped fragment gives each output its shape: shapes=... holds {len(c.shapes)}, "
                            f"for {len(op.outputs)} output(s)")
-            for size in (s for shape in c.shapes for s in shape):
+            for shape in c.shapes:
+                if isinstance(shape, E.ParamRef) and shape.kind != "input":
+                    out.append(f"an output takes the shape of an input, not of {shape.kind} '{shape.name}'")
+            for size in (s for shape in c.shapes if not isinstance(shape, E.ParamRef) for s in shape):
                 if not isinstance(size, (E.Arith, E.SizeAt, E.Literal, E.ParamRef)) or any(
                         r.kind not in ("input", "arg") for r in E.param_refs(size)):
                     out.append("an output size must be an integer expression of the inputs' sizes and int args")

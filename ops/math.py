@@ -495,6 +495,58 @@ with Namespace("math"):
             """,
         )
 
+    with Op("normalize_moments") as op:
+        op.display_path = "/Math/Statistics"
+        means = Input(
+            FLOATING_POINT, "means", description="Sums of the (shifted) values"
+        )
+        variances = Input(
+            FLOATING_POINT,
+            "variances",
+            description="Sums of the squared (shifted) values, with the shape of means",
+        )
+        counts = Arg(
+            FLOATING_POINT, "counts", description="How many values each sum holds"
+        )
+        Arg(
+            FLOATING_POINT,
+            "shift",
+            default=0.0,
+            description="The shift subtracted from the values before summing",
+        )
+        Output(FLOATING_POINT, "mean", description="The means, with the shape of means")
+        Output(
+            FLOATING_POINT,
+            "variance",
+            description="The biased variances, with the shape of means",
+        )
+        Constraint(
+            "means and variances must have the same type", same_type(means, variances)
+        )
+        Constraint(
+            "means and variances must have the same shape", same_shape(means, variances)
+        )
+        Constraint("counts must be positive", counts > 0)
+        Fragment(
+            c="fragments/moments.h",
+            python="fragments/moments.py",
+            c_fragments=fragment_names("normalize_moments", FLOAT_DTYPES),
+            python_fragment="normalize_moments",
+            layout="shaped",
+            args=("counts", "shift"),
+            shapes=(means, means),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The mean and the variance from sufficient statistics (ND4J and
+            TensorFlow normalize_moments): mean = means / counts + shift and
+            variance = variances / counts - (means / counts)^2, in double
+            precision. ND4J takes counts as a scalar tensor; here it is an arg.
+            """,
+        )
+
     with Op("confusion_matrix") as op:
         op.display_path = "/Math/Statistics"
         labels = Input(LONG, "labels", description="True classes, a vector")

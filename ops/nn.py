@@ -439,6 +439,50 @@ with Namespace("nn"):
             """,
         )
 
+    with Op("dropout") as op:
+        op.display_path = "/NN/Layers"
+        op.onnx = "Dropout"
+        x = Input(FLOATING_POINT, "x", description="Input tensor")
+        p = Arg(
+            FLOATING_POINT,
+            "p",
+            default=0.5,
+            description="The probability of dropping each element",
+        )
+        Arg(LONG, "seed", default=0, description="Key of the random stream")
+        Arg(
+            LONG,
+            "offset",
+            default=0,
+            description="Counter of the first element's random number",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="x with dropped elements 0 and kept ones scaled, with its shape",
+        )
+        Constraint("p must lie in [0, 1)", (p >= 0) & (p < 1))
+        Fragment(
+            c="fragments/dropout.h",
+            python="fragments/dropout.py",
+            c_fragments=fragment_names("dropout", FLOAT_DTYPES),
+            python_fragment="dropout",
+            layout="shaped",
+            args=("p", "seed", "offset"),
+            shapes=(x,),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Inverted dropout (ONNX Dropout in training mode, without the mask): each
+            element is 0 with probability p and x / (1 - p) otherwise, so the mean
+            is kept. Element i (row-major) is dropped where the uniform number of
+            the random namespace's stream (seed, offset + i) is below p: the same
+            seed and offset drop the same elements in C and NumPy.
+            """,
+        )
+
     with Op("linear") as op:
         op.display_path = "/NN/Layers"
         op.onnx = "Gemm"

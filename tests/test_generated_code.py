@@ -105,7 +105,7 @@ def test_generated_parity_suite_passes(installed: Path, out: Path) -> None:
 
 BINDING_CHECKS = r'''
 import numpy as np
-from opforge import base, math, random, bitwise
+from opforge import base, bitwise, linalg, math, nn, random
 
 def fails(kind, message, fn, *args, **kwargs):
     try:
@@ -179,9 +179,16 @@ for backend in ("c", "python"):
     assert math.confusion_matrix([0, 2, 2], [0, 1, 2], 3, backend=backend).tolist() == [[1, 0, 0], [0, 0, 0], [0, 1, 1]]
     fails(ValueError, "math.confusion_matrix: a label or prediction lies outside 0..num_classes-1",
           math.confusion_matrix, [0, 5], [0, 1], 3, backend=backend)
+# dropout drops where random.uniform's float64 stream (same seed and offset) is below p
+ones = np.ones(1000)
+u = random.uniform(shape=[1000], dtype="float64", random_config=random.RandomConfig(seed=7, offset=3))
+for backend in ("c", "python"):
+    dropped = nn.dropout(ones, p=0.25, seed=7, offset=3, backend=backend)
+    assert np.array_equal(dropped == 0, u < 0.25) and set(np.unique(dropped)) == {0.0, 1 / 0.75}
+    mean, variance = math.normalize_moments(np.array([4.0, 6.0]), np.array([10.0, 20.0]), counts=2.0, backend=backend)
+    assert mean.tolist() == [2.0, 3.0] and variance.tolist() == [1.0, 1.0]
 rng = np.random.default_rng(0)
 # svd: x = U diag(s) V^T with orthonormal columns, both orientations, both backends
-from opforge import linalg
 for shape in ((2, 5, 3), (3, 4)):
     x = rng.standard_normal(shape)
     for backend in ("c", "python"):
@@ -191,7 +198,6 @@ for shape in ((2, 5, 3), (3, 4)):
         assert np.allclose(np.swapaxes(u, -1, -2) @ u, np.eye(min(shape[-2:])))
         assert np.allclose(np.swapaxes(v, -1, -2) @ v, np.eye(min(shape[-2:])))
 # attention against its formula, softmax(Q K^T / sqrt(d)) V, on both backends
-from opforge import nn
 q, k, v = (rng.standard_normal(s) for s in ((2, 3, 4), (2, 5, 4), (2, 5, 2)))
 def attend(mask):
     s = np.where(mask, q @ np.swapaxes(k, -1, -2) / 2.0, -np.inf)

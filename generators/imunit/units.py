@@ -14,6 +14,7 @@ from collections.abc import Callable
 import attrs
 
 from dsl import compute as C
+from dsl import expr as E
 from dsl.model import Arg, Input, Op, Output
 from dsl.types import CONCRETE_DTYPES, DataType
 from generators import abi
@@ -347,6 +348,8 @@ def further_output_shape(op: Op, k: int) -> str:
 def declared_shape(op: Op, k: int) -> str:
     """Output ``k`` of a shaped fragment: its declared sizes (System.Shape takes them outermost first)."""
     sizes = op.compute.shapes[k]  # type: ignore[union-attr]
+    if isinstance(sizes, E.ParamRef):  # the shape of that input
+        return f"{sizes.name}.shape"
     return f"System.Shape({', '.join(UnitRenderer(op).render(size) for size in sizes)})"
 
 
@@ -456,8 +459,6 @@ class UnitRenderer(ImaginetRenderer):
     """In a unit an optional arg is a value plus a ``use_<arg>`` flag, never null."""
 
     def render_compare(self, node) -> str:  # type: ignore[no-untyped-def]
-        from dsl import expr as E
-
         for ref, lit in ((node.left, node.right), (node.right, node.left)):
             if isinstance(ref, E.ParamRef) and isinstance(lit, E.Literal) and lit.value is None:
                 return f"(use_{ref.name} {'==' if node.op == '!=' else '!='} true)"

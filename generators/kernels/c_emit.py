@@ -15,7 +15,7 @@ from dsl import expr as E
 from dsl import dtypes as D
 from dsl import fragments
 from dsl import validate
-from dsl.model import Config, Input, Op
+from dsl.model import Config, Input, Op, Output
 from dsl.types import DataType
 from generators import abi
 from generators.kernels.c_constraints import CConstraintRenderer
@@ -164,10 +164,10 @@ class Emitter:
     def kernel_name(self, v: D.Variant, suffix: str = "") -> str:
         return f"{self.fn}_{SUFFIX[v.dtype]}{suffix}"
 
-    def output_check(self, rank: str, shape: str, every: bool = False) -> list[str]:
-        """The (first, or ``every``) output has the result's shape."""
+    def output_check(self, rank: str, shape: str, every: bool = False, only: Output | None = None) -> list[str]:
+        """The (first, ``every`` or ``only`` the given) output has the result's shape."""
         lines = []
-        for o in self.op.outputs if every else self.op.outputs[:1]:
+        for o in [only] if only is not None else self.op.outputs if every else self.op.outputs[:1]:
             lines += [f"if (!opf_shape_is({abi.c_name(o.name)}, {rank}, {shape})) {{",
                       f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(o.name + ': shape does not match the result')});",
                       "}"]
@@ -873,6 +873,10 @@ class FragmentEmitter(Emitter):
         lines: list[str] = []
         for o, shape in zip(op.outputs, c.shapes):
             out = abi.c_name(o.name)
+            if isinstance(shape, E.ParamRef):  # the shape of that input
+                source = abi.c_name(shape.name)
+                lines += self.output_check(f"{source}->rank", f"{source}->shape", only=o)
+                continue
             sizes = [self.constraints.render(size) for size in shape]
             lines += ["{", f"const int64_t result[{max(1, len(sizes))}] = {{{', '.join(sizes) or '0'}}};",
                       f"for (int32_t d = 0; d < {len(sizes)}; d++) {{", "if (result[d] < 0) {",

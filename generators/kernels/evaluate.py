@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from dsl import compute as C
+from dsl import expr as E
 from dsl.model import Input, Namespace, Op
 from dsl.types import DataType
 from generators.kernels import numpy_runtime, reference
@@ -119,7 +120,8 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             output_shapes = [numpy_runtime.matrix_shape(layout, first.shape, last.shape) for layout in c.layouts]
         elif isinstance(c, C.FragmentKernel) and c.layout == "shaped":
             render, scope = PyConstraintRenderer(op).render, _scope(op, kwargs)
-            output_shapes = [tuple(int(eval(render(size), scope)) for size in s) for s in c.shapes]  # our own rendering
+            output_shapes = [arrays[s.name].shape if isinstance(s, E.ParamRef) else  # an input's shape
+                             tuple(int(eval(render(size), scope)) for size in s) for s in c.shapes]  # our own rendering
             if any(size < 0 for s in output_shapes for size in s):
                 return None
             shape = output_shapes[0]

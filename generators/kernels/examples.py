@@ -76,9 +76,11 @@ GENERATE_EXAMPLES: dict[str, dict[str, Any]] = {
     "sequence_mask": {"maxlen": 4},
     "cast": {"dtype": "int8"},  # an arg, not a role: truncation, saturation and NaN
 }
-#: The values of the vectors of shaped examples (the first, then the others), and of their
-#: int args: valid labels of 5 classes, and sets that share some values.
-SHAPED_VALUES = ([3, 1, 4, 1], [1, 2, 4, 0])
+#: The vectors of shaped examples (the first, then the others), integer and float, and the
+#: values of their int and float args without defaults: valid labels of 5 classes, sets that
+#: share some values, and sums and sums of squares of 2 values each.
+SHAPED_VALUES = {"int": ([3, 1, 4, 1], [1, 2, 4, 0]), "float": ([2.0, 1.0, 4.0, 1.0], [5.0, 2.0, 16.0, 1.0])}
+SHAPED_ARGS = {"int": 5, "float": 2.0}
 #: The indices of scatter examples (False) and segment examples (True).
 SCATTER_INDICES = {False: np.array([0, 2, 0], dtype=np.int64), True: np.array([0, 0, 2, 2], dtype=np.int64)}
 PREFERRED_DTYPES = ("float32", "int32", "float64", "int64", "bool")
@@ -157,8 +159,9 @@ def _shapes(op: Op) -> tuple[dict[str, Any], dict[str, Any]] | None:
     if isinstance(c, C.FragmentKernel) and c.layout == "select":
         return {inputs[0]: (2, 3)}, {c.length: 2}
     if isinstance(c, C.FragmentKernel) and c.layout == "shaped":  # vectors of SHAPED_VALUES
-        return {n: (len(SHAPED_VALUES[min(k, 1)]),) for k, n in enumerate(inputs)}, {
-            a.name: 5 for a in op.args if a.type in (DataType.INT, DataType.LONG) and not a.has_default}
+        kinds = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float"}
+        return {n: (4,) for n in inputs}, {a.name: SHAPED_ARGS[kinds[a.type]] for a in op.args
+                                           if a.type in kinds and a.count.is_single and not a.has_default}
     if isinstance(c, C.FragmentKernel) and c.layout == "dense":  # rows of 3 in, rows of 2 out
         return {n: ((2, 3), (3, 2), (2,))[min(k, 2)] for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel) and c.layout == "channels":
@@ -208,7 +211,8 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
         role, values = GENERATE_INDICES[op.compute.generator]
         arrays[op.compute.arg(role)] = np.array(values, dtype=np.float64 if op.compute.generator == "cast" else np.int64)
     if isinstance(op.compute, C.FragmentKernel) and op.compute.layout == "shaped":
-        arrays = {n: np.array(SHAPED_VALUES[min(k, 1)], dtype=a.dtype) for k, (n, a) in enumerate(arrays.items())}
+        arrays = {n: np.array(SHAPED_VALUES["float" if a.dtype.kind == "f" else "int"][min(k, 1)], dtype=a.dtype)
+                  for k, (n, a) in enumerate(arrays.items())}
     if isinstance(op.compute, C.LayoutMove) and op.compute.layout in LAYOUT_INDICES:
         role, values = LAYOUT_INDICES[op.compute.layout]
         arrays[op.compute.arg(role)] = np.array(values, dtype=np.int64)

@@ -245,7 +245,8 @@ class NnefGenerator:
             body = f"return list(matrix_shape({c.layout!r}, {ins[0]}, {ins[-1]}))"
         elif isinstance(c, C.FragmentKernel) and c.layout == "shaped":  # the declared sizes of each output
             render = _SizeRenderer(op).render
-            shapes = ", ".join("[" + ", ".join(render(size) for size in s) + "]" for s in c.shapes)
+            shapes = ", ".join(f"list({nnef_name(s.name)})" if isinstance(s, E.ParamRef) else
+                               "[" + ", ".join(render(size) for size in s) + "]" for s in c.shapes)
             if len(op.outputs) > 1:
                 return f"def {name}({params}):\n    return ({shapes})\n"
             body = f"return {shapes}"

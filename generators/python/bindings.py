@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import compute as C
 from dsl import doc_tokens
+from dsl import expr as E
 from dsl import dtypes as D
 from dsl.model import Arg, Config, Op
 from dsl.types import DataType, DocScope, Language
@@ -191,8 +192,6 @@ class _Binding:
         return ""
 
     def constraints(self) -> None:
-        from dsl import expr as E
-
         render = PyConstraintRenderer(self.op).render
         for cfg, c in self.op.all_constraints():
             if c.backend:
@@ -275,6 +274,9 @@ class _Binding:
             render = PyConstraintRenderer(op).render
             for k, (o, s) in enumerate(zip(op.outputs, c.shapes)):
                 name = f"shape{k}" if k else "shape"
+                if isinstance(s, E.ParamRef):  # the shape of that input
+                    self.add(f"{name} = {py_name(s.name)}.shape")
+                    continue
                 self.add(f"{name} = ({''.join(render(size) + ', ' for size in s)})",
                          f"if any(size < 0 for size in {name}):",
                          f"    raise ValueError(f\"{{_op}}: {o.name}: a size of the result is negative\")")
