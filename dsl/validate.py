@@ -779,10 +779,19 @@ def compute_problems(op: M.Op) -> list[Problem]:
             for shape in c.shapes:
                 if isinstance(shape, E.ParamRef) and shape.kind != "input":
                     out.append(f"an output takes the shape of an input, not of {shape.kind} '{shape.name}'")
-            for size in (s for shape in c.shapes if not isinstance(shape, E.ParamRef) for s in shape):
-                if not isinstance(size, (E.Arith, E.SizeAt, E.Literal, E.ParamRef)) or any(
-                        r.kind not in ("input", "arg") for r in E.param_refs(size)):
-                    out.append("an output size must be an integer expression of the inputs' sizes and int args")
+            def is_size(node: Any) -> bool:
+                """An integer expression of the inputs' sizes and int args."""
+                if isinstance(node, E.Literal):
+                    return isinstance(node.value, int) and not isinstance(node.value, bool)
+                if isinstance(node, E.ParamRef):
+                    return node.kind == "arg" and node.name in args and args[node.name].type in (
+                        DataType.INT, DataType.LONG)
+                if isinstance(node, E.SizeAt):
+                    return node.input.kind == "input" and is_size(node.axis)
+                return isinstance(node, E.Arith) and is_size(node.left) and is_size(node.right)
+
+            if not all(is_size(size) for shape in c.shapes if not isinstance(shape, E.ParamRef) for size in shape):
+                out.append("an output size must be an integer expression of the inputs' sizes and int args")
         elif c.matrix and len(op.outputs) != len(c.layouts):
             out.append(f"a {c.layout} fragment gives one output per layout: {len(c.layouts)} layout(s) "
                        f"(output_layouts=... for outputs after the first), {len(op.outputs)} output(s)")
