@@ -839,7 +839,7 @@ def Random(distribution: str, **params: str) -> None:
 def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragment: str,
              layout: str = "axis", axis: str = "axis", args: tuple[str, ...] = (), failure: str | None = None,
              workspace: Any = None, length: str | None = None, output_layouts: tuple[str, ...] = (),
-             widen: int = 1, shapes: tuple[Any, ...] = ()) -> None:
+             widen: int = 1, shapes: tuple[Any, ...] = (), shared: tuple[str, ...] = ()) -> None:
     """Hand-written kernels: ``c`` and ``python`` are files beside the ops
     file holding ``#pragma IMAGINET_FRAGMENT_BEGIN`` fragments; ``c_fragments``
     maps each dtype to its C fragment. ``layout`` is "axis", "matrix" or
@@ -852,13 +852,14 @@ def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragmen
     ``widen`` makes a "rows" kernel's output rows that many times as long;
     ``shapes`` gives a "shaped" kernel's output shapes, per output a tuple of
     sizes (expressions of input sizes and int args, such as ``(n, n)``) or an
-    input, whose shape the output takes."""
+    input, whose shape the output takes; ``shared`` names the inputs of a
+    matrix kernel that are one matrix for every batch (weights)."""
     node = term(workspace).node if workspace is not None else None
     _set_compute("Fragment", compute.FragmentKernel(
         c, tuple(sorted(c_fragments.items())), python, python_fragment, layout, axis, tuple(args), failure, node,
         length, tuple(output_layouts), widen,
         tuple(term(shape).node if isinstance(shape, Term) else tuple(term(size).node for size in shape)
-              for shape in shapes)))
+              for shape in shapes), tuple(shared)))
 
 
 def Layout(layout: str, *, input: str = "x", **params: str) -> None:

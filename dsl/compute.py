@@ -430,6 +430,8 @@ class FragmentKernel:
     #: For the shaped layout: per output, its sizes (``dsl.expr`` integer expressions),
     #: or the input (a ``dsl.expr.ParamRef``) whose shape it takes.
     shapes: tuple[Any, ...] = ()
+    #: For matrix layouts: inputs that are one matrix (rank 2) for every batch (weights).
+    shared: tuple[str, ...] = ()
 
     @property
     def layouts(self) -> tuple[str, ...]:

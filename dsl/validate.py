@@ -802,6 +802,9 @@ def compute_problems(op: M.Op) -> list[Problem]:
         if c.widen != 1 and not (c.layout == "rows" and isinstance(c.widen, int) and c.widen > 1
                                  and len(op.inputs) == 1):
             out.append("widen (rows that many times as long) takes an int above 1, for a rows fragment of one input")
+        if c.shared and not (c.matrix and all(n in inputs for n in c.shared)
+                             and op.inputs and op.inputs[0].name not in c.shared):
+            out.append("shared=... names inputs of a matrix fragment, after the first, that are one matrix for every batch")
         if c.shapes and c.layout != "shaped":
             out.append("shapes=... gives the outputs of a shaped fragment")
         if c.output_layouts and not (c.matrix and all(lay in C.MATRIX_LAYOUTS for lay in c.output_layouts)):

@@ -601,6 +601,122 @@ with Namespace("nn"):
             """,
         )
 
+    with Op("multi_head_dot_product_attention") as op:
+        op.display_path = "/NN/Attention"
+        q = Input(
+            FLOATING_POINT,
+            "queries",
+            description="Lq x dm matrices of queries in the last two axes",
+        )
+        k = Input(
+            FLOATING_POINT,
+            "keys",
+            description="Lk x dm matrices of keys, with the batch axes of queries",
+        )
+        v = Input(
+            FLOATING_POINT,
+            "values",
+            description="Lk x dv_in matrices of values, with the batch axes of queries",
+        )
+        wq = Input(
+            FLOATING_POINT,
+            "wq",
+            description="dm x (heads * dk) query projection, one for every batch",
+        )
+        wk = Input(
+            FLOATING_POINT,
+            "wk",
+            description="dm x (heads * dk) key projection, one for every batch",
+        )
+        wv = Input(
+            FLOATING_POINT,
+            "wv",
+            description="dv_in x (heads * dv) value projection, one for every batch",
+        )
+        wo = Input(
+            FLOATING_POINT,
+            "wo",
+            description="(heads * dv) x out projection of the joined heads",
+        )
+        heads = Arg(INT, "num_heads", default=1, description="How many heads")
+        Arg(
+            BOOLEAN,
+            "scaled",
+            default=True,
+            description="Divide each head's scores by sqrt(dk)",
+        )
+        Arg(
+            BOOLEAN,
+            "causal",
+            default=False,
+            description="Query i sees keys 0..i only (ONNX is_causal)",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="Lq x out matrices, with the batch axes of queries",
+        )
+        Constraint(
+            "all inputs must have the same type",
+            same_type(q, k)
+            & same_type(q, v)
+            & same_type(q, wq)
+            & same_type(q, wk)
+            & same_type(q, wv)
+            & same_type(q, wo),
+        )
+        Constraint(
+            "keys must have as many columns as queries",
+            k.size_at(-1) == q.size_at(-1),
+        )
+        Constraint(
+            "values must have as many rows as keys", v.size_at(-2) == k.size_at(-2)
+        )
+        Constraint(
+            "wq and wk must both have as many rows as queries has columns, and the same columns",
+            (wq.size_at(0) == q.size_at(-1))
+            & (wk.size_at(0) == q.size_at(-1))
+            & (wk.size_at(-1) == wq.size_at(-1)),
+        )
+        Constraint(
+            "wv must have as many rows as values has columns",
+            wv.size_at(0) == v.size_at(-1),
+        )
+        Constraint(
+            "wo must have as many rows as wv has columns",
+            wo.size_at(0) == wv.size_at(-1),
+        )
+        Constraint(
+            "num_heads must be positive and divide the columns of wq and of wv",
+            (heads >= 1)
+            & (wq.size_at(-1) % heads == 0)
+            & (wv.size_at(-1) % heads == 0),
+        )
+        Fragment(
+            c="fragments/attention.h",
+            python="fragments/attention.py",
+            c_fragments=fragment_names("multi_head", FLOAT_DTYPES),
+            python_fragment="multi_head_attention",
+            layout="matrix_product",
+            args=("num_heads", "scaled", "causal"),
+            shared=("wq", "wk", "wv", "wo"),
+            workspace=(q.size_at(-2) + k.size_at(-2)) * wq.size_at(-1)
+            + (k.size_at(-2) + q.size_at(-2)) * wv.size_at(-1)
+            + k.size_at(-2),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Multi-head attention with input and output projections (ND4J
+            multiHeadDotProductAttention without a mask, row-major): per batch,
+            Q = queries wq, K = keys wk and V = values wv; head h attends as
+            dot_product_attention with columns h*dk..(h+1)*dk of Q and K to columns
+            h*dv..(h+1)*dv of V; the heads' results, joined in order, are
+            projected by wo. All sums are in double precision.
+            """,
+        )
+
     with Op("softmax", along_axis) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "Softmax"

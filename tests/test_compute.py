@@ -169,6 +169,8 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
      "an output size must be an integer expression of the inputs' sizes and int args"),
     ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='shaped', shapes=((1.5,),))",
      "an output size must be an integer expression of the inputs' sizes and int args"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='matrix', shared=('x',))",
+     "shared=... names inputs of a matrix fragment, after the first, that are one matrix for every batch"),
     ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='rows', shapes=((1,),))",
      "shapes=... gives the outputs of a shaped fragment"),
     ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='channels', widen=2)",

@@ -199,13 +199,22 @@ for shape in ((2, 5, 3), (3, 4)):
         assert np.allclose(np.swapaxes(v, -1, -2) @ v, np.eye(min(shape[-2:])))
 # attention against its formula, softmax(Q K^T / sqrt(d)) V, on both backends
 q, k, v = (rng.standard_normal(s) for s in ((2, 3, 4), (2, 5, 4), (2, 5, 2)))
-def attend(mask):
-    s = np.where(mask, q @ np.swapaxes(k, -1, -2) / 2.0, -np.inf)
+def attend(q, k, v, mask):
+    s = np.where(mask, q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), -np.inf)
     w = np.exp(s - s.max(-1, keepdims=True))
     return (w / w.sum(-1, keepdims=True)) @ v
 for backend in ("c", "python"):
-    assert np.allclose(nn.dot_product_attention(q, k, v, backend=backend), attend(True))
-    assert np.allclose(nn.dot_product_attention(q, k, v, causal=True, backend=backend), attend(np.tri(3, 5) > 0))
+    assert np.allclose(nn.dot_product_attention(q, k, v, backend=backend), attend(q, k, v, True))
+    assert np.allclose(nn.dot_product_attention(q, k, v, causal=True, backend=backend),
+                       attend(q, k, v, np.tri(3, 5) > 0))
+# multi-head: project, attend per head on column blocks, join, project
+wq, wk, wv, wo = (rng.standard_normal(s) for s in ((4, 6), (4, 6), (2, 4), (4, 3)))
+qp, kp, vp = q @ wq, k @ wk, v @ wv
+joined = np.concatenate([attend(qp[..., 3 * h:3 * h + 3], kp[..., 3 * h:3 * h + 3], vp[..., 2 * h:2 * h + 2],
+                                np.tri(3, 5) > 0) for h in range(2)], axis=-1)
+for backend in ("c", "python"):
+    assert np.allclose(nn.multi_head_dot_product_attention(q, k, v, wq, wk, wv, wo, num_heads=2, causal=True,
+                                                           backend=backend), joined @ wo)
 assert np.allclose(nn.linear(q, k[0].T, v[0, :, 0]), q @ k[0].T + v[0, :, 0])
 fails(ValueError, "nn.dot_product_attention: values must have as many rows as keys (values has shape (2, 4, 2), "
       "keys has shape (2, 5, 4))", nn.dot_product_attention, q, k, v[:, :4])

@@ -958,12 +958,18 @@ class FragmentEmitter(Emitter):
         op = self.op
         names = [abi.c_name(i.name) for i in op.inputs]
         first = names[0]
+        shared = op.compute.shared  # type: ignore[union-attr]
         lines = []
         for i, n in zip(op.inputs, names):
+            if i.name in shared:  # one matrix for every batch
+                lines += [f"if ({n}->rank != 2) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(i.name + ': must be a matrix (rank 2)')});",
+                          "}"]
+                continue
             lines += [f"if ({n}->rank < 2) {{",
                       f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(i.name + ': must have rank 2 or more (matrices in the last two axes)')});",
                       "}"]
-        for i, n in zip(op.inputs[1:], names[1:]):
+        for i, n in [(i, n) for i, n in zip(op.inputs[1:], names[1:]) if i.name not in shared]:
             lines += [f"if ({n}->rank != {first}->rank || memcmp({n}->shape, {first}->shape, sizeof({first}->shape[0]) * (size_t)({first}->rank - 2)) != 0) {{",
                       f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must have the batch axes of ' + op.inputs[0].name)});",
                       "}"]

@@ -114,7 +114,8 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             shape = numpy_runtime.generate_shape(c.generator, numpy_runtime.with_shapes(c.generator, params))
         elif isinstance(c, C.FragmentKernel) and c.matrix:
             first, last = arrays[op.inputs[0].name], arrays[op.inputs[-1].name]
-            if any(a.ndim < 2 or a.shape[:-2] != first.shape[:-2] for a in arrays.values()):
+            if any(a.ndim != 2 if n in c.shared else a.ndim < 2 or a.shape[:-2] != first.shape[:-2]
+                   for n, a in arrays.items()):
                 return None
             shape = numpy_runtime.matrix_shape(c.layout, first.shape, last.shape)
             output_shapes = [numpy_runtime.matrix_shape(layout, first.shape, last.shape) for layout in c.layouts]

@@ -166,6 +166,8 @@ def _shapes(op: Op) -> tuple[dict[str, Any], dict[str, Any]] | None:
         return {n: ((2, 3), (3, 2), (2,))[min(k, 2)] for k, n in enumerate(inputs)}, {}
     if isinstance(c, C.FragmentKernel) and c.layout == "channels":
         return {n: ((2, 3) if k == 0 else (3,)) for k, n in enumerate(inputs)}, {}
+    if isinstance(c, C.FragmentKernel) and c.matrix and c.shared:  # queries, keys, values, projections
+        return dict(zip(inputs, ((2, 3), (3, 3), (3, 3), (3, 4), (3, 4), (3, 4), (4, 2)))), {}
     if isinstance(c, C.FragmentKernel) and c.matrix and len(inputs) == 3:  # queries, keys, values
         return dict(zip(inputs, ((2, 3), (3, 3), (3, 2)))), {}
     if isinstance(c, C.FragmentKernel) and c.matrix:

@@ -347,10 +347,14 @@ class _Binding:
             first = py_name(op.inputs[0].name)
             for i in op.inputs:
                 n = py_name(i.name)
+                if i.name in c.shared:  # one matrix for every batch
+                    self.add(f"if {n}.ndim != 2:",
+                             f"    raise ValueError(f\"{{_op}}: {i.name} must be a matrix (rank 2), got shape {{{n}.shape}}\")")
+                    continue
                 self.add(f"if {n}.ndim < 2:",
                          f"    raise ValueError(f\"{{_op}}: {i.name} must have rank 2 or more (matrices in the last two axes), "
                          f"got shape {{{n}.shape}}\")")
-            for i in op.inputs[1:]:
+            for i in [i for i in op.inputs[1:] if i.name not in c.shared]:
                 n = py_name(i.name)
                 self.add(f"if {n}.shape[:-2] != {first}.shape[:-2]:",
                          f"    raise ValueError(f\"{{_op}}: {i.name} must have the batch axes of {op.inputs[0].name} "

@@ -147,6 +147,20 @@ SHAPED_CASES: list[tuple[tuple[tuple[int, ...], ...], tuple[int, int], int, bool
     (((3,), (3,)), (0, 2), -1, False),
 ]
 
+#: Matrix fragments with inputs shared by every batch (multi-head attention: queries, keys,
+#: values, then the projections wq, wk, wv, wo): input shapes and the value of the int args.
+SHARED_CASES: list[tuple[tuple[tuple[int, ...], ...], int]] = [
+    (((2, 3, 4), (2, 5, 4), (2, 5, 5), (4, 6), (4, 6), (5, 4), (4, 3)), 2),
+    (((3, 4), (5, 4), (5, 5), (4, 6), (4, 6), (5, 4), (4, 3)), 1),
+    (((3, 4), (2, 4), (2, 5), (4, 6), (4, 6), (5, 4), (4, 3)), 2),
+    (((1, 2, 4), (1, 0, 4), (1, 0, 5), (4, 6), (4, 6), (5, 4), (4, 3)), 2),
+    (((3, 4), (5, 4), (5, 5), (4, 6), (4, 6), (5, 4), (4, 3)), 4),
+    (((3, 4), (5, 4), (5, 5), (4, 6), (4, 6), (5, 4), (4, 3)), 0),
+    (((3, 4), (5, 4), (5, 5), (3, 6), (4, 6), (5, 4), (4, 3)), 2),
+    (((3, 4), (5, 4), (5, 5), (4, 6), (4, 6), (5, 4), (4, 3)), 3),
+    (((3, 4), (5, 4), (5, 5), (2, 4, 6), (4, 6), (5, 4), (4, 3)), 2),
+]
+
 #: Per number of inputs of a matrix fragment: input shapes, valid and invalid alike.
 MATRIX_CASES: dict[int, list[tuple[tuple[int, ...], ...]]] = {
     1: [((3, 3),), ((2, 4, 4),), ((1, 1),), ((2, 1, 2, 2),), ((0, 3, 3),), ((3, 4),), ((5,),), ((2, 4, 3),),
@@ -459,6 +473,11 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
                                      ((2, 3, 4), False, None)]:
             t = _tensor(v.of(x), shape, extreme=not ordered, view=view) | ({"sorted": True} if ordered else {})
             out.append({"inputs": {x: t}, "args": _arg_values(op)[0], "tol": tol})
+    elif isinstance(c, C.FragmentKernel) and c.matrix and c.shared:
+        ints = [a.name for a in op.args if a.type in (DataType.INT, DataType.LONG)]
+        for k, (shapes, value) in enumerate(SHARED_CASES):
+            inputs = {i.name: _tensor(v.of(i.name), s, extreme=False) for i, s in zip(op.inputs, shapes)}
+            out.append({"inputs": inputs, "args": _matrix_args(op, c, k) | {n: value for n in ints}, "tol": tol})
     elif isinstance(c, C.FragmentKernel) and c.matrix:
         names = [i.name for i in op.inputs]
         shape_sets = MATRIX_CASES[len(names)] if len(names) in MATRIX_CASES else []

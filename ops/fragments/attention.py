@@ -1,5 +1,5 @@
 # Python twin of attention.h: the same operations in float64, one matrix of
-# scores per batch, rounded to the inputs' dtype as the result is stored.
+# scores per batch (and head), rounded to the inputs' dtype as the result is stored.
 # pragma IMAGINET_INCLUDES_BEGIN
 import math
 
@@ -8,11 +8,34 @@ import numpy as np
 # pragma IMAGINET_INCLUDES_END
 
 
-# pragma IMAGINET_FRAGMENT_BEGIN "attention"
-def attention(queries, keys, values, scaled, causal, output):
-    """softmax(Q K^T / sqrt(d)) V per batch; query i sees keys 0..i when causal.
+# pragma IMAGINET_FRAGMENT_BEGIN "attend"
+def attend(q, k, v, scale, causal):
+    """softmax(q k^T * scale) v for float64 matrices; query i sees keys 0..i when causal.
     Shifted by the largest score of each row (0 when infinite); no key gives 0.
     """
+    lq, lk = q.shape[0], k.shape[0]
+    if lk == 0:
+        return np.zeros((lq, v.shape[1]))
+    seen = (
+        np.arange(lk)[None, :] <= np.arange(lq)[:, None]
+        if causal
+        else np.ones((lq, lk), bool)
+    )
+    with np.errstate(all="ignore"):
+        scores = np.where(seen, (q @ k.T) * scale, -np.inf)
+        m = scores.max(axis=1, keepdims=True)
+        m = np.where(np.isinf(m), 0.0, m)
+        w = np.where(seen, np.exp(scores - m), 0.0)
+        return (w @ v) / w.sum(axis=1, keepdims=True)
+
+
+# pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "attention"
+# pragma IMAGINET_DEPENDENCY "attention.py:attend"
+def attention(queries, keys, values, scaled, causal, output):
+    """softmax(Q K^T / sqrt(d)) V per batch."""
     lq, d = queries.shape[-2:]
     lk, dv = values.shape[-2:]
     batch = math.prod(queries.shape[:-2])
@@ -21,19 +44,38 @@ def attention(queries, keys, values, scaled, causal, output):
     v = values.reshape(batch, lk, dv).astype(np.float64)
     out = output.reshape(batch, lq, dv)
     scale = 1.0 / math.sqrt(d) if scaled and d > 0 else 1.0
-    seen = (
-        np.arange(lk)[None, :] <= np.arange(lq)[:, None]
-        if causal
-        else np.ones((lq, lk), bool)
-    )
+    for s in range(batch):
+        out[s] = attend(q[s], k[s], v[s], scale, causal)
+
+
+# pragma IMAGINET_FRAGMENT_END
+
+
+# pragma IMAGINET_FRAGMENT_BEGIN "multi_head_attention"
+# pragma IMAGINET_DEPENDENCY "attention.py:attend"
+def multi_head_attention(
+    queries, keys, values, wq, wk, wv, wo, num_heads, scaled, causal, output
+):
+    """Per batch: project with wq, wk, wv; attend head by head on column blocks;
+    join the heads and project with wo."""
+    lq, dm = queries.shape[-2:]
+    lk, dmv = values.shape[-2:]
+    batch = math.prod(queries.shape[:-2])
+    q = queries.reshape(batch, lq, dm).astype(np.float64)
+    k = keys.reshape(batch, lk, dm).astype(np.float64)
+    v = values.reshape(batch, lk, dmv).astype(np.float64)
+    out = output.reshape(batch, lq, wo.shape[1])
+    dk, dv = wq.shape[1] // num_heads, wv.shape[1] // num_heads
+    scale = 1.0 / math.sqrt(dk) if scaled and dk > 0 else 1.0
+    weights = [w.astype(np.float64) for w in (wq, wk, wv, wo)]
     with np.errstate(all="ignore"):
         for s in range(batch):
-            scores = np.where(seen, (q[s] @ k[s].T) * scale, -np.inf)
-            m = scores.max(axis=1, keepdims=True) if lk else np.zeros((lq, 1))
-            m = np.where(np.isinf(m), 0.0, m)
-            w = np.where(seen, np.exp(scores - m), 0.0)
-            total = w.sum(axis=1, keepdims=True)
-            out[s] = (w @ v[s]) / total if lk else 0.0
+            qp, kp, vp = q[s] @ weights[0], k[s] @ weights[1], v[s] @ weights[2]
+            joined = np.zeros((lq, wv.shape[1]))
+            for h in range(num_heads):
+                a, b = slice(h * dk, (h + 1) * dk), slice(h * dv, (h + 1) * dv)
+                joined[:, b] = attend(qp[:, a], kp[:, a], vp[:, b], scale, causal)
+            out[s] = joined @ weights[3]
 
 
 # pragma IMAGINET_FRAGMENT_END
