@@ -65,9 +65,6 @@ class _SizeRenderer(E.Renderer):
     def render_sizeat(self, node: E.SizeAt) -> str:
         return f"{nnef_name(node.input.name)}[{self.render(node.axis)}]"
 
-    def render_rank(self, node: E.Rank) -> str:
-        return f"len({nnef_name(node.input.name)})"
-
     def render_arith(self, node: E.Arith) -> str:
         return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
 

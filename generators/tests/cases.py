@@ -440,7 +440,8 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
     elif isinstance(c, C.FragmentKernel) and c.layout == "shaped":
         ints = [a.name for a in op.args if a.type in (DataType.INT, DataType.LONG) and a.count.is_single]
         for k, (shapes, (low, high), value, extreme) in enumerate(SHAPED_CASES):
-            inputs = {i.name: _tensor(v.of(i.name), s, extreme, "strided" if k == 2 else None, low, high) | {"whole": True}
+            view = "strided" if k == 2 else None
+            inputs = {i.name: _tensor(v.of(i.name), s, extreme, view, low, high) | {"whole": True}
                       for i, s in zip(op.inputs, shapes)}
             out.append({"inputs": inputs, "args": _arg_values(op)[0] | {n: value for n in ints}, "tol": tol})
     elif isinstance(c, C.FragmentKernel) and c.layout == "dense":
