@@ -616,9 +616,10 @@ with Namespace("math"):
             Language.ANY,
             DocScope.ALL,
             """
-            The values of x that equal no value of y, in their order, and their
-            indices in x (ND4J listDiff, TensorFlow setdiff1d, numpy.setdiff1d
-            without sorting). No memory is allocated at run time, so values and
+            The values of x that equal no value of y, in their order and with their
+            repeats, and their indices in x (ND4J listDiff, TensorFlow setdiff1d;
+            x[~numpy.isin(x, y)], where numpy.setdiff1d would also sort and drop
+            repeats). No memory is allocated at run time, so values and
             indices have the length of x: the first count entries hold the result,
             the rest are zeros. NaN equals nothing, so it is always kept.
             """,

@@ -476,8 +476,8 @@ with Namespace("nn"):
             DocScope.ALL,
             """
             Inverted dropout (ONNX Dropout in training mode, without the mask): each
-            element is 0 with probability p and x / (1 - p) otherwise, so the mean
-            is kept. Element i (row-major) is dropped where the uniform number of
+            element is 0 with probability p and x * (1 / (1 - p)) otherwise, in
+            double precision, so the mean is kept. Element i (row-major) is dropped where the uniform number of
             the random namespace's stream (seed, offset + i) is below p: the same
             seed and offset drop the same elements in C and NumPy.
             """,
