@@ -9,10 +9,34 @@
 #include <stdint.h>
 #pragma IMAGINET_INCLUDES_END
 
+#pragma IMAGINET_FRAGMENT_BEGIN "attention_softmax"
+/* The softmax weights of one query, in place: scores[0..keys) shifted by the largest
+ * (0 when that is infinite, as softmax does; a NaN score makes them all NaN) and
+ * exponentiated. Returns their sum. */
+static inline double attention_softmax(double* scores, int64_t keys)
+{
+    double m = -INFINITY;
+    for (int64_t j = 0; j < keys; j++) {
+        if (scores[j] > m || isnan(scores[j])) {
+            m = scores[j];
+        }
+    }
+    if (isinf(m)) {
+        m = 0.0;
+    }
+    double sum = 0.0;
+    for (int64_t j = 0; j < keys; j++) {
+        scores[j] = exp(scores[j] - m);
+        sum += scores[j];
+    }
+    return sum;
+}
+#pragma IMAGINET_FRAGMENT_END
+
 #pragma IMAGINET_FRAGMENT_BEGIN "attention_body"
-/* Query i attends to keys 0..lk-1, or to keys 0..i when causal. The softmax is
- * shifted by the largest score (0 when that is infinite, as softmax does); a
- * NaN score makes the row NaN; a query with no key gives zeros. */
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_softmax"
+/* Query i attends to keys 0..lk-1, or to keys 0..i when causal, with the weights of
+ * attention_softmax; a query with no key gives zeros. */
 #define ATTENTION(NAME, T)                                                                         \
     static inline int NAME(const T* restrict q, int64_t lq, int64_t d, const T* restrict k,         \
                            int64_t lk, int64_t k_cols, const T* restrict v, int64_t v_rows,         \
@@ -25,25 +49,14 @@
         for (int64_t s = 0; s < batch; s++, q += lq * d, k += lk * d, v += lk * dv, out += lq * dv) { \
             for (int64_t i = 0; i < lq; i++) {                                                      \
                 const int64_t keys = causal && i + 1 < lk ? i + 1 : lk;                             \
-                double m = -INFINITY;                                                               \
                 for (int64_t j = 0; j < keys; j++) {                                                \
                     double t = 0.0;                                                                 \
                     for (int64_t c = 0; c < d; c++) {                                               \
                         t += (double)q[i * d + c] * (double)k[j * d + c];                           \
                     }                                                                               \
                     work[j] = t * scale;                                                            \
-                    if (work[j] > m || isnan(work[j])) {                                            \
-                        m = work[j];                                                                \
-                    }                                                                               \
                 }                                                                                   \
-                if (isinf(m)) {                                                                     \
-                    m = 0.0;                                                                        \
-                }                                                                                   \
-                double sum = 0.0;                                                                   \
-                for (int64_t j = 0; j < keys; j++) {                                                \
-                    work[j] = exp(work[j] - m);                                                     \
-                    sum += work[j];                                                                 \
-                }                                                                                   \
+                const double sum = attention_softmax(work, keys);                                   \
                 for (int64_t c = 0; c < dv; c++) {                                                  \
                     double t = 0.0;                                                                 \
                     for (int64_t j = 0; j < keys; j++) {                                            \
@@ -68,9 +81,10 @@ ATTENTION(attention_f64, double)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "multi_head_body"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_softmax"
 /* Per batch: qp = q wq (lq x hdk), kp = k wk (lk x hdk), vp = v wv (lk x hdv); head h
  * attends with columns h dk.. of qp and kp (dk = hdk / heads) to columns h dv.. of vp,
- * as ATTENTION does, into columns h dv.. of joined (lq x hdv); out = joined wo. work
+ * with the weights of attention_softmax, into columns h dv.. of joined (lq x hdv); out = joined wo. work
  * holds qp, kp, vp, joined and lk scores: (lq + lk) hdk + (lk + lq) hdv + lk doubles. */
 #define MULTI_HEAD(NAME, T)                                                                        \
     static inline int NAME(const T* restrict q, int64_t lq, int64_t dm, const T* restrict k,        \
@@ -125,25 +139,14 @@ ATTENTION(attention_f64, double)
             for (int64_t h = 0; h < heads; h++) {                                                   \
                 for (int64_t i = 0; i < lq; i++) {                                                  \
                     const int64_t keys = causal && i + 1 < lk ? i + 1 : lk;                         \
-                    double m = -INFINITY;                                                           \
                     for (int64_t j = 0; j < keys; j++) {                                            \
                         double t = 0.0;                                                             \
                         for (int64_t c = 0; c < dk; c++) {                                          \
                             t += qp[i * hdk + h * dk + c] * kp[j * hdk + h * dk + c];               \
                         }                                                                           \
                         scores[j] = t * scale;                                                      \
-                        if (scores[j] > m || isnan(scores[j])) {                                    \
-                            m = scores[j];                                                          \
-                        }                                                                           \
                     }                                                                               \
-                    if (isinf(m)) {                                                                 \
-                        m = 0.0;                                                                    \
-                    }                                                                               \
-                    double sum = 0.0;                                                               \
-                    for (int64_t j = 0; j < keys; j++) {                                            \
-                        scores[j] = exp(scores[j] - m);                                             \
-                        sum += scores[j];                                                           \
-                    }                                                                               \
+                    const double sum = attention_softmax(scores, keys);                             \
                     for (int64_t c = 0; c < dv; c++) {                                              \
                         double t = 0.0;                                                             \
                         for (int64_t j = 0; j < keys; j++) {                                        \
