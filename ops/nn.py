@@ -532,9 +532,7 @@ with Namespace("nn"):
             """,
         )
 
-    with Op("dot_product_attention") as op:
-        op.display_path = "/NN/Attention"
-        op.onnx = "Attention"
+    with Mixin("attention") as attention:
         q = Input(
             FLOATING_POINT,
             "queries",
@@ -548,13 +546,13 @@ with Namespace("nn"):
         v = Input(
             FLOATING_POINT,
             "values",
-            description="Lk x dv matrices of values, with the batch axes of queries",
+            description="Lk x e matrices of values, with the batch axes of queries",
         )
         Arg(
             BOOLEAN,
             "scaled",
             default=True,
-            description="Divide the scores by sqrt(d)",
+            description="Divide the scores by the square root of the key size",
         )
         Arg(
             BOOLEAN,
@@ -562,21 +560,26 @@ with Namespace("nn"):
             default=False,
             description="Query i sees keys 0..i only (ONNX is_causal)",
         )
-        Output(
-            FLOATING_POINT,
-            "output",
-            description="Lq x dv matrices: each query's weighted sum of the values",
-        )
-        Constraint(
-            "queries, keys and values must have the same type",
-            same_type(q, k) & same_type(q, v),
-        )
         Constraint(
             "keys must have as many columns as queries",
             k.size_at(-1) == q.size_at(-1),
         )
         Constraint(
             "values must have as many rows as keys", v.size_at(-2) == k.size_at(-2)
+        )
+
+    with Op("dot_product_attention", attention) as op:
+        op.display_path = "/NN/Attention"
+        op.onnx = "Attention"
+        q, v = op.input("queries"), op.input("values")
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="Lq x e matrices: each query's weighted sum of the values",
+        )
+        Constraint(
+            "queries, keys and values must have the same type",
+            same_type(q, op.input("keys")) & same_type(q, v),
         )
         Fragment(
             c="fragments/attention.h",
@@ -603,53 +606,30 @@ with Namespace("nn"):
 
     with Op("multi_head_dot_product_attention") as op:
         op.display_path = "/NN/Attention"
-        q = Input(
-            FLOATING_POINT,
-            "queries",
-            description="Lq x dm matrices of queries in the last two axes",
-        )
-        k = Input(
-            FLOATING_POINT,
-            "keys",
-            description="Lk x dm matrices of keys, with the batch axes of queries",
-        )
-        v = Input(
-            FLOATING_POINT,
-            "values",
-            description="Lk x dv_in matrices of values, with the batch axes of queries",
-        )
+        heads = Arg(INT, "num_heads", default=1, description="How many heads")
+        use_mixin(
+            attention
+        )  # after num_heads: the args keep the order num_heads, scaled, causal
+        q, k, v = op.input("queries"), op.input("keys"), op.input("values")
         wq = Input(
             FLOATING_POINT,
             "wq",
-            description="dm x (heads * dk) query projection, one for every batch",
+            description="d x (heads * dk) query projection, one for every batch",
         )
         wk = Input(
             FLOATING_POINT,
             "wk",
-            description="dm x (heads * dk) key projection, one for every batch",
+            description="d x (heads * dk) key projection, one for every batch",
         )
         wv = Input(
             FLOATING_POINT,
             "wv",
-            description="dv_in x (heads * dv) value projection, one for every batch",
+            description="e x (heads * dv) value projection, one for every batch",
         )
         wo = Input(
             FLOATING_POINT,
             "wo",
             description="(heads * dv) x out projection of the joined heads",
-        )
-        heads = Arg(INT, "num_heads", default=1, description="How many heads")
-        Arg(
-            BOOLEAN,
-            "scaled",
-            default=True,
-            description="Divide each head's scores by sqrt(dk)",
-        )
-        Arg(
-            BOOLEAN,
-            "causal",
-            default=False,
-            description="Query i sees keys 0..i only (ONNX is_causal)",
         )
         Output(
             FLOATING_POINT,
@@ -664,13 +644,6 @@ with Namespace("nn"):
             & same_type(q, wk)
             & same_type(q, wv)
             & same_type(q, wo),
-        )
-        Constraint(
-            "keys must have as many columns as queries",
-            k.size_at(-1) == q.size_at(-1),
-        )
-        Constraint(
-            "values must have as many rows as keys", v.size_at(-2) == k.size_at(-2)
         )
         Constraint(
             "wq and wk must both have as many rows as queries has columns, and the same columns",

@@ -29,6 +29,15 @@ def attend(q, k, v, scale, causal):
         return (w @ v) / w.sum(axis=1, keepdims=True)
 
 
+def batches(queries, keys, values):
+    """The batches of queries, keys and values as float64 arrays of matrices."""
+    batch = math.prod(queries.shape[:-2])
+    return tuple(
+        t.reshape(batch, *t.shape[-2:]).astype(np.float64)
+        for t in (queries, keys, values)
+    )
+
+
 # pragma IMAGINET_FRAGMENT_END
 
 
@@ -36,15 +45,11 @@ def attend(q, k, v, scale, causal):
 # pragma IMAGINET_DEPENDENCY "attention.py:attend"
 def attention(queries, keys, values, scaled, causal, output):
     """softmax(Q K^T / sqrt(d)) V per batch."""
-    lq, d = queries.shape[-2:]
-    lk, dv = values.shape[-2:]
-    batch = math.prod(queries.shape[:-2])
-    q = queries.reshape(batch, lq, d).astype(np.float64)
-    k = keys.reshape(batch, lk, d).astype(np.float64)
-    v = values.reshape(batch, lk, dv).astype(np.float64)
-    out = output.reshape(batch, lq, dv)
+    q, k, v = batches(queries, keys, values)
+    out = output.reshape(q.shape[0], q.shape[1], v.shape[2])
+    d = q.shape[2]
     scale = 1.0 / math.sqrt(d) if scaled and d > 0 else 1.0
-    for s in range(batch):
+    for s in range(q.shape[0]):
         out[s] = attend(q[s], k[s], v[s], scale, causal)
 
 
@@ -58,18 +63,14 @@ def multi_head_attention(
 ):
     """Per batch: project with wq, wk, wv; attend head by head on column blocks;
     join the heads and project with wo."""
-    lq, dm = queries.shape[-2:]
-    lk, dmv = values.shape[-2:]
-    batch = math.prod(queries.shape[:-2])
-    q = queries.reshape(batch, lq, dm).astype(np.float64)
-    k = keys.reshape(batch, lk, dm).astype(np.float64)
-    v = values.reshape(batch, lk, dmv).astype(np.float64)
-    out = output.reshape(batch, lq, wo.shape[1])
+    q, k, v = batches(queries, keys, values)
+    lq = q.shape[1]
+    out = output.reshape(q.shape[0], lq, wo.shape[1])
     dk, dv = wq.shape[1] // num_heads, wv.shape[1] // num_heads
     scale = 1.0 / math.sqrt(dk) if scaled and dk > 0 else 1.0
     weights = [w.astype(np.float64) for w in (wq, wk, wv, wo)]
     with np.errstate(all="ignore"):
-        for s in range(batch):
+        for s in range(q.shape[0]):
             qp, kp, vp = q[s] @ weights[0], k[s] @ weights[1], v[s] @ weights[2]
             joined = np.zeros((lq, wv.shape[1]))
             for h in range(num_heads):
