@@ -891,6 +891,15 @@ def Join(kind: str, *, inputs: str = "inputs", axis: str = "axis") -> None:
     _set_compute("Join", compute.Join(kind, inputs, axis))
 
 
+def Parts(kind: str, *, source: str = "x", outputs: str = "outputs", **params: str) -> None:
+    """The list output ``outputs`` (an Output with a count) cut from ``source``:
+    ``Parts("split")`` (roles axis, num), ``Parts("unstack")`` (axis) or
+    ``Parts("meshgrid", source="inputs")`` (cartesian); each role is bound to
+    the arg of its name unless given (``compute.Parts``)."""
+    roles = _roles(compute.PARTS_ROLES.get(kind, ()), dict(params))
+    _set_compute("Parts", compute.Parts(kind, source, outputs, roles))
+
+
 def Merge(combine: str, *, inputs: str = "inputs") -> None:
     """Element by element over the equal-shape tensors of the list input
     ``inputs``: "add", "avg", "max" or "max_index" (``compute.Merge``)."""

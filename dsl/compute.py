@@ -621,9 +621,49 @@ class Merge:
 MERGE_COMBINES = ("add", "avg", "max", "max_index")
 
 
+@attrs.frozen
+class Parts:
+    """The tensors of the list output ``outputs`` cut from ``source`` (bytes
+    move, none is computed; one dtype throughout):
+
+    - ``split``: ``num`` equal parts of the input along ``axis``;
+    - ``unstack``: one tensor per entry along ``axis``, which it drops;
+    - ``meshgrid``: for each tensor of the list input ``source``, its elements
+      spread along its own axis of a grid of every tensor's size (``cartesian``
+      swaps the first two axes: numpy.meshgrid's "xy" indexing).
+
+    ``params`` binds each role of the kind (``PARTS_ROLES``) to an arg.
+    """
+
+    part: str
+    source: str
+    outputs: str
+    params: tuple[tuple[str, str], ...]
+
+    kind = "parts"
+
+    def arg(self, role: str) -> str:
+        return dict(self.params)[role]
+
+
+#: Parts kinds -> their roles (each an arg: "int" or "bool").
+PARTS_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "split": (("axis", "int"), ("num", "int")),
+    "unstack": (("axis", "int"),),
+    "meshgrid": (("cartesian", "bool"),),
+}
+
+
 def list_input(c: object) -> str | None:
     """The list input (a tensor list: an Input with a count) a form takes, if any."""
+    if isinstance(c, Parts):
+        return c.source if c.part == "meshgrid" else None
     return c.inputs if isinstance(c, (Join, Merge)) else None
+
+
+def list_output(c: object) -> str | None:
+    """The list output (an Output with a count: as many tensors as the inputs say) a form gives, if any."""
+    return c.outputs if isinstance(c, Parts) else None
 
 
 def dtype_from_arg(c: object) -> bool:
@@ -656,7 +696,7 @@ def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
     return input_dtype
 
 Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition",
-                SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery, Join, Merge]
+                SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery, Join, Merge, Parts]
 
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {

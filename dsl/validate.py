@@ -525,7 +525,11 @@ def compute_problems(op: M.Op) -> list[Problem]:
         out.append(f"{c.kind} ops have exactly one output, {op.name} has {len(op.outputs)}")
     for i in op.inputs:
         if not i.count.is_single and C.list_input(c) != i.name:
-            out.append(f"input '{i.name}' is a list (it has a count), which only Join and Merge take")
+            out.append(f"input '{i.name}' is a list (it has a count), which only Join, Merge and "
+                       f"Parts('meshgrid') take")
+    for o in op.outputs:
+        if not o.count.is_single and C.list_output(c) != o.name:
+            out.append(f"output '{o.name}' is a list (it has a count), which only Parts gives")
 
     def need_arg(name: str, types: tuple[Any, ...], array: bool, what: str) -> None:
         arg = args.get(name)
@@ -562,6 +566,8 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 need_arg(name, (DataType.INT, DataType.LONG), what == "list", purpose)
             elif what == "float":
                 need_arg(name, (DataType.FLOATING_POINT, DataType.NUMERIC), False, purpose)
+            elif what == "bool":
+                need_arg(name, (DataType.BOOLEAN,), False, purpose)
             elif what == "any":
                 need_input(name)
             elif what == "tensor":
@@ -760,6 +766,29 @@ def compute_problems(op: M.Op) -> list[Problem]:
         for _, k in op.all_constraints():
             if any(r.kind == "input" and r.name == c.inputs for r in E.param_refs(k.expr)):
                 out.append(f"constraint '{k.message}' reads the list input '{c.inputs}', which constraints cannot")
+    elif isinstance(c, C.Parts):
+        need_roles("Parts kind", c.part, C.PARTS_ROLES, c.params)
+        source = inputs.get(c.source)
+        listed = c.part == "meshgrid"
+        if source is None:
+            out.append(f"Parts needs an input '{c.source}' to cut from")
+        elif source.count.is_single == listed:
+            out.append(f"Parts('{c.part}') cuts from " + ("a list input (an Input with a count such as AtLeast(1))"
+                                                         if listed else "a single input, not a list"))
+        elif listed and source.count.low < 1:
+            out.append(f"list input '{c.source}' must hold at least one tensor (AtLeast(1) or more)")
+        if len(op.inputs) != 1:
+            out.append("Parts takes the input it cuts from and no other input")
+        target = next((o for o in op.outputs if o.name == c.outputs), None)
+        if target is None:
+            out.append(f"Parts needs an output '{c.outputs}' (an Output with count=AtLeast(0))")
+        elif target.count.is_single or target.count.low != 0 or target.count.high is not None:
+            out.append(f"output '{c.outputs}' must be a list of count AtLeast(0): the inputs say how many tensors it holds")
+        elif source is not None and target.type is not source.type:
+            out.append(f"output '{c.outputs}' has the type of {c.source} ({source.type.value}): bytes move, none is computed")
+        for _, k in op.all_constraints():
+            if listed and any(r.kind == "input" and r.name == c.source for r in E.param_refs(k.expr)):
+                out.append(f"constraint '{k.message}' reads the list input '{c.source}', which constraints cannot")
     elif isinstance(c, C.FragmentKernel):
         need_input("x") if "x" in inputs else None
         if c.layout not in ("axis", "flat", "rows", "channels", "select", "dense", "shaped", *C.MATRIX_LAYOUTS):

@@ -62,7 +62,7 @@ def scalar_dtype(type_: DataType) -> str:
 @attrs.frozen
 class CParam:
     """One C parameter: ``role`` is input, input_list, input_count, arg, array, count, optional,
-    config, output or detail."""
+    config, output, output_list, output_count or detail."""
 
     ctype: str
     name: str
@@ -84,6 +84,10 @@ def parameters(op: Op) -> list[CParam]:
     for c in op.configs:
         params.append(CParam(f"const {config_struct(c)}*", c_name(c.name), "config", c.name))
     for o in op.outputs:
+        if not o.count.is_single:  # a tensor list the caller provides, as many as the inputs give
+            params.append(CParam("opforge_tensor* const*", c_name(o.name), "output_list", o.name))
+            params.append(CParam("int32_t", f"{c_name(o.name)}_count", "output_count", o.name))
+            continue
         params.append(CParam("opforge_tensor*", c_name(o.name), "output", o.name))
     if has_workspace(op):
         params.append(CParam("void*", "workspace", "workspace", "workspace"))

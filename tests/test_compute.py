@@ -267,3 +267,37 @@ def test_composition_fuses_into_one_elementwise_expression() -> None:
     assert [s.op for s in op.composition.steps] == ["math.sub", "math.mul"]
     d = C.SCall("sub", (C.SSym("x"), C.SSym("y")))
     assert op.compute == C.Elementwise(("x", "y"), (), (((), C.SCall("mul", (d, d))),), "numpy")
+
+
+@pytest.mark.parametrize(("output", "body", "message"), [
+    ("Output(NUMERIC, 'outputs', description='o')", "Parts('split')",
+     "output 'outputs' must be a list of count AtLeast(0): the inputs say how many tensors it holds"),
+    ("Output(NUMERIC, 'outputs', count=AtLeast(1), description='o')", "Parts('split')",
+     "output 'outputs' must be a list of count AtLeast(0): the inputs say how many tensors it holds"),
+    ("Output(LONG, 'outputs', count=AtLeast(0), description='o')", "Parts('split')",
+     "output 'outputs' has the type of x (NUMERIC): bytes move, none is computed"),
+    ("Output(NUMERIC, 'outputs', count=AtLeast(0), description='o')", "Parts('meshgrid')",
+     "Parts('meshgrid') cuts from a list input (an Input with a count such as AtLeast(1))"),
+    ("Output(NUMERIC, 'outputs', count=AtLeast(0), description='o')", "Parts('meshgrid', cartesian='axis')",
+     "arg 'axis' must be a single value of type BOOLEAN (cartesian of the meshgrid)"),
+    ("Output(NUMERIC, 'outputs', count=AtLeast(0), description='o')", "Parts('splat')",
+     "unknown Parts kind 'splat' (known: split, unstack, meshgrid)"),
+    ("Output(NUMERIC, 'outputs', count=AtLeast(0), description='o')", "Parts('unstack', axis='num2')",
+     "parts needs an arg 'num2' (axis of the unstack)"),
+    ("Output(NUMERIC, 'outputs', count=AtLeast(0), description='o')", "Elementwise(lambda x: x)",
+     "output 'outputs' is a list (it has a count), which only Parts gives"),
+])
+def test_parts_problems(project: Path, output: str, body: str, message: str) -> None:
+    write_ops(project, {"defs.py": f'''
+        from dsl import *
+        with Namespace("m"):
+            with Op("f") as op:
+                Input(NUMERIC, "x", description="x")
+                Arg(INT, "num", description="n")
+                Arg(INT, "axis", default=0, description="a")
+                {output}
+                {body}
+                Doc(Language.ANY, DocScope.ALL, "f")
+    '''})
+    result = loader.load(project / "ops")
+    assert message in [p.message for p in result.problems], [p.message for p in result.problems]

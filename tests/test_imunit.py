@@ -130,6 +130,16 @@ def _wants(expected) -> tuple:
     return expected if isinstance(expected, tuple) else (expected,)
 
 
+def _output_sockets(op, expected) -> list[tuple[str, np.ndarray | None]]:
+    """Each output socket with the array it should receive (None: a socket of a list
+    output that its tensors do not reach, which is not there)."""
+    wants = _wants(expected)
+    if C.list_output(op.compute) is None:
+        return [(o.name, want) for o, want in zip(op.outputs, wants, strict=True)]
+    names = units.output_sockets(op.outputs[0])
+    return [(name, wants[k] if k < len(wants) else None) for k, name in enumerate(names)]
+
+
 def _socket_values(op, case) -> dict | None:
     """Each input socket's array (None: unconnected), or None when a list has more
     tensors than the unit has sockets."""
@@ -195,6 +205,8 @@ def _valid_cases(op):
             batch = first.ndim - len(op.compute.spec.inputs[0].named)
             if expected.shape[:batch] != first.shape[:batch]:
                 continue  # units take the batch axes of the first operand
+        if C.list_output(op.compute) is not None and len(expected) > units.LIST_SOCKETS:
+            continue  # more tensors than the unit has sockets
         if isinstance(op.compute, C.Elementwise) and len(op.inputs) >= 2:
             shapes = [np.asarray(case.kwargs[reference.py_name(i.name)]).shape for i in op.inputs]
             if expected.shape not in shapes:
@@ -232,14 +244,19 @@ def test_shapes_contracts_and_python_implementation_match_the_reference(out: Pat
             continue
         env, failed = _evaluate_unit(unit, env)
         assert failed == [], (case.spec, failed)
-        wants = _wants(expected)
         outputs = {}
-        for socket, o, want in zip(unit.findall("Parameters/OutputSocket"), op.outputs, wants, strict=True):
+        for socket, (name, want) in zip(unit.findall("Parameters/OutputSocket"), _output_sockets(op, expected),
+                                        strict=True):
+            there = evaluate(socket.get("conditional") or "true", env)
+            assert socket.get("name") == name and there == (want is not None), (case.spec, name, there)
+            if want is None:
+                outputs[name] = None
+                continue
             shape = evaluate(socket.get("shape"), env)
-            assert socket.get("name") == o.name and shape == Shape(want.shape), (case.spec, shape, want.shape)
+            assert shape == Shape(want.shape), (case.spec, shape, want.shape)
             value_type = evaluate(socket.get("type"), env)
             assert value_type == VALUE_TYPES[DTYPE_TYPES[want.dtype.name]]
-            outputs[o.name] = np.empty(want.shape, dtype=want.dtype)
+            outputs[name] = np.empty(want.shape, dtype=want.dtype)
         call = unit.find("Implementations/Implementation[@language='Python']").get("call")
         names = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         values = {n: v for n, v in env.items()}
@@ -250,7 +267,7 @@ def test_shapes_contracts_and_python_implementation_match_the_reference(out: Pat
                        if k not in set(sockets) | set(outputs)})
         with np.errstate(all="ignore"):
             wrapper(*(values[n] for n in names))
-        for output, want in zip(outputs.values(), wants):
+        for output, want in zip(outputs.values(), _wants(expected)):
             if want.dtype.kind == "f":
                 assert np.allclose(output, want, equal_nan=True, rtol=1e-5, atol=1e-6), case.spec
             else:
@@ -354,9 +371,12 @@ def _c_call(op, unit: ET.Element, case, expected, env: dict) -> tuple[list[str],
             data = np.array(sockets[arg], order="C")
             lines.append(golden.c_array(f"data_{arg}", data, data.dtype.name))
             args.append(f"data_{arg}")
-        elif arg in [o.name for o in op.outputs]:  # out, out1, ...: one buffer per output
-            k = [o.name for o in op.outputs].index(arg)
-            want = _wants(expected)[k]
+        elif arg in (outs := [name for name, _ in _output_sockets(op, expected)]):  # out, out1, ...: one buffer each
+            k = outs.index(arg)
+            want = _output_sockets(op, expected)[k][1]
+            if want is None:  # a socket of a list output that is not there
+                args.append("NULL")
+                continue
             lines.append(f"static {golden.C_TYPE[want.dtype.name]} out{k or ''}[{max(1, want.size)}];")
             args.append(f"out{k or ''}")
         elif isinstance(env.get(arg), Tensor):  # the unit's scratch (System.Tensor): a buffer of its size

@@ -360,7 +360,7 @@ CASES: dict[str, tuple[str, str]] = {
                 Output(NUMERIC, "out", description="out")
                 Elementwise(lambda xs: xs)  # <
                 Doc(Language.ANY, DocScope.ALL, "f")
-        ''', "math.f: input 'xs' is a list (it has a count), which only Join and Merge take"),
+        ''', "math.f: input 'xs' is a list (it has a count), which only Join, Merge and Parts('meshgrid') take"),
     "join of a single tensor": ('''
         with Namespace("base"):
             with Op("f") as op:

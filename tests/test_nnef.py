@@ -68,8 +68,8 @@ def _graph_cases():
                 if any(v is None for v in case.kwargs.values()):
                     continue
                 expected = case.expected()
-                first = expected[0] if isinstance(expected, tuple) else expected
-                if expected is not None and first.ndim >= 1:
+                first = (expected[0] if expected else None) if isinstance(expected, tuple) else expected
+                if first is not None and first.ndim >= 1:
                     picked = (case, expected)
                     break
             if picked is not None:
@@ -109,8 +109,10 @@ def test_graph_per_op_parses_and_infers_the_reference_shape(out: Path, shapes: t
         names.append("unused")
         lines.append("    unused = external<scalar>(shape = [1]);")
     ins = ", ".join(names)
-    results = [f"r{k}" for k in range(len(op.outputs))]  # several outputs: (r0, r1) = op(...)
-    target = results[0] if len(results) == 1 else f"({', '.join(results)})"
+    listed = C.list_output(op.compute) is not None
+    # several outputs: (r0, r1) = op(...); a list output: [r0, r1, ...] = op(...)
+    results = [f"r{k}" for k in range(len(expected) if listed else len(op.outputs))]
+    target = f"[{', '.join(results)}]" if listed else results[0] if len(results) == 1 else f"({', '.join(results)})"
     graph = (f"graph G( {ins} ) -> ( {', '.join(results)} )\n{{\n" + "\n".join(lines)
              + f"\n    {target} = {call};\n}}\n")
     document = (out / f"{namespace}.nnef").read_text() + "\n" + graph

@@ -183,6 +183,9 @@ def compute_text(op: object) -> list[str]:
     if isinstance(c, C.LayoutMove):
         given = ", ".join(f"{role}={name}" if role != name else name for role, name in c.params)
         return [f"layout {c.layout}({', '.join(filter(None, [c.input, given]))}): elements moved, not computed"]
+    if isinstance(c, C.Parts):
+        given = ", ".join(f"{role}={name}" if role != name else name for role, name in c.params)
+        return [f"parts {c.part}({c.source}, {given}): the list {c.outputs}, elements moved, not computed"]
     if isinstance(c, C.ShapeQuery):
         what = {"shape": f"the shape of {c.input}, one int64 per axis", "size": f"the number of elements of {c.input}",
                 "rank": f"the rank of {c.input}", "size_at": f"the size of axis {c.axis} of {c.input}"}[c.query]

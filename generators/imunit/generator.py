@@ -121,6 +121,14 @@ class ImunitGenerator:
                 out.append((f"int {p.source}_count", f"{p.source}_count"))
             elif p.role == "output":
                 tensor(p.source, False)
+            elif p.role == "output_list":  # every socket (all of one shape), then that shape once
+                ct = C_TYPE[variant.of(p.source)]
+                for s in units.output_sockets(next(o for o in op.outputs if o.name == p.source)):
+                    out.append((f"{ct}* {abi.c_name(s)}", s))
+                out.append((f"int {p.source}_rank", f"{p.source}_rank"))
+                out.extend((f"int {p.source}_d{k}", f"{p.source}_d{k}") for k in range(abi.MAX_RANK))
+            elif p.role == "output_count":
+                out.append((f"int {units.PART_COUNT}", units.PART_COUNT))
             elif p.role == "array" and p.source == axes:
                 out.append(("int axis", "axis"))
             elif p.role == "array":
@@ -180,6 +188,19 @@ class ImunitGenerator:
                 call.append(f"t_{p.name}")
             elif p.role == "input_count":
                 call.append(f"{p.source}_count")
+            elif p.role == "output_list":  # the sockets there come first: as many as part_count
+                names = units.output_sockets(next(o for o in op.outputs if o.name == p.source))
+                dims = ", ".join(f"{p.source}_d{k}" for k in range(abi.MAX_RANK))
+                for s in names:
+                    body.append(f"opforge_tensor t_{s} = {{(void*){abi.c_name(s)}, "
+                                f"{abi.DTYPE_ENUM[variant.of(p.source)]}, {p.source}_rank, {{{dims}}}}};")
+                body.append(f"opforge_tensor* const t_{p.name}[{len(names)}] = "
+                            f"{{{', '.join(f'&t_{s}' for s in names)}}};")
+                body += [f"if ({units.PART_COUNT} < 0 || {units.PART_COUNT} > {len(names)}) {{",
+                         "return (int)OPFORGE_ERR_ARG;", "}"]
+                call.append(f"t_{p.name}")
+            elif p.role == "output_count":
+                call.append(units.PART_COUNT)
             elif p.role == "array" and p.source == axes:
                 body.append("const int64_t axes_value[1] = {axis};")
                 call.append("axes_value")
@@ -261,7 +282,7 @@ class ImunitGenerator:
         names = [s for i in op.inputs for s in units.sockets(i)]
         for o in units.options(op):
             names.append(o.name)
-        return names + [o.name for o in op.outputs]
+        return names + [s for o in op.outputs for s in units.output_sockets(o)]
 
     def _py_file(self, op: Op, header: str) -> str:
         includes, fragments = reference.fragment_sources(op)
@@ -287,7 +308,9 @@ class ImunitGenerator:
         for cfg in op.configs:
             fields = ", ".join(f"{a.name}={cfg.name}_{a.name}" for a in cfg.args)
             args.append(f"types.SimpleNamespace({fields})")
-        args += [o.name for o in op.outputs]
+        # (a list output: the sockets there, in order)
+        args += [o.name if o.count.is_single else
+                 f"[t for t in ({', '.join(units.output_sockets(o))},) if t is not None]" for o in op.outputs]
         # A tensor named like the op (linalg.lu's output lu) would hide the reference function:
         # the wrapper takes it positionally under another name.
         params = [f"{n}_value" if n == fn else n for n in self.wrapper_params(op)]
@@ -340,9 +363,12 @@ class ImunitGenerator:
         out = op.outputs[0]
         shape_value = next(h.value for h in values if h.name == "output_shape")
         ET.SubElement(params, hidden_tag, {"name": "output_shape", "value": shape_value})
-        ET.SubElement(params, "OutputSocket", {"name": out.name, "type": units.output_type(op),
-                                               "shape": "output_shape", "pipe": "data",
-                                               "description": out.description})
+        for k, socket in enumerate(units.output_sockets(out)):
+            attributes = {"name": socket, "type": units.output_type(op), "shape": "output_shape", "pipe": "data",
+                          "description": out.description}
+            if not out.count.is_single:  # a list output: the sockets its tensors fill
+                attributes["conditional"] = f"{units.PART_COUNT} > {k}"
+            ET.SubElement(params, "OutputSocket", attributes)
         for h in values:
             if h.name.startswith("output_") and h.name != "output_shape":
                 ET.SubElement(params, hidden_tag, {"name": h.name.replace("output", out.name, 1)
@@ -383,7 +409,7 @@ class ImunitGenerator:
     def _tensor_types(impl: ET.Element, op: Op, variant: object) -> None:
         """The seed format's ``<TensorType>``: each tensor's element type (none for Python)."""
         for t in (*op.inputs, *op.outputs):
-            for name in units.sockets(t) if t.kind == "input" else [t.name]:
+            for name in units.sockets(t) if t.kind == "input" else units.output_sockets(t):
                 attrs_ = {"tensor": name}
                 if variant is not None:
                     attrs_["type"] = units.VALUE_TYPE[variant.of(t.name)].removeprefix("System.")  # type: ignore[attr-defined]

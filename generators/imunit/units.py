@@ -38,6 +38,34 @@ def sockets(i: Input) -> list[str]:
     return [f"{i.name}{k}" for k in range(n)]
 
 
+def output_sockets(o: Output) -> list[str]:
+    """The output sockets of an output: its name, or ``<name>0..`` for a list output,
+    each there while the list has a tensor for it (``PART_COUNT``)."""
+    return [o.name] if o.count.is_single else [f"{o.name}{k}" for k in range(LIST_SOCKETS)]
+
+
+#: The hidden value holding how many tensors a list output has.
+PART_COUNT = "part_count"
+
+
+def part_count(op: Op) -> str | None:
+    """How many tensors the op's list output holds, or None without one."""
+    c = op.compute
+    if not isinstance(c, C.Parts):
+        return None
+    if c.part == "meshgrid":
+        return f"{c.source}_count"
+    if c.part == "split":
+        return c.arg("num")
+    x, axis = c.source, c.arg("axis")
+    return f"({_axis_in_range(axis, x)}) ? {x}.shape.size({axis_from_right(axis, x)}) : 0"
+
+
+def _axis_in_range(axis: str, x: str) -> str:
+    """Whether ``axis`` names an axis of ``x``: expressions that read it stay defined when it does not."""
+    return f"{axis} >= -{x}.shape.count && {axis} < {x}.shape.count"
+
+
 def first_tensor(op: Op) -> str:
     """The unit's first tensor: its first input socket."""
     return sockets(op.inputs[0])[0]
@@ -196,6 +224,8 @@ def hidden(op: Op) -> list[Hidden]:
     if abi.has_workspace(op):  # the kernel's scratch: a tensor of the unit, sized from the inputs
         out.append(Hidden("workspace_count", UnitRenderer(op).render(op.compute.workspace)))  # type: ignore[union-attr]
         out.append(Hidden("workspace", "System.Tensor(System.Float64, workspace_count > 0 ? workspace_count : 1)"))
+    if (count := part_count(op)) is not None:
+        out.append(Hidden(PART_COUNT, count))
     result = layout_result(op)
     out += result
     out.append(Hidden("output_shape", result[-1].name if result else output_shape(op)))
@@ -384,6 +414,24 @@ def output_shape(op: Op) -> str:
         return f"System.Shape({c.input}.shape.count)" if c.query == "shape" else "System.Shape()"
     if isinstance(c, C.Merge):
         return f"{first_tensor(op)}.shape"
+    if isinstance(c, C.Parts) and c.part == "meshgrid":  # System.Shape takes the grid's axes outermost first
+        names = sockets(next(i for i in op.inputs if i.name == c.source))
+        cases = []
+        for n in range(1, len(names) + 1):
+            sizes = [f"{s}.shape.flat" for s in names[:n]]
+            swapped = sizes[1::-1] + sizes[2:]
+            grid = (f"({c.arg('cartesian')} ? System.Shape({', '.join(swapped)}) : System.Shape({', '.join(sizes)}))"
+                    if n >= 2 else f"System.Shape({sizes[0]})")
+            cases.append((f"{c.source}_count == {n}", grid))
+        return choose(cases[:-1], cases[-1][1])
+    if isinstance(c, C.Parts):
+        x, axis = c.source, c.arg("axis")
+        right = axis_from_right(axis, x)
+        if c.part == "unstack":
+            return f"({_axis_in_range(axis, x)}) ? {x}.shape.remove({right}) : {x}.shape"
+        num = c.arg("num")
+        return (f"({_axis_in_range(axis, x)} && {num} > 0) ? "
+                f"{x}.shape.replace({right}, {x}.shape.size({right}) / {num}) : {x}.shape")
     if isinstance(c, C.Join):
         first = f"{first_tensor(op)}.shape"
         listed = next(i for i in op.inputs if i.name == c.inputs)
@@ -489,6 +537,19 @@ def contracts(op: Op) -> list[tuple[str, str]]:
         for k in range(1, len(names)):
             out.append((f"{names[k]} == null || {names[k]}.type == {names[0]}.type",
                         f"{names[k]} must have the type of {names[0]} ({{{names[0]}.type}})"))
+    if isinstance(c, C.Parts) and c.part != "meshgrid":
+        x, axis = c.source, c.arg("axis")
+        out.append((f"{x}.shape.count >= 1", f"{x} must have rank 1 or more"))
+        out.append((_axis_in_range(axis, x), f"{axis} {{{axis}}} is out of range for rank {{{x}.shape.count}}"))
+        if c.part == "split":
+            num, right = c.arg("num"), axis_from_right(axis, x)
+            out.append((f"{num} >= 1", f"{num} must be 1 or more, got {{{num}}}"))
+            out.append((f"!({_axis_in_range(axis, x)} && {num} >= 1) || {x}.shape.size({right}) % {num} == 0",
+                        f"the size of axis {{{axis}}} of {x} must be a multiple of {num} ({x}: {{{x}.shape}})"))
+    if isinstance(c, C.Parts):
+        listed = next(o for o in op.outputs if o.name == c.outputs)
+        out.append((f"{PART_COUNT} <= {LIST_SOCKETS}",
+                    f"a unit gives at most {LIST_SOCKETS} tensors of {listed.name}, these inputs give {{{PART_COUNT}}}"))
     if isinstance(c, (C.Reduction, C.ArgReduction)):
         x = c.input
         out.insert(0, (f"{x}.shape.count >= 1", f"{x} must have rank 1 or more"))

@@ -53,7 +53,7 @@ class Emitter:
         self.variants = variants_of(op)
         self.primary = op.outputs[0].name if C.dtype_from_arg(op.compute) else (op.inputs or op.outputs)[0].name
         self.constraints = CConstraintRenderer(op)
-        self.lists = {i.name for i in op.inputs if not i.count.is_single}
+        self.lists = {t.name for t in (*op.inputs, *op.outputs) if not t.count.is_single}
 
     def ref(self, name: str) -> str:
         """A C expression of the descriptor ``name`` (of a tensor list: its first, which the
@@ -120,7 +120,9 @@ class Emitter:
         prim = self.ref(self.primary)
         for v in self.variants:
             free = C.own_dtype_inputs(op.compute)
-            others = [t for t in (*op.inputs, *op.outputs) if t.name != self.primary and t.name not in free]
+            # (a list output's tensors are checked against the primary one by one, in list_checks)
+            others = [t for t in (*op.inputs, *op.outputs) if t.name != self.primary and t.name not in free
+                      and not (t.kind == "output" and t.name in self.lists)]
             if not others:
                 continue
             cond = " || ".join(f"{abi.c_name(t.name)}->dtype != {abi.DTYPE_ENUM[v.of(t.name)]}" for t in others)
@@ -129,20 +131,23 @@ class Emitter:
                       "}"]
         return lines
 
-    def list_checks(self, t: Input, allowed: set[str]) -> list[str]:
-        """A tensor list: a count in range, every descriptor usable and of the first one's dtype."""
+    def list_checks(self, t: Input | Output, allowed: set[str]) -> list[str]:
+        """A tensor list: a count in range, every descriptor usable and of the first one's dtype
+        (of an output list, of the primary tensor's: an output list may be empty)."""
         name, low, high = abi.c_name(t.name), t.count.low, t.count.high
         cond = f"{name}_count < {low}" + (f" || {name}_count > {high}" if high is not None else "")
+        first = f"{self.ref(self.primary)}->dtype" if t.kind == "output" else f"{name}[0]->dtype"
+        words = "of the inputs" if t.kind == "output" else "of the first"
         return [f"if ({cond}) {{",
                 f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{t.name}: count must be {t.count}')});", "}",
-                f"if ({name} == NULL) {{",
+                f"if ({name}_count > 0 && {name} == NULL) {{",
                 f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string(t.name + ': NULL')});", "}",
                 f"for (int32_t k = 0; k < {name}_count; k++) {{",
                 f"const opforge_status st = opf_check_tensor({name}[k], {mask(allowed)});",
                 "if (st != OPFORGE_OK) {",
                 f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});", "}",
-                f"if ({name}[k]->dtype != {name}[0]->dtype) {{",
-                f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(t.name + ': every tensor must have the dtype of the first')});",
+                f"if ({name}[k]->dtype != {first}) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(t.name + ': every tensor must have the dtype ' + words)});",
                 "}", "}"]
 
     def dispatch(self, per_variant: Callable[[D.Variant], list[str]], on: str | None = None) -> list[str]:
@@ -1401,6 +1406,20 @@ class JoinEmitter(Emitter):
         return OpCode((), (), self.api_returning([f"return {call};"]))
 
 
+class PartsEmitter(Emitter):
+    """split, unstack and meshgrid: one runtime copy for every dtype into a list of outputs."""
+
+    def emit(self) -> OpCode:
+        c: C.Parts = self.op.compute  # type: ignore[assignment]
+        src, outs = abi.c_name(c.source), abi.c_name(c.outputs)
+        if c.part == "meshgrid":
+            call = f"opf_meshgrid({src}, {src}_count, {abi.c_name(c.arg('cartesian'))}, {outs}, {outs}_count, detail)"
+        else:
+            num, unstack = (abi.c_name(c.arg("num")), "false") if c.part == "split" else ("0", "true")
+            call = f"opf_split({src}, {abi.c_name(c.arg('axis'))}, {num}, {unstack}, {outs}, {outs}_count, detail)"
+        return OpCode((), (), self.api_returning([f"return {call};"]))
+
+
 class MergeEmitter(Emitter):
     """Element by element over a list of equal-shape tensors, in list order."""
 
@@ -1469,6 +1488,7 @@ EMITTERS: dict[type, type[Emitter]] = {
     C.ShapeQuery: ShapeQueryEmitter,
     C.Join: JoinEmitter,
     C.Merge: MergeEmitter,
+    C.Parts: PartsEmitter,
 }
 
 

@@ -85,7 +85,8 @@ def workspace_doubles(op: Op, kwargs: Mapping[str, Any]) -> int:
 def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) -> Any:
     """The reference result of ``op`` for the variant ``dtype`` on ``kwargs`` (inputs
     and args by Python name): an array, a tuple of arrays (one per output) for an op
-    with several outputs, or None where the op must refuse the inputs."""
+    with several outputs (of a list output: one per tensor of the list), or None
+    where the op must refuse the inputs."""
     c = op.compute
     arrays = {i.name: _tensor(i, kwargs[reference.py_name(i.name)], "C") for i in op.inputs}
     arg = lambda name: arg_value(op, kwargs, name)  # noqa: E731
@@ -153,6 +154,14 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             shape = numpy_runtime.join_shape([a.shape for a in arrays[c.inputs]], arg(c.axis), c.stack)
         elif isinstance(c, C.Merge):
             shape = numpy_runtime.merge_shape([a.shape for a in arrays[c.inputs]])
+        elif isinstance(c, C.Parts):  # a list output: a tuple of arrays, one per tensor of the list
+            source = arrays[c.source]
+            given = source if isinstance(source, list) else [source]
+            params = {role: arg(name) for role, name in c.params}
+            parts = [np.empty(s, dtype=variant.of(c.outputs))
+                     for s in numpy_runtime.parts_shapes(c.part, [a.shape for a in given], params)]
+            fn(source, *(arg(a.name) for a in op.args), parts)
+            return tuple(parts)
         elif isinstance(c, C.ShapeQuery):
             x = arrays[c.input]
             numpy_runtime.shape_query(c.query, x.shape, arg(c.axis) if c.axis is not None else None)

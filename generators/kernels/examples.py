@@ -141,6 +141,10 @@ def _shapes(op: Op) -> tuple[dict[str, Any], dict[str, Any]] | None:
         return {c.inputs: [(2, 2), (2, 2)] if c.stack else [(2, 2), (1, 2)]}, {}
     if isinstance(c, C.Merge):
         return {c.inputs: [(2, 2), (2, 2), (2, 2)]}, {}
+    if isinstance(c, C.Parts) and c.part == "meshgrid":
+        return {c.source: [(3,), (2,)]}, {}
+    if isinstance(c, C.Parts):
+        return {c.source: (2, 4)}, ({c.arg("num"): 2, c.arg("axis"): 1} if c.part == "split" else {})
     if isinstance(c, C.Contraction):
         sizes = {label: 2 + k for k, label in enumerate(c.spec.labels)}
         return {n: tuple(sizes[label] for label in operand.named)
@@ -248,7 +252,10 @@ def python_lines(op: Op, ex: Example, module: str) -> list[str]:
         lines.append("# raises ValueError: these inputs break a constraint")
     else:
         with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
-            if isinstance(ex.result, tuple):  # several outputs: each by its name
+            if C.list_output(op.compute) is not None:  # a list output: each array by its place
+                name = reference.py_name(op.outputs[0].name)
+                text = "\n".join(f"{name}[{k}]: {np.array_repr(r)}" for k, r in enumerate(ex.result)) or "[]"
+            elif isinstance(ex.result, tuple):  # several outputs: each by its name
                 text = "\n".join(f"{reference.py_name(o.name)}: {np.array_repr(r)}" for o, r in zip(op.outputs, ex.result))
             else:
                 text = np.array_repr(ex.result)

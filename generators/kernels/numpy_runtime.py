@@ -213,6 +213,46 @@ def join_shape(shapes, axis, stack):
     return first[:a] + (sum(int(s[a]) for s in shapes),) + first[a + 1:]
 
 
+PARTS_LIMIT = 2**62
+
+
+def parts_shapes(kind, shapes, params):
+    """The shape of each tensor ``kind`` ("split", "unstack" or "meshgrid") cuts
+    from tensors of ``shapes`` with ``params`` (axis, num, cartesian); ValueError
+    names what is wrong."""
+    if kind == "meshgrid":  # one grid axis per tensor, as long as its element count
+        sizes = tuple(math.prod(int(d) for d in s) for s in shapes)
+        if len(sizes) > MAX_RANK:
+            raise ValueError(f"inputs: at most {MAX_RANK} tensors (one grid axis each), got {len(sizes)}")
+        if math.prod(sizes) > PARTS_LIMIT:
+            raise ValueError("inputs: the grids would be too large")
+        if params["cartesian"] and len(sizes) >= 2:
+            sizes = (sizes[1], sizes[0]) + sizes[2:]
+        return [sizes] * len(sizes)
+    x = tuple(int(d) for d in shapes[0])
+    if not x:
+        raise ValueError(f"x: a scalar cannot be {'unstacked' if kind == 'unstack' else 'split'} (rank 1 or more)")
+    a = _layout_axis(int(params["axis"]), len(x), "axis")
+    if kind == "unstack":
+        return [x[:a] + x[a + 1:]] * x[a]
+    num = int(params["num"])
+    if num < 1:
+        raise ValueError(f"num: must be 1 or more, got {num}")
+    if x[a] % num:
+        raise ValueError(f"x: the size {x[a]} of axis {a} is not a multiple of num = {num}")
+    return [x[:a] + (x[a] // num,) + x[a + 1:]] * num
+
+
+def parts(kind, xs, params):
+    """The arrays ``kind`` cuts from the arrays ``xs`` (see ``parts_shapes``)."""
+    if kind == "meshgrid":
+        return np.meshgrid(*(np.ravel(x) for x in xs), indexing="xy" if params["cartesian"] else "ij")
+    x, axis = xs[0], int(params["axis"])
+    if kind == "unstack":
+        return [np.take(x, k, axis=axis) for k in range(x.shape[axis])]
+    return np.split(x, int(params["num"]), axis=axis)
+
+
 def merge_shape(shapes):
     """The shape of merging tensors of ``shapes``: they must be equal."""
     if any(tuple(s) != tuple(shapes[0]) for s in shapes[1:]):

@@ -122,6 +122,11 @@ def body(op: Op) -> list[str]:
     if isinstance(c, C.Join):
         join = "np.stack" if c.stack else "np.concatenate"
         return [f"np.copyto({out}, {join}({py_name(c.inputs)}, axis=int({py_name(c.axis)})))"]
+    if isinstance(c, C.Parts):  # the list output: one array per part, preallocated by the caller
+        xs = py_name(c.source) if c.part == "meshgrid" else f"[{py_name(c.source)}]"
+        params = ", ".join(f"{role!r}: {py_name(arg)}" for role, arg in c.params)
+        return [f"for _to, _part in zip({out}, _k.parts({c.part!r}, {xs}, {{{params}}}), strict=True):",
+                "    np.copyto(_to, _part)"]
     if isinstance(c, C.Merge):
         return [f"np.copyto({out}, _k.merge({c.combine!r}, {py_name(c.inputs)}, {out}.dtype), casting='unsafe')"]
     if isinstance(c, C.ArgReduction) and c.searches:

@@ -195,7 +195,8 @@ class NnefGenerator:
                  inspect.getsource(numpy_runtime._layout_axis), "", inspect.getsource(numpy_runtime.layout_shape), "",
                  f"GENERATE_LIMIT = {numpy_runtime.GENERATE_LIMIT}", "", inspect.getsource(numpy_runtime.generate_shape), "",
                  inspect.getsource(numpy_runtime.matrix_shape), "",
-                 inspect.getsource(numpy_runtime.join_shape), "", inspect.getsource(numpy_runtime.merge_shape), ""]
+                 inspect.getsource(numpy_runtime.join_shape), "", inspect.getsource(numpy_runtime.merge_shape), "",
+                 f"PARTS_LIMIT = {numpy_runtime.PARTS_LIMIT}", "", inspect.getsource(numpy_runtime.parts_shapes), ""]
         table = []
         for ns in context.namespaces:
             entries = [(fragment_name(ns.name, o.name), o) for o in code_ops(ns) if not abi.is_stream(o)]
@@ -262,6 +263,12 @@ class NnefGenerator:
                     f"{c.stack}))")
         elif isinstance(c, C.Merge):
             body = f"return list(merge_shape({nnef_name(c.inputs)}))"
+        elif isinstance(c, C.Parts):  # a list result: one shape per tensor
+            defaults = {a.name: a.default for a in op.args if a.has_default}
+            given = ", ".join(f"{role!r}: attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else
+                              f"{role!r}: attribs[{nnef_name(arg)!r}]" for role, arg in c.params)
+            source = ins[0] if c.part == "meshgrid" else f"[{ins[0]}]"
+            body = f"return [list(s) for s in parts_shapes({c.part!r}, {source}, {{{given}}})]"
         elif isinstance(c, C.ShapeQuery):
             body = f"return [len({nnef_name(c.input)})]" if c.query == "shape" else "return []"
         elif isinstance(c, C.ScatterRows) and c.ref is not None:

@@ -61,10 +61,16 @@ def signature(op: Op, annotated: bool = True) -> str:
     if not keyword_only:
         parts.append("*")
     several = len(op.outputs) > 1
-    parts.append("out" + ((": tuple[np.ndarray | None, ...] | None" if several else ": np.ndarray | None")
-                          if annotated else "") + " = None")
+    hint = (": list[np.ndarray | None] | None" if _listed(op) else
+            ": tuple[np.ndarray | None, ...] | None" if several else ": np.ndarray | None")
+    parts.append("out" + (hint if annotated else "") + " = None")
     parts.append("backend" + (': Literal["c", "python"]' if annotated else "") + ' = "c"')
     return ", ".join(parts)
+
+
+def _listed(op: Op) -> bool:
+    """Whether the op gives a list output (as many arrays as its inputs say)."""
+    return C.list_output(op.compute) is not None
 
 
 def _hint(a: Arg) -> str:
@@ -98,7 +104,11 @@ def _doc(op: Op) -> str:
         lines += [f"{py_name(a.name)} : {kind}{default}", f"    {a.description}"]
     for c in op.configs:
         lines += [f"{config_param(c.name)} : {c.name}, optional", "    Settings; None means every default."]
-    lines += (["out : tuple of numpy.ndarray or None, optional",
+    lines += (["out : list of numpy.ndarray or None, optional",
+               "    Where to write each result (None: a new array); as many as the result has, each of its shape "
+               "and dtype."]
+              if _listed(op) else
+              ["out : tuple of numpy.ndarray or None, optional",
                "    Where to write each result (None: a new array); each of the result's shape and dtype."]
               if len(op.outputs) > 1 else
               ["out : numpy.ndarray, optional",
@@ -107,7 +117,8 @@ def _doc(op: Op) -> str:
               "    The compiled C kernels, or the NumPy reference implementation.",
               "", "Returns", "-------"]
     for o in op.outputs:
-        lines += [f"{py_name(o.name)} : numpy.ndarray", f"    {o.description}"]
+        lines += [f"{py_name(o.name)} : " + ("list of numpy.ndarray" if not o.count.is_single else "numpy.ndarray"),
+                  f"    {o.description}"]
     messages = [c.message for _, c in op.all_constraints() if not c.backend]
     lines += ["", "Raises", "------", "TypeError", "    If an argument has the wrong type or dtype.",
               "ValueError", "    If shapes do not fit or a constraint does not hold"
@@ -327,6 +338,11 @@ class _Binding:
                      else f"_k.merge_shape([a.shape for a in {xs}])")
             self.add("try:", f"    shape = {shape}",
                      "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
+        elif isinstance(c, C.Parts):  # one shape per tensor of the list output
+            xs = py_name(c.source) if c.part == "meshgrid" else f"[{py_name(c.source)}]"
+            params = ", ".join(f"{role!r}: {py_name(arg)}" for role, arg in c.params)
+            self.add("try:", f"    shapes = _k.parts_shapes({c.part!r}, [a.shape for a in {xs}], {{{params}}})",
+                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
         elif isinstance(c, C.ShapeQuery):
             x = py_name(c.input)
             if c.axis is not None:
@@ -394,7 +410,12 @@ class _Binding:
         inputs = f"({inputs}{',' if op.inputs else ''})"
         assign = isinstance(c, C.Elementwise)
         several = len(op.outputs) > 1
-        if several:  # out: None or one array (or None) per output; every output has the shape
+        if _listed(op):  # out: None or a list of arrays (or Nones), one per tensor the inputs give
+            self.add("_outs = _rt.outs(_op, out, len(shapes), list)",
+                     f"_pairs = [_rt.output(_op, f'out[{{k}}]', _outs[k], s, variant[{out.name!r}], {inputs}, "
+                     "assign=False) for k, s in enumerate(shapes)]",
+                     "written = [w for w, _ in _pairs]")
+        elif several:  # out: None or one array (or None) per output; every output has the shape
             self.add(f"_outs = _rt.outs(_op, out, {len(op.outputs)})")
             own = isinstance(c, C.FragmentKernel) and (bool(c.output_layouts) or c.layout == "shaped")
             for k, o in enumerate(op.outputs):
@@ -404,7 +425,7 @@ class _Binding:
         else:
             self.add(f"written, out = _rt.output(_op, 'out', out, shape, variant[{out.name!r}], {inputs}, "
                      f"assign={assign})")
-        written = [f"written{k}" for k in range(len(op.outputs))] if several else ["written"]
+        written = [f"written{k}" for k in range(len(op.outputs))] if several and not _listed(op) else ["written"]
         ref_args = [py_name(i.name) for i in op.inputs]
         ref_args += [f"{py_name(a.name)}_index" if a.type is DataType.ENUM else py_name(a.name) for a in op.args]
         ref_args += [config_param(cfg.name) for cfg in op.configs] + written
@@ -425,6 +446,11 @@ class _Binding:
                 c_args.append(f"len({py_name(p.source)})")
             elif p.role == "output":
                 c_args.append(f"_native.tensor({written[[o.name for o in op.outputs].index(p.source)]})")
+            elif p.role == "output_list":  # descriptors kept alive by the local name until the call returns
+                self.add("    _written_c = _native.tensors(written)")
+                c_args.append("_written_c[0]")
+            elif p.role == "output_count":
+                c_args.append("len(written)")
             elif p.role == "array":
                 c_args.append(f"_native.int64s({py_name(p.source)})")
             elif p.role == "count":
@@ -455,7 +481,9 @@ class _Binding:
             elif p.role == "workspace_bytes":
                 c_args.append("_workspace.nbytes")
         self.add(f"    _native.call(_op, {abi.function(op)!r}, {', '.join(c_args)})")
-        if several:
+        if _listed(op):
+            self.add("return [_rt.finish(w, o) for w, o in _pairs]")
+        elif several:
             self.add(f"return {class_name(op)}Result("
                      + ", ".join(f"_rt.finish(written{k}, out{k})" for k in range(len(op.outputs))) + ")")
         else:
@@ -554,6 +582,8 @@ def {function_name(op.name)}({c.window}: int, {c.stride}: int, frame_shape: Sequ
 
 def returns(op: Op) -> str:
     """The return annotation: an array, or the op's result tuple."""
+    if _listed(op):
+        return "list[np.ndarray]"
     return f"{class_name(op)}Result" if len(op.outputs) > 1 else "np.ndarray"
 
 

@@ -272,6 +272,22 @@ CONCAT_CASES = [([(2, 3), (4, 3)], 0), ([(2, 3), (2, 1), (2, 0)], -1), ([(5,)], 
 STACK_CASES = [([(2, 3), (2, 3), (2, 3)], 0), ([(2, 3), (2, 3)], -1), ([(), (), (), ()], 0), ([(5,)], 1),
                ([(2, 3, 4), (2, 3, 4)], 1), ([(0, 3), (0, 3)], 1),
                ([(2, 3), (3, 2)], 0), ([(1,) * 8, (1,) * 8], 0), ([(2, 3), (2, 3)], 3)]
+#: Parts kinds -> (shapes of the source: one, or the listed tensors; role values): valid cuts, then refused ones.
+PARTS_CASES: dict[str, list[tuple[list[tuple[int, ...]], dict[str, Any]]]] = {
+    "split": [([(6,)], {"num": 3, "axis": 0}), ([(2, 6, 2)], {"num": 3, "axis": 1}), ([(4, 3)], {"num": 1, "axis": -1}),
+              ([(2, 3, 4)], {"num": 2, "axis": 2}), ([(0, 4)], {"num": 2, "axis": 1}), ([(0, 4)], {"num": 3, "axis": 0}),
+              ([(1,) * 8], {"num": 1, "axis": 7}),
+              ([(5,)], {"num": 2, "axis": 0}), ([()], {"num": 1, "axis": 0}), ([(3, 4)], {"num": 0, "axis": 0}),
+              ([(3, 4)], {"num": 1, "axis": 2})],
+    "unstack": [([(3,)], {"axis": 0}), ([(2, 3)], {"axis": 1}), ([(2, 3, 4)], {"axis": -1}), ([(0, 3)], {"axis": 0}),
+                ([(4, 0)], {"axis": 0}), ([(1,) * 8], {"axis": 3}),
+                ([()], {"axis": 0}), ([(2, 3)], {"axis": -3})],
+    "meshgrid": [([(3,), (4,)], {"cartesian": True}), ([(3,), (4,)], {"cartesian": False}),
+                 ([(2,), (3,), (2,)], {"cartesian": True}), ([(5,)], {"cartesian": True}),
+                 ([(2, 3, 4), (2,)], {"cartesian": False}), ([(0,), (3,)], {"cartesian": True}), ([()], {"cartesian": False}),
+                 ([(2,)] * 6, {"cartesian": False}),
+                 ([(1,)] * 9, {"cartesian": True})],
+}
 MERGE_CASES = [[(3, 4), (3, 4), (3, 4)], [(5,)], [(), ()], [(2, 3, 4), (2, 3, 4)], [(0, 3), (0, 3)],
                [(7,)] * 5, [(2, 3), (3, 2)]]
 
@@ -421,6 +437,14 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             view = "strided" if shapes[0] == (2, 3, 4) else None
             listed = [_tensor(t, shape, view=view) for shape in shapes]
             out.append({"inputs": {c.inputs: listed}, "args": {c.axis: axis}, "tol": tol})
+    elif isinstance(c, C.Parts):
+        t = v.of(c.source)
+        for shapes, roles in PARTS_CASES[c.part]:
+            view = "strided" if shapes[0] == (2, 3, 4) else None
+            listed = [_tensor(t, shape, view=view) for shape in shapes]
+            source = listed if c.part == "meshgrid" else listed[0]
+            out.append({"inputs": {c.source: source}, "args": {c.arg(r): value for r, value in roles.items()},
+                        "tol": tol})
     elif isinstance(c, C.Merge):
         t = v.of(c.inputs)
         for shapes in MERGE_CASES:

@@ -172,6 +172,23 @@ class _Case:
                     lines.append(f"opforge_tensor t_out{tag} = {{(void*)data_out{tag}, {abi.DTYPE_ENUM[dt]}, "
                                  f"{want.ndim}, {{{dims}}}}};")
                 call.append(f"&t_out{tag}")
+            elif p.role == "output_list":  # one descriptor per expected array (one of size 1 if refused)
+                dt = self.variant_dtype(p.source)
+                names = []
+                for k, want in enumerate(wants if wants is not None else [np.zeros(1, dtype=dt)]):
+                    tag = str(k) if k else ""  # named as several outputs are: data_out, data_out1, ...
+                    lines.append(f"static {C_TYPE[dt]} data_out{tag}[{max(1, want.size)}];")
+                    if wants is not None:
+                        lines.append(c_array(f"want{tag}", want, dt))
+                    dims = ", ".join(str(s) for s in want.shape) or "0"
+                    lines.append(f"opforge_tensor t_out{tag} = {{(void*)data_out{tag}, {abi.DTYPE_ENUM[dt]}, "
+                                 f"{want.ndim}, {{{dims}}}}};")
+                    names.append(f"&t_out{tag}")
+                lines.append(f"opforge_tensor* const t_{p.name}[{max(1, len(names))}] = "
+                             f"{{{', '.join(names) or 'NULL'}}};")
+                call.append(f"t_{p.name}")
+            elif p.role == "output_count":
+                call.append(str(len(wants) if wants is not None else 1))
         call.append("&detail")
         name = c_string(f"{op.qualified_name} {self.dtype} case {self.index}")
         lines += ["const char* detail = NULL;",
@@ -190,7 +207,7 @@ class _Case:
                 compares.append(f"same_{kind}(data_out{tag}, want{tag}, {want.size}, {int(tol['ulps'])}, {tol['abs'] * scale!r})"
                                 if kind in ("float32", "float64") else
                                 f"(memcmp(data_out{tag}, want{tag}, sizeof(want{tag}[0]) * {want.size}) == 0)")
-            compare = " && ".join(compares)
+            compare = " && ".join(compares) or "true"  # (an empty list output: nothing to compare)
             if abi.has_workspace(op):
                 compare += " && st_workspace == OPFORGE_OK && workspace_need <= sizeof workspace"
             lines.append(f"report({name}, st == OPFORGE_OK && {compare}, detail);")

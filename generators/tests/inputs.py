@@ -157,12 +157,15 @@ def check_parity(fn: Callable[..., np.ndarray], op: str, dtype: str, spec: dict[
         assert isinstance(py, ValueError) and isinstance(c, ValueError), f"{where}: C gave {c!r}, Python gave {py!r}"
         return
     assert type(c) is type(py), f"{where}: C gave {type(c).__name__}, Python {type(py).__name__}"
+    # A list output: as many arrays from each backend.
+    assert not isinstance(c, list) or len(c) == len(py), f"{where}: C gave {len(c)} arrays, Python {len(py)}"
     given = [x for v in build(spec, configs).values() for x in (v if isinstance(v, list) else [v])]
     inputs = [v for v in given if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
     finite = [np.max(np.abs(v[np.isfinite(v)]), initial=0.0) for v in inputs]
-    # An op with several outputs returns a tuple: each output is compared.
-    for k, (c_k, py_k) in enumerate(zip(c, py) if isinstance(c, tuple) else [(c, py)]):
-        at = f"{where} output {k}" if isinstance(c, tuple) else where
+    # An op with several outputs returns a tuple, one with a list output a list: each array is compared.
+    several = isinstance(c, (tuple, list))
+    for k, (c_k, py_k) in enumerate(zip(c, py) if several else [(c, py)]):
+        at = f"{where} output {k}" if several else where
         assert c_k.shape == py_k.shape and c_k.dtype == py_k.dtype, \
             f"{at}: C {c_k.dtype}{c_k.shape} vs Python {py_k.dtype}{py_k.shape}"
         top = float(np.max(np.abs(py_k[np.isfinite(py_k)]), initial=0.0)) if py_k.dtype.kind == "f" else 1.0

@@ -215,13 +215,14 @@ def _assignable(result: tuple[int, ...], target: tuple[int, ...]) -> bool:
         return False
 
 
-def outs(op: str, out: Any, n: int) -> tuple[Any, ...]:
-    """``out`` of an op with ``n`` outputs: None, or a tuple of ``n`` arrays (or Nones)."""
+def outs(op: str, out: Any, n: int, kind: type = tuple) -> Sequence[Any]:
+    """``out`` of an op with ``n`` outputs: None, or a tuple of ``n`` arrays (or Nones);
+    of an op with a list output (``kind`` list), a list of as many arrays as it gives."""
     if out is None:
         return (None,) * n
-    if not isinstance(out, tuple) or len(out) != n:
-        raise TypeError(f"{op}: out must be None or a tuple of {n} arrays (None for any to allocate), "
-                        f"got {type(out).__name__}")
+    if not isinstance(out, kind) or len(out) != n:
+        raise TypeError(f"{op}: out must be None or a {kind.__name__} of {n} arrays (None for any to allocate), "
+                        f"got {type(out).__name__}" + (f" of {len(out)}" if isinstance(out, (tuple, list)) else ""))
     given = [a for a in out if a is not None]
     for k, a in enumerate(given):
         if any(isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.may_share_memory(a, b)
