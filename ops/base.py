@@ -269,6 +269,64 @@ with Namespace("base"):
             Join(kind)
             Doc(Language.ANY, DocScope.ALL, what)
 
+    with Op("split") as op:
+        op.display_path = "/Base/Shape"
+        op.onnx = "Split"
+        Input(NDARRAY, "x", description="The tensor to cut, of rank 1 or more")
+        Arg(
+            INT,
+            "num",
+            description="How many equal parts; it must divide the size of the axis",
+        )
+        Arg(
+            INT,
+            "axis",
+            default=0,
+            description="The axis to cut along; negative counts from the last one",
+        )
+        Output(
+            NDARRAY,
+            "outputs",
+            count=AtLeast(0),
+            description="The num parts in order, each with the type of x and 1/num of the axis",
+        )
+        Parts("split")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            x cut into num tensors of one shape along an axis, in order (numpy.split with a
+            number of sections, ONNX Split with equal parts): the size of the axis must be a
+            multiple of num. Concatenating the parts along the axis gives x back.
+            """,
+        )
+
+    with Op("unstack") as op:
+        op.display_path = "/Base/Shape"
+        Input(NDARRAY, "x", description="The tensor to unstack, of rank 1 or more")
+        Arg(
+            INT,
+            "axis",
+            default=0,
+            description="The axis to unstack along; negative counts from the last one",
+        )
+        Output(
+            NDARRAY,
+            "outputs",
+            count=AtLeast(0),
+            description="One tensor per entry along the axis, with the type of x and without that axis",
+        )
+        Parts("unstack")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            One tensor for each entry of x along an axis, in order, with that axis removed
+            (list(numpy.moveaxis(x, axis, 0))): as many tensors as the axis is long, none
+            for an empty axis. Stacking them along the axis gives x back.
+            """,
+        )
+
     with Op("reshape", layout) as op:
         op.display_path = "/Base/Shape"
         op.onnx = "Reshape"

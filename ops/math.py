@@ -866,6 +866,39 @@ with Namespace("math"):
                 "The tensors must all have one shape: unlike ONNX Sum, Mean and Max, a merge does not broadcast.",
             )
 
+    with Op("meshgrid") as op:
+        op.display_path = "/Math/Creation"
+        Input(
+            NDARRAY,
+            "inputs",
+            count=AtLeast(1),
+            description="The coordinate tensors (their elements in row-major order), all of one dtype",
+        )
+        Arg(
+            BOOLEAN,
+            "cartesian",
+            default=True,
+            description='Swap the first two grid axes (numpy.meshgrid indexing "xy"); false: matrix indexing "ij"',
+        )
+        Output(
+            NDARRAY,
+            "outputs",
+            count=AtLeast(0),
+            description="One grid per input, with the type of the inputs",
+        )
+        Parts("meshgrid", source="inputs")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Coordinate grids (numpy.meshgrid): for N tensors of n1, ..., nN elements, N grids
+            of shape (n1, ..., nN), the k-th holding the elements of the k-th tensor along
+            axis k. With cartesian (the default, numpy's "xy" indexing) the first two axes
+            are swapped: the shape is (n2, n1, n3, ..., nN). At most 8 tensors, the largest
+            rank.
+            """,
+        )
+
     for which in ("first", "last"):
         with Op(f"{which}_index", condition_test) as op:
             op.display_path = "/Math/Reduction"

@@ -218,6 +218,28 @@ for backend in ("c", "python"):
 assert np.allclose(nn.linear(q, k[0].T, v[0, :, 0]), q @ k[0].T + v[0, :, 0])
 fails(ValueError, "nn.dot_product_attention: values must have as many rows as keys (values has shape (2, 4, 2), "
       "keys has shape (2, 5, 4))", nn.dot_product_attention, q, k, v[:, :4])
+# list outputs: split, unstack and meshgrid give numpy's arrays, into out= arrays when given
+t = np.arange(24, dtype=np.int16).reshape(2, 6, 2)
+for backend in ("c", "python"):
+    parts = base.split(t, 3, axis=1, backend=backend)
+    assert isinstance(parts, list) and all(np.array_equal(a, b) for a, b in zip(parts, np.split(t, 3, axis=1)))
+    rows = base.unstack(t, axis=-1, backend=backend)
+    assert len(rows) == 2 and all(np.array_equal(rows[j], t[..., j]) for j in range(2))
+    assert base.unstack(np.zeros((0, 3)), backend=backend) == []
+    grids = math.meshgrid([np.arange(3.0), np.arange(4.0), np.arange(2.0)], backend=backend)
+    assert all(np.array_equal(a, b) for a, b in zip(grids, np.meshgrid(np.arange(3.0), np.arange(4.0),
+                                                                        np.arange(2.0)), strict=True))
+    grids = math.meshgrid([np.arange(3), np.arange(4).reshape(2, 2)], cartesian=False, backend=backend)
+    assert all(np.array_equal(a, b) for a, b in zip(grids, np.meshgrid(np.arange(3), np.arange(4), indexing="ij"),
+                                                    strict=True))
+    given = [np.empty((2, 2, 2), np.int16) for _ in range(3)]
+    assert all(a is b for a, b in zip(base.split(t, 3, axis=1, out=given, backend=backend), given))
+    fails(ValueError, "base.split: x: the size 6 of axis 1 is not a multiple of num = 4", base.split, t, 4, axis=1,
+          backend=backend)
+    fails(TypeError, "base.split: out must be None or a list of 3 arrays (None for any to allocate), got list of 2",
+          base.split, t, 3, axis=1, out=given[:2], backend=backend)
+    fails(ValueError, "math.meshgrid: inputs: at most 8 tensors (one grid axis each), got 9", math.meshgrid,
+          [np.ones(1)] * 9, backend=backend)
 # keywords of every signature
 assert math.log(np.float32([8.0]), base=2.0)[0] == 3.0
 assert random.uniform(shape=[3], random_config=random.RandomConfig(seed=5)).shape == (3,)
