@@ -900,6 +900,16 @@ def Parts(kind: str, *, source: str = "x", outputs: str = "outputs", **params: s
     _set_compute("Parts", compute.Parts(kind, source, outputs, roles))
 
 
+def TensorDot(*, x: str = "x", y: str = "y", dimensions_x: str = "dimensions_x",
+              dimensions_y: str = "dimensions_y", transpose_x: str = "transpose_x", transpose_y: str = "transpose_y",
+              transpose_z: str = "transpose_z") -> None:
+    """numpy.tensordot of ``x`` and ``y`` over the axes the int-list args
+    ``dimensions_x`` and ``dimensions_y`` name, with ND4J's transposes (boolean
+    args reversing the axes of x, of y, of the result): ``compute.TensorDot``."""
+    _set_compute("TensorDot", compute.TensorDot((x, y), (dimensions_x, dimensions_y),
+                                                (transpose_x, transpose_y, transpose_z)))
+
+
 def Merge(combine: str, *, inputs: str = "inputs") -> None:
     """Element by element over the equal-shape tensors of the list input
     ``inputs``: "add", "avg", "max" or "max_index" (``compute.Merge``)."""

@@ -646,6 +646,23 @@ class Parts:
         return dict(self.params)[role]
 
 
+@attrs.frozen
+class TensorDot:
+    """numpy.tensordot of the two ``inputs`` over the axes that the int-list
+    args ``axes`` (of the first, of the second) name in pairs: ND4J's
+    tensorMmul. The boolean args ``transposes`` reverse the axes of the first
+    and the second input before (the axes name axes of the reversed tensors)
+    and of the result after, as ND4J's transpose of an N-d array does. The
+    result holds the free axes of the first, then those of the second; the
+    einsum labels are built at run time."""
+
+    inputs: tuple[str, str]
+    axes: tuple[str, str]
+    transposes: tuple[str, str, str]
+
+    kind = "tensordot"
+
+
 #: Parts kinds -> their roles (each an arg: "int" or "bool").
 PARTS_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "split": (("axis", "int"), ("num", "int")),
@@ -696,7 +713,7 @@ def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
     return input_dtype
 
 Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition",
-                SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery, Join, Merge, Parts]
+                SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery, Join, Merge, Parts, TensorDot]
 
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {

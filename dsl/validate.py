@@ -766,6 +766,18 @@ def compute_problems(op: M.Op) -> list[Problem]:
         for _, k in op.all_constraints():
             if any(r.kind == "input" and r.name == c.inputs for r in E.param_refs(k.expr)):
                 out.append(f"constraint '{k.message}' reads the list input '{c.inputs}', which constraints cannot")
+    elif isinstance(c, C.TensorDot):
+        for name in c.inputs:
+            need_input(name)
+        if len(op.inputs) != 2:
+            out.append("a tensordot takes exactly its two inputs")
+        for name in c.axes:
+            need_arg(name, (DataType.INT, DataType.LONG), True, "axes to contract")
+        for name in c.transposes:
+            need_arg(name, (DataType.BOOLEAN,), False, "whether to reverse the axes")
+        first = inputs.get(c.inputs[0])
+        if first is not None and op.outputs and op.outputs[0].type is not first.type:
+            out.append(f"the output has the type of {first.name} ({first.type.value})")
     elif isinstance(c, C.Parts):
         need_roles("Parts kind", c.part, C.PARTS_ROLES, c.params)
         source = inputs.get(c.source)

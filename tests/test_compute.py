@@ -173,6 +173,10 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
      "shared=... names inputs of a matrix fragment, after the first, that are one matrix for every batch"),
     ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='rows', shapes=((1,),))",
      "shapes=... gives the outputs of a shaped fragment"),
+    ("TensorDot()", "tensordot needs an input 'y'"),
+    ("TensorDot()", "a tensordot takes exactly its two inputs"),
+    ("TensorDot(dimensions_x='x')", "tensordot needs an arg 'x' (axes to contract)"),
+    ("TensorDot()", "tensordot needs an arg 'transpose_z' (whether to reverse the axes)"),
     ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='channels', widen=2)",
      "widen (rows that many times as long) takes an int above 1, for a rows fragment of one input"),
 ])

@@ -183,6 +183,10 @@ def compute_text(op: object) -> list[str]:
     if isinstance(c, C.LayoutMove):
         given = ", ".join(f"{role}={name}" if role != name else name for role, name in c.params)
         return [f"layout {c.layout}({', '.join(filter(None, [c.input, given]))}): elements moved, not computed"]
+    if isinstance(c, C.TensorDot):
+        (x, y), (ax, ay), (tx, ty, tz) = c.inputs, c.axes, c.transposes
+        return [f"tensordot of {x} and {y} over the axes {ax} of {x} and {ay} of {y} (numpy.tensordot); "
+                f"{tx}, {ty} reverse the axes of {x}, {y} first, {tz} those of the result after"]
     if isinstance(c, C.Parts):
         given = ", ".join(f"{role}={name}" if role != name else name for role, name in c.params)
         return [f"parts {c.part}({c.source}, {given}): the list {c.outputs}, elements moved, not computed"]

@@ -264,7 +264,7 @@ class ImunitGenerator:
         api = f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.function(op)}"\n' + "".join(
             f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{n}"\n' for n in
             ["opforge_runtime", *(abi.config_struct(c) for c in op.configs), *kernel_names]
-        ) + re.sub(r"^opforge_status ", "static inline opforge_status ", code.api, flags=re.M) + \
+        ) + re.sub(r"^opforge_status (?=\w+\()", "static inline opforge_status ", code.api, flags=re.M) + \
             "#pragma IMAGINET_FRAGMENT_END\n"
         parts.append(api)
         if abi.is_stream(op):

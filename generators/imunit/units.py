@@ -291,9 +291,31 @@ def _strided_length(n: str, b: str, e: str, s: str) -> str:
     return f"({s} > 0 ? {up} : ({s} < 0 ? {down} : 0))"
 
 
+def _tensordot_result(c: C.TensorDot) -> list[Hidden]:
+    """The free axes of x', then of y' (x', y': reversed when transposed), appended one at a
+    time, or prepended when the result is transposed: hidden values result_0..result_16."""
+    (x, y), (ax, ay), (tx, ty, tz) = c.inputs, c.axes, c.transposes
+
+    def contracted(axes: str, k: int, rank: str) -> str:
+        return " || ".join(f"({axes}_rank > {m} && ({axes}_d{m} == {k} || {axes}_d{m} == {k} - {rank}))"
+                           for m in range(MAX_RANK))
+
+    out = [Hidden(f"{RESULT}_0", "System.Shape()")]
+    for t, axes, flag in ((x, ax, tx), (y, ay, ty)):
+        rank = f"{t}_rank"
+        for k in range(MAX_RANK):
+            size = element(f"{t}.shape", f"({flag} ? {rank} - 1 - {k} : {k})")
+            prev = f"{RESULT}_{len(out) - 1}"
+            grow = f"({tz} ? {prev}.insert({prev}.count, {size}) : {prev}.insert(0, {size}))"
+            out.append(Hidden(f"{RESULT}_{len(out)}", f"({rank} > {k} && !({contracted(axes, k, rank)})) ? {grow} : {prev}"))
+    return out
+
+
 def layout_result(op: Op) -> list[Hidden]:
     """The hidden values that build a layout's output shape (empty when one expression does)."""
     c = op.compute
+    if isinstance(c, C.TensorDot):
+        return _tensordot_result(c)
     if not isinstance(c, C.LayoutMove):
         return []
     x = c.input
@@ -546,6 +568,11 @@ def contracts(op: Op) -> list[tuple[str, str]]:
             out.append((f"{num} >= 1", f"{num} must be 1 or more, got {{{num}}}"))
             out.append((f"!({_axis_in_range(axis, x)} && {num} >= 1) || {x}.shape.size({right}) % {num} == 0",
                         f"the size of axis {{{axis}}} of {x} must be a multiple of {num} ({x}: {{{x}.shape}})"))
+    if isinstance(c, C.TensorDot):
+        ax, ay = c.axes
+        last = f"{RESULT}_{2 * MAX_RANK}"
+        out.append((f"{ax}_rank == {ay}_rank", f"{ax} and {ay} must name as many axes each"))
+        out.append((f"{last}.count <= {MAX_RANK}", f"the result's rank {{{last}.count}} is above {MAX_RANK}"))
     if isinstance(c, C.Parts):
         listed = next(o for o in op.outputs if o.name == c.outputs)
         out.append((f"{PART_COUNT} <= {LIST_SOCKETS}",

@@ -562,30 +562,22 @@ static inline void {name}(const {ct}* restrict x, int64_t* restrict output, cons
 # ---------------------------------------------------------------- contractions
 
 
-class ContractionEmitter(Emitter):
-    def emit(self) -> OpCode:
-        c: C.Contraction = self.op.compute  # type: ignore[assignment]
-        spec = c.spec
-        ids = {label: i for i, label in enumerate(spec.labels)}
-        out = self.op.outputs[0]
-        frags = []
-        names = [abi.c_name(n) for n in c.inputs]
-        for v in self.variants:
-            t = v.of(c.inputs[0])
-            ct = C_TYPE[t]
-            acc_t = ct if D.category(t) == "float" else WIDE_UNSIGNED[t]
-            if len(names) == 2:
-                term = f"({acc_t})a[ar] * ({acc_t})b[br]"
-                params = f"const {ct}* restrict a, const {ct}* restrict b"
-                adv_red = "p->red_stride[0], &ar, p->red_stride[1], &br, NULL, NULL"
-                adv_out = "p->out_stride[0], &ao, p->out_stride[1], &bo, p->out_stride[2], &oo"
-            else:
-                term = f"({acc_t})a[ar]"
-                params = f"const {ct}* restrict a"
-                adv_red = "p->red_stride[0], &ar, NULL, NULL, NULL, NULL"
-                adv_out = "p->out_stride[0], &ao, p->out_stride[2], &oo, NULL, NULL"
-            name = self.kernel_name(v)
-            frags.append(fragment(name, f"""
+def einsum_kernel(name: str, dtype: str, operands: int) -> str:
+    """The fragment running an einsum plan over one or two operands of ``dtype``
+    (integers accumulate wrapping, in the wide unsigned type)."""
+    ct = C_TYPE[dtype]
+    acc_t = ct if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+    if operands == 2:
+        term = f"({acc_t})a[ar] * ({acc_t})b[br]"
+        params = f"const {ct}* restrict a, const {ct}* restrict b"
+        adv_red = "p->red_stride[0], &ar, p->red_stride[1], &br, NULL, NULL"
+        adv_out = "p->out_stride[0], &ao, p->out_stride[1], &bo, p->out_stride[2], &oo"
+    else:
+        term = f"({acc_t})a[ar]"
+        params = f"const {ct}* restrict a"
+        adv_red = "p->red_stride[0], &ar, NULL, NULL, NULL, NULL"
+        adv_out = "p->out_stride[0], &ao, p->out_stride[2], &oo, NULL, NULL"
+    return fragment(name, f"""
 static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan* p)
 {{
     int64_t oi[OPF_MAX_LOOPS] = {{0}};
@@ -602,7 +594,16 @@ static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan
         output[oo] = ({ct})acc;
         opf_advance(p->n_out, p->out_extent, oi, {adv_out});
     }}
-}}"""))
+}}""")
+
+
+class ContractionEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.Contraction = self.op.compute  # type: ignore[assignment]
+        spec = c.spec
+        ids = {label: i for i, label in enumerate(spec.labels)}
+        names = [abi.c_name(n) for n in c.inputs]
+        frags = [einsum_kernel(self.kernel_name(v), v.of(c.inputs[0]), len(names)) for v in self.variants]
 
         def label_ids(operand) -> str:
             return ", ".join(str(-1 if label == "..." else ids[label]) for label in operand.labels) or "0"
@@ -620,13 +621,44 @@ static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan
                   f"{len(spec.output.labels)}, {len(ids)}, &plan, detail);",
                   "if (st != OPFORGE_OK) {", "return st;", "}", "}",
                   *self.output_check("plan.out_rank", "plan.out_shape")]
-        outn = abi.c_name(out.name)
+        return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)))
+
+    def run_plan(self, inputs: tuple[str, ...]) -> list[str]:
+        """The kernel of the primary tensor's dtype over ``plan``, into the output."""
+        out = self.op.outputs[0]
 
         def per_variant(v: D.Variant) -> list[str]:
-            data = [f"(const {C_TYPE[v.of(n)]}*){abi.c_name(n)}->data" for n in c.inputs]
-            return [f"{self.kernel_name(v)}({', '.join(data)}, ({C_TYPE[v.of(out.name)]}*){outn}->data, &plan);"]
+            data = [f"(const {C_TYPE[v.of(n)]}*){abi.c_name(n)}->data" for n in inputs]
+            return [f"{self.kernel_name(v)}({', '.join(data)}, ({C_TYPE[v.of(out.name)]}*)"
+                    f"{abi.c_name(out.name)}->data, &plan);"]
 
-        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
+        return self.dispatch(per_variant)
+
+
+class TensorDotEmitter(ContractionEmitter):
+    """tensordot: the einsum labels built at run time from the axes args, then an einsum plan."""
+
+    def emit(self) -> OpCode:
+        c: C.TensorDot = self.op.compute  # type: ignore[assignment]
+        x, y = (abi.c_name(n) for n in c.inputs)
+        ax, ay = (abi.c_name(n) for n in c.axes)
+        tx, ty, tz = (abi.c_name(n) for n in c.transposes)
+        frags = [einsum_kernel(self.kernel_name(v), v.of(c.inputs[0]), 2) for v in self.variants]
+        lines = ["int8_t labels_x[OPFORGE_MAX_RANK] = {0}, labels_y[OPFORGE_MAX_RANK] = {0};",
+                 "int8_t out_labels[OPFORGE_MAX_RANK] = {0};",
+                 "int32_t n_out = 0, n_ids = 0;",
+                 "opf_einsum_plan plan;",
+                 "{",
+                 f"opforge_status st = opf_tensordot_labels({x}, {y}, {ax}, {ax}_count, {ay}, {ay}_count, {tx}, {ty}, "
+                 f"{tz}, labels_x, labels_y, out_labels, &n_out, &n_ids, detail);",
+                 "if (st != OPFORGE_OK) {", "return st;", "}",
+                 f"const opforge_tensor* const ops[] = {{{x}, {y}}};",
+                 "const int8_t* const labels[] = {labels_x, labels_y};",
+                 f"const int32_t n_labels[] = {{{x}->rank, {y}->rank}};",
+                 "st = opf_einsum_plan_make(2, ops, labels, n_labels, out_labels, n_out, n_ids, &plan, detail);",
+                 "if (st != OPFORGE_OK) {", "return st;", "}", "}",
+                 *self.output_check("plan.out_rank", "plan.out_shape")]
+        return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)))
 
 
 # ---------------------------------------------------------------- random
@@ -1479,6 +1511,7 @@ EMITTERS: dict[type, type[Emitter]] = {
     C.Reduction: ReductionEmitter,
     C.ArgReduction: ArgReductionEmitter,
     C.Contraction: ContractionEmitter,
+    C.TensorDot: TensorDotEmitter,
     C.RandomSample: RandomEmitter,
     C.FragmentKernel: FragmentEmitter,
     C.SlidingWindow: StreamEmitter,

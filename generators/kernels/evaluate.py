@@ -105,6 +105,9 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             if x.ndim == 0:
                 return None
             shape = numpy_runtime.reduced_shape(x.shape, (arg(c.axis) % x.ndim,), arg(c.keep_dims))
+        elif isinstance(c, C.TensorDot):
+            x, y = (arrays[n] for n in c.inputs)
+            shape = numpy_runtime.tensordot_plan(x.shape, y.shape, *(arg(n) for n in (*c.axes, *c.transposes)))[1]
         elif isinstance(c, C.Contraction):
             shape = np.einsum(c.spec.numpy_subscripts(), *(arrays[n] for n in c.inputs)).shape
         elif isinstance(c, C.RandomSample):

@@ -213,6 +213,50 @@ def join_shape(shapes, axis, stack):
     return first[:a] + (sum(int(s[a]) for s in shapes),) + first[a + 1:]
 
 
+EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def tensordot_plan(x_shape, y_shape, axes_x, axes_y, transpose_x, transpose_y, transpose_z):
+    """(numpy.einsum subscripts over x and y as given, the result's shape) of
+    numpy.tensordot(x', y', (axes_x, axes_y)), where x' is x with its axes reversed
+    when transpose_x, y' likewise, and the result's axes are reversed when
+    transpose_z (ND4J's tensorMmul); ValueError names what is wrong. As
+    opf_tensordot_labels: axis i of x' is label i, a contracted axis of y' takes
+    its partner's label, a free one the next."""
+    rx, ry = len(x_shape), len(y_shape)
+    if len(axes_x) != len(axes_y):
+        raise ValueError(f"dimensions_x, dimensions_y: must name as many axes each, got {len(axes_x)} and {len(axes_y)}")
+    xs = tuple(reversed(x_shape)) if transpose_x else tuple(x_shape)
+    ys = tuple(reversed(y_shape)) if transpose_y else tuple(y_shape)
+    partner = {}
+    for a, b in zip(axes_x, axes_y):
+        a, b = int(a), int(b)
+        if not (-rx <= a < rx and -ry <= b < ry):
+            raise ValueError(f"dimensions_x, dimensions_y: axis pair ({a}, {b}) is out of range for ranks {rx} and {ry}")
+        a, b = a % rx, b % ry
+        if a in partner.values() or b in partner:
+            raise ValueError("dimensions_x, dimensions_y: an axis is named twice")
+        if xs[a] != ys[b]:
+            raise ValueError(f"x and y: contracted axes {a} and {b} differ in size ({xs[a]} and {ys[b]})")
+        partner[b] = a
+    sizes = list(xs)
+    labels_y, result = [], [i for i in range(rx) if i not in partner.values()]
+    for j in range(ry):
+        if j in partner:
+            labels_y.append(partner[j])
+        else:
+            labels_y.append(len(sizes))
+            result.append(len(sizes))
+            sizes.append(ys[j])
+    if len(result) > MAX_RANK:
+        raise ValueError(f"x and y: the result's rank {len(result)} is above {MAX_RANK}")
+    stored_x = [rx - 1 - i for i in range(rx)] if transpose_x else list(range(rx))
+    stored_y = labels_y[::-1] if transpose_y else labels_y
+    result = result[::-1] if transpose_z else result
+    letters = ["".join(EINSUM_LETTERS[k] for k in labels) for labels in (stored_x, stored_y, result)]
+    return f"{letters[0]},{letters[1]}->{letters[2]}", tuple(sizes[k] for k in result)
+
+
 PARTS_LIMIT = 2**62
 
 

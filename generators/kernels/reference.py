@@ -150,6 +150,11 @@ def body(op: Op) -> list[str]:
                     f"np.copyto({out}, result, casting='unsafe')"]
         return [f"result = {fn}({x}, axis=int({py_name(c.axis)}), keepdims=bool({py_name(c.keep_dims)}))",
                 f"np.copyto({out}, result, casting='unsafe')"]
+    if isinstance(c, C.TensorDot):  # the einsum of the axes given, built now
+        x, y = (py_name(n) for n in c.inputs)
+        given = ", ".join(py_name(n) for n in (*c.axes, *c.transposes))
+        return [f"subscripts, _ = _k.tensordot_plan({x}.shape, {y}.shape, {given})",
+                f"np.copyto({out}, np.einsum(subscripts, {x}, {y}), casting='unsafe')"]
     if isinstance(c, C.Contraction):
         operands = ", ".join(py_name(n) for n in c.inputs)
         return [f"np.copyto({out}, np.einsum({c.spec.numpy_subscripts()!r}, {operands}), casting='unsafe')"]

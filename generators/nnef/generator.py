@@ -196,6 +196,8 @@ class NnefGenerator:
                  f"GENERATE_LIMIT = {numpy_runtime.GENERATE_LIMIT}", "", inspect.getsource(numpy_runtime.generate_shape), "",
                  inspect.getsource(numpy_runtime.matrix_shape), "",
                  inspect.getsource(numpy_runtime.join_shape), "", inspect.getsource(numpy_runtime.merge_shape), "",
+                 f"EINSUM_LETTERS = {numpy_runtime.EINSUM_LETTERS!r}", "",
+                 inspect.getsource(numpy_runtime.tensordot_plan), "",
                  f"PARTS_LIMIT = {numpy_runtime.PARTS_LIMIT}", "", inspect.getsource(numpy_runtime.parts_shapes), ""]
         table = []
         for ns in context.namespaces:
@@ -263,6 +265,11 @@ class NnefGenerator:
                     f"{c.stack}))")
         elif isinstance(c, C.Merge):
             body = f"return list(merge_shape({nnef_name(c.inputs)}))"
+        elif isinstance(c, C.TensorDot):
+            defaults = {a.name: a.default for a in op.args if a.has_default}
+            given = ", ".join(f"attribs.get({nnef_name(n)!r}, {defaults[n]!r})" if n in defaults else
+                              f"attribs[{nnef_name(n)!r}]" for n in (*c.axes, *c.transposes))
+            body = f"return list(tensordot_plan({ins[0]}, {ins[1]}, {given})[1])"
         elif isinstance(c, C.Parts):  # a list result: one shape per tensor
             defaults = {a.name: a.default for a in op.args if a.has_default}
             given = ", ".join(f"{role!r}: attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else

@@ -338,6 +338,11 @@ class _Binding:
                      else f"_k.merge_shape([a.shape for a in {xs}])")
             self.add("try:", f"    shape = {shape}",
                      "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
+        elif isinstance(c, C.TensorDot):
+            x, y = (py_name(n) for n in c.inputs)
+            given = ", ".join(py_name(n) for n in (*c.axes, *c.transposes))
+            self.add("try:", f"    _, shape = _k.tensordot_plan({x}.shape, {y}.shape, {given})",
+                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
         elif isinstance(c, C.Parts):  # one shape per tensor of the list output
             xs = py_name(c.source) if c.part == "meshgrid" else f"[{py_name(c.source)}]"
             params = ", ".join(f"{role!r}: {py_name(arg)}" for role, arg in c.params)

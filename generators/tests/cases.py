@@ -250,7 +250,7 @@ def _tol(op: Op, c: Any, dtype: str) -> dict[str, float]:
         used = {f for _, e in c.cases for f in C.functions(e)}
         # Composed formulas may cancel (1 + tanh(...) near -1): a few eps of the scale besides the ulps.
         return {"ulps": 0, "abs": 0.0} if used <= EXACT else {"ulps": 8, "abs": 4 * eps}
-    if isinstance(c, (C.Reduction, C.Contraction, C.FragmentKernel)):
+    if isinstance(c, (C.Reduction, C.Contraction, C.TensorDot, C.FragmentKernel)):
         return {"ulps": 4, "abs": 256 * eps}
     if isinstance(c, C.RandomSample):
         return {"ulps": 2, "abs": 0.0}
@@ -272,6 +272,17 @@ CONCAT_CASES = [([(2, 3), (4, 3)], 0), ([(2, 3), (2, 1), (2, 0)], -1), ([(5,)], 
 STACK_CASES = [([(2, 3), (2, 3), (2, 3)], 0), ([(2, 3), (2, 3)], -1), ([(), (), (), ()], 0), ([(5,)], 1),
                ([(2, 3, 4), (2, 3, 4)], 1), ([(0, 3), (0, 3)], 1),
                ([(2, 3), (3, 2)], 0), ([(1,) * 8, (1,) * 8], 0), ([(2, 3), (2, 3)], 3)]
+#: tensordot: (x's shape, y's shape, x's axes, y's axes, transposes of x, y and the result): valid, then refused.
+TENSORDOT_CASES: list[tuple[tuple[int, ...], tuple[int, ...], list[int], list[int], tuple[bool, bool, bool]]] = [
+    ((2, 3), (3, 4), [1], [0], (False, False, False)), ((2, 3, 4), (4, 3, 5), [1, 2], [1, 0], (False, False, False)),
+    ((3,), (3,), [0], [0], (False, False, False)), ((2, 3), (2, 2), [], [], (False, False, False)),
+    ((3, 2), (3, 4), [1], [0], (True, False, False)), ((3, 2), (4, 3), [1], [0], (True, True, True)),
+    ((2, 3, 4), (4, 2), [-1], [0], (False, False, True)), ((0, 3), (3, 2), [1], [0], (False, False, False)),
+    ((2, 0), (0, 3), [1], [0], (False, False, False)), ((), (2, 3), [], [], (False, False, False)),
+    ((2, 3), (4, 4), [1], [0], (False, False, False)), ((2, 3), (3, 4), [1], [], (False, False, False)),
+    ((2, 3), (3, 4), [2], [0], (False, False, False)), ((3, 3), (3, 3), [0, 0], [0, 1], (False, False, False)),
+    ((1,) * 5, (1,) * 5, [], [], (False, False, False)),
+]
 #: Parts kinds -> (shapes of the source: one, or the listed tensors; role values): valid cuts, then refused ones.
 PARTS_CASES: dict[str, list[tuple[list[tuple[int, ...]], dict[str, Any]]]] = {
     "split": [([(6,)], {"num": 3, "axis": 0}), ([(2, 6, 2)], {"num": 3, "axis": 1}), ([(4, 3)], {"num": 1, "axis": -1}),
@@ -437,6 +448,15 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             view = "strided" if shapes[0] == (2, 3, 4) else None
             listed = [_tensor(t, shape, view=view) for shape in shapes]
             out.append({"inputs": {c.inputs: listed}, "args": {c.axis: axis}, "tol": tol})
+    elif isinstance(c, C.TensorDot):
+        small = D.category(v.dtype) != "float"
+        for x_shape, y_shape, ax, ay, flags in TENSORDOT_CASES:
+            view = "strided" if x_shape == (2, 3, 4) else None
+            inputs = {n: _tensor(v.of(n), s, extreme=False, view=view if n == c.inputs[0] else None,
+                                 low=-4 if small else None, high=4 if small else None)
+                      for n, s in zip(c.inputs, (x_shape, y_shape))}
+            args = dict(zip(c.axes, (ax, ay))) | dict(zip(c.transposes, flags))
+            out.append({"inputs": inputs, "args": args, "tol": tol})
     elif isinstance(c, C.Parts):
         t = v.of(c.source)
         for shapes, roles in PARTS_CASES[c.part]:
