@@ -269,6 +269,60 @@ with Namespace("base"):
             Join(kind)
             Doc(Language.ANY, DocScope.ALL, what)
 
+    with Op("tensor_mmul") as op:
+        op.display_path = "/Base/Linear algebra"
+        x = Input(NUMERIC, "x", description="First tensor")
+        y = Input(NUMERIC, "y", description="Second tensor, of the type of x")
+        Arg(
+            INT,
+            "dimensions_x",
+            count=AtLeast(0),
+            description="Axes of x to contract (negative counts from the last), distinct",
+        )
+        Arg(
+            INT,
+            "dimensions_y",
+            count=AtLeast(0),
+            description="Axes of y to contract, as many, each paired with the axis of x at its position",
+        )
+        Arg(
+            BOOLEAN,
+            "transpose_x",
+            default=False,
+            description="Reverse the axes of x first (dimensions_x then names axes of the reversed x)",
+        )
+        Arg(
+            BOOLEAN,
+            "transpose_y",
+            default=False,
+            description="Reverse the axes of y first (dimensions_y then names axes of the reversed y)",
+        )
+        Arg(
+            BOOLEAN,
+            "transpose_z",
+            default=False,
+            description="Reverse the axes of the result",
+        )
+        Output(
+            NUMERIC,
+            "output",
+            description="The free axes of x, then those of y; of the type of x",
+        )
+        Constraint("x and y must have the same type", same_type(x, y))
+        TensorDot()
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Tensor contraction (numpy.tensordot(x, y, axes=(dimensions_x, dimensions_y)),
+            ND4J tensorMmul): the sum over the paired axes, which must agree in size, of
+            the products of x and y; the result has the axes of x that are not contracted,
+            then those of y. The transpose flags reverse the axes of x, of y (before) and of
+            the result (after), as ND4J's transpose of an N-d array; with none set and one
+            axis paired, a matrix product. Integers wrap.
+            """,
+        )
+
     with Op("split") as op:
         op.display_path = "/Base/Shape"
         op.onnx = "Split"

@@ -240,6 +240,16 @@ for backend in ("c", "python"):
           base.split, t, 3, axis=1, out=given[:2], backend=backend)
     fails(ValueError, "math.meshgrid: inputs: at most 8 tensors (one grid axis each), got 9", math.meshgrid,
           [np.ones(1)] * 9, backend=backend)
+# tensor_mmul: numpy.tensordot, with ND4J's transposes reversing axes
+a3, b3 = rng.standard_normal((3, 2, 4)), rng.standard_normal((4, 5, 3))
+for backend in ("c", "python"):
+    assert np.allclose(base.tensor_mmul(a3, b3, [0, 2], [2, 0], backend=backend), np.tensordot(a3, b3, ([0, 2], [2, 0])))
+    assert np.allclose(base.tensor_mmul(a3, b3, [2, 0], [0, 2], transpose_x=True, transpose_y=True, transpose_z=True,
+                                        backend=backend), np.tensordot(a3.T, b3.T, ([2, 0], [0, 2])).T)
+    assert np.array_equal(base.tensor_mmul(np.int8([[100, 100]]), np.int8([[2], [1]]), [1], [0], backend=backend),
+                          np.int8([[44]]))  # 300 wraps to 44
+    fails(ValueError, "base.tensor_mmul: dimensions_x, dimensions_y: must name as many axes each, got 1 and 0",
+          base.tensor_mmul, a3, b3, [0], [], backend=backend)
 # keywords of every signature
 assert math.log(np.float32([8.0]), base=2.0)[0] == 3.0
 assert random.uniform(shape=[3], random_config=random.RandomConfig(seed=5)).shape == (3,)
