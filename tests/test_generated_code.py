@@ -410,6 +410,9 @@ for block in blocks:
         with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
             if isinstance(got, tuple):  # several outputs, shown by name
                 text = "\n".join(f"{name}: {np.array_repr(v)}" for name, v in zip(got._fields, got))
+            elif isinstance(got, list):  # a list output, shown by place
+                name = re.match(r"# (\w+)\[0\]: ", "# " + shown).group(1) if got else ""
+                text = "\n".join(f"{name}[{k}]: {np.array_repr(v)}" for k, v in enumerate(got)) or "[]"
             else:
                 text = np.array_repr(got)
         assert text == shown, (backend, call, text, shown)
