@@ -900,6 +900,15 @@ def Parts(kind: str, *, source: str = "x", outputs: str = "outputs", **params: s
     _set_compute("Parts", compute.Parts(kind, source, outputs, roles))
 
 
+def FindAll(map: Any, *, input: str = "x") -> None:
+    """The flat indices where the predicate ``map`` holds on ``input``, and their
+    count (``compute.FindAll``); parameters of ``map`` besides ``x`` name scalar args."""
+    import inspect
+
+    names = tuple(inspect.signature(map).parameters)
+    _set_compute("FindAll", compute.FindAll(input, compute.trace(map, names)[1], tuple(n for n in names if n != "x")))
+
+
 def TensorDot(*, x: str = "x", y: str = "y", dimensions_x: str = "dimensions_x",
               dimensions_y: str = "dimensions_y", transpose_x: str = "transpose_x", transpose_y: str = "transpose_y",
               transpose_z: str = "transpose_z") -> None:

@@ -647,6 +647,22 @@ class Parts:
 
 
 @attrs.frozen
+class FindAll:
+    """The flat (row-major) indices of the elements of ``input`` where the
+    predicate ``map`` holds, in order (numpy.flatnonzero), into the first
+    output, as long as ``input`` (its capacity; zeros after the found ones),
+    and how many there are into the second, a scalar: the capacity-and-count
+    pattern of ops whose result size depends on the data. ``args`` are the
+    scalar args the predicate reads."""
+
+    input: str
+    map: SExpr
+    args: tuple[str, ...] = ()
+
+    kind = "find_all"
+
+
+@attrs.frozen
 class TensorDot:
     """numpy.tensordot of the two ``inputs`` over the axes that the int-list
     args ``axes`` (of the first, of the second) name in pairs: ND4J's
@@ -713,7 +729,7 @@ def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
     return input_dtype
 
 Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, "Composition",
-                SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery, Join, Merge, Parts, TensorDot]
+                SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery, Join, Merge, Parts, TensorDot, FindAll]
 
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {

@@ -521,7 +521,7 @@ def compute_problems(op: M.Op) -> list[Problem]:
     if isinstance(c, C.Reduction) and len(op.outputs) != len(c.finalizers):
         out.append(f"a reduction gives one output per finalizer: {len(c.finalizers)} finalizer(s), "
                    f"{len(op.outputs)} output(s)")
-    elif len(op.outputs) != 1 and not isinstance(c, (C.FragmentKernel, C.Reduction)):
+    elif len(op.outputs) != 1 and not isinstance(c, (C.FragmentKernel, C.Reduction, C.FindAll)):
         out.append(f"{c.kind} ops have exactly one output, {op.name} has {len(op.outputs)}")
     for i in op.inputs:
         if not i.count.is_single and C.list_input(c) != i.name:
@@ -667,6 +667,21 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 C.resolve_enums(c.map, {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM})
             except ValueError as exc:
                 out.append(str(exc))
+    elif isinstance(c, C.FindAll):
+        need_input(c.input)
+        if len(op.inputs) != 1:
+            out.append("FindAll searches its one input")
+        if len(op.outputs) != 2 or any(o.type is not DataType.LONG for o in op.outputs):
+            out.append("FindAll gives two LONG outputs: the indices (as many as the input's elements) and their count")
+        for name in c.args:
+            if _scalar_arg(op, name) is None or args[name].default is None:
+                out.append(f"map parameter '{name}' must be x or a single-valued arg that is not optional")
+        check_functions(c.map, {"x", *c.args}, "map")
+        out.extend(C.integer_misuse(c.map))
+        try:
+            C.resolve_enums(c.map, {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM})
+        except ValueError as exc:
+            out.append(str(exc))
     elif isinstance(c, C.Contraction):
         if len(c.inputs) != len(c.spec.inputs):
             out.append(f"einsum spec {c.spec.text!r} takes {len(c.spec.inputs)} operands, "

@@ -183,6 +183,10 @@ def compute_text(op: object) -> list[str]:
     if isinstance(c, C.LayoutMove):
         given = ", ".join(f"{role}={name}" if role != name else name for role, name in c.params)
         return [f"layout {c.layout}({', '.join(filter(None, [c.input, given]))}): elements moved, not computed"]
+    if isinstance(c, C.FindAll):
+        indices, count = (o.name for o in op.outputs)  # type: ignore[attr-defined]
+        return [f"find all: {indices} = the flat indices of {c.input} where {scalar_text(c.map)} holds, in order, "
+                f"then zeros; {count} = how many"]
     if isinstance(c, C.TensorDot):
         (x, y), (ax, ay), (tx, ty, tz) = c.inputs, c.axes, c.transposes
         return [f"tensordot of {x} and {y} over the axes {ax} of {x} and {ay} of {y} (numpy.tensordot); "

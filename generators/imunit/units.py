@@ -394,6 +394,8 @@ def further_output_shape(op: Op, k: int) -> str:
         return matrix_shape(op, c.layouts[k])
     if isinstance(c, C.FragmentKernel) and c.layout == "shaped":
         return declared_shape(op, k)
+    if isinstance(c, C.FindAll):  # the count
+        return "System.Shape()"
     return "output_shape"
 
 
@@ -436,6 +438,8 @@ def output_shape(op: Op) -> str:
         return f"System.Shape({c.input}.shape.count)" if c.query == "shape" else "System.Shape()"
     if isinstance(c, C.Merge):
         return f"{first_tensor(op)}.shape"
+    if isinstance(c, C.FindAll):  # capacity: one index per element
+        return f"System.Shape({c.input}.shape.flat)"
     if isinstance(c, C.Parts) and c.part == "meshgrid":  # System.Shape takes the grid's axes outermost first
         names = sockets(next(i for i in op.inputs if i.name == c.source))
         cases = []

@@ -105,6 +105,9 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
             if x.ndim == 0:
                 return None
             shape = numpy_runtime.reduced_shape(x.shape, (arg(c.axis) % x.ndim,), arg(c.keep_dims))
+        elif isinstance(c, C.FindAll):  # the indices (capacity: every element) and their count
+            shape = (arrays[c.input].size,)
+            output_shapes = [shape, ()]
         elif isinstance(c, C.TensorDot):
             x, y = (arrays[n] for n in c.inputs)
             shape = numpy_runtime.tensordot_plan(x.shape, y.shape, *(arg(n) for n in (*c.axes, *c.transposes)))[1]

@@ -141,6 +141,8 @@ def _shapes(op: Op) -> tuple[dict[str, Any], dict[str, Any]] | None:
         return {c.inputs: [(2, 2), (2, 2)] if c.stack else [(2, 2), (1, 2)]}, {}
     if isinstance(c, C.Merge):
         return {c.inputs: [(2, 2), (2, 2), (2, 2)]}, {}
+    if isinstance(c, C.FindAll):
+        return {c.input: (2, 3)}, {}
     if isinstance(c, C.TensorDot):  # contract (2, 3, 4) with (4, 3, 2) over the 3s and 4s
         return dict(zip(c.inputs, ((2, 3, 4), (4, 3, 2)))), dict(zip(c.axes, ([1, 2], [1, 0])))
     if isinstance(c, C.Parts) and c.part == "meshgrid":

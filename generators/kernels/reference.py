@@ -60,6 +60,18 @@ _FRAGMENT_ARG_PY = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING
                     DataType.NUMERIC: "float"}
 
 
+def _predicate(op: Op, c: C.ArgReduction | C.FindAll, variants: list[D.Variant]) -> list[str]:
+    """``holds = <the predicate c.map on the input>``, chosen by the input's dtype."""
+    x = py_name(c.input)
+    kinds = {a.name: a.type for a in op.args}
+    enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+    env = {a: (py_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
+    assert c.map is not None
+    return _by_dtype(x, [(v.of(c.input), scalar_numpy.render(C.resolve_enums(c.map, enums), v.of(c.input),
+                                                              {"x": (x, v.of(c.input))} | env)[0])
+                         for v in variants], "holds", indent=0)
+
+
 def body(op: Op) -> list[str]:
     """Statements computing the op into its output arrays (inputs already of the variant's dtypes)."""
     c = op.compute
@@ -129,14 +141,12 @@ def body(op: Op) -> list[str]:
                 "    np.copyto(_to, _part)"]
     if isinstance(c, C.Merge):
         return [f"np.copyto({out}, _k.merge({c.combine!r}, {py_name(c.inputs)}, {out}.dtype), casting='unsafe')"]
+    if isinstance(c, C.FindAll):  # numpy.flatnonzero into the capacity, then the count
+        indices, count = (py_name(o.name) for o in op.outputs)
+        return [*_predicate(op, c, variants), "found = np.flatnonzero(np.asarray(holds, dtype=bool))",
+                f"{indices}[...] = 0", f"{indices}[:found.size] = found", f"{count}[...] = found.size"]
     if isinstance(c, C.ArgReduction) and c.searches:
-        x = py_name(c.input)
-        kinds = {a.name: a.type for a in op.args}
-        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
-        env = {a: (py_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
-        holds = _by_dtype(x, [(v.of(c.input), scalar_numpy.render(C.resolve_enums(c.map, enums), v.of(c.input),
-                                                                   {"x": (x, v.of(c.input))} | env)[0])
-                              for v in variants], "holds", indent=0)
+        holds = _predicate(op, c, variants)
         return [*holds, f"result = _k.search(np.asarray(holds, dtype=bool), int({py_name(c.axis)}), "
                         f"{c.which == 'last'}, bool({py_name(c.keep_dims)}))",
                 f"np.copyto({out}, result, casting='unsafe')"]

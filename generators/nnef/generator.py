@@ -265,6 +265,8 @@ class NnefGenerator:
                     f"{c.stack}))")
         elif isinstance(c, C.Merge):
             body = f"return list(merge_shape({nnef_name(c.inputs)}))"
+        elif isinstance(c, C.FindAll):  # the indices (one per element of the input) and their count
+            return f"def {name}({params}):\n    return ([math.prod({ins[0]})], [])\n"
         elif isinstance(c, C.TensorDot):
             defaults = {a.name: a.default for a in op.args if a.has_default}
             given = ", ".join(f"attribs.get({nnef_name(n)!r}, {defaults[n]!r})" if n in defaults else

@@ -338,6 +338,8 @@ class _Binding:
                      else f"_k.merge_shape([a.shape for a in {xs}])")
             self.add("try:", f"    shape = {shape}",
                      "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
+        elif isinstance(c, C.FindAll):  # capacity: every element; then the count
+            self.add(f"shape = ({py_name(c.input)}.size,)", "shape1 = ()")
         elif isinstance(c, C.TensorDot):
             x, y = (py_name(n) for n in c.inputs)
             given = ", ".join(py_name(n) for n in (*c.axes, *c.transposes))
@@ -422,7 +424,8 @@ class _Binding:
                      "written = [w for w, _ in _pairs]")
         elif several:  # out: None or one array (or None) per output; every output has the shape
             self.add(f"_outs = _rt.outs(_op, out, {len(op.outputs)})")
-            own = isinstance(c, C.FragmentKernel) and (bool(c.output_layouts) or c.layout == "shaped")
+            own = isinstance(c, C.FindAll) or isinstance(c, C.FragmentKernel) and (
+                bool(c.output_layouts) or c.layout == "shaped")
             for k, o in enumerate(op.outputs):
                 shape = f"shape{k}" if own and k else "shape"
                 self.add(f"written{k}, out{k} = _rt.output(_op, 'out[{k}]', _outs[{k}], {shape}, variant[{o.name!r}], "

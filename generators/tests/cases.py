@@ -448,6 +448,13 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
             view = "strided" if shapes[0] == (2, 3, 4) else None
             listed = [_tensor(t, shape, view=view) for shape in shapes]
             out.append({"inputs": {c.inputs: listed}, "args": {c.axis: axis}, "tol": tol})
+    elif isinstance(c, C.FindAll):  # every predicate (the args' combinations) on the first shape
+        x = c.input
+        for k, shape in enumerate([(9,), (3, 4), (2, 3, 4), (), (0, 3)]):
+            combos = _arg_values(op) if c.args else [{}]
+            for given in combos if k == 0 else combos[:1]:
+                view = "strided" if shape == (2, 3, 4) else None
+                out.append({"inputs": {x: _tensor(v.of(x), shape, view=view)}, "args": given, "tol": tol})
     elif isinstance(c, C.TensorDot):
         small = D.category(v.dtype) != "float"
         for x_shape, y_shape, ax, ay, flags in TENSORDOT_CASES:
