@@ -554,6 +554,28 @@ with Namespace("base"):
             "Elementwise test of a condition: x compared with value (NaN fails every comparison) or x's class.",
         )
 
+    with Op("match_condition_indices", condition_test) as op:
+        op.display_path = "/Base/Logic"
+        Input(FLOATING_POINT, "x", description="Input tensor")
+        Output(
+            LONG,
+            "indices",
+            description="The flat indices where the condition holds, in order, then zeros: one entry per element of x",
+        )
+        Output(LONG, "count", description="How many indices were found (a scalar)")
+        FindAll(lambda x, condition, value: condition_holds(x, condition, value))
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Where the condition holds (as match_condition tests it; NaN fails every
+            comparison), as flat row-major indices of x in order (numpy.flatnonzero of
+            match_condition). Nothing is allocated at run time: indices has room for every
+            element of x (its capacity), the first count entries are the found indices and
+            the rest are zeros.
+            """,
+        )
+
     with Op("match_condition_count", condition_test) as op:
         op.display_path = "/Base/Logic"
         Input(FLOATING_POINT, "x", description="Input tensor")

@@ -250,6 +250,14 @@ for backend in ("c", "python"):
                           np.int8([[44]]))  # 300 wraps to 44
     fails(ValueError, "base.tensor_mmul: dimensions_x, dimensions_y: must name as many axes each, got 1 and 0",
           base.tensor_mmul, a3, b3, [0], [], backend=backend)
+# match_condition_indices: numpy.flatnonzero of the match, in a capacity of every element, and the count
+m = np.array([[0.5, np.nan, 3.0], [-4.0, 2.5, np.inf]], np.float32)
+for backend in ("c", "python"):
+    found, count = base.match_condition_indices(m, "abs_gt", 1.0, backend=backend)
+    assert found.tolist() == [2, 3, 4, 5, 0, 0] and count.shape == () and int(count) == 4
+    found, count = base.match_condition_indices(m, "is_nan", backend=backend)
+    assert found.tolist() == [1, 0, 0, 0, 0, 0] and int(count) == 1
+    assert int(base.match_condition_indices(np.zeros((0, 3)), "eq", backend=backend).count) == 0
 # keywords of every signature
 assert math.log(np.float32([8.0]), base=2.0)[0] == 3.0
 assert random.uniform(shape=[3], random_config=random.RandomConfig(seed=5)).shape == (3,)
