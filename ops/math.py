@@ -1601,6 +1601,7 @@ with Namespace("math"):
 
     Alias("base", "gather", name="embedding_lookup")
     Alias("base", "eye", name="eye")
+    Alias("linalg", "cross", name="cross")
     Alias("base", "gt", name="gt")
     Alias("base", "eq", name="eq")
     Alias("bitwise", "left_shift", name="bit_shift")
