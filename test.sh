@@ -5,4 +5,17 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$root/scripts/ensure-venv.sh"
 ensure_venv "$root" "test"
 cd "$root"
+# The Cortex-M tests need the ARM tool chain and QEMU: install them when missing, as root.
+if ! command -v arm-none-eabi-gcc >/dev/null 2>&1 || ! command -v qemu-system-arm >/dev/null 2>&1 \
+    || [ ! -e /usr/lib/arm-none-eabi/lib/libc.a ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing the ARM tool chain and QEMU (one time)..." >&2
+        packages="gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages >/dev/null \
+            || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive \
+                 apt-get install -y -qq --no-install-recommends $packages >/dev/null; }
+    else
+        echo "note: arm-none-eabi-gcc or qemu-system-arm is missing; the Cortex-M tests will skip" >&2
+    fi
+fi
 exec "$root/.venv/bin/python" -m pytest "$@"

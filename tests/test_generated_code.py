@@ -4,7 +4,9 @@ generated parity suite and the pure-C golden tests pass."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 import venv
@@ -17,6 +19,7 @@ from dsl.loader import load
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wvla", "-ffp-contract=off"]
 NAMESPACES = [ns.key for ns in load(ROOT / "ops").catalogue.namespaces]
+GOLDEN_TESTS = ["test_core", *(f"test_{key}" for key in NAMESPACES)]
 HEAP = ("malloc", "calloc", "realloc", "free", "_sbrk", "sbrk", "aligned_alloc", "posix_memalign")
 
 
@@ -67,7 +70,7 @@ def test_headers_and_kernels_follow_the_imaginet_style(out: Path) -> None:
     assert "#define opforge_math_bit_shift opforge_bitwise_left_shift" in math_h
 
 
-@pytest.mark.parametrize("test", ["test_core", *(f"test_{key}" for key in NAMESPACES)])
+@pytest.mark.parametrize("test", GOLDEN_TESTS)
 def test_pure_c_golden_tests_pass(out: Path, tmp_path: Path, test: str) -> None:
     exe = tmp_path / test
     sources = sorted(str(p) for p in (out / "c" / "src").glob("*.c"))
@@ -79,6 +82,47 @@ def test_pure_c_golden_tests_pass(out: Path, tmp_path: Path, test: str) -> None:
     last = run.stdout.strip().splitlines()[-1]
     passed, failed = map(int, re.fullmatch(r"(\d+) passed, (\d+) failed", last).groups())
     assert run.returncode == 0 and failed == 0 and passed > 0, run.stdout
+
+
+ARM_TOOLS = ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm")
+#: newlib's own names for the heap, besides the standard ones.
+NEWLIB_HEAP = ("_malloc_r", "_calloc_r", "_realloc_r", "_free_r", "_sbrk_r")
+
+
+@pytest.fixture(scope="module")
+def firmware(out: Path) -> Path:
+    """The golden tests linked as Cortex-M4 firmware at -Os and -O2 (the generated Makefile)."""
+    missing = [tool for tool in ARM_TOOLS if shutil.which(tool) is None]
+    if missing:
+        message = f"{', '.join(missing)} missing: ./test.sh installs Debian's gcc-arm-none-eabi, " \
+                  "libnewlib-arm-none-eabi and qemu-system-arm when it runs as root"
+        if os.environ.get("CI"):
+            pytest.fail(message)  # CI never skips the target tests
+        pytest.skip(message)
+    folder = out / "tests" / "c"
+    made = subprocess.run(["make", "-s", "-j2", "firmware"], cwd=folder, capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    return folder
+
+
+@pytest.mark.parametrize("level", ["Os", "O2"])
+@pytest.mark.parametrize("test", GOLDEN_TESTS)
+def test_golden_cases_pass_on_a_cortex_m4_under_qemu(firmware: Path, level: str, test: str) -> None:
+    image = firmware / f"cortex-m-{level}" / f"{test}.elf"
+    run = subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-semihosting-config",
+                          "enable=on,target=native", "-kernel", str(image)], capture_output=True, text=True,
+                         timeout=600)
+    said = (run.stdout + run.stderr).strip()  # QEMU writes the semihosting text to stderr
+    counted = re.fullmatch(r"(\d+) passed, (\d+) failed", said.splitlines()[-1] if said else "")
+    assert run.returncode == 0 and counted and counted[2] == "0" and int(counted[1]) > 0, said[-3000:]
+
+
+@pytest.mark.parametrize("level", ["Os", "O2"])
+def test_firmware_links_no_heap(firmware: Path, level: str) -> None:
+    for image in sorted((firmware / f"cortex-m-{level}").glob("*.elf")):
+        listed = subprocess.run(["arm-none-eabi-nm", str(image)], capture_output=True, text=True, check=True).stdout
+        symbols = {line.split()[-1] for line in listed.splitlines() if line.strip()}
+        assert not symbols & {*HEAP, *NEWLIB_HEAP}, f"{image.name}: {sorted(symbols & {*HEAP, *NEWLIB_HEAP})}"
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,8 @@ from generators.kernels.reference import function_name
 from generators.tests import cases, golden
 
 _INPUTS = Path(__file__).resolve().parent / "inputs.py"
+#: The firmware harness of the golden tests: start-up code and the board's memory map.
+_CORTEX_M = Path(__file__).resolve().parent / "cortex_m"
 
 
 class TestsGenerator:
@@ -44,6 +46,8 @@ class TestsGenerator:
         files += [GeneratedFile(path, text) for path, text in sorted(data.items())]
         files += [GeneratedFile(path, text) for path, text in sorted(clang_format(c_sources).items())]
         files.append(GeneratedFile("c/Makefile", MAKEFILE.format(head=head, tests=" ".join(tests))))
+        files += [GeneratedFile(f"c/cortex_m/{p.name}", f"/* {c_comment(head)} */\n" + p.read_text(encoding="utf-8"))
+                  for p in sorted(_CORTEX_M.iterdir()) if p.suffix in (".c", ".ld")]
         return files
 
 
@@ -131,5 +135,29 @@ test_%: test_%.c $(SRCS)
 check: all
 \tfor t in $(TESTS); do ./$$t || exit 1; done
 
-.PHONY: all check
+# Firmware: each test linked for a Cortex-M4 with hard float (newlib's libc and libm, no
+# start files, no printf: text goes out through semihosting), at -Os and at -O2, to run
+# under `qemu-system-arm -M mps2-an386 -semihosting-config enable=on,target=native`.
+# The library is compiled once per level; -fstack-usage leaves each function's frame in a .su file.
+ARM_CC ?= arm-none-eabi-gcc
+ARM_CFLAGS ?= -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -std=c99 -Wall -Wextra -Werror \\
+\t-Wvla -pedantic -ffp-contract=off -ffunction-sections -fdata-sections
+ARM_LDFLAGS ?= -nostartfiles --specs=nosys.specs -Wl,--gc-sections -T cortex_m/mps2.ld
+FIRMWARE := $(foreach o,Os O2,$(foreach t,$(TESTS),cortex-m-$(o)/$(t).elf))
+
+firmware: $(FIRMWARE)
+
+define FIRMWARE_RULES
+cortex-m-$(1)/lib/%.o: $$(C_DIR)/src/%.c
+\t@mkdir -p $$(@D)
+\t$$(ARM_CC) $$(ARM_CFLAGS) -$(1) -fstack-usage -I$$(C_DIR)/include -I$$(C_DIR)/src -c $$< -o $$@
+
+cortex-m-$(1)/%.elf: %.c $$(patsubst $$(C_DIR)/src/%.c,cortex-m-$(1)/lib/%.o,$$(SRCS)) cortex_m/startup.c cortex_m/mps2.ld
+\t$$(ARM_CC) $$(ARM_CFLAGS) -$(1) -DOPF_TEST_SAY=opf_semihost_say -I$$(C_DIR)/include -I$$(C_DIR)/src \\
+\t\tcortex_m/startup.c $$< $$(filter %.o,$$^) $$(ARM_LDFLAGS) -lm -o $$@
+endef
+$(foreach o,Os O2,$(eval $(call FIRMWARE_RULES,$(o))))
+
+.SECONDARY:
+.PHONY: all check firmware
 """

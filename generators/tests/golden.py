@@ -308,8 +308,7 @@ def c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], heade
 int main(void)
 {{
 {runs}
-    printf("%d passed, %d failed\\n", passed, failed);
-    return failed != 0;
+    return summary();
 }}
 """, len(bodies)
 
@@ -319,8 +318,20 @@ PRELUDE = """/* {header} */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
+
+/* Text out: stdout on a host; a firmware build names its own writer (semihosting), so
+ * that no printf (and no heap behind it) is linked. */
+#ifdef OPF_TEST_SAY
+void OPF_TEST_SAY(const char* text);
+#define say OPF_TEST_SAY
+#else
+#include <stdio.h>
+static void say(const char* text)
+{{
+    fputs(text, stdout);
+}}
+#endif
 
 static int passed, failed;
 
@@ -330,8 +341,36 @@ static void report(const char* name, bool ok, const char* detail)
         passed++;
     }} else {{
         failed++;
-        printf("FAIL %s%s%s\\n", name, detail ? ": " : "", detail ? detail : "");
+        say("FAIL ");
+        say(name);
+        if (detail != NULL) {{
+            say(": ");
+            say(detail);
+        }}
+        say("\\n");
     }}
+}}
+
+/* "<passed> passed, <failed> failed", the line the runners read; the exit status. */
+static int summary(void)
+{{
+    char text[64];
+    int at = (int)sizeof text;
+    text[--at] = '\\0';
+    const int counts[2] = {{failed, passed}};
+    const char* const words[2] = {{" failed\\n", " passed, "}};
+    for (int k = 0; k < 2; k++) {{
+        const size_t length = strlen(words[k]);
+        at -= (int)length;
+        memcpy(text + at, words[k], length);
+        int value = counts[k];
+        do {{
+            text[--at] = (char)('0' + value % 10);
+            value /= 10;
+        }} while (value > 0);
+    }}
+    say(text + at);
+    return failed != 0;
 }}
 
 static inline int64_t order_f32(float v)
@@ -387,7 +426,6 @@ def philox_c_test(header: str) -> str:
         report("philox4x32_10 known answer {i}", memcmp(got, want, sizeof want) == 0, NULL);
     }}""")
     return PRELUDE.format(header=header) + "int main(void)\n{\n" + "\n".join(checks) + """
-    printf("%d passed, %d failed\\n", passed, failed);
-    return failed != 0;
+    return summary();
 }
 """
