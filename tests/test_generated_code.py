@@ -84,6 +84,25 @@ def test_pure_c_golden_tests_pass(out: Path, tmp_path: Path, test: str) -> None:
     assert run.returncode == 0 and failed == 0 and passed > 0, run.stdout
 
 
+@pytest.fixture(scope="module")
+def hostile(out: Path) -> Path:
+    """The hostile-call tests, built with AddressSanitizer and UndefinedBehaviorSanitizer."""
+    folder = out / "tests" / "c"
+    made = subprocess.run(["make", "-s", "-j2", "hostile"], cwd=folder, capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    return folder
+
+
+@pytest.mark.parametrize("key", [key for key in NAMESPACES if key != "signal"])  # signal: stream ops only
+def test_c_api_refuses_spoiled_descriptors_under_sanitizers(hostile: Path, key: str) -> None:
+    """NULL descriptors and data, unknown dtypes, rank 9, negative sizes, element counts
+    beyond int64 and outputs of the wrong shape: an error status each, no sanitizer report."""
+    run = subprocess.run([str(hostile / f"hostile_{key}")], capture_output=True, text=True)
+    counted = re.fullmatch(r"(\d+) passed, (\d+) failed", run.stdout.strip().splitlines()[-1])
+    assert run.returncode == 0 and run.stderr == "" and counted and counted[2] == "0" and int(counted[1]) > 0, \
+        run.stdout[-2000:] + run.stderr[-2000:]
+
+
 ARM_TOOLS = ("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm")
 #: newlib's own names for the heap, besides the standard ones.
 NEWLIB_HEAP = ("_malloc_r", "_calloc_r", "_realloc_r", "_free_r", "_sbrk_r")

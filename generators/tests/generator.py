@@ -41,11 +41,15 @@ class TestsGenerator:
             data[f"cases_{ns.key}.json"] = "[\n" + ",\n".join(rows) + "\n]\n"
             py[f"test_{ns.key}.py"] = f"# {h}\n" + PARITY_TEST.format(ns=ns.key, name=ns.name)
             c_sources[f"c/test_{ns.key}.c"] = golden.c_test(ns, all_cases, c_comment(h))[0]
+            hostile_text, hostile_count = golden.hostile_c_test(ns, all_cases, c_comment(h))
+            if hostile_count:  # (a namespace of stream ops only has none)
+                c_sources[f"c/hostile_{ns.key}.c"] = hostile_text
         tests = ["test_core"] + [f"test_{ns.key}" for ns in context.namespaces]
         files = [GeneratedFile(path, black_format(text)) for path, text in sorted(py.items())]
         files += [GeneratedFile(path, text) for path, text in sorted(data.items())]
         files += [GeneratedFile(path, text) for path, text in sorted(clang_format(c_sources).items())]
-        files.append(GeneratedFile("c/Makefile", MAKEFILE.format(head=head, tests=" ".join(tests))))
+        hostile = " ".join(path[2:-2] for path in c_sources if path.startswith("c/hostile_"))
+        files.append(GeneratedFile("c/Makefile", MAKEFILE.format(head=head, tests=" ".join(tests), hostile=hostile)))
         files += [GeneratedFile(f"c/cortex_m/{p.name}", f"/* {c_comment(head)} */\n" + p.read_text(encoding="utf-8"))
                   for p in sorted(_CORTEX_M.iterdir()) if p.suffix in (".c", ".ld")]
         return files
@@ -135,6 +139,23 @@ test_%: test_%.c $(SRCS)
 check: all
 \tfor t in $(TESTS); do ./$$t || exit 1; done
 
+# Hostile calls: every op with a spoiled descriptor must return an error status, under
+# AddressSanitizer and UndefinedBehaviorSanitizer (any report ends the run).
+SAN_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=all -g -O1
+HOSTILE := {hostile}
+
+hostile: $(HOSTILE)
+
+sanitized/%.o: $(C_DIR)/src/%.c
+\t@mkdir -p $(@D)
+\t$(CC) $(CFLAGS) $(SAN_FLAGS) -I$(C_DIR)/include -I$(C_DIR)/src -c $< -o $@
+
+hostile_%: hostile_%.c $(patsubst $(C_DIR)/src/%.c,sanitized/%.o,$(SRCS))
+\t$(CC) $(CFLAGS) $(SAN_FLAGS) -I$(C_DIR)/include -I$(C_DIR)/src $< $(filter %.o,$^) -lm -o $@
+
+hostile-check: hostile
+\tfor t in $(HOSTILE); do ./$$t || exit 1; done
+
 # Firmware: each test linked for a Cortex-M4 with hard float (newlib's libc and libm, no
 # start files, no printf: text goes out through semihosting), at -Os and at -O2, to run
 # under `qemu-system-arm -M mps2-an386 -semihosting-config enable=on,target=native`.
@@ -159,5 +180,5 @@ endef
 $(foreach o,Os O2,$(eval $(call FIRMWARE_RULES,$(o))))
 
 .SECONDARY:
-.PHONY: all check firmware
+.PHONY: all check firmware hostile hostile-check
 """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import types
 from typing import Any
 
@@ -429,3 +430,81 @@ def philox_c_test(header: str) -> str:
     return summary();
 }
 """
+
+
+_DESCRIPTOR = re.compile(r"^opforge_tensor (t_\w+) = \{\(void\*\)(data_\w+), (\w+), (\d+), \{([^}]*)\}\};$")
+
+
+def _mutations(name: str, rank: int, dims: list[int], output: bool, nullable: bool) -> list[tuple[str, str]]:
+    """(what, C statement) for each way to spoil the descriptor ``name``; "NULL" replaces
+    the descriptor itself in the call."""
+    out = [] if nullable else [("NULL descriptor", "NULL")]
+    if rank >= 0 and math.prod(dims) > 0:
+        out.append(("NULL data", f"{name}.data = NULL;"))
+    out += [("unknown dtype", f"{name}.dtype = (opforge_dtype)99;"), ("rank 9", f"{name}.rank = 9;")]
+    if rank >= 1:
+        out.append(("negative size", f"{name}.shape[0] = -1;"))
+    if rank >= 2 and all(d > 0 for d in dims):
+        out.append(("element count beyond int64", f"{name}.shape[0] = {name}.shape[1] = INT64_C(1) << 32;"))
+    if output:
+        out.append(("wrong output shape", f"{name}.shape[{rank - 1}] += 1;" if rank >= 1 else
+                    f"{name}.rank = 1;\n{name}.shape[0] = 2;"))
+    return out
+
+
+def _descriptors(body: str) -> list[tuple[str, int, list[int], bool]]:
+    """(name, rank, dims, is an output) of each descriptor a golden case declares."""
+    found = []
+    for line in body.splitlines():
+        m = _DESCRIPTOR.match(line.strip())
+        if m:
+            rank = int(m[4])
+            dims = [int(d) for d in m[5].split(",")][:rank] if rank else []
+            found.append((m[1], rank, dims, m[2].startswith("data_out")))
+    return found
+
+
+def hostile_c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], header: str) -> tuple[str, int]:
+    """A pure-C test that calls each op of ``ns`` with one valid case spoiled in one way at a
+    time (a NULL descriptor or data, an unknown dtype, rank 9, a negative size, an element
+    count beyond int64, an output of the wrong shape): every call must return an error
+    status, and (built with sanitizers) touch no byte it should not."""
+    fns = reference_functions(ns)
+    bodies: list[str] = []
+    for op in dict.fromkeys(op for op, _, _ in ops_cases):
+        picked = None
+        for _, dtype, spec in [c for c in ops_cases if c[0] is op and "stream" not in c[2]]:
+            case = _Case(op, dtype, spec, fns[reference.ref_name(op.name)], 0)
+            if not case.size_ok() or case.expected() is None:
+                continue
+            text = case.c_function() or ""
+            descriptors = _descriptors(text)
+            full = all(rank >= 1 and math.prod(dims) > 0 for _, rank, dims, _ in descriptors)
+            if picked is None or full:
+                picked = text
+            if full:
+                break
+        if picked is None:
+            continue
+        head, rest = picked.split("{\n", 1)
+        decls, call = rest.split("const char* detail = NULL;\n", 1)
+        call = call.split(";\n", 1)[0] + ";"  # const opforge_status st = fn(...);
+        # What the valid case compared with is not needed; its workspace query is.
+        decls = "".join(line + "\n" for line in decls.splitlines() if not re.match(r"static const \w+ want\d* ?\[", line))
+        if "st_workspace" in decls:
+            decls += "(void)st_workspace;\n"
+        optional = {f"t_{abi.c_name(i.name)}" for i in op.inputs if i.has_default}
+        for name, rank, dims, output in _descriptors(decls):
+            for what, statement in _mutations(name, rank, dims, output, name in optional):
+                if statement == "NULL":
+                    if f"&{name}," not in call and f"&{name})" not in call:
+                        continue  # a descriptor of a list: passed through its array
+                    spoiled, mutate = re.sub(rf"&{name}\b", "NULL", call), f"(void){name};"
+                else:
+                    spoiled, mutate = call, statement
+                label = c_string(f"{op.qualified_name}: {what} ({name.removeprefix('t_')})")
+                bodies.append(f"static void case_{len(bodies)}(void)\n{{\n{decls}{mutate}\nconst char* detail = NULL;\n"
+                              f"{spoiled}\nreport({label}, st != OPFORGE_OK, detail);\n}}")
+    runs = "\n".join(f"    case_{i}();" for i in range(len(bodies)))
+    text = PRELUDE.format(header=header) + "\n\n".join(bodies) + f"\n\nint main(void)\n{{\n{runs}\n    return summary();\n}}\n"
+    return text, len(bodies)
