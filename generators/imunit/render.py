@@ -17,11 +17,14 @@ _PRECEDENCE = {"?:": 0, "||": 1, "&&": 1, "==": 2, "!=": 2, "<": 3, ">": 3, "<="
                "+": 5, "-": 5, "*": 6, "/": 6, "%": 6}
 
 
-def _string(value: str) -> str:
-    quote = '"' if '"' not in value else "'"
-    if quote in value:
-        raise ValueError(f"{value!r} cannot be written as an expression string (it has both quotes)")
-    return f"{quote}{value}{quote}"
+def expression_string(value: str) -> str:
+    """``value`` as a string of the expression language, which has no escapes: quoted with
+    whichever quote it lacks, or, holding both, joined from pieces with ``+``."""
+    if '"' not in value:
+        return f'"{value}"'
+    if "'" not in value:
+        return f"'{value}'"
+    return "(" + " + '\"' + ".join(f'"{piece}"' for piece in value.split('"')) + ")"
 
 
 class ImaginetRenderer(InfixRenderer):
@@ -43,7 +46,7 @@ class ImaginetRenderer(InfixRenderer):
             text = format(v, ".17g") if abs(v) >= 1e-4 or v == 0 else f"{v:.20f}".rstrip("0")
             text = text if any(c in text for c in ".e") else text + ".0"
             return text if v >= 0 else f"({text})"
-        return _string(v)
+        return expression_string(v)
 
     def render_rank(self, node: E.Rank) -> str:
         return f"{node.input.name}.shape.count"

@@ -18,7 +18,7 @@ from dsl import expr as E
 from dsl.model import Arg, Input, Op, Output
 from dsl.types import CONCRETE_DTYPES, DataType
 from generators import abi
-from generators.imunit.render import ImaginetRenderer
+from generators.imunit.render import ImaginetRenderer, expression_string
 from generators.kernels.selection import variants_of
 
 VALUE_TYPE = {"bool": "System.Bool", "int8": "System.Int8", "int16": "System.Int16", "int32": "System.Int32",
@@ -214,7 +214,7 @@ def hidden(op: Op) -> list[Hidden]:
     for a in op.args:
         if a.type is DataType.ENUM:
             values = a.possible_values
-            out.append(Hidden(f"{a.name}_index", choose([(f'{a.name} == "{v}"', str(k)) for k, v in
+            out.append(Hidden(f"{a.name}_index", choose([(f"{a.name} == {expression_string(v)}", str(k)) for k, v in
                                                           enumerate(values[:-1])], str(len(values) - 1))))
         elif a.type is DataType.DATA_TYPE:
             out.append(Hidden(f"{a.name}_index", choose([(f'{a.name} == "{d}"', str(k)) for k, d in

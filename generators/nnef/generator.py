@@ -128,7 +128,12 @@ class NnefGenerator:
             params.append(f"{nnef_name(i.name)}: tensor<{TENSOR_TYPE[i.type]}>{array}")
         taken = {p.name for p in op.params}
         for a in op.args:
-            params.append(_attribute(a, nnef_name(a.name)))
+            attribute = _attribute(a, nnef_name(a.name))
+            if isinstance(a.default, (bool, int, float, str, tuple)) and _literal(a.default, a.type) is None:
+                # Said, not dropped: NNEF strings have no escapes, nor numbers infinities.
+                attribute = _comment(f"{nnef_name(a.name)}: its default {a.default!r} has no NNEF spelling; "
+                                     "pass it") + "\n    " + attribute
+            params.append(attribute)
         for cfg in op.configs:
             for a in cfg.args:
                 field = a.name if a.name not in taken else f"{cfg.name}_{a.name}"
