@@ -38,7 +38,7 @@ class Problem:
 
     def __str__(self) -> str:
         where = str(self.location) if self.location else "<unknown>"
-        return f"{where}: {self.context}: {self.message}"
+        return f"{where}: {self.context or '<unnamed>'}: {self.message}"
 
     def sort_key(self) -> tuple[str, int, str, str]:
         loc = self.location or Location("", 0)

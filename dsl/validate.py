@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from dsl import doc_tokens
+from dsl.dtypes import CONCRETE
 from dsl import expr as E
 from dsl import model as M
 from dsl.model import NO_DEFAULT, Location, Problem
@@ -602,6 +603,14 @@ def compute_problems(op: M.Op) -> list[Problem]:
                 out.append(f"input '{p}' must be FLOATING_POINT for {', '.join(sorted(float_only))}")
         if not any(p in inputs for p in c.params):
             out.append("an elementwise op needs at least one input")
+        first = next((inputs[p] for p in c.params if p in inputs), None)
+        if first is not None and "bool" in CONCRETE.get(first.type, ()):  # the function may compute in bool
+            bad = dict.fromkeys(f for _, e in c.cases for f in sorted(C.functions(e))
+                                if C.FUNCTIONS[f][1] in ("num", "float", "int") and f not in C.BOOL_RESULT)
+            if bad:
+                out.append(f"input '{first.name}' may be bool ({first.type.value}), and the function computes in "
+                           f"its dtype, where {', '.join(bad)} is not defined: compare, use logical functions, or "
+                           "declare it NUMERIC")
         for _, e in c.cases:
             out.extend(dict.fromkeys(C.integer_misuse(e)))
         enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}

@@ -7,6 +7,7 @@ not once per file.
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 import subprocess
 import sys
@@ -51,10 +52,19 @@ def black_format(source: str) -> str:
     return formatted.replace("# pragma IMAGINET_", "#pragma IMAGINET_")
 
 
+#: Control characters no source file should hold raw (tab and newline aside).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def visible_controls(text: str) -> str:
+    """``text`` with each control character but tab and newline written as its escape (``\\x00``)."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
 def c_comment(text: str) -> str:
     """Text that cannot end a C comment, splice a line or form a trigraph."""
-    return (text.replace("*/", "* /").replace("/*", "/ *").replace("??", "? ?")
-            .replace("\\", "\\\\").replace("\r", " "))
+    return visible_controls(text.replace("*/", "* /").replace("/*", "/ *").replace("??", "? ?")
+                            .replace("\\", "\\\\").replace("\r", " "))
 
 
 def c_string(text: str) -> str:

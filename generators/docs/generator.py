@@ -15,7 +15,7 @@ from dsl.types import DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext
 from generators.docs import markdown as md
 from generators.docs.expressions import READABLE, compute_text, default_text
-from generators.kernels import evaluate, examples
+from generators.kernels import evaluate, examples, reference
 
 #: Doc scopes shown as the op's description on its page (class-level docs).
 DESCRIPTION_SCOPES = (DocScope.ALL, DocScope.CLASS_DOC_ONLY)
@@ -165,7 +165,7 @@ class DocsGenerator:
         if ex is None:
             return None
         text = "\n".join(["import numpy as np", "import opforge", "",
-                          *examples.python_lines(op, ex, f"opforge.{ns.key}")]) + "\n"
+                          *examples.python_lines(op, ex, f"opforge.{reference.module_name(ns.key)}")]) + "\n"
         return {"fence": md.fence_for(text), "text": text}
 
     def _op_view(self, context: GenerationContext, ns: Namespace, op: Op,

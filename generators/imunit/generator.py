@@ -28,6 +28,22 @@ from generators.kernels.selection import code_ops, require_compute, variants_of
 _NUMPY_RUNTIME = Path(__file__).resolve().parent.parent / "kernels" / "numpy_runtime.py"
 
 
+#: Characters XML 1.0 cannot hold at all, not even escaped.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _xml_safe(root: ET.Element) -> ET.Element:
+    """``root`` with every character XML cannot hold written as its Python escape (``\\x1f``)."""
+    def spell(text: str | None) -> str | None:
+        return None if text is None else _NOT_XML.sub(lambda m: repr(m.group())[1:-1], text)
+
+    for element in root.iter():
+        element.text, element.tail = spell(element.text), spell(element.tail)
+        for key, value in element.attrib.items():
+            element.set(key, spell(value) or "")
+    return root
+
+
 def unit_name(op: Op) -> str:
     camel = "".join(part.capitalize() for part in op.name.split("_"))
     return f"Opforge.{op.namespace.capitalize()}.{camel}"
@@ -287,34 +303,38 @@ class ImunitGenerator:
     def _py_file(self, op: Op, header: str) -> str:
         includes, fragments = reference.fragment_sources(op)
         fn = reference.ref_name(op.name)
+
+        def local(name: str) -> str:
+            """A unit parameter as a Python name: keywords mangled, and a tensor named like the op
+            (linalg.lu's output lu) renamed, as it would hide the reference function."""
+            return f"{name}_value" if name == fn else reference.py_name(name)
+
         args = []
         for i in op.inputs:
             if i.count.is_single:
-                args.append(i.name)
+                args.append(local(i.name))
             else:  # the connected sockets, in order
-                args.append(f"[t for t in ({', '.join(units.sockets(i))},) if t is not None]")
+                args.append(f"[t for t in ({', '.join(local(s) for s in units.sockets(i))},) if t is not None]")
         axes = units.reduction_axes_arg(op)
         for a in op.args:
             if a.name == axes:
                 args.append("[axis]")
             elif a.type is DataType.ENUM:
-                args.append(f"{a.possible_values!r}.index({a.name})")
+                args.append(f"{a.possible_values!r}.index({local(a.name)})")
             elif a.default is None and a.count.is_single:
-                args.append(f"{a.name} if use_{a.name} else None")
+                args.append(f"{local(a.name)} if use_{a.name} else None")
             elif not a.count.is_single:
-                args.append(f"list({a.name})")
+                args.append(f"list({local(a.name)})")
             else:
-                args.append(a.name)
+                args.append(local(a.name))
         for cfg in op.configs:
-            fields = ", ".join(f"{a.name}={cfg.name}_{a.name}" for a in cfg.args)
+            fields = ", ".join(f"{reference.py_name(a.name)}={cfg.name}_{a.name}" for a in cfg.args)
             args.append(f"types.SimpleNamespace({fields})")
         # (a list output: the sockets there, in order)
-        args += [o.name if o.count.is_single else
-                 f"[t for t in ({', '.join(units.output_sockets(o))},) if t is not None]" for o in op.outputs]
-        # A tensor named like the op (linalg.lu's output lu) would hide the reference function:
-        # the wrapper takes it positionally under another name.
-        params = [f"{n}_value" if n == fn else n for n in self.wrapper_params(op)]
-        args = [f"{a}_value" if a == fn else a for a in args]
+        args += [local(o.name) if o.count.is_single else
+                 f"[t for t in ({', '.join(local(s) for s in units.output_sockets(o))},) if t is not None]"
+                 for o in op.outputs]
+        params = [local(n) for n in self.wrapper_params(op)]
         lines: list[str] = []
         lines += [_dependency(f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n{text}#pragma IMAGINET_FRAGMENT_END',
                               "opforge_kernels") for name, text in fragments]
@@ -401,7 +421,7 @@ class ImunitGenerator:
         if legacy:
             self._tensor_types(python, op, None)
         ET.indent(root, space="  ")
-        body = ET.tostring(root, encoding="unicode")
+        body = ET.tostring(_xml_safe(root), encoding="unicode")
         comment = header.replace("--", "- -")
         return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {comment} -->\n{body}\n'
 
@@ -482,7 +502,7 @@ class ImunitGenerator:
             target = out.name if s is steps[-1] else s.name
             ET.SubElement(element, "Argument", {"param": component.outputs[0].name}).text = target
         ET.indent(root, space="  ")
-        body = ET.tostring(root, encoding="unicode")
+        body = ET.tostring(_xml_safe(root), encoding="unicode")
         return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {header.replace("--", "- -")} -->\n{body}\n'
 
     # ------------------------------------------------------------ Queue units (stateful streams)
@@ -612,7 +632,7 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
             if legacy:
                 self._tensor_types(python, op, None)
         ET.indent(root, space="  ")
-        body = ET.tostring(root, encoding="unicode")
+        body = ET.tostring(_xml_safe(root), encoding="unicode")
         return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {header.replace("--", "- -")} -->\n{body}\n'
 
     def _condition(self, op: Op, dtype: str) -> str:

@@ -6,6 +6,7 @@ and the body of the API function after the common checks.
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 import attrs
@@ -164,7 +165,12 @@ class Emitter:
     def api_returning(self, body: list[str]) -> str:
         """The API function: the common checks, then ``body``, which returns."""
         lines = self.checks() + body
-        return abi.prototype(self.op) + "\n{\n" + "\n".join(lines) + "\n}\n"
+        text = "\n".join(lines)
+        # An arg the op's compute never reads still is a parameter: keep -Wunused-parameter quiet.
+        unread = [p.name for p in abi.parameters(self.op) if p.role in ("arg", "optional", "array", "count")
+                  and not re.search(rf"\b{re.escape(p.name)}\b", text)]
+        voids = "".join(f"(void){name};\n" for name in unread)
+        return abi.prototype(self.op) + "\n{\n" + voids + text + "\n}\n"
 
     def kernel_name(self, v: D.Variant, suffix: str = "") -> str:
         return f"{self.fn}_{SUFFIX[v.dtype]}{suffix}"
@@ -222,8 +228,10 @@ class ElementwiseEmitter(Emitter):
                 ins = [f"const {C_TYPE[v.of(p)]}* restrict {abi.c_name(p)}" for p in inputs]
                 o = f"{C_TYPE[v.of(out.name)]}* restrict {abi.c_name(out.name)}"
                 env = {p: (f"{abi.c_name(p)}[i]", v.of(p)) for p in inputs} | env_args
-                code, _ = scalar_c.render(expr, compute_dtype, env)
+                code, code_dtype = scalar_c.render(expr, compute_dtype, env)
                 oc = C_TYPE[v.of(out.name)]
+                if oc == "bool" and code_dtype != "bool":  # a number as a truth: nonzero (NaN too), as NumPy
+                    code, oc = f"({code}) != 0", "bool"
                 name = self.kernel_name(v, suffix)
                 # Inputs the function ignores (zeros_like) still give the shape: keep -Wunused quiet.
                 unused = [abi.c_name(p) for p in inputs if p not in C.symbols(expr)]
@@ -238,7 +246,9 @@ static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
     }}
 }}"""))
                 env = {p: (f"{abi.c_name(p)}[o{j}]", v.of(p)) for j, p in enumerate(inputs)} | env_args
-                code, _ = scalar_c.render(expr, compute_dtype, env)
+                code, code_dtype = scalar_c.render(expr, compute_dtype, env)
+                if oc == "bool" and code_dtype != "bool":
+                    code = f"({code}) != 0"
                 strides = [f"const int64_t* {abi.c_name(p)}_strides" for p in inputs]
                 ins_s = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
                 offs = "\n".join(f"int64_t o{j} = 0;" for j in range(len(inputs)))

@@ -25,6 +25,11 @@ def py_name(name: str) -> str:
     return mangle(name, PYTHON_RESERVED)
 
 
+def module_name(key: str) -> str:
+    """A namespace's Python module (``for`` -> ``for_``: a keyword cannot be imported)."""
+    return py_name(key)
+
+
 def function_name(name: str) -> str:
     """An op's Python function name: snake_case (``reduceMax`` -> ``reduce_max``), mangled."""
     return py_name(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower())

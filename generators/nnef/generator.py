@@ -19,7 +19,7 @@ from dsl.model import NO_DEFAULT, Arg, Namespace, Op
 from dsl.types import DataType, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
-from generators.formatting import black_format
+from generators.formatting import black_format, visible_controls
 from generators.kernels import numpy_runtime
 from generators.kernels.selection import code_ops, require_compute
 from generators.naming import mangle
@@ -101,7 +101,7 @@ def _attribute(arg: Arg, name: str) -> str:
 
 
 def _comment(text: str) -> str:
-    return "# " + " ".join(text.split())
+    return "# " + visible_controls(" ".join(text.split()))
 
 
 class NnefGenerator:

@@ -9,6 +9,7 @@ from dsl import dtypes as D
 from dsl.model import Arg, Config, Op
 from dsl.types import DataType, DocScope, Language
 from generators import abi
+from generators.formatting import visible_controls
 from generators.kernels.messages import scatter_messages
 from generators.kernels.selection import variants_of
 from generators.kernels.reference import class_name, config_param, function_name, py_name, ref_name
@@ -20,7 +21,7 @@ PY_TYPE = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "
 
 def docstring_text(text: str) -> str:
     """Text that is safe inside a triple-quoted docstring."""
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "")
+    return visible_controls(text.replace("\\", "\\\\").replace('"', '\\"').replace("\r", ""))
 
 
 def _braces(text: str) -> str:

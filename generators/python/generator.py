@@ -29,7 +29,7 @@ class PythonGenerator:
         require_compute(context.namespaces, self.name)
         head = context.header(self.name)
         py: dict[str, str] = {}
-        names = [ns.key for ns in context.namespaces]
+        names = [reference.module_name(ns.key) for ns in context.namespaces]
         py["src/opforge/__init__.py"] = (
             f"# {head}\n" + '"""opforge: generated tensor ops, with C kernels and a NumPy reference."""\n\n'
             + "".join(f"from opforge import {n}\n" for n in names)
@@ -41,9 +41,10 @@ class PythonGenerator:
         stubs: dict[str, str] = {}
         for ns in context.namespaces:
             h = context.header(self.name, [ns])
-            py[f"src/opforge/_reference/{ns.key}.py"] = reference.module(ns, h)
-            py[f"src/opforge/{ns.key}.py"] = self._module(ns, h)
-            stubs[f"src/opforge/{ns.key}.pyi"] = self._stub(ns, h)
+            module = reference.module_name(ns.key)
+            py[f"src/opforge/_reference/{module}.py"] = reference.module(ns, h)
+            py[f"src/opforge/{module}.py"] = self._module(ns, h)
+            stubs[f"src/opforge/{module}.pyi"] = self._stub(ns, h)
         py["opforge_build.py"] = self._build_script(context, head)
         py["setup.py"] = f"# {head}\nfrom setuptools import setup\n\nsetup(cffi_modules=['opforge_build.py:ffibuilder'])\n"
         files = [GeneratedFile(path, black_format(text)) for path, text in sorted(py.items())]
@@ -58,7 +59,7 @@ class PythonGenerator:
                  "from typing import Literal, NamedTuple, Sequence", "", "import numpy as np",
                  "from numpy.typing import ArrayLike", "",
                  "from opforge import _kernels as _k", "from opforge import _native",
-                 "from opforge import _runtime as _rt", f"from opforge._reference import {ns.key} as _ref", "",
+                 "from opforge import _runtime as _rt", f"from opforge._reference import {reference.module_name(ns.key)} as _ref", "",
                  "",
                  "def _size_at(x: np.ndarray, axis: int) -> int:",
                  "    return x.shape[axis] if -x.ndim <= axis < x.ndim else -1", "", "",

@@ -10,7 +10,7 @@ from dsl.types import Language
 from generators.api import GeneratedFile, GenerationContext
 from generators.kernels.selection import code_ops, require_compute
 from generators.formatting import black_format, c_comment, clang_format
-from generators.kernels.reference import function_name
+from generators.kernels.reference import function_name, module_name
 from generators.tests import cases, golden
 
 _INPUTS = Path(__file__).resolve().parent / "inputs.py"
@@ -39,7 +39,7 @@ class TestsGenerator:
             all_cases = [(op, dtype, spec) for op in code_ops(ns) for dtype, spec in cases.cases(op)]
             rows = [json.dumps([function_name(op.name), dtype, spec], sort_keys=True) for op, dtype, spec in all_cases]
             data[f"cases_{ns.key}.json"] = "[\n" + ",\n".join(rows) + "\n]\n"
-            py[f"test_{ns.key}.py"] = f"# {h}\n" + PARITY_TEST.format(ns=ns.key, name=ns.name)
+            py[f"test_{ns.key}.py"] = f"# {h}\n" + PARITY_TEST.format(module=module_name(ns.key), key=ns.key, name=ns.name)
             c_sources[f"c/test_{ns.key}.c"] = golden.c_test(ns, all_cases, c_comment(h))[0]
             hostile_text, hostile_count = golden.hostile_c_test(ns, all_cases, c_comment(h))
             if hostile_count:  # (a namespace of stream ops only has none)
@@ -70,10 +70,10 @@ from pathlib import Path
 
 import pytest
 
-from opforge import {ns} as ns
+from opforge import {module} as ns
 from _inputs import check_parity
 
-CASES = json.loads((Path(__file__).resolve().parent / "cases_{ns}.json").read_text())
+CASES = json.loads((Path(__file__).resolve().parent / "cases_{key}.json").read_text())
 
 
 def _config(name, fields):
