@@ -549,6 +549,21 @@ def compute_problems(op: M.Op) -> list[Problem]:
         if unknown:
             out.append(f"{where} uses unknown names {', '.join(sorted(unknown))}")
 
+    def check_map(node: Any, map_args: tuple[str, ...]) -> None:
+        """A traced map or predicate: its args are single-valued and not optional, its names
+        and functions known, its enum comparisons resolvable."""
+        for name in map_args:
+            if _scalar_arg(op, name) is None or args[name].default is None:
+                out.append(f"map parameter '{name}' must be x or a single-valued arg that is not optional")
+        if node is None:
+            return
+        check_functions(node, {"x", *map_args}, "map")
+        out.extend(C.integer_misuse(node))
+        try:
+            C.resolve_enums(node, {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM})
+        except ValueError as exc:
+            out.append(str(exc))
+
     def need_roles(label: str, kind: str, table: Mapping[str, tuple[tuple[str, str], ...]],
                    params: tuple[tuple[str, str], ...]) -> None:
         """The kind is known, takes the roles given, and each role's arg or input has the right type."""
@@ -666,31 +681,14 @@ def compute_problems(op: M.Op) -> list[Problem]:
             out.append(f"ArgReduce({c.which!r}) needs a predicate: map=lambda x, ...: <a condition>")
         if c.args and not c.searches:
             out.append("only a first/last search reads args in its map")
-        for name in c.args:
-            if _scalar_arg(op, name) is None or args[name].default is None:
-                out.append(f"map parameter '{name}' must be x or a single-valued arg that is not optional")
-        if c.map is not None:
-            check_functions(c.map, {"x", *c.args}, "map")
-            out.extend(C.integer_misuse(c.map))
-            try:
-                C.resolve_enums(c.map, {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM})
-            except ValueError as exc:
-                out.append(str(exc))
+        check_map(c.map, c.args)
     elif isinstance(c, C.FindAll):
         need_input(c.input)
         if len(op.inputs) != 1:
             out.append("FindAll searches its one input")
         if len(op.outputs) != 2 or any(o.type is not DataType.LONG for o in op.outputs):
             out.append("FindAll gives two LONG outputs: the indices (as many as the input's elements) and their count")
-        for name in c.args:
-            if _scalar_arg(op, name) is None or args[name].default is None:
-                out.append(f"map parameter '{name}' must be x or a single-valued arg that is not optional")
-        check_functions(c.map, {"x", *c.args}, "map")
-        out.extend(C.integer_misuse(c.map))
-        try:
-            C.resolve_enums(c.map, {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM})
-        except ValueError as exc:
-            out.append(str(exc))
+        check_map(c.map, c.args)
     elif isinstance(c, C.Contraction):
         if len(c.inputs) != len(c.spec.inputs):
             out.append(f"einsum spec {c.spec.text!r} takes {len(c.spec.inputs)} operands, "

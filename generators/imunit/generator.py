@@ -44,6 +44,19 @@ def _xml_safe(root: ET.Element) -> ET.Element:
     return root
 
 
+def _socket_array(name: str, sockets: list[str], dtype: str, shape_of: dict[str, str], const: bool,
+                  count: str) -> list[str]:
+    """An adapter's descriptors of a tensor list's sockets (socket ``s`` takes the rank and
+    dims named ``shape_of[s]``), the array of them, and a refusal of a count beyond them."""
+    q = "const " if const else ""
+    lines = []
+    for s in sockets:
+        dims = ", ".join(f"{shape_of[s]}_d{k}" for k in range(abi.MAX_RANK))
+        lines.append(f"{q}opforge_tensor t_{s} = {{(void*){abi.c_name(s)}, {dtype}, {shape_of[s]}_rank, {{{dims}}}}};")
+    lines.append(f"{q}opforge_tensor* const t_{name}[{len(sockets)}] = {{{', '.join(f'&t_{s}' for s in sockets)}}};")
+    return lines + [f"if ({count} < 0 || {count} > {len(sockets)}) {{", "return (int)OPFORGE_ERR_ARG;", "}"]
+
+
 def unit_name(op: Op) -> str:
     camel = "".join(part.capitalize() for part in op.name.split("_"))
     return f"Opforge.{op.namespace.capitalize()}.{camel}"
@@ -193,27 +206,15 @@ class ImunitGenerator:
                 descriptor(p.source)
             elif p.role == "input_list":  # the connected sockets come first (the contracts say so)
                 names = units.sockets(next(i for i in op.inputs if i.name == p.source))
-                for s in names:
-                    dims = ", ".join(f"{s}_d{k}" for k in range(abi.MAX_RANK))
-                    body.append(f"const opforge_tensor t_{s} = {{(void*){abi.c_name(s)}, "
-                                f"{abi.DTYPE_ENUM[variant.of(p.source)]}, {s}_rank, {{{dims}}}}};")
-                body.append(f"const opforge_tensor* const t_{p.name}[{len(names)}] = "
-                            f"{{{', '.join(f'&t_{s}' for s in names)}}};")
-                body += [f"if ({p.source}_count < 0 || {p.source}_count > {len(names)}) {{",
-                         "return (int)OPFORGE_ERR_ARG;", "}"]
+                body += _socket_array(p.name, names, abi.DTYPE_ENUM[variant.of(p.source)], {s: s for s in names},
+                                      True, f"{p.source}_count")
                 call.append(f"t_{p.name}")
             elif p.role == "input_count":
                 call.append(f"{p.source}_count")
-            elif p.role == "output_list":  # the sockets there come first: as many as part_count
+            elif p.role == "output_list":  # the sockets there come first: as many as part_count, of one shape
                 names = units.output_sockets(next(o for o in op.outputs if o.name == p.source))
-                dims = ", ".join(f"{p.source}_d{k}" for k in range(abi.MAX_RANK))
-                for s in names:
-                    body.append(f"opforge_tensor t_{s} = {{(void*){abi.c_name(s)}, "
-                                f"{abi.DTYPE_ENUM[variant.of(p.source)]}, {p.source}_rank, {{{dims}}}}};")
-                body.append(f"opforge_tensor* const t_{p.name}[{len(names)}] = "
-                            f"{{{', '.join(f'&t_{s}' for s in names)}}};")
-                body += [f"if ({units.PART_COUNT} < 0 || {units.PART_COUNT} > {len(names)}) {{",
-                         "return (int)OPFORGE_ERR_ARG;", "}"]
+                body += _socket_array(p.name, names, abi.DTYPE_ENUM[variant.of(p.source)],
+                                      {s: p.source for s in names}, False, units.PART_COUNT)
                 call.append(f"t_{p.name}")
             elif p.role == "output_count":
                 call.append(units.PART_COUNT)
