@@ -329,6 +329,51 @@ print("bindings ok")
 '''
 
 
+SPOILED_BINDING_CALLS = r'''
+import inspect
+import numpy as np
+import opforge
+
+# Every op's first tensor given a string, a list of mixed types, or an object, on both
+# backends (every other required parameter valid-looking): each call must raise TypeError.
+calls, wrong = 0, []
+for module in (getattr(opforge, name) for name in opforge.__all__):
+    for name, fn in vars(module).items():
+        if name.startswith("_") or inspect.isclass(fn) or not callable(fn) or fn.__module__ != module.__name__:
+            continue
+        signature = inspect.signature(fn)
+        required = [p for p in signature.parameters.values() if p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD]
+        if "backend" not in signature.parameters or not required or "ArrayLike" not in str(required[0].annotation):
+            continue
+        listed = str(required[0].annotation).startswith("Sequence")
+        for backend in ("c", "python"):
+            for spoiled in ("abc", ["a", 1.5], object()):
+                kwargs = {p.name: (([np.ones((2, 2), np.float32)] if str(p.annotation).startswith("Sequence")
+                                    else np.ones((2, 2), np.float32)) if "ArrayLike" in str(p.annotation) else 1)
+                          for p in required}
+                kwargs[required[0].name] = [spoiled] if listed else spoiled
+                calls += 1
+                try:
+                    fn(**kwargs, backend=backend)
+                except TypeError:
+                    continue
+                except Exception as exc:
+                    wrong.append(f"{module.__name__}.{name} {backend} {spoiled!r}: {type(exc).__name__}: {exc}")
+                else:
+                    wrong.append(f"{module.__name__}.{name} {backend} {spoiled!r}: no error")
+assert not wrong, "\n".join(wrong[:20])
+print(calls)
+'''
+
+
+def test_bindings_refuse_spoiled_tensors_with_type_errors(installed: Path, tmp_path: Path) -> None:
+    script = tmp_path / "spoiled.py"
+    script.write_text(SPOILED_BINDING_CALLS)
+    proc = subprocess.run([str(installed), str(script)], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert int(proc.stdout) >= 1000
+
+
 def test_bindings_raise_clear_errors(installed: Path, tmp_path: Path) -> None:
     script = tmp_path / "checks.py"
     script.write_text(BINDING_CHECKS)
