@@ -37,7 +37,7 @@ static inline double attention_softmax(double* scores, int64_t keys)
 #pragma IMAGINET_DEPENDENCY "attention.h:attention_softmax"
 /* Query i attends to keys 0..lk-1, or to keys 0..i when causal, with the weights of
  * attention_softmax; a query with no key gives zeros. */
-#define ATTENTION(NAME, T)                                                                         \
+#define ATTENTION(NAME, T)                                                                          \
     static inline int NAME(const T* restrict q, int64_t lq, int64_t d, const T* restrict k,         \
                            int64_t lk, int64_t k_cols, const T* restrict v, int64_t v_rows,         \
                            int64_t dv, int64_t batch, int scaled, int causal,                       \
@@ -86,7 +86,21 @@ ATTENTION(attention_f64, double)
  * attends with columns h dk.. of qp and kp (dk = hdk / heads) to columns h dv.. of vp,
  * with the weights of attention_softmax, into columns h dv.. of joined (lq x hdv); out = joined wo. work
  * holds qp, kp, vp, joined and lk scores: (lq + lk) hdk + (lk + lq) hdv + lk doubles. */
-#define MULTI_HEAD(NAME, T)                                                                        \
+#define MULTI_HEAD(NAME, T)                                                                         \
+    /* out (rows x width) = x (rows x cols) w (cols x width), summed in double in order. */         \
+    static inline void NAME##_project(const T* restrict x, int64_t rows, int64_t cols,              \
+                                      const T* restrict w, int64_t width, double* restrict out)     \
+    {                                                                                               \
+        for (int64_t r = 0; r < rows; r++) {                                                        \
+            for (int64_t c = 0; c < width; c++) {                                                   \
+                double t = 0.0;                                                                     \
+                for (int64_t e = 0; e < cols; e++) {                                                \
+                    t += (double)x[r * cols + e] * (double)w[e * width + c];                        \
+                }                                                                                   \
+                out[r * width + c] = t;                                                             \
+            }                                                                                       \
+        }                                                                                           \
+    }                                                                                               \
     static inline int NAME(const T* restrict q, int64_t lq, int64_t dm, const T* restrict k,        \
                            int64_t lk, int64_t k_cols, const T* restrict v, int64_t v_rows,         \
                            int64_t dmv, const T* restrict wq, int64_t wq_rows, int64_t hdk,         \
@@ -111,31 +125,9 @@ ATTENTION(attention_f64, double)
         double* joined = vp + lk * hdv;                                                             \
         double* scores = joined + lq * hdv;                                                         \
         for (int64_t s = 0; s < batch; s++, q += lq * dm, k += lk * dm, v += lk * dmv, out += lq * dout) { \
-            for (int64_t i = 0; i < lq; i++) {                                                      \
-                for (int64_t c = 0; c < hdk; c++) {                                                 \
-                    double t = 0.0;                                                                 \
-                    for (int64_t e = 0; e < dm; e++) {                                              \
-                        t += (double)q[i * dm + e] * (double)wq[e * hdk + c];                       \
-                    }                                                                               \
-                    qp[i * hdk + c] = t;                                                            \
-                }                                                                                   \
-            }                                                                                       \
-            for (int64_t j = 0; j < lk; j++) {                                                      \
-                for (int64_t c = 0; c < hdk; c++) {                                                 \
-                    double t = 0.0;                                                                 \
-                    for (int64_t e = 0; e < dm; e++) {                                              \
-                        t += (double)k[j * dm + e] * (double)wk[e * hdk + c];                       \
-                    }                                                                               \
-                    kp[j * hdk + c] = t;                                                            \
-                }                                                                                   \
-                for (int64_t c = 0; c < hdv; c++) {                                                 \
-                    double t = 0.0;                                                                 \
-                    for (int64_t e = 0; e < dmv; e++) {                                             \
-                        t += (double)v[j * dmv + e] * (double)wv[e * hdv + c];                      \
-                    }                                                                               \
-                    vp[j * hdv + c] = t;                                                            \
-                }                                                                                   \
-            }                                                                                       \
+            NAME##_project(q, lq, dm, wq, hdk, qp);                                                 \
+            NAME##_project(k, lk, dm, wk, hdk, kp);                                                 \
+            NAME##_project(v, lk, dmv, wv, hdv, vp);                                                \
             for (int64_t h = 0; h < heads; h++) {                                                   \
                 for (int64_t i = 0; i < lq; i++) {                                                  \
                     const int64_t keys = causal && i + 1 < lk ? i + 1 : lk;                         \
