@@ -18,8 +18,10 @@ _UNSIGNED = {np.dtype("int8"): np.uint8, np.dtype("int16"): np.uint16, np.dtype(
 
 
 def cast(value, dtype):
-    """Convert like C's (T)value for in-range values."""
-    return np.asarray(value).astype(dtype, copy=False)
+    """Convert like C's (T)value for in-range values (a float beyond float32 becomes an
+    infinity, as in C, without NumPy's overflow warning)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(value).astype(dtype, copy=False)
 
 
 def div(a, b):
@@ -341,12 +343,26 @@ def search(holds, axis, last, keep_dims):
     return np.where(np.any(holds, axis=axis, keepdims=keep_dims), index, -1).astype(np.int64).reshape(shape)
 
 
+def arg_reduce(which, values, axis, keep_dims):
+    """numpy.argmax or argmin (``which``); an empty result when an axis kept is empty,
+    where numpy refuses the empty axis reduced (as in C, nothing is left to compute)."""
+    shape = reduced_shape(values.shape, (axis % values.ndim,), keep_dims)
+    if 0 in shape:
+        return np.zeros(shape, dtype=np.int64)
+    fn = np.argmax if which == "max" else np.argmin
+    return fn(values, axis=axis, keepdims=keep_dims)
+
+
 COMBINE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 
 
 def reduce(combine, v, axes, dtype, initial=None):
     """Combine over axes with keepdims; max/min of no elements raise ValueError
-    unless ``initial`` is given (as the C kernels' starting value)."""
+    unless ``initial`` is given (as the C kernels' starting value) or there is no
+    result to compute (an empty axis kept: an empty result, as in C)."""
+    shape = reduced_shape(v.shape, tuple(axes), True)
+    if 0 in shape:
+        return np.empty(shape, dtype=dtype)
     if initial is None:
         return COMBINE[combine].reduce(v, axis=axes, keepdims=True, dtype=dtype)
     return COMBINE[combine].reduce(v, axis=axes, keepdims=True, dtype=dtype, initial=initial)
@@ -406,6 +422,12 @@ _exp = np.vectorize(math.exp, otypes=[np.float64])
 
 
 def sample(distribution, params, seed, offset, n, dtype):
+    """``n`` values of a distribution (``_sample``); values beyond float32 become infinities, as in C."""
+    with np.errstate(over="ignore"):
+        return _sample(distribution, params, seed, offset, n, dtype)
+
+
+def _sample(distribution, params, seed, offset, n, dtype):
     """n samples, computed in float64 with the C library's log/cos/exp (as the C kernels)."""
     dtype = np.dtype(dtype)
     if distribution == "binomial":
@@ -735,7 +757,7 @@ def fill_value(value, dtype):
             raise ValueError(f"value: {value} is not a boolean (0 or 1)")
         return bool(value)
     info = np.iinfo(dtype)
-    if not (value == math.floor(value) and info.min <= value <= info.max):
+    if not (math.isfinite(value) and value == math.floor(value) and info.min <= value <= info.max):
         raise ValueError(f"value: {value} does not convert exactly to {dtype.name}")
     return dtype.type(int(value))
 

@@ -156,14 +156,14 @@ def body(op: Op) -> list[str]:
                         f"{c.which == 'last'}, bool({py_name(c.keep_dims)}))",
                 f"np.copyto({out}, result, casting='unsafe')"]
     if isinstance(c, C.ArgReduction):
-        fn = "np.argmax" if c.which == "max" else "np.argmin"
         x = py_name(c.input)
         if c.map is not None:
             mapped = _by_dtype(x, [(v.of(c.input), scalar_numpy.render(c.map, v.of(c.input), {"x": (x, v.of(c.input))})[0])
                                    for v in variants], "values", indent=0)
-            return [*mapped, f"result = {fn}(values, axis=int({py_name(c.axis)}), keepdims=bool({py_name(c.keep_dims)}))",
-                    f"np.copyto({out}, result, casting='unsafe')"]
-        return [f"result = {fn}({x}, axis=int({py_name(c.axis)}), keepdims=bool({py_name(c.keep_dims)}))",
+        else:
+            mapped = [f"values = {x}"]
+        return [*mapped, f"result = _k.arg_reduce({c.which!r}, values, int({py_name(c.axis)}), "
+                         f"bool({py_name(c.keep_dims)}))",
                 f"np.copyto({out}, result, casting='unsafe')"]
     if isinstance(c, C.TensorDot):  # the einsum of the axes given, built now
         x, y = (py_name(n) for n in c.inputs)
