@@ -166,6 +166,53 @@ def test_generated_parity_suite_passes(installed: Path, out: Path) -> None:
     assert re.search(r"\d{3,} passed", tail), tail
 
 
+#: AddressSanitizer and UndefinedBehaviorSanitizer, float-to-int overflow included (not part of "undefined").
+SANITIZERS = "-fsanitize=address,undefined,float-cast-overflow"
+RANDOM_CASES_PER_PAIR = 200
+
+
+@pytest.fixture(scope="module")
+def sanitized(installed: Path, out: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The installed package with its C backend rebuilt under the sanitizers: the environment
+    that runs it (the package first on the path, the ASan runtime preloaded into Python)."""
+    folder = tmp_path_factory.mktemp("sanitized")
+    shutil.copytree(out / "python", folder / "build", ignore=shutil.ignore_patterns("build", "*.egg-info"))
+    flags = {"OPFORGE_C_DIR": str(out / "c"), "OPFORGE_LDFLAGS": SANITIZERS,
+             "OPFORGE_CFLAGS": f"-std=c99 -O1 -g -ffp-contract=off -fno-omit-frame-pointer {SANITIZERS} "
+                               "-fno-sanitize-recover=all"}
+    made = subprocess.run([str(installed), "opforge_build.py"], cwd=folder / "build", env={**os.environ, **flags},
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr[-3000:]
+    where = subprocess.run([str(installed), "-c", "import opforge, os; print(os.path.dirname(opforge.__file__))"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    shutil.copytree(where, folder / "site" / "opforge", ignore=shutil.ignore_patterns("_opforge_c*", "__pycache__"))
+    (native,) = (folder / "build" / "opforge").glob("_opforge_c*.so")
+    shutil.copy2(native, folder / "site" / "opforge")
+    asan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True, check=True)
+    env = {**os.environ, "PYTHONPATH": str(folder / "site"), "LD_PRELOAD": asan.stdout.strip(),
+           "ASAN_OPTIONS": "detect_leaks=0"}  # (CPython keeps its objects at exit)
+    # The backend the runs below load is this instrumented build.
+    loaded = subprocess.run([str(installed), "-c", "import opforge._opforge_c as m; print(m.__file__)"], env=env,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    linked = subprocess.run(["ldd", loaded], capture_output=True, text=True, check=True).stdout
+    assert Path(loaded).parent == folder / "site" / "opforge" and "libasan" in linked and "libubsan" in linked, linked
+    return env
+
+
+@pytest.mark.parametrize("key", NAMESPACES)
+def test_random_cases_agree_under_sanitizers(installed: Path, out: Path, sanitized: dict[str, str], key: str) -> None:
+    """200 seeded random cases per op and dtype (the parity cases in turn, fresh values with
+    NaN, infinities and integer limits, half of them resized: empty axes, broadcast 1s): C and
+    the NumPy reference agree or both refuse, and no sanitizer reports anything."""
+    run = subprocess.run([str(installed), "random_cases.py", "--per", str(RANDOM_CASES_PER_PAIR), key],
+                         cwd=out / "tests", env=sanitized, capture_output=True, text=True)
+    said = run.stdout.strip().splitlines()
+    counted = re.fullmatch(rf"{key}: (\d+) random cases over (\d+) op/dtype pairs, (\d+) failed", said[-1] if said else "")
+    assert run.returncode == 0 and counted and counted[3] == "0", run.stdout[-4000:] + run.stderr[-4000:]
+    assert int(counted[1]) == RANDOM_CASES_PER_PAIR * int(counted[2]) > 0
+    assert "Sanitizer" not in run.stderr and "runtime error" not in run.stderr, run.stderr[-4000:]
+
+
 BINDING_CHECKS = r'''
 import numpy as np
 from opforge import base, bitwise, linalg, math, nn, random
@@ -234,6 +281,20 @@ for backend in ("c", "python"):
     assert cast([1e300, -1e300], "float32") == [np.inf, -np.inf]
     assert cast([2**62 + 1], "float32", np.int64) == [2.0**62]
     assert cast([True, False], "float64") == [1.0, 0.0]
+# integer edge cases: each defined, documented on the op's page, the same on both backends
+i32 = np.iinfo(np.int32)
+low, minus_one = np.int32([i32.min]), np.int32([-1])
+for backend in ("c", "python"):
+    assert math.div(low, minus_one, backend=backend).tolist() == [i32.min]  # wraps to itself
+    assert math.floor_div(low, minus_one, backend=backend).tolist() == [i32.min]
+    assert math.mod(low, minus_one, backend=backend).tolist() == [0]
+    assert math.div(np.int32([7, -7]), np.int32([0, 0]), backend=backend).tolist() == [0, 0]  # x / 0 is 0
+    assert math.abs(low, backend=backend).tolist() == [i32.min] and math.neg(low, backend=backend).tolist() == [i32.min]
+    amounts = np.int32([31, 32, 33, 100, -1])
+    assert bitwise.left_shift(np.int32([1] * 5), amounts, backend=backend).tolist() == [i32.min, 0, 0, 0, 0]
+    assert bitwise.right_shift(np.int32([-8] * 5), amounts, backend=backend).tolist() == [-1] * 5
+    assert bitwise.right_shift(np.int32([8] * 5), amounts, backend=backend).tolist() == [0] * 5
+    assert bitwise.left_shift(np.uint8([1, 1]), np.uint8([7, 8]), backend=backend).tolist() == [128, 0]
 # data-dependent lengths: a buffer as long as x, then the count (list_diff); a failing shaped kernel
 for backend in ("c", "python"):
     values, indices, count = math.list_diff(np.array([1.0, np.nan, 2.0, 3.0]), np.array([2.0, np.nan]), backend=backend)

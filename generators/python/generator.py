@@ -105,6 +105,8 @@ class PythonGenerator:
 """Builds the C backend (opforge._opforge_c) from the generated C library with cffi.
 
 The C sources are those of the c target: OPFORGE_C_DIR, else ../c beside this folder.
+OPFORGE_CFLAGS and OPFORGE_LDFLAGS replace the compile and add link flags (a sanitizer
+build: both with -fsanitize=address,undefined).
 """
 
 import os
@@ -133,6 +135,7 @@ ffibuilder.set_source(
     sources=[(LOCAL / "src" / name).as_posix() for name in SOURCES],
     include_dirs=[str(HERE / LOCAL / "include"), str(HERE / LOCAL / "src")],
     extra_compile_args=os.environ.get("OPFORGE_CFLAGS", "-std=c99 -O2 -ffp-contract=off").split(),
+    extra_link_args=os.environ.get("OPFORGE_LDFLAGS", "").split(),
     libraries=["m"],
 )
 

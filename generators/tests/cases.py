@@ -554,5 +554,62 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
     return out
 
 
+#: Per kind of arg: a value and what the binding must do with it: raise "TypeError" or
+#: "ValueError", or "agree" (take it or refuse it, the same way on both backends).
+BAD_ARGS: dict[str, list[tuple[Any, str]]] = {
+    "int": [(2**70, "ValueError"), (1.5, "TypeError"), ("3", "TypeError"), (True, "TypeError"), (99, "agree"),
+            (-99, "agree")],
+    "ints": [(["a"], "TypeError"), ([2**70], "ValueError"), (7, "TypeError"), ("ab", "TypeError"), ([99], "agree"),
+             ([-99], "agree"), ([], "agree")],
+    "real": [("x", "TypeError"), (True, "TypeError"), (float("nan"), "agree"), (float("inf"), "agree"),
+             (-1e300, "agree")],
+    "bool": [("yes", "TypeError"), (1, "TypeError")],
+    "enum": [("no_such_value", "ValueError"), (0, "TypeError")],
+    "dtype": [("no_such_type", "TypeError"), ("complex64", "ValueError")],
+}
+ALL_DTYPES = D.CONCRETE[DataType.NDARRAY]
+
+
+def _arg_kind(a: Arg) -> str:
+    if a.type in (DataType.INT, DataType.LONG):
+        return "int" if a.count.is_single else "ints"
+    return {DataType.FLOATING_POINT: "real", DataType.NUMERIC: "real", DataType.BOOLEAN: "bool",
+            DataType.ENUM: "enum", DataType.DATA_TYPE: "dtype"}[a.type]
+
+
+def spoiled_cases(op: Op) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+    """(dtype, what is spoiled, expected outcome, case spec): the op's first case with one
+    parameter at a time given a value of the wrong type or dtype, out of range, a rank
+    above the maximum or a shape that may not fit (BAD_ARGS says what each must raise)."""
+    if isinstance(op.compute, C.SlidingWindow):  # (a stream's queue checks its own arguments)
+        return
+    dtype, template = next(cases(op))
+    allowed = {i.name: {v.of(i.name) for v in variants_of(op)} for i in op.inputs}
+    names = {py_name(i.name): i.name for i in op.inputs}
+
+    def spoil(what: str, expect: str, inputs: dict[str, Any] | None = None,
+              args: dict[str, Any] | None = None) -> tuple[str, str, str, dict[str, Any]]:
+        spec = dict(template, inputs=template["inputs"] | (inputs or {}), args=template["args"] | (args or {}))
+        return dtype, what, expect, spec
+
+    for name, t in template["inputs"].items():
+        label = names[name]
+        if isinstance(t, list):  # a list of two dtypes
+            other = next((d for d in ALL_DTYPES if d != t[0]["dtype"]), None)
+            yield spoil(f"{label} mixed dtypes", "TypeError", {name: [t[0], dict(t[0], dtype=other)]})
+            continue
+        for d in ALL_DTYPES:
+            if d != t["dtype"]:
+                yield spoil(f"{label} dtype {d}", "agree" if d in allowed[label] else "TypeError",
+                            {name: dict(t, dtype=d)})
+        yield spoil(f"{label} rank 9", "ValueError", {name: dict(t, shape=[1] * 9)})
+        yield spoil(f"{label} one more axis", "agree", {name: dict(t, shape=[*t["shape"], 3])})
+    for a in op.args:
+        for value, expect in BAD_ARGS[_arg_kind(a)]:
+            yield spoil(f"{a.name} = {value!r}", expect, args={py_name(a.name): value})
+    for cfg in op.configs:
+        yield spoil(f"{config_param(cfg.name)} a dict", "TypeError", args={config_param(cfg.name): {"seed": 1}})
+
+
 def python_args(op: Op) -> set[str]:
     return {py_name(a.name) for a in op.args}

@@ -14,6 +14,7 @@ from generators.kernels.reference import function_name, module_name
 from generators.tests import cases, golden
 
 _INPUTS = Path(__file__).resolve().parent / "inputs.py"
+_RANDOM_CASES = Path(__file__).resolve().parent / "random_cases.py"
 #: The firmware harness of the golden tests: start-up code and the board's memory map.
 _CORTEX_M = Path(__file__).resolve().parent / "cortex_m"
 
@@ -39,11 +40,19 @@ class TestsGenerator:
             all_cases = [(op, dtype, spec) for op in code_ops(ns) for dtype, spec in cases.cases(op)]
             rows = [json.dumps([function_name(op.name), dtype, spec], sort_keys=True) for op, dtype, spec in all_cases]
             data[f"cases_{ns.key}.json"] = "[\n" + ",\n".join(rows) + "\n]\n"
+            spoiled = [json.dumps([function_name(op.name), *case], sort_keys=True)
+                       for op in code_ops(ns) for case in cases.spoiled_cases(op)]
+            data[f"spoiled_{ns.key}.json"] = "[\n" + ",\n".join(spoiled) + "\n]\n"
             py[f"test_{ns.key}.py"] = f"# {h}\n" + PARITY_TEST.format(module=module_name(ns.key), key=ns.key, name=ns.name)
             c_sources[f"c/test_{ns.key}.c"] = golden.c_test(ns, all_cases, c_comment(h))[0]
             hostile_text, hostile_count = golden.hostile_c_test(ns, all_cases, c_comment(h))
             if hostile_count:  # (a namespace of stream ops only has none)
                 c_sources[f"c/hostile_{ns.key}.c"] = hostile_text
+        modules = {ns.key: module_name(ns.key) for ns in context.namespaces}
+        empty = "MODULES: dict[str, str] = {}\n"
+        driver = _RANDOM_CASES.read_text(encoding="utf-8")
+        assert driver.count(empty) == 1
+        py["random_cases.py"] = f"# {head}\n" + driver.replace(empty, f"MODULES: dict[str, str] = {modules!r}\n")
         tests = ["test_core"] + [f"test_{ns.key}" for ns in context.namespaces]
         files = [GeneratedFile(path, black_format(text)) for path, text in sorted(py.items())]
         files += [GeneratedFile(path, text) for path, text in sorted(data.items())]
@@ -85,6 +94,21 @@ def _config(name, fields):
 )
 def test_c_matches_reference(op, dtype, spec):
     check_parity(getattr(ns, op), "{name}." + op, dtype, spec, _config)
+
+
+SPOILED = json.loads((Path(__file__).resolve().parent / "spoiled_{key}.json").read_text())
+
+
+@pytest.mark.parametrize(
+    ("op", "dtype", "what", "expect", "spec"), SPOILED, ids=[f"{{s[0]}}-{{s[2]}}" for s in SPOILED]
+)
+def test_bindings_refuse_bad_arguments(op, dtype, what, expect, spec):
+    """One parameter spoiled: the error the binding must raise, naming the parameter (or,
+    for values an op may take, the same outcome on both backends)."""
+    outcome = check_parity(getattr(ns, op), "{name}." + op, dtype, spec, _config)
+    if expect != "agree":
+        assert type(outcome).__name__ == expect, f"{name}.{{op}} with {{what}}: {{outcome!r}}, not a {{expect}}"
+        assert what.split()[0] in str(outcome), f"{name}.{{op}} with {{what}}: {{outcome}} does not name it"
 '''
 
 PHILOX_TEST = '''"""Philox4x32-10 known-answer vectors (Random123) in the C library and the NumPy reference."""
@@ -141,7 +165,7 @@ check: all
 
 # Hostile calls: every op with a spoiled descriptor must return an error status, under
 # AddressSanitizer and UndefinedBehaviorSanitizer (any report ends the run).
-SAN_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=all -g -O1
+SAN_FLAGS ?= -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -g -O1
 HOSTILE := {hostile}
 
 hostile: $(HOSTILE)

@@ -6,6 +6,7 @@ tests generator to compute golden vectors, so both build the same inputs.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import numpy as np
@@ -43,7 +44,8 @@ def spd(m: np.ndarray) -> np.ndarray:
     M M^T + n I in the last two axes (what decompositions and solvers need)."""
     n = m.shape[-1]
     product = np.matmul(m, np.swapaxes(m, -1, -2), dtype=np.float64) / max(n, 1)
-    return (product + n * np.eye(n)).astype(m.dtype)
+    with np.errstate(invalid="ignore", over="ignore"):  # (a spoiled case: integer matrices)
+        return (product + n * np.eye(n)).astype(m.dtype)
 
 
 def build(spec: dict[str, Any], configs: Callable[[str, dict[str, Any]], Any] | None = None) -> dict[str, Any]:
@@ -128,9 +130,15 @@ def stream_events(make: Callable[..., Any], stream: dict[str, Any], seed: int, b
     return events
 
 
+#: How every refusal starts: the op that refused (the rule it quotes follows).
+REFUSAL = re.compile(r"\w+\.\w+: ")
+
+
 def check_parity(fn: Callable[..., np.ndarray], op: str, dtype: str, spec: dict[str, Any],
-                 configs: Callable[[str, dict[str, Any]], Any] | None = None) -> None:
-    """Run the C kernels and the NumPy reference on the same inputs and compare."""
+                 configs: Callable[[str, dict[str, Any]], Any] | None = None) -> Any:
+    """Run the C kernels and the NumPy reference on the same inputs and compare: equal
+    results, or the same kind of error from both, each naming the op. The reference's
+    outcome (a result or the error) is returned."""
     if "stream" in spec:
         c_events = stream_events(fn, spec["stream"], spec["seed"], "c")
         py_events = stream_events(fn, spec["stream"], spec["seed"], "python")
@@ -141,21 +149,22 @@ def check_parity(fn: Callable[..., np.ndarray], op: str, dtype: str, spec: dict[
                 assert a[1].dtype == b[1].dtype and np.array_equal(a[1], b[1], equal_nan=a[1].dtype.kind == "f"), where
             else:
                 assert a[2] == b[2], (where, a[2], b[2])
-        return
+        return None
     results = {}
     for backend in ("c", "python"):
         kwargs = build(spec, configs)
         try:
             results[backend] = fn(**kwargs, backend=backend)
-        except ValueError as exc:
+        except (TypeError, ValueError) as exc:
             results[backend] = exc
     c, py = results["c"], results["python"]
     shapes = {k: [getattr(x, "shape", x) for x in v] if isinstance(v, list) else getattr(v, "shape", v)
               for k, v in build(spec, configs).items()}
     where = f"{op} {dtype} shapes/args {shapes} seed {spec['seed']}"
-    if isinstance(py, ValueError) or isinstance(c, ValueError):
-        assert isinstance(py, ValueError) and isinstance(c, ValueError), f"{where}: C gave {c!r}, Python gave {py!r}"
-        return
+    if isinstance(py, Exception) or isinstance(c, Exception):
+        assert type(c) is type(py), f"{where}: C gave {c!r}, Python gave {py!r}"
+        assert REFUSAL.match(str(c)) and REFUSAL.match(str(py)), f"{where}: C gave {c!r}, Python gave {py!r}"
+        return py
     assert type(c) is type(py), f"{where}: C gave {type(c).__name__}, Python {type(py).__name__}"
     # A list output: as many arrays from each backend.
     assert not isinstance(c, list) or len(c) == len(py), f"{where}: C gave {len(c)} arrays, Python {len(py)}"
@@ -171,3 +180,4 @@ def check_parity(fn: Callable[..., np.ndarray], op: str, dtype: str, spec: dict[
         top = float(np.max(np.abs(py_k[np.isfinite(py_k)]), initial=0.0)) if py_k.dtype.kind == "f" else 1.0
         worst, ok = worst_error(c_k, py_k, spec["tol"], max([1.0, *finite, top]))
         assert ok, f"{at}: worst error {worst} (ulps or mismatches) over tolerance {spec['tol']}"
+    return py
