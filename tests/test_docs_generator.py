@@ -79,6 +79,20 @@ def test_mkdocs_strict_build_of_the_starter_catalogue(starter_site: Path) -> Non
     assert 'href="https://onnx.ai/onnx/operators/onnx__ReduceSum.html"' in (site / "index.html").read_text()
 
 
+def test_the_site_shows_the_measured_resource_table_of_every_op(starter_site: Path) -> None:
+    """docs/cortex-m-resources.md (benchmarks/cortex_m_resources.py measures it) is in the site,
+    under Measurements, and has a row per op of the catalogue: a new op means measuring again."""
+    page = starter_site / "site" / "measured" / "cortex-m-resources" / "index.html"
+    text = visible_text(page.read_text())
+    assert "op .text bytes worst-case stack bytes newlib and libgcc calls workspace bytes" in text
+    assert "- Measurements:\n  - Cortex-M4 resources: measured/cortex-m-resources.md" in \
+        (starter_site / "docs" / "mkdocs.yml").read_text()
+    measured = (ROOT / "docs" / "cortex-m-resources.md").read_text()
+    rows = re.findall(r"^\| `(\w+\.\w+)` \| \d+ \| \d+ \| .* \| .+ \|$", measured, re.M)
+    ops = [op.qualified_name for ns in load(ROOT / "ops").catalogue.namespaces for op in ns.concrete_ops]
+    assert sorted(rows) == sorted(ops)
+
+
 def test_source_links_point_at_existing_line_anchors(starter_site: Path) -> None:
     page = (starter_site / "docs/docs/math.md").read_text()
     links = re.findall(r"\]\((source/ops/math\.py\.md)#(__codelineno-0-(\d+))\)", page)
