@@ -163,7 +163,7 @@ class Config:
         return tuple(d for d in self.docs if _in_scope(d, language, scopes))
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)  # (ops key many caches, and hashing one walks its whole tree)
 class Op:
     namespace: str
     name: str

@@ -12,8 +12,10 @@ Exit codes: 0 done, 1 ``--check`` found files that would change,
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Annotated, Optional, Sequence
 
@@ -21,7 +23,7 @@ import typer
 
 from dsl import loader
 from dsl.model import Catalogue
-from generators import registry, writer
+from generators import cache, registry, stamp, writer
 from generators.api import GeneratedFile, GenerationContext, GenerationError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -100,6 +102,29 @@ def _target_options(extra: Sequence[str], targets: Sequence[str]) -> dict[str, d
     return options
 
 
+#: Targets by how long they take, longest first: the order they are handed to the workers.
+_SLOWEST_FIRST = ("tests", "imunit", "docs", "c", "python", "nnef")
+
+
+def _run_target(name: str, context: GenerationContext) -> Sequence[GeneratedFile] | GenerationError:
+    try:
+        return registry.discover()[name].generate(context)
+    except GenerationError as exc:
+        return exc
+
+
+def _generate_targets(names: Sequence[str], context: GenerationContext) -> dict[str, Sequence[GeneratedFile] | GenerationError]:
+    """Each target's files, or the error it raised. Targets share nothing, so they run in
+    worker processes, one per core, when there are several of each (ADR 0024)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if cores < 2 or len(names) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return {name: _run_target(name, context) for name in names}
+    order = sorted(names, key=lambda n: _SLOWEST_FIRST.index(n) if n in _SLOWEST_FIRST else -1)
+    with ProcessPoolExecutor(min(cores, len(names)), mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = {name: pool.submit(_run_target, name, context) for name in order}
+        return {name: futures[name].result() for name in names}
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def generate(
     ctx: typer.Context,
@@ -118,6 +143,15 @@ def generate(
 ) -> None:
     """Generate the given namespaces for the given projects."""
     ops = opsdir or _home("ops")
+    out = outdir or _home("out")
+    arguments = {"ops": str(ops.resolve()), "namespaces": namespaces, "projects": projects, "docsdir": str(docsdir.resolve()) if docsdir else None,
+                 "source_url": source_url, "options": list(ctx.args)}
+    inputs = stamp.inputs(ops, arguments)
+    unchanged = stamp.up_to_date(out, inputs)
+    if unchanged is not None:  # the last complete run had these inputs, and its files are intact
+        typer.echo("up to date" if check else
+                   f"nothing changed since the last run: 0 written, 0 removed, {unchanged} unchanged")
+        return
     result = _load(ops)
     selected = _select_namespaces(result.catalogue, namespaces)
     available = registry.discover()
@@ -126,7 +160,6 @@ def generate(
     if unknown or not names:
         raise _fail(f"unknown project{'s' if len(unknown) > 1 else ''} {', '.join(unknown) or '(none given)'} "
                     f"(known: {', '.join(available)})")
-    out = outdir or _home("out")
     options = _target_options(ctx.args, list(available))
     for target, given in options.items():
         known = available[target].options
@@ -138,19 +171,20 @@ def generate(
                 raise _fail(f"-{target}-{key} must be one of {', '.join(known[key])}, got {value!r}")
     context = GenerationContext(result.catalogue, selected, ops.resolve().parent, source_url, options)
     plans: list[writer.Plan] = []
-    roots: dict[Path, str] = {}
-    for name in dict.fromkeys(names):
+    roots: dict[Path, tuple[str, Path]] = {}  # resolved -> (target, as given)
+    names = list(dict.fromkeys(names))
+    for name in names:
         root = (docsdir if name == "docs" and docsdir is not None else out / name)
         if root.resolve() in roots:
-            raise _fail(f"projects {roots[root.resolve()]} and {name} would both write {root}")
-        roots[root.resolve()] = name
-        try:
-            files: Sequence[GeneratedFile] = available[name].generate(context)
-        except GenerationError as exc:
-            for problem in exc.problems:
+            raise _fail(f"projects {roots[root.resolve()][0]} and {name} would both write {root}")
+        roots[root.resolve()] = (name, root)
+    generated = _generate_targets(names, context)
+    for name, root in roots.values():
+        if isinstance(generated[name], GenerationError):
+            for problem in generated[name].problems:
                 typer.echo(str(problem), err=True)
             raise typer.Exit(EXIT_DEFINITION)
-        plans.append(writer.plan(root, files))
+        plans.append(writer.plan(root, generated[name]))
     changes = [c for p in plans for c in p.changes]
     if check:
         for c in changes:
@@ -160,8 +194,12 @@ def generate(
             raise typer.Exit(EXIT_CHANGES)
         typer.echo("up to date")
         return
+    stamp.forget(out)
     for p in plans:
         writer.apply(p)
+    left = [p.root / f.path for p in plans for f in p.files] + [p.root / writer.MANIFEST for p in plans]
+    stamp.record(out, inputs, [path for path in left if path.is_file()])
+    cache.prune()
     written = sum(1 for c in changes if c.action == "write")
     removed = len(changes) - written
     unchanged = sum(p.unchanged for p in plans)

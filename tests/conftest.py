@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -10,6 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parent.parent
+# Each test session formats into a cache of its own (and every run it starts inherits it).
+if "OPFORGE_CACHE" not in os.environ:
+    os.environ["OPFORGE_CACHE"] = tempfile.mkdtemp(prefix="opforge-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["OPFORGE_CACHE"], True)
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

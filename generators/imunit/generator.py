@@ -8,6 +8,8 @@ The Python file holds the NumPy reference and a unit wrapper.
 
 from __future__ import annotations
 
+import functools
+
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -69,14 +71,21 @@ def _dependency(fragment_text: str, *names: str) -> str:
     return f"{first}\n{deps}{rest}"
 
 
+@functools.lru_cache(maxsize=None)
+def _numpy_runtime() -> tuple[list[str], str]:
+    """The NumPy runtime's imports and the rest of its code (read once)."""
+    runtime = _NUMPY_RUNTIME.read_text(encoding="utf-8").split('"""', 2)[2]
+    imports = [line for line in runtime.splitlines() if line.startswith(("import ", "from ")) and "__future__" not in line]
+    body = "\n".join(line for line in runtime.splitlines() if not line.startswith(("import ", "from ")))
+    return imports, body
+
+
 def _python_file(header: str, what: str, includes: list[str], fragments: list[str]) -> str:
     """A unit's Python file: includes, the NumPy runtime as the ``opforge_kernels`` fragment, then ``fragments``.
 
     The runtime is the same in every unit: black formats it once (cached) and the parts join.
     """
-    runtime = _NUMPY_RUNTIME.read_text(encoding="utf-8").split('"""', 2)[2]
-    imports = [line for line in runtime.splitlines() if line.startswith(("import ", "from ")) and "__future__" not in line]
-    body = "\n".join(line for line in runtime.splitlines() if not line.startswith(("import ", "from ")))
+    imports, body = _numpy_runtime()
     head = [f"# {header}", f'"""Python fragments of the {what}."""', "", "#pragma IMAGINET_INCLUDES_BEGIN",
             "import types", *dict.fromkeys(imports), *[i for i in includes if i not in imports],
             "#pragma IMAGINET_INCLUDES_END"]

@@ -7,6 +7,8 @@ self-contained fragment files.
 
 from __future__ import annotations
 
+import functools
+
 import jinja2
 
 from dsl import dtypes as D
@@ -43,7 +45,8 @@ def library_files(header: str) -> dict[str, str]:
     return {path: ENV.get_template(template).render(**values) for path, template in FILES.items()}
 
 
+@functools.lru_cache(maxsize=None)
 def standalone(header: str) -> str:
-    """Types, core functions (static) and helpers as one block of C."""
+    """Types, core functions (static) and helpers as one block of C (rendered once per header)."""
     values = _values(header, True)
     return "\n".join(ENV.get_template(t).render(**values) for t in FILES.values())

@@ -44,8 +44,9 @@ class TestsGenerator:
                        for op in code_ops(ns) for case in cases.spoiled_cases(op)]
             data[f"spoiled_{ns.key}.json"] = "[\n" + ",\n".join(spoiled) + "\n]\n"
             py[f"test_{ns.key}.py"] = f"# {h}\n" + PARITY_TEST.format(module=module_name(ns.key), key=ns.key, name=ns.name)
-            c_sources[f"c/test_{ns.key}.c"] = golden.c_test(ns, all_cases, c_comment(h))[0]
-            hostile_text, hostile_count = golden.hostile_c_test(ns, all_cases, c_comment(h))
+            book = golden.CaseBook(ns)
+            c_sources[f"c/test_{ns.key}.c"] = golden.c_test(ns, all_cases, c_comment(h), book)[0]
+            hostile_text, hostile_count = golden.hostile_c_test(ns, all_cases, c_comment(h), book)
             if hostile_count:  # (a namespace of stream ops only has none)
                 c_sources[f"c/hostile_{ns.key}.c"] = hostile_text
         modules = {ns.key: module_name(ns.key) for ns in context.namespaces}

@@ -68,8 +68,10 @@ class _Case:
         return all(s <= MAX_GOLDEN_ELEMENTS for s in sizes)
 
     def expected(self) -> np.ndarray | None:
-        """The reference result, or None where the op must refuse the inputs."""
-        return evaluate.run(self.op, self.fn, self.kwargs, self.dtype)
+        """The reference result, or None where the op must refuse the inputs (computed once)."""
+        if not hasattr(self, "_expected"):
+            self._expected = evaluate.run(self.op, self.fn, self.kwargs, self.dtype)
+        return self._expected
 
     def variant_dtype(self, name: str) -> str:
         return next(v for v in variants_of(self.op) if v.dtype == self.dtype).of(name)
@@ -286,9 +288,28 @@ def stream_c_function(op: Op, dtype: str, spec: dict[str, Any], cls: Any, index:
     return "\n".join(lines)
 
 
-def c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], header: str) -> tuple[str, int]:
+class CaseBook:
+    """The golden cases of one namespace, each built and evaluated once for all the
+    C tests that use it (the golden test, then the hostile one)."""
+
+    def __init__(self, ns: Namespace) -> None:
+        self.fns = reference_functions(ns)
+        self._cases: dict[tuple[str, str, int], _Case] = {}
+
+    def case(self, op: Op, dtype: str, spec: dict[str, Any], index: int) -> _Case:
+        key = (op.name, dtype, spec["seed"])
+        if key not in self._cases:
+            self._cases[key] = _Case(op, dtype, spec, self.fns[reference.ref_name(op.name)], index)
+        found = self._cases[key]
+        found.index = index
+        return found
+
+
+def c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], header: str,
+           book: CaseBook | None = None) -> tuple[str, int]:
     """The pure-C golden test of a namespace, and how many cases it holds."""
-    fns = reference_functions(ns)
+    book = book or CaseBook(ns)
+    fns = book.fns
     bodies: list[str] = []
     seen: dict[tuple[str, str], int] = {}
     for op, dtype, spec in ops_cases:
@@ -298,8 +319,7 @@ def c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], heade
         if "stream" in spec:
             body = stream_c_function(op, dtype, spec, fns[reference.class_name(op)], len(bodies))
         else:
-            case = _Case(op, dtype, spec, fns[reference.ref_name(op.name)], len(bodies))
-            body = case.c_function()
+            body = book.case(op, dtype, spec, len(bodies)).c_function()
         if body is not None:
             bodies.append(body)
             seen[key] = seen.get(key, 0) + 1
@@ -464,17 +484,18 @@ def _descriptors(body: str) -> list[tuple[str, int, list[int], bool]]:
     return found
 
 
-def hostile_c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], header: str) -> tuple[str, int]:
+def hostile_c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], header: str,
+                   book: CaseBook | None = None) -> tuple[str, int]:
     """A pure-C test that calls each op of ``ns`` with one valid case spoiled in one way at a
     time (a NULL descriptor or data, an unknown dtype, rank 9, a negative size, an element
     count beyond int64, an output of the wrong shape): every call must return an error
     status, and (built with sanitizers) touch no byte it should not."""
-    fns = reference_functions(ns)
+    book = book or CaseBook(ns)
     bodies: list[str] = []
     for op in dict.fromkeys(op for op, _, _ in ops_cases):
         picked = None
         for _, dtype, spec in [c for c in ops_cases if c[0] is op and "stream" not in c[2]]:
-            case = _Case(op, dtype, spec, fns[reference.ref_name(op.name)], 0)
+            case = book.case(op, dtype, spec, 0)
             if not case.size_ok() or case.expected() is None:
                 continue
             text = case.c_function() or ""
