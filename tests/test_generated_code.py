@@ -281,6 +281,12 @@ for backend in ("c", "python"):
     assert cast([1e300, -1e300], "float32") == [np.inf, -np.inf]
     assert cast([2**62 + 1], "float32", np.int64) == [2.0**62]
     assert cast([True, False], "float64") == [1.0, 0.0]
+# big-endian arrays in and out: the same values as native ones
+swapped = np.arange(6, dtype=">f4").reshape(2, 3)
+for backend in ("c", "python"):
+    into = np.zeros((2, 3), ">f4")
+    assert math.add(swapped, swapped, backend=backend).tolist() == (2 * x).tolist()
+    assert math.add(x, x, out=into, backend=backend) is into and into.tolist() == (2 * x).tolist()
 # integer edge cases: each defined, documented on the op's page, the same on both backends
 i32 = np.iinfo(np.int32)
 low, minus_one = np.int32([i32.min]), np.int32([-1])

@@ -32,6 +32,8 @@ def tensors(op: str, specs: Sequence[tuple[str, Any, tuple[str, ...]]]) -> list[
             raise TypeError(f"{op}: {name} must have dtype {' or '.join(allowed)}, got {array.dtype.name}")
         if array.ndim > 8:
             raise ValueError(f"{op}: {name} has rank {array.ndim}, more than the maximum rank 8")
+        if not array.dtype.isnative:  # big-endian data: swapped to the machine's order (no value changes)
+            array = array.astype(array.dtype.newbyteorder("="))
         # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
         out.append(array if array.flags.c_contiguous else array.copy(order="C"))
     return out
@@ -203,7 +205,7 @@ def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
             raise ValueError(f"{op}: out has shape {out.shape}, the result has shape {shape}")
     if not out.flags.writeable:
         raise ValueError(f"{op}: out is read-only")
-    direct = (out.shape == shape and out.flags.c_contiguous
+    direct = (out.shape == shape and out.flags.c_contiguous and out.dtype.isnative
               and not any(np.may_share_memory(out, a) for a in inputs))
     return (out if direct else np.empty(shape, dtype=dtype)), out
 
