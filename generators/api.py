@@ -16,10 +16,17 @@ GENERATED_MARK = "GENERATED - DO NOT EDIT"
 
 @attrs.frozen
 class GeneratedFile:
-    """One output file: a relative POSIX path below the project's root, and its text."""
+    """One output file: a relative POSIX path below the project's root, and its text
+    (or, for a binary file such as a measured plot, its bytes in ``data``)."""
 
     path: str = attrs.field()
     text: str
+    data: bytes | None = None
+
+    @property
+    def content(self) -> bytes:
+        """The bytes to write."""
+        return self.data if self.data is not None else self.text.encode("utf-8")
 
     @path.validator
     def _relative(self, _attribute: object, value: str) -> None:

@@ -80,7 +80,7 @@ def plan(root: Path, files: Sequence[GeneratedFile]) -> Plan:
             current = target.read_bytes()
         except OSError:
             current = None
-        if current != _encode(f.text):
+        if current != f.content:
             changes.append(Change("write", target))
     previous = read_manifest(root)
     for rel in sorted(set(previous) - seen):
@@ -138,7 +138,7 @@ def apply(p: Plan) -> None:
     by_path = {root / f.path: f for f in p.files}
     for change in p.changes:
         if change.action == "write":
-            atomic_write(change.path, _encode(by_path[change.path].text))
+            atomic_write(change.path, by_path[change.path].content)
     for change in p.changes:
         if change.action == "remove":
             change.path.unlink(missing_ok=True)

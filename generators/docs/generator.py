@@ -96,6 +96,9 @@ class DocsGenerator:
             files.append(GeneratedFile(f"docs/{_source_page(path)}", self._source(context, path, sources[path])))
         for name, (_, text) in _measured_pages(context).items():
             files.append(GeneratedFile(f"docs/measured/{name}", text))
+        folder = context.source_root / MEASURED_DIR
+        for image in sorted(folder.glob("*.png")) if folder.is_dir() else ():  # (the plots the pages show)
+            files.append(GeneratedFile(f"docs/measured/{image.name}", "", image.read_bytes()))
         return files
 
     # -- helpers
