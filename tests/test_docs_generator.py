@@ -85,8 +85,12 @@ def test_the_site_shows_the_measured_resource_table_of_every_op(starter_site: Pa
     page = starter_site / "site" / "measured" / "cortex-m-resources" / "index.html"
     text = visible_text(page.read_text())
     assert "op .text bytes worst-case stack bytes newlib and libgcc calls workspace bytes" in text
-    assert "- Measurements:\n  - Cortex-M4 resources: measured/cortex-m-resources.md" in \
-        (starter_site / "docs" / "mkdocs.yml").read_text()
+    nav = (starter_site / "docs" / "mkdocs.yml").read_text().split("- Measurements:\n", 1)[1]
+    assert "  - Cortex-M4 resources: measured/cortex-m-resources.md" in nav
+    # ./bench.sh's page and its plot, the plot byte for byte
+    assert "  - Benchmarks: measured/benchmarks.md" in nav
+    site_plot = starter_site / "site" / "measured" / "benchmarks.png"
+    assert site_plot.read_bytes() == (ROOT / "docs" / "benchmarks.png").read_bytes()
     measured = (ROOT / "docs" / "cortex-m-resources.md").read_text()
     rows = re.findall(r"^\| `(\w+\.\w+)` \| \d+ \| \d+ \| .* \| .+ \|$", measured, re.M)
     ops = [op.qualified_name for ns in load(ROOT / "ops").catalogue.namespaces for op in ns.concrete_ops]
