@@ -245,31 +245,49 @@ static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
         {abi.c_name(out.name)}[i] = ({oc})({code});
     }}
 }}"""))
-                env = {p: (f"{abi.c_name(p)}[o{j}]", v.of(p)) for j, p in enumerate(inputs)} | env_args
+                # Broadcast or strided operands: rows of the last axis, each a plain loop with one step
+                # per operand (1, or 0 where the operand is broadcast along it; -O3 versions the loop
+                # for steps of 1), and an odometer over the other axes between rows (ADR 0025).
+                env = {p: (f"{abi.c_name(p)}_row[i * {abi.c_name(p)}_step]", v.of(p)) for p in inputs} | env_args
                 code, code_dtype = scalar_c.render(expr, compute_dtype, env)
                 if oc == "bool" and code_dtype != "bool":
                     code = f"({code}) != 0"
                 strides = [f"const int64_t* {abi.c_name(p)}_strides" for p in inputs]
                 ins_s = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
                 offs = "\n".join(f"int64_t o{j} = 0;" for j in range(len(inputs)))
+                read = [(j, p) for j, p in enumerate(inputs) if p in C.symbols(expr)]
+                steps = "\n".join(f"const int64_t {abi.c_name(p)}_step = rank > 0 ? {abi.c_name(p)}_strides[rank - 1] : 0;"
+                                   for _, p in read)
+                row_starts = "\n".join(f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}_row = {abi.c_name(p)} + o{j};"
+                                        for j, p in read)
                 if len(inputs) <= 3:
                     adv = ", ".join([f"{abi.c_name(inputs[j])}_strides, &o{j}" if j < len(inputs) else "NULL, NULL"
                                      for j in range(3)])
-                    advance = f"opf_advance(rank, shape, index, {adv});"
+                    advance = f"opf_advance(rank - 1, shape, index, {adv});"
                 else:  # more operands than opf_advance tracks: the same odometer, inline
                     step = " ".join(f"o{j} += {abi.c_name(p)}_strides[d];" for j, p in enumerate(inputs))
                     back = " ".join(f"o{j} -= {abi.c_name(p)}_strides[d] * shape[d];" for j, p in enumerate(inputs))
-                    advance = (f"for (int32_t d = rank - 1; d >= 0; d--) {{ index[d]++; {step} "
+                    advance = (f"for (int32_t d = rank - 2; d >= 0; d--) {{ index[d]++; {step} "
                                f"if (index[d] < shape[d]) {{ break; }} {back} index[d] = 0; }}")
+                out_name = abi.c_name(out.name)
                 frags.append(fragment(name + "_strided", f"""
 static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t rank, const int64_t* shape, {', '.join(strides)})
 {{
     {void_s}
+    const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
+    const int64_t rows = opf_shape_numel(rank > 0 ? rank - 1 : 0, shape);
+    if (inner == 0 || rows == 0) {{
+        return;
+    }}
+    {steps}
     int64_t index[OPFORGE_MAX_RANK] = {{0}};
     {offs}
-    const int64_t n = opf_shape_numel(rank, shape);
-    for (int64_t i = 0; i < n; i++) {{
-        {abi.c_name(out.name)}[i] = ({oc})({code});
+    for (int64_t r = 0; r < rows; r++) {{
+        {row_starts}
+        {oc}* restrict {out_name}_row = {out_name} + r * inner;
+        for (int64_t i = 0; i < inner; i++) {{
+            {out_name}_row[i] = ({oc})({code});
+        }}
         {advance}
     }}
 }}"""))
@@ -375,16 +393,22 @@ class ReductionEmitter(Emitter):
             ct, ot = C_TYPE[t], C_TYPE[v.of(out.name)]
             a_t = C.accumulator_dtype(c, t, v.of(out.name))
             acc_t = _acc_type(a_t, c.combine)
-            other = f"const {ct} yv = y[off];" if c.other else ""
+            other = f"const {ct} yv = y[off + e * step];" if c.other else ""
+            # The reduced elements in row-major order, as before, but the last reduced axis as a
+            # plain loop with its step and the odometer only between its runs (ADR 0025).
             loop = """
         {{
             int64_t ii[OPFORGE_MAX_RANK] = {{0}};
             int64_t off = base;
-            for (int64_t r = 0; r < p->n_inner; r++) {{
-                const {ct} xv = x[off];
-                {other}
-                {body}
-                opf_advance(p->inner_rank, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
+            const int64_t last = p->inner_rank > 0 ? p->inner_shape[p->inner_rank - 1] : 1;
+            const int64_t step = p->inner_rank > 0 ? p->inner_stride[p->inner_rank - 1] : 0;
+            for (int64_t r = 0; r < p->n_inner; r += last) {{
+                for (int64_t e = 0; e < last; e++) {{
+                    const {ct} xv = x[off + e * step];
+                    {other}
+                    {body}
+                }}
+                opf_advance(p->inner_rank - 1, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
             }}
         }}"""
             pre = ""
@@ -485,19 +509,18 @@ static inline void {name}(const {ct}* restrict x, int64_t* restrict output, cons
     int64_t oi[OPFORGE_MAX_RANK] = {{0}};
     int64_t base = 0;
     for (int64_t o = 0; o < p->n_outer; o++) {{
-        int64_t ii[OPFORGE_MAX_RANK] = {{0}};
         int64_t off = base;
         {ct} best = x[base];
         int64_t best_i = 0;
         bool nan_found = false;
-        for (int64_t r = 0; r < p->n_inner; r++) {{
+        const int64_t step = p->inner_stride[0];  /* (one axis searched: the plan's inner rank is 1) */
+        for (int64_t r = 0; r < p->n_inner; r++, off += step) {{
             const {ct} xv = {value};
             if (r == 0 || {better}) {{
                 best = xv;
                 best_i = r;
                 {track}
             }}
-            opf_advance(p->inner_rank, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
         }}
         (void)nan_found;
         output[o] = best_i;
@@ -552,15 +575,14 @@ static inline void {name}(const {ct}* restrict x, int64_t* restrict output, cons
     int64_t oi[OPFORGE_MAX_RANK] = {{0}};
     int64_t base = 0;
     for (int64_t o = 0; o < p->n_outer; o++) {{
-        int64_t ii[OPFORGE_MAX_RANK] = {{0}};
         int64_t off = base;
         int64_t found = -1;
-        for (int64_t r = 0; r < p->n_inner; r++) {{
+        const int64_t step = p->inner_stride[0];  /* (one axis searched: the plan's inner rank is 1) */
+        for (int64_t r = 0; r < p->n_inner; r++, off += step) {{
             if ({holds}) {{
                 found = r;
                 {stop}
             }}
-            opf_advance(p->inner_rank, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
         }}
         output[o] = found;
         opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
