@@ -226,10 +226,10 @@ class _Binding:
                      f"    raise ValueError(f\"{{_op}}: dtype must be one of {', '.join(table)}, got {{dtype}}\")")
             return
         first = py_name(op.inputs[0].name) + ("" if op.inputs[0].count.is_single else "[0]")
-        self.add(f"variant = _variants[{first}.dtype.name]")
+        self.add(f"variant = _variants[_rt.name_of({first}.dtype)]")
         for i in op.inputs[1:]:
             n = py_name(i.name)
-            self.add(f"if {n}.dtype.name != variant[{i.name!r}]:",
+            self.add(f"if _rt.name_of({n}.dtype) != variant[{i.name!r}]:",
                      f"    raise TypeError(f\"{{_op}}: {i.name} must have dtype {{variant[{i.name!r}]}} "
                      f"(as {op.inputs[0].name} is {{{first}.dtype.name}}), got {{{n}.dtype.name}}\")")
 

@@ -64,6 +64,8 @@ class PythonGenerator:
                  "def _size_at(x: np.ndarray, axis: int) -> int:",
                  "    return x.shape[axis] if -x.ndim <= axis < x.ndim else -1", "", "",
                  "def _broadcastable(*arrays: np.ndarray) -> bool:",
+                 "    if all(a.shape == arrays[0].shape for a in arrays):  # (the common case, at once)",
+                 "        return True",
                  "    try:",
                  "        np.broadcast_shapes(*(a.shape for a in arrays))",
                  "    except ValueError:",

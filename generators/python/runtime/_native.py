@@ -15,6 +15,13 @@ else:
     _MISSING = None
 
 _DTYPE_ENUM = {"bool": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "float32": 6, "float64": 7}
+#: The same by dtype (a dict lookup; ``dtype.name`` costs microseconds a call).
+_BY_DTYPE = {np.dtype(name): code for name, code in _DTYPE_ENUM.items()}
+
+
+def _code(array: np.ndarray) -> int:
+    code = _BY_DTYPE.get(array.dtype)
+    return code if code is not None else _DTYPE_ENUM[array.dtype.name]
 
 
 def available() -> bool:
@@ -24,8 +31,8 @@ def available() -> bool:
 def tensor(array: np.ndarray) -> Any:
     """A descriptor pointing at a C-contiguous array (kept alive by the caller)."""
     t = ffi.new("opforge_tensor*")
-    t.data = ffi.cast("void*", array.ctypes.data)
-    t.dtype = _DTYPE_ENUM[array.dtype.name]
+    t.data = pointer(array)
+    t.dtype = _code(array)
     t.rank = array.ndim
     for d, size in enumerate(array.shape):
         t.shape[d] = size
@@ -37,8 +44,8 @@ def tensors(arrays: list[np.ndarray]) -> tuple[Any, Any]:
     while C reads them."""
     descriptors = ffi.new("opforge_tensor[]", max(len(arrays), 1))
     for k, array in enumerate(arrays):
-        descriptors[k].data = ffi.cast("void*", array.ctypes.data)
-        descriptors[k].dtype = _DTYPE_ENUM[array.dtype.name]
+        descriptors[k].data = pointer(array)
+        descriptors[k].dtype = _code(array)
         descriptors[k].rank = array.ndim
         for d, size in enumerate(array.shape):
             descriptors[k].shape[d] = size
@@ -57,7 +64,9 @@ def frame(dtype: str, shape: tuple[int, ...]) -> Any:
 
 
 def pointer(array: np.ndarray) -> Any:
-    return ffi.cast("void*", array.ctypes.data)
+    """The address of a C-contiguous array's data (through the buffer protocol: a fraction
+    of ``array.ctypes.data``'s cost)."""
+    return ffi.cast("void*", ffi.from_buffer(array))
 
 
 def int64s(values: tuple[int, ...]) -> Any:

@@ -13,6 +13,13 @@ from typing import Any, Sequence
 import numpy as np
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64")
+#: The supported dtypes' names by dtype: a dict lookup, where ``dtype.name`` costs microseconds.
+NAMES = {np.dtype(d): d for d in DTYPES}
+
+
+def name_of(dtype: np.dtype) -> str:
+    """``dtype.name``, fast for the supported dtypes."""
+    return NAMES.get(dtype) or dtype.name
 
 
 def tensors(op: str, specs: Sequence[tuple[str, Any, tuple[str, ...]]]) -> list[np.ndarray]:
@@ -28,7 +35,7 @@ def tensors(op: str, specs: Sequence[tuple[str, Any, tuple[str, ...]]]) -> list[
     for (name, value, allowed), array in zip(specs, arrays):
         if array is None:
             array = _convert(op, name, value, anchor, allowed)
-        if array.dtype.name not in allowed:
+        if name_of(array.dtype) not in allowed:
             raise TypeError(f"{op}: {name} must have dtype {' or '.join(allowed)}, got {array.dtype.name}")
         if array.ndim > 8:
             raise ValueError(f"{op}: {name} has rank {array.ndim}, more than the maximum rank 8")
@@ -141,6 +148,8 @@ def broadcast(op: str, named: Sequence[tuple[str, np.ndarray]], strict: bool) ->
             listed = ", ".join(f"{n} {a.shape}" for n, a in named)
             raise ValueError(f"{op}: shapes must be equal, or one operand a scalar: {listed}")
         return wide[0] if wide else ()
+    if all(s == shapes[0] for s in shapes):  # (the common case, at once)
+        return shapes[0]
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
@@ -197,7 +206,7 @@ def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
         return np.empty(shape, dtype=dtype), None
     if not isinstance(out, np.ndarray):
         raise TypeError(f"{op}: out must be a numpy.ndarray, got {type(out).__name__}")
-    if out.dtype.name != dtype:
+    if name_of(out.dtype) != dtype:
         raise TypeError(f"{op}: out must have dtype {dtype}, got {out.dtype.name}")
     if out.shape != shape:
         fits = assign and _assignable(shape, out.shape)
