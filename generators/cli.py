@@ -113,7 +113,8 @@ def _run_target(name: str, context: GenerationContext) -> Sequence[GeneratedFile
         return exc
 
 
-def _generate_targets(names: Sequence[str], context: GenerationContext) -> dict[str, Sequence[GeneratedFile] | GenerationError]:
+def _generate_targets(names: Sequence[str],
+                      context: GenerationContext) -> dict[str, Sequence[GeneratedFile] | GenerationError]:
     """Each target's files, or the error it raised. Targets share nothing, so they run in
     worker processes, one per core, when there are several of each (ADR 0024)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -144,8 +145,9 @@ def generate(
     """Generate the given namespaces for the given projects."""
     ops = opsdir or _home("ops")
     out = outdir or _home("out")
-    arguments = {"ops": str(ops.resolve()), "namespaces": namespaces, "projects": projects, "docsdir": str(docsdir.resolve()) if docsdir else None,
-                 "source_url": source_url, "options": list(ctx.args)}
+    arguments = {"ops": str(ops.resolve()), "namespaces": namespaces, "projects": projects,
+                 "docsdir": str(docsdir.resolve()) if docsdir else None, "source_url": source_url,
+                 "options": list(ctx.args)}
     inputs = stamp.inputs(ops, arguments)
     unchanged = stamp.up_to_date(out, inputs)
     if unchanged is not None:  # the last complete run had these inputs, and its files are intact

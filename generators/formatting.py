@@ -81,7 +81,7 @@ def _keep(key: str, text: str) -> None:
 
 def clang_format(sources: dict[str, str]) -> dict[str, str]:
     """Format C sources (name -> text): the cached ones from the cache, the others
-    in one clang-format run."""
+    in one clang-format run per core."""
     tool = f"{_clang_format_version()} {CLANG_FORMAT_STYLE}"
     keys = {name: _key(tool, Path(name).suffix, text) for name, text in sources.items()}
     done = {name: _cached(key) for name, key in keys.items()}
@@ -121,10 +121,9 @@ def black_format(source: str) -> str:
     formatted = _cached(key)
     if formatted is None:
         formatted = black.format_str(source, mode=_BLACK_MODE)
-        # black writes "# pragma"; Imaginet's fragment scanner expects "#pragma".
-        formatted = formatted.replace("# pragma IMAGINET_", "#pragma IMAGINET_")
-        _keep(key, formatted)
-    return formatted
+        _keep(key, formatted)  # (black's own output: the cache holds only what the tool made)
+    # black writes "# pragma"; Imaginet's fragment scanner expects "#pragma".
+    return formatted.replace("# pragma IMAGINET_", "#pragma IMAGINET_")
 
 
 #: Control characters no source file should hold raw (tab and newline aside).

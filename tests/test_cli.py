@@ -221,3 +221,37 @@ def test_generate_sh_runs_the_cli() -> None:
     bad = subprocess.run(["./generate.sh", "nope", "-projects", "docs", "--check"], cwd=ROOT,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_a_hand_edit_defeats_the_fast_path_and_is_repaired(cli: Cli, ops_copy: Path, project: Path) -> None:
+    assert cli("generate", "all", "-projects", "docs").exit_code == 0
+    page = project / "out/docs/docs/math.md"
+    good = page.read_text()
+    assert "nothing changed since the last run" in cli("generate", "all", "-projects", "docs").stdout
+    page.write_text("edited by hand\n")
+    run = cli("generate", "all", "-projects", "docs")
+    assert "1 written" in run.stdout and page.read_text() == good
+    assert "nothing changed since the last run" in cli("generate", "all", "-projects", "docs").stdout
+    # Another argument is another run: no fast path.
+    assert "nothing changed" not in cli("generate", "random", "-projects", "docs").stdout
+
+
+def test_the_formatting_cache_never_changes_a_file(tmp_path: Path) -> None:
+    """Cold, warm, with every entry damaged, and with the cache off: the same bytes."""
+    cache = tmp_path / "cache"
+
+    def generate(out: str, cache_setting: str) -> dict[str, bytes]:
+        env = {**os.environ, "OPFORGE_CACHE": cache_setting}
+        subprocess.run([sys.executable, "-m", "generators.cli", "random", "-projects", "c,python,imunit",
+                        "-opsdir", str(ROOT / "ops"), "-outdir", str(tmp_path / out)], cwd=ROOT, env=env,
+                       check=True, capture_output=True)
+        return tree(tmp_path / out)
+
+    cold = generate("cold", str(cache))
+    entries = [p for p in (cache / "format").rglob("*") if p.is_file()]
+    assert cold and entries
+    assert generate("warm", str(cache)) == cold
+    for entry in entries:  # the stored hash no longer matches: each is formatted again
+        entry.write_bytes(entry.read_bytes() + b"damage")
+    assert generate("damaged", str(cache)) == cold
+    assert generate("off", "off") == cold

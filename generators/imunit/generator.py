@@ -75,7 +75,8 @@ def _dependency(fragment_text: str, *names: str) -> str:
 def _numpy_runtime() -> tuple[list[str], str]:
     """The NumPy runtime's imports and the rest of its code (read once)."""
     runtime = _NUMPY_RUNTIME.read_text(encoding="utf-8").split('"""', 2)[2]
-    imports = [line for line in runtime.splitlines() if line.startswith(("import ", "from ")) and "__future__" not in line]
+    imports = [line for line in runtime.splitlines()
+               if line.startswith(("import ", "from ")) and "__future__" not in line]
     body = "\n".join(line for line in runtime.splitlines() if not line.startswith(("import ", "from ")))
     return imports, body
 

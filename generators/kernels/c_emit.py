@@ -256,8 +256,8 @@ static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
                 ins_s = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
                 offs = "\n".join(f"int64_t o{j} = 0;" for j in range(len(inputs)))
                 read = [(j, p) for j, p in enumerate(inputs) if p in C.symbols(expr)]
-                steps = "\n".join(f"const int64_t {abi.c_name(p)}_step = rank > 0 ? {abi.c_name(p)}_strides[rank - 1] : 0;"
-                                   for _, p in read)
+                steps = "\n".join(f"const int64_t {abi.c_name(p)}_step = "
+                                   f"rank > 0 ? {abi.c_name(p)}_strides[rank - 1] : 0;" for _, p in read)
                 row_starts = "\n".join(f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}_row = {abi.c_name(p)} + o{j};"
                                         for j, p in read)
                 if len(inputs) <= 3:
