@@ -144,6 +144,21 @@ def test_firmware_links_no_heap(firmware: Path, level: str) -> None:
         assert not symbols & {*HEAP, *NEWLIB_HEAP}, f"{image.name}: {sorted(symbols & {*HEAP, *NEWLIB_HEAP})}"
 
 
+def test_bindings_never_call_a_builtin_an_op_shadows(out: Path) -> None:
+    """A module with ops named all, any, sum, max, range, ... must not call those builtins by
+    name: the call would reach the op (it did once: base.replace_where called base.all)."""
+    import ast
+    import builtins
+
+    for module in sorted((out / "python" / "src" / "opforge").rglob("*.py")):
+        tree = ast.parse(module.read_text())
+        defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        shadowed = defined & set(dir(builtins))
+        calls = {node.func.id for node in ast.walk(tree)
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+        assert not calls & shadowed, f"{module.name} calls {sorted(calls & shadowed)}, which its ops shadow"
+
+
 @pytest.fixture(scope="module")
 def installed(out: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual env with `pip install out/python` (and pytest for the suite)."""

@@ -273,12 +273,7 @@ class _Binding:
             ops = ", ".join(f"({n!r}, {py_name(n)}, {labels(o)!r})" for n, o in zip(c.inputs, c.spec.inputs))
             self.add(f"shape = _rt.einsum_shape(_op, ({ops},), {labels(c.spec.output)!r})")
         elif isinstance(c, C.RandomSample):  # (the C runtime refuses the same shapes)
-            self.add("shape = tuple(shape)",
-                     f"if len(shape) > {abi.MAX_RANK}:",
-                     f"    raise ValueError(f\"{{_op}}: shape: more axes than the maximum rank {abi.MAX_RANK}, "
-                     "got {len(shape)}\")",
-                     "if any(size < 0 for size in shape):",
-                     "    raise ValueError(f\"{_op}: shape: sizes must not be negative, got {shape}\")")
+            self.add("shape = _rt.sample_shape(_op, shape)")
         elif isinstance(c, C.Generation):
             params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
             tensors = {i.name for i in op.inputs}

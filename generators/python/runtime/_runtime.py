@@ -139,6 +139,15 @@ def integers(op: str, name: str, value: Any, low: int, high: int | None) -> tupl
     return items
 
 
+def sample_shape(op: str, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of a sampled tensor, refused as the C runtime refuses it."""
+    if len(shape) > 8:
+        raise ValueError(f"{op}: shape: more axes than the maximum rank 8, got {len(shape)}")
+    if any(size < 0 for size in shape):
+        raise ValueError(f"{op}: shape: sizes must not be negative, got {shape}")
+    return tuple(shape)
+
+
 def broadcast(op: str, named: Sequence[tuple[str, np.ndarray]], strict: bool) -> tuple[int, ...]:
     """The result shape of an elementwise op (NumPy rules, or TML's strict rule)."""
     shapes = [a.shape for _, a in named]
