@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -41,16 +40,15 @@ def build_package(folder: Path) -> tuple[Path, str]:
     out = folder / "out"
     subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "c,python", "-outdir", str(out)],
                    cwd=ROOT, check=True, capture_output=True)
-    subprocess.run([sys.executable, "opforge_build.py"], cwd=out / "python", check=True, capture_output=True,
-                   env={**os.environ, "OPFORGE_C_DIR": str(out / "c")})
+    # One run builds the extension and says which flags the build script chose.
+    build = "import opforge_build as b; b.ffibuilder.compile(verbose=False); print(' '.join(b.FLAGS))"
+    built = subprocess.run([sys.executable, "-c", build], cwd=out / "python", check=True, capture_output=True,
+                           text=True, env={**os.environ, "OPFORGE_C_DIR": str(out / "c")})
     site = folder / "site"
     shutil.copytree(out / "python" / "src" / "opforge", site / "opforge")
     (native,) = (out / "python" / "opforge").glob("_opforge_c*.so")
     shutil.copy2(native, site / "opforge")
-    flags = subprocess.run([sys.executable, "-c", "import opforge_build; print(' '.join(opforge_build.FLAGS))"],
-                           cwd=out / "python", capture_output=True, text=True, check=True,
-                           env={**os.environ, "OPFORGE_C_DIR": str(out / "c")}).stdout.strip()
-    return site, flags
+    return site, built.stdout.strip().splitlines()[-1]
 
 
 def machine(flags: str) -> dict[str, str]:

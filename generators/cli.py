@@ -199,8 +199,9 @@ def generate(
     stamp.forget(out)
     for p in plans:
         writer.apply(p)
-    left = [p.root / f.path for p in plans for f in p.files] + [p.root / writer.MANIFEST for p in plans]
-    stamp.record(out, inputs, [path for path in left if path.is_file()])
+    left = {p.root / f.path: f.content for p in plans for f in p.files}
+    manifests = [p.root / writer.MANIFEST for p in plans]
+    stamp.record(out, inputs, left | {m: m.read_bytes() for m in manifests if m.is_file()})
     cache.prune()
     written = sum(1 for c in changes if c.action == "write")
     removed = len(changes) - written

@@ -15,7 +15,7 @@ import os
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import dsl
 import generators
@@ -32,7 +32,11 @@ def _files(folder: Path, pattern: str = "*") -> Iterable[Path]:
 
 
 def _hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return _hash_of(path.read_bytes())
+
+
+def _hash_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def inputs(ops: Path, arguments: object) -> str:
@@ -93,12 +97,13 @@ def forget(out: Path) -> None:
         pass
 
 
-def record(out: Path, key: str, paths: Iterable[Path]) -> None:
-    """Stamp a complete run: its inputs and the hash of every file it left (atomically)."""
+def record(out: Path, key: str, contents: Mapping[Path, bytes]) -> None:
+    """Stamp a complete run: its inputs and the hash of every file it left, from the bytes
+    the run wrote (``contents``: path -> bytes; no file is read again), atomically."""
     stamp_path = _stamp(out)
     if stamp_path is None:
         return
-    files = {str(p.resolve()): _hash(p) for p in sorted(set(paths))}
+    files = {str(path.resolve()): _hash_of(data) for path, data in sorted(contents.items())}
     try:
         stamp_path.parent.mkdir(parents=True, exist_ok=True)
         temporary = stamp_path.with_suffix(f".{os.getpid()}.tmp")
