@@ -32,14 +32,20 @@
                 if (isinf(m)) {                                                                   \
                     m = 0;                                                                        \
                 }                                                                                 \
+                /* Each exp once: kept in output (softmax) until the sum is known. */            \
                 double sum = 0;                                                                   \
                 for (int64_t i = 0; i < size; i++) {                                              \
-                    sum += (double)EXP(x[first + i * step] - m);                                  \
+                    const T e = EXP(x[first + i * step] - m);                                     \
+                    if (!LOG) {                                                                   \
+                        output[first + i * step] = e;                                             \
+                    }                                                                             \
+                    sum += (double)e;                                                             \
                 }                                                                                 \
+                const double log_sum = LOG ? log(sum) : 0;                                        \
                 for (int64_t i = 0; i < size; i++) {                                              \
-                    const T shifted = x[first + i * step] - m;                                    \
-                    output[first + i * step] =                                                    \
-                        LOG ? (T)((double)shifted - log(sum)) : (T)((double)EXP(shifted) / sum);  \
+                    const int64_t at = first + i * step;                                          \
+                    output[at] = LOG ? (T)((double)(x[at] - m) - log_sum)                         \
+                                     : (T)((double)output[at] / sum);                             \
                 }                                                                                 \
             }                                                                                     \
         }                                                                                         \
