@@ -395,6 +395,24 @@ for backend in ("c", "python"):
                           np.int8([[44]]))  # 300 wraps to 44
     fails(ValueError, "base.tensor_mmul: dimensions_x, dimensions_y: must name as many axes each, got 1 and 0",
           base.tensor_mmul, a3, b3, [0], [], backend=backend)
+# matmul in register tiles (ADR 0027): every element still sums its products in order of k, so the C kernel
+# equals a sum taken one k at a time in the dtype, to the bit: full 8 x 32 tiles, edge tiles, a broadcast batch,
+# an empty reduction, wrapping integers, and a tensordot plan whose operands swap roles
+def in_order(a, b):
+    acc = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1]), a.dtype)
+    for k in range(a.shape[-1]):
+        acc = acc + a[..., :, k:k + 1] * b[..., k:k + 1, :]
+    return acc
+for dtype in ("float32", "float64", "int32"):
+    for sa, sb in (((2, 19, 70), (70, 45)), ((1, 8, 33), (3, 33, 64)), ((5, 0), (0, 3)), ((1, 9), (9, 1))):
+        a = (rng.standard_normal(sa) * 1e5).astype(dtype)
+        b = (rng.standard_normal(sb) * 1e5).astype(dtype)
+        with np.errstate(over="ignore"):
+            want = in_order(a, b)
+        assert np.array_equal(math.matmul(a, b), want), (dtype, sa, sb)
+        assert np.allclose(math.matmul(a, b, backend="python"), want, rtol=1e-4) or dtype == "int32"
+xs, ys = rng.standard_normal((40, 37)).astype(np.float32), rng.standard_normal((21, 40)).astype(np.float32)
+assert np.array_equal(base.tensor_mmul(xs, ys, [0], [1], transpose_z=True), in_order(ys, xs))
 # match_condition_indices: numpy.flatnonzero of the match, in a capacity of every element, and the count
 m = np.array([[0.5, np.nan, 3.0], [-4.0, 2.5, np.inf]], np.float32)
 for backend in ("c", "python"):

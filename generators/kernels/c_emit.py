@@ -391,70 +391,41 @@ class ReductionEmitter(Emitter):
         for v in self.variants:
             t = v.of(c.input)
             ct, ot = C_TYPE[t], C_TYPE[v.of(out.name)]
-            a_t = C.accumulator_dtype(c, t, v.of(out.name))
-            acc_t = _acc_type(a_t, c.combine)
-            other = f"const {ct} yv = y[off + e * step];" if c.other else ""
-            # The reduced elements in row-major order, as before, but the last reduced axis as a
-            # plain loop with its step and the odometer only between its runs (ADR 0025).
-            loop = """
-        {{
-            int64_t ii[OPFORGE_MAX_RANK] = {{0}};
-            int64_t off = base;
-            const int64_t last = p->inner_rank > 0 ? p->inner_shape[p->inner_rank - 1] : 1;
-            const int64_t step = p->inner_rank > 0 ? p->inner_stride[p->inner_rank - 1] : 0;
-            for (int64_t r = 0; r < p->n_inner; r += last) {{
-                for (int64_t e = 0; e < last; e++) {{
-                    const {ct} xv = x[off + e * step];
-                    {other}
-                    {body}
-                }}
-                opf_advance(p->inner_rank - 1, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
-            }}
-        }}"""
-            pre = ""
-            env_m: dict[str, tuple[str, str]] = {}
-            if c.pre == "max":
-                m_body = _combine(t, "max", "m", "xv")
-                pre = f"{ct} m = ({ct})({_init(t, 'max')});" + loop.format(ct=ct, body=m_body, other="")
-                if D.category(t) == "float":
-                    pre += "\nif (!isfinite(m)) { m = 0; }"
-                env_m = {"m": ("m", t)}
-            elif c.pre == "mean":
-                pre = "double msum = 0;" + loop.format(ct=ct, body="msum += (double)xv;", other="")
-                pre += f"\nconst {ct} m = ({ct})(msum / (double)p->n_inner);"
-                env_m = {"m": ("m", t)}
-            value = "xv"
-            env_y = {"y": ("yv", t)} if c.other else {}
-            if c.map is not None:
-                value, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": ("xv", t)} | env_y | env_m | env_args)
-            body = f"const {ct} mv = ({ct})({value});\n{_combine(a_t, c.combine, 'acc', 'mv')}"
-            extra_init = ""
-            sums: dict[str, tuple[str, str]] = {}
-            for k, extra in enumerate(c.extra_maps, 1):
-                value_k, _ = scalar_c.render(C.resolve_enums(extra, enums), t,
-                                             {"x": ("xv", t)} | env_y | env_m | env_args)
-                body += f"\nconst {ct} mv{k} = ({ct})({value_k});\n{_combine(a_t, c.combine, f'acc{k}', f'mv{k}')}"
-                extra_init += f"{acc_t} acc{k} = ({acc_t})({_init(a_t, c.combine)});\n"
-                sums[f"acc{k}"] = (f"(({C_TYPE[a_t]})acc{k})", a_t)
-            env = {"acc": (f"(({C_TYPE[a_t]})acc)", a_t), "n": ("p->n_inner", "int64")} | env_m | sums
-            # One result per output (moments: the mean and the variance of the same sums).
-            stores = "\n".join(
-                f"output{k or ''}[o] = ({C_TYPE[v.of(o.name)]})({scalar_c.render(final, t, env)[0] if final is not None else 'acc'});"
-                for k, (o, final) in enumerate(zip(self.op.outputs, c.finalizers)))
-            more = "".join(f", {C_TYPE[v.of(o.name)]}* restrict output{k}" for k, o in enumerate(self.op.outputs[1:], 1))
             name = self.kernel_name(v)
             y_param = f"const {ct}* restrict y, " if c.other else ""
+            more = "".join(f", {C_TYPE[v.of(o.name)]}* restrict output{k}" for k, o in enumerate(self.op.outputs[1:], 1))
+            params = f"const {ct}* restrict x, {y_param}{ot}* restrict output{more}, const opf_reduce_plan* p{arg_params}"
+            given = "x, " + ("y, " if c.other else "") + "output" + \
+                "".join(f", output{k}" for k in range(1, len(self.op.outputs))) + ", p" + \
+                "".join(f", {abi.c_name(a)}" for a in c.args)
+            lanes = self._reduce(c, v, t, env_args, enums, lanes=True)
+            single = self._reduce(c, v, t, env_args, enums, lanes=False)
+            # Outputs side by side in x (a reduction over leading axes) are reduced together, a
+            # block of lanes per pass over the reduced elements: each lane still takes its
+            # elements in order, so results are those of one output at a time (ADR 0027).
             frags.append(fragment(name, f"""
-static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output{more}, const opf_reduce_plan* p{arg_params})
+static inline void {name}_lanes({params}, int64_t o, int64_t lanes, int64_t base)
+{{
+    {lanes}
+}}
+
+static inline void {name}({params})
 {{
     int64_t oi[OPFORGE_MAX_RANK] = {{0}};
     int64_t base = 0;
+    if (OPFORGE_REDUCE_LANES > 1 && p->outer_rank > 0 && p->outer_stride[p->outer_rank - 1] == 1) {{
+        const int64_t run = p->outer_shape[p->outer_rank - 1];
+        for (int64_t o = 0; o < p->n_outer; o += run) {{
+            for (int64_t w = 0; w < run; w += OPFORGE_REDUCE_LANES) {{
+                const int64_t lanes = run - w < OPFORGE_REDUCE_LANES ? run - w : OPFORGE_REDUCE_LANES;
+                {name}_lanes({given}, o + w, lanes, base + w);
+            }}
+            opf_advance(p->outer_rank - 1, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
+        }}
+        return;
+    }}
     for (int64_t o = 0; o < p->n_outer; o++) {{
-        {pre}
-        {acc_t} acc = ({acc_t})({_init(a_t, c.combine)});
-        {extra_init}
-        {loop.format(ct=ct, body=body, other=other)}
-        {stores}
+        {single}
         opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
     }}
 }}"""))
@@ -483,6 +454,74 @@ static inline void {name}(const {ct}* restrict x, {y_param}{ot}* restrict output
 
         return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
 
+    def _reduce(self, c: C.Reduction, v: D.Variant, t: str, env_args: dict[str, tuple[str, str]],
+                enums: dict, lanes: bool) -> str:
+        """Reduce one output at ``base`` into ``output[o]`` or, with ``lanes``, the outputs
+        ``o`` .. ``o + lanes - 1`` at ``base`` .. ``base + lanes - 1`` (each name an array
+        indexed by the lane ``w``)."""
+        ct = C_TYPE[t]
+        a_t = C.accumulator_dtype(c, t, v.of(self.op.outputs[0].name))
+        acc_t = _acc_type(a_t, c.combine)
+        w = "[w]" if lanes else ""
+        size = "[OPFORGE_REDUCE_LANES]" if lanes else ""
+
+        def per_lane(statements: str) -> str:
+            return f"for (int64_t w = 0; w < lanes; w++) {{\n{statements}\n}}" if lanes else statements
+
+        def over_inner(body: str, other: str) -> str:
+            # The reduced elements in row-major order, the last reduced axis as a plain loop
+            # with its step and the odometer only between its runs (ADR 0025).
+            read = per_lane(f"const {ct} xv = x[at{' + w' if lanes else ''}];\n{other}\n{body}")
+            return f"""{{
+            int64_t ii[OPFORGE_MAX_RANK] = {{0}};
+            int64_t off = base;
+            const int64_t last = p->inner_rank > 0 ? p->inner_shape[p->inner_rank - 1] : 1;
+            const int64_t step = p->inner_rank > 0 ? p->inner_stride[p->inner_rank - 1] : 0;
+            for (int64_t r = 0; r < p->n_inner; r += last) {{
+                for (int64_t e = 0; e < last; e++) {{
+                    const int64_t at = off + e * step;
+                    {read}
+                }}
+                opf_advance(p->inner_rank - 1, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
+            }}
+        }}"""
+
+        other = f"const {ct} yv = y[at{' + w' if lanes else ''}];" if c.other else ""
+        pre = ""
+        env_m: dict[str, tuple[str, str]] = {}
+        if c.pre == "max":
+            pre = f"{ct} m{size};\n" + per_lane(f"m{w} = ({ct})({_init(t, 'max')});") + \
+                over_inner(_combine(t, "max", f"m{w}", "xv"), "")
+            if D.category(t) == "float":
+                pre += "\n" + per_lane(f"if (!isfinite(m{w})) {{ m{w} = 0; }}")
+            env_m = {"m": (f"m{w}", t)}
+        elif c.pre == "mean":
+            pre = f"double msum{size};\n" + per_lane(f"msum{w} = 0;") + \
+                over_inner(f"msum{w} += (double)xv;", "") + \
+                f"\n{ct} m{size};\n" + per_lane(f"m{w} = ({ct})(msum{w} / (double)p->n_inner);")
+            env_m = {"m": (f"m{w}", t)}
+        value = "xv"
+        env_y = {"y": ("yv", t)} if c.other else {}
+        if c.map is not None:
+            value, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": ("xv", t)} | env_y | env_m | env_args)
+        body = f"const {ct} mv = ({ct})({value});\n{_combine(a_t, c.combine, f'acc{w}', 'mv')}"
+        init = f"{acc_t} acc{size};\n"
+        inits = [f"acc{w} = ({acc_t})({_init(a_t, c.combine)});"]
+        sums: dict[str, tuple[str, str]] = {}
+        for k, extra in enumerate(c.extra_maps, 1):
+            value_k, _ = scalar_c.render(C.resolve_enums(extra, enums), t, {"x": ("xv", t)} | env_y | env_m | env_args)
+            body += f"\nconst {ct} mv{k} = ({ct})({value_k});\n{_combine(a_t, c.combine, f'acc{k}{w}', f'mv{k}')}"
+            init += f"{acc_t} acc{k}{size};\n"
+            inits.append(f"acc{k}{w} = ({acc_t})({_init(a_t, c.combine)});")
+            sums[f"acc{k}"] = (f"(({C_TYPE[a_t]})acc{k}{w})", a_t)
+        env = {"acc": (f"(({C_TYPE[a_t]})acc{w})", a_t), "n": ("p->n_inner", "int64")} | env_m | sums
+        # One result per output (moments: the mean and the variance of the same sums).
+        stores = "\n".join(
+            f"output{k or ''}[o{' + w' if lanes else ''}] = ({C_TYPE[v.of(o.name)]})"
+            f"({scalar_c.render(final, t, env)[0] if final is not None else f'acc{w}'});"
+            for k, (o, final) in enumerate(zip(self.op.outputs, c.finalizers)))
+        return "\n".join([pre, init + per_lane("\n".join(inits)), over_inner(body, other), per_lane(stores)])
+
 
 class ArgReductionEmitter(Emitter):
     def emit(self) -> OpCode:
@@ -502,8 +541,58 @@ class ArgReductionEmitter(Emitter):
                 better = f"(xv {cmp} best)"
                 track = ""
             name = self.kernel_name(v)
-            value = f"({ct})({scalar_c.render(c.map, t, {'x': ('x[off]', t)})[0]})" if c.map is not None else "x[off]"
+
+            def value(at: str, t: str = t, ct: str = ct) -> str:
+                return f"({ct})({scalar_c.render(c.map, t, {'x': (at, t)})[0]})" if c.map is not None else at
+
+            is_float = D.category(t) == "float"
+            nan_lanes = "int32_t nan[OPFORGE_SEARCH_LANES];" if is_float else ""
+            nan_init = "nan[l] = 0;" if is_float else ""
+            nan_mark = "nan[l] |= (int32_t)(xv != xv);" if is_float else ""
+            nan_any = "any |= nan[l];" if is_float else ""
+            nan_tail = "any |= (int32_t)(xv != xv);" if is_float else ""
+            found = "any ? xv != xv : xv == best" if is_float else "xv == best"
             frags.append(fragment(name, f"""
+/* The index of the first {c.which}imum of x[0..n), n >= 1, of the first NaN when there is
+ * one: the {c.which}imum of each of OPFORGE_SEARCH_LANES lanes first, branch-free so the
+ * compiler vectorises it, then a scan for where it is. The index of the one-pass loop. */
+static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n)
+{{
+    {ct} lane[OPFORGE_SEARCH_LANES];
+    {nan_lanes}
+    for (int32_t l = 0; l < OPFORGE_SEARCH_LANES; l++) {{
+        lane[l] = {value("x[0]")};
+        {nan_init}
+    }}
+    int64_t r = 0;
+    for (; r + OPFORGE_SEARCH_LANES <= n; r += OPFORGE_SEARCH_LANES) {{
+        for (int32_t l = 0; l < OPFORGE_SEARCH_LANES; l++) {{
+            const {ct} xv = {value("x[r + l]")};
+            lane[l] = xv {cmp} lane[l] ? xv : lane[l];
+            {nan_mark}
+        }}
+    }}
+    {ct} best = lane[0];
+    int32_t any = 0;
+    for (int32_t l = 0; l < OPFORGE_SEARCH_LANES; l++) {{
+        best = lane[l] {cmp} best ? lane[l] : best;
+        {nan_any}
+    }}
+    for (; r < n; r++) {{
+        const {ct} xv = {value("x[r]")};
+        best = xv {cmp} best ? xv : best;
+        {nan_tail}
+    }}
+    for (r = 0; r < n; r++) {{
+        const {ct} xv = {value("x[r]")};
+        if ({found}) {{
+            return r;
+        }}
+    }}
+    (void)any;
+    return 0;
+}}
+
 static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p)
 {{
     int64_t oi[OPFORGE_MAX_RANK] = {{0}};
@@ -514,14 +603,19 @@ static inline void {name}(const {ct}* restrict x, int64_t* restrict output, cons
         int64_t best_i = 0;
         bool nan_found = false;
         const int64_t step = p->inner_stride[0];  /* (one axis searched: the plan's inner rank is 1) */
-        for (int64_t r = 0; r < p->n_inner; r++, off += step) {{
-            const {ct} xv = {value};
-            if (r == 0 || {better}) {{
-                best = xv;
-                best_i = r;
-                {track}
+        if (step == 1 && p->n_inner >= OPFORGE_SEARCH_LANES) {{
+            best_i = {name}_contiguous(x + base, p->n_inner);
+        }} else {{
+            for (int64_t r = 0; r < p->n_inner; r++, off += step) {{
+                const {ct} xv = {value("x[off]")};
+                if (r == 0 || {better}) {{
+                    best = xv;
+                    best_i = r;
+                    {track}
+                }}
             }}
         }}
+        (void)best;
         (void)nan_found;
         output[o] = best_i;
         opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
@@ -635,24 +729,94 @@ static inline int64_t {name}(const {C_TYPE[t]}* restrict x, int64_t n, int64_t* 
 # ---------------------------------------------------------------- contractions
 
 
-def einsum_kernel(name: str, dtype: str, operands: int) -> str:
-    """The fragment running an einsum plan over one or two operands of ``dtype``
-    (integers accumulate wrapping, in the wide unsigned type)."""
+def _tile_loop(acc_t: str, ct: str, rows: str, cols: str) -> str:
+    """The accumulation of one tile of a matrix product, ``rows`` x ``cols`` of the
+    result, the reduced axis outermost: each element still sums its products in
+    order of k, so the result is the plain loop nest's to the bit."""
+    return f"""{acc_t} acc[OPFORGE_TILE_ROWS][OPFORGE_TILE_COLS] = {{{{0}}}};
+        for (int64_t k = 0; k < g->k; k++) {{
+            const {ct}* restrict bk = b + k * g->b_red;
+            for (int64_t r = 0; r < {rows}; r++) {{
+                const {acc_t} ar = ({acc_t})a[r * g->a_row + k * g->a_red];
+                for (int64_t c = 0; c < {cols}; c++) {{
+                    acc[r][c] = ({acc_t})(acc[r][c] + ar * ({acc_t})bk[c]);
+                }}
+            }}
+        }}
+        for (int64_t r = 0; r < {rows}; r++) {{
+            for (int64_t c = 0; c < {cols}; c++) {{
+                o[r * g->n + c] = ({ct})acc[r][c];
+            }}
+        }}"""
+
+
+def gemm_functions(name: str, dtype: str) -> str:
+    """The functions computing one matrix product of an einsum plan (opf_gemm) in
+    register tiles, strips of columns outermost so a strip of b stays in cache
+    while every tile of rows passes over it (ADR 0027)."""
     ct = C_TYPE[dtype]
     acc_t = ct if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+    return f"""
+static inline void {name}_tile(int64_t rows, int64_t cols, const {ct}* restrict a, const {ct}* restrict b,
+                                {ct}* restrict o, const opf_gemm* g)
+{{
+    if (rows == OPFORGE_TILE_ROWS && cols == OPFORGE_TILE_COLS) {{
+        {_tile_loop(acc_t, ct, "OPFORGE_TILE_ROWS", "OPFORGE_TILE_COLS")}
+    }} else {{
+        {_tile_loop(acc_t, ct, "rows", "cols")}
+    }}
+}}
+
+static inline void {name}(const {ct}* restrict a, const {ct}* restrict b, {ct}* restrict o, const opf_gemm* g)
+{{
+    for (int64_t j = 0; j < g->n; j += OPFORGE_TILE_COLS) {{
+        const int64_t cols = g->n - j < OPFORGE_TILE_COLS ? g->n - j : OPFORGE_TILE_COLS;
+        for (int64_t i = 0; i < g->m; i += OPFORGE_TILE_ROWS) {{
+            const int64_t rows = g->m - i < OPFORGE_TILE_ROWS ? g->m - i : OPFORGE_TILE_ROWS;
+            {name}_tile(rows, cols, a + i * g->a_row, b + j, o + i * g->n + j, g);
+        }}
+    }}
+}}
+"""
+
+
+def einsum_kernel(name: str, dtype: str, operands: int) -> str:
+    """The fragment running an einsum plan over one or two operands of ``dtype``
+    (integers accumulate wrapping, in the wide unsigned type). A plan of two
+    operands that is a batch of matrix products runs in register tiles."""
+    ct = C_TYPE[dtype]
+    acc_t = ct if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+    gemm, functions = "", ""
     if operands == 2:
+        functions = gemm_functions(f"{name}_gemm", dtype)
         term = f"({acc_t})a[ar] * ({acc_t})b[br]"
         params = f"const {ct}* restrict a, const {ct}* restrict b"
         adv_red = "p->red_stride[0], &ar, p->red_stride[1], &br, NULL, NULL"
         adv_out = "p->out_stride[0], &ao, p->out_stride[1], &bo, p->out_stride[2], &oo"
+        # The products commute exactly (floats, and integers in unsigned arithmetic),
+        # so a plan with the operands' roles swapped runs the same tiles.
+        gemm = f"""
+    opf_gemm g;
+    if (opf_einsum_gemm(p, &g)) {{
+        int64_t bi[OPF_MAX_LOOPS] = {{0}};
+        int64_t ao = 0, bo = 0, oo = 0, batches = 1;
+        for (int32_t l = 0; l < p->n_out - 2; l++) {{
+            batches *= p->out_extent[l];
+        }}
+        for (int64_t t = 0; t < batches; t++) {{
+            {name}_gemm(g.swap ? b + bo : a + ao, g.swap ? a + ao : b + bo, output + oo, &g);
+            opf_advance(p->n_out - 2, p->out_extent, bi, {adv_out});
+        }}
+        return;
+    }}"""
     else:
         term = f"({acc_t})a[ar]"
         params = f"const {ct}* restrict a"
         adv_red = "p->red_stride[0], &ar, NULL, NULL, NULL, NULL"
         adv_out = "p->out_stride[0], &ao, p->out_stride[2], &oo, NULL, NULL"
-    return fragment(name, f"""
+    return fragment(name, functions + f"""
 static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan* p)
-{{
+{{{gemm}
     int64_t oi[OPF_MAX_LOOPS] = {{0}};
     int64_t ao = 0, bo = 0, oo = 0;
     for (int64_t o = 0; o < p->n_out_total; o++) {{
