@@ -413,6 +413,21 @@ for dtype in ("float32", "float64", "int32"):
         assert np.allclose(math.matmul(a, b, backend="python"), want, rtol=1e-4) or dtype == "int32"
 xs, ys = rng.standard_normal((40, 37)).astype(np.float32), rng.standard_normal((21, 40)).astype(np.float32)
 assert np.array_equal(base.tensor_mmul(xs, ys, [0], [1], transpose_z=True), in_order(ys, xs))
+# reductions over leading axes run a row of outputs per pass, contiguous arg reductions by lanes then a scan
+# (ADR 0027): the same results, to the bit, as the one-output loops the transposed array takes
+m = (rng.standard_normal((300, 70)) * 1e3).astype(np.float32)
+m[3, 5] = m[7, 5] = m.max() + 1  # a tie: the first is the index
+m[:, 9], m[40, 11], m[41:, 12] = -0.0, np.nan, 0.0  # signed zeros, one NaN, zeros after a finite run
+t = np.ascontiguousarray(m.T)
+for name in ("sum", "mean", "prod", "max", "min", "norm2", "variance"):
+    fn = getattr(math, name)
+    with np.errstate(all="ignore"):
+        assert np.array_equal(fn(m, [0]), fn(t, [1]), equal_nan=True), name
+assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(math.moments(m, [0]), math.moments(t, [1])))
+for name in ("argmax", "argmin"):
+    fn = getattr(math, name)
+    assert np.array_equal(fn(t, -1), fn(m, 0)) and np.array_equal(fn(m, -1), fn(t, 0)), name
+    assert np.array_equal(fn(t, -1), getattr(np, name)(t, -1)), name
 # match_condition_indices: numpy.flatnonzero of the match, in a capacity of every element, and the count
 m = np.array([[0.5, np.nan, 3.0], [-4.0, 2.5, np.inf]], np.float32)
 for backend in ("c", "python"):
