@@ -248,14 +248,41 @@ static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
                 # Broadcast or strided operands: rows of the last axis, each a plain loop with one step
                 # per operand (1, or 0 where the operand is broadcast along it; -O3 versions the loop
                 # for steps of 1), and an odometer over the other axes between rows (ADR 0025).
-                env = {p: (f"{abi.c_name(p)}_row[i * {abi.c_name(p)}_step]", v.of(p)) for p in inputs} | env_args
-                code, code_dtype = scalar_c.render(expr, compute_dtype, env)
-                if oc == "bool" and code_dtype != "bool":
-                    code = f"({code}) != 0"
+                out_name = abi.c_name(out.name)
+                read = [(j, p) for j, p in enumerate(inputs) if p in C.symbols(expr)]
+
+                def row_loop(steps: dict[str, int], expr: E.Expr = expr, compute_dtype: str = compute_dtype,
+                             env_args: dict = env_args, oc: str = oc, v: D.Variant = v,
+                             out_name: str = out_name) -> str:
+                    """The loop over one row, each operand read at its step (a step known to be 1 or 0
+                    indexes plainly: the loop the compiler vectorises)."""
+                    at = {1: "_row[i]", 0: "_first"}
+                    env = {p: (f"{abi.c_name(p)}{at.get(steps.get(p, -1), f'_row[i * {abi.c_name(p)}_step]')}",
+                               v.of(p)) for p in inputs} | env_args
+                    code, code_dtype = scalar_c.render(expr, compute_dtype, env)
+                    if oc == "bool" and code_dtype != "bool":
+                        code = f"({code}) != 0"
+                    # An operand broadcast along the row is read once, before the loop.
+                    first = "".join(f"const {C_TYPE[v.of(p)]} {abi.c_name(p)}_first = {abi.c_name(p)}_row[0];\n"
+                                    for p, s in steps.items() if s == 0)
+                    return f"""{first}for (int64_t i = 0; i < inner; i++) {{
+            {out_name}_row[i] = ({oc})({code});
+        }}"""
+
+                # On a host, rows whose operands all step by 1 (a broadcast row), and for two
+                # operands one stepping by 0 (a broadcast column), take plain loops (ADR 0027).
+                patterns = [{p: 1 for _, p in read}]
+                if len(read) == 2:
+                    patterns += [{read[0][1]: 1, read[1][1]: 0}, {read[0][1]: 0, read[1][1]: 1}]
+                loops = "".join(
+                    f"if (OPFORGE_UNIT_STEPS && " +
+                    " && ".join(f"{abi.c_name(p)}_step == {s}" for p, s in pattern.items()) +
+                    f") {{\n{row_loop(pattern)}\n}} else "
+                    for pattern in (patterns if read else []))
+                loops += f"{{\n{row_loop({})}\n}}" if read else row_loop({})
                 strides = [f"const int64_t* {abi.c_name(p)}_strides" for p in inputs]
                 ins_s = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
                 offs = "\n".join(f"int64_t o{j} = 0;" for j in range(len(inputs)))
-                read = [(j, p) for j, p in enumerate(inputs) if p in C.symbols(expr)]
                 steps = "\n".join(f"const int64_t {abi.c_name(p)}_step = "
                                    f"rank > 0 ? {abi.c_name(p)}_strides[rank - 1] : 0;" for _, p in read)
                 row_starts = "\n".join(f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}_row = {abi.c_name(p)} + o{j};"
@@ -269,7 +296,6 @@ static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
                     back = " ".join(f"o{j} -= {abi.c_name(p)}_strides[d] * shape[d];" for j, p in enumerate(inputs))
                     advance = (f"for (int32_t d = rank - 2; d >= 0; d--) {{ index[d]++; {step} "
                                f"if (index[d] < shape[d]) {{ break; }} {back} index[d] = 0; }}")
-                out_name = abi.c_name(out.name)
                 frags.append(fragment(name + "_strided", f"""
 static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t rank, const int64_t* shape, {', '.join(strides)})
 {{
@@ -285,9 +311,7 @@ static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t ran
     for (int64_t r = 0; r < rows; r++) {{
         {row_starts}
         {oc}* restrict {out_name}_row = {out_name} + r * inner;
-        for (int64_t i = 0; i < inner; i++) {{
-            {out_name}_row[i] = ({oc})({code});
-        }}
+        {loops}
         {advance}
     }}
 }}"""))
