@@ -134,6 +134,8 @@ class _Binding:
         self.c = op.compute
         self.variants = variants_of(op)
         self.lines: list[str] = []
+        #: Module-level statements the function uses (tables built once, at import).
+        self.module: list[str] = []
 
     def add(self, *lines: str) -> None:
         self.lines.extend(lines)
@@ -150,7 +152,8 @@ class _Binding:
         self.shape()
         self.call()
         body = "\n".join("    " + line for line in self.lines)
-        return (result_class(op) + f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}:\n"
+        module = "".join(line + "\n\n\n" for line in self.module)
+        return (result_class(op) + module + f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}:\n"
                 f'    """{_doc(op)}\n    """\n{body}\n')
 
     def tensors(self) -> None:
@@ -219,7 +222,8 @@ class _Binding:
     def variant(self) -> None:
         op = self.op
         table = {v.dtype: dict(v.tensors) for v in self.variants}
-        self.add(f"_variants = {table!r}")
+        self.module.append(f"_{function_name(op.name).rstrip('_')}_variants = {table!r}")
+        self.add(f"_variants = _{function_name(op.name).rstrip('_')}_variants")
         if C.dtype_from_arg(self.c):
             self.add("variant = _variants.get(dtype)",
                      "if variant is None:",

@@ -15,6 +15,8 @@ import numpy as np
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64")
 #: The supported dtypes' names by dtype: a dict lookup, where ``dtype.name`` costs microseconds.
 NAMES = {np.dtype(d): d for d in DTYPES}
+#: The dtypes by name (np.empty parses a name on every call).
+DTYPE_OF = {d: np.dtype(d) for d in DTYPES}
 
 
 def name_of(dtype: np.dtype) -> str:
@@ -29,18 +31,23 @@ def tensors(op: str, specs: Sequence[tuple[str, Any, tuple[str, ...]]]) -> list[
     first array argument when they convert to it exactly ("weak" scalars),
     else their own NumPy dtype; a lossy conversion is refused.
     """
-    arrays: list[np.ndarray | None] = [v if isinstance(v, np.ndarray) else None for _, v, _ in specs]
-    anchor = next((a.dtype for a in arrays if a is not None), None)
+    anchor = None
+    for _, value, _ in specs:
+        if isinstance(value, np.ndarray):
+            anchor = value.dtype
+            break
     out = []
-    for (name, value, allowed), array in zip(specs, arrays):
-        if array is None:
-            array = _convert(op, name, value, anchor, allowed)
-        if name_of(array.dtype) not in allowed:
-            raise TypeError(f"{op}: {name} must have dtype {' or '.join(allowed)}, got {array.dtype.name}")
+    for name, value, allowed in specs:
+        array = value if isinstance(value, np.ndarray) else _convert(op, name, value, anchor, allowed)
+        native = NAMES.get(array.dtype)  # None: unsupported, or not in the machine's byte order
+        if (native or array.dtype.name) not in allowed:
+            raise TypeError(
+                f"{op}: {name} must have dtype {' or '.join(allowed)}, got {array.dtype.name}"
+            )
         if array.ndim > 8:
             raise ValueError(f"{op}: {name} has rank {array.ndim}, more than the maximum rank 8")
-        if not array.dtype.isnative:  # big-endian data: swapped to the machine's order (no value changes)
-            array = array.astype(array.dtype.newbyteorder("="))
+        if native is None and not array.dtype.isnative:
+            array = array.astype(array.dtype.newbyteorder("="))  # big-endian data: the same values
         # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
         out.append(array if array.flags.c_contiguous else array.copy(order="C"))
     return out
@@ -157,8 +164,11 @@ def broadcast(op: str, named: Sequence[tuple[str, np.ndarray]], strict: bool) ->
             listed = ", ".join(f"{n} {a.shape}" for n, a in named)
             raise ValueError(f"{op}: shapes must be equal, or one operand a scalar: {listed}")
         return wide[0] if wide else ()
-    if all(s == shapes[0] for s in shapes):  # (the common case, at once)
-        return shapes[0]
+    for s in shapes:
+        if s != shapes[0]:
+            break
+    else:
+        return shapes[0]  # equal shapes, the common case, at once
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
@@ -212,7 +222,7 @@ def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
     (elementwise ops) and never changes shape.
     """
     if out is None:
-        return np.empty(shape, dtype=dtype), None
+        return np.empty(shape, dtype=DTYPE_OF[dtype]), None
     if not isinstance(out, np.ndarray):
         raise TypeError(f"{op}: out must be a numpy.ndarray, got {type(out).__name__}")
     if name_of(out.dtype) != dtype:
@@ -225,7 +235,7 @@ def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
         raise ValueError(f"{op}: out is read-only")
     direct = (out.shape == shape and out.flags.c_contiguous and out.dtype.isnative
               and not any(np.may_share_memory(out, a) for a in inputs))
-    return (out if direct else np.empty(shape, dtype=dtype)), out
+    return (out if direct else np.empty(shape, dtype=DTYPE_OF[dtype])), out
 
 
 def _assignable(result: tuple[int, ...], target: tuple[int, ...]) -> bool:
