@@ -631,7 +631,7 @@ static inline void {name}(const {ct}* restrict x, int64_t* restrict output, cons
         int64_t best_i = 0;
         bool nan_found = false;
         const int64_t step = p->inner_stride[0];  /* (one axis searched: the plan's inner rank is 1) */
-        if (step == 1 && p->n_inner >= OPFORGE_SEARCH_LANES) {{
+        if (OPFORGE_SEARCH_LANES > 1 && step == 1 && p->n_inner >= OPFORGE_SEARCH_LANES) {{
             best_i = {name}_contiguous(x + base, p->n_inner);
         }} else {{
             for (int64_t r = 0; r < p->n_inner; r++, off += step) {{
@@ -825,7 +825,7 @@ def einsum_kernel(name: str, dtype: str, operands: int) -> str:
         # so a plan with the operands' roles swapped runs the same tiles.
         gemm = f"""
     opf_gemm g;
-    if (opf_einsum_gemm(p, &g)) {{
+    if (OPFORGE_TILE_ROWS * OPFORGE_TILE_COLS > 1 && opf_einsum_gemm(p, &g)) {{
         int64_t bi[OPF_MAX_LOOPS] = {{0}};
         int64_t ao = 0, bo = 0, oo = 0, batches = 1;
         for (int32_t l = 0; l < p->n_out - 2; l++) {{
