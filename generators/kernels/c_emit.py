@@ -246,8 +246,8 @@ static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
     }}
 }}"""))
                 # Broadcast or strided operands: rows of the last axis, each a plain loop with one step
-                # per operand (1, or 0 where the operand is broadcast along it; -O3 versions the loop
-                # for steps of 1), and an odometer over the other axes between rows (ADR 0025).
+                # per operand (1, or 0 where the operand is broadcast along it), and an odometer over
+                # the other axes between rows (ADR 0025).
                 out_name = abi.c_name(out.name)
                 read = [(j, p) for j, p in enumerate(inputs) if p in C.symbols(expr)]
 

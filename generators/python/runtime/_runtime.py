@@ -41,9 +41,7 @@ def tensors(op: str, specs: Sequence[tuple[str, Any, tuple[str, ...]]]) -> list[
         array = value if isinstance(value, np.ndarray) else _convert(op, name, value, anchor, allowed)
         native = NAMES.get(array.dtype)  # None: unsupported, or not in the machine's byte order
         if (native or array.dtype.name) not in allowed:
-            raise TypeError(
-                f"{op}: {name} must have dtype {' or '.join(allowed)}, got {array.dtype.name}"
-            )
+            raise TypeError(f"{op}: {name} must have dtype {' or '.join(allowed)}, got {array.dtype.name}")
         if array.ndim > 8:
             raise ValueError(f"{op}: {name} has rank {array.ndim}, more than the maximum rank 8")
         if native is None and not array.dtype.isnative:
