@@ -496,20 +496,23 @@ static inline void {name}({params})
             # The reduced elements in row-major order, the last reduced axis as a plain loop
             # with its step and the odometer only between its runs (ADR 0025).
             read = per_lane(f"const {ct} xv = x[at{' + w' if lanes else ''}];\n{other}\n{body}")
-            run = f"""for (int64_t e = 0; e < last; e++) {{
-                    const int64_t at = off + e * step;
+
+            def run(index: str) -> str:
+                return f"""for (int64_t e = 0; e < last; e++) {{
+                    const int64_t at = {index};
                     {read}
                 }}"""
+
+            loop = run("off + e * step")
             if not lanes:  # on a host, a run with step 1 gets its own loop (integer sums vectorise)
-                unit = run.replace("off + e * step", "off + e")
-                run = f"if (OPFORGE_UNIT_STEPS && step == 1) {{\n{unit}\n}} else {{\n{run}\n}}"
+                loop = f"if (OPFORGE_UNIT_STEPS && step == 1) {{\n{run('off + e')}\n}} else {{\n{loop}\n}}"
             return f"""{{
             int64_t ii[OPFORGE_MAX_RANK] = {{0}};
             int64_t off = base;
             const int64_t last = p->inner_rank > 0 ? p->inner_shape[p->inner_rank - 1] : 1;
             const int64_t step = p->inner_rank > 0 ? p->inner_stride[p->inner_rank - 1] : 0;
             for (int64_t r = 0; r < p->n_inner; r += last) {{
-                {run}
+                {loop}
                 opf_advance(p->inner_rank - 1, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
             }}
         }}"""

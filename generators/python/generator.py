@@ -65,16 +65,7 @@ class PythonGenerator:
                  "    return x.shape[axis] if -x.ndim <= axis < x.ndim else -1", "", "",
                  "def _broadcastable(*arrays: np.ndarray) -> bool:",
                  "    # (no builtins here: an op of the module may be named all, any, len, ...)",
-                 "    for a in arrays:",
-                 "        if a.shape != arrays[0].shape:",
-                 "            break",
-                 "    else:",
-                 "        return True  # equal shapes, the common case, at once",
-                 "    try:",
-                 "        np.broadcast_shapes(*(a.shape for a in arrays))",
-                 "    except ValueError:",
-                 "        return False",
-                 "    return True", ""]
+                 "    return _rt.broadcast_shape([a.shape for a in arrays]) is not None", ""]
         for cfg in ns.configs:
             parts.append(bindings.config_class(cfg))
         ops = code_ops(ns)

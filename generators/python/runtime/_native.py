@@ -28,34 +28,27 @@ def available() -> bool:
     return lib is not None
 
 
+def _fields(array: np.ndarray) -> list[Any]:
+    """The initializer of a descriptor of a C-contiguous array: filling it in one
+    ``ffi.new`` costs half of setting its fields one by one."""
+    return [ffi.from_buffer(array), _code(array), array.ndim, array.shape]
+
+
 def tensor(array: np.ndarray) -> Any:
-    """A descriptor pointing at a C-contiguous array (kept alive by the caller), filled
-    in one initializer (half the cost of setting its fields one by one)."""
-    return ffi.new("opforge_tensor*", [ffi.from_buffer(array), _code(array), array.ndim, array.shape])
+    """A descriptor pointing at a C-contiguous array (kept alive by the caller)."""
+    return ffi.new("opforge_tensor*", _fields(array))
 
 
 def tensors(arrays: list[np.ndarray]) -> tuple[Any, Any]:
     """(array of descriptor pointers, the descriptors): the caller keeps both alive
     while C reads them."""
-    descriptors = ffi.new("opforge_tensor[]", max(len(arrays), 1))
-    for k, array in enumerate(arrays):
-        descriptors[k].data = pointer(array)
-        descriptors[k].dtype = _code(array)
-        descriptors[k].rank = array.ndim
-        for d, size in enumerate(array.shape):
-            descriptors[k].shape[d] = size
+    descriptors = ffi.new("opforge_tensor[]", [_fields(a) for a in arrays] or 1)
     return ffi.new("opforge_tensor*[]", [descriptors + k for k in range(len(arrays))] or [ffi.NULL]), descriptors
 
 
 def frame(dtype: str, shape: tuple[int, ...]) -> Any:
     """A descriptor of one frame: dtype and shape, no data."""
-    t = ffi.new("opforge_tensor*")
-    t.data = ffi.NULL
-    t.dtype = _DTYPE_ENUM[dtype]
-    t.rank = len(shape)
-    for d, size in enumerate(shape):
-        t.shape[d] = size
-    return t
+    return ffi.new("opforge_tensor*", [ffi.NULL, _DTYPE_ENUM[dtype], len(shape), shape])
 
 
 def pointer(array: np.ndarray) -> Any:

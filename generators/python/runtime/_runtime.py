@@ -162,6 +162,15 @@ def broadcast(op: str, named: Sequence[tuple[str, np.ndarray]], strict: bool) ->
             listed = ", ".join(f"{n} {a.shape}" for n, a in named)
             raise ValueError(f"{op}: shapes must be equal, or one operand a scalar: {listed}")
         return wide[0] if wide else ()
+    shape = broadcast_shape(shapes)
+    if shape is None:
+        listed = ", ".join(f"{n} {a.shape}" for n, a in named)
+        raise ValueError(f"{op}: shapes do not broadcast: {listed}")
+    return shape
+
+
+def broadcast_shape(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...] | None:
+    """The shape NumPy broadcasts ``shapes`` to, or None when they do not broadcast."""
     for s in shapes:
         if s != shapes[0]:
             break
@@ -170,8 +179,7 @@ def broadcast(op: str, named: Sequence[tuple[str, np.ndarray]], strict: bool) ->
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
-        listed = ", ".join(f"{n} {a.shape}" for n, a in named)
-        raise ValueError(f"{op}: shapes do not broadcast: {listed}") from None
+        return None
 
 
 def einsum_shape(op: str, operands: Sequence[tuple[str, np.ndarray, tuple[int, ...]]],
