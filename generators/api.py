@@ -79,6 +79,11 @@ class GenerationError(Exception):
         self.problems = tuple(sorted(problems, key=Problem.sort_key))
         super().__init__("\n".join(str(p) for p in self.problems))
 
+    def __reduce__(self) -> tuple[type, tuple[tuple[Problem, ...]]]:
+        # Targets run in worker processes: the error must cross back as itself
+        # (the default would rebuild it from the message text).
+        return (type(self), (self.problems,))
+
 
 class Generator(Protocol):
     """A target. ``generate`` is pure: it returns files and writes nothing."""

@@ -17,12 +17,12 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Annotated, Optional, Sequence
+from typing import Annotated, NoReturn, Optional, Sequence
 
 import typer
 
 from dsl import loader
-from dsl.model import Catalogue
+from dsl.model import Catalogue, Problem
 from generators import cache, registry, stamp, writer
 from generators.api import GeneratedFile, GenerationContext, GenerationError
 
@@ -44,14 +44,19 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_DEFINITION)
 
 
+def _report(problems: Sequence[Problem]) -> NoReturn:
+    """One line per problem, a count, and exit 2."""
+    for problem in problems:
+        typer.echo(str(problem), err=True)
+    count = len(problems)
+    typer.echo(f"{count} definition problem{'s' if count != 1 else ''}", err=True)
+    raise typer.Exit(EXIT_DEFINITION)
+
+
 def _load(opsdir: Path) -> loader.LoadResult:
     result = loader.load(opsdir)
     if result.problems:
-        for problem in result.problems:
-            typer.echo(str(problem), err=True)
-        count = len(result.problems)
-        typer.echo(f"{count} definition problem{'s' if count != 1 else ''}", err=True)
-        raise typer.Exit(EXIT_DEFINITION)
+        _report(result.problems)
     return result
 
 
@@ -106,15 +111,17 @@ def _target_options(extra: Sequence[str], targets: Sequence[str]) -> dict[str, d
 _SLOWEST_FIRST = ("tests", "imunit", "docs", "c", "python", "nnef")
 
 
-def _run_target(name: str, context: GenerationContext) -> Sequence[GeneratedFile] | GenerationError:
+def _run_target(name: str, context: GenerationContext) -> Sequence[GeneratedFile] | tuple[Problem, ...]:
+    """A target's files, or the definition problems it found (plain data, so that
+    they cross back from a worker process whatever the target raised them as)."""
     try:
         return registry.discover()[name].generate(context)
     except GenerationError as exc:
-        return exc
+        return exc.problems
 
 
 def _generate_targets(names: Sequence[str],
-                      context: GenerationContext) -> dict[str, Sequence[GeneratedFile] | GenerationError]:
+                      context: GenerationContext) -> dict[str, Sequence[GeneratedFile] | tuple[Problem, ...]]:
     """Each target's files, or the error it raised. Targets share nothing, so they run in
     worker processes, one per core, when there are several of each (ADR 0024)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -133,7 +140,8 @@ def generate(
     projects: Annotated[Optional[str], typer.Option("--projects", "-projects",
                                                     help="Comma-separated generators (default: all).")] = None,
     docsdir: Annotated[Optional[Path], typer.Option("--docsdir", "-docsdir",
-                                                    help="Where the docs project goes (default: OUTDIR/docs).")] = None,
+                                                    help="Where the docs project goes (default: OUTDIR/docs); "
+                                                         "without -projects, generate the docs only.")] = None,
     outdir: Annotated[Optional[Path], typer.Option("--outdir", "-outdir",
                                                    help="Output root; each project writes OUTDIR/<project> (default: out).")] = None,
     opsdir: OpsDir = None,
@@ -157,7 +165,8 @@ def generate(
     result = _load(ops)
     selected = _select_namespaces(result.catalogue, namespaces)
     available = registry.discover()
-    names = _split(projects) if projects else list(available)
+    # As in ND4J's generator, -docsdir without -projects means the docs alone.
+    names = _split(projects) if projects else (["docs"] if docsdir is not None else list(available))
     unknown = [n for n in names if n not in available]
     if unknown or not names:
         raise _fail(f"unknown project{'s' if len(unknown) > 1 else ''} {', '.join(unknown) or '(none given)'} "
@@ -181,11 +190,12 @@ def generate(
             raise _fail(f"projects {roots[root.resolve()][0]} and {name} would both write {root}")
         roots[root.resolve()] = (name, root)
     generated = _generate_targets(names, context)
+    # Every target's problems, all at once (a problem two targets share, once).
+    problems = sorted({p for files in generated.values() if isinstance(files, tuple) for p in files},
+                      key=Problem.sort_key)
+    if problems:
+        _report(problems)
     for name, root in roots.values():
-        if isinstance(generated[name], GenerationError):
-            for problem in generated[name].problems:
-                typer.echo(str(problem), err=True)
-            raise typer.Exit(EXIT_DEFINITION)
         plans.append(writer.plan(root, generated[name]))
     changes = [c for p in plans for c in p.changes]
     if check:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, Cli
+from conftest import ROOT, Cli, write_ops
 from dsl.loader import load
 from generators import writer
 from generators.api import GeneratedFile
@@ -255,3 +255,47 @@ def test_the_formatting_cache_never_changes_a_file(tmp_path: Path) -> None:
         entry.write_bytes(entry.read_bytes() + b"damage")
     assert generate("damaged", str(cache)) == cold
     assert generate("off", "off") == cold
+
+
+# -- defects of 5a768c3 (issue 17), each failing there
+
+
+def test_a_target_problem_in_several_projects_is_a_clean_exit_2(project: Path) -> None:
+    """Issue 17.2: with several projects the targets run in worker processes; a problem a target
+    finds (here: an op without a compute description, which c and nnef need) came back as a
+    BrokenProcessPool traceback and exit 1."""
+    ops = write_ops(project, {"defs.py": '''
+        from dsl import *
+        with Namespace("math"):
+            with Op("plain") as op:
+                Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "Documentation only.")
+        '''})
+    for projects in ("c,nnef", "c,python,nnef,imunit,tests,docs"):
+        run = subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", projects,
+                              "-opsdir", str(ops), "-outdir", str(project / "out")],
+                             cwd=project, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+        assert run.returncode == 2, (projects, run.stderr)
+        assert "Traceback" not in run.stderr
+        lines = run.stderr.splitlines()
+        assert lines[-1] == f"{len(lines) - 1} definition problem{'s' if len(lines) > 2 else ''}"
+        for line in lines[:-1]:
+            assert line.startswith("ops/defs.py:3: math.plain: op has no compute description"), line
+        # every target that needs the compute says so, each once
+        assert {line.rsplit("which the ", 1)[1] for line in lines[:-1]} >= {"c target needs", "nnef target needs"}
+        assert not (project / "out").exists()
+
+
+def test_docsdir_alone_means_docs_only(cli: Cli, ops_copy: Path, project: Path) -> None:
+    """Issue 17.4: as in ND4J's README (`./generate.sh all -docsdir ../../docs`), -docsdir without
+    -projects generates the docs and nothing else."""
+    run = cli("generate", "random", "-docsdir", "site-src")
+    assert run.exit_code == 0, run.output
+    assert (project / "site-src/docs/random.md").is_file()
+    assert not (project / "out").exists()
+    assert run.stdout.startswith("random -> docs:")
+    # with -projects, -docsdir only moves the docs
+    run = cli("generate", "random", "-projects", "docs,nnef", "-docsdir", "site-src")
+    assert run.exit_code == 0, run.output
+    assert (project / "out/nnef/random.nnef").is_file() and not (project / "out/docs").exists()
