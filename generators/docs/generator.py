@@ -48,6 +48,11 @@ def _source_page(path: str) -> str:
     return f"source/{path}.md"
 
 
+def line_anchor(line: int) -> str:
+    """The anchor of the definition that starts at ``line`` on its source page."""
+    return f"L{line}"
+
+
 def onnx_link(name: str) -> dict[str, str | None]:
     """An ONNX operator's name and, for the default domain, its page."""
     href = ONNX_OPERATOR_URL.format(name=name) if "." not in name else None
@@ -123,7 +128,7 @@ class DocsGenerator:
     def _source_link(self, context: GenerationContext, file: str, line: int, page_dir: str = "") -> dict[str, str]:
         path = context.source_path(file)
         link = {"text": md.inline(f"{path}:{line}"),
-                "href": f"{page_dir}{_source_page(path)}#__codelineno-0-{line}"}
+                "href": f"{page_dir}{_source_page(path)}#{line_anchor(line)}"}
         if context.source_url:
             link["external"] = f"{context.source_url.rstrip('/')}/{path}#L{line}"
         return link
@@ -282,11 +287,28 @@ class DocsGenerator:
         )
 
     def _source(self, context: GenerationContext, path: str, file: str) -> str:
+        """The file as code blocks, one from each definition a page links to, under a small
+        heading whose id is that link's anchor: a heading is where mkdocs (and its anchor
+        check) sees an id, where line numbers of a highlighted block are only HTML."""
         text = Path(file).read_text(encoding="utf-8")
-        fence = md.fence_for(text)
+        lines = text.splitlines()
+        labels: dict[int, list[str]] = {}
+        for ns in context.namespaces:
+            defined = [(ns.location, f"namespace {ns.name}"), *((o.location, o.qualified_name) for o in ns.ops),
+                       *((c.location, f"config {c.qualified_name}") for c in ns.configs),
+                       *((a.location, f"alias {a.qualified_name}") for a in ns.aliases)]
+            for location, label in defined:
+                if context.source_path(location.file) == path and 1 <= location.line <= len(lines):
+                    labels.setdefault(location.line, []).append(label)
+        starts = sorted({1, *labels})
+        chunks = []
+        for first, end in zip(starts, [*starts[1:], len(lines) + 1]):
+            label = ", ".join(sorted(labels[first])) if first in labels else None
+            chunks.append({"heading": f"{md.inline(label)} {{#{line_anchor(first)}}}" if label else None,
+                           "first": first, "text": "".join(f"{line}\n" for line in lines[first - 1:end - 1])})
         return _ENV.get_template("source.md.j2").render(
-            header=self._header([path]), title=md.inline(path), fence=fence,
-            text=text if text.endswith("\n") else text + "\n",
+            header=self._header([path]), title=md.inline(path), fence=md.fence_for(text),
+            chunks=[c for c in chunks if c["text"].strip() or c["heading"]],
         )
 
     def _mkdocs_yml(self, context: GenerationContext, sources: dict[str, str],
@@ -298,8 +320,8 @@ class DocsGenerator:
                       "features": ["navigation.sections", "navigation.top", "search.highlight", "toc.follow"]},
             "plugins": ["search"],
             "markdown_extensions": [
-                "tables", "admonition", {"toc": {"permalink": True}},
-                {"pymdownx.highlight": {"anchor_linenums": True}}, "pymdownx.superfences",
+                "tables", "admonition", "attr_list", {"toc": {"permalink": True}},
+                "pymdownx.highlight", "pymdownx.superfences",
             ],
             "not_in_nav": "/source/",
             "nav": [{"Home": "index.md"},
