@@ -18,6 +18,7 @@ from dsl import model as M
 from dsl import validate
 from dsl.expr import ParamRef
 from dsl.model import NO_DEFAULT, Location, Problem
+from dsl.recovery import Cascade, Unbound, guarded
 from dsl.terms import ArgHandle, InputHandle, OutputHandle, ParamHandle, Term, term
 from dsl.types import SINGLE, Count, DataType, DocScope, Language
 
@@ -79,6 +80,8 @@ def _report(location: Location | None, context: str, message: str) -> None:
     problem = Problem(location, context, message)
     if not _STACK:
         raise DefinitionErrors([problem])
+    if isinstance(_STACK[0], _Session) and _STACK[0].muted:
+        return  # what a damaged block's validation finds follows from a problem already reported
     _STACK[0].problems.append(problem)
 
 
@@ -104,6 +107,8 @@ class _Session(_Frame):
     def __init__(self) -> None:
         super().__init__()
         self.namespaces: list[M.Namespace] = []
+        #: Above 0 while a damaged block validates itself: its findings are not reported.
+        self.muted = 0
 
 
 class session:
@@ -120,6 +125,20 @@ class session:
 
 def _top() -> _Frame | None:
     return _STACK[-1] if _STACK else None
+
+
+def current_context() -> str | None:
+    """The definition a statement runs in (``math.add``, ``math``), or None at file level."""
+    top = _top()
+    return None if top is None or isinstance(top, _Session) else top.context
+
+
+def damage() -> None:
+    """A statement of the innermost open op, mixin or config failed (and was reported): the
+    block still ends and registers, but what its validation would find is not reported."""
+    block = next((f for f in reversed(_STACK) if isinstance(f, _Block)), None)
+    if block is not None:
+        block.damaged = True
 
 
 def _namespace_frame() -> "Namespace | None":
@@ -193,12 +212,16 @@ class _Block(_Frame):
         self.props: dict[str, tuple[Any, Location]] = {}
         self.compute: tuple[Any, Location, _Block] | None = None  # (form, where, declared by)
         self.closed = False
+        #: A statement inside failed (recovery.py); set by :func:`damage`.
+        self.damaged = False
 
     # Op properties are plain attribute assignments: ``op.display_path = "/Math"``.
     def __setattr__(self, key: str, value: Any) -> None:
         if not self._ready or key in self.__dict__:
             object.__setattr__(self, key, value)
             return
+        if isinstance(value, Unbound):
+            raise Cascade(key)
         allowed = _PROPERTIES[self.kind]
         if key not in allowed:
             known = ", ".join(allowed) or "none"
@@ -232,7 +255,15 @@ class _Block(_Frame):
         if exc is not None:
             _tag(exc, self.context)
             return False
-        self._finish()
+        session = _STACK[0] if _STACK and isinstance(_STACK[0], _Session) else None
+        if self.damaged and session is not None:
+            session.muted += 1
+            try:
+                self._finish()
+            finally:
+                session.muted -= 1
+        else:
+            self._finish()
         _finish_root(self)
         return False
 
@@ -280,6 +311,7 @@ class _Block(_Frame):
         self.params.append(rec)
 
     def _use_config(self, cfg: "Config", location: Location) -> None:
+        self.damaged = self.damaged or cfg.damaged
         for i, (old, _) in enumerate(self.configs):
             if old is cfg:
                 self.configs[i] = (cfg, location)
@@ -287,6 +319,7 @@ class _Block(_Frame):
         self.configs.append((cfg, location))
 
     def _apply_mixin(self, mixin: "Mixin", keep: dict[str, bool]) -> None:
+        self.damaged = self.damaged or mixin.damaged
         if keep["keep_inputs"] or keep["keep_args"] or keep["keep_outputs"]:
             for rec in mixin.params:
                 if keep[f"keep_{rec.kind}s"]:
@@ -355,6 +388,7 @@ class Mixin(_Block):
 
     kind = "mixin"
 
+    @guarded
     def __init__(self, name: str) -> None:
         super().__init__(name)
 
@@ -375,6 +409,7 @@ class Config(_Block):
 
     kind = "config"
 
+    @guarded
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.result: M.Config | None = None
@@ -411,6 +446,7 @@ class Op(_Block):
 
     kind = "op"
 
+    @guarded
     def __init__(self, name: str, mixin: "Mixin | None" = None, *, keep_inputs: bool = True,
                  keep_args: bool = True, keep_configs: bool = True, keep_outputs: bool = True,
                  keep_signatures: bool = True, keep_doc: bool = True,
@@ -522,6 +558,7 @@ class Namespace(_Frame):
 
     kind = "namespace"
 
+    @guarded
     def __init__(self, name: str) -> None:
         super().__init__()
         self.name = name
@@ -595,6 +632,7 @@ def _param(kind: str, handle_cls: type, kinds: tuple[str, ...], type_: Any, name
     return handle
 
 
+@guarded
 def Input(type: DataType, name: str, *, description: str = "", count: Count = SINGLE,
           default: Any = NO_DEFAULT) -> InputHandle:
     """A tensor input. ``default`` may be another input of the same type, or
@@ -603,6 +641,7 @@ def Input(type: DataType, name: str, *, description: str = "", count: Count = SI
                   count, default, ())
 
 
+@guarded
 def Arg(type: DataType, name: str, *, description: str = "", count: Count = SINGLE,
         default: Any = NO_DEFAULT, possible_values: Any = ()) -> ArgHandle:
     """A non-tensor argument. ``possible_values`` lists the values of an ENUM."""
@@ -613,11 +652,13 @@ def Arg(type: DataType, name: str, *, description: str = "", count: Count = SING
                   count, default, values)
 
 
+@guarded
 def Output(type: DataType, name: str, *, description: str = "", count: Count = SINGLE) -> OutputHandle:
     return _param("output", OutputHandle, ("op", "mixin"), type, name, description, count,
                   NO_DEFAULT, ())
 
 
+@guarded
 def Doc(language: Language, scope: DocScope, text: str) -> None:
     """Documentation; several Docs add up. Text is dedented like Kotlin's trimIndent."""
     block = _block("Doc", ("op", "mixin", "config"))
@@ -638,16 +679,19 @@ def _constraint(message: str, condition: Any, backend: bool) -> None:
     block.constraints.append((M.Constraint(message, condition.node, backend, location), condition.handles))
 
 
+@guarded
 def Constraint(message: str, condition: Any) -> None:
     """A condition checked by every target; ``message`` is its error text."""
     _constraint(message, condition, False)
 
 
+@guarded
 def BackendConstraint(message: str, condition: Any) -> None:
     """A condition the backend enforces; targets only document it."""
     _constraint(message, condition, True)
 
 
+@guarded
 def Signature(*params: Any, doc: str | None = None) -> None:
     block = _block("Signature", ("op", "mixin"))
     if block is not None:
@@ -655,6 +699,7 @@ def Signature(*params: Any, doc: str | None = None) -> None:
                                               origin=block, all_params=None, with_output=False))
 
 
+@guarded
 def AllParamSignature(with_output: bool = True, *, doc: str | None = None) -> None:
     """Shorthand for a signature of all parameters (configs last)."""
     block = _block("AllParamSignature", ("op", "mixin"))
@@ -663,6 +708,7 @@ def AllParamSignature(with_output: bool = True, *, doc: str | None = None) -> No
                                               origin=block, all_params="all", with_output=with_output))
 
 
+@guarded
 def AllDefaultParamSignature(with_output: bool = True, *, doc: str | None = None) -> None:
     """Shorthand for a signature of the parameters without defaults."""
     block = _block("AllDefaultParamSignature", ("op", "mixin"))
@@ -681,6 +727,7 @@ def _use_mixin_in(block: _Block, mixin: Any, keep: dict[str, bool], location: Lo
         block._apply_mixin(mixin, keep)
 
 
+@guarded
 def use_mixin(mixin: Mixin, keep_inputs: bool = True, keep_args: bool = True,
               keep_configs: bool = True, keep_outputs: bool = True, keep_signatures: bool = True,
               keep_doc: bool = True, keep_constraints: bool = True) -> None:
@@ -693,6 +740,7 @@ def use_mixin(mixin: Mixin, keep_inputs: bool = True, keep_args: bool = True,
         _use_mixin_in(block, mixin, keep, caller_location())
 
 
+@guarded
 def use_config(config: Config) -> ConfigRef:
     """Make the op take ``config``; the returned reference can go in a Signature."""
     if not isinstance(config, Config):
@@ -703,6 +751,7 @@ def use_config(config: Config) -> ConfigRef:
     return ConfigRef(config)
 
 
+@guarded
 def Alias(namespace: Any, op: str, *, name: str | None = None) -> None:
     """Give ``namespace.op`` a second name in the enclosing namespace."""
     location = caller_location()
@@ -741,6 +790,7 @@ def _set_compute(what: str, value: Any) -> None:
     block.compute = (value, location, block)
 
 
+@guarded
 def Elementwise(function: Any, *, broadcast: str | None = None) -> None:
     """``output = function(inputs..., scalar args...)``, element by element.
 
@@ -757,6 +807,7 @@ def Elementwise(function: Any, *, broadcast: str | None = None) -> None:
     _set_compute("Elementwise", compute.Elementwise(params, optional, cases, broadcast))
 
 
+@guarded
 def Reduce(combine: str, *, input: str = "x", axes: str = "axes", keep_dims: str = "keep_dims",
            map: Any = None, finalize: Any = None, pre: str | None = None,
            empty: str = "identity", other: str | None = None) -> None:
@@ -799,6 +850,7 @@ def _names(function: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
     return names
 
 
+@guarded
 def ArgReduce(which: str, *, input: str = "x", axis: str = "axis", keep_dims: str = "keep_dims",
               map: Any = None) -> None:
     """Index of the first maximum (``"max"``) or minimum (``"min"``) along ``axis``,
@@ -813,6 +865,7 @@ def ArgReduce(which: str, *, input: str = "x", axis: str = "axis", keep_dims: st
     _set_compute("ArgReduce", compute.ArgReduction(input, axis, keep_dims, which, map_node, args))
 
 
+@guarded
 def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None) -> None:
     """A contraction in OCANNL notation, e.g. ``"...|ik;...|kj=>...|ij"``.
 
@@ -830,12 +883,14 @@ def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None) -> None:
     _set_compute("Einsum", compute.Contraction(parsed, tuple(inputs or ())))
 
 
+@guarded
 def Random(distribution: str, **params: str) -> None:
     """Sample ``distribution`` (uniform, normal, bernoulli, binomial, ...), its
     parameters given by arg names: ``Random("uniform", low="min", high="max")``."""
     _set_compute("Random", compute.RandomSample(distribution, tuple(sorted(params.items()))))
 
 
+@guarded
 def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragment: str,
              layout: str = "axis", axis: str = "axis", args: tuple[str, ...] = (), failure: str | None = None,
              workspace: Any = None, length: str | None = None, output_layouts: tuple[str, ...] = (),
@@ -862,6 +917,7 @@ def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragmen
               for shape in shapes), tuple(shared)))
 
 
+@guarded
 def Layout(layout: str, *, input: str = "x", **params: str) -> None:
     """Move the elements of ``input`` without arithmetic: ``Layout("permute",
     perm="perm")``; each role of the kind (``compute.LAYOUT_ROLES``) names the
@@ -869,6 +925,7 @@ def Layout(layout: str, *, input: str = "x", **params: str) -> None:
     _set_compute("Layout", compute.LayoutMove(layout, input, _roles(compute.LAYOUT_ROLES.get(layout, ()), params)))
 
 
+@guarded
 def Generate(generator: str, **params: str) -> None:
     """Make the output from args alone: ``Generate("range")`` (fill, range,
     linspace, eye); each role (``compute.GENERATE_ROLES``) names the arg that
@@ -877,6 +934,7 @@ def Generate(generator: str, **params: str) -> None:
     _set_compute("Generate", compute.Generation(generator, _roles(compute.GENERATE_ROLES.get(generator, ()), params)))
 
 
+@guarded
 def ShapeOf(query: str, *, input: str = "x", axis: str | None = None) -> None:
     """A fact of ``input``'s shape as a LONG tensor: ``"shape"``, ``"size"``,
     ``"rank"`` or ``"size_at"`` (of the axis arg ``axis``, by default "axis")."""
@@ -885,12 +943,14 @@ def ShapeOf(query: str, *, input: str = "x", axis: str | None = None) -> None:
     _set_compute("ShapeOf", compute.ShapeQuery(query, input, axis))
 
 
+@guarded
 def Join(kind: str, *, inputs: str = "inputs", axis: str = "axis") -> None:
     """``Join("concat")`` or ``Join("stack")``: the tensors of the list input
     ``inputs`` (an Input with a count) joined along the axis arg ``axis``."""
     _set_compute("Join", compute.Join(kind, inputs, axis))
 
 
+@guarded
 def Parts(kind: str, *, source: str = "x", outputs: str = "outputs", **params: str) -> None:
     """The list output ``outputs`` (an Output with a count) cut from ``source``:
     ``Parts("split")`` (roles axis, num), ``Parts("unstack")`` (axis) or
@@ -900,6 +960,7 @@ def Parts(kind: str, *, source: str = "x", outputs: str = "outputs", **params: s
     _set_compute("Parts", compute.Parts(kind, source, outputs, roles))
 
 
+@guarded
 def FindAll(map: Any, *, input: str = "x") -> None:
     """The flat indices where the predicate ``map`` holds on ``input``, and their
     count (``compute.FindAll``); parameters of ``map`` besides ``x`` name scalar args."""
@@ -909,6 +970,7 @@ def FindAll(map: Any, *, input: str = "x") -> None:
     _set_compute("FindAll", compute.FindAll(input, compute.trace(map, names)[1], tuple(n for n in names if n != "x")))
 
 
+@guarded
 def TensorDot(*, x: str = "x", y: str = "y", dimensions_x: str = "dimensions_x",
               dimensions_y: str = "dimensions_y", transpose_x: str = "transpose_x", transpose_y: str = "transpose_y",
               transpose_z: str = "transpose_z") -> None:
@@ -919,18 +981,21 @@ def TensorDot(*, x: str = "x", y: str = "y", dimensions_x: str = "dimensions_x",
                                                 (transpose_x, transpose_y, transpose_z)))
 
 
+@guarded
 def Merge(combine: str, *, inputs: str = "inputs") -> None:
     """Element by element over the equal-shape tensors of the list input
     ``inputs``: "add", "avg", "max" or "max_index" (``compute.Merge``)."""
     _set_compute("Merge", compute.Merge(inputs, combine))
 
 
+@guarded
 def Scatter(combine: Any, *, ref: str = "ref", indices: str = "indices", updates: str = "updates") -> None:
     """Fold the rows of ``updates`` into a copy of ``ref`` at the rows ``indices``
     pick, in order: ``Scatter(lambda acc, u: acc + u)`` (see ``compute.ScatterRows``)."""
     _set_compute("Scatter", compute.ScatterRows(compute.trace(combine, _names(combine, ("acc", "u")))[1], indices, updates, ref=ref))
 
 
+@guarded
 def Segment(combine: Any, *, data: str = "data", segment_ids: str = "segment_ids",
             num_segments: str = "num_segments", init: str = "zero", scale: str | None = None,
             sorted: bool = False) -> None:
@@ -949,12 +1014,14 @@ def _roles(roles: tuple[tuple[str, str], ...], params: dict[str, str]) -> tuple[
     return tuple(sorted(given.items())) + tuple(sorted(params.items()))
 
 
+@guarded
 def Compose(function: Any) -> None:
     """The op as a sequence of elementwise ops of its namespace:
     ``Compose(lambda x, y: step("math.mul", d := step("math.sub", x, y), d))``."""
     _set_compute("Compose", compute.trace_composition(function))
 
 
+@guarded
 def SlidingWindow(*, input: str = "x", window: str = "window", stride: str = "stride") -> None:
     """A stateful streaming op: blocks of frames go in, windows of ``window``
     frames come out every ``stride`` frames (an Imaginet Queue unit)."""

@@ -29,6 +29,7 @@ import attrs
 
 from dsl.dtypes import category
 from dsl.einsum import EinsumSpec
+from dsl.recovery import Cascade, Unbound, did_you_mean
 
 # ---------------------------------------------------------------- scalar IR
 
@@ -151,6 +152,8 @@ class Sym:
 def sym(value: Any) -> Sym:
     if isinstance(value, Sym):
         return value
+    if isinstance(value, Unbound):  # left by a failed statement, reported there
+        raise Cascade(repr(value))
     if isinstance(value, (bool, int, float, str)):
         return Sym(SConst(value))
     raise TypeError(f"cannot use {value!r} in a compute expression")
@@ -184,7 +187,7 @@ class _Functions:
 
     def __getattr__(self, name: str) -> Callable[..., Sym]:
         if name not in FUNCTIONS:
-            raise AttributeError(f"fn has no function {name!r} (known: {', '.join(sorted(FUNCTIONS))})")
+            raise AttributeError(f"fn has no function {name!r}{did_you_mean(name, FUNCTIONS)}", name=name, obj=self)
         arity = FUNCTIONS[name][0]
 
         def call(*args: Any) -> Sym:
@@ -815,6 +818,8 @@ def step(op: str, *inputs: Any, **args: Any) -> TensorSym:
     steps = _ACTIVE[-1]
     refs: list[Union[str, float, int, bool]] = []
     for value in inputs:
+        if isinstance(value, Unbound):
+            raise Cascade(repr(value))
         if isinstance(value, TensorSym):
             refs.append(value.name)
         elif isinstance(value, (bool, int, float)):

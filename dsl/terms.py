@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from dsl import expr as E
+from dsl.recovery import Cascade, DefinitionError, Unbound
 
 
 class Term:
@@ -128,6 +129,8 @@ def term(value: Any) -> Term:
     """``value`` as a Term: Terms pass through, Python scalars become literals."""
     if isinstance(value, Term):
         return value
+    if isinstance(value, Unbound):  # left by a failed statement, reported there
+        raise Cascade(repr(value))
     if value is None or isinstance(value, (bool, int, float, str)):
         return Term(E.Literal(value))
     raise TypeError(f"cannot use {value!r} in a constraint expression")
@@ -179,6 +182,12 @@ class ArgHandle(ParamHandle):
 
 
 class OutputHandle(ParamHandle):
+    def _not_in_constraints(self, *_: Any) -> Term:
+        raise DefinitionError(f"output '{self.name}' cannot appear in a constraint: constraints check "
+                              "what the op is given (its inputs and args)")
+
+    rank = size_at = is_scalar = _not_in_constraints
+
     def shape(self) -> Term:
         return Term(E.ShapeOf(self.node), self.handles)
 
@@ -220,6 +229,8 @@ def not_(condition: Any) -> Term:
 
 def _tensor_refs(fn: str, inputs: tuple[Any, ...]) -> tuple[Term, ...]:
     for i in inputs:
+        if isinstance(i, Unbound):
+            raise Cascade(repr(i))
         if not isinstance(i, ParamHandle):
             raise TypeError(f"{fn}() takes inputs, got {i!r}")
     return tuple(inputs)
