@@ -707,11 +707,15 @@ def dtype_from_arg(c: object) -> bool:
     return isinstance(c, (RandomSample, Generation))
 
 
-def own_dtype_inputs(c: object) -> tuple[str, ...]:
-    """Inputs whose dtype is their own, not the variant's (cast's input: any dtype)."""
+def own_dtype_inputs(op: Any) -> tuple[str, ...]:
+    """Inputs whose dtype is their own, not the variant's: cast's input, and an input of a
+    generated tensor that only an arg's default reads (full_like's x): any dtype."""
+    c = op.compute
     if isinstance(c, Generation):
         roles = dict(GENERATE_ROLES.get(c.generator, ()))
-        return tuple(name for role, name in c.params if roles.get(role) == "any")
+        bound = {name for _, name in c.params}
+        return tuple(i.name for i in op.inputs
+                     if i.name not in bound or any(roles.get(r) == "any" for r, n in c.params if n == i.name))
     return ()
 
 

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from dsl import doc_tokens
+from dsl import defaults, doc_tokens
 from dsl.dtypes import CONCRETE
 from dsl import expr as E
 from dsl import model as M
@@ -419,6 +419,10 @@ def op_problems(op: M.Op, prop_locations: Mapping[str, Location] | None = None) 
     lookup = _lookup_in(op.params, op.configs)
     for p in op.params:
         problems.extend(param_problems(p, ctx, lookup))
+    if ring := defaults.cycle(op):
+        first = next(a for a in op.args if a.name == ring[0])
+        problems.append(Problem(first.location, ctx, "defaults of args " + " -> ".join((*ring, ring[0]))
+                                + " name each other in a ring: one of them needs a value of its own"))
     if not op.outputs:
         problems.append(Problem(op.location, ctx, "op has no outputs (declare at least one Output)"))
     if not any(isinstance(d.text, str) and d.text.strip() for d in op.docs):
@@ -723,10 +727,12 @@ def compute_problems(op: M.Op) -> list[Problem]:
         need_arg("dtype", (DataType.DATA_TYPE,), False, "the output's dtype")
         tensor_roles = {name for role, name in c.params
                         if dict(C.GENERATE_ROLES.get(c.generator, ())).get(role) in ("tensor", "any")}
+        # An input may also be what an arg's default reads (full_like: the shape and dtype of x).
+        read = {defaults.source(a.default).name for a in op.args if defaults.is_computed(a)}  # type: ignore[arg-type]
         for i in op.inputs:
-            if i.name not in tensor_roles:
+            if i.name not in tensor_roles | read:
                 out.append(f"a generated tensor is made from args and its generator's tensor roles: "
-                           f"input '{i.name}' is neither")
+                           f"input '{i.name}' is neither, nor read by an arg's default")
     elif isinstance(c, C.LayoutMove):
         need_input(c.input)
         need_roles("layout", c.layout, C.LAYOUT_ROLES, c.params)

@@ -1121,6 +1121,39 @@ with Namespace("base"):
             "A tensor of the given shape with every element equal to value.",
         )
 
+    with Op("full_like") as op:
+        op.display_path = "/Base/Creation"
+        x = Input(NDARRAY, "x", description="Tensor whose shape and dtype the result takes by default")
+        Arg(
+            FLOATING_POINT,
+            "value",
+            description="The value of every element; it must convert exactly to dtype",
+        )
+        Arg(
+            DATA_TYPE,
+            "dtype",
+            default=x.data_type(),
+            description="The dtype of the result (by default that of x)",
+        )
+        Arg(
+            INT,
+            "shape",
+            count=AtLeast(0),
+            default=x.shape(),
+            description="The shape of the result (by default that of x)",
+        )
+        Output(NDARRAY, "output", description="The generated tensor")
+        Generate("fill")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            A tensor with every element equal to value, of the shape and dtype of x
+            unless shape or dtype says otherwise (NumPy's full_like); the values of
+            x are not read.
+            """,
+        )
+
     with Op("range") as op:
         op.display_path = "/Base/Creation"
         op.onnx = "Range"
@@ -1167,8 +1200,8 @@ with Namespace("base"):
 
     with Op("eye") as op:
         op.display_path = "/Base/Creation"
-        Arg(INT, "rows", description="Rows of the result")
-        Arg(INT, "cols", description="Columns of the result")
+        rows = Arg(INT, "rows", description="Rows of the result")
+        Arg(INT, "cols", default=rows, description="Columns of the result (by default as many as rows)")
         Arg(
             DATA_TYPE, "dtype", default="float32", description="The dtype of the result"
         )

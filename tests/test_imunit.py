@@ -17,6 +17,7 @@ import pytest
 
 from conftest import ROOT
 from dsl import compute as C
+from dsl.types import DataType
 from dsl import fragments, loader
 from generators.imunit import units
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate, parse
@@ -167,6 +168,11 @@ def _case_env(op, case, expected):
     axes = units.reduction_axes_arg(op)
     for a in op.args:
         value = case.arg(a.name)
+        if units.value(op, a.name) != a.name:  # a computed default: given, or left to the unit
+            given = reference.py_name(a.name) in case.kwargs
+            env[f"use_{a.name}"] = given
+            if not given:  # what the option holds is not read: any value of its type
+                value = [] if not a.count.is_single else "float64" if a.type is DataType.DATA_TYPE else 0
         if a.name == axes:
             if len(value) != 1:
                 return None  # units reduce one axis

@@ -138,7 +138,7 @@ class ImunitGenerator:
         axes = units.reduction_axes_arg(op)
 
         def tensor(name: str, const: bool) -> None:
-            if name in C.own_dtype_inputs(op.compute):  # any dtype: untyped data and the dtype's number
+            if name in C.own_dtype_inputs(op):  # any dtype: untyped data and the dtype's number
                 out.append((f"const void* {abi.c_name(name)}", name))
                 out.append((f"int {name}_dtype_index", f"{name}_dtype_index"))
             else:
@@ -182,11 +182,11 @@ class ImunitGenerator:
                 if arg.type in (DataType.ENUM, DataType.DATA_TYPE):
                     out.append((f"int {p.name}_index", f"{p.source}_index"))
                 elif arg.type is DataType.BOOLEAN:
-                    out.append((f"int {p.name}", p.source))
+                    out.append((f"int {p.name}", units.value(op, p.source)))
                 elif arg.type in (DataType.INT, DataType.LONG):
-                    out.append((f"int {p.name}", p.source))
+                    out.append((f"int {p.name}", units.value(op, p.source)))
                 else:
-                    out.append((f"double {p.name}", p.source))
+                    out.append((f"double {p.name}", units.value(op, p.source)))
             elif p.role == "config":
                 cfg = next(c for c in op.configs if c.name == p.source)
                 for a in cfg.args:
@@ -206,7 +206,7 @@ class ImunitGenerator:
 
         def descriptor(name: str) -> None:
             dims = ", ".join(f"{name}_d{k}" for k in range(abi.MAX_RANK))
-            dtype = f"(opforge_dtype){name}_dtype_index" if name in C.own_dtype_inputs(op.compute) else \
+            dtype = f"(opforge_dtype){name}_dtype_index" if name in C.own_dtype_inputs(op) else \
                 abi.DTYPE_ENUM[variant.of(name)]
             body.append(f"opforge_tensor t_{name} = {{(void*){abi.c_name(name)}, {dtype}, {name}_rank, {{{dims}}}}};")
             call.append(f"&t_{name}")
@@ -308,7 +308,9 @@ class ImunitGenerator:
     def wrapper_params(self, op: Op) -> list[str]:
         names = [s for i in op.inputs for s in units.sockets(i)]
         for o in units.options(op):
-            names.append(o.name)
+            if o.name.startswith("use_") and units.value(op, o.name[4:]) != o.name[4:]:
+                continue  # a computed default: the wrapper is given the value it settles on
+            names.append(units.value(op, o.name))
         return names + [s for o in op.outputs for s in units.output_sockets(o)]
 
     def _py_file(self, op: Op, header: str) -> str:
@@ -332,6 +334,8 @@ class ImunitGenerator:
                 args.append("[axis]")
             elif a.type is DataType.ENUM:
                 args.append(f"{a.possible_values!r}.index({local(a.name)})")
+            elif units.value(op, a.name) != a.name:  # a computed default, settled by the unit
+                args.append(f"list({units.value(op, a.name)})" if not a.count.is_single else units.value(op, a.name))
             elif a.default is None and a.count.is_single:
                 args.append(f"{local(a.name)} if use_{a.name} else None")
             elif not a.count.is_single:
@@ -648,5 +652,5 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
 
     def _condition(self, op: Op, dtype: str) -> str:
         if C.dtype_from_arg(op.compute):
-            return f'dtype == "{dtype}"'
+            return f'{units.value(op, "dtype")} == "{dtype}"'
         return f"{units.first_tensor(op)}.type == {units.VALUE_TYPE[dtype]}"

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import attrs
 
 from dsl import compute as C
+from dsl import defaults
 from dsl import expr as E
 from dsl.model import Arg, Input, Op, Output
 from dsl.types import CONCRETE_DTYPES, DataType
@@ -146,13 +147,48 @@ def _bounds(op: Op, arg: Arg) -> tuple[str | None, str | None]:
     return low, high
 
 
+def _defaulted(op: Op) -> list[Arg]:
+    """Args whose default a unit computes: from another arg or an input's shape or type (a
+    default from an output has nothing to read in a unit, which makes its outputs: required)."""
+    return [a for a in op.args if defaults.is_computed(a) and not defaults.reads_output(a.default)]  # type: ignore[arg-type]
+
+
+def value(op: Op, name: str) -> str:
+    """What a unit reads for arg ``name``: the option, or for a computed default the
+    expression ``<name>_value`` (the option when ``use_<name>``, else the default)."""
+    return f"{name}_value" if any(a.name == name for a in _defaulted(op)) else name
+
+
+def _default_values(op: Op) -> list[Hidden]:
+    """``<name>_value`` of each arg with a computed default, in the order they read each other."""
+    chosen = {a.name for a in _defaulted(op)}
+    out = []
+    for a in defaults.fill_order(op):
+        if a.name not in chosen:
+            continue
+        d, source = a.default, defaults.source(a.default)  # type: ignore[arg-type]
+        if isinstance(d, E.ShapeOf):
+            fallback = f"{source.name}.shape"
+        elif isinstance(d, E.DataTypeOf):
+            fallback = choose([(f"{source.name}.type == {VALUE_TYPE[t]}", f'"{t}"') for t in abi.DTYPES[:-1]],
+                              f'"{abi.DTYPES[-1]}"')
+        else:
+            fallback = value(op, source.name)
+        out.append(Hidden(f"{a.name}_value", f"use_{a.name} ? {a.name} : ({fallback})"))
+    return out
+
+
 def options(op: Op) -> list[Option]:
     out: list[Option] = []
     axes = reduction_axes_arg(op)
+    computed = {a.name for a in _defaulted(op)}
     for a in op.args:
         if a.name == axes:
             out.append(Option("Int32Option", "axis", "Axis to reduce; negative counts from the last one", "-1"))
             continue
+        if a.name in computed:  # the option counts when use_<name> is set; else the default does
+            out.append(Option("BoolOption", f"use_{a.name}",
+                              f"Give {a.name} (else it is {defaults.describe(a.default)})", "false"))  # type: ignore[arg-type]
         low, high = _bounds(op, a)
         default = a.default
         if not a.count.is_single:
@@ -207,20 +243,21 @@ def hidden(op: Op) -> list[Hidden]:
             out.append(Hidden(f"{i.name}_count", list_count(i)))
             continue
         out += dims(i.name, f"{i.name}.shape")
-        if i.name in C.own_dtype_inputs(op.compute):  # any type: the adapter is told which
+        if i.name in C.own_dtype_inputs(op):  # any type: the adapter is told which
             out.append(Hidden(f"{i.name}_dtype_index", choose(
                 [(f"{i.name}.type == {VALUE_TYPE[d]}", str(k)) for k, d in enumerate(abi.DTYPES[:-1])],
                 str(len(abi.DTYPES) - 1))))
+    out += _default_values(op)
     for a in op.args:
         if a.type is DataType.ENUM:
             values = a.possible_values
             out.append(Hidden(f"{a.name}_index", choose([(f"{a.name} == {expression_string(v)}", str(k)) for k, v in
                                                           enumerate(values[:-1])], str(len(values) - 1))))
         elif a.type is DataType.DATA_TYPE:
-            out.append(Hidden(f"{a.name}_index", choose([(f'{a.name} == "{d}"', str(k)) for k, d in
+            out.append(Hidden(f"{a.name}_index", choose([(f'{value(op, a.name)} == "{d}"', str(k)) for k, d in
                                                           enumerate(abi.DTYPES[:-1])], str(len(abi.DTYPES) - 1))))
         elif not a.count.is_single and a.name != reduction_axes_arg(op):
-            out += dims(a.name, a.name, list_length(op, a))
+            out += dims(a.name, value(op, a.name), list_length(op, a))
     if abi.has_workspace(op):  # the kernel's scratch: a tensor of the unit, sized from the inputs
         out.append(Hidden("workspace_count", UnitRenderer(op).render(op.compute.workspace)))  # type: ignore[union-attr]
         out.append(Hidden("workspace", "System.Tensor(System.Float64, workspace_count > 0 ? workspace_count : 1)"))
@@ -239,7 +276,8 @@ def output_type(op: Op, out: Output | None = None) -> str:
     c = op.compute
     if C.dtype_from_arg(c):
         variants = [v.dtype for v in variants_of(op)]
-        return choose([(f'dtype == "{d}"', VALUE_TYPE[d]) for d in variants[:-1]], VALUE_TYPE[variants[-1]])
+        dtype = value(op, "dtype")
+        return choose([(f'{dtype} == "{d}"', VALUE_TYPE[d]) for d in variants[:-1]], VALUE_TYPE[variants[-1]])
     if out.type is DataType.BOOLEAN:
         return "System.Bool"
     if out.type is DataType.LONG:
@@ -422,7 +460,7 @@ def output_shape(op: Op) -> str:
     if isinstance(c, C.Generation) and c.generator == "linspace":
         return f"System.Shape({c.arg('num')})"
     if isinstance(c, C.Generation) and c.generator in ("eye", "tri"):
-        return f"System.Shape({c.arg('rows')}, {c.arg('cols')})"
+        return f"System.Shape({value(op, c.arg('rows'))}, {value(op, c.arg('cols'))})"
     if isinstance(c, C.Generation) and c.generator == "sequence_mask":
         return f"{c.arg('lengths')}.shape.insert(0, {c.arg('maxlen')})"
     if isinstance(c, C.FragmentKernel) and c.layout == "flat":
@@ -504,7 +542,7 @@ def output_shape(op: Op) -> str:
     if isinstance(c, C.Contraction):
         return _contraction_shape(c)
     if isinstance(c, C.RandomSample) or isinstance(c, C.Generation) and c.generator == "fill":
-        return "shape"
+        return value(op, "shape")
     return f"{op.inputs[0].name}.shape"
 
 

@@ -120,7 +120,7 @@ class Emitter:
         # Every tensor must have the dtype its variant (chosen by the primary tensor) gives it.
         prim = self.ref(self.primary)
         for v in self.variants:
-            free = C.own_dtype_inputs(op.compute)
+            free = C.own_dtype_inputs(op)
             # (a list output's tensors are checked against the primary one by one, in list_checks)
             others = [t for t in (*op.inputs, *op.outputs) if t.name != self.primary and t.name not in free
                       and not (t.kind == "output" and t.name in self.lists)]

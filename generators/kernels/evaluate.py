@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from dsl import compute as C
+from dsl import defaults
 from dsl import expr as E
 from dsl.model import Input, Namespace, Op
 from dsl.types import DataType
@@ -31,11 +32,16 @@ def reference_functions(ns: Namespace) -> dict[str, Any]:
 
 
 def arg_value(op: Op, kwargs: Mapping[str, Any], name: str) -> Any:
-    """The value of arg ``name``: given in ``kwargs`` (Python names) or its default."""
+    """The value of arg ``name``: given in ``kwargs`` (Python names) or its default, a
+    computed one (another arg, a tensor's shape or dtype) resolved as ``dsl.defaults`` says."""
     key = reference.py_name(name)
     if key in kwargs:
         return kwargs[key]
-    return next(a for a in op.args if a.name == name).default
+    arg = next(a for a in op.args if a.name == name)
+    if not defaults.is_computed(arg):
+        return arg.default
+    given = {a.name: kwargs[reference.py_name(a.name)] for a in op.args if reference.py_name(a.name) in kwargs}
+    return defaults.resolve(op, given, lambda tensor: np.asarray(kwargs[reference.py_name(tensor)]))[name]
 
 
 def _size_at(x: np.ndarray, axis: int) -> int:

@@ -159,7 +159,11 @@ def _shapes(op: Op) -> tuple[dict[str, Any], dict[str, Any]] | None:
         tensors = {c.arg(role): (len(GENERATE_INDICES[c.generator][1]),) for role, _ in c.params
                    if c.generator in GENERATE_INDICES and role == GENERATE_INDICES[c.generator][0]}
         roles = dict(c.params)
-        return tensors, {roles.get(key, key): value for key, value in GENERATE_EXAMPLES[c.generator].items()}
+        args = {roles.get(key, key): value for key, value in GENERATE_EXAMPLES[c.generator].items()}
+        # An input only defaults read (full_like's x): it gives the shape, which is left out.
+        for name in (i.name for i in op.inputs if i.name not in roles.values()):
+            tensors[name] = tuple(args.pop(roles.get("shape", "shape"), (2, 3)))
+        return tensors, args
     if isinstance(c, C.FragmentKernel) and c.layout == "flat":
         return {inputs[0]: (4,)}, {}
     if isinstance(c, C.FragmentKernel) and c.layout == "rows":

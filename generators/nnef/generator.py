@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from dsl import compute as C
+from dsl import defaults
 from dsl import expr as E
 from dsl.model import NO_DEFAULT, Arg, Namespace, Op
 from dsl.types import DataType, Language
@@ -52,7 +53,7 @@ class _SizeRenderer(E.Renderer):
     args attributes (or their defaults)."""
 
     def __init__(self, op: Op) -> None:
-        self.defaults = {a.name: a.default for a in op.args if a.has_default}
+        self.defaults = _literal_defaults(op)
 
     def render_literal(self, node: E.Literal) -> str:
         return repr(node.value)
@@ -67,6 +68,18 @@ class _SizeRenderer(E.Renderer):
 
     def render_arith(self, node: E.Arith) -> str:
         return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
+
+
+def _literal_defaults(op: Op) -> dict[str, Any]:
+    """Arg name -> default, for the defaults NNEF can spell: a computed one (another arg,
+    a tensor's shape or dtype) has no NNEF form, so the attribute is required there."""
+    return {a.name: a.default for a in op.args if a.has_default and not defaults.is_computed(a)}
+
+
+def _attribute_value(op: Op, name: str) -> str:
+    """An attribute's value inside a shape function: given, or its (literal) default."""
+    known = _literal_defaults(op)
+    return f"attribs.get({nnef_name(name)!r}, {known[name]!r})" if name in known else f"attribs[{nnef_name(name)!r}]"
 
 
 def _literal(value: Any, type_: DataType) -> str | None:
@@ -133,6 +146,9 @@ class NnefGenerator:
                 # Said, not dropped: NNEF strings have no escapes, nor numbers infinities.
                 attribute = _comment(f"{nnef_name(a.name)}: its default {a.default!r} has no NNEF spelling; "
                                      "pass it") + "\n    " + attribute
+            elif defaults.is_computed(a):  # an attribute's default cannot read another parameter
+                attribute = _comment(f"{nnef_name(a.name)}: opforge's default is "
+                                     f"{defaults.describe(a.default)}; pass it") + "\n    " + attribute  # type: ignore[arg-type]
             params.append(attribute)
         for cfg in op.configs:
             for a in cfg.args:
@@ -226,8 +242,7 @@ class NnefGenerator:
             body = (f"return reduced({nnef_name(c.input)}, attribs.get({nnef_name(c.axes)!r}, []), "
                     f"attribs.get({nnef_name(c.keep_dims)!r}, False))")
         elif isinstance(c, C.ArgReduction):
-            default = next(a.default for a in op.args if a.name == c.axis)
-            body = (f"return reduced({nnef_name(c.input)}, [attribs.get({nnef_name(c.axis)!r}, {default!r})], "
+            body = (f"return reduced({nnef_name(c.input)}, [{_attribute_value(op, c.axis)}], "
                     f"attribs.get({nnef_name(c.keep_dims)!r}, False))")
         elif isinstance(c, C.Contraction):
             ids = {label: i for i, label in enumerate(c.spec.labels)}
@@ -237,7 +252,7 @@ class NnefGenerator:
         elif isinstance(c, C.RandomSample):
             body = "return list(attribs['shape'])"
         elif isinstance(c, C.Generation):
-            defaults = {a.name: a.default for a in op.args if a.has_default}
+            defaults = _literal_defaults(op)
             tensors = {i.name for i in op.inputs}
             given = [f"{role!r}: {nnef_name(arg)}" if arg in tensors else  # a tensor role: its shape
                      f"{role!r}: attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else
@@ -265,20 +280,18 @@ class NnefGenerator:
             body = f"return list({ins[0]})" if c.widen == 1 else \
                 f"return list({ins[0]})[:-1] + [{ins[0]}[-1] * {c.widen}]"
         elif isinstance(c, C.Join):
-            default = next(a.default for a in op.args if a.name == c.axis)
-            body = (f"return list(join_shape({nnef_name(c.inputs)}, attribs.get({nnef_name(c.axis)!r}, {default!r}), "
-                    f"{c.stack}))")
+            body = f"return list(join_shape({nnef_name(c.inputs)}, {_attribute_value(op, c.axis)}, {c.stack}))"
         elif isinstance(c, C.Merge):
             body = f"return list(merge_shape({nnef_name(c.inputs)}))"
         elif isinstance(c, C.FindAll):  # the indices (one per element of the input) and their count
             return f"def {name}({params}):\n    return ([math.prod({ins[0]})], [])\n"
         elif isinstance(c, C.TensorDot):
-            defaults = {a.name: a.default for a in op.args if a.has_default}
+            defaults = _literal_defaults(op)
             given = ", ".join(f"attribs.get({nnef_name(n)!r}, {defaults[n]!r})" if n in defaults else
                               f"attribs[{nnef_name(n)!r}]" for n in (*c.axes, *c.transposes))
             body = f"return list(tensordot_plan({ins[0]}, {ins[1]}, {given})[1])"
         elif isinstance(c, C.Parts):  # a list result: one shape per tensor
-            defaults = {a.name: a.default for a in op.args if a.has_default}
+            defaults = _literal_defaults(op)
             given = ", ".join(f"{role!r}: attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else
                               f"{role!r}: attribs[{nnef_name(arg)!r}]" for role, arg in c.params)
             source = ins[0] if c.part == "meshgrid" else f"[{ins[0]}]"
@@ -291,7 +304,7 @@ class NnefGenerator:
             rest = f"list({nnef_name(c.updates)})[len({nnef_name(c.indices)}):]"
             body = f"return [attribs[{nnef_name(c.rows)!r}]] + {rest}"
         elif isinstance(c, C.LayoutMove):
-            defaults = {a.name: a.default for a in op.args if a.has_default}
+            defaults = _literal_defaults(op)
             given = []
             for role, arg in c.params:
                 if any(i.name == arg for i in op.inputs):  # a tensor role: its shape

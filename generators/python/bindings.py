@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dsl import compute as C
-from dsl import doc_tokens
+from dsl import defaults, doc_tokens
 from dsl import expr as E
 from dsl import dtypes as D
 from dsl.model import Arg, Config, Op
@@ -78,7 +78,7 @@ def _hint(a: Arg) -> str:
     base = PY_TYPE.get(a.type, "object")
     if not a.count.is_single:
         base = f"Sequence[{base}]"
-    if a.default is None:
+    if a.default is None or defaults.is_computed(a):
         base += " | None"
     return f": {base}"
 
@@ -102,6 +102,8 @@ def _doc(op: Op) -> str:
         if not a.count.is_single:
             kind = f"sequence of {kind} ({a.count})"
         default = f", default {_default(a)}" if a.has_default else ""
+        if defaults.is_computed(a):
+            default = f", default {defaults.describe(a.default)}"  # type: ignore[arg-type]
         lines += [f"{py_name(a.name)} : {kind}{default}", f"    {a.description}"]
     for c in op.configs:
         lines += [f"{config_param(c.name)} : {c.name}, optional", "    Settings; None means every default."]
@@ -176,7 +178,31 @@ class _Binding:
             self.add(f"if {py_name(i.name)} is None:", f"    {py_name(i.name)} = {py_name(i.default.name)}")
         self.add(f"{names}, = _rt.tensors(_op, ({', '.join(specs)},))")
 
+    def computed_defaults(self) -> None:
+        """Args left out whose default is another parameter, a tensor's shape or its dtype."""
+        outputs = [o.name for o in self.op.outputs]
+        for a in defaults.fill_order(self.op):
+            n, d = py_name(a.name), a.default
+            source = defaults.source(d)  # type: ignore[arg-type]
+            if source.kind == "output":  # given only with out= (else the arg is required)
+                where = "out" if len(outputs) == 1 else f"out[{outputs.index(source.name)}]"
+                tensor = "_given"
+                self.add(f"if {n} is None:",
+                         f"    _given = {where} if out is not None else None",
+                         "    if not isinstance(_given, np.ndarray):",
+                         f"        raise TypeError(f\"{{_op}}: {a.name} is required unless out= gives {source.name}\")")
+            else:
+                tensor = py_name(source.name)
+                self.add(f"if {n} is None:")
+            if isinstance(d, E.ParamRef) and source.kind == "arg":
+                self.add(f"    {n} = {py_name(source.name)}")
+            elif isinstance(d, E.ShapeOf):
+                self.add(f"    {n} = {tensor}.shape")
+            else:
+                self.add(f"    {n} = _rt.name_of({tensor}.dtype)")
+
     def args(self) -> None:
+        self.computed_defaults()
         for a in self.op.args:
             n = py_name(a.name)
             check = self._arg_check(a, n, a.name)

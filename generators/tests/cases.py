@@ -12,6 +12,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from dsl import compute as C
+from dsl import defaults
 from dsl import dtypes as D
 from dsl.model import Arg, Op
 from dsl.types import DataType
@@ -79,7 +80,8 @@ GENERATE_CASES: dict[str, list[dict[str, Any]]] = {
     "linspace": [{"start": 0.0, "stop": 1.0, "num": 5}, {"start": 4.0, "stop": -4.0, "num": 3},
                  {"start": 2.0, "stop": 3.0, "num": 1}, {"start": 0.0, "stop": 1.0, "num": 0},
                  {"start": 0.0, "stop": 1.0, "num": -1}, {"start": -200.0, "stop": 200.0, "num": 4}],
-    "eye": [{"rows": 3, "cols": 3}, {"rows": 2, "cols": 4}, {"rows": 0, "cols": 2}, {"rows": -1, "cols": 2}],
+    "eye": [{"rows": 3, "cols": 3}, {"rows": 2, "cols": 4}, {"rows": 0, "cols": 2}, {"rows": -1, "cols": 2},
+            {"rows": 3}, {"rows": -2}],
     "tri": [{"rows": 3, "cols": 3, "diag": 0}, {"rows": 2, "cols": 4, "diag": 1}, {"rows": 4, "cols": 2, "diag": -1},
             {"rows": 0, "cols": 2, "diag": 0}, {"rows": 2, "cols": -1, "diag": 0}],
     # A tensor role is (shape, lowest, highest value).
@@ -237,9 +239,24 @@ def cases(op: Op) -> Iterator[tuple[str, dict[str, Any]]]:
     for v in variants_of(op):
         for i, spec in enumerate(_cases_for(op, c, v)):
             spec["seed"] = _seed(op.qualified_name, v.dtype, i)
+            if (resolved := _resolved_defaults(op, spec)):
+                spec["defaults"] = resolved
             spec["inputs"] = {py_name(k): t for k, t in spec["inputs"].items()}
             spec["args"] = {py_name(k): a for k, a in spec["args"].items()}
             yield v.dtype, spec
+
+
+def _resolved_defaults(op: Op, spec: dict[str, Any]) -> dict[str, Any]:
+    """The values the args a case leaves out take from computed defaults (Python names): the
+    tests call the op with them given too, and both calls must agree (issue 17.1)."""
+    left_out = [a for a in defaults.fill_order(op) if a.name not in spec["args"]]
+    tensors = {n: t for n, t in spec["inputs"].items() if isinstance(t, dict)}
+    if not left_out or any(defaults.source(a.default).name not in tensors | spec["args"]  # type: ignore[arg-type]
+                           for a in left_out):
+        return {}
+    given = {a.name: spec["args"][a.name] for a in op.args if a.name in spec["args"]}
+    values = defaults.resolve(op, given, lambda n: np.empty(tensors[n]["shape"], dtype=tensors[n]["dtype"]))
+    return {py_name(a.name): values[a.name] for a in left_out}
 
 
 def _tol(op: Op, c: Any, dtype: str) -> dict[str, float]:
@@ -377,11 +394,21 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
                             "args": {"dtype": v.dtype}, "tol": tol})
     elif isinstance(c, C.Generation):
         tensors = {i.name for i in op.inputs}
-        for roles in GENERATE_CASES[c.generator]:
+        # Inputs only defaults read (full_like's x gives the shape and dtype left out).
+        free = [i.name for i in op.inputs if i.name not in dict(c.params).values()]
+        for k, roles in enumerate(GENERATE_CASES[c.generator]):
             args = {c.arg(role): value for role, value in roles.items() if c.arg(role) not in tensors}
             inputs = {c.arg(role): _tensor(v.of(c.arg(role)), value[0], extreme=False, low=value[1], high=value[2])
                       for role, value in roles.items() if c.arg(role) in tensors}
-            out.append({"inputs": inputs, "args": args | {"dtype": v.dtype}, "tol": tol})
+            args["dtype"] = v.dtype
+            shape = args.get(dict(c.params).get("shape", "shape"))
+            for name in free:
+                if k % 2 == 0 and shape is not None and min(shape, default=0) >= 0:  # x says shape and dtype
+                    inputs[name] = _tensor(v.dtype, tuple(shape))
+                    args = {a: value for a, value in args.items() if a not in ("dtype", c.arg("shape"))}
+                else:  # given explicitly, x of another dtype and shape
+                    inputs[name] = _tensor("int16" if v.dtype != "int16" else "float32", (3, 1))
+            out.append({"inputs": inputs, "args": args, "tol": tol})
     elif isinstance(c, C.SlidingWindow):
         for window, stride, frame, blocks in [(3, 2, (2,), [1, 2, 4, 0, 3, 2]), (2, 5, (), [4, 1, 3, 2, 2]),
                                               (1, 1, (2, 2), [3, 1]), (4, 4, (3,), [2, 2, 5, 4, 4])]:
@@ -590,6 +617,7 @@ def spoiled_cases(op: Op) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
     def spoil(what: str, expect: str, inputs: dict[str, Any] | None = None,
               args: dict[str, Any] | None = None) -> tuple[str, str, str, dict[str, Any]]:
         spec = dict(template, inputs=template["inputs"] | (inputs or {}), args=template["args"] | (args or {}))
+        spec.pop("defaults", None)  # (what the template's defaults resolve to need not hold for the spoiled one)
         return dtype, what, expect, spec
 
     for name, t in template["inputs"].items():

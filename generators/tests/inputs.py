@@ -168,6 +168,16 @@ def check_parity(fn: Callable[..., np.ndarray], op: str, dtype: str, spec: dict[
     shapes = {k: [getattr(x, "shape", x) for x in v] if isinstance(v, list) else getattr(v, "shape", v)
               for k, v in build(spec, configs).items()}
     where = f"{op} {dtype} shapes/args {shapes} seed {spec['seed']}"
+    if spec.get("defaults"):  # args left to computed defaults: the same as giving their values
+        try:
+            explicit = fn(**build(spec, configs), **spec["defaults"], backend="python")
+        except refusals as exc:
+            explicit = exc
+        assert type(explicit) is type(py), f"{where}: with {spec['defaults']} given: {explicit!r}, left out: {py!r}"
+        if not isinstance(py, Exception):
+            assert explicit.dtype == py.dtype and explicit.shape == py.shape and np.array_equal(
+                explicit, py, equal_nan=py.dtype.kind == "f"), f"{where}: left out {spec['defaults']} gives " \
+                f"{py.dtype}{py.shape}, given {explicit.dtype}{explicit.shape}"
     if isinstance(py, Exception) or isinstance(c, Exception):
         assert type(c) is type(py), f"{where}: C gave {c!r}, Python gave {py!r}"
         assert _names_the_op(str(c), op) and _names_the_op(str(py), op), f"{where}: C gave {c!r}, Python gave {py!r}"
