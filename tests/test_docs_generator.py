@@ -188,7 +188,7 @@ def test_doc_scopes_languages_tokens_and_injection(project: Path, cli: Cli) -> N
     text = visible_text(page)
     assert "The thing op (native thing_native) takes a tensor." in text
     assert "Class doc." in text and "Creator doc." in text
-    assert "Constructor doc." not in text and "Only for C." not in text
+    assert "As a graph node (NNEF fragment, DEEPCRAFT unit) Constructor doc." in text and "Only for C." not in text
     assert "(checked by the backend) x is small: x.rank() <= 4" in text
     assert "the | input *x*" in text and "mode <m>" in text
     assert 'a|b' in text and "c`d" in text

@@ -5,6 +5,7 @@ agrees with the reference implementation."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 import types
@@ -14,7 +15,7 @@ import nnef
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, write_ops
 from dsl import compute as C
 from dsl import loader
 from dsl.types import DataType
@@ -135,3 +136,59 @@ def test_stateful_ops_are_named_not_dropped(out: Path) -> None:
     signal = (out / "signal.nnef").read_text()
     assert "# signal.sliding_window: a stateful stream, which NNEF cannot express" in signal
     assert "fragment signal_sliding_window" not in signal
+
+
+_HEAD = ("version 1.0;", "extension KHR_enable_fragment_definitions;")
+_GRAPH = "graph G( a ) -> ( b )\n{\n    a = external<scalar>(shape = [1]);\n    b = copy(a);\n}\n"
+
+
+def _body(document: str) -> str:
+    """A document's fragments: without its header comment, version and extension lines."""
+    return "\n".join(line for line in document.splitlines()[1:] if line not in _HEAD)
+
+
+def test_all_documents_load_together_in_one_parse(out: Path) -> None:
+    """Issue 17.6: base.nnef and math.nnef in one document failed (`operation 'math_variance'
+    already defined`): base declared math's ops again for its aliases. Every document alone,
+    and all of them together, parse."""
+    documents = sorted(out.glob("*.nnef"))
+    assert len(documents) >= 7
+    for path in documents:
+        nnef.parse_string(path.read_text() + "\n" + _GRAPH)
+    together = "\n".join(_HEAD) + "\n" + "\n".join(_body(p.read_text()) for p in documents) + "\n" + _GRAPH
+    nnef.parse_string(together)
+    # each fragment is defined once, in its own namespace's document
+    defined = [m for p in documents for m in re.findall(r"^fragment (\w+)", p.read_text(), re.M)]
+    assert len(defined) == len(set(defined))
+    assert all(name.startswith(p.stem + "_") for p in documents
+               for name in re.findall(r"^fragment (\w+)", p.read_text(), re.M))
+
+
+def test_comments_follow_language_scope_and_tokens(tmp_path: Path) -> None:
+    """Issue 17.7: NNEF comments showed the first Doc whatever its Language and DocScope, with
+    raw %TOKENS%. Now they carry what any target shows: the op's docs for ANY and NNEF, of
+    every scope that describes the op as a graph node (ALL, CLASS_DOC_ONLY, CONSTRUCTORS_ONLY),
+    tokens expanded."""
+    ops = write_ops(tmp_path, {"defs.py": '''
+        from dsl import *
+        with Namespace("m2"):
+            with Op("user") as op:
+                Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Elementwise(lambda x: -x)
+                Doc(Language.PYTHON, DocScope.ALL, "PYTHON_ONLY text")
+                Doc(Language.NNEF, DocScope.ALL, "NNEF_ONLY %INPUT_TYPE% of %OPNAME%, 100%%")
+                Doc(Language.ANY, DocScope.CREATORS_ONLY, "CREATORS_ONLY text")
+                Doc(Language.ANY, DocScope.CONSTRUCTORS_ONLY, "CONSTRUCTORS_ONLY for %NATIVE_OPNAME%")
+                Doc(Language.ANY, DocScope.CLASS_DOC_ONLY, "Class docs")
+    '''})
+    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "nnef", "-opsdir", str(ops),
+                    "-outdir", str(tmp_path / "out")], cwd=ROOT, check=True, capture_output=True)
+    document = (tmp_path / "out" / "nnef" / "m2.nnef").read_text()
+    comment = document.split("fragment m2_user")[0].split("extension KHR_enable_fragment_definitions;")[1]
+    assert comment.strip().splitlines() == [
+        "# m2.user: NNEF_ONLY tensor of m2_user, 100%",
+        "# CONSTRUCTORS_ONLY for user",
+        "# Class docs",
+    ]
+    nnef.parse_string(document + "\n" + _GRAPH)

@@ -6,7 +6,8 @@ from typing import Sequence
 
 
 from dsl.model import Catalogue, Namespace, Op
-from dsl.types import DataType, DocScope, Language
+from dsl import doc_tokens
+from dsl.types import DataType, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.kernels import c_emit as emit
@@ -38,12 +39,7 @@ class CGenerator:
         return files
 
     def _doc(self, op: Op) -> str:
-        docs = op.docs_for(Language.C, (DocScope.ALL, DocScope.CLASS_DOC_ONLY, DocScope.CREATORS_ONLY))
-        from dsl import doc_tokens
-
-        tokens = {doc_tokens.OPNAME: abi.function(op), doc_tokens.NATIVE_OPNAME: op.native_name,
-                  doc_tokens.INPUT_TYPE: "opforge_tensor"}
-        lines = [doc_tokens.expand(d.text, tokens) for d in docs]
+        lines = doc_tokens.texts(op, Language.C, doc_tokens.FUNCTION_SCOPES, abi.function(op), "opforge_tensor")
         params = [f"{p.name}: {p.description}" for p in op.params if p.description]
         body = "\n".join(lines + [""] + params + ["Returns OPFORGE_OK, or a status with *detail (if not NULL) set "
                                                   "to a static message."])

@@ -18,9 +18,11 @@ from generators.docs.expressions import READABLE, compute_text, default_text
 from generators.kernels import evaluate, examples, reference
 
 #: Doc scopes shown as the op's description on its page (class-level docs).
-DESCRIPTION_SCOPES = (DocScope.ALL, DocScope.CLASS_DOC_ONLY)
+DESCRIPTION_SCOPES = doc_tokens.DESCRIPTION_SCOPES
 #: Doc scopes shown with the signatures (the op's creator functions).
 CREATOR_SCOPES = (DocScope.CREATORS_ONLY,)
+#: Doc scopes shown for the op as a node of a graph (an NNEF fragment, a unit: ND4J's constructors).
+NODE_SCOPES = (DocScope.CONSTRUCTORS_ONLY,)
 #: What ``%INPUT_TYPE%`` means on the docs site.
 TENSOR_TYPE_NAME = "tensor"
 #: Where an ONNX operator of the default domain is documented.
@@ -219,6 +221,7 @@ class DocsGenerator:
                 for s in op.signatures
             ],
             "creator_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, CREATOR_SCOPES)),
+            "node_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, NODE_SCOPES)),
             "computes": [md.code(line) for line in compute_text(op)],
             "example": self._example(ns, op, functions),
             "onnx": onnx_link(op.onnx) if op.onnx else None,

@@ -18,7 +18,7 @@ from typing import Sequence
 from dsl import compute as C
 from dsl import doc_tokens
 from dsl.model import Namespace, Op
-from dsl.types import DataType, DocScope, Language
+from dsl.types import DataType, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import black_format, c_comment, clang_format
@@ -453,10 +453,8 @@ class ImunitGenerator:
     @staticmethod
     def _description(unit: ET.Element, op: Op, python_fragment: str | None) -> None:
         """The op's docs under a header, and the inlined Python fragment if the unit has one."""
-        tokens = {doc_tokens.OPNAME: unit_name(op), doc_tokens.NATIVE_OPNAME: abi.function(op),
-                  doc_tokens.INPUT_TYPE: "array"}
-        texts = [doc_tokens.expand(d.text, tokens)
-                 for d in op.docs_for(Language.IMUNIT, (DocScope.ALL, DocScope.CLASS_DOC_ONLY))]
+        # A unit is a node one places in a graph: ND4J's constructor docs are its own (ADR 0004).
+        texts = doc_tokens.texts(op, Language.IMUNIT, doc_tokens.NODE_SCOPES, unit_name(op), "array")
         description = ET.SubElement(unit, "Description")
         head = ET.SubElement(description, "Header")
         head.text = "Description"

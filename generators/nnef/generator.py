@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from dsl import compute as C
-from dsl import defaults
+from dsl import defaults, doc_tokens
 from dsl import expr as E
 from dsl.model import NO_DEFAULT, Arg, Namespace, Op
 from dsl.types import DataType, Language
@@ -165,29 +165,39 @@ class NnefGenerator:
                  "extension KHR_enable_fragment_definitions;", ""]
         declared = set()
         for op in code_ops(ns):
-            first = next((d.text for d in op.docs if d.text.strip()), "")
             if abi.is_stream(op):
                 # NNEF describes stateless graphs: a stateful op has no fragment (ADR 0014).
                 parts += [_comment(f"{op.qualified_name}: a stateful stream, which NNEF cannot express"), ""]
                 continue
-            parts += [_comment(f"{op.qualified_name}: {first.splitlines()[0] if first else ''}"),
-                      self.fragment(op, body=self._composition_body(op, ns))]
+            parts += [*self._docs(op), self.fragment(op, body=self._composition_body(op, ns))]
             declared.add(op.qualified_name)
         for alias in ns.aliases:
             target = context.catalogue.resolve(alias)
-            if target is None or target.abstract:
+            if target is None or target.abstract or abi.is_stream(target):
                 continue
+            name = fragment_name(ns.name, alias.name)
             if target.qualified_name not in declared:
-                parts += [_comment(f"{target.qualified_name} (declared here for the alias below)"), self.fragment(target)]
-                declared.add(target.qualified_name)
+                # The target lives in another namespace's document: declare the alias with the
+                # target's interface instead of a body, so that every document stands alone and
+                # any set of them loads together (each fragment defined once, in its own document).
+                parts += [_comment(f"{alias.qualified_name}: alias of {alias.target} "
+                                   f"(declared in {target.namespace.lower()}.nnef)"), self.fragment(target, name)]
+                continue
             args = [nnef_name(i.name) for i in target.inputs]
             args += [f"{nnef_name(a.name)} = {nnef_name(a.name)}" for a in target.args]
             outs = ", ".join(nnef_name(o.name) for o in target.outputs)
             kind = "<?>" if self._generic(target) else ""  # else the callee's type defaults to scalar
             body = f"    {outs} = {fragment_name(target.namespace, target.name)}{kind}({', '.join(args)});"
-            parts += [_comment(f"{alias.qualified_name}: alias of {alias.target}"),
-                      self.fragment(target, fragment_name(ns.name, alias.name), body)]
+            parts += [_comment(f"{alias.qualified_name}: alias of {alias.target}"), self.fragment(target, name, body)]
         return "\n".join(parts)
+
+    @staticmethod
+    def _docs(op: Op) -> list[str]:
+        """The op's docs as comment lines: those for a node of a graph (ADR 0004), tokens expanded."""
+        texts = doc_tokens.texts(op, Language.NNEF, doc_tokens.NODE_SCOPES, fragment_name(op.namespace, op.name),
+                                 "tensor")
+        lines = [line for text in texts for line in text.splitlines() if line.strip()] or [""]
+        return [_comment(f"{op.qualified_name}: {lines[0]}"), *(_comment(line) for line in lines[1:])]
 
     def _composition_body(self, op: Op, ns: Namespace) -> str | None:
         """A composed op's fragment invokes its steps (which the document declares above)."""

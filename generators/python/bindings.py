@@ -7,7 +7,7 @@ from dsl import defaults, doc_tokens
 from dsl import expr as E
 from dsl import dtypes as D
 from dsl.model import Arg, Config, Op
-from dsl.types import DataType, DocScope, Language
+from dsl.types import DataType, Language
 from generators import abi
 from generators.formatting import visible_controls
 from generators.kernels.messages import scatter_messages
@@ -84,10 +84,7 @@ def _hint(a: Arg) -> str:
 
 
 def _doc(op: Op) -> str:
-    tokens = {doc_tokens.OPNAME: function_name(op.name), doc_tokens.NATIVE_OPNAME: abi.function(op),
-              doc_tokens.INPUT_TYPE: "numpy.ndarray"}
-    docs = [doc_tokens.expand(d.text, tokens)
-            for d in op.docs_for(Language.PYTHON, (DocScope.ALL, DocScope.CLASS_DOC_ONLY, DocScope.CREATORS_ONLY))]
+    docs = doc_tokens.texts(op, Language.PYTHON, doc_tokens.FUNCTION_SCOPES, function_name(op.name), "numpy.ndarray")
     variants = list(variants_of(op))
     lines = ["\n\n".join(docs), "", "Parameters", "----------"]
     for i in op.inputs:
@@ -543,7 +540,8 @@ def stream_binding(op: Op) -> str:
         f"        if not {render(k.expr)}:\n            raise ValueError(_op + {(': ' + k.message)!r})\n"
         for _, k in op.all_constraints()
         if not k.backend and "input" not in {r.kind for r in E.param_refs(k.expr)})
-    doc = docstring_text("\n\n".join(d.text for d in op.docs_for(Language.PYTHON, (DocScope.ALL, DocScope.CLASS_DOC_ONLY))))
+    # The queue is a class one constructs: its docs are those of a graph node, ND4J's constructors.
+    doc = docstring_text("\n\n".join(doc_tokens.texts(op, Language.PYTHON, doc_tokens.NODE_SCOPES, cls, "numpy.ndarray")))
     return f'''
 class {cls}:
     """{doc}
