@@ -707,6 +707,17 @@ def dtype_from_arg(c: object) -> bool:
     return isinstance(c, (RandomSample, Generation))
 
 
+def in_place_inputs(op: Any) -> tuple[str, ...]:
+    """The inputs the op's output may be, exactly (same memory, dtype and shape): an op that
+    computes element i of its result from element i of each input alone (elementwise, a
+    composition of elementwise ops) reads each element before it writes it (ADR 0006)."""
+    c = op.compute
+    if isinstance(c, Elementwise):
+        names = {i.name for i in op.inputs}
+        return tuple(p for p in c.params if p in names)
+    return ()
+
+
 def own_dtype_inputs(op: Any) -> tuple[str, ...]:
     """Inputs whose dtype is their own, not the variant's: cast's input, and an input of a
     generated tensor that only an arg's default reads (full_like's x): any dtype."""

@@ -26,6 +26,7 @@ STATUS = (
     ("OPFORGE_ERR_ARG", "an argument is out of range"),
     ("OPFORGE_ERR_EMPTY", "the op is not defined for no elements"),
     ("OPFORGE_ERR_SIZE", "a size is negative or too large"),
+    ("OPFORGE_ERR_OVERLAP", "an output overlaps an input, another output or the workspace"),
 )
 
 

@@ -241,6 +241,15 @@ def fails(kind, message, fn, *args, **kwargs):
         raise AssertionError(f"no {kind.__name__}: {message}")
 
 x = np.arange(6, dtype=np.float32).reshape(2, 3)
+# out= follows the C API's rule (ADR 0006): exactly an elementwise op's input, or no overlap
+for backend in ("c", "python"):
+    x1 = x.copy()
+    assert math.add(x1, np.ones(3, np.float32), out=x1, backend=backend) is x1 and (x1 == x + 1).all()
+    fails(ValueError, "math.add: out may be x itself (the same data, dtype and shape), no other overlap",
+          math.add, x1[:, :2], np.ones(2, np.float32), out=x1[:, 1:], backend=backend)
+    fails(ValueError, "math.transpose: out must not overlap x", math.transpose, x1, out=x1.reshape(3, 2),
+          backend=backend)
+    fails(ValueError, "math.sum: out must not overlap x", math.sum, x1, [1], out=x1[0, :2], backend=backend)
 fails(ValueError, "math.add: x and y must have the same type (x has dtype float32, y has dtype float64)",
       math.add, x, np.ones(3))
 fails(ValueError, "math.add: x and y must have broadcastable shapes (x has shape (2, 3), y has shape (4,))",
@@ -590,8 +599,30 @@ int main(void)
     /* several outputs must not overlap (they are written through restrict pointers) */
     const int64_t last[1] = {1};
     opforge_tensor mean = {c, OPFORGE_FLOAT32, 1, {2}}, variance = {c + 1, OPFORGE_FLOAT32, 1, {2}};
-    EXPECT("overlapping outputs", opforge_math_moments(&x, last, 1, false, &mean, &variance, &detail), OPFORGE_ERR_ARG,
-           "mean, variance: outputs must not overlap");
+    EXPECT("overlapping outputs", opforge_math_moments(&x, last, 1, false, &mean, &variance, &detail),
+           OPFORGE_ERR_OVERLAP, "mean, variance: outputs must not overlap");
+    /* in place (ADR 0006): an elementwise op's output may be one of its inputs, exactly, the
+     * y of this call broadcast (the strided kernel); any other overlap is refused */
+    float p[8] = {1, 2, 3, 4, 5, 6, 0, 0}, q[3] = {10, 20, 30};
+    opforge_tensor px = {p, OPFORGE_FLOAT32, 2, {2, 3}}, qy = {q, OPFORGE_FLOAT32, 1, {3}};
+    EXPECT("add in place", opforge_math_add(&px, &qy, &px, &detail), OPFORGE_OK, NULL);
+    const float added[6] = {11, 22, 33, 14, 25, 36};
+    expect("add in place computes", memcmp(p, added, sizeof added) == 0 ? OPFORGE_OK : OPFORGE_ERR_ARG, OPFORGE_OK,
+           NULL, NULL);
+    opforge_tensor q_out = {q, OPFORGE_FLOAT32, 1, {3}};
+    EXPECT("over the broadcast input", opforge_math_add(&px, &qy, &q_out, &detail), OPFORGE_ERR_SHAPE, NULL);
+    opforge_tensor shifted = {p + 1, OPFORGE_FLOAT32, 2, {2, 3}};
+    EXPECT("partial overlap", opforge_math_add(&px, &qy, &shifted, &detail), OPFORGE_ERR_OVERLAP,
+           "output may be x itself (the same data, dtype and shape), no other overlap");
+    opforge_tensor flags = {p, OPFORGE_BOOL, 2, {2, 3}};
+    EXPECT("a comparison over its input", opforge_base_gt(&px, &px, &flags, &detail), OPFORGE_ERR_OVERLAP,
+           "output may be x itself (the same data, dtype and shape), no other overlap");
+    opforge_tensor transposed = {p, OPFORGE_FLOAT32, 2, {3, 2}};
+    EXPECT("transpose over its input", opforge_math_transpose(&px, &transposed, &detail), OPFORGE_ERR_OVERLAP,
+           "output must not overlap x");
+    opforge_tensor sums = {p + 4, OPFORGE_FLOAT32, 1, {2}};
+    EXPECT("sum into its input", opforge_math_sum(&px, last, 1, false, &sums, &detail), OPFORGE_ERR_OVERLAP,
+           "output must not overlap x");
     variance.data = c + 2;
     EXPECT("moments", opforge_math_moments(&x, last, 1, false, &mean, &variance, &detail), OPFORGE_OK, NULL);
     expect("detail may be NULL", opforge_math_add(NULL, &y, &out, NULL), OPFORGE_ERR_NULL, NULL, NULL);

@@ -131,11 +131,12 @@ def compute_text(op: object) -> list[str]:
         return []
     steps = op.composition.steps if op.composition is not None else ()  # type: ignore[attr-defined]
     if steps:
+        rule = "NumPy broadcasting" if c.broadcast == "numpy" else "equal shapes or one scalar operand"
         lines = []
         for s in steps:
             args = [str(i) for i in s.inputs] + [f"{k}={_literal(v)}" for k, v in s.args]
             name = out if s is steps[-1] else s.name
-            lines.append(f"composed: {name} = {s.op}({', '.join(args)})")
+            lines.append(f"composed, {rule}: {name} = {s.op}({', '.join(args)})")
         return lines
     if isinstance(c, C.Elementwise):
         lines = []

@@ -483,13 +483,16 @@ class ImunitGenerator:
         out = op.outputs[0]
         steps = op.composition.steps
         for s in steps:
-            tensors = list(dict.fromkeys(v for v in s.inputs if isinstance(v, str)))
-            shape = shape_of[tensors[0]]
-            for other in tensors[1:]:
-                a, b = shape, shape_of[other]
-                shape = (f"(({a}.count > {b}.count) || (({a}.count == {b}.count) && (({a}.flat == 0) || "
-                         f"(({b}.flat != 0) && ({a}.flat >= {b}.flat))))) ? {a} : {b}")
+            # Each step's result: its operands broadcast by the step op's own rule (one rule, units.py).
+            tensors = [shape_of[v] for v in dict.fromkeys(v for v in s.inputs if isinstance(v, str))]
+            component = ns.op(s.op.rpartition(".")[2])
             name = f"{s.name}_shape" if s is not steps[-1] else "output_shape"
+            if len(tensors) > 1 and component is not None and component.compute.broadcast == "numpy":
+                for h in units.broadcast_result(tensors, f"{s.name}_broadcast"):
+                    ET.SubElement(params, hidden_tag, {"name": h.name, "value": h.value})
+                shape = f"{s.name}_broadcast_{units.MAX_RANK}"
+            else:
+                shape = units.same_or_scalar(tensors)
             ET.SubElement(params, hidden_tag, {"name": name, "value": shape})
             shape_of[s.name] = name
             if s is not steps[-1]:

@@ -305,16 +305,17 @@ def element(values: str, index: str) -> str:
 RESULT = "result"
 
 
-def built_shape(rank: str, dim: Callable[[int], str], keep: Callable[[int], str] | None = None) -> list[Hidden]:
+def built_shape(rank: str, dim: Callable[[int], str], keep: Callable[[int], str] | None = None,
+                name: str = RESULT) -> list[Hidden]:
     """A shape of ``rank`` axes (at most MAX_RANK), NumPy axis k of size ``dim(k)``, built in
-    hidden values ``result_0..result_8``: the expression language has no list arithmetic,
+    hidden values ``<name>_0..<name>_8``: the expression language has no list arithmetic,
     but appending an axis (``insert(0, size)``: Imaginet counts from the right) is enough.
     ``keep(k)`` drops axis k when false."""
-    out = [Hidden(f"{RESULT}_0", "System.Shape()")]
+    out = [Hidden(f"{name}_0", "System.Shape()")]
     for k in range(MAX_RANK):
         condition = f"({rank}) > {k}" + (f" && ({keep(k)})" if keep is not None else "")
-        out.append(Hidden(f"{RESULT}_{k + 1}",
-                          f"({condition}) ? {RESULT}_{k}.insert(0, {dim(k)}) : {RESULT}_{k}"))
+        out.append(Hidden(f"{name}_{k + 1}",
+                          f"({condition}) ? {name}_{k}.insert(0, {dim(k)}) : {name}_{k}"))
     return out
 
 
@@ -349,9 +350,47 @@ def _tensordot_result(c: C.TensorDot) -> list[Hidden]:
     return out
 
 
+def elementwise_tensors(op: Op) -> list[str]:
+    """The inputs an elementwise op's function reads (its other parameters are args)."""
+    names = {i.name for i in op.inputs}
+    return [p for p in op.compute.params if p in names]  # type: ignore[union-attr]
+
+
+def _from_right(shape: str, j: str) -> str:
+    """The size of axis ``j`` of ``shape`` counted from the right, 1 past its rank (how
+    broadcasting aligns shapes)."""
+    return f"({shape}.count > {j} ? {shape}.size({j}) : 1)"
+
+
+def broadcast_result(shapes: list[str], name: str = RESULT) -> list[Hidden]:
+    """NumPy broadcasting of ``shapes`` (shape expressions), one axis at a time, in hidden
+    values ``<name>_rank``, ``<name>_0..<name>_8`` (the result): the largest rank, and each
+    axis the size of the operands that are not 1 there (the contracts refuse shapes that do
+    not broadcast)."""
+    rank = f"{shapes[0]}.count"
+    for t in shapes[1:]:
+        rank = f"Math.max({rank}, {t}.count)"
+
+    def dim(k: int) -> str:
+        j = f"({name}_rank - 1 - {k})"
+        size = _from_right(shapes[0], j)
+        for t in shapes[1:]:
+            size = f"({size} == 1 ? {_from_right(t, j)} : {size})"
+        return size
+
+    return [Hidden(f"{name}_rank", rank), *built_shape(f"{name}_rank", dim, name=name)]
+
+
+def same_or_scalar(shapes: list[str]) -> str:
+    """TML's strict rule: the shape of the first operand that is not a scalar."""
+    return choose([(f"{t}.count != 0", t) for t in shapes[:-1]], shapes[-1])
+
+
 def layout_result(op: Op) -> list[Hidden]:
     """The hidden values that build a layout's output shape (empty when one expression does)."""
     c = op.compute
+    if isinstance(c, C.Elementwise) and c.broadcast == "numpy" and len(elementwise_tensors(op)) > 1:
+        return broadcast_result([f"{t}.shape" for t in elementwise_tensors(op)])
     if isinstance(c, C.TensorDot):
         return _tensordot_result(c)
     if not isinstance(c, C.LayoutMove):
@@ -519,20 +558,9 @@ def output_shape(op: Op) -> str:
             return f"{x}.insert(({axis} < 0 ? -{axis} - 1 : {x}.count - {axis}), 1)"
         return x
     if isinstance(c, C.Elementwise):
-        tensors = [p for p in c.params if any(i.name == p for i in op.inputs)]
-        if len(tensors) == 1:
-            return f"{tensors[0]}.shape"
-        # A unit cannot grow several operands: the result has the largest operand's shape
-        # (the first of equals). && and || bind equally in the language: every group is parenthesised.
-        def at_least(a: str, b: str) -> str:
-            return (f"(({a}.shape.count > {b}.shape.count) || (({a}.shape.count == {b}.shape.count) && "
-                    f"(({a}.shape.flat == 0) || (({b}.shape.flat != 0) && ({a}.shape.flat >= {b}.shape.flat)))))")
-
-        cases = []
-        for a in tensors[:-1]:
-            checks = [at_least(a, b) for b in tensors if b != a]
-            cases.append((checks[0] if len(checks) == 1 else "(" + " && ".join(checks) + ")", f"{a}.shape"))
-        return choose(cases, f"{tensors[-1]}.shape")
+        # (NumPy broadcasting of several operands is built in layout_result.) TML's strict rule:
+        # equal shapes, or scalars; the result has the shape of the first operand that is not one.
+        return same_or_scalar([f"{t}.shape" for t in elementwise_tensors(op)])
     if isinstance(c, (C.Reduction, C.ArgReduction)):
         x = c.input
         axis = "axis"
@@ -619,6 +647,15 @@ def contracts(op: Op) -> list[tuple[str, str]]:
         listed = next(o for o in op.outputs if o.name == c.outputs)
         out.append((f"{PART_COUNT} <= {LIST_SOCKETS}",
                     f"a unit gives at most {LIST_SOCKETS} tensors of {listed.name}, these inputs give {{{PART_COUNT}}}"))
+    if isinstance(c, C.Elementwise) and c.broadcast == "strict" and len(elementwise_tensors(op)) > 1:
+        # TML: logical, relational and bitwise ops take equal shapes, or scalars (rank 0).
+        tensors = elementwise_tensors(op)
+        for k, a in enumerate(tensors):
+            for b in tensors[k + 1:]:
+                same = " && ".join([f"{a}_rank == {b}_rank", *(f"{a}_d{d} == {b}_d{d}" for d in range(MAX_RANK))])
+                out.append((f"{a}_rank == 0 || {b}_rank == 0 || ({same})",
+                            f"{a} and {b} must have the same shape, or one be a scalar ({a}: {{{a}.shape}}, "
+                            f"{b}: {{{b}.shape}})"))
     if isinstance(c, (C.Reduction, C.ArgReduction)):
         x = c.input
         out.insert(0, (f"{x}.shape.count >= 1", f"{x} must have rank 1 or more"))

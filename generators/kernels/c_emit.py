@@ -106,11 +106,7 @@ class Emitter:
                 "}",
                 "}",
             ]
-        for k, a in enumerate(op.outputs):  # several outputs are written in one pass
-            for b in op.outputs[k + 1:]:
-                lines += [f"if (!opf_disjoint({abi.c_name(a.name)}, {abi.c_name(b.name)})) {{",
-                          f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{a.name}, {b.name}: outputs must not overlap')});",
-                          "}"]
+        lines += self.overlap_checks()
         for cfg, c in op.all_constraints():
             if c.backend:
                 continue
@@ -131,6 +127,46 @@ class Emitter:
                       f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string('tensor dtypes do not match: ' + _variant_text(v))});",
                       "}"]
         return lines
+
+    def overlap_checks(self) -> list[str]:
+        """No output shares a byte with another output, nor with an input, unless it is exactly
+        an input the op may write over (an elementwise op's: ADR 0006)."""
+        op = self.op
+        in_place = set(C.in_place_inputs(op))
+        lines: list[str] = []
+
+        def each(t: Input | Output, var: str) -> tuple[str, str, str]:
+            """(loop head, loop end, the descriptor) over a tensor or the tensors of a list."""
+            name = abi.c_name(t.name)
+            if t.name not in self.lists:
+                return "", "", name
+            return f"for (int32_t {var} = 0; {var} < {name}_count; {var}++) {{", "}", f"{name}[{var}]"
+
+        def fail(message: str) -> str:
+            return f"return opf_fail(detail, OPFORGE_ERR_OVERLAP, {c_string(message)});"
+
+        outputs = list(op.outputs)
+        for k, o in enumerate(outputs):
+            o_head, o_end, o_ref = each(o, "j")
+            if o.name in self.lists:  # the tensors of a list output, among themselves
+                name = abi.c_name(o.name)
+                lines += [f"for (int32_t j = 0; j < {name}_count; j++) {{",
+                          f"for (int32_t m = j + 1; m < {name}_count; m++) {{",
+                          f"if (!opf_disjoint({name}[j], {name}[m])) {{", fail(f"{o.name}: its tensors overlap"),
+                          "}", "}", "}"]
+            for other in outputs[k + 1:]:  # several outputs are written in one pass
+                b_head, b_end, b_ref = each(other, "m")
+                lines += [o_head, b_head, f"if (!opf_disjoint({o_ref}, {b_ref})) {{",
+                          fail(f"{o.name}, {other.name}: outputs must not overlap"), "}", b_end, o_end]
+            for i in op.inputs:
+                i_head, i_end, i_ref = each(i, "m")
+                exact = i.name in in_place
+                rule = (f"{o.name} may be {i.name} itself (the same data, dtype and shape), no other overlap"
+                        if exact else f"{o.name} must not overlap {i.name}")
+                lines += [o_head, i_head,
+                          f"if (!opf_may_write_over({i_ref}, {o_ref}, {'true' if exact else 'false'})) {{",
+                          fail(rule), "}", i_end, o_end]
+        return [line for line in lines if line]
 
     def list_checks(self, t: Input | Output, allowed: set[str]) -> list[str]:
         """A tensor list: a count in range, every descriptor usable and of the first one's dtype
@@ -225,8 +261,10 @@ class ElementwiseEmitter(Emitter):
                 scalar = [f"{abi.scalar_ctype(args[p].type)} {abi.c_name(p)}" for p in used]
                 env_args = {p: (abi.c_name(p), abi.scalar_dtype(args[p].type)) for p in used}
                 suffix = f"_c{k}" if len(c.cases) > 1 else ""
-                ins = [f"const {C_TYPE[v.of(p)]}* restrict {abi.c_name(p)}" for p in inputs]
-                o = f"{C_TYPE[v.of(out.name)]}* restrict {abi.c_name(out.name)}"
+                # No restrict: the output may be one of the inputs, exactly (ADR 0006); each element
+                # is read before it is written, and GCC still vectorises (with an overlap check).
+                ins = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
+                o = f"{C_TYPE[v.of(out.name)]}* {abi.c_name(out.name)}"
                 env = {p: (f"{abi.c_name(p)}[i]", v.of(p)) for p in inputs} | env_args
                 code, code_dtype = scalar_c.render(expr, compute_dtype, env)
                 oc = C_TYPE[v.of(out.name)]
@@ -310,7 +348,7 @@ static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t ran
     {offs}
     for (int64_t r = 0; r < rows; r++) {{
         {row_starts}
-        {oc}* restrict {out_name}_row = {out_name} + r * inner;
+        {oc}* {out_name}_row = {out_name} + r * inner;
         {loops}
         {advance}
     }}
@@ -1320,6 +1358,10 @@ class FragmentEmitter(Emitter):
                       "}", "if ((uintptr_t)workspace % sizeof(double) != 0) {",
                       f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string('workspace: not aligned for double')});",
                       "}"]
+            for t in (*op.inputs, *op.outputs):  # the scratch is written while every tensor is in use
+                lines += [f"if (!opf_bytes_disjoint(workspace, (size_t)doubles * sizeof(double), {abi.c_name(t.name)})) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_OVERLAP, {c_string(f'workspace: overlaps {t.name}')});",
+                          "}"]
             extra = extra + ["(double*)workspace"]
 
         def per_variant(v: D.Variant) -> list[str]:

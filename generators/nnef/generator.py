@@ -247,7 +247,8 @@ class NnefGenerator:
         params = ", ".join(ins + ["**attribs"])
         if isinstance(c, C.Elementwise):
             tensors = [nnef_name(p) for p in c.params if any(i.name == p for i in op.inputs)]
-            body = f"return broadcast({', '.join(tensors)})"
+            rule = "broadcast" if c.broadcast == "numpy" else "same_or_scalar"
+            body = f"return {rule}({', '.join(tensors)})"
         elif isinstance(c, C.Reduction):
             body = (f"return reduced({nnef_name(c.input)}, attribs.get({nnef_name(c.axes)!r}, []), "
                     f"attribs.get({nnef_name(c.keep_dims)!r}, False))")

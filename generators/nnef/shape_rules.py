@@ -16,6 +16,13 @@ def broadcast(*shapes):
     return out
 
 
+def same_or_scalar(*shapes):
+    """TML's rule for logical, relational and bitwise ops: equal shapes, or scalars (rank 0)."""
+    wide = [list(s) for s in shapes if len(s) != 0]
+    assert all(s == wide[0] for s in wide), f"shapes must be equal, or one operand a scalar: {shapes}"
+    return wide[0] if wide else []
+
+
 def reduced(shape, axes, keep_dims):
     rank = len(shape)
     chosen = {a % rank for a in axes} if axes else set(range(rank))

@@ -159,6 +159,8 @@ class _Binding:
         ins = self.op.inputs
         if not ins:
             return
+        # The caller's own arrays, before any conversion copies them: out= may not overlap them.
+        self.add(f"_given = ({''.join(f'({i.name!r}, {py_name(i.name)}), ' for i in ins).rstrip(', ')},)")
         specs = []
         for i in ins:
             allowed = tuple(d for d in abi.DTYPES if d in {v.of(i.name) for v in self.variants})
@@ -441,8 +443,8 @@ class _Binding:
     def call(self) -> None:
         op, c = self.op, self.c
         out = op.outputs[0]
-        inputs = ", ".join(("" if i.count.is_single else "*") + py_name(i.name) for i in op.inputs)
-        inputs = f"({inputs}{',' if op.inputs else ''})"
+        exact = C.in_place_inputs(op)
+        inputs = ("_given" if op.inputs else "()") + (f", exact={exact!r}" if exact else "")
         assign = isinstance(c, C.Elementwise)
         several = len(op.outputs) > 1
         if _listed(op):  # out: None or a list of arrays (or Nones), one per tensor the inputs give

@@ -325,12 +325,13 @@ def _cases_for(op: Op, c: Any, v: D.Variant) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if isinstance(c, C.Elementwise):
         names = [p for p in c.params if any(i.name == p for i in op.inputs)]
+        # (then shapes the op refuses: TML's rule refuses broadcasting, NumPy's unequal sizes)
         if c.broadcast == "numpy" and len(names) == 2:
             shapes = [((), ()), ((7,), (7,)), ((3, 4), (3, 4)), ((2, 3, 4), (1, 3, 1)), ((3, 1), (1, 4)),
-                      ((5,), ()), MAX_RANK_SHAPES, ((0, 3), (1, 3))]
+                      ((5,), ()), MAX_RANK_SHAPES, ((0, 3), (1, 3)), ((2,), (3,))]
         elif len(names) == 2:
             shapes = [((), ()), ((7,), (7,)), ((3, 4), (3, 4)), ((3, 4), ()), ((), (2, 5)), ((0, 3), (0, 3)),
-                      (MAX_RANK_SHAPES[0], MAX_RANK_SHAPES[0])]
+                      (MAX_RANK_SHAPES[0], MAX_RANK_SHAPES[0]), ((3, 1), (3,)), ((2,), (3,))]
         elif len(names) == 1:
             shapes = [((),), ((7,),), ((3, 4),), (MAX_RANK_SHAPES[0],), ((0, 3),)]
         else:  # three or more operands: equal shapes, then the trailing-axis broadcasts of a batch norm

@@ -79,21 +79,35 @@ class _Case:
     def arg(self, name: str) -> Any:
         return evaluate.arg_value(self.op, self.kwargs, name)
 
-    def c_function(self) -> str | None:
+    def in_place_input(self) -> str | None:
+        """An input the op may write its result over (ADR 0006) that has the result's shape and
+        dtype, preferring one whose fellow operands are broadcast (the strided kernel), or None."""
+        expected = self.expected()
+        if expected is None or isinstance(expected, tuple) or not self.size_ok():
+            return None
+        fits = [n for n in C.in_place_inputs(self.op)
+                if (a := np.asarray(self.kwargs[reference.py_name(n)])).shape == expected.shape
+                and a.dtype == expected.dtype]
+        shapes = {np.asarray(self.kwargs[reference.py_name(i.name)]).shape for i in self.op.inputs}
+        return next((n for n in fits if len(shapes) > 1), fits[0] if fits else None)
+
+    def c_function(self, in_place: str | None = None) -> str | None:
+        """The case as a C test function; with ``in_place``, the output is that input itself."""
         if not self.size_ok():
             return None
         expected = self.expected()
         # One expected array per output (an op with several outputs gives a tuple).
         wants = None if expected is None else (expected if isinstance(expected, tuple) else (expected,))
         op = self.op
-        lines = [f"/* {c_comment(op.qualified_name)} {self.dtype} case {self.index} (seed {self.spec['seed']}) */",
+        lines = [f"/* {c_comment(op.qualified_name)} {self.dtype} case {self.index} (seed {self.spec['seed']})"
+                 f"{', in place over ' + in_place if in_place else ''} */",
                  f"static void case_{self.index}(void)", "{"]
         call: list[str] = []
         for p in abi.parameters(op):
             if p.role == "input":
                 arr = np.array(self.kwargs[reference.py_name(p.source)], order="C")
                 dt = arr.dtype.name
-                lines.append(c_array(f"data_{p.name}", arr, dt))
+                lines.append(c_array(f"data_{p.name}", arr, dt, const=p.source != in_place))
                 dims = ", ".join(str(s) for s in arr.shape) or "0"
                 lines.append(f"opforge_tensor t_{p.name} = {{(void*)data_{p.name}, {abi.DTYPE_ENUM[dt]}, "
                              f"{arr.ndim}, {{{dims}}}}};")
@@ -166,6 +180,10 @@ class _Case:
                     dt = "float64" if C.dtype_from_arg(op.compute) else self.variant_dtype(p.source)
                     lines.append(f"static {C_TYPE[dt]} data_out{tag}[1];")
                     lines.append(f"opforge_tensor t_out{tag} = {{(void*)data_out{tag}, {abi.DTYPE_ENUM[dt]}, 1, {{1}}}};")
+                elif in_place:  # the result goes over the input: its data is what is compared
+                    lines.append(c_array(f"want{tag}", wants[k], wants[k].dtype.name))
+                    call.append(f"&t_{abi.c_name(in_place)}")
+                    continue
                 else:
                     want = wants[k]
                     dt = want.dtype.name
@@ -193,7 +211,7 @@ class _Case:
             elif p.role == "output_count":
                 call.append(str(len(wants) if wants is not None else 1))
         call.append("&detail")
-        name = c_string(f"{op.qualified_name} {self.dtype} case {self.index}")
+        name = c_string(f"{op.qualified_name} {self.dtype} case {self.index}" + (" in place" if in_place else ""))
         lines += ["const char* detail = NULL;",
                   f"const opforge_status st = {abi.function(op)}({', '.join(call)});"]
         if expected is None:
@@ -205,11 +223,12 @@ class _Case:
             compares = []
             for k, want in enumerate(wants):
                 tag = str(k) if k else ""
+                got = f"data_{abi.c_name(in_place)}" if in_place else f"data_out{tag}"
                 scale = _scale(self.kwargs, want)
                 kind = want.dtype.name
-                compares.append(f"same_{kind}(data_out{tag}, want{tag}, {want.size}, {int(tol['ulps'])}, {tol['abs'] * scale!r})"
+                compares.append(f"same_{kind}({got}, want{tag}, {want.size}, {int(tol['ulps'])}, {tol['abs'] * scale!r})"
                                 if kind in ("float32", "float64") else
-                                f"(memcmp(data_out{tag}, want{tag}, sizeof(want{tag}[0]) * {want.size}) == 0)")
+                                f"(memcmp({got}, want{tag}, sizeof(want{tag}[0]) * {want.size}) == 0)")
             compare = " && ".join(compares) or "true"  # (an empty list output: nothing to compare)
             if abi.has_workspace(op):
                 compare += " && st_workspace == OPFORGE_OK && workspace_need <= sizeof workspace"
@@ -312,8 +331,15 @@ def c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], heade
     fns = book.fns
     bodies: list[str] = []
     seen: dict[tuple[str, str], int] = {}
+    in_place_done: set[tuple[str, str]] = set()
     for op, dtype, spec in ops_cases:
         key = (op.name, dtype)
+        if "stream" not in spec and key not in in_place_done and C.in_place_inputs(op):
+            # One call per op and dtype with the output over an input, as firmware saves RAM (ADR 0006).
+            case = book.case(op, dtype, spec, len(bodies))
+            if (over := case.in_place_input()) is not None and (body := case.c_function(over)) is not None:
+                bodies.append(body)
+                in_place_done.add(key)
         if seen.get(key, 0) >= CASES_PER_VARIANT:
             continue
         if "stream" in spec:
@@ -474,22 +500,51 @@ def _mutations(name: str, rank: int, dims: list[int], output: bool, nullable: bo
 
 def _descriptors(body: str) -> list[tuple[str, int, list[int], bool]]:
     """(name, rank, dims, is an output) of each descriptor a golden case declares."""
+    return [(name, rank, dims, output) for name, _, rank, dims, output in _described(body)]
+
+
+def _described(body: str) -> list[tuple[str, str, int, list[int], bool]]:
+    """(name, dtype enum, rank, dims, is an output) of each descriptor a golden case declares."""
     found = []
     for line in body.splitlines():
         m = _DESCRIPTOR.match(line.strip())
         if m:
             rank = int(m[4])
             dims = [int(d) for d in m[5].split(",")][:rank] if rank else []
-            found.append((m[1], rank, dims, m[2].startswith("data_out")))
+            found.append((m[1], m[3], rank, dims, m[2].startswith("data_out")))
     return found
+
+
+_BYTES = {abi.DTYPE_ENUM[d]: np.dtype(d).itemsize for d in abi.DTYPES}
+
+
+def _overlaps(op: Op, decls: str) -> list[tuple[str, str]]:
+    """(what, C statement) for each output laid over an input in a way the op must refuse
+    (ADR 0006): one byte into it, or exactly on it where the op may not write over that input
+    or the two differ in dtype or shape (the input's data is const: a write would trap)."""
+    in_place = {f"t_{abi.c_name(n)}" for n in C.in_place_inputs(op)}
+    described = _described(decls)
+    out = []
+    for o, o_dtype, o_rank, o_dims, o_is_output in described:
+        if not o_is_output or math.prod(o_dims) == 0:
+            continue
+        for i, i_dtype, i_rank, i_dims, i_is_output in described:
+            if i_is_output or math.prod(i_dims) * _BYTES[i_dtype] < 2:
+                continue
+            out.append((f"{o.removeprefix('t_')} one byte into {i.removeprefix('t_')}",
+                        f"{o}.data = (void*)((const char*){i}.data + 1);"))
+            if i not in in_place or (o_dtype, o_rank, o_dims) != (i_dtype, i_rank, i_dims):
+                out.append((f"{o.removeprefix('t_')} over {i.removeprefix('t_')}", f"{o}.data = (void*){i}.data;"))
+    return out
 
 
 def hostile_c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], header: str,
                    book: CaseBook | None = None) -> tuple[str, int]:
     """A pure-C test that calls each op of ``ns`` with one valid case spoiled in one way at a
     time (a NULL descriptor or data, an unknown dtype, rank 9, a negative size, an element
-    count beyond int64, an output of the wrong shape): every call must return an error
-    status, and (built with sanitizers) touch no byte it should not."""
+    count beyond int64, an output of the wrong shape, an output laid over an input): every
+    call must return an error status (an overlap: OPFORGE_ERR_OVERLAP), and (built with
+    sanitizers) touch no byte it should not."""
     book = book or CaseBook(ns)
     bodies: list[str] = []
     for op in dict.fromkeys(op for op, _, _ in ops_cases):
@@ -515,6 +570,10 @@ def hostile_c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]
         if "st_workspace" in decls:
             decls += "(void)st_workspace;\n"
         optional = {f"t_{abi.c_name(i.name)}" for i in op.inputs if i.has_default}
+        for what, statement in _overlaps(op, decls):
+            label = c_string(f"{op.qualified_name}: {what}")
+            bodies.append(f"static void case_{len(bodies)}(void)\n{{\n{decls}{statement}\nconst char* detail = NULL;\n"
+                          f"{call}\nreport({label}, st == OPFORGE_ERR_OVERLAP, detail);\n}}")
         for name, rank, dims, output in _descriptors(decls):
             for what, statement in _mutations(name, rank, dims, output, name in optional):
                 if statement == "NULL":

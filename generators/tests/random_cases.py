@@ -39,6 +39,7 @@ def draws(cases: list[Any], per: int, seed: int) -> Iterator[tuple[str, str, dic
             spec = dict(template, seed=fresh)
             if k >= len(specs) and fresh % 2:  # every case once as it is, then half of the draws reshaped
                 spec["inputs"] = _resized(spec["inputs"], fresh)
+                spec.pop("defaults", None)  # (resolved for the case's shapes, not these)
             yield op, dtype, spec
 
 

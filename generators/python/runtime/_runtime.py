@@ -219,13 +219,16 @@ def einsum_shape(op: str, operands: Sequence[tuple[str, np.ndarray, tuple[int, .
 
 
 def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
-           inputs: Sequence[np.ndarray], assign: bool) -> tuple[np.ndarray, np.ndarray | None]:
+           inputs: Sequence[tuple[str, Any]], assign: bool,
+           exact: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray | None]:
     """(array the kernel writes, the caller's ``out`` or None).
 
-    The kernel writes a fresh contiguous array unless ``out`` is contiguous, of
-    the result's exact shape and dtype, and shares no memory with an input.
-    ``out`` of another shape takes the result by assignment broadcasting
-    (elementwise ops) and never changes shape.
+    ``inputs`` are (name, array or list of arrays). ``out`` must share no memory with an
+    input, unless it is exactly one of the inputs named in ``exact`` (an elementwise op's:
+    the same data, dtype, shape and strides), which the op then writes over, as the C API
+    allows (ADR 0006). The kernel writes ``out`` itself when it is contiguous, of the
+    result's exact shape and dtype; otherwise a fresh array, copied into ``out``, whose
+    shape never changes (elementwise ops broadcast the result into it).
     """
     if out is None:
         return np.empty(shape, dtype=DTYPE_OF[dtype]), None
@@ -239,9 +242,23 @@ def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
             raise ValueError(f"{op}: out has shape {out.shape}, the result has shape {shape}")
     if not out.flags.writeable:
         raise ValueError(f"{op}: out is read-only")
-    direct = (out.shape == shape and out.flags.c_contiguous and out.dtype.isnative
-              and not any(np.may_share_memory(out, a) for a in inputs))
+    for label, value in inputs:
+        for a in value if isinstance(value, list) else (value,):
+            if a is None or not np.may_share_memory(out, a):
+                continue
+            if label in exact and _same_array(out, a):
+                continue  # in place: each element is read before it is written
+            rule = (f"{name} may be {label} itself (the same data, dtype and shape), no other overlap"
+                    if label in exact else f"{name} must not overlap {label}")
+            raise ValueError(f"{op}: {rule}")
+    direct = out.shape == shape and out.flags.c_contiguous and out.dtype.isnative
     return (out if direct else np.empty(shape, dtype=DTYPE_OF[dtype])), out
+
+
+def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
+    """The same elements at the same addresses: data pointer, dtype, shape and strides."""
+    return (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.dtype == b.dtype
+            and a.shape == b.shape and a.strides == b.strides)
 
 
 def _assignable(result: tuple[int, ...], target: tuple[int, ...]) -> bool:

@@ -1,0 +1,150 @@
+"""Issue 17.9: one shape rule per elementwise op, the same in every target. Arithmetic
+broadcasts NumPy-style; logical, relational and bitwise ops take equal shapes or one scalar
+(TML, seed 004) unless the op declares broadcasting (ND4J's bitwise ops do). On 5a768c3
+NNEF's shape functions broadcast for ops the kernels refuse, and units kept no shape
+contract for them (and gave a broadcast result the larger operand's shape)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import types
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import nnef
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from dsl import compute as C
+from dsl import loader
+from generators.imunit import units
+from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate
+from generators.kernels import evaluate as reference_run, reference
+from generators.kernels.selection import code_ops, variants_of
+from generators.nnef.generator import fragment_name, nnef_name
+
+CATALOGUE = loader.load(ROOT / "ops").catalogue
+#: Every elementwise op whose function reads two or more tensors.
+OPS = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
+       if isinstance(op.compute, C.Elementwise) and len(units.elementwise_tensors(op)) > 1]
+#: Shapes of the first two operands (any further one is a scalar): equal, a scalar, two-sided
+#: broadcasting, a rank difference, and shapes that do not broadcast.
+PAIRS = [((3,), (3,)), ((), (2, 3)), ((2, 3), ()), ((3, 1), (3,)), ((2, 1), (1, 4)), ((2, 3, 1), (3, 4)),
+         ((2,), (3,)), ((0, 1), (1, 5)), ((4, 1, 1, 1, 1, 1, 1, 2), (3, 1))]
+STRICT = {"bool": "Bool", "float32": "Float32", "int32": "Int32", "int8": "Int8", "int16": "Int16",
+          "int64": "Int64", "uint8": "UInt8", "float64": "Float64"}
+
+
+def rule(op, shapes: list[tuple[int, ...]], constraints: bool = True) -> tuple[int, ...] | None:
+    """What the definition says: the result's shape, or None where the op refuses (by its
+    shape rule, or one of its constraints unless ``constraints`` is false)."""
+    dtype = variants_of(op)[0]
+    kwargs = {reference.py_name(t): np.zeros(s, dtype=dtype.of(t)) for t, s in zip(units.elementwise_tensors(op), shapes)}
+    kwargs |= {reference.py_name(a.name): 1.0 for a in op.args if not a.has_default or a.default is None}
+    if constraints and not reference_run.constraints_hold(op, kwargs):
+        return None
+    if op.compute.broadcast == "strict":
+        wide = [s for s in shapes if s != ()]
+        return None if any(s != wide[0] for s in wide) else (wide[0] if wide else ())
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None
+
+
+def shapes_for(op, pair) -> list[tuple[int, ...]]:
+    return [*pair, *([()] * (len(units.elementwise_tensors(op)) - 2))]
+
+
+def test_the_catalogue_has_both_rules() -> None:
+    kinds = {op.compute.broadcast for op in OPS}
+    assert kinds == {"numpy", "strict"} and len(OPS) >= 30
+    declared = {op.qualified_name for op in OPS if op.compute.broadcast == "numpy"
+                and C.SCall is type(op.compute.expr) and op.compute.expr.fn in C.STRICT_BROADCAST}
+    assert "bitwise.and" in declared  # it says it broadcasts, as ND4J's bitwise ops do
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("tml")
+    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "nnef,imunit,docs",
+                    "-outdir", str(target)], cwd=ROOT, check=True, capture_output=True)
+    return target
+
+
+def test_nnef_shape_functions_follow_the_rule(out: Path) -> None:
+    spec = importlib.util.spec_from_file_location("shapes", out / "nnef" / "opforge_nnef_shapes.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    for op in OPS:
+        for pair in PAIRS:
+            shapes = shapes_for(op, pair)
+            tensors = units.elementwise_tensors(op)
+            given = {nnef_name(t): list(s) for t, s in zip(tensors, shapes)}
+            try:
+                got = tuple(module.CUSTOM_SHAPES[fragment_name(op.namespace, op.name)](**given))
+            except AssertionError:
+                got = None
+            # (NNEF's shape functions apply the shape rule; the op's constraints are not shapes.)
+            assert got == rule(op, shapes, constraints=False), (op.qualified_name, shapes)
+
+
+def test_nnef_graphs_refuse_what_the_op_refuses(out: Path) -> None:
+    """Through the official parser and infer_shapes, not only the shape function."""
+    spec = importlib.util.spec_from_file_location("shapes2", out / "nnef" / "opforge_nnef_shapes.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    op = next(o for o in OPS if o.qualified_name == "base.gt")
+    text = (out / "nnef" / "base.nnef").read_text()
+    for pair in [((3, 1), (3,)), ((3,), (3,))]:
+        graph = ("graph G( a, b ) -> ( c )\n{\n"
+                 f"    a = external<scalar>(shape = {list(pair[0])});\n    b = external<scalar>(shape = {list(pair[1])});\n"
+                 "    c = base_gt(a, b);\n}\n")
+        parsed = nnef.parse_string(text + "\n" + graph)
+        try:
+            nnef.infer_shapes(parsed, custom_shapes=module.CUSTOM_SHAPES)
+            got = tuple(parsed.tensors["c"].shape)
+        except Exception:  # noqa: BLE001 - the parser's error for a refused shape
+            got = None
+        assert got == rule(op, list(pair))
+
+
+def _unit_outcome(out: Path, op, shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+    unit = ET.parse(out / "imunit" / op.namespace.lower() / op.name / f"{op.name}.imunit").getroot()[0]
+    dtype = variants_of(op)[0]
+    env: dict = {}
+    for t, s in zip(units.elementwise_tensors(op), shapes):
+        env[t] = Tensor(VALUE_TYPES[STRICT[dtype.of(t)]], Shape(s))
+    for a in op.args:
+        env[a.name] = a.default if a.has_default and a.default is not None else 1.0
+        if a.default is None:
+            env[f"use_{a.name}"] = False
+    for element in unit.find("Parameters"):
+        if element.tag == "Expression":
+            try:
+                env[element.get("name")] = evaluate(element.get("value"), env)
+            except Exception:  # noqa: BLE001 - an expression that only a refused shape breaks
+                env[element.get("name")] = None
+    asserts = [evaluate(a.get("test"), env) for a in unit.iter("Assert")]
+    if not all(result is True for result in asserts):
+        return None
+    return tuple(env["output_shape"].dims)
+
+
+def test_units_declare_the_shape_the_op_gives_or_refuse(out: Path) -> None:
+    for op in OPS:
+        for pair in PAIRS:
+            shapes = shapes_for(op, pair)
+            assert _unit_outcome(out, op, shapes) == rule(op, shapes), (op.qualified_name, shapes)
+
+
+def test_docs_say_each_ops_rule(out: Path) -> None:
+    for op in OPS:
+        page = (out / "docs" / "docs" / f"{op.namespace.lower()}.md").read_text()
+        section = page.split(f'<a id="op-{op.name}"></a>')[1].split('<a id="op-')[0]
+        said = "NumPy broadcasting" if op.compute.broadcast == "numpy" else "equal shapes or one scalar operand"
+        kind = "composed" if op.composition is not None else "elementwise"
+        assert f"{kind}, {said}:" in section, op.qualified_name
