@@ -27,9 +27,16 @@ from generators.kernels.selection import code_ops, variants_of
 from generators.nnef.generator import fragment_name, nnef_name
 
 CATALOGUE = loader.load(ROOT / "ops").catalogue
+
+
+def tensors_of(op) -> list[str]:
+    """The inputs an elementwise op's function reads."""
+    return [p for p in op.compute.params if any(i.name == p for i in op.inputs)]
+
+
 #: Every elementwise op whose function reads two or more tensors.
 OPS = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
-       if isinstance(op.compute, C.Elementwise) and len(units.elementwise_tensors(op)) > 1]
+       if isinstance(op.compute, C.Elementwise) and len(tensors_of(op)) > 1]
 #: Shapes of the first two operands (any further one is a scalar): equal, a scalar, two-sided
 #: broadcasting, a rank difference, and shapes that do not broadcast.
 PAIRS = [((3,), (3,)), ((), (2, 3)), ((2, 3), ()), ((3, 1), (3,)), ((2, 1), (1, 4)), ((2, 3, 1), (3, 4)),
@@ -42,7 +49,7 @@ def rule(op, shapes: list[tuple[int, ...]], constraints: bool = True) -> tuple[i
     """What the definition says: the result's shape, or None where the op refuses (by its
     shape rule, or one of its constraints unless ``constraints`` is false)."""
     dtype = variants_of(op)[0]
-    kwargs = {reference.py_name(t): np.zeros(s, dtype=dtype.of(t)) for t, s in zip(units.elementwise_tensors(op), shapes)}
+    kwargs = {reference.py_name(t): np.zeros(s, dtype=dtype.of(t)) for t, s in zip(tensors_of(op), shapes)}
     kwargs |= {reference.py_name(a.name): 1.0 for a in op.args if not a.has_default or a.default is None}
     if constraints and not reference_run.constraints_hold(op, kwargs):
         return None
@@ -56,7 +63,7 @@ def rule(op, shapes: list[tuple[int, ...]], constraints: bool = True) -> tuple[i
 
 
 def shapes_for(op, pair) -> list[tuple[int, ...]]:
-    return [*pair, *([()] * (len(units.elementwise_tensors(op)) - 2))]
+    return [*pair, *([()] * (len(tensors_of(op)) - 2))]
 
 
 def test_the_catalogue_has_both_rules() -> None:
@@ -82,7 +89,7 @@ def test_nnef_shape_functions_follow_the_rule(out: Path) -> None:
     for op in OPS:
         for pair in PAIRS:
             shapes = shapes_for(op, pair)
-            tensors = units.elementwise_tensors(op)
+            tensors = tensors_of(op)
             given = {nnef_name(t): list(s) for t, s in zip(tensors, shapes)}
             try:
                 got = tuple(module.CUSTOM_SHAPES[fragment_name(op.namespace, op.name)](**given))
@@ -116,7 +123,7 @@ def _unit_outcome(out: Path, op, shapes: list[tuple[int, ...]]) -> tuple[int, ..
     unit = ET.parse(out / "imunit" / op.namespace.lower() / op.name / f"{op.name}.imunit").getroot()[0]
     dtype = variants_of(op)[0]
     env: dict = {}
-    for t, s in zip(units.elementwise_tensors(op), shapes):
+    for t, s in zip(tensors_of(op), shapes):
         env[t] = Tensor(VALUE_TYPES[STRICT[dtype.of(t)]], Shape(s))
     for a in op.args:
         env[a.name] = a.default if a.has_default and a.default is not None else 1.0
