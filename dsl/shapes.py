@@ -1,0 +1,281 @@
+"""The shape-expression language: what a compute form says its outputs' shapes are.
+
+A form gives each output a *shape* built from the nodes below over the op's tensors
+and args, and its refusals as conditions of the constraint language (``dsl.expr``)
+extended with the size nodes below. Targets render these trees (Python for the
+generation-time reference and NNEF, Imaginet expressions for units, words for the
+docs); none of them holds a shape rule of its own (ADR 0029).
+
+Sizes are integers: the constraint language's ``Literal``, ``ParamRef`` (an int arg),
+``Rank``, ``SizeAt`` (negative axes count from the end), ``Arith`` (``+ - * // %``, and
+``/`` for the one real quotient a shape needs, range's), ``Neg``, plus :class:`Item`,
+:class:`Length`, :class:`Numel`, :class:`Where`, :class:`Max`, :class:`Min`,
+:class:`Ceil`, :class:`Total` and the axis variable :class:`Axis` of :class:`PerAxis`.
+A shape's axes are numbered as NumPy numbers them (0 outermost).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import attrs
+
+from dsl import expr as E
+
+# ---------------------------------------------------------------- sizes
+
+
+@attrs.frozen
+class Axis:
+    """The axis :class:`PerAxis` is building (0, 1, ... up to its rank)."""
+
+
+@attrs.frozen
+class Value:
+    """The value :class:`AllValues` is looking at."""
+
+
+@attrs.frozen
+class Item:
+    """Element ``index`` of a shape, or value ``index`` of an int-list arg (0 first; in range)."""
+
+    of: Any
+    index: Any
+
+
+@attrs.frozen
+class Length:
+    """How many axes a shape has, values an int-list arg, or tensors a list input."""
+
+    of: Any
+
+
+@attrs.frozen
+class Numel:
+    """The product of a shape's sizes (or of an int-list arg's values)."""
+
+    of: Any
+
+
+@attrs.frozen
+class Where:
+    """``then`` where ``condition`` holds, else ``otherwise`` (sizes or shapes)."""
+
+    condition: Any
+    then: Any
+    otherwise: Any
+
+
+@attrs.frozen
+class Max:
+    terms: tuple[Any, ...]
+
+
+@attrs.frozen
+class Min:
+    terms: tuple[Any, ...]
+
+
+@attrs.frozen
+class Ceil:
+    """The smallest integer not below a real ``value`` (range's length)."""
+
+    value: Any
+
+
+@attrs.frozen
+class Total:
+    """The sum over the tensors of a list input of their size at ``axis`` (concat)."""
+
+    inputs: E.ParamRef
+    axis: Any
+
+
+@attrs.frozen
+class Names:
+    """Whether an int-list arg names ``axis`` of a tensor of ``rank`` axes (a value v
+    with v == axis or v + rank == axis); an empty list names ``all_when_empty``."""
+
+    axes: E.ParamRef
+    axis: Any
+    rank: Any
+    all_when_empty: bool = False
+
+
+@attrs.frozen
+class AllValues:
+    """Whether ``condition`` holds for every value of an int-list arg (:class:`Value`)."""
+
+    arg: E.ParamRef
+    condition: Any
+
+
+@attrs.frozen
+class Distinct:
+    """Whether the values of an int-list arg name distinct axes of ``rank`` axes (v and
+    v + rank are the same axis)."""
+
+    arg: E.ParamRef
+    rank: Any
+
+
+# ---------------------------------------------------------------- shapes
+
+
+@attrs.frozen
+class ArgShape:
+    """The values of an int-list arg as a shape (fill's ``shape``)."""
+
+    arg: E.ParamRef
+
+
+@attrs.frozen
+class FirstShape:
+    """The shape of the first tensor of a list input."""
+
+    inputs: E.ParamRef
+
+
+@attrs.frozen
+class Dims:
+    """A shape of the given sizes."""
+
+    sizes: tuple[Any, ...]
+
+
+@attrs.frozen
+class Concat:
+    """The axes of each shape, in order."""
+
+    parts: tuple[Any, ...]
+
+
+@attrs.frozen
+class Slice:
+    """``of[start:stop]`` as Python slices a tuple (negative bounds count from the end)."""
+
+    of: Any
+    start: Any = None
+    stop: Any = None
+
+
+@attrs.frozen
+class PerAxis:
+    """``rank`` axes, axis :class:`Axis` of size ``size``, kept where ``keep`` holds."""
+
+    rank: Any
+    size: Any
+    keep: Any = None
+
+
+@attrs.frozen
+class Broadcast:
+    """NumPy broadcasting of ``shapes`` (``strict``: TML's equal shapes or scalars)."""
+
+    shapes: tuple[Any, ...]
+    strict: bool = False
+
+
+#: A shape node (``E.ShapeOf`` is a tensor's own shape).
+SHAPES = (E.ShapeOf, ArgShape, FirstShape, Dims, Concat, Slice, PerAxis, Broadcast)
+Shape = Union[E.ShapeOf, ArgShape, FirstShape, Dims, Concat, Slice, PerAxis, Broadcast, Where]
+
+
+@attrs.frozen
+class Refusal:
+    """A condition the inputs must meet, and the words a target refuses them with."""
+
+    message: str
+    condition: Any
+
+
+# ---------------------------------------------------------------- building
+
+
+def size(value: Any) -> Any:
+    """``value`` as a size node: an int becomes a literal."""
+    return E.Literal(value) if isinstance(value, (bool, int, float)) else value
+
+
+def tensor(name: str) -> E.ShapeOf:
+    return E.ShapeOf(E.ParamRef("input", name))
+
+
+def arg(name: str) -> E.ParamRef:
+    return E.ParamRef("arg", name)
+
+
+def rank(name: str) -> E.Rank:
+    return E.Rank(E.ParamRef("input", name))
+
+
+def size_at(name: str, axis: Any) -> E.SizeAt:
+    return E.SizeAt(E.ParamRef("input", name), size(axis))
+
+
+def add(a: Any, b: Any) -> E.Arith:
+    return E.Arith("+", size(a), size(b))
+
+
+def sub(a: Any, b: Any) -> E.Arith:
+    return E.Arith("-", size(a), size(b))
+
+
+def mul(a: Any, b: Any) -> E.Arith:
+    return E.Arith("*", size(a), size(b))
+
+
+def floordiv(a: Any, b: Any) -> E.Arith:
+    return E.Arith("//", size(a), size(b))
+
+
+def compare(a: Any, op: str, b: Any) -> E.Compare:
+    return E.Compare(op, size(a), size(b))
+
+
+def all_of(*terms: Any) -> Any:
+    kept = tuple(t for t in terms if t is not None)
+    return kept[0] if len(kept) == 1 else E.AllOf(kept)
+
+
+def normalized(axis: Any, rank_: Any) -> Where:
+    """An axis that may be negative, counted from the front."""
+    return Where(compare(axis, "<", 0), add(axis, rank_), size(axis))
+
+
+def in_range(axis: Any, rank_: Any) -> Any:
+    """-rank <= axis < rank."""
+    return all_of(compare(axis, ">=", E.Neg(size(rank_))), compare(axis, "<", rank_))
+
+
+def insert(shape: Any, at: Any, size_: Any) -> Concat:
+    """``shape`` with a new axis of ``size_`` before axis ``at`` (0..len)."""
+    return Concat((Slice(shape, None, at), Dims((size(size_),)), Slice(shape, at, None)))
+
+
+def remove(shape: Any, at: Any) -> Concat:
+    """``shape`` without axis ``at`` (0..len-1)."""
+    return Concat((Slice(shape, None, at), Slice(shape, add(at, 1), None)))
+
+
+def replace(shape: Any, at: Any, size_: Any) -> Concat:
+    """``shape`` with axis ``at`` (0..len-1) of ``size_``."""
+    return Concat((Slice(shape, None, at), Dims((size(size_),)), Slice(shape, add(at, 1), None)))
+
+
+def children(node: Any) -> list[Any]:
+    """The sub-expressions of a shape or size node (or of a constraint node)."""
+    out = []
+    for field in attrs.fields(type(node)):
+        value = getattr(node, field.name)
+        for v in value if isinstance(value, tuple) else (value,):
+            if attrs.has(type(v)):
+                out.append(v)
+    return out
+
+
+def refs(node: Any) -> list[E.ParamRef]:
+    """Every parameter a shape, size or condition reads."""
+    if isinstance(node, E.ParamRef):
+        return [node]
+    return [r for child in children(node) for r in refs(child)]

@@ -1,0 +1,176 @@
+"""Shape expressions (``dsl/shapes.py``) and conditions as Python source.
+
+One renderer serves every Python consumer; what differs is how a tensor's shape, an
+arg's value and a list input's shapes are spelled (:class:`Spelling`): the
+generation-time evaluator binds them to plain values, NNEF's shape functions to the
+shape lists and ``attribs`` that ``nnef.infer_shapes`` passes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import attrs
+
+from dsl import expr as E
+from dsl import shapes as S
+from generators.kernels import shape_helpers
+
+
+@attrs.frozen
+class Spelling:
+    """How the rendered code reads the op's parameters (names are the DSL's)."""
+
+    shape: Callable[[str], str]  # a tensor's shape (a tuple or list of ints)
+    arg: Callable[[str], str]  # an arg's value
+    shapes: Callable[[str], str]  # the shapes of a list input's tensors (a list)
+
+
+class PyShapeRenderer(E.Renderer):
+    """Sizes as ints, shapes as tuples, conditions as bools."""
+
+    def __init__(self, spelling: Spelling) -> None:
+        self.spell = spelling
+        self.depth = 0  # nesting of PerAxis / AllValues: each binds its own variable
+
+    # -- constraint-language nodes
+    def render_literal(self, node: E.Literal) -> str:
+        return repr(node.value)
+
+    def render_paramref(self, node: E.ParamRef) -> str:
+        return self.spell.arg(node.name) if node.kind == "arg" else self.spell.shape(node.name)
+
+    def render_rank(self, node: E.Rank) -> str:
+        return f"len({self.spell.shape(node.input.name)})"
+
+    def render_sizeat(self, node: E.SizeAt) -> str:
+        shape, axis = self.spell.shape(node.input.name), self.render(node.axis)
+        return f"(lambda _s, _a: _s[_a] if -len(_s) <= _a < len(_s) else -1)({shape}, {axis})"
+
+    def render_compare(self, node: E.Compare) -> str:
+        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
+
+    def render_arith(self, node: E.Arith) -> str:
+        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
+
+    def render_neg(self, node: E.Neg) -> str:
+        return f"(-{self.render(node.operand)})"
+
+    def render_allof(self, node: E.AllOf) -> str:
+        return "(" + " and ".join(self.render(t) for t in node.terms) + ")"
+
+    def render_anyof(self, node: E.AnyOf) -> str:
+        return "(" + " or ".join(self.render(t) for t in node.terms) + ")"
+
+    def render_not(self, node: E.Not) -> str:
+        return f"(not {self.render(node.term)})"
+
+    def render_sameshape(self, node: E.SameShape) -> str:
+        first = self.spell.shape(node.inputs[0].name)
+        return "(" + " and ".join(f"tuple({first}) == tuple({self.spell.shape(r.name)})"
+                                  for r in node.inputs[1:]) + ")"
+
+    def render_broadcastableshapes(self, node: E.BroadcastableShapes) -> str:
+        shapes = ", ".join(self.spell.shape(r.name) for r in node.inputs)
+        return f"shapes_fit(({shapes},), False)"
+
+    def render_shapeof(self, node: E.ShapeOf) -> str:
+        return f"tuple({self.spell.shape(node.input.name)})"
+
+    # -- sizes
+    def render_axis(self, node: S.Axis) -> str:
+        return f"_k{self.depth - 1}"
+
+    def render_value(self, node: S.Value) -> str:
+        return f"_v{self.depth - 1}"
+
+    def render_item(self, node: S.Item) -> str:
+        return f"{self.sequence(node.of)}[{self.render(node.index)}]"
+
+    def render_length(self, node: S.Length) -> str:
+        if isinstance(node.of, E.ParamRef) and node.of.kind == "input":  # a list input: its tensors
+            return f"len({self.spell.shapes(node.of.name)})"
+        return f"len({self.sequence(node.of)})"
+
+    def render_numel(self, node: S.Numel) -> str:
+        return f"math.prod({self.sequence(node.of)})"
+
+    def render_where(self, node: S.Where) -> str:
+        return f"({self.render(node.then)} if {self.render(node.condition)} else {self.render(node.otherwise)})"
+
+    def render_max(self, node: S.Max) -> str:
+        return f"max({', '.join(self.render(t) for t in node.terms)})"
+
+    def render_min(self, node: S.Min) -> str:
+        return f"min({', '.join(self.render(t) for t in node.terms)})"
+
+    def render_ceil(self, node: S.Ceil) -> str:
+        return f"math.ceil({self.render(node.value)})"
+
+    def render_total(self, node: S.Total) -> str:
+        return f"sum(_s[{self.render(node.axis)}] for _s in {self.spell.shapes(node.inputs.name)})"
+
+    def render_names(self, node: S.Names) -> str:
+        values, axis, rank = self.spell.arg(node.axes.name), self.render(node.axis), self.render(node.rank)
+        named = f"any(_n == {axis} or _n + {rank} == {axis} for _n in {values})"
+        return f"({named} or len({values}) == 0)" if node.all_when_empty else named
+
+    def render_allvalues(self, node: S.AllValues) -> str:
+        self.depth += 1
+        try:
+            condition = self.render(node.condition)
+        finally:
+            self.depth -= 1
+        return f"all({condition} for _v{self.depth} in {self.spell.arg(node.arg.name)})"
+
+    def render_distinct(self, node: S.Distinct) -> str:
+        values, rank = self.spell.arg(node.arg.name), self.render(node.rank)
+        return f"(len({{_n + {rank} if _n < 0 else _n for _n in {values}}}) == len({values}))"
+
+    # -- shapes
+    def sequence(self, node: Any) -> str:
+        """A shape, or an int-list arg, as a Python sequence."""
+        if isinstance(node, E.ParamRef) and node.kind == "arg":
+            return f"tuple({self.spell.arg(node.name)})"
+        return self.render(node)
+
+    def render_argshape(self, node: S.ArgShape) -> str:
+        return f"tuple({self.spell.arg(node.arg.name)})"
+
+    def render_firstshape(self, node: S.FirstShape) -> str:
+        return f"tuple({self.spell.shapes(node.inputs.name)}[0])"
+
+    def render_dims(self, node: S.Dims) -> str:
+        return "(" + "".join(f"{self.render(s)}, " for s in node.sizes) + ")"
+
+    def render_concat(self, node: S.Concat) -> str:
+        return "(" + " + ".join(self.render(p) for p in node.parts) + ")"
+
+    def render_slice(self, node: S.Slice) -> str:
+        start = "" if node.start is None else self.render(S.size(node.start))
+        stop = "" if node.stop is None else self.render(S.size(node.stop))
+        return f"{self.render(node.of)}[{start}:{stop}]"
+
+    def render_peraxis(self, node: S.PerAxis) -> str:
+        rank = self.render(node.rank)
+        self.depth += 1
+        try:
+            size = self.render(node.size)
+            keep = f" if {self.render(node.keep)}" if node.keep is not None else ""
+        finally:
+            self.depth -= 1
+        return f"tuple({size} for _k{self.depth} in range({rank}){keep})"
+
+    def render_broadcast(self, node: S.Broadcast) -> str:
+        return f"shapes_broadcast(({''.join(self.render(s) + ', ' for s in node.shapes)}), {node.strict})"
+
+
+def evaluate(node: Any, tensors: Mapping[str, tuple[int, ...]], args: Mapping[str, Any],
+             lists: Mapping[str, list[tuple[int, ...]]] | None = None) -> Any:
+    """Run a shape, size or condition at generation time (DSL names -> shapes, values)."""
+    lists = lists or {}
+    scope: dict[str, Any] = {"math": __import__("math"), "shapes_broadcast": shape_helpers.shapes_broadcast,
+                             "shapes_fit": shape_helpers.shapes_fit,
+                             "_t": dict(tensors), "_a": dict(args), "_l": dict(lists)}
+    spelling = Spelling(shape=lambda n: f"_t[{n!r}]", arg=lambda n: f"_a[{n!r}]", shapes=lambda n: f"_l[{n!r}]")
+    return eval(PyShapeRenderer(spelling).render(node), scope)  # our own rendering of our own tree
