@@ -8,11 +8,12 @@ change what another one sees.
 from __future__ import annotations
 
 import enum
-from typing import Any, Iterator, Union
+from typing import TYPE_CHECKING, Any, Iterator, Union
 
 import attrs
 
-from dsl.compute import Compute
+if TYPE_CHECKING:
+    from dsl.compute import Compute
 from dsl.expr import DataTypeOf, Expr, ParamRef, Scalar, ShapeOf
 from dsl.types import Count, DataType, DocScope, Language
 

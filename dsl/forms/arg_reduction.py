@@ -6,6 +6,9 @@ from typing import Any
 
 import attrs
 
+from dsl.forms.checks import Check
+from dsl.types import DataType
+
 from dsl.scalar import SExpr
 
 @attrs.frozen
@@ -31,3 +34,17 @@ class ArgReduction:
         return self.which in ("first", "last")
 
     kind = "argreduction"
+
+    def problems(self, op: Any, check: Check) -> None:
+        check.need_input(self.input)
+        check.need_arg(self.axis, (DataType.INT, DataType.LONG), False, "axis to search")
+        check.need_arg(self.keep_dims, (DataType.BOOLEAN,), False, "keep the searched axis")
+        if self.which not in ("max", "min", "first", "last"):
+            check.add(f"ArgReduce takes 'max', 'min', 'first' or 'last', got {self.which!r}")
+        if op.outputs and op.outputs[0].type is not DataType.LONG:
+            check.add("ArgReduce's output must be LONG")
+        if self.searches and self.map is None:
+            check.add(f"ArgReduce({self.which!r}) needs a predicate: map=lambda x, ...: <a condition>")
+        if self.args and not self.searches:
+            check.add("only a first/last search reads args in its map")
+        check.map_ok(self.map, self.args)

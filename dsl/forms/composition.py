@@ -40,6 +40,8 @@ class Composition:
     def result(self) -> str:
         return self.steps[-1].name
 
+    def problems(self, op: Any, check: Any) -> None:
+        """Checked when the steps resolve (``dsl/compose.py``): they are ops of the catalogue."""
 
 class TensorSym:
     """A tensor inside a composition lambda."""

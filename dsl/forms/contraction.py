@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl.forms.checks import Check
+
 from dsl.einsum import EinsumSpec
 
 @attrs.frozen
@@ -14,3 +16,10 @@ class Contraction:
     inputs: tuple[str, ...]
 
     kind = "contraction"
+
+    def problems(self, op: Any, check: Check) -> None:
+        if len(self.inputs) != len(self.spec.inputs):
+            check.add(f"einsum spec {self.spec.text!r} takes {len(self.spec.inputs)} operands, "
+                      f"the op gives {len(self.inputs)}")
+        for name in self.inputs:
+            check.need_input(name)

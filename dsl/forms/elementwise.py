@@ -6,6 +6,11 @@ from typing import Any
 
 import attrs
 
+from dsl import scalar as S
+from dsl.dtypes import CONCRETE
+from dsl.forms.checks import Check
+from dsl.types import DataType
+
 from dsl.scalar import SExpr
 
 @attrs.frozen
@@ -33,3 +38,35 @@ class Elementwise:
     def case(self, given: tuple[str, ...]) -> SExpr:
         """The expression when exactly the optional args ``given`` are set."""
         return next(e for g, e in self.cases if set(g) == set(given))
+
+    def problems(self, op: Any, check: Check) -> None:
+        inputs = check.inputs
+        for p in self.params:
+            if p in inputs:
+                check.need_input(p)
+            elif check.scalar_arg(p) is None:
+                check.add(f"elementwise function parameter '{p}' is neither an input nor a single-valued arg")
+        if self.broadcast not in ("numpy", "strict"):
+            check.add(f"broadcast must be 'numpy' or 'strict', got {self.broadcast!r}")
+        for name in self.optional:
+            arg = check.args.get(name)
+            if arg is None or arg.default is not None:
+                check.add(f"elementwise parameter '{name}' defaults to None, so it must be an arg with default None")
+        float_only = {f for _, e in self.cases for f in S.functions(e) if S.FUNCTIONS[f][1] == "float"}
+        for p in self.params:
+            if p in inputs and float_only and inputs[p].type not in (DataType.FLOATING_POINT,):
+                check.add(f"input '{p}' must be FLOATING_POINT for {', '.join(sorted(float_only))}")
+        if not any(p in inputs for p in self.params):
+            check.add("an elementwise op needs at least one input")
+        first = next((inputs[p] for p in self.params if p in inputs), None)
+        if first is not None and "bool" in CONCRETE.get(first.type, ()):  # the function may compute in bool
+            bad = dict.fromkeys(f for _, e in self.cases for f in sorted(S.functions(e))
+                                if S.FUNCTIONS[f][1] in ("num", "float", "int") and f not in S.BOOL_RESULT)
+            if bad:
+                check.add(f"input '{first.name}' may be bool ({first.type.value}), and the function computes in "
+                          f"its dtype, where {', '.join(bad)} is not defined: compare, use logical functions, or "
+                          "declare it NUMERIC")
+        for _, e in self.cases:
+            check.out.extend(dict.fromkeys(S.integer_misuse(e)))
+        for _, e in self.cases:
+            check.enums_resolve(e)

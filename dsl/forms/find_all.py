@@ -6,6 +6,9 @@ from typing import Any
 
 import attrs
 
+from dsl.forms.checks import Check
+from dsl.types import DataType
+
 from dsl.scalar import SExpr
 
 @attrs.frozen
@@ -22,3 +25,11 @@ class FindAll:
     args: tuple[str, ...] = ()
 
     kind = "find_all"
+
+    def problems(self, op: Any, check: Check) -> None:
+        check.need_input(self.input)
+        if len(op.inputs) != 1:
+            check.add("FindAll searches its one input")
+        if len(op.outputs) != 2 or any(o.type is not DataType.LONG for o in op.outputs):
+            check.add("FindAll gives two LONG outputs: the indices (as many as the input's elements) and their count")
+        check.map_ok(self.map, self.args)

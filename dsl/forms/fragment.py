@@ -6,6 +6,10 @@ from typing import Any
 
 import attrs
 
+from dsl import expr as E
+from dsl.forms.checks import Check
+from dsl.types import DataType
+
 @attrs.frozen
 class FragmentKernel:
     """Hand-written kernels: C fragments per dtype and one Python fragment.
@@ -83,6 +87,71 @@ class FragmentKernel:
     def matrix(self) -> bool:
         return self.layout in MATRIX_LAYOUTS
 
+    def problems(self, op: Any, check: Check) -> None:
+        inputs = check.inputs
+        if self.layout not in ("axis", "flat", "rows", "channels", "select", "dense", "shaped", *MATRIX_LAYOUTS):
+            check.add(f"fragment layout must be one of axis, flat, rows, channels, select, dense, shaped, "
+                      f"{', '.join(MATRIX_LAYOUTS)}, got {self.layout!r}")
+        if self.layout == "axis":
+            check.need_arg(self.axis, (DataType.INT, DataType.LONG), False, "axis of the fragment")
+        elif self.layout == "select":
+            if self.length is None or self.length not in self.args:
+                check.add("a select fragment names the int arg of its rows' length: length=..., also in args")
+            else:
+                check.need_arg(self.length, (DataType.INT, DataType.LONG), False, "length of the outputs' rows")
+        elif self.layout == "shaped":
+            self._shaped_problems(op, check)
+        elif self.matrix and len(op.outputs) != len(self.layouts):
+            check.add(f"a {self.layout} fragment gives one output per layout: {len(self.layouts)} layout(s) "
+                      f"(output_layouts=... for outputs after the first), {len(op.outputs)} output(s)")
+        elif not self.matrix and len(op.outputs) != 1:
+            check.add(f"a {self.layout} fragment has exactly one output")
+        if self.layout == "dense" and len(op.inputs) < 2:
+            check.add("a dense fragment takes rows and a matrix of weights (and vectors): 2 inputs or more")
+        if self.widen != 1 and not (self.layout == "rows" and isinstance(self.widen, int) and self.widen > 1
+                                    and len(op.inputs) == 1):
+            check.add("widen (rows that many times as long) takes an int above 1, for a rows fragment of one input")
+        if self.shared and not (self.matrix and all(n in inputs for n in self.shared)
+                                and op.inputs and op.inputs[0].name not in self.shared):
+            check.add("shared=... names inputs of a matrix fragment, after the first, that are one matrix for "
+                      "every batch")
+        if self.shapes and self.layout != "shaped":
+            check.add("shapes=... gives the outputs of a shaped fragment")
+        if self.output_layouts and not (self.matrix and all(lay in MATRIX_LAYOUTS for lay in self.output_layouts)):
+            check.add(f"output_layouts are matrix layouts ({', '.join(MATRIX_LAYOUTS)}) of a matrix fragment")
+        if self.failure is not None and not (self.matrix or self.layout == "shaped"):
+            check.add("only matrix and shaped fragments can fail (failure=...)")
+        if self.workspace is not None:
+            if not self.matrix:
+                check.add("only matrix fragments take a workspace")
+            if not isinstance(self.workspace, (E.Arith, E.SizeAt, E.Literal)) or any(
+                    r.kind != "input" for r in E.param_refs(self.workspace)):
+                check.add("workspace must be an integer expression of the inputs' sizes")
+        for name in self.args:
+            if check.scalar_arg(name) is None:
+                check.add(f"fragment arg '{name}' must be a single-valued arg")
+
+    def _shaped_problems(self, op: Any, check: Check) -> None:
+        if len(self.shapes) != len(op.outputs):
+            check.add(f"a shaped fragment gives each output its shape: shapes=... holds {len(self.shapes)}, "
+                      f"for {len(op.outputs)} output(s)")
+        for shape in self.shapes:
+            if isinstance(shape, E.ParamRef) and shape.kind != "input":
+                check.add(f"an output takes the shape of an input, not of {shape.kind} '{shape.name}'")
+
+        def is_size(node: Any) -> bool:
+            """An integer expression of the inputs' sizes and int args."""
+            if isinstance(node, E.Literal):
+                return isinstance(node.value, int) and not isinstance(node.value, bool)
+            if isinstance(node, E.ParamRef):
+                return node.kind == "arg" and node.name in check.args and check.args[node.name].type in (
+                    DataType.INT, DataType.LONG)
+            if isinstance(node, E.SizeAt):
+                return node.input.kind == "input" and is_size(node.axis)
+            return isinstance(node, E.Arith) and is_size(node.left) and is_size(node.right)
+
+        if not all(is_size(size) for shape in self.shapes if not isinstance(shape, E.ParamRef) for size in shape):
+            check.add("an output size must be an integer expression of the inputs' sizes and int args")
 
 #: Matrix fragment layouts, by the shape of their output.
 MATRIX_LAYOUTS = ("matrix", "matrix_reduce", "matrix_solve", "matrix_diagonal", "matrix_q", "matrix_r",

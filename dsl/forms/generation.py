@@ -6,6 +6,10 @@ from typing import Any
 
 import attrs
 
+from dsl import defaults
+from dsl.forms.checks import Check
+from dsl.types import DataType
+
 @attrs.frozen
 class Generation:
     """A tensor made from args alone (fill, range, linspace, eye), or from the
@@ -21,6 +25,17 @@ class Generation:
     def arg(self, role: str) -> str:
         return dict(self.params)[role]
 
+    def problems(self, op: Any, check: Check) -> None:
+        check.roles("generator", self.generator, GENERATE_ROLES, self.params)
+        check.need_arg("dtype", (DataType.DATA_TYPE,), False, "the output's dtype")
+        tensor_roles = {name for role, name in self.params
+                        if dict(GENERATE_ROLES.get(self.generator, ())).get(role) in ("tensor", "any")}
+        # An input may also be what an arg's default reads (full_like: the shape and dtype of x).
+        read = {defaults.source(a.default).name for a in op.args if defaults.is_computed(a)}  # type: ignore[arg-type]
+        for i in op.inputs:
+            if i.name not in tensor_roles | read:
+                check.add("a generated tensor is made from args and its generator's tensor roles: "
+                          f"input '{i.name}' is neither, nor read by an arg's default")
 
 #: Generation kinds -> their roles: (role, "list" | "int" | "float" | "tensor" | "any").
 #: A "tensor" role names a LONG input whose values place the generated ones (one_hot's indices);

@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl.forms.checks import Check
+
 @attrs.frozen
 class LayoutMove:
     """Elements of ``input`` moved, not computed: reshape, permute, slice, pad, ...
@@ -23,6 +25,11 @@ class LayoutMove:
     def arg(self, role: str) -> str:
         return dict(self.params)[role]
 
+    def problems(self, op: Any, check: Check) -> None:
+        check.need_input(self.input)
+        check.roles("layout", self.layout, LAYOUT_ROLES, self.params, self.input)
+        if self.input in check.inputs and op.outputs and op.outputs[0].type is not check.inputs[self.input].type:
+            check.add(f"a layout's output has the type of its input ({check.inputs[self.input].type.value})")
 
 #: Layout kinds -> the roles they take: (role, "list" | "int" | "enum" | "float" | "tensor" | "values").
 #: A "tensor" role names a LONG input (gather's indices), a "values" role an

@@ -6,6 +6,10 @@ from typing import Any
 
 import attrs
 
+from dsl import scalar as S
+from dsl.forms.checks import Check
+from dsl.types import DataType
+
 from dsl.dtypes import category
 from dsl.scalar import SExpr
 
@@ -47,6 +51,38 @@ class Reduction:
         """One per output, in order (None: the combined value itself)."""
         return (self.finalize, *self.finalize_more)
 
+    def problems(self, op: Any, check: Check) -> None:
+        check.need_input(self.input)
+        check.need_arg(self.axes, (DataType.INT, DataType.LONG), True, "axes to reduce")
+        check.need_arg(self.keep_dims, (DataType.BOOLEAN,), False, "keep reduced axes")
+        if self.combine not in REDUCE_COMBINES:
+            check.add(f"combine must be one of {', '.join(REDUCE_COMBINES)}, got {self.combine!r}")
+        if self.pre not in (None, "max", "mean"):
+            check.add(f"pre must be None, 'max' or 'mean', got {self.pre!r}")
+        if self.empty not in ("identity", "nan", "error"):
+            check.add(f"empty must be 'identity', 'nan' or 'error', got {self.empty!r}")
+        if self.other is not None:
+            check.need_input(self.other)
+            if self.map is None:
+                check.add(f"a reduction over {self.input} and {self.other} needs a map(x, y) combining them")
+        for node in (self.map, *self.finalizers, *self.extra_maps):
+            check.out.extend(S.integer_misuse(node) if node is not None else [])
+        for name in self.args:
+            if check.scalar_arg(name) is None or check.args[name].default is None:
+                check.add(f"map parameter '{name}' must be x, y, m or a single-valued arg that is not optional")
+        map_symbols = {"x", *self.args} | ({"m"} if self.pre else set()) | ({"y"} if self.other else set())
+        for extra in self.extra_maps:
+            check.functions_known(extra, map_symbols, "map")
+        if self.map is not None:
+            check.functions_known(self.map, map_symbols, "map")
+        for node in (self.map, *self.extra_maps):
+            if node is not None:
+                check.enums_resolve(node)
+        for final in self.finalizers:
+            if final is None:
+                continue
+            sums = {"acc", *(f"acc{k}" for k in range(1, len(self.extra_maps) + 1))}
+            check.functions_known(final, sums | {"n"} | ({"m"} if self.pre else set()), "finalize")
 
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 

@@ -6,6 +6,9 @@ from typing import Any
 
 import attrs
 
+from dsl.forms.checks import Check
+from dsl.types import DataType
+
 @attrs.frozen
 class RandomSample:
     """Samples of ``distribution`` with parameters from the named args."""
@@ -15,6 +18,24 @@ class RandomSample:
 
     kind = "random"
 
+    def problems(self, op: Any, check: Check) -> None:
+        wanted = RANDOM_DISTRIBUTIONS.get(self.distribution)
+        if wanted is None:
+            check.add(f"unknown distribution {self.distribution!r} (known: {', '.join(RANDOM_DISTRIBUTIONS)})")
+        else:
+            given = dict(self.params)
+            if sorted(given) != sorted(wanted):
+                check.add(f"{self.distribution} takes parameters {', '.join(wanted)}, "
+                          f"got {', '.join(sorted(given)) or 'none'}")
+            for name in given.values():
+                if check.scalar_arg(name) is None:
+                    check.add(f"distribution parameter arg '{name}' must be a single-valued arg")
+        check.need_arg("shape", (DataType.INT, DataType.LONG), True, "shape of the result")
+        check.need_arg("dtype", (DataType.DATA_TYPE,), False, "element type of the result")
+        seeds = [p.name for cfg in op.configs for p in cfg.args] + list(check.args)
+        for name in ("seed", "offset"):
+            if name not in seeds:
+                check.add(f"random ops need a LONG arg '{name}' (directly or from a config)")
 
 RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "uniform": ("low", "high"),

@@ -6,6 +6,10 @@ from typing import Any
 
 import attrs
 
+from dsl import scalar as S
+from dsl.forms.checks import Check
+from dsl.types import DataType
+
 from dsl.scalar import SExpr
 
 @attrs.frozen
@@ -34,6 +38,32 @@ class ScatterRows:
 
     kind = "scatter"
 
+    def problems(self, op: Any, check: Check) -> None:
+        inputs = check.inputs
+        check.need_input(self.indices)
+        check.need_input(self.updates)
+        if self.indices in inputs and inputs[self.indices].type is not DataType.LONG:
+            check.add(f"input '{self.indices}' must be LONG (the rows to fold into)")
+        if (self.ref is None) == (self.rows is None):
+            check.add("a scatter starts from a ref input, a segment reduction from a number of rows: exactly one")
+        if self.ref is not None:
+            check.need_input(self.ref)
+        if self.rows is not None:
+            check.need_arg(self.rows, (DataType.INT, DataType.LONG), False, "rows of the result")
+        if self.init not in SEGMENT_INITS:
+            check.add(f"init must be one of {', '.join(SEGMENT_INITS)}, got {self.init!r}")
+        if self.updates in inputs and op.outputs and op.outputs[0].type is not inputs[self.updates].type:
+            check.add(f"the output has the type of {self.updates} ({inputs[self.updates].type.value})")
+        if self.scale is not None and self.scale not in SEGMENT_SCALES:
+            check.add(f"scale must be None or one of {', '.join(SEGMENT_SCALES)}, got {self.scale!r}")
+        if self.scale is not None and self.rows is None:
+            check.add("only a segment reduction scales its rows")
+        if self.scale and self.updates in inputs and inputs[self.updates].type is not DataType.FLOATING_POINT:
+            check.add(f"scaling divides: input '{self.updates}' must be FLOATING_POINT")
+        check.functions_known(self.combine, {"acc", "u"}, "combine")
+        check.out.extend(S.integer_misuse(self.combine))
+        if len(op.outputs) != 1:
+            check.add("a scatter has exactly one output")
 
 #: What a segment reduction's rows start at (and what an empty segment gives).
 SEGMENT_INITS = ("zero", "one", "lowest", "highest")

@@ -6,6 +6,9 @@ from typing import Any
 
 import attrs
 
+from dsl.forms.checks import Check
+from dsl.types import DataType
+
 @attrs.frozen
 class ShapeQuery:
     """Facts of ``input``'s shape as a LONG tensor: its ``shape`` (a vector),
@@ -17,6 +20,16 @@ class ShapeQuery:
 
     kind = "shape_query"
 
+    def problems(self, op: Any, check: Check) -> None:
+        check.need_input(self.input)
+        if self.query not in SHAPE_QUERIES:
+            check.add(f"unknown shape query {self.query!r} (known: {', '.join(SHAPE_QUERIES)})")
+        if (self.query == "size_at") != (self.axis is not None):
+            check.add("only size_at takes an axis")
+        if self.axis is not None:
+            check.need_arg(self.axis, (DataType.INT, DataType.LONG), False, "the axis whose size to give")
+        if op.outputs and op.outputs[0].type is not DataType.LONG:
+            check.add("a shape query's output is LONG")
 
 #: What a shape query can ask.
 SHAPE_QUERIES = ("shape", "size", "rank", "size_at")

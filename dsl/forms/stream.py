@@ -6,6 +6,9 @@ from typing import Any
 
 import attrs
 
+from dsl.forms.checks import Check
+from dsl.types import DataType
+
 @attrs.frozen
 class SlidingWindow:
     """A stateful stream of frames (axis 0 of each block of ``input``).
@@ -22,5 +25,11 @@ class SlidingWindow:
 
     kind = "stream"
 
+    def problems(self, op: Any, check: Check) -> None:
+        check.need_input(self.input)
+        check.need_arg(self.window, (DataType.INT, DataType.LONG), False, "frames per window")
+        check.need_arg(self.stride, (DataType.INT, DataType.LONG), False, "frames between windows")
+        if op.outputs and op.inputs and op.outputs[0].type is not op.inputs[0].type:
+            check.add("a sliding window's output has its input's type")
 
 CAPACITY_WINDOWS = 2

@@ -6,6 +6,10 @@ from typing import Any
 
 import attrs
 
+from dsl import expr as E
+from dsl.forms.checks import Check
+from dsl.types import DataType
+
 @attrs.frozen
 class Join:
     """The tensors of the list input ``inputs`` (one dtype) joined along the axis
@@ -22,6 +26,11 @@ class Join:
     def stack(self) -> bool:
         return self.join == "stack"
 
+    def problems(self, op: Any, check: Check) -> None:
+        _list_input_problems(self, op, check)
+        if self.join not in ("concat", "stack"):
+            check.add(f"Join takes 'concat' or 'stack', got {self.join!r}")
+        check.need_arg(self.axis, (DataType.INT, DataType.LONG), False, "axis to join along")
 
 @attrs.frozen
 class Merge:
@@ -35,6 +44,14 @@ class Merge:
 
     kind = "merge"
 
+    def problems(self, op: Any, check: Check) -> None:
+        listed = _list_input_problems(self, op, check)
+        if self.combine not in MERGE_COMBINES:
+            check.add(f"Merge takes one of {', '.join(MERGE_COMBINES)}, got {self.combine!r}")
+        elif self.combine == "max_index" and op.outputs and op.outputs[0].type is not DataType.LONG:
+            check.add("Merge('max_index')'s output must be LONG")
+        elif self.combine == "avg" and listed is not None and listed.type is not DataType.FLOATING_POINT:
+            check.add(f"Merge('avg') divides: input '{self.inputs}' must be FLOATING_POINT")
 
 MERGE_COMBINES = ("add", "avg", "max", "max_index")
 
@@ -63,9 +80,53 @@ class Parts:
     def arg(self, role: str) -> str:
         return dict(self.params)[role]
 
+    def problems(self, op: Any, check: Check) -> None:
+        check.roles("Parts kind", self.part, PARTS_ROLES, self.params)
+        source = check.inputs.get(self.source)
+        listed = self.part == "meshgrid"
+        if source is None:
+            check.add(f"Parts needs an input '{self.source}' to cut from")
+        elif source.count.is_single == listed:
+            check.add(f"Parts('{self.part}') cuts from " + ("a list input (an Input with a count such as AtLeast(1))"
+                                                          if listed else "a single input, not a list"))
+        elif listed and source.count.low < 1:
+            check.add(f"list input '{self.source}' must hold at least one tensor (AtLeast(1) or more)")
+        if len(op.inputs) != 1:
+            check.add("Parts takes the input it cuts from and no other input")
+        target = next((o for o in op.outputs if o.name == self.outputs), None)
+        if target is None:
+            check.add(f"Parts needs an output '{self.outputs}' (an Output with count=AtLeast(0))")
+        elif target.count.is_single or target.count.low != 0 or target.count.high is not None:
+            check.add(f"output '{self.outputs}' must be a list of count AtLeast(0): the inputs say how many tensors "
+                      "it holds")
+        elif source is not None and target.type is not source.type:
+            check.add(f"output '{self.outputs}' has the type of {self.source} ({source.type.value}): bytes move, "
+                      "none is computed")
+        if listed:
+            _no_constraint_reads(op, self.source, check)
 
 PARTS_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "split": (("axis", "int"), ("num", "int")),
     "unstack": (("axis", "int"),),
     "meshgrid": (("cartesian", "bool"),),
 }
+
+
+def _no_constraint_reads(op: Any, name: str, check: Check) -> None:
+    """Constraints cannot read a list input: its tensors have no one shape."""
+    for _, k in op.all_constraints():
+        if any(r.kind == "input" and r.name == name for r in E.param_refs(k.expr)):
+            check.add(f"constraint '{k.message}' reads the list input '{name}', which constraints cannot")
+
+
+def _list_input_problems(c: Any, op: Any, check: Check) -> Any:
+    """Join's and Merge's list input: declared with a count of one or more, the only input."""
+    listed = check.inputs.get(c.inputs)
+    if listed is None or listed.count.is_single:
+        check.add(f"{c.kind} needs a list input '{c.inputs}' (an Input with a count such as AtLeast(1))")
+    elif listed.count.low < 1:
+        check.add(f"list input '{c.inputs}' must hold at least one tensor (AtLeast(1) or more)")
+    if len(op.inputs) != 1:
+        check.add(f"{c.kind} takes its list input and no other input")
+    _no_constraint_reads(op, c.inputs, check)
+    return listed
