@@ -119,6 +119,50 @@ class Distinct:
     rank: Any
 
 
+@attrs.frozen
+class ForAxes:
+    """Whether ``condition`` holds for every axis :class:`Axis` below ``rank``."""
+
+    rank: Any
+    condition: Any
+
+
+@attrs.frozen
+class Fits:
+    """Whether ``shapes`` broadcast together (``strict``: TML's equal shapes or scalars)."""
+
+    shapes: tuple[Any, ...]
+    strict: bool = False
+
+
+@attrs.frozen
+class ShapesEqual:
+    """Whether two shapes are equal."""
+
+    left: Any
+    right: Any
+
+
+@attrs.frozen
+class Each:
+    """The shape of the tensor :class:`EachTensor` is looking at."""
+
+
+@attrs.frozen
+class EachTensor:
+    """Whether ``condition`` holds for the shape (:class:`Each`) of every tensor of a list input."""
+
+    inputs: E.ParamRef
+    condition: Any
+
+
+@attrs.frozen
+class Finite:
+    """Whether a real arg is neither infinite nor NaN."""
+
+    value: Any
+
+
 # ---------------------------------------------------------------- shapes
 
 
@@ -132,6 +176,13 @@ class ArgShape:
 @attrs.frozen
 class FirstShape:
     """The shape of the first tensor of a list input."""
+
+    inputs: E.ParamRef
+
+
+@attrs.frozen
+class Numels:
+    """The element counts of the tensors of a list input, as a shape (meshgrid's grid)."""
 
     inputs: E.ParamRef
 
@@ -175,6 +226,19 @@ class Broadcast:
     shapes: tuple[Any, ...]
     strict: bool = False
 
+
+@attrs.frozen
+class Tensors:
+    """A list output: ``count`` tensors, each of ``shape``."""
+
+    count: Any
+    shape: Any
+
+
+#: The largest rank a tensor may have (every target's limit).
+MAX_RANK = 8
+#: The most elements a result may have (the C runtime's limit: sizes stay within int64).
+MAX_ELEMENTS = 2**62
 
 #: A shape node (``E.ShapeOf`` is a tensor's own shape).
 SHAPES = (E.ShapeOf, ArgShape, FirstShape, Dims, Concat, Slice, PerAxis, Broadcast)
@@ -236,6 +300,31 @@ def compare(a: Any, op: str, b: Any) -> E.Compare:
 def all_of(*terms: Any) -> Any:
     kept = tuple(t for t in terms if t is not None)
     return kept[0] if len(kept) == 1 else E.AllOf(kept)
+
+
+def any_of(*terms: Any) -> Any:
+    return terms[0] if len(terms) == 1 else E.AnyOf(tuple(terms))
+
+
+def not_(term: Any) -> E.Not:
+    return E.Not(term)
+
+
+def item(of: Any, index: Any) -> Item:
+    return Item(of, size(index))
+
+
+def last(of: Any) -> Item:
+    """The last size of a shape."""
+    return Item(of, sub(Length(of), 1))
+
+
+def reversed_shape(shape: Any) -> PerAxis:
+    return PerAxis(Length(shape), Item(shape, sub(sub(Length(shape), 1), Axis())))
+
+
+def at_most_max_rank(shape: Any, what: str) -> Refusal:
+    return Refusal(f"{what}: the result's rank is above {MAX_RANK}", compare(Length(shape), "<=", MAX_RANK))
 
 
 def normalized(axis: Any, rank_: Any) -> Where:

@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl import shapes as Sh
+
 from dsl.forms.checks import Check
 from dsl.types import DataType
 
@@ -48,3 +50,22 @@ class ArgReduction:
         if self.args and not self.searches:
             check.add("only a first/last search reads args in its map")
         check.map_ok(self.map, self.args)
+
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        x, rank = Sh.tensor(self.input), Sh.rank(self.input)
+        axis = Sh.normalized(Sh.arg(self.axis), rank)
+        return (Sh.Where(Sh.arg(self.keep_dims), Sh.replace(x, axis, 1), Sh.remove(x, axis)),)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        x, rank = Sh.tensor(self.input), Sh.rank(self.input)
+        out = [Sh.Refusal(f"{self.input} must have rank 1 or more", Sh.compare(rank, ">=", 1)),
+               Sh.Refusal(f"{self.axis} is out of range for the rank of {self.input}",
+                          Sh.in_range(Sh.arg(self.axis), rank))]
+        if not self.searches:  # an extreme of no elements, where a result is wanted
+            axis = Sh.normalized(Sh.arg(self.axis), rank)
+            out.append(Sh.Refusal("cannot search an empty axis", Sh.not_(Sh.all_of(
+                Sh.compare(Sh.Item(x, axis), "==", 0), Sh.compare(Sh.Numel(Sh.remove(x, axis)), ">", 0)))))
+        return tuple(out)
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        return ()

@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl import shapes as Sh
+
 from dsl import scalar as S
 from dsl.dtypes import CONCRETE
 from dsl.forms.checks import Check
@@ -70,3 +72,25 @@ class Elementwise:
             check.out.extend(dict.fromkeys(S.integer_misuse(e)))
         for _, e in self.cases:
             check.enums_resolve(e)
+
+    def tensors(self, op: Any) -> list[str]:
+        """The inputs the function reads (its other parameters are args)."""
+        names = {i.name for i in op.inputs}
+        return [p for p in self.params if p in names]
+
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        shapes = tuple(Sh.tensor(n) for n in self.tensors(op))
+        return (Sh.Broadcast(shapes, self.broadcast == "strict"),)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        names = self.tensors(op)
+        if len(names) < 2:
+            return ()
+        shapes = tuple(Sh.tensor(n) for n in names)
+        if self.broadcast == "strict":  # TML: logical, relational and bitwise ops
+            return (Sh.Refusal(f"{', '.join(names)}: shapes must be equal, or one operand a scalar",
+                               Sh.Fits(shapes, True)),)
+        return (Sh.Refusal(f"{', '.join(names)}: shapes do not broadcast", Sh.Fits(shapes, False)),)
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        return ()

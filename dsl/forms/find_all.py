@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl import shapes as Sh
+
 from dsl.forms.checks import Check
 from dsl.types import DataType
 
@@ -33,3 +35,12 @@ class FindAll:
         if len(op.outputs) != 2 or any(o.type is not DataType.LONG for o in op.outputs):
             check.add("FindAll gives two LONG outputs: the indices (as many as the input's elements) and their count")
         check.map_ok(self.map, self.args)
+
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        return (Sh.Dims((Sh.Numel(Sh.tensor(self.input)),)), Sh.Dims(()))
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        return ()
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        return ()

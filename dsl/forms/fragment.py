@@ -7,6 +7,9 @@ from typing import Any
 import attrs
 
 from dsl import expr as E
+from dsl import shapes as Sh
+
+from dsl import expr as E
 from dsl.forms.checks import Check
 from dsl.types import DataType
 
@@ -153,6 +156,90 @@ class FragmentKernel:
         if not all(is_size(size) for shape in self.shapes if not isinstance(shape, E.ParamRef) for size in shape):
             check.add("an output size must be an integer expression of the inputs' sizes and int args")
 
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        names = [i.name for i in op.inputs]
+        x = Sh.tensor(names[0])
+        if self.matrix:
+            return tuple(_matrix_shape(layout, names[0], names[-1]) for layout in self.layouts)
+        if self.layout == "shaped":
+            return tuple(Sh.tensor(s.name) if isinstance(s, E.ParamRef) else Sh.Dims(tuple(s)) for s in self.shapes)
+        if self.layout == "flat":
+            return (Sh.Dims(()),)
+        if self.layout == "select":
+            return (Sh.replace(x, Sh.sub(Sh.Length(x), 1), Sh.arg(self.length or "")),) * len(op.outputs)
+        if self.layout == "dense":
+            return (Sh.Concat((Sh.Slice(x, None, -1), Sh.Slice(Sh.tensor(names[1]), 1, None))),)
+        if self.layout == "rows" and self.widen != 1:
+            return (Sh.replace(x, Sh.sub(Sh.Length(x), 1), Sh.mul(Sh.last(x), self.widen)),)
+        return (x,)  # axis, rows, channels
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        names = [i.name for i in op.inputs]
+        first, x = names[0], Sh.tensor(names[0])
+        ranked = Sh.Refusal(f"{first}: must have rank 1 or more", Sh.compare(Sh.rank(first), ">=", 1))
+        if self.matrix:
+            return _matrix_refusals(self, names)
+        if self.layout == "shaped":
+            return tuple(Sh.Refusal(f"{o.name}: a size of the result is negative",
+                                    Sh.all_of(*(Sh.compare(size, ">=", 0) for size in s)))
+                         for o, s in zip(op.outputs, self.shapes) if not isinstance(s, E.ParamRef) and s)
+        if self.layout == "flat":
+            return ()
+        if self.layout == "axis":
+            return (ranked, Sh.Refusal(f"{self.axis}: out of range", Sh.in_range(Sh.arg(self.axis), Sh.rank(first))))
+        if self.layout == "select":
+            length = Sh.arg(self.length or "")
+            return (ranked, Sh.Refusal(f"{self.length}: must lie in 0..the size of the last axis of {first}",
+                                       Sh.all_of(Sh.compare(length, ">=", 0), Sh.compare(length, "<=", Sh.last(x)))))
+        if self.layout == "dense":
+            w = Sh.tensor(names[1])
+            out = [ranked, Sh.Refusal(f"{names[1]}: must be a matrix with as many rows as the last axis of {first}",
+                                      Sh.all_of(Sh.compare(Sh.rank(names[1]), "==", 2),
+                                                Sh.compare(Sh.item(w, 0), "==", Sh.last(x))))]
+            out += [Sh.Refusal(f"{n}: must be a vector as long as the columns of {names[1]}",
+                               Sh.ShapesEqual(Sh.tensor(n), Sh.Slice(w, 1, None))) for n in names[2:]]
+            return tuple(out)
+        if self.layout == "channels":
+            return (ranked, *(Sh.Refusal(f"{n}: must be a vector as long as the last axis of {first}",
+                                         Sh.ShapesEqual(Sh.tensor(n), Sh.Slice(x, -1, None))) for n in names[1:]))
+        return (ranked, *(Sh.Refusal(f"{n}: must have the shape of {first}", Sh.ShapesEqual(Sh.tensor(n), x))
+                          for n in names[1:]))  # rows
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        """What the kernels find on values at run time (no shape says it)."""
+        return (self.failure,) if self.failure else ()
+
 #: Matrix fragment layouts, by the shape of their output.
 MATRIX_LAYOUTS = ("matrix", "matrix_reduce", "matrix_solve", "matrix_diagonal", "matrix_q", "matrix_r",
                   "matrix_v", "matrix_product")
+
+
+def _matrix_shape(layout: str, first: str, last: str) -> Any:
+    """The output of a matrix ``layout``: the first input's batch axes, then the matrix."""
+    f, l_ = Sh.tensor(first), Sh.tensor(last)
+    batch = Sh.Slice(f, None, -2)
+    rows, cols, last_cols = Sh.item(f, Sh.sub(Sh.Length(f), 2)), Sh.last(f), Sh.last(l_)
+    smaller = Sh.Min((rows, cols))
+    if layout == "matrix":
+        return l_
+    tail = {"matrix_reduce": (), "matrix_solve": (cols, last_cols), "matrix_q": (rows, smaller),
+            "matrix_v": (cols, smaller), "matrix_product": (rows, last_cols), "matrix_r": (smaller, cols),
+            "matrix_diagonal": (smaller,)}[layout]
+    return Sh.Concat((batch, Sh.Dims(tail))) if tail else batch
+
+
+def _matrix_refusals(c: FragmentKernel, names: list[str]) -> tuple[Sh.Refusal, ...]:
+    """Matrices in the last two axes; inputs after the first have its batch axes (shared
+    ones are one matrix for every batch)."""
+    out = []
+    for n in names:
+        if n in c.shared:
+            out.append(Sh.Refusal(f"{n}: must be a matrix (rank 2)", Sh.compare(Sh.rank(n), "==", 2)))
+        else:
+            out.append(Sh.Refusal(f"{n}: must have rank 2 or more (matrices in the last two axes)",
+                                  Sh.compare(Sh.rank(n), ">=", 2)))
+    first = Sh.Slice(Sh.tensor(names[0]), None, -2)
+    out += [Sh.Refusal(f"{n}: must have the batch axes of {names[0]}",
+                       Sh.ShapesEqual(Sh.Slice(Sh.tensor(n), None, -2), first))
+            for n in names[1:] if n not in c.shared]
+    return tuple(out)

@@ -6,6 +6,9 @@ from typing import Any
 
 import attrs
 
+from dsl import expr as E
+from dsl import shapes as Sh
+
 from dsl.forms.checks import Check
 
 @attrs.frozen
@@ -30,6 +33,33 @@ class LayoutMove:
         check.roles("layout", self.layout, LAYOUT_ROLES, self.params, self.input)
         if self.input in check.inputs and op.outputs and op.outputs[0].type is not check.inputs[self.input].type:
             check.add(f"a layout's output has the type of its input ({check.inputs[self.input].type.value})")
+
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        return (_LAYOUT_SHAPES[self.layout](self),)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        return tuple(_LAYOUT_REFUSALS.get(self.layout, lambda c: ())(self))
+
+    def x(self) -> Any:
+        return Sh.tensor(self.input)
+
+    def rank(self) -> Any:
+        return Sh.rank(self.input)
+
+    def role(self, role: str) -> Any:
+        """The arg (or, for a tensor role, the input's shape) bound to ``role``."""
+        kinds = dict(LAYOUT_ROLES[self.layout])
+        return Sh.tensor(self.arg(role)) if kinds[role] in ("tensor", "values") else Sh.arg(self.arg(role))
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        """What the targets check on values at run time (no shape says it)."""
+        if self.layout in ("gather", "gather_nd"):
+            return (f"{self.arg('indices')}: values must lie in -n..n-1 for an axis of size n",)
+        if self.layout == "reverse_sequence":
+            return (f"{self.arg('seq_lengths')}: values must lie in 0..the size of the sequence axis",)
+        if self.layout == "pad":
+            return (f"{self.arg('value')}: must convert exactly to the dtype",)
+        return ()
 
 #: Layout kinds -> the roles they take: (role, "list" | "int" | "enum" | "float" | "tensor" | "values").
 #: A "tensor" role names a LONG input (gather's indices), a "values" role an
@@ -57,3 +87,241 @@ DATA_LAYOUTS = ("gather", "gather_nd", "reverse_sequence", "diag", "set_diag")
 
 #: The values a pad's mode arg must offer, in this order (the kernels number them so).
 PAD_MODES = ("constant", "reflect", "symmetric")
+
+
+# ---------------------------------------------------------------- shapes and refusals, by kind
+
+_K = Sh.Axis()
+
+
+def _item(shape: Any, k: Any = _K) -> Any:
+    return Sh.Item(shape, k)
+
+
+def _reshape(c: LayoutMove) -> Any:
+    dims = c.role("shape")
+    known = Sh.Numel(dims)  # -prod(others) where one size is -1
+    inferred = Sh.Where(Sh.compare(known, "==", 0), Sh.size(0), Sh.floordiv(Sh.Numel(c.x()), E.Neg(known)))
+    return Sh.PerAxis(Sh.Length(dims), Sh.Where(Sh.compare(_item(dims), "==", -1), inferred, _item(dims)))
+
+
+def _reshape_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    dims = c.role("shape")
+    known = Sh.Numel(dims)
+    total = Sh.Numel(c.x())
+    minus_ones = Sh.Numel(Sh.PerAxis(Sh.Length(dims), Sh.size(2), Sh.compare(_item(dims), "==", -1)))
+    one_inferred = Sh.compare(minus_ones, "==", 2)  # (2 ** how many sizes are -1)
+    return [Sh.at_most_max_rank(dims, c.arg("shape")),
+            Sh.Refusal(f"{c.arg('shape')}: sizes must be non-negative, with at most one -1", Sh.all_of(
+                Sh.AllValues(dims, Sh.compare(Sh.Value(), ">=", -1)), Sh.compare(minus_ones, "<=", 2))),
+            Sh.Refusal(f"{c.arg('shape')}: does not hold the elements of {c.input}", Sh.any_of(
+                Sh.all_of(one_inferred, Sh.compare(known, "!=", 0), Sh.compare(E.Arith("%", total, E.Neg(known)), "==", 0)),
+                Sh.all_of(Sh.not_(one_inferred), Sh.compare(known, "==", total))))]
+
+
+def _permutation(c: LayoutMove) -> Any:
+    if c.layout == "transpose":
+        return None
+    return c.role("perm")
+
+
+def _permute(c: LayoutMove) -> Any:
+    perm = _permutation(c)
+    if perm is None:
+        return Sh.reversed_shape(c.x())
+    return Sh.PerAxis(Sh.Length(perm), _item(c.x(), Sh.normalized(_item(perm), c.rank())))
+
+
+def _permute_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    perm = _permutation(c)
+    if perm is None:
+        return []
+    return [Sh.Refusal(f"{c.arg('perm')}: must name every axis of {c.input} once", Sh.all_of(
+        Sh.compare(Sh.Length(perm), "==", c.rank()), Sh.AllValues(perm, Sh.in_range(Sh.Value(), c.rank())),
+        Sh.Distinct(perm, c.rank())))]
+
+
+def _axis(c: LayoutMove, rank: Any = None) -> Any:
+    return Sh.normalized(c.role("axis"), rank if rank is not None else c.rank())
+
+
+def _in_range(c: LayoutMove, role: str, rank: Any = None) -> Sh.Refusal:
+    rank = rank if rank is not None else c.rank()
+    return Sh.Refusal(f"{c.arg(role)}: out of range for the rank of {c.input}", Sh.in_range(c.role(role), rank))
+
+
+def _squeeze_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    return [_in_range(c, "axis"),
+            Sh.Refusal(f"{c.arg('axis')}: must name an axis of size 1", Sh.compare(_item(c.x(), _axis(c)), "==", 1))]
+
+
+def _expand_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    rank = Sh.add(c.rank(), 1)
+    return [_in_range(c, "axis", rank), Sh.Refusal(f"{c.input}: the result's rank is above {Sh.MAX_RANK}",
+                                                   Sh.compare(rank, "<=", Sh.MAX_RANK))]
+
+
+def _reverse_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    axes = c.role("axes")
+    return [Sh.Refusal(f"{c.arg('axes')}: out of range for the rank of {c.input}",
+                       Sh.AllValues(axes, Sh.in_range(Sh.Value(), c.rank()))),
+            Sh.Refusal(f"{c.arg('axes')}: repeats an axis", Sh.Distinct(axes, c.rank()))]
+
+
+def _tile(c: LayoutMove) -> Any:
+    return Sh.PerAxis(c.rank(), Sh.mul(_item(c.x()), _item(c.role("repeats"))))
+
+
+def _one_per_axis(c: LayoutMove, roles: tuple[str, ...], per_axis: int = 1) -> Sh.Refusal:
+    return Sh.Refusal(f"{', '.join(c.arg(r) for r in roles)}: need {per_axis if per_axis > 1 else 'one'} "
+                      f"value{'s' if per_axis > 1 else ''} per axis of {c.input}",
+                      Sh.all_of(*(Sh.compare(Sh.Length(c.role(r)), "==", Sh.mul(c.rank(), per_axis)) for r in roles)))
+
+
+def _too_large(c: LayoutMove, role: str) -> Sh.Refusal:
+    return Sh.Refusal(f"{c.arg(role)}: the result is too large",
+                      Sh.compare(Sh.Numel(_LAYOUT_SHAPES[c.layout](c)), "<=", Sh.MAX_ELEMENTS))
+
+
+def _tile_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    return [_one_per_axis(c, ("repeats",)),
+            Sh.Refusal(f"{c.arg('repeats')}: counts must be non-negative",
+                       Sh.AllValues(c.role("repeats"), Sh.compare(Sh.Value(), ">=", 0))),
+            _too_large(c, "repeats")]
+
+
+def _slice_size(c: LayoutMove, k: Any = _K) -> Any:
+    begin, size = c.role("begin"), c.role("size")
+    return Sh.Where(Sh.compare(_item(size, k), "==", -1), Sh.sub(_item(c.x(), k), _item(begin, k)), _item(size, k))
+
+
+def _slice_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    begin = c.role("begin")
+    fits = Sh.all_of(Sh.compare(_item(begin), ">=", 0), Sh.compare(_item(begin), "<=", _item(c.x())),
+                     Sh.compare(_slice_size(c), ">=", 0),
+                     Sh.compare(Sh.add(_item(begin), _slice_size(c)), "<=", _item(c.x())))
+    return [_one_per_axis(c, ("begin", "size")),
+            Sh.Refusal(f"{c.arg('begin')}, {c.arg('size')}: must lie within {c.input}", Sh.ForAxes(c.rank(), fits))]
+
+
+def _strided(c: LayoutMove) -> Any:
+    """len(range(n)[b:e:s]) per axis, as Python's slice.indices clamps the bounds."""
+    n, b, e, s = _item(c.x()), _item(c.role("begin")), _item(c.role("end")), _item(c.role("strides"))
+
+    def clamp(v: Any, low: Any, high: Any) -> Any:
+        wrapped = Sh.Where(Sh.compare(v, "<", 0), Sh.add(v, n), v)
+        return Sh.Max((low, Sh.Min((wrapped, high)))) if low is not None else Sh.Min((wrapped, high))
+
+    up_b, up_e = clamp(b, Sh.size(0), n), clamp(e, Sh.size(0), n)
+    down_b, down_e = clamp(b, Sh.size(-1), Sh.sub(n, 1)), clamp(e, Sh.size(-1), Sh.sub(n, 1))
+    up = Sh.Where(Sh.compare(up_e, ">", up_b), Sh.floordiv(Sh.add(Sh.sub(up_e, up_b), Sh.sub(s, 1)), s), Sh.size(0))
+    down = Sh.Where(Sh.compare(down_b, ">", down_e),
+                    Sh.floordiv(Sh.sub(Sh.sub(down_b, down_e), Sh.add(s, 1)), E.Neg(s)), Sh.size(0))
+    return Sh.PerAxis(c.rank(), Sh.Where(Sh.compare(s, ">", 0), up, down))
+
+
+def _strided_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    strides = c.role("strides")
+    return [_one_per_axis(c, ("begin", "end", "strides")),
+            Sh.Refusal(f"{c.arg('strides')}: must be non-zero (and at most 2**62 in size)", Sh.AllValues(
+                strides, Sh.all_of(Sh.compare(Sh.Value(), "!=", 0), Sh.compare(Sh.Value(), "<=", 2**62),
+                                   Sh.compare(Sh.Value(), ">=", -(2**62)))))]
+
+
+def _pad(c: LayoutMove) -> Any:
+    pads = c.role("paddings")
+    return Sh.PerAxis(c.rank(), Sh.add(_item(c.x()), Sh.add(_item(pads, Sh.mul(_K, 2)),
+                                                             _item(pads, Sh.add(Sh.mul(_K, 2), 1)))))
+
+
+def _pad_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    pads, mode = c.role("paddings"), c.role("mode")
+    n = _item(c.x())
+    before, after = _item(pads, Sh.mul(_K, 2)), _item(pads, Sh.add(Sh.mul(_K, 2), 1))
+    limit = Sh.Max((Sh.size(0), Sh.Where(E.Compare("==", mode, E.Literal("reflect")), Sh.sub(n, 1), n)))
+    within = Sh.any_of(E.Compare("==", mode, E.Literal("constant")),
+                       Sh.all_of(Sh.compare(before, "<=", limit), Sh.compare(after, "<=", limit)))
+    return [_one_per_axis(c, ("paddings",), 2),
+            Sh.Refusal(f"{c.arg('paddings')}: must be non-negative", Sh.AllValues(pads, Sh.compare(Sh.Value(), ">=", 0))),
+            Sh.Refusal(f"{c.arg('paddings')}: a reflect or symmetric pad is longer than its axis allows",
+                       Sh.ForAxes(c.rank(), within)),
+            _too_large(c, "paddings")]
+
+
+def _gather(c: LayoutMove) -> Any:
+    a = _axis(c)
+    return Sh.Concat((Sh.Slice(c.x(), None, a), c.role("indices"), Sh.Slice(c.x(), Sh.add(a, 1), None)))
+
+
+def _gather_nd(c: LayoutMove) -> Any:
+    indices = c.role("indices")
+    return Sh.Concat((Sh.Slice(indices, None, -1), Sh.Slice(c.x(), Sh.last(indices), None)))
+
+
+def _gather_nd_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    indices = c.role("indices")
+    return [Sh.Refusal(f"{c.arg('indices')}: must have rank 1 or more (its last axis indexes {c.input})",
+                       Sh.compare(Sh.Length(indices), ">=", 1)),
+            Sh.Refusal(f"{c.arg('indices')}: its last axis must not be longer than the rank of {c.input}",
+                       Sh.compare(Sh.last(indices), "<=", c.rank())),
+            Sh.at_most_max_rank(_gather_nd(c), c.arg("indices"))]
+
+
+def _reverse_sequence_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    seq, batch = c.role("seq_axis"), c.role("batch_axis")
+    return [_in_range(c, "seq_axis"), _in_range(c, "batch_axis"),
+            Sh.Refusal(f"{c.arg('seq_axis')}, {c.arg('batch_axis')}: must be different axes",
+                       Sh.compare(Sh.normalized(seq, c.rank()), "!=", Sh.normalized(batch, c.rank()))),
+            Sh.Refusal(f"{c.arg('seq_lengths')}: must be a vector as long as the batch axis of {c.input}",
+                       Sh.ShapesEqual(c.role("seq_lengths"), Sh.Dims((_item(c.x(), Sh.normalized(batch, c.rank())),))))]
+
+
+def _diagonal(c: LayoutMove) -> Any:
+    """x's batch axes, then min(rows, cols): the shape of set_diag's diagonal."""
+    x = c.x()
+    return Sh.Concat((Sh.Slice(x, None, -2), Sh.Dims((Sh.Min((_item(x, Sh.sub(c.rank(), 2)), Sh.last(x))),))))
+
+
+def _set_diag_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    return [Sh.Refusal(f"{c.input}: must have rank 2 or more (matrices in the last two axes)",
+                       Sh.compare(c.rank(), ">=", 2)),
+            Sh.Refusal(f"{c.arg('diagonal')}: must have {c.input}'s batch axes, then min(rows, cols)",
+                       Sh.ShapesEqual(c.role("diagonal"), _diagonal(c)))]
+
+
+_LAYOUT_SHAPES: dict[str, Any] = {
+    "reshape": _reshape,
+    "permute": _permute,
+    "transpose": _permute,
+    "squeeze": lambda c: Sh.remove(c.x(), _axis(c)),
+    "expand_dims": lambda c: Sh.insert(c.x(), _axis(c, Sh.add(c.rank(), 1)), 1),
+    "narrow": lambda c: Sh.PerAxis(c.rank(), _item(c.x()), Sh.compare(_item(c.x()), "!=", 1)),
+    "reverse": lambda c: c.x(),
+    "tile": _tile,
+    "slice": lambda c: Sh.PerAxis(c.rank(), _slice_size(c)),
+    "strided_slice": _strided,
+    "pad": _pad,
+    "gather": _gather,
+    "gather_nd": _gather_nd,
+    "reverse_sequence": lambda c: c.x(),
+    "diag": lambda c: Sh.Concat((c.x(), c.x())),
+    "set_diag": lambda c: c.x(),
+}
+
+_LAYOUT_REFUSALS: dict[str, Any] = {
+    "reshape": _reshape_refusals,
+    "permute": _permute_refusals,
+    "squeeze": _squeeze_refusals,
+    "expand_dims": _expand_refusals,
+    "reverse": _reverse_refusals,
+    "tile": _tile_refusals,
+    "slice": _slice_refusals,
+    "strided_slice": _strided_refusals,
+    "pad": _pad_refusals,
+    "gather": lambda c: [_in_range(c, "axis"), Sh.at_most_max_rank(_gather(c), c.arg("indices"))],
+    "gather_nd": _gather_nd_refusals,
+    "reverse_sequence": _reverse_sequence_refusals,
+    "diag": lambda c: [Sh.Refusal(f"{c.input}: the result's rank is above {Sh.MAX_RANK}",
+                                  Sh.compare(Sh.mul(c.rank(), 2), "<=", Sh.MAX_RANK))],
+    "set_diag": _set_diag_refusals,
+}

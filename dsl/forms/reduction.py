@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl import shapes as Sh
+
 from dsl import scalar as S
 from dsl.forms.checks import Check
 from dsl.types import DataType
@@ -83,6 +85,32 @@ class Reduction:
                 continue
             sums = {"acc", *(f"acc{k}" for k in range(1, len(self.extra_maps) + 1))}
             check.functions_known(final, sums | {"n"} | ({"m"} if self.pre else set()), "finalize")
+
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        x, rank = Sh.tensor(self.input), Sh.rank(self.input)
+        reduced = Sh.Names(Sh.arg(self.axes), Sh.Axis(), rank, all_when_empty=True)
+        keep = Sh.any_of(Sh.arg(self.keep_dims), Sh.not_(reduced))
+        shape = Sh.PerAxis(rank, Sh.Where(reduced, Sh.size(1), Sh.Item(x, Sh.Axis())), keep)
+        return (shape,) * len(op.outputs)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        x, rank, axes = Sh.tensor(self.input), Sh.rank(self.input), Sh.arg(self.axes)
+        out = [Sh.Refusal(f"{self.axes}: an axis is out of range for the rank of {self.input}",
+                          Sh.AllValues(axes, Sh.in_range(Sh.Value(), rank))),
+               Sh.Refusal(f"{self.axes}: an axis is listed twice", Sh.Distinct(axes, rank))]
+        if self.other is not None:
+            out.append(Sh.Refusal(f"{self.other} must have the shape of {self.input}",
+                                  Sh.ShapesEqual(Sh.tensor(self.other), x)))
+        if self.empty == "error":  # nothing to reduce, where a result is wanted
+            reduced = Sh.Names(axes, Sh.Axis(), rank, all_when_empty=True)
+            over = Sh.Numel(Sh.PerAxis(rank, Sh.Item(x, Sh.Axis()), reduced))
+            kept = Sh.Numel(Sh.PerAxis(rank, Sh.Item(x, Sh.Axis()), Sh.not_(reduced)))
+            out.append(Sh.Refusal("cannot reduce no elements",
+                                  Sh.not_(Sh.all_of(Sh.compare(over, "==", 0), Sh.compare(kept, ">", 0)))))
+        return tuple(out)
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        return ()
 
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 

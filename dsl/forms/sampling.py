@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl import shapes as Sh
+
 from dsl.forms.checks import Check
 from dsl.types import DataType
 
@@ -36,6 +38,19 @@ class RandomSample:
         for name in ("seed", "offset"):
             if name not in seeds:
                 check.add(f"random ops need a LONG arg '{name}' (directly or from a config)")
+
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        return (Sh.ArgShape(Sh.arg("shape")),)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        shape = Sh.arg("shape")
+        return (Sh.Refusal(f"shape: more axes than the maximum rank {Sh.MAX_RANK}",
+                           Sh.compare(Sh.Length(shape), "<=", Sh.MAX_RANK)),
+                Sh.Refusal("shape: sizes must not be negative",
+                           Sh.AllValues(shape, Sh.compare(Sh.Value(), ">=", 0))))
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        return ()
 
 RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "uniform": ("low", "high"),

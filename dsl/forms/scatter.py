@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl import shapes as Sh
+
 from dsl import scalar as S
 from dsl.forms.checks import Check
 from dsl.types import DataType
@@ -64,6 +66,33 @@ class ScatterRows:
         check.out.extend(S.integer_misuse(self.combine))
         if len(op.outputs) != 1:
             check.add("a scatter has exactly one output")
+
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        if self.ref is not None:
+            return (Sh.tensor(self.ref),)
+        row = Sh.Slice(Sh.tensor(self.updates), Sh.rank(self.indices), None)
+        return (Sh.Concat((Sh.Dims((Sh.arg(self.rows),)), row)),)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        k = Sh.rank(self.indices)
+        updates = Sh.tensor(self.updates)
+        row = Sh.Slice(updates, k, None)
+        out = [Sh.Refusal(f"{self.updates}: its first axes must be the shape of {self.indices}",
+                          Sh.ShapesEqual(Sh.Slice(updates, None, k), Sh.tensor(self.indices)))]
+        if self.ref is not None:
+            ref = Sh.tensor(self.ref)
+            out += [Sh.Refusal(f"{self.ref}: must have rank 1 or more", Sh.compare(Sh.rank(self.ref), ">=", 1)),
+                    Sh.Refusal(f"{self.updates}: its rows must have the shape of the rows of {self.ref}",
+                               Sh.ShapesEqual(Sh.Slice(ref, 1, None), row))]
+        else:
+            out += [Sh.Refusal(f"{self.rows}: must be 0 or more", Sh.compare(Sh.arg(self.rows), ">=", 0)),
+                    Sh.Refusal(f"{self.updates}: the result's rank is above {Sh.MAX_RANK}",
+                               Sh.compare(Sh.add(Sh.Length(row), 1), "<=", Sh.MAX_RANK))]
+        return tuple(out)
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        """What the targets check on values at run time (no shape says it)."""
+        return (f"{self.indices}: values must pick existing rows" + (", in order" if self.sorted else ""),)
 
 #: What a segment reduction's rows start at (and what an empty segment gives).
 SEGMENT_INITS = ("zero", "one", "lowest", "highest")

@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl import shapes as Sh
+
 from dsl.forms.checks import Check
 from dsl.types import DataType
 
@@ -30,6 +32,18 @@ class ShapeQuery:
             check.need_arg(self.axis, (DataType.INT, DataType.LONG), False, "the axis whose size to give")
         if op.outputs and op.outputs[0].type is not DataType.LONG:
             check.add("a shape query's output is LONG")
+
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        return (Sh.Dims((Sh.rank(self.input),)) if self.query == "shape" else Sh.Dims(()),)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        if self.axis is None:
+            return ()
+        return (Sh.Refusal(f"{self.axis}: out of range for the rank of {self.input}",
+                           Sh.in_range(Sh.arg(self.axis), Sh.rank(self.input))),)
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        return ()
 
 #: What a shape query can ask.
 SHAPE_QUERIES = ("shape", "size", "rank", "size_at")

@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl import shapes as Sh
+
 from dsl import expr as E
 from dsl.forms.checks import Check
 from dsl.types import DataType
@@ -32,6 +34,36 @@ class Join:
             check.add(f"Join takes 'concat' or 'stack', got {self.join!r}")
         check.need_arg(self.axis, (DataType.INT, DataType.LONG), False, "axis to join along")
 
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        first = Sh.FirstShape(E.ParamRef("input", self.inputs))
+        if self.stack:
+            at = Sh.normalized(Sh.arg(self.axis), Sh.add(Sh.Length(first), 1))
+            return (Sh.insert(first, at, Sh.Length(E.ParamRef("input", self.inputs))),)
+        at = Sh.normalized(Sh.arg(self.axis), Sh.Length(first))
+        return (Sh.replace(first, at, Sh.Total(E.ParamRef("input", self.inputs), at)),)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        listed = E.ParamRef("input", self.inputs)
+        first = Sh.FirstShape(listed)
+        rank = Sh.add(Sh.Length(first), 1) if self.stack else Sh.Length(first)
+        axis = Sh.arg(self.axis)
+        out = [Sh.Refusal(f"{self.inputs}: the result's rank is above {Sh.MAX_RANK}", Sh.compare(rank, "<=", Sh.MAX_RANK))]
+        if self.stack:
+            out += [Sh.Refusal(f"{self.axis}: out of range", Sh.in_range(axis, rank)),
+                    Sh.Refusal(f"{self.inputs}: must all have the same shape",
+                               Sh.EachTensor(listed, Sh.ShapesEqual(Sh.Each(), first)))]
+            return tuple(out)
+        at = Sh.normalized(axis, rank)
+        agree = Sh.all_of(Sh.compare(Sh.Length(Sh.Each()), "==", rank), Sh.ForAxes(rank, Sh.any_of(
+            Sh.compare(Sh.Axis(), "==", at), Sh.compare(Sh.Item(Sh.Each(), Sh.Axis()), "==", Sh.Item(first, Sh.Axis())))))
+        out += [Sh.Refusal(f"{self.inputs}: scalars cannot be concatenated (rank 1 or more)", Sh.compare(rank, ">=", 1)),
+                Sh.Refusal(f"{self.axis}: out of range", Sh.in_range(axis, rank)),
+                Sh.Refusal(f"{self.inputs}: shapes must agree except along the axis", Sh.EachTensor(listed, agree))]
+        return tuple(out)
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        return ()
+
 @attrs.frozen
 class Merge:
     """Element by element over the equal-shape tensors of the list input
@@ -52,6 +84,17 @@ class Merge:
             check.add("Merge('max_index')'s output must be LONG")
         elif self.combine == "avg" and listed is not None and listed.type is not DataType.FLOATING_POINT:
             check.add(f"Merge('avg') divides: input '{self.inputs}' must be FLOATING_POINT")
+
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        return (Sh.FirstShape(E.ParamRef("input", self.inputs)),)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        listed = E.ParamRef("input", self.inputs)
+        return (Sh.Refusal(f"{self.inputs}: must all have the same shape",
+                           Sh.EachTensor(listed, Sh.ShapesEqual(Sh.Each(), Sh.FirstShape(listed)))),)
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        return ()
 
 MERGE_COMBINES = ("add", "avg", "max", "max_index")
 
@@ -105,6 +148,42 @@ class Parts:
         if listed:
             _no_constraint_reads(op, self.source, check)
 
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        if self.part == "meshgrid":
+            listed = E.ParamRef("input", self.source)
+            sizes = Sh.Numels(listed)
+            swapped = Sh.Concat((Sh.Dims((Sh.item(sizes, 1), Sh.item(sizes, 0))), Sh.Slice(sizes, 2, None)))
+            grid = Sh.Where(Sh.all_of(Sh.arg(self.arg("cartesian")), Sh.compare(Sh.Length(sizes), ">=", 2)),
+                            swapped, sizes)
+            return (Sh.Tensors(Sh.Length(listed), grid),)
+        x, rank = Sh.tensor(self.source), Sh.rank(self.source)
+        at = Sh.normalized(Sh.arg(self.arg("axis")), rank)
+        if self.part == "unstack":
+            return (Sh.Tensors(Sh.Item(x, at), Sh.remove(x, at)),)
+        num = Sh.arg(self.arg("num"))
+        return (Sh.Tensors(num, Sh.replace(x, at, Sh.floordiv(Sh.Item(x, at), num))),)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        if self.part == "meshgrid":
+            sizes = Sh.Numels(E.ParamRef("input", self.source))
+            return (Sh.Refusal(f"{self.source}: at most {Sh.MAX_RANK} tensors (one grid axis each)",
+                               Sh.compare(Sh.Length(sizes), "<=", Sh.MAX_RANK)),
+                    Sh.Refusal(f"{self.source}: the grids would be too large",
+                               Sh.compare(Sh.Numel(sizes), "<=", Sh.MAX_ELEMENTS)))
+        x, rank = Sh.tensor(self.source), Sh.rank(self.source)
+        axis = Sh.arg(self.arg("axis"))
+        out = [Sh.Refusal(f"{self.source}: a scalar cannot be cut (rank 1 or more)", Sh.compare(rank, ">=", 1)),
+               Sh.Refusal(f"{self.arg('axis')}: out of range", Sh.in_range(axis, rank))]
+        if self.part == "split":
+            num = Sh.arg(self.arg("num"))
+            out += [Sh.Refusal(f"{self.arg('num')}: must be 1 or more", Sh.compare(num, ">=", 1)),
+                    Sh.Refusal(f"{self.source}: the size of the axis is not a multiple of {self.arg('num')}",
+                               Sh.compare(_mod(Sh.Item(x, Sh.normalized(axis, rank)), num), "==", 0))]
+        return tuple(out)
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        return ()
+
 PARTS_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "split": (("axis", "int"), ("num", "int")),
     "unstack": (("axis", "int"),),
@@ -130,3 +209,8 @@ def _list_input_problems(c: Any, op: Any, check: Check) -> Any:
         check.add(f"{c.kind} takes its list input and no other input")
     _no_constraint_reads(op, c.inputs, check)
     return listed
+
+
+def _mod(a: Any, b: Any) -> Any:
+    """a % b, as the constraint language spells it."""
+    return E.Arith("%", a, b)

@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl import shapes as Sh
+
 from dsl.forms.checks import Check
 from dsl.types import DataType
 
@@ -37,3 +39,39 @@ class TensorDot:
         first = check.inputs.get(self.inputs[0])
         if first is not None and op.outputs and op.outputs[0].type is not first.type:
             check.add(f"the output has the type of {first.name} ({first.type.value})")
+
+    def _operands(self) -> tuple[Any, Any, Any, Any]:
+        """(x', y', rank of x, rank of y): each input with its axes reversed when transposed."""
+        (x, y), (tx, ty, _) = self.inputs, self.transposes
+        xs = Sh.Where(Sh.arg(tx), Sh.reversed_shape(Sh.tensor(x)), Sh.tensor(x))
+        ys = Sh.Where(Sh.arg(ty), Sh.reversed_shape(Sh.tensor(y)), Sh.tensor(y))
+        return xs, ys, Sh.rank(x), Sh.rank(y)
+
+    def _free(self) -> Any:
+        """The free axes of x', then of y'."""
+        xs, ys, rx, ry = self._operands()
+        ax, ay = (Sh.arg(a) for a in self.axes)
+        return Sh.Concat((Sh.PerAxis(rx, Sh.Item(xs, Sh.Axis()), Sh.not_(Sh.Names(ax, Sh.Axis(), rx))),
+                          Sh.PerAxis(ry, Sh.Item(ys, Sh.Axis()), Sh.not_(Sh.Names(ay, Sh.Axis(), ry)))))
+
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        free = self._free()
+        return (Sh.Where(Sh.arg(self.transposes[2]), Sh.reversed_shape(free), free),)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        xs, ys, rx, ry = self._operands()
+        ax, ay = (Sh.arg(a) for a in self.axes)
+        pair = Sh.Axis()
+        a, b = Sh.Item(ax, pair), Sh.Item(ay, pair)
+        names = f"{self.axes[0]}, {self.axes[1]}"
+        return (Sh.Refusal(f"{names}: must name as many axes each", Sh.compare(Sh.Length(ax), "==", Sh.Length(ay))),
+                Sh.Refusal(f"{names}: an axis pair is out of range", Sh.ForAxes(Sh.Length(ax), Sh.all_of(
+                    Sh.in_range(a, rx), Sh.in_range(b, ry)))),
+                Sh.Refusal(f"{names}: an axis is named twice", Sh.all_of(Sh.Distinct(ax, rx), Sh.Distinct(ay, ry))),
+                Sh.Refusal(f"{self.inputs[0]} and {self.inputs[1]}: contracted axes differ in size",
+                           Sh.ForAxes(Sh.Length(ax), Sh.compare(Sh.Item(xs, Sh.normalized(a, rx)), "==",
+                                                               Sh.Item(ys, Sh.normalized(b, ry))))),
+                Sh.at_most_max_rank(self._free(), f"{self.inputs[0]} and {self.inputs[1]}"))
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        return ()

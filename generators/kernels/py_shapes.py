@@ -31,7 +31,20 @@ class PyShapeRenderer(E.Renderer):
 
     def __init__(self, spelling: Spelling) -> None:
         self.spell = spelling
-        self.depth = 0  # nesting of PerAxis / AllValues: each binds its own variable
+        # The variables the enclosing PerAxis/ForAxes (axes), AllValues (values) and
+        # EachTensor (shapes) bind, innermost last.
+        self.bound: dict[str, list[str]] = {"k": [], "v": [], "e": []}
+        self.count = 0
+
+    def binding(self, kind: str, render: Callable[[], str]) -> tuple[str, str]:
+        """(the variable a binder of ``kind`` introduces, ``render()`` of its body)."""
+        name = f"_{kind}{self.count}"
+        self.count += 1
+        self.bound[kind].append(name)
+        try:
+            return name, render()
+        finally:
+            self.bound[kind].pop()
 
     # -- constraint-language nodes
     def render_literal(self, node: E.Literal) -> str:
@@ -79,10 +92,10 @@ class PyShapeRenderer(E.Renderer):
 
     # -- sizes
     def render_axis(self, node: S.Axis) -> str:
-        return f"_k{self.depth - 1}"
+        return self.bound["k"][-1]
 
     def render_value(self, node: S.Value) -> str:
-        return f"_v{self.depth - 1}"
+        return self.bound["v"][-1]
 
     def render_item(self, node: S.Item) -> str:
         return f"{self.sequence(node.of)}[{self.render(node.index)}]"
@@ -116,16 +129,39 @@ class PyShapeRenderer(E.Renderer):
         return f"({named} or len({values}) == 0)" if node.all_when_empty else named
 
     def render_allvalues(self, node: S.AllValues) -> str:
-        self.depth += 1
-        try:
-            condition = self.render(node.condition)
-        finally:
-            self.depth -= 1
-        return f"all({condition} for _v{self.depth} in {self.spell.arg(node.arg.name)})"
+        name, condition = self.binding("v", lambda: self.render(node.condition))
+        return f"all({condition} for {name} in {self.spell.arg(node.arg.name)})"
 
     def render_distinct(self, node: S.Distinct) -> str:
         values, rank = self.spell.arg(node.arg.name), self.render(node.rank)
         return f"(len({{_n + {rank} if _n < 0 else _n for _n in {values}}}) == len({values}))"
+
+    def render_foraxes(self, node: S.ForAxes) -> str:
+        rank = self.render(node.rank)
+        name, condition = self.binding("k", lambda: self.render(node.condition))
+        return f"all({condition} for {name} in range({rank}))"
+
+    def render_fits(self, node: S.Fits) -> str:
+        return f"shapes_fit(({''.join(self.render(s) + ', ' for s in node.shapes)}), {node.strict})"
+
+    def render_shapesequal(self, node: S.ShapesEqual) -> str:
+        return f"(tuple({self.render(node.left)}) == tuple({self.render(node.right)}))"
+
+    def render_each(self, node: S.Each) -> str:
+        return f"tuple({self.bound['e'][-1]})"
+
+    def render_eachtensor(self, node: S.EachTensor) -> str:
+        name, condition = self.binding("e", lambda: self.render(node.condition))
+        return f"all({condition} for {name} in {self.spell.shapes(node.inputs.name)})"
+
+    def render_numels(self, node: S.Numels) -> str:
+        return f"tuple(math.prod(_s) for _s in {self.spell.shapes(node.inputs.name)})"
+
+    def render_tensors(self, node: S.Tensors) -> str:
+        return f"[{self.render(node.shape)}] * {self.render(node.count)}"
+
+    def render_finite(self, node: S.Finite) -> str:
+        return f"math.isfinite({self.render(node.value)})"
 
     # -- shapes
     def sequence(self, node: Any) -> str:
@@ -153,13 +189,11 @@ class PyShapeRenderer(E.Renderer):
 
     def render_peraxis(self, node: S.PerAxis) -> str:
         rank = self.render(node.rank)
-        self.depth += 1
-        try:
-            size = self.render(node.size)
-            keep = f" if {self.render(node.keep)}" if node.keep is not None else ""
-        finally:
-            self.depth -= 1
-        return f"tuple({size} for _k{self.depth} in range({rank}){keep})"
+        parts: list[str] = []
+        name, _ = self.binding("k", lambda: parts.extend(
+            [self.render(node.size), self.render(node.keep) if node.keep is not None else ""]) or "")
+        size, keep = parts
+        return f"tuple({size} for {name} in range({rank}){' if ' + keep if keep else ''})"
 
     def render_broadcast(self, node: S.Broadcast) -> str:
         return f"shapes_broadcast(({''.join(self.render(s) + ', ' for s in node.shapes)}), {node.strict})"

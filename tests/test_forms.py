@@ -1,0 +1,56 @@
+"""Each compute form owns its outputs' shapes and its refusals (ADR 0029): on every parity
+case of every op, what the form says (its refusals in order, then its shape expressions,
+evaluated) is what the NumPy reference does; the reference refuses nothing else but what
+the op's constraints say or the form names as a run-time check of values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from dsl import compute as C
+from dsl import loader
+from generators.kernels import evaluate, reference
+from generators.kernels.py_shapes import evaluate as run_shape
+from generators.kernels.selection import code_ops
+from generators.tests import cases, golden
+
+CATALOGUE = loader.load(ROOT / "ops").catalogue
+OPS = [(ns, op) for ns in CATALOGUE.namespaces for op in code_ops(ns) if not isinstance(op.compute, C.SlidingWindow)]
+
+
+def form_outcome(op, kwargs):
+    """(the message of the first refusal that fails, or None; the shapes of the outputs)."""
+    c = op.compute
+    tensors = {i.name: np.shape(kwargs[reference.py_name(i.name)]) for i in op.inputs if i.count.is_single}
+    lists = {i.name: [np.shape(t) for t in kwargs[reference.py_name(i.name)]] for i in op.inputs
+             if not i.count.is_single}
+    args = {a.name: evaluate.arg_value(op, kwargs, a.name) for a in op.args}
+    for refusal in c.refusals(op):
+        if not run_shape(refusal.condition, tensors, args, lists):
+            return refusal.message, None
+    return None, [run_shape(s, tensors, args, lists) for s in c.output_shapes(op)]
+
+
+@pytest.mark.parametrize(("ns", "op"), OPS, ids=[op.qualified_name for _, op in OPS])
+def test_the_form_says_what_the_reference_does(ns, op) -> None:
+    functions = golden.reference_functions(ns)
+    checked = 0
+    for dtype, spec in cases.cases(op):
+        case = golden._Case(op, dtype, spec, functions[reference.ref_name(op.name)], 0)
+        expected = case.expected()
+        refused, shapes = form_outcome(op, case.kwargs)
+        where = (op.qualified_name, dtype, spec["inputs"], spec["args"])
+        if expected is None:
+            if refused is None:  # a constraint of the op, or a value the form checks at run time
+                assert not evaluate.constraints_hold(op, case.kwargs) or op.compute.value_refusals(op), where
+            continue
+        assert refused is None, (where, refused)
+        wants = expected if isinstance(expected, tuple) else (expected,)
+        if C.list_output(op.compute) is not None:
+            assert [tuple(s) for s in shapes[0]] == [w.shape for w in wants], where
+        else:
+            assert [tuple(s) for s in shapes] == [w.shape for w in wants], where
+        checked += 1
+    assert checked > 0
