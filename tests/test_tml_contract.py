@@ -95,8 +95,7 @@ def test_nnef_shape_functions_follow_the_rule(out: Path) -> None:
                 got = tuple(module.CUSTOM_SHAPES[fragment_name(op.namespace, op.name)](**given))
             except AssertionError:
                 got = None
-            # (NNEF's shape functions apply the shape rule; the op's constraints are not shapes.)
-            assert got == rule(op, shapes, constraints=False), (op.qualified_name, shapes)
+            assert got == rule(op, shapes), (op.qualified_name, shapes)
 
 
 def test_nnef_graphs_refuse_what_the_op_refuses(out: Path) -> None:

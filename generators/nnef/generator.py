@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import math
-from pathlib import Path
 from typing import Any, Sequence
 
 from dsl import compute as C
@@ -21,7 +20,8 @@ from dsl.types import DataType, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import black_format, visible_controls
-from generators.kernels import numpy_runtime
+from generators.kernels import shape_helpers
+from generators.kernels.py_shapes import PyShapeRenderer, Spelling
 from generators.kernels.selection import code_ops, require_compute
 from generators.naming import mangle
 
@@ -37,7 +37,6 @@ ATTRIBUTE_TYPE = {DataType.INT: "integer", DataType.LONG: "integer", DataType.FL
                   DataType.NUMERIC: "scalar", DataType.BOOLEAN: "logical", DataType.STRING: "string",
                   DataType.ENUM: "string", DataType.DATA_TYPE: "string"}
 
-_SHAPES = Path(__file__).resolve().parent / "shape_rules.py"
 
 
 def fragment_name(namespace: str, op: str) -> str:
@@ -48,38 +47,10 @@ def nnef_name(name: str) -> str:
     return mangle(name, NNEF_RESERVED)
 
 
-class _SizeRenderer(E.Renderer):
-    """A declared output size inside a shape function: inputs are shape lists,
-    args attributes (or their defaults)."""
-
-    def __init__(self, op: Op) -> None:
-        self.defaults = _literal_defaults(op)
-
-    def render_literal(self, node: E.Literal) -> str:
-        return repr(node.value)
-
-    def render_paramref(self, node: E.ParamRef) -> str:
-        name = nnef_name(node.name)
-        return f"attribs.get({name!r}, {self.defaults[node.name]!r})" if node.name in self.defaults else \
-            f"attribs[{name!r}]"
-
-    def render_sizeat(self, node: E.SizeAt) -> str:
-        return f"{nnef_name(node.input.name)}[{self.render(node.axis)}]"
-
-    def render_arith(self, node: E.Arith) -> str:
-        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
-
-
 def _literal_defaults(op: Op) -> dict[str, Any]:
     """Arg name -> default, for the defaults NNEF can spell: a computed one (another arg,
     a tensor's shape or dtype) has no NNEF form, so the attribute is required there."""
     return {a.name: a.default for a in op.args if a.has_default and not defaults.is_computed(a)}
-
-
-def _attribute_value(op: Op, name: str) -> str:
-    """An attribute's value inside a shape function: given, or its (literal) default."""
-    known = _literal_defaults(op)
-    return f"attribs.get({nnef_name(name)!r}, {known[name]!r})" if name in known else f"attribs[{nnef_name(name)!r}]"
 
 
 def _literal(value: Any, type_: DataType) -> str | None:
@@ -219,115 +190,43 @@ class NnefGenerator:
         return "\n".join(lines)
 
     def _shapes(self, context: GenerationContext) -> str:
+        """Every op's shape function: its form's refusals as assertions, then its output
+        shapes, rendered from the form (ADR 0029); the two broadcast rules they call first."""
         lines = [f"# {context.header(self.name)}",
-                 _SHAPES.read_text(encoding="utf-8"), "",
-                 "# Layout rules: the very functions the Python package checks its inputs with.",
-                 "import math", "", f"MAX_RANK = {numpy_runtime.MAX_RANK}", f"PAD_MODES = {numpy_runtime.PAD_MODES!r}", "",
-                 inspect.getsource(numpy_runtime._layout_axis), "", inspect.getsource(numpy_runtime.layout_shape), "",
-                 f"GENERATE_LIMIT = {numpy_runtime.GENERATE_LIMIT}", "", inspect.getsource(numpy_runtime.generate_shape), "",
-                 inspect.getsource(numpy_runtime.matrix_shape), "",
-                 inspect.getsource(numpy_runtime.join_shape), "", inspect.getsource(numpy_runtime.merge_shape), "",
-                 f"EINSUM_LETTERS = {numpy_runtime.EINSUM_LETTERS!r}", "",
-                 inspect.getsource(numpy_runtime.tensordot_plan), "",
-                 f"PARTS_LIMIT = {numpy_runtime.PARTS_LIMIT}", "", inspect.getsource(numpy_runtime.parts_shapes), ""]
+                 '"""Shape functions of opforge\'s ops for ``nnef.infer_shapes(graph, custom_shapes=CUSTOM_SHAPES)``:',
+                 "each takes its inputs' shapes (lists of ints) and the attributes, asserts what the op",
+                 'refuses, and returns the output shape (a tuple of them for several outputs)."""', "",
+                 "import math", "", inspect.getsource(shape_helpers.shapes_broadcast), "",
+                 inspect.getsource(shape_helpers.shapes_fit), ""]
         table = []
         for ns in context.namespaces:
             entries = [(fragment_name(ns.name, o.name), o) for o in code_ops(ns) if not abi.is_stream(o)]
             entries += [(fragment_name(ns.name, a.name), context.catalogue.resolve(a)) for a in ns.aliases
-                        if context.catalogue.resolve(a) is not None]
+                        if context.catalogue.resolve(a) is not None and not abi.is_stream(context.catalogue.resolve(a))]
             for name, op in entries:
                 lines.append(self._shape_function(name, op))
                 table.append(name)
         lines.append("CUSTOM_SHAPES = {" + ", ".join(f"{n!r}: {n}" for n in table) + "}")
         return "\n".join(lines) + "\n"
 
-    def _shape_function(self, name: str, op: Op) -> str:
+    @staticmethod
+    def _shape_function(name: str, op: Op) -> str:
         c = op.compute
-        ins = [nnef_name(i.name) for i in op.inputs]
-        params = ", ".join(ins + ["**attribs"])
-        if isinstance(c, C.Elementwise):
-            tensors = [nnef_name(p) for p in c.params if any(i.name == p for i in op.inputs)]
-            rule = "broadcast" if c.broadcast == "numpy" else "same_or_scalar"
-            body = f"return {rule}({', '.join(tensors)})"
-        elif isinstance(c, C.Reduction):
-            body = (f"return reduced({nnef_name(c.input)}, attribs.get({nnef_name(c.axes)!r}, []), "
-                    f"attribs.get({nnef_name(c.keep_dims)!r}, False))")
-        elif isinstance(c, C.ArgReduction):
-            body = (f"return reduced({nnef_name(c.input)}, [{_attribute_value(op, c.axis)}], "
-                    f"attribs.get({nnef_name(c.keep_dims)!r}, False))")
-        elif isinstance(c, C.Contraction):
-            ids = {label: i for i, label in enumerate(c.spec.labels)}
-            labels = [[-1 if l == "..." else ids[l] for l in o.labels] for o in c.spec.inputs]
-            out = [-1 if l == "..." else ids[l] for l in c.spec.output.labels]
-            body = f"return contracted([{', '.join(nnef_name(n) for n in c.inputs)}], {labels!r}, {out!r})"
-        elif isinstance(c, C.RandomSample):
-            body = "return list(attribs['shape'])"
-        elif isinstance(c, C.Generation):
-            defaults = _literal_defaults(op)
-            tensors = {i.name for i in op.inputs}
-            given = [f"{role!r}: {nnef_name(arg)}" if arg in tensors else  # a tensor role: its shape
-                     f"{role!r}: attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else
-                     f"{role!r}: attribs[{nnef_name(arg)!r}]" for role, arg in c.params]
-            body = f"return list(generate_shape({c.generator!r}, {{{', '.join(given)}}}))"
-        elif isinstance(c, C.FragmentKernel) and c.matrix and c.output_layouts:  # one shape per output
-            shapes = ", ".join(f"list(matrix_shape({layout!r}, {ins[0]}, {ins[-1]}))" for layout in c.layouts)
-            return f"def {name}({params}):\n    return ({shapes})\n"
-        elif isinstance(c, C.FragmentKernel) and c.matrix:
-            body = f"return list(matrix_shape({c.layout!r}, {ins[0]}, {ins[-1]}))"
-        elif isinstance(c, C.FragmentKernel) and c.layout == "shaped":  # the declared sizes of each output
-            render = _SizeRenderer(op).render
-            shapes = ", ".join(f"list({nnef_name(s.name)})" if isinstance(s, E.ParamRef) else
-                               "[" + ", ".join(render(size) for size in s) + "]" for s in c.shapes)
-            if len(op.outputs) > 1:
-                return f"def {name}({params}):\n    return ({shapes})\n"
-            body = f"return {shapes}"
-        elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
-            body = "return []"
-        elif isinstance(c, C.FragmentKernel) and c.layout == "select":
-            body = f"return list({ins[0]})[:-1] + [attribs[{nnef_name(c.length or '')!r}]]"
-        elif isinstance(c, C.FragmentKernel) and c.layout == "dense":
-            body = f"return list({ins[0]})[:-1] + list({ins[1]})[1:]"
-        elif isinstance(c, C.FragmentKernel) and c.layout in ("rows", "channels"):
-            body = f"return list({ins[0]})" if c.widen == 1 else \
-                f"return list({ins[0]})[:-1] + [{ins[0]}[-1] * {c.widen}]"
-        elif isinstance(c, C.Join):
-            body = f"return list(join_shape({nnef_name(c.inputs)}, {_attribute_value(op, c.axis)}, {c.stack}))"
-        elif isinstance(c, C.Merge):
-            body = f"return list(merge_shape({nnef_name(c.inputs)}))"
-        elif isinstance(c, C.FindAll):  # the indices (one per element of the input) and their count
-            return f"def {name}({params}):\n    return ([math.prod({ins[0]})], [])\n"
-        elif isinstance(c, C.TensorDot):
-            defaults = _literal_defaults(op)
-            given = ", ".join(f"attribs.get({nnef_name(n)!r}, {defaults[n]!r})" if n in defaults else
-                              f"attribs[{nnef_name(n)!r}]" for n in (*c.axes, *c.transposes))
-            body = f"return list(tensordot_plan({ins[0]}, {ins[1]}, {given})[1])"
-        elif isinstance(c, C.Parts):  # a list result: one shape per tensor
-            defaults = _literal_defaults(op)
-            given = ", ".join(f"{role!r}: attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else
-                              f"{role!r}: attribs[{nnef_name(arg)!r}]" for role, arg in c.params)
-            source = ins[0] if c.part == "meshgrid" else f"[{ins[0]}]"
-            body = f"return [list(s) for s in parts_shapes({c.part!r}, {source}, {{{given}}})]"
-        elif isinstance(c, C.ShapeQuery):
-            body = f"return [len({nnef_name(c.input)})]" if c.query == "shape" else "return []"
-        elif isinstance(c, C.ScatterRows) and c.ref is not None:
-            body = f"return list({nnef_name(c.ref)})"
-        elif isinstance(c, C.ScatterRows):
-            rest = f"list({nnef_name(c.updates)})[len({nnef_name(c.indices)}):]"
-            body = f"return [attribs[{nnef_name(c.rows)!r}]] + {rest}"
-        elif isinstance(c, C.LayoutMove):
-            defaults = _literal_defaults(op)
-            given = []
-            for role, arg in c.params:
-                if any(i.name == arg for i in op.inputs):  # a tensor role: its shape
-                    given.append(f"{role!r}: {nnef_name(arg)}")
-                    continue
-                value = f"attribs.get({nnef_name(arg)!r}, {defaults[arg]!r})" if arg in defaults else \
-                    f"attribs[{nnef_name(arg)!r}]"
-                given.append(f"{role!r}: PAD_MODES.index({value})" if role == "mode" else f"{role!r}: {value}")
-            body = f"return list(layout_shape({c.layout!r}, {nnef_name(c.input)}, {{{', '.join(given)}}}))"
+        known = _literal_defaults(op)
+        spelling = Spelling(
+            shape=nnef_name, shapes=nnef_name,
+            arg=lambda a: f"attribs.get({nnef_name(a)!r}, {known[a]!r})" if a in known else f"attribs[{nnef_name(a)!r}]")
+        render = PyShapeRenderer(spelling).render
+        body = [f"assert {render(r.condition)}, {r.message!r}" for r in c.refusals(op)]
+        # The op's own constraints, where they speak of shapes and args (dtypes are not a shape function's).
+        body += [f"assert {render(k.expr)}, {k.message!r}" for config, k in op.all_constraints()
+                 if config is None and not k.backend and not any(isinstance(n, (E.SameType,)) for n in E.walk(k.expr))]
+        shapes = [render(shape) for shape in c.output_shapes(op)]
+        if C.list_output(c) is not None:  # a list output: one shape per tensor
+            body.append(f"return [list(s) for s in {shapes[0]}]")
+        elif len(shapes) > 1:
+            body.append("return (" + ", ".join(f"list({s})" for s in shapes) + ")")
         else:
-            body = f"return list({ins[0]})"
-        if len(op.outputs) > 1:  # several results of one shape: nnef takes a tuple of shapes
-            body = (f"shape = {body.removeprefix('return ')}\n    "
-                    f"return ({', '.join(['list(shape)'] * len(op.outputs))})")
-        return f"def {name}({params}):\n    {body}\n"
+            body.append(f"return list({shapes[0]})")
+        params = ", ".join([nnef_name(i.name) for i in op.inputs] + ["**attribs"])
+        return f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
