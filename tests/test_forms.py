@@ -1,7 +1,10 @@
-"""Each compute form owns its outputs' shapes and its refusals (ADR 0029): on every parity
-case of every op, what the form says (its refusals in order, then its shape expressions,
-evaluated) is what the NumPy reference does; the reference refuses nothing else but what
-the op's constraints say or the form names as a run-time check of values."""
+"""Each compute form owns its outputs' shapes and its refusals (ADR 0029). The generation-time
+reference takes its shapes from the forms, so here the forms are held to what only they
+can be: on every parity case of every op, their refusals and shapes evaluate, the reference
+computes arrays of those shapes, and it refuses nothing else but what the op's constraints
+say or the form names as a run-time check of values. What the C API, the bindings, units
+and NNEF make of the same cases is the cross-target tests' (test_generated_code's golden
+and parity runs, test_shapes_across_targets)."""
 
 from __future__ import annotations
 

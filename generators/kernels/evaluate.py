@@ -20,6 +20,7 @@ from dsl.types import DataType
 from generators.kernels import numpy_runtime, reference
 from generators.kernels.messages import scatter_messages
 from generators.kernels.py_constraints import PyConstraintRenderer
+from generators.kernels.py_shapes import evaluate as run_shape
 from generators.kernels.selection import variants_of
 
 
@@ -88,124 +89,57 @@ def workspace_doubles(op: Op, kwargs: Mapping[str, Any]) -> int:
     return max(0, int(eval(PyConstraintRenderer(op).render(node), _scope(op, kwargs))))  # our own rendering
 
 
+def _values_ok(op: Op, arrays: Mapping[str, Any], arg: Callable[[str], Any], dtype: str) -> None:
+    """The checks a form makes on values at run time (``value_refusals``), as the bindings
+    make them: ValueError where they fail."""
+    c = op.compute
+    if isinstance(c, C.Generation):
+        params = {role: arrays[name] if name in arrays else arg(name) for role, name in c.params}
+        numpy_runtime.generate_check(c.generator, params, arg("dtype"))
+    elif isinstance(c, C.LayoutMove):
+        params = {role: arrays[name] if name in arrays else arg(name) for role, name in c.params}
+        numpy_runtime.layout_check(c.layout, arrays[c.input].shape, params)
+        if c.layout == "pad" and arg(c.arg("mode")) == "constant":
+            numpy_runtime.fill_value(arg(c.arg("value")), np.dtype(dtype))
+    elif isinstance(c, C.ScatterRows):
+        rows = arrays[c.ref].shape[0] if c.ref is not None else arg(c.rows)
+        numpy_runtime.scatter_at(arrays[c.indices], rows, c.ref is not None, c.sorted, scatter_messages(c))
+
+
 def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) -> Any:
     """The reference result of ``op`` for the variant ``dtype`` on ``kwargs`` (inputs
     and args by Python name): an array, a tuple of arrays (one per output) for an op
     with several outputs (of a list output: one per tensor of the list), or None
-    where the op must refuse the inputs."""
+    where the op must refuse the inputs. The outputs' shapes, and what the op refuses
+    before it looks at values, are what its form says (ADR 0029)."""
     c = op.compute
     arrays = {i.name: _tensor(i, kwargs[reference.py_name(i.name)], "C") for i in op.inputs}
     arg = lambda name: arg_value(op, kwargs, name)  # noqa: E731
     variant = next(v for v in variants_of(op) if v.dtype == dtype)
     if not constraints_hold(op, kwargs):
         return None
-    output_shapes: list[tuple[int, ...]] | None = None  # one per output, where the form gives each its own
+    tensors = {n: a.shape for n, a in arrays.items() if not isinstance(a, list)}
+    lists = {n: [t.shape for t in a] for n, a in arrays.items() if isinstance(a, list)}
+    args = {a.name: arg(a.name) for a in op.args}
+    if not all(run_shape(r.condition, tensors, args, lists) for r in c.refusals(op)):
+        return None
+    shapes = [run_shape(s, tensors, args, lists) for s in c.output_shapes(op)]
     try:
-        if isinstance(c, C.Elementwise):
-            shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
-        elif isinstance(c, C.Reduction):
-            axes = numpy_runtime.norm_axes(arg(c.axes), arrays[c.input].ndim)
-            shape = numpy_runtime.reduced_shape(arrays[c.input].shape, axes, arg(c.keep_dims))
-        elif isinstance(c, C.ArgReduction):
-            x = arrays[c.input]
-            if x.ndim == 0:
-                return None
-            shape = numpy_runtime.reduced_shape(x.shape, (arg(c.axis) % x.ndim,), arg(c.keep_dims))
-        elif isinstance(c, C.FindAll):  # the indices (capacity: every element) and their count
-            shape = (arrays[c.input].size,)
-            output_shapes = [shape, ()]
-        elif isinstance(c, C.TensorDot):
-            x, y = (arrays[n] for n in c.inputs)
-            shape = numpy_runtime.tensordot_plan(x.shape, y.shape, *(arg(n) for n in (*c.axes, *c.transposes)))[1]
-        elif isinstance(c, C.Contraction):
-            shape = np.einsum(c.spec.numpy_subscripts(), *(arrays[n] for n in c.inputs)).shape
-        elif isinstance(c, C.RandomSample):
-            shape = tuple(arg("shape"))
-        elif isinstance(c, C.Generation):
-            params = {role: arrays[name] if name in arrays else arg(name) for role, name in c.params}
-            numpy_runtime.generate_check(c.generator, params, arg("dtype"))
-            shape = numpy_runtime.generate_shape(c.generator, numpy_runtime.with_shapes(c.generator, params))
-        elif isinstance(c, C.FragmentKernel) and c.matrix:
-            first, last = arrays[op.inputs[0].name], arrays[op.inputs[-1].name]
-            if any(a.ndim != 2 if n in c.shared else a.ndim < 2 or a.shape[:-2] != first.shape[:-2]
-                   for n, a in arrays.items()):
-                return None
-            shape = numpy_runtime.matrix_shape(c.layout, first.shape, last.shape)
-            output_shapes = [numpy_runtime.matrix_shape(layout, first.shape, last.shape) for layout in c.layouts]
-        elif isinstance(c, C.FragmentKernel) and c.layout == "shaped":
-            render, scope = PyConstraintRenderer(op).render, _scope(op, kwargs)
-            output_shapes = [arrays[s.name].shape if isinstance(s, E.ParamRef) else  # an input's shape
-                             tuple(int(eval(render(size), scope)) for size in s) for s in c.shapes]  # our own rendering
-            if any(size < 0 for s in output_shapes for size in s):
-                return None
-            shape = output_shapes[0]
-        elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
-            shape = ()
-        elif isinstance(c, C.FragmentKernel) and c.layout == "rows":
-            first = arrays[op.inputs[0].name]
-            if first.ndim < 1 or any(a.shape != first.shape for a in arrays.values()):
-                return None
-            shape = first.shape[:-1] + (first.shape[-1] * c.widen,)
-        elif isinstance(c, C.FragmentKernel) and c.layout == "select":
-            first = arrays[op.inputs[0].name]
-            if first.ndim < 1 or not 0 <= arg(c.length) <= first.shape[-1]:
-                return None
-            shape = first.shape[:-1] + (arg(c.length),)
-        elif isinstance(c, C.FragmentKernel) and c.layout == "dense":
-            first, weights = arrays[op.inputs[0].name], arrays[op.inputs[1].name]
-            if first.ndim < 1 or weights.ndim != 2 or weights.shape[0] != first.shape[-1] or any(
-                    arrays[i.name].shape != weights.shape[1:] for i in op.inputs[2:]):
-                return None
-            shape = first.shape[:-1] + weights.shape[1:]
-        elif isinstance(c, C.FragmentKernel) and c.layout == "channels":
-            first = arrays[op.inputs[0].name]
-            if first.ndim < 1 or any(arrays[i.name].shape != first.shape[-1:] for i in op.inputs[1:]):
-                return None
-            shape = first.shape
-        elif isinstance(c, C.Join):
-            shape = numpy_runtime.join_shape([a.shape for a in arrays[c.inputs]], arg(c.axis), c.stack)
-        elif isinstance(c, C.Merge):
-            shape = numpy_runtime.merge_shape([a.shape for a in arrays[c.inputs]])
-        elif isinstance(c, C.Parts):  # a list output: a tuple of arrays, one per tensor of the list
-            source = arrays[c.source]
-            given = source if isinstance(source, list) else [source]
-            params = {role: arg(name) for role, name in c.params}
-            parts = [np.empty(s, dtype=variant.of(c.outputs))
-                     for s in numpy_runtime.parts_shapes(c.part, [a.shape for a in given], params)]
-            fn(source, *(arg(a.name) for a in op.args), parts)
+        _values_ok(op, arrays, arg, dtype)
+        if C.list_output(c) is not None:  # a list output: a tuple of arrays, one per tensor of the list
+            parts = [np.empty(s, dtype=variant.of(c.outputs)) for s in shapes[0]]
+            fn(arrays[c.source], *(arg(a.name) for a in op.args), parts)
             return tuple(parts)
-        elif isinstance(c, C.ShapeQuery):
-            x = arrays[c.input]
-            numpy_runtime.shape_query(c.query, x.shape, arg(c.axis) if c.axis is not None else None)
-            shape = (x.ndim,) if c.query == "shape" else ()
-        elif isinstance(c, C.ScatterRows):
-            ref = arrays[c.ref].shape if c.ref is not None else None
-            messages = scatter_messages(c)
-            shape = numpy_runtime.scatter_shape(messages, arrays[c.indices].shape, arrays[c.updates].shape, ref,
-                                                arg(c.rows) if c.rows is not None else None)
-            numpy_runtime.scatter_at(arrays[c.indices], shape[0], c.ref is not None, c.sorted, messages)
-        elif isinstance(c, C.LayoutMove):
-            params = {role: arrays[name] if name in arrays else arg(name) for role, name in c.params}
-            if "mode" in params:
-                params["mode"] = next(a for a in op.args if a.name == c.arg("mode")).possible_values.index(params["mode"])
-            shapes = {role: (arrays[name].shape if name in arrays else params[role]) for role, name in c.params}
-            # The shapes first, as the bindings do: layout_check reads the tensor roles the shapes vouch for.
-            shape = numpy_runtime.layout_shape(c.layout, arrays[c.input].shape, shapes)
-            numpy_runtime.layout_check(c.layout, arrays[c.input].shape, params)
-        else:
-            shape = arrays[op.inputs[0].name].shape
         out_dtype = arg("dtype") if C.dtype_from_arg(c) else variant.of(op.outputs[0].name)
-        # One shape for every output, unless the form gives each its own (a matrix fragment's layouts).
-        output_shapes = output_shapes or [shape] * len(op.outputs)
         outs = [np.empty(s, dtype=out_dtype if k == 0 else variant.of(o.name))
-                for k, (s, o) in enumerate(zip(output_shapes, op.outputs))]
-        args: list[Any] = [arrays[i.name] for i in op.inputs]
+                for k, (s, o) in enumerate(zip(shapes, op.outputs))]
+        args_: list[Any] = [arrays[i.name] for i in op.inputs]
         for a in op.args:
             value = arg(a.name)
-            args.append(a.possible_values.index(value) if a.type is DataType.ENUM else value)
-        args += [kwargs.get(reference.config_param(cfg.name)) or types.SimpleNamespace(
+            args_.append(a.possible_values.index(value) if a.type is DataType.ENUM else value)
+        args_ += [kwargs.get(reference.config_param(cfg.name)) or types.SimpleNamespace(
             **{x.name: x.default for x in cfg.args}) for cfg in op.configs]
-        fn(*args, *outs)
+        fn(*args_, *outs)
         return outs[0] if len(outs) == 1 else tuple(outs)
     except ValueError:
         return None
