@@ -6,6 +6,8 @@ from typing import Any
 
 import attrs
 
+from dsl import shapes as Sh
+
 from dsl.forms.checks import Check
 from dsl.types import DataType
 
@@ -31,5 +33,15 @@ class SlidingWindow:
         check.need_arg(self.stride, (DataType.INT, DataType.LONG), False, "frames between windows")
         if op.outputs and op.inputs and op.outputs[0].type is not op.inputs[0].type:
             check.add("a sliding window's output has its input's type")
+
+    def output_shapes(self, op: Any) -> tuple[Any, ...]:
+        """A window: ``window`` frames, each a block of the input without its first axis."""
+        return (Sh.Concat((Sh.Dims((Sh.arg(self.window),)), Sh.Slice(Sh.tensor(self.input), 1, None))),)
+
+    def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
+        return (Sh.Refusal(f"{self.input}: a block of frames has rank 1 or more", Sh.compare(Sh.rank(self.input), ">=", 1)),)
+
+    def value_refusals(self, op: Any) -> tuple[str, ...]:
+        return ()
 
 CAPACITY_WINDOWS = 2

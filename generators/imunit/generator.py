@@ -23,6 +23,7 @@ from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import black_format, c_comment, clang_format
 from generators.imunit import units
+from generators.imunit.shapes import UnitShapeRenderer
 from generators.kernels import c_emit, c_runtime, reference
 from generators.kernels.scalar_c import C_TYPE, SUFFIX
 from generators.kernels.selection import code_ops, require_compute, variants_of
@@ -483,16 +484,17 @@ class ImunitGenerator:
         out = op.outputs[0]
         steps = op.composition.steps
         for s in steps:
-            # Each step's result: its operands broadcast by the step op's own rule (one rule, units.py).
-            tensors = [shape_of[v] for v in dict.fromkeys(v for v in s.inputs if isinstance(v, str))]
+            # Each step's result, as the step op's form says, its inputs bound to the composite's
+            # tensors and to the steps before it (ADR 0029).
             component = ns.op(s.op.rpartition(".")[2])
+            assert component is not None  # checked when the catalogue loaded
+            bound = {i.name: shape_of[v] for i, v in zip(component.inputs, s.inputs) if isinstance(v, str)}
+            bound |= {i.name: "System.Shape()" for i, v in zip(component.inputs, s.inputs) if not isinstance(v, str)}
+            render = UnitShapeRenderer(component, f"{s.name}_shape", value=lambda n: n, tensor=bound.__getitem__)
             name = f"{s.name}_shape" if s is not steps[-1] else "output_shape"
-            if len(tensors) > 1 and component is not None and component.compute.broadcast == "numpy":
-                for h in units.broadcast_result(tensors, f"{s.name}_broadcast"):
-                    ET.SubElement(params, hidden_tag, {"name": h.name, "value": h.value})
-                shape = f"{s.name}_broadcast_{units.MAX_RANK}"
-            else:
-                shape = units.same_or_scalar(tensors)
+            shape = render.shape(component.compute.output_shapes(component)[0])
+            for h_name, h_value in render.hidden:
+                ET.SubElement(params, hidden_tag, {"name": h_name, "value": h_value})
             ET.SubElement(params, hidden_tag, {"name": name, "value": shape})
             shape_of[s.name] = name
             if s is not steps[-1]:

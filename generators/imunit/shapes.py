@@ -1,0 +1,323 @@
+"""Shape expressions (``dsl/shapes.py``) in Imaginet's expression language.
+
+A unit declares what its op's form says (ADR 0029): each output's shape, and each
+refusal as an ``<Assert>``. The language counts axes from the right and has no list
+arithmetic, so a shape that is built (per axis, sliced, concatenated, broadcast) becomes
+a chain of ``<Expression>`` values that appends one axis at a time (:meth:`materialize`);
+quantifiers over list args, axes and sockets unroll over their fixed limits (eight
+values or axes, the unit's sockets). Every expression stays defined for inputs the
+Asserts refuse: sizes read outside a shape are 0 and divisions by 0 give 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from dsl import expr as E
+from dsl import shapes as S
+from dsl.model import Op
+from generators.imunit.render import ImaginetRenderer
+
+MAX_RANK = S.MAX_RANK
+
+
+class UnitShapeRenderer(ImaginetRenderer):
+    """Renders sizes, conditions and shapes of one op's form for its unit.
+
+    ``tensor`` spells a single input's shape, ``value`` an arg, ``sockets`` the sockets of a
+    list input and ``count`` how many of them are connected; built shapes become hidden
+    values named ``<prefix><n>_<k>``, collected in :attr:`hidden`."""
+
+    def __init__(self, op: Op, prefix: str, value: Callable[[str], str],
+                 tensor: Callable[[str], str] | None = None, sockets: Callable[[str], list[str]] | None = None,
+                 count: Callable[[str], str] | None = None, single_axis: str | None = None) -> None:
+        super().__init__(op)
+        self.prefix = prefix
+        self.value = value
+        self.tensor = tensor or (lambda name: f"{name}.shape")
+        self.sockets = sockets or (lambda name: [name])
+        self.count = count or (lambda name: f"{name}_count")
+        # A reduction's list of axes, which a unit takes as its one `axis` option (ADR 0013).
+        self.single_axis = single_axis
+        self.hidden: list[tuple[str, str]] = []
+        self._built: dict[tuple[Any, ...], str] = {}
+        self.bound: dict[str, list[str]] = {"k": [], "v": [], "e": []}
+
+    # -- parameters
+    def render_paramref(self, node: E.ParamRef) -> str:
+        if node.kind == "input":
+            return self.tensor(node.name)
+        return f"{node.config}_{node.name}" if node.config else self.value(node.name)
+
+    def render_rank(self, node: E.Rank) -> str:
+        return f"{self.tensor(node.input.name)}.count"
+
+    def render_sizeat(self, node: E.SizeAt) -> str:
+        shape = self.tensor(node.input.name)
+        a = self.render(node.axis)
+        return (f"(({a}) < 0 ? ({shape}.count >= -({a}) ? {shape}.size(-({a}) - 1) : -1) : "
+                f"({shape}.count > ({a}) ? {shape}.size({shape}.count - 1 - ({a})) : -1))")
+
+    def render_compare(self, node: E.Compare) -> str:
+        # An optional arg is a value plus a `use_<arg>` flag in a unit, never null.
+        for ref, lit in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(ref, E.ParamRef) and isinstance(lit, E.Literal) and lit.value is None:
+                return f"(use_{ref.name} {'==' if node.op == '!=' else '!='} true)"
+        return super().render_compare(node)
+
+    def render_shapeof(self, node: E.ShapeOf) -> str:
+        return self.tensor(node.input.name)
+
+    def render_sameshape(self, node: E.SameShape) -> str:
+        first = self.tensor(node.inputs[0].name)
+        return "(" + " && ".join(self.equal(first, self.tensor(r.name)) for r in node.inputs[1:]) + ")"
+
+    def render_broadcastableshapes(self, node: E.BroadcastableShapes) -> str:
+        return self.fits([self.tensor(r.name) for r in node.inputs], False)
+
+    def render_arith(self, node: E.Arith) -> str:
+        a, b = self.render(node.left), self.render(node.right)
+        if node.op in ("//", "%"):  # (no division by 0 while the Asserts have not run)
+            return f"(({b}) == 0 ? 0 : ({a}) {'/' if node.op == '//' else '%'} ({b}))"
+        return f"({a} {node.op} {b})"
+
+    # -- sizes
+    def render_axis(self, node: S.Axis) -> str:
+        return self.bound["k"][-1]
+
+    def render_value(self, node: S.Value) -> str:
+        return self.bound["v"][-1]
+
+    def render_each(self, node: S.Each) -> str:
+        return self.bound["e"][-1]
+
+    def element(self, values: str, index: str) -> str:
+        """NumPy-order element ``index`` of a shape value, 0 outside it."""
+        return f"((({index}) >= 0 && ({index}) < {values}.count) ? {values}.size({values}.count - 1 - ({index})) : 0)"
+
+    def is_axes(self, node: Any) -> bool:
+        return isinstance(node, E.ParamRef) and node.kind == "arg" and node.name == self.single_axis
+
+    def values(self, node: Any) -> str:
+        """A shape, or an int-list arg (a ShapeOption: a shape value), as a shape value."""
+        if isinstance(node, E.ParamRef) and node.kind == "arg":
+            return self.value(node.name)
+        return self.shape(node)
+
+    def render_item(self, node: S.Item) -> str:
+        if self.is_axes(node.of):
+            return "axis"
+        return self.element(self.values(node.of), self.render(node.index))
+
+    def render_length(self, node: S.Length) -> str:
+        if isinstance(node.of, E.ParamRef) and node.of.kind == "input":  # a list input: connected sockets
+            return self.count(node.of.name)
+        if self.is_axes(node.of):
+            return "1"
+        return f"{self.values(node.of)}.count"
+
+    def render_numel(self, node: S.Numel) -> str:
+        return f"{self.values(node.of)}.flat"
+
+    def render_where(self, node: S.Where) -> str:
+        if isinstance(node.then, S.SHAPES) or isinstance(node.otherwise, S.SHAPES):
+            return f"({self.render(node.condition)} ? {self.shape(node.then)} : {self.shape(node.otherwise)})"
+        return f"({self.render(node.condition)} ? {self.render(node.then)} : {self.render(node.otherwise)})"
+
+    def render_max(self, node: S.Max) -> str:
+        text = self.render(node.terms[0])
+        for t in node.terms[1:]:
+            text = f"Math.max({text}, {self.render(t)})"
+        return text
+
+    def render_min(self, node: S.Min) -> str:
+        text = self.render(node.terms[0])
+        for t in node.terms[1:]:
+            text = f"Math.min({text}, {self.render(t)})"
+        return text
+
+    def render_ceil(self, node: S.Ceil) -> str:
+        return f"Math.ceil({self.render(node.value)})"
+
+    def render_total(self, node: S.Total) -> str:
+        axis = self.render(node.axis)
+        return "(" + " + ".join(f"({s} != null ? {self.element(s + '.shape', axis)} : 0)"
+                                for s in self.sockets(node.inputs.name)) + ")"
+
+    def render_names(self, node: S.Names) -> str:
+        axis, rank = self.render(node.axis), self.render(node.rank)
+        if self.is_axes(node.axes):
+            return f"(axis == ({axis}) || axis + ({rank}) == ({axis}))"
+        values = self.value(node.axes.name)
+        named = " || ".join(f"({values}.count > {m} && ({self.element(values, str(m))} == ({axis}) || "
+                            f"{self.element(values, str(m))} + ({rank}) == ({axis})))" for m in range(MAX_RANK))
+        return f"(({named}) || {values}.count == 0)" if node.all_when_empty else f"({named})"
+
+    def render_allvalues(self, node: S.AllValues) -> str:
+        if self.is_axes(node.arg):
+            return self.bind("v", "axis", node.condition)
+        values = self.value(node.arg.name)
+        return "(" + " && ".join(f"({values}.count <= {m} || {self.bind('v', self.element(values, str(m)), node.condition)})"
+                                 for m in range(MAX_RANK)) + ")"
+
+    def render_distinct(self, node: S.Distinct) -> str:
+        if self.is_axes(node.arg):
+            return "true"
+        values, rank = self.value(node.arg.name), self.render(node.rank)
+
+        def norm(m: int) -> str:
+            v = self.element(values, str(m))
+            return f"({v} < 0 ? {v} + ({rank}) : {v})"
+
+        pairs = [f"({values}.count <= {n} || {norm(m)} != {norm(n)})" for n in range(MAX_RANK) for m in range(n)]
+        return "(" + " && ".join(pairs) + ")"
+
+    def render_foraxes(self, node: S.ForAxes) -> str:
+        rank = self.render(node.rank)
+        return "(" + " && ".join(f"(({rank}) <= {k} || {self.bind('k', str(k), node.condition)})"
+                                 for k in range(MAX_RANK)) + ")"
+
+    def render_eachtensor(self, node: S.EachTensor) -> str:
+        return "(" + " && ".join(f"({s} == null || {self.bind('e', s + '.shape', node.condition)})"
+                                 for s in self.sockets(node.inputs.name)) + ")"
+
+    def render_shapesequal(self, node: S.ShapesEqual) -> str:
+        return self.equal(self.shape(node.left), self.shape(node.right))
+
+    def render_fits(self, node: S.Fits) -> str:
+        return self.fits([self.shape(s) for s in node.shapes], node.strict)
+
+    def render_finite(self, node: S.Finite) -> str:
+        v = self.render(node.value)
+        return f"(({v}) - ({v}) == 0)"  # false for an infinity and for NaN
+
+    def bind(self, kind: str, value: str, node: Any) -> str:
+        self.bound[kind].append(value)
+        try:
+            return self.render(node)
+        finally:
+            self.bound[kind].pop()
+
+    def equal(self, a: str, b: str) -> str:
+        """Two shape values of the same rank and sizes."""
+        same = " && ".join(f"({a}.count <= {j} || {a}.size({j}) == {b}.size({j}))" for j in range(MAX_RANK))
+        return f"({a}.count == {b}.count && {same})"
+
+    def fits(self, shapes: list[str], strict: bool) -> str:
+        """Whether shape values broadcast together (strict: are equal, or scalars)."""
+        if strict:
+            return "(" + " && ".join(f"({a}.count == 0 || {b}.count == 0 || {self.equal(a, b)})"
+                                     for i, a in enumerate(shapes) for b in shapes[i + 1:]) + ")"
+        terms = [f"({a}.count <= {j} || {b}.count <= {j} || {a}.size({j}) == {b}.size({j}) || {a}.size({j}) == 1 "
+                 f"|| {b}.size({j}) == 1)" for i, a in enumerate(shapes) for b in shapes[i + 1:] for j in range(MAX_RANK)]
+        return "(" + " && ".join(terms) + ")" if terms else "true"
+
+    # -- shapes
+    def shape(self, node: Any) -> str:
+        """A shape node as a shape value (built shapes become hidden values)."""
+        if isinstance(node, E.ShapeOf):
+            return self.tensor(node.input.name)
+        if isinstance(node, S.ArgShape):
+            return self.value(node.arg.name)
+        if isinstance(node, S.FirstShape):
+            return f"{self.sockets(node.inputs.name)[0]}.shape"
+        if isinstance(node, S.Each):
+            return self.bound["e"][-1]
+        if isinstance(node, S.Dims):
+            return f"System.Shape({', '.join(self.render(s) for s in node.sizes)})"
+        if isinstance(node, S.Where):
+            return self.render_where(node)
+        if isinstance(node, S.Broadcast) and node.strict:
+            shapes = [self.shape(s) for s in node.shapes]
+            text = shapes[-1]
+            for s in reversed(shapes[:-1]):
+                text = f"({s}.count != 0 ? {s} : {text})"
+            return text
+        return self.materialize(node)
+
+    def materialize(self, node: Any) -> str:
+        """A built shape as hidden values ``<name>_0..<name>_8``, one axis appended at a time;
+        its name (a shape that reads an enclosing axis or value is built once per binding)."""
+        key = (node, tuple(tuple(v) for v in self.bound.values()))
+        if key in self._built:
+            return self._built[key]
+        rank, size, keep = self.per_axis(node)
+        name = f"{self.prefix}{len(self._built)}"
+        self._built[key] = f"{name}_{MAX_RANK}"
+        rank_text = self.render(rank)
+        self.hidden.append((f"{name}_0", "System.Shape()"))
+        for k in range(MAX_RANK):
+            condition = f"({rank_text}) > {k}" + (f" && ({keep(str(k))})" if keep is not None else "")
+            self.hidden.append((f"{name}_{k + 1}",
+                                f"({condition}) ? {name}_{k}.insert(0, {size(str(k))}) : {name}_{k}"))
+        return f"{name}_{MAX_RANK}"
+
+    def per_axis(self, node: Any) -> tuple[Any, Callable[[str], str], Callable[[str], str] | None]:
+        """(rank node, size of axis k, keep axis k or None) of a built shape."""
+        if isinstance(node, S.PerAxis):
+            keep = (lambda k: self.bind("k", k, node.keep)) if node.keep is not None else None
+            return node.rank, lambda k: self.bind("k", k, node.size), keep
+        if isinstance(node, S.Slice):
+            of = self.shape(node.of)
+            n = f"{of}.count"
+
+            def bound(v: Any, default: str) -> str:
+                if v is None:
+                    return default
+                t = self.render(S.size(v))
+                return f"Math.max(0, Math.min({n}, ({t}) < 0 ? ({t}) + {n} : ({t})))"
+
+            start, stop = bound(node.start, "0"), bound(node.stop, n)
+            return (_Text(f"Math.max(0, {stop} - {start})"),
+                    lambda k: self.element(of, f"{start} + {k}"), None)
+        if isinstance(node, S.Concat):
+            parts = [self.shape(p) for p in node.parts]
+
+            def size(k: str) -> str:
+                text, offset = "0", "0"
+                pieces = []
+                for p in parts:
+                    pieces.append((offset, p))
+                    offset = f"{offset} + {p}.count"
+                for start, p in reversed(pieces):
+                    text = f"({k} >= {start} && {k} < {start} + {p}.count ? {self.element(p, f'{k} - ({start})')} : {text})"
+                return text
+
+            return _Text(" + ".join(f"{p}.count" for p in parts) or "0"), size, None
+        if isinstance(node, S.Broadcast):
+            shapes = [self.shape(s) for s in node.shapes]
+            rank = shapes[0] + ".count"
+            for s in shapes[1:]:
+                rank = f"Math.max({rank}, {s}.count)"
+
+            def size(k: str) -> str:
+                j = f"(({rank}) - 1 - {k})"  # from the right
+                def aligned(s: str) -> str:
+                    return f"({s}.count > {j} ? {s}.size({j}) : 1)"
+                text = aligned(shapes[0])
+                for s in shapes[1:]:
+                    text = f"({text} == 1 ? {aligned(s)} : {text})"
+                return text
+
+            return _Text(rank), size, None
+        if isinstance(node, S.Numels):
+            sockets = self.sockets(node.inputs.name)
+
+            def size(k: str) -> str:
+                text = "0"
+                for m in reversed(range(len(sockets))):
+                    text = f"({k} == {m} && {sockets[m]} != null ? {sockets[m]}.shape.flat : {text})"
+                return text
+
+            return _Text(self.count(node.inputs.name)), size, None
+        raise NotImplementedError(f"cannot build {type(node).__name__} in a unit")
+
+    def render__text(self, node: "_Text") -> str:
+        return node.text
+
+
+class _Text:
+    """Expression text already rendered (a built shape's rank)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
