@@ -507,6 +507,57 @@ def test_bindings_raise_clear_errors(installed: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0 and proc.stdout.strip() == "bindings ok", proc.stderr[-3000:]
 
 
+CROSS_TARGET = r'''
+import importlib, json, sys
+sys.path.insert(0, sys.argv[2])  # the generated tests' _inputs, which builds a case's arguments
+from _inputs import build
+
+cases = json.loads(open(sys.argv[1]).read())
+wrong = []
+for module_name, function, spec, want in cases:
+    module = importlib.import_module(f"opforge.{module_name}")
+    for backend in ("c", "python"):
+        kwargs = build(spec, lambda name, fields: getattr(module, name)(**fields))
+        try:
+            got = getattr(module, function)(**kwargs, backend=backend)
+        except ValueError:
+            got = None
+        shapes = None if got is None else (
+            [list(g.shape) for g in got] if isinstance(got, (tuple, list)) else [list(got.shape)])
+        if shapes != want:
+            wrong.append([module_name, function, backend, {k: v["shape"] if isinstance(v, dict) else "list"
+                                                           for k, v in spec["inputs"].items()}, spec["args"],
+                          shapes, want])
+print(json.dumps({"cases": len(cases), "wrong": wrong[:10], "count": len(wrong)}))
+'''
+
+
+def test_the_c_api_and_the_bindings_declare_the_references_shapes(installed: Path, out: Path, tmp_path: Path) -> None:
+    """Issue 18's cross-target shape test, through the package: the corpus hypothesis draws for
+    every op (tests/shape_corpus.py), on both backends (the C API's status and its output's
+    shape, the NumPy reference's): each refuses what the reference refuses, else gives its
+    shapes. test_shapes_across_targets.py holds units and NNEF to the same corpus."""
+    import json
+
+    import shape_corpus as SC
+    from generators.kernels import reference
+
+    cases = []
+    for ns, op in SC.OPS:
+        for dtype, spec in SC.corpus(op.qualified_name):
+            _, result = SC.expected(ns, op, dtype, spec)
+            want = None if result is None else [list(s) for s in SC.shapes_of(result)]
+            cases.append([reference.module_name(ns.key), reference.function_name(op.name), spec, want])
+    (tmp_path / "corpus.json").write_text(json.dumps(cases))
+    script = tmp_path / "across.py"
+    script.write_text(CROSS_TARGET)
+    proc = subprocess.run([str(installed), str(script), str(tmp_path / "corpus.json"), str(out / "tests")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    said = json.loads(proc.stdout)
+    assert said["cases"] >= 10 * len(SC.OPS) and said["count"] == 0, said
+
+
 def test_reserved_op_names_are_mangled(installed: Path, tmp_path: Path) -> None:
     proc = subprocess.run([str(installed), "-c",
                            "import numpy as np; from opforge import bitwise; "

@@ -22,6 +22,8 @@ C#: ``/`` truncates and ``%`` keeps the dividend's sign.
 
 from __future__ import annotations
 
+import functools
+
 import math
 import re
 from typing import Any, Callable, Mapping
@@ -196,7 +198,9 @@ class _Parser:
         raise ExpressionError(f"column {token.column}: expected a value, found {found}")
 
 
+@functools.lru_cache(maxsize=None)
 def parse(text: str) -> Any:
+    """The expression's tree (trees are never changed, so one parse serves every evaluation)."""
     return _Parser(text).parse()
 
 

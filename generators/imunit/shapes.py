@@ -77,8 +77,8 @@ class UnitShapeRenderer(ImaginetRenderer):
 
     def render_arith(self, node: E.Arith) -> str:
         a, b = self.render(node.left), self.render(node.right)
-        if node.op in ("//", "%"):  # (no division by 0 while the Asserts have not run)
-            return f"(({b}) == 0 ? 0 : ({a}) {'/' if node.op == '//' else '%'} ({b}))"
+        if node.op in ("//", "%", "/"):  # (no division by 0 while the Asserts have not run)
+            return f"(({b}) == 0 ? 0 : ({a}) {'%' if node.op == '%' else '/'} ({b}))"
         return f"({a} {node.op} {b})"
 
     # -- sizes
@@ -114,6 +114,10 @@ class UnitShapeRenderer(ImaginetRenderer):
             return self.count(node.of.name)
         if self.is_axes(node.of):
             return "1"
+        if isinstance(node.of, (S.PerAxis, S.Slice, S.Concat, S.Broadcast, S.Numels)):
+            rank, _, keep = self.per_axis(node.of)
+            if keep is None:  # (a built shape holds MAX_RANK axes at most; its rank may say more)
+                return f"({self.render(rank)})"
         return f"{self.values(node.of)}.count"
 
     def render_numel(self, node: S.Numel) -> str:

@@ -41,7 +41,10 @@ def make_array(rng: np.random.Generator, dtype: str, shape: tuple[int, ...], ext
 
 def spd(m: np.ndarray) -> np.ndarray:
     """Symmetric positive definite, well-conditioned matrices from square ones:
-    M M^T + n I in the last two axes (what decompositions and solvers need)."""
+    M M^T + n I in the last two axes (what decompositions and solvers need); anything else
+    as it is (a spoiled or reshaped case)."""
+    if m.ndim < 2 or m.shape[-1] != m.shape[-2]:
+        return m
     n = m.shape[-1]
     product = np.matmul(m, np.swapaxes(m, -1, -2), dtype=np.float64) / max(n, 1)
     with np.errstate(invalid="ignore", over="ignore"):  # (a spoiled case: integer matrices)
