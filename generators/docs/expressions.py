@@ -7,7 +7,7 @@ from dsl.model import NO_DEFAULT, DefaultValue
 
 # Binding strength, loosest first, for minimal parentheses.
 _PRECEDENCE = {E.AnyOf: 1, E.AllOf: 2, E.Not: 3, E.Compare: 4}
-_ARITH = {"+": 5, "-": 5, "*": 6, "//": 6, "%": 6}
+_ARITH = {"+": 5, "-": 5, "*": 6, "//": 6, "/": 6, "%": 6}
 
 
 def _literal(value: object) -> str:

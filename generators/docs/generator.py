@@ -14,6 +14,7 @@ from dsl.model import Alias, Config, DocSection, Namespace, Op
 from dsl.types import DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext
 from generators.docs import markdown as md
+from generators.docs import shapes as shape_text
 from generators.docs.expressions import READABLE, compute_text, default_text
 from generators.kernels import evaluate, examples, reference
 
@@ -223,6 +224,11 @@ class DocsGenerator:
             "creator_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, CREATOR_SCOPES)),
             "node_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, NODE_SCOPES)),
             "computes": [md.code(line) for line in compute_text(op)],
+            # The output shapes and the refusals, as the op's form says them (ADR 0029).
+            "output_shapes": [{"name": md.inline(name), "shape": md.code(text)}
+                              for name, text in shape_text.output_shapes(op)] if op.compute is not None else [],
+            "refusals": [{"words": md.inline(words), "condition": md.code(text) if text else None}
+                         for words, text in shape_text.refusals(op)] if op.compute is not None else [],
             "example": self._example(ns, op, functions),
             "onnx": onnx_link(op.onnx) if op.onnx else None,
             "workspace": (md.code("8 * (" + READABLE.render(op.compute.workspace) + ")")  # type: ignore[union-attr]
