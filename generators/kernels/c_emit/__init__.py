@@ -1,0 +1,87 @@
+"""Per-op C code: kernels (Imaginet fragments) and the checked API function (ADR 0005).
+
+:class:`CEmitter` is the C lowering of every compute form, one method per form (named as
+the form's ``kind``), each in the module of that form; a variant target (a CMSIS-flavoured
+C) subclasses it and overrides only the forms it lowers otherwise. Each method returns an
+:class:`OpCode`: the kernel fragments and the API function's text.
+"""
+
+from __future__ import annotations
+
+from dsl.model import Op
+from generators.kernels.c_emit.arg_reduction import ArgReductionEmitter
+from generators.kernels.c_emit.base import OpCode, config_typedef, fragment
+from generators.kernels.c_emit.contraction import ContractionEmitter, TensorDotEmitter
+from generators.kernels.c_emit.elementwise import ElementwiseEmitter
+from generators.kernels.c_emit.find_all import FindAllEmitter
+from generators.kernels.c_emit.fragment import FragmentEmitter
+from generators.kernels.c_emit.generation import GenerationEmitter
+from generators.kernels.c_emit.layout import LayoutEmitter
+from generators.kernels.c_emit.reduction import ReductionEmitter
+from generators.kernels.c_emit.sampling import RandomEmitter
+from generators.kernels.c_emit.scatter import ScatterEmitter
+from generators.kernels.c_emit.shape_query import ShapeQueryEmitter
+from generators.kernels.c_emit.stream import StreamEmitter
+from generators.kernels.c_emit.tensor_lists import JoinEmitter, MergeEmitter, PartsEmitter
+
+__all__ = ["CEmitter", "OpCode", "config_typedef", "emit", "fragment"]
+
+
+class CEmitter:
+    """The C lowering: ``lower(op)`` calls the method named after the op's form."""
+
+    def lower(self, op: Op) -> OpCode:
+        return getattr(self, op.compute.kind)(op)
+
+    def elementwise(self, op: Op) -> OpCode:
+        return ElementwiseEmitter(op).emit()
+
+    def reduction(self, op: Op) -> OpCode:
+        return ReductionEmitter(op).emit()
+
+    def argreduction(self, op: Op) -> OpCode:
+        return ArgReductionEmitter(op).emit()
+
+    def find_all(self, op: Op) -> OpCode:
+        return FindAllEmitter(op).emit()
+
+    def contraction(self, op: Op) -> OpCode:
+        return ContractionEmitter(op).emit()
+
+    def tensordot(self, op: Op) -> OpCode:
+        return TensorDotEmitter(op).emit()
+
+    def random(self, op: Op) -> OpCode:
+        return RandomEmitter(op).emit()
+
+    def fragment(self, op: Op) -> OpCode:
+        return FragmentEmitter(op).emit()
+
+    def stream(self, op: Op) -> OpCode:
+        return StreamEmitter(op).emit()
+
+    def layout(self, op: Op) -> OpCode:
+        return LayoutEmitter(op).emit()
+
+    def generation(self, op: Op) -> OpCode:
+        return GenerationEmitter(op).emit()
+
+    def scatter(self, op: Op) -> OpCode:
+        return ScatterEmitter(op).emit()
+
+    def shape_query(self, op: Op) -> OpCode:
+        return ShapeQueryEmitter(op).emit()
+
+    def join(self, op: Op) -> OpCode:
+        return JoinEmitter(op).emit()
+
+    def merge(self, op: Op) -> OpCode:
+        return MergeEmitter(op).emit()
+
+    def parts(self, op: Op) -> OpCode:
+        return PartsEmitter(op).emit()
+
+
+def emit(op: Op) -> OpCode:
+    """The op's C code, as the C target lowers it."""
+    return CEmitter().lower(op)

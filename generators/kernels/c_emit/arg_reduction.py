@@ -1,0 +1,176 @@
+"""Arg reductions and searches along one axis."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+
+from dsl import compute as C
+from dsl import dtypes as D
+from dsl.types import DataType
+from generators import abi
+from generators.formatting import c_string
+from generators.kernels import scalar_c
+from generators.kernels.scalar_c import C_TYPE
+from generators.kernels.c_emit.base import Emitter, OpCode, fragment
+
+
+class ArgReductionEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.ArgReduction = self.op.compute  # type: ignore[assignment]
+        if c.searches:
+            return self.search(c)
+        frags = []
+        cmp = ">" if c.which == "max" else "<"
+        for v in self.variants:
+            t = v.of(c.input)
+            ct = C_TYPE[t]
+            if D.category(t) == "float":
+                better = f"(!nan_found && (isnan(xv) || xv {cmp} best))"
+                track = "nan_found = isnan(xv);"
+            else:
+                better = f"(xv {cmp} best)"
+                track = ""
+            name = self.kernel_name(v)
+
+            def value(at: str, t: str = t, ct: str = ct) -> str:
+                return f"({ct})({scalar_c.render(c.map, t, {'x': (at, t)})[0]})" if c.map is not None else at
+
+            is_float = D.category(t) == "float"
+            nan_lanes = "int32_t nan[OPFORGE_SEARCH_LANES];" if is_float else ""
+            nan_init = "nan[l] = 0;" if is_float else ""
+            nan_mark = "nan[l] |= (int32_t)(xv != xv);" if is_float else ""
+            nan_any = "any |= nan[l];" if is_float else ""
+            nan_tail = "any |= (int32_t)(xv != xv);" if is_float else ""
+            found = "any ? xv != xv : xv == best" if is_float else "xv == best"
+            frags.append(fragment(name, f"""
+/* The index of the first {c.which}imum of x[0..n), n >= 1, of the first NaN when there is
+ * one: the {c.which}imum of each of OPFORGE_SEARCH_LANES lanes first, branch-free so the
+ * compiler vectorises it, then a scan for where it is. The index of the one-pass loop. */
+static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n)
+{{
+    {ct} lane[OPFORGE_SEARCH_LANES];
+    {nan_lanes}
+    for (int32_t l = 0; l < OPFORGE_SEARCH_LANES; l++) {{
+        lane[l] = {value("x[0]")};
+        {nan_init}
+    }}
+    int64_t r = 0;
+    for (; r + OPFORGE_SEARCH_LANES <= n; r += OPFORGE_SEARCH_LANES) {{
+        for (int32_t l = 0; l < OPFORGE_SEARCH_LANES; l++) {{
+            const {ct} xv = {value("x[r + l]")};
+            lane[l] = xv {cmp} lane[l] ? xv : lane[l];
+            {nan_mark}
+        }}
+    }}
+    {ct} best = lane[0];
+    int32_t any = 0;
+    for (int32_t l = 0; l < OPFORGE_SEARCH_LANES; l++) {{
+        best = lane[l] {cmp} best ? lane[l] : best;
+        {nan_any}
+    }}
+    for (; r < n; r++) {{
+        const {ct} xv = {value("x[r]")};
+        best = xv {cmp} best ? xv : best;
+        {nan_tail}
+    }}
+    for (r = 0; r < n; r++) {{
+        const {ct} xv = {value("x[r]")};
+        if ({found}) {{
+            return r;
+        }}
+    }}
+    (void)any;
+    return 0;
+}}
+
+static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p)
+{{
+    int64_t oi[OPFORGE_MAX_RANK] = {{0}};
+    int64_t base = 0;
+    for (int64_t o = 0; o < p->n_outer; o++) {{
+        int64_t off = base;
+        {ct} best = x[base];
+        int64_t best_i = 0;
+        bool nan_found = false;
+        const int64_t step = p->inner_stride[0];  /* (one axis searched: the plan's inner rank is 1) */
+        if (OPFORGE_SEARCH_LANES > 1 && step == 1 && p->n_inner >= OPFORGE_SEARCH_LANES) {{
+            best_i = {name}_contiguous(x + base, p->n_inner);
+        }} else {{
+            for (int64_t r = 0; r < p->n_inner; r++, off += step) {{
+                const {ct} xv = {value("x[off]")};
+                if (r == 0 || {better}) {{
+                    best = xv;
+                    best_i = r;
+                    {track}
+                }}
+            }}
+        }}
+        (void)best;
+        (void)nan_found;
+        output[o] = best_i;
+        opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
+    }}
+}}"""))
+        lines = self.plan(c) + ["if (plan.n_inner == 0 && plan.n_outer > 0) {",
+                                f"return opf_fail(detail, OPFORGE_ERR_EMPTY, {c_string(self.op.name + ': cannot search an empty axis')});",
+                                "}"]
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(self.call(c))))
+
+    def plan(self, c: C.ArgReduction) -> list[str]:
+        """The reduce plan over the one axis, and the output's shape checked against it."""
+        x = abi.c_name(c.input)
+        return ["opf_reduce_plan plan;",
+                "{",
+                f"const int64_t axis_value = {abi.c_name(c.axis)};",
+                f"if ({x}->rank == 0) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(c.input + ': must have rank 1 or more')});",
+                "}",
+                f"const opforge_status st = opf_reduce_plan_make({x}, &axis_value, 1, {abi.c_name(c.keep_dims)}, &plan, detail);",
+                "if (st != OPFORGE_OK) {", "return st;", "}", "}",
+                *self.output_check("plan.out_rank", "plan.out_shape")]
+
+    def call(self, c: C.ArgReduction) -> Callable[[D.Variant], list[str]]:
+        x, outn = abi.c_name(c.input), abi.c_name(self.op.outputs[0].name)
+        given = "".join(f", {abi.c_name(a)}" for a in c.args)
+
+        def per_variant(v: D.Variant) -> list[str]:
+            return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, (int64_t*){outn}->data, "
+                    f"&plan{given});"]
+
+        return per_variant
+
+    def search(self, c: C.ArgReduction) -> OpCode:
+        """first/last: the index where the predicate holds first (last) along the axis, else -1."""
+        kinds = {a.name: a.type for a in self.op.args}
+        enums = {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM}
+        env_args = {a: (abi.c_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
+        arg_params = "".join(f", {abi.scalar_ctype(kinds[a])} {abi.c_name(a)}" for a in c.args)
+        frags = []
+        assert c.map is not None
+        for v in self.variants:
+            t = v.of(c.input)
+            ct = C_TYPE[t]
+            name = self.kernel_name(v)
+            holds, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": ("x[off]", t)} | env_args)
+            stop = "break;" if c.which == "first" else ""
+            frags.append(fragment(name, f"""
+static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p{arg_params})
+{{
+    int64_t oi[OPFORGE_MAX_RANK] = {{0}};
+    int64_t base = 0;
+    for (int64_t o = 0; o < p->n_outer; o++) {{
+        int64_t off = base;
+        int64_t found = -1;
+        const int64_t step = p->inner_stride[0];  /* (one axis searched: the plan's inner rank is 1) */
+        for (int64_t r = 0; r < p->n_inner; r++, off += step) {{
+            if ({holds}) {{
+                found = r;
+                {stop}
+            }}
+        }}
+        output[o] = found;
+        opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
+    }}
+}}"""))
+        return OpCode(tuple(frags), (), self.api(self.plan(c) + self.dispatch(self.call(c))))

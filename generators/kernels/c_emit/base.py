@@ -1,0 +1,244 @@
+"""The C API function every op shares: checks, dispatch over dtypes, the function's frame."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+import attrs
+
+from dsl import compute as C
+from dsl import dtypes as D
+from dsl.model import Config, Input, Op, Output
+from dsl.types import DataType
+from generators import abi
+from generators.kernels.c_constraints import CConstraintRenderer
+from generators.formatting import c_comment, c_string
+from generators.kernels.scalar_c import SUFFIX
+from generators.kernels.selection import variants_of
+
+
+T_MIN = {"int8": "INT8_MIN", "int16": "INT16_MIN", "int32": "INT32_MIN", "int64": "INT64_MIN", "uint8": "0"}
+T_MAX = {"int8": "INT8_MAX", "int16": "INT16_MAX", "int32": "INT32_MAX", "int64": "INT64_MAX", "uint8": "UINT8_MAX"}
+
+
+@attrs.frozen
+class OpCode:
+    fragments: tuple[str, ...]
+    includes: tuple[str, ...]
+    api: str
+
+
+def fragment(name: str, body: str) -> str:
+    return f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n{body.strip()}\n#pragma IMAGINET_FRAGMENT_END\n'
+
+
+def mask(dtypes: set[str]) -> str:
+    return " | ".join(f"OPF_DTYPE_BIT({abi.DTYPE_ENUM[d]})" for d in abi.DTYPES if d in dtypes) or "0u"
+
+
+class Emitter:
+    """The API function of one op: common checks, then the form's dispatch."""
+
+    def __init__(self, op: Op) -> None:
+        self.op = op
+        self.fn = abi.function(op)
+        self.variants = variants_of(op)
+        self.primary = op.outputs[0].name if C.dtype_from_arg(op.compute) else (op.inputs or op.outputs)[0].name
+        self.constraints = CConstraintRenderer(op)
+        self.lists = {t.name for t in (*op.inputs, *op.outputs) if not t.count.is_single}
+
+    def ref(self, name: str) -> str:
+        """A C expression of the descriptor ``name`` (of a tensor list: its first, which the
+        checks guarantee and whose dtype every other shares)."""
+        return f"{abi.c_name(name)}[0]" if name in self.lists else abi.c_name(name)
+
+    # -- common
+    def checks(self) -> list[str]:
+        op = self.op
+        lines = ["if (detail != NULL) {", "*detail = NULL;", "}"]
+        for cfg in op.configs:
+            struct = abi.config_struct(cfg)
+            defaults = ", ".join(_c_default(p.default, p.type) for p in cfg.args) or "0"
+            name = abi.c_name(cfg.name)
+            lines += [f"{struct} cfg_{cfg.name} = {{{defaults}}};",
+                      f"if ({name} != NULL) {{", f"cfg_{cfg.name} = *{name};", "}"]
+        for p in abi.parameters(op):
+            if p.role == "array":
+                lines += [f"if ({p.name}_count < 0 || ({p.name}_count > 0 && {p.name} == NULL)) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string(p.source + ': NULL with a positive count, or a negative count')});",
+                          "}"]
+                arg = next(a for a in op.args if a.name == p.source)
+                low, high = arg.count.low, arg.count.high
+                cond = f"{p.name}_count < {low}" + (f" || {p.name}_count > {high}" if high is not None else "")
+                lines += [f"if ({cond}) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{p.source}: count must be {arg.count}')});",
+                          "}"]
+            if p.role == "arg":
+                arg = next(a for a in op.args if a.name == p.source)
+                if arg.type is DataType.ENUM:
+                    lines += [f"if ({p.name} < 0 || {p.name} >= {len(arg.possible_values)}) {{",
+                              f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(arg.name + ': not one of its possible values')});",
+                              "}"]
+                if arg.type is DataType.DATA_TYPE:
+                    lines += [f"if ((unsigned){p.name} > (unsigned)OPFORGE_FLOAT64) {{",
+                              f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(arg.name + ': not a dtype')});",
+                              "}"]
+        for t in (*op.inputs, *op.outputs):
+            allowed = {v.of(t.name) for v in self.variants}
+            name = abi.c_name(t.name)
+            if t.name in self.lists:
+                lines += self.list_checks(t, allowed)
+                continue
+            lines += [
+                "{",
+                f"const opforge_status st = opf_check_tensor({name}, {mask(allowed)});",
+                "if (st != OPFORGE_OK) {",
+                f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});",
+                "}",
+                "}",
+            ]
+        lines += self.overlap_checks()
+        for cfg, c in op.all_constraints():
+            if c.backend:
+                continue
+            cond = self.constraints.render(c.expr)
+            lines += [f"if (!{cond}) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_CONSTRAINT, {c_string(c.message)});", "}"]
+        # Every tensor must have the dtype its variant (chosen by the primary tensor) gives it.
+        prim = self.ref(self.primary)
+        for v in self.variants:
+            free = C.own_dtype_inputs(op)
+            # (a list output's tensors are checked against the primary one by one, in list_checks)
+            others = [t for t in (*op.inputs, *op.outputs) if t.name != self.primary and t.name not in free
+                      and not (t.kind == "output" and t.name in self.lists)]
+            if not others:
+                continue
+            cond = " || ".join(f"{abi.c_name(t.name)}->dtype != {abi.DTYPE_ENUM[v.of(t.name)]}" for t in others)
+            lines += [f"if ({prim}->dtype == {abi.DTYPE_ENUM[v.dtype]} && ({cond})) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string('tensor dtypes do not match: ' + _variant_text(v))});",
+                      "}"]
+        return lines
+
+    def overlap_checks(self) -> list[str]:
+        """No output shares a byte with another output, nor with an input, unless it is exactly
+        an input the op may write over (an elementwise op's: ADR 0006)."""
+        op = self.op
+        in_place = set(C.in_place_inputs(op))
+        lines: list[str] = []
+
+        def each(t: Input | Output, var: str) -> tuple[str, str, str]:
+            """(loop head, loop end, the descriptor) over a tensor or the tensors of a list."""
+            name = abi.c_name(t.name)
+            if t.name not in self.lists:
+                return "", "", name
+            return f"for (int32_t {var} = 0; {var} < {name}_count; {var}++) {{", "}", f"{name}[{var}]"
+
+        def fail(message: str) -> str:
+            return f"return opf_fail(detail, OPFORGE_ERR_OVERLAP, {c_string(message)});"
+
+        outputs = list(op.outputs)
+        for k, o in enumerate(outputs):
+            o_head, o_end, o_ref = each(o, "j")
+            if o.name in self.lists:  # the tensors of a list output, among themselves
+                name = abi.c_name(o.name)
+                lines += [f"for (int32_t j = 0; j < {name}_count; j++) {{",
+                          f"for (int32_t m = j + 1; m < {name}_count; m++) {{",
+                          f"if (!opf_disjoint({name}[j], {name}[m])) {{", fail(f"{o.name}: its tensors overlap"),
+                          "}", "}", "}"]
+            for other in outputs[k + 1:]:  # several outputs are written in one pass
+                b_head, b_end, b_ref = each(other, "m")
+                lines += [o_head, b_head, f"if (!opf_disjoint({o_ref}, {b_ref})) {{",
+                          fail(f"{o.name}, {other.name}: outputs must not overlap"), "}", b_end, o_end]
+            for i in op.inputs:
+                i_head, i_end, i_ref = each(i, "m")
+                exact = i.name in in_place
+                rule = (f"{o.name} may be {i.name} itself (the same data, dtype and shape), no other overlap"
+                        if exact else f"{o.name} must not overlap {i.name}")
+                lines += [o_head, i_head,
+                          f"if (!opf_may_write_over({i_ref}, {o_ref}, {'true' if exact else 'false'})) {{",
+                          fail(rule), "}", i_end, o_end]
+        return [line for line in lines if line]
+
+    def list_checks(self, t: Input | Output, allowed: set[str]) -> list[str]:
+        """A tensor list: a count in range, every descriptor usable and of the first one's dtype
+        (of an output list, of the primary tensor's: an output list may be empty)."""
+        name, low, high = abi.c_name(t.name), t.count.low, t.count.high
+        cond = f"{name}_count < {low}" + (f" || {name}_count > {high}" if high is not None else "")
+        first = f"{self.ref(self.primary)}->dtype" if t.kind == "output" else f"{name}[0]->dtype"
+        words = "of the inputs" if t.kind == "output" else "of the first"
+        return [f"if ({cond}) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{t.name}: count must be {t.count}')});", "}",
+                f"if ({name}_count > 0 && {name} == NULL) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string(t.name + ': NULL')});", "}",
+                f"for (int32_t k = 0; k < {name}_count; k++) {{",
+                f"const opforge_status st = opf_check_tensor({name}[k], {mask(allowed)});",
+                "if (st != OPFORGE_OK) {",
+                f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});", "}",
+                f"if ({name}[k]->dtype != {first}) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(t.name + ': every tensor must have the dtype ' + words)});",
+                "}", "}"]
+
+    def dispatch(self, per_variant: Callable[[D.Variant], list[str]], on: str | None = None) -> list[str]:
+        on = on or f"{self.ref(self.primary)}->dtype"
+        lines = [f"switch ({on}) {{"]
+        for v in self.variants:
+            lines += [f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *per_variant(v), "break;", "}"]
+        lines += ["default:", f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string('unsupported dtype')});", "}"]
+        return lines
+
+    def api(self, body: list[str]) -> str:
+        return self.api_returning(body + ["return OPFORGE_OK;"])
+
+    def api_returning(self, body: list[str]) -> str:
+        """The API function: the common checks, then ``body``, which returns."""
+        lines = self.checks() + body
+        text = "\n".join(lines)
+        # An arg the op's compute never reads still is a parameter: keep -Wunused-parameter quiet.
+        unread = [p.name for p in abi.parameters(self.op) if p.role in ("arg", "optional", "array", "count")
+                  and not re.search(rf"\b{re.escape(p.name)}\b", text)]
+        voids = "".join(f"(void){name};\n" for name in unread)
+        return abi.prototype(self.op) + "\n{\n" + voids + text + "\n}\n"
+
+    def kernel_name(self, v: D.Variant, suffix: str = "") -> str:
+        return f"{self.fn}_{SUFFIX[v.dtype]}{suffix}"
+
+    def output_check(self, rank: str, shape: str, every: bool = False, only: Output | None = None) -> list[str]:
+        """The (first, ``every`` or ``only`` the given) output has the result's shape."""
+        lines = []
+        for o in [only] if only is not None else self.op.outputs if every else self.op.outputs[:1]:
+            lines += [f"if (!opf_shape_is({abi.c_name(o.name)}, {rank}, {shape})) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(o.name + ': shape does not match the result')});",
+                      "}"]
+        return lines
+
+    def emit(self) -> OpCode:
+        raise NotImplementedError
+
+
+def _tensor_message(name: str, allowed: set[str]) -> str:
+    kinds = ", ".join(d for d in abi.DTYPES if d in allowed)
+    return f"{name}: NULL, dtype not one of {kinds}, rank above {abi.MAX_RANK}, or a bad size"
+
+
+def _variant_text(v: D.Variant) -> str:
+    return ", ".join(f"{n} {d}" for n, d in v.tensors)
+
+
+def _c_default(value: object, type_: DataType) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value) if isinstance(value, float) else f"INT64_C({value})"
+    return "0"
+
+
+# ---------------------------------------------------------------- elementwise
+
+
+def config_typedef(config: Config) -> str:
+    """The C struct of a config: one field per arg; ops take a pointer (NULL: every default)."""
+    fields = "\n".join(f"    {abi.scalar_ctype(a.type)} {abi.c_name(a.name)};" for a in config.args)
+    return (f"/* {c_comment(config.name)}: passed as a pointer; NULL means every default. */\n"
+            f"typedef struct {abi.config_struct(config)} {{\n{fields or '    int unused;'}\n}} "
+            f"{abi.config_struct(config)};\n")

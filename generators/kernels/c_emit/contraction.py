@@ -1,0 +1,184 @@
+"""Contractions: einsum plans, register-tiled matrix products, tensordot (ADR 0009, 0022)."""
+
+from __future__ import annotations
+
+
+
+from dsl import compute as C
+from dsl import dtypes as D
+from generators import abi
+from generators.formatting import c_comment
+from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
+from generators.kernels.c_emit.base import Emitter, OpCode, fragment
+
+
+def _tile_loop(acc_t: str, ct: str, rows: str, cols: str) -> str:
+    """The accumulation of one tile of a matrix product, ``rows`` x ``cols`` of the
+    result, the reduced axis outermost: each element still sums its products in
+    order of k, so the result is the plain loop nest's to the bit."""
+    return f"""{acc_t} acc[OPFORGE_TILE_ROWS][OPFORGE_TILE_COLS] = {{{{0}}}};
+        for (int64_t k = 0; k < g->k; k++) {{
+            const {ct}* restrict bk = b + k * g->b_red;
+            for (int64_t r = 0; r < {rows}; r++) {{
+                const {acc_t} ar = ({acc_t})a[r * g->a_row + k * g->a_red];
+                for (int64_t c = 0; c < {cols}; c++) {{
+                    acc[r][c] = ({acc_t})(acc[r][c] + ar * ({acc_t})bk[c]);
+                }}
+            }}
+        }}
+        for (int64_t r = 0; r < {rows}; r++) {{
+            for (int64_t c = 0; c < {cols}; c++) {{
+                o[r * g->n + c] = ({ct})acc[r][c];
+            }}
+        }}"""
+
+
+def gemm_functions(name: str, dtype: str) -> str:
+    """The functions computing one matrix product of an einsum plan (opf_gemm) in
+    register tiles, strips of columns outermost so a strip of b stays in cache
+    while every tile of rows passes over it (ADR 0027)."""
+    ct = C_TYPE[dtype]
+    acc_t = ct if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+    return f"""
+static inline void {name}_tile(int64_t rows, int64_t cols, const {ct}* restrict a, const {ct}* restrict b,
+                                {ct}* restrict o, const opf_gemm* g)
+{{
+    if (rows == OPFORGE_TILE_ROWS && cols == OPFORGE_TILE_COLS) {{
+        {_tile_loop(acc_t, ct, "OPFORGE_TILE_ROWS", "OPFORGE_TILE_COLS")}
+    }} else {{
+        {_tile_loop(acc_t, ct, "rows", "cols")}
+    }}
+}}
+
+static inline void {name}(const {ct}* restrict a, const {ct}* restrict b, {ct}* restrict o, const opf_gemm* g)
+{{
+    for (int64_t j = 0; j < g->n; j += OPFORGE_TILE_COLS) {{
+        const int64_t cols = g->n - j < OPFORGE_TILE_COLS ? g->n - j : OPFORGE_TILE_COLS;
+        for (int64_t i = 0; i < g->m; i += OPFORGE_TILE_ROWS) {{
+            const int64_t rows = g->m - i < OPFORGE_TILE_ROWS ? g->m - i : OPFORGE_TILE_ROWS;
+            {name}_tile(rows, cols, a + i * g->a_row, b + j, o + i * g->n + j, g);
+        }}
+    }}
+}}
+"""
+
+
+def einsum_kernel(name: str, dtype: str, operands: int) -> str:
+    """The fragment running an einsum plan over one or two operands of ``dtype``
+    (integers accumulate wrapping, in the wide unsigned type). A plan of two
+    operands that is a batch of matrix products runs in register tiles."""
+    ct = C_TYPE[dtype]
+    acc_t = ct if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+    gemm, functions = "", ""
+    if operands == 2:
+        functions = gemm_functions(f"{name}_gemm", dtype)
+        term = f"({acc_t})a[ar] * ({acc_t})b[br]"
+        params = f"const {ct}* restrict a, const {ct}* restrict b"
+        adv_red = "p->red_stride[0], &ar, p->red_stride[1], &br, NULL, NULL"
+        adv_out = "p->out_stride[0], &ao, p->out_stride[1], &bo, p->out_stride[2], &oo"
+        # The products commute exactly (floats, and integers in unsigned arithmetic),
+        # so a plan with the operands' roles swapped runs the same tiles.
+        gemm = f"""
+    opf_gemm g;
+    if (OPFORGE_TILE_ROWS * OPFORGE_TILE_COLS > 1 && opf_einsum_gemm(p, &g)) {{
+        int64_t bi[OPF_MAX_LOOPS] = {{0}};
+        int64_t ao = 0, bo = 0, oo = 0, batches = 1;
+        for (int32_t l = 0; l < p->n_out - 2; l++) {{
+            batches *= p->out_extent[l];
+        }}
+        for (int64_t t = 0; t < batches; t++) {{
+            {name}_gemm(g.swap ? b + bo : a + ao, g.swap ? a + ao : b + bo, output + oo, &g);
+            opf_advance(p->n_out - 2, p->out_extent, bi, {adv_out});
+        }}
+        return;
+    }}"""
+    else:
+        term = f"({acc_t})a[ar]"
+        params = f"const {ct}* restrict a"
+        adv_red = "p->red_stride[0], &ar, NULL, NULL, NULL, NULL"
+        adv_out = "p->out_stride[0], &ao, p->out_stride[2], &oo, NULL, NULL"
+    return fragment(name, functions + f"""
+static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan* p)
+{{{gemm}
+    int64_t oi[OPF_MAX_LOOPS] = {{0}};
+    int64_t ao = 0, bo = 0, oo = 0;
+    for (int64_t o = 0; o < p->n_out_total; o++) {{
+        int64_t ri[OPF_MAX_LOOPS] = {{0}};
+        int64_t ar = ao, br = bo;
+        {acc_t} acc = 0;
+        for (int64_t r = 0; r < p->n_red_total; r++) {{
+            acc = ({acc_t})(acc + {term});
+            opf_advance(p->n_red, p->red_extent, ri, {adv_red});
+        }}
+        (void)br;
+        output[oo] = ({ct})acc;
+        opf_advance(p->n_out, p->out_extent, oi, {adv_out});
+    }}
+}}""")
+
+
+class ContractionEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.Contraction = self.op.compute  # type: ignore[assignment]
+        spec = c.spec
+        ids = {label: i for i, label in enumerate(spec.labels)}
+        names = [abi.c_name(n) for n in c.inputs]
+        frags = [einsum_kernel(self.kernel_name(v), v.of(c.inputs[0]), len(names)) for v in self.variants]
+
+        def label_ids(operand) -> str:
+            return ", ".join(str(-1 if label == "..." else ids[label]) for label in operand.labels) or "0"
+
+        lines = [f"/* einsum {c_comment(spec.text)} */"]
+        for k, operand in enumerate(spec.inputs):
+            lines.append(f"static const int8_t labels{k}[] = {{{label_ids(operand)}}};")
+        lines.append(f"static const int8_t out_labels[] = {{{label_ids(spec.output)}}};")
+        lines += [f"const opforge_tensor* const ops[] = {{{', '.join(names)}}};",
+                  f"const int8_t* const labels[] = {{{', '.join(f'labels{k}' for k in range(len(names)))}}};",
+                  f"const int32_t n_labels[] = {{{', '.join(str(len(o.labels)) for o in spec.inputs)}}};",
+                  "opf_einsum_plan plan;",
+                  "{",
+                  f"const opforge_status st = opf_einsum_plan_make({len(names)}, ops, labels, n_labels, out_labels, "
+                  f"{len(spec.output.labels)}, {len(ids)}, &plan, detail);",
+                  "if (st != OPFORGE_OK) {", "return st;", "}", "}",
+                  *self.output_check("plan.out_rank", "plan.out_shape")]
+        return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)))
+
+    def run_plan(self, inputs: tuple[str, ...]) -> list[str]:
+        """The kernel of the primary tensor's dtype over ``plan``, into the output."""
+        out = self.op.outputs[0]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            data = [f"(const {C_TYPE[v.of(n)]}*){abi.c_name(n)}->data" for n in inputs]
+            return [f"{self.kernel_name(v)}({', '.join(data)}, ({C_TYPE[v.of(out.name)]}*)"
+                    f"{abi.c_name(out.name)}->data, &plan);"]
+
+        return self.dispatch(per_variant)
+
+
+class TensorDotEmitter(ContractionEmitter):
+    """tensordot: the einsum labels built at run time from the axes args, then an einsum plan."""
+
+    def emit(self) -> OpCode:
+        c: C.TensorDot = self.op.compute  # type: ignore[assignment]
+        x, y = (abi.c_name(n) for n in c.inputs)
+        ax, ay = (abi.c_name(n) for n in c.axes)
+        tx, ty, tz = (abi.c_name(n) for n in c.transposes)
+        frags = [einsum_kernel(self.kernel_name(v), v.of(c.inputs[0]), 2) for v in self.variants]
+        lines = ["int8_t labels_x[OPFORGE_MAX_RANK] = {0}, labels_y[OPFORGE_MAX_RANK] = {0};",
+                 "int8_t out_labels[OPFORGE_MAX_RANK] = {0};",
+                 "int32_t n_out = 0, n_ids = 0;",
+                 "opf_einsum_plan plan;",
+                 "{",
+                 f"opforge_status st = opf_tensordot_labels({x}, {y}, {ax}, {ax}_count, {ay}, {ay}_count, {tx}, {ty}, "
+                 f"{tz}, labels_x, labels_y, out_labels, &n_out, &n_ids, detail);",
+                 "if (st != OPFORGE_OK) {", "return st;", "}",
+                 f"const opforge_tensor* const ops[] = {{{x}, {y}}};",
+                 "const int8_t* const labels[] = {labels_x, labels_y};",
+                 f"const int32_t n_labels[] = {{{x}->rank, {y}->rank}};",
+                 "st = opf_einsum_plan_make(2, ops, labels, n_labels, out_labels, n_out, n_ids, &plan, detail);",
+                 "if (st != OPFORGE_OK) {", "return st;", "}", "}",
+                 *self.output_check("plan.out_rank", "plan.out_shape")]
+        return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)))
+
+
+# ---------------------------------------------------------------- random

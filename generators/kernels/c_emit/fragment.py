@@ -1,0 +1,314 @@
+"""Hand-written fragments in their layouts (ADR 0011, 0017, 0020)."""
+
+from __future__ import annotations
+
+
+
+from dsl import compute as C
+from dsl import expr as E
+from dsl import dtypes as D
+from dsl import fragments
+from dsl import validate
+from dsl.types import DataType
+from generators import abi
+from generators.formatting import c_string
+from generators.kernels.scalar_c import C_TYPE
+from generators.kernels.c_emit.base import Emitter, OpCode, _tensor_message, fragment, mask
+
+
+_FRAGMENT_ARG_CTYPE = {DataType.INT: "int64_t", DataType.LONG: "int64_t", DataType.FLOATING_POINT: "double",
+                       DataType.NUMERIC: "double"}
+
+
+class FragmentEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.FragmentKernel = self.op.compute  # type: ignore[assignment]
+        root, shown = validate.fragment_root(self.op)
+        texts: list[str] = []
+        includes: list[str] = []
+        for _, name in c.c_fragments:
+            order, incs = fragments.resolve(root, c.c_file, name, shown)
+            for f in order:
+                text = fragment(f.name, f.text)
+                if text not in texts:  # dependencies shared by several dtypes go in once
+                    texts.append(text)
+            includes += [i for i in incs if i not in includes]
+        if c.layout == "flat":
+            return OpCode(tuple(texts), tuple(includes), self.api(self.flat_body(c)))
+        if c.layout == "select":
+            return OpCode(tuple(texts), tuple(includes), self.api(self.select_body(c)))
+        if c.layout in ("rows", "channels"):
+            return OpCode(tuple(texts), tuple(includes), self.api(self.rows_body(c)))
+        if c.layout == "dense":
+            return OpCode(tuple(texts), tuple(includes), self.api(self.dense_body(c)))
+        if c.layout == "shaped":
+            return OpCode(tuple(texts), tuple(includes), self.api(self.shaped_body(c)))
+        if c.matrix:
+            api = self.api(self.matrix_body(c))
+            if c.workspace is not None:
+                api = self.workspace_function(c) + "\n" + api
+            return OpCode(tuple(texts), tuple(includes), api)
+        x = abi.c_name(self.op.inputs[0].name)
+        outn = abi.c_name(self.op.outputs[0].name)
+        lines = [f"int64_t axis_index = {abi.c_name(c.axis)};",
+                 f"if ({x}->rank == 0) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(self.op.inputs[0].name + ': must have rank 1 or more')});",
+                 "}",
+                 f"if (axis_index < -(int64_t){x}->rank || axis_index >= {x}->rank) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(c.axis + ': out of range')});", "}",
+                 "if (axis_index < 0) {", f"axis_index += {x}->rank;", "}",
+                 *self.output_check(f"{x}->rank", f"{x}->shape"),
+                 "int64_t step = 1, slot = 1;",
+                 f"for (int32_t d = (int32_t)axis_index + 1; d < {x}->rank; d++) {{", f"step *= {x}->shape[d];", "}",
+                 "for (int32_t d = 0; d < (int32_t)axis_index; d++) {", f"slot *= {x}->shape[d];", "}",
+                 f"const int64_t size = {x}->shape[axis_index];"]
+        frags_by_dtype = dict(c.c_fragments)
+        extra = self.fragment_args(c)
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.dtype]
+            return [f"{frags_by_dtype[v.dtype]}((const {ct}*){x}->data, step, size, slot, "
+                    f"{', '.join(extra + [f'({ct}*){outn}->data'])});"]
+
+        return OpCode(tuple(texts), tuple(includes), self.api(lines + self.dispatch(per_variant)))
+
+    def fragment_args(self, c: C.FragmentKernel) -> list[str]:
+        """The scalar args a fragment takes, cast to the C types fragments declare."""
+        kinds = {a.name: a.type for a in self.op.args}
+        return [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
+
+    def rows_body(self, c: C.FragmentKernel) -> list[str]:
+        """Inputs of one shape in rows of their last axis (channels: the first input, the
+        others one value per channel); the output has the first input's shape."""
+        op = self.op
+        names = [abi.c_name(i.name) for i in op.inputs]
+        first = names[0]
+        out = op.outputs[0]
+        lines = [f"if ({first}->rank < 1) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(op.inputs[0].name + ': must have rank 1 or more')});",
+                 "}"]
+        for i, n in zip(op.inputs[1:], names[1:]):
+            if c.layout == "channels":
+                lines += [f"if ({n}->rank != 1 || {n}->shape[0] != {first}->shape[{first}->rank - 1]) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must be a vector as long as the last axis of ' + op.inputs[0].name)});",
+                          "}"]
+                continue
+            lines += [f"if (!opf_same_shape({n}, {first})) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must have the shape of ' + op.inputs[0].name)});",
+                      "}"]
+        if c.widen == 1:
+            lines += self.output_check(f"{first}->rank", f"{first}->shape")
+        else:  # rows widen times as long (the size of x fits, so the product fits an index)
+            lines += ["int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank; d++) {{",
+                      f"result[d] = {first}->shape[d];", "}", f"result[{first}->rank - 1] *= {c.widen};",
+                      *self.output_check(f"{first}->rank", "result")]
+        lines += [f"const int64_t len = {first}->shape[{first}->rank - 1];",
+                  f"const int64_t rows = opf_shape_numel({first}->rank - 1, {first}->shape);"]
+        frags_by_dtype = dict(c.c_fragments)
+        extra = self.fragment_args(c)
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct, ot = C_TYPE[v.dtype], C_TYPE[v.of(out.name)]
+            operands = [f"(const {ct}*){n}->data" for n in names] + ["rows", "len", *extra,
+                                                                     f"({ot}*){abi.c_name(out.name)}->data"]
+            return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
+
+        return lines + self.dispatch(per_variant)
+
+    def dense_body(self, c: C.FragmentKernel) -> list[str]:
+        """Rows of the first input's last axis (len) times a len x units matrix, with
+        vectors of units; the output has rows of units."""
+        op = self.op
+        names = [abi.c_name(i.name) for i in op.inputs]
+        x, w = names[0], names[1]
+        xname, wname = op.inputs[0].name, op.inputs[1].name
+        lines = [f"if ({x}->rank < 1) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(xname + ': must have rank 1 or more')});",
+                 "}", f"if ({w}->rank != 2 || {w}->shape[0] != {x}->shape[{x}->rank - 1]) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(wname + ': must be a matrix with as many rows as the last axis of ' + xname)});",
+                 "}"]
+        for i, n in zip(op.inputs[2:], names[2:]):
+            lines += [f"if ({n}->rank != 1 || {n}->shape[0] != {w}->shape[1]) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must be a vector as long as the columns of ' + wname)});",
+                      "}"]
+        lines += ["int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {x}->rank - 1; d++) {{",
+                  f"result[d] = {x}->shape[d];", "}", f"result[{x}->rank - 1] = {w}->shape[1];",
+                  *self.output_check(f"{x}->rank", "result"),
+                  f"const int64_t len = {x}->shape[{x}->rank - 1];",
+                  f"const int64_t rows = opf_shape_numel({x}->rank - 1, {x}->shape);"]
+        frags_by_dtype = dict(c.c_fragments)
+        extra = self.fragment_args(c)
+        out = op.outputs[0]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.dtype]
+            operands = [f"(const {ct}*){x}->data", "rows", "len", f"(const {ct}*){w}->data", f"{w}->shape[1]",
+                        *[f"(const {ct}*){n}->data" for n in names[2:]], *extra,
+                        f"({C_TYPE[v.of(out.name)]}*){abi.c_name(out.name)}->data"]
+            return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
+
+        return lines + self.dispatch(per_variant)
+
+    def shaped_body(self, c: C.FragmentKernel) -> list[str]:
+        """Every input flat (data, element count); each output of its declared shape;
+        the kernel returns 0, or not 0 on failure."""
+        op = self.op
+        lines: list[str] = []
+        for o, shape in zip(op.outputs, c.shapes):
+            out = abi.c_name(o.name)
+            if isinstance(shape, E.ParamRef):  # the shape of that input
+                source = abi.c_name(shape.name)
+                lines += self.output_check(f"{source}->rank", f"{source}->shape", only=o)
+                continue
+            sizes = [self.constraints.render(size) for size in shape]
+            lines += ["{", f"const int64_t result[{max(1, len(sizes))}] = {{{', '.join(sizes) or '0'}}};",
+                      f"for (int32_t d = 0; d < {len(sizes)}; d++) {{", "if (result[d] < 0) {",
+                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(o.name + ': a size of the result is negative')});",
+                      "}", "}", f"if (!opf_shape_is({out}, {len(sizes)}, result)) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(o.name + ': shape does not match the result')});",
+                      "}", "}"]
+        frags_by_dtype = dict(c.c_fragments)
+        extra = self.fragment_args(c)
+        message = c_string(c.failure or "the kernel failed")
+
+        def per_variant(v: D.Variant) -> list[str]:
+            operands = [f"(const {C_TYPE[v.of(i.name)]}*){abi.c_name(i.name)}->data, opf_numel({abi.c_name(i.name)})"
+                        for i in op.inputs]
+            outs = [f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in op.outputs]
+            call = f"{frags_by_dtype[v.dtype]}({', '.join(operands + extra + outs)})"
+            return [f"if ({call} != 0) {{", f"return opf_fail(detail, OPFORGE_ERR_ARG, {message});", "}"]
+
+        return lines + self.dispatch(per_variant)
+
+    def select_body(self, c: C.FragmentKernel) -> list[str]:
+        """One input in rows of its last axis; every output has rows of `length` (an arg)."""
+        op = self.op
+        x = abi.c_name(op.inputs[0].name)
+        k = abi.c_name(c.length or "")
+        lines = [f"if ({x}->rank < 1) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(op.inputs[0].name + ': must have rank 1 or more')});",
+                 "}", f"if ({k} < 0 || {k} > {x}->shape[{x}->rank - 1]) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{c.length}: must lie in 0..the size of the last axis')});",
+                 "}", "int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {x}->rank - 1; d++) {{",
+                 f"result[d] = {x}->shape[d];", "}", f"result[{x}->rank - 1] = {k};",
+                 *self.output_check(f"{x}->rank", "result", every=True),
+                 f"const int64_t len = {x}->shape[{x}->rank - 1];",
+                 f"const int64_t rows = opf_shape_numel({x}->rank - 1, {x}->shape);"]
+        frags_by_dtype = dict(c.c_fragments)
+        extra = self.fragment_args(c)
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.dtype]
+            outs = [f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in op.outputs]
+            return [f"{frags_by_dtype[v.dtype]}({', '.join([f'(const {ct}*){x}->data', 'rows', 'len', *extra, *outs])});"]
+
+        return lines + self.dispatch(per_variant)
+
+    def flat_body(self, c: C.FragmentKernel) -> list[str]:
+        """Every element of the input, in row-major order, into one output value."""
+        x = abi.c_name(self.op.inputs[0].name)
+        out = self.op.outputs[0]
+        frags_by_dtype = dict(c.c_fragments)
+        extra = self.fragment_args(c)
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct, ot = C_TYPE[v.dtype], C_TYPE[v.of(out.name)]
+            operands = [f"(const {ct}*){x}->data", f"opf_numel({x})", *extra, f"({ot}*){abi.c_name(out.name)}->data"]
+            return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
+
+        return self.output_check("0", "NULL") + self.dispatch(per_variant)
+
+    def workspace_function(self, c: C.FragmentKernel) -> str:
+        """``<fn>_workspace``: the inputs checked as the op checks them, then the bytes
+        the kernel's scratch needs (a count of doubles, so double-aligned)."""
+        lines = ["if (detail != NULL) {", "*detail = NULL;", "}", "if (bytes == NULL) {",
+                 f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string('bytes: NULL')});", "}", "*bytes = 0;"]
+        for t in self.op.inputs:
+            allowed = {v.of(t.name) for v in self.variants}
+            name = abi.c_name(t.name)
+            lines += ["{", f"const opforge_status st = opf_check_tensor({name}, {mask(allowed)});",
+                      "if (st != OPFORGE_OK) {",
+                      f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});", "}", "}"]
+        lines += self.matrix_shape_checks()
+        lines += [f"const int64_t doubles = {self.constraints.render(c.workspace)};",
+                  "if (doubles < 0 || (uint64_t)doubles > (uint64_t)(SIZE_MAX / sizeof(double))) {",
+                  f"return opf_fail(detail, OPFORGE_ERR_SIZE, {c_string('workspace: its size does not fit in size_t')});",
+                  "}", "*bytes = (size_t)doubles * sizeof(double);", "return OPFORGE_OK;"]
+        return abi.workspace_prototype(self.op) + "\n{\n" + "\n".join(lines) + "\n}\n"
+
+    def matrix_shape_checks(self) -> list[str]:
+        """Every input holds matrices in its last two axes, with the batch axes of the first."""
+        op = self.op
+        names = [abi.c_name(i.name) for i in op.inputs]
+        first = names[0]
+        shared = op.compute.shared  # type: ignore[union-attr]
+        lines = []
+        for i, n in zip(op.inputs, names):
+            if i.name in shared:  # one matrix for every batch
+                lines += [f"if ({n}->rank != 2) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(i.name + ': must be a matrix (rank 2)')});",
+                          "}"]
+                continue
+            lines += [f"if ({n}->rank < 2) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(i.name + ': must have rank 2 or more (matrices in the last two axes)')});",
+                      "}"]
+        for i, n in [(i, n) for i, n in zip(op.inputs[1:], names[1:]) if i.name not in shared]:
+            lines += [f"if ({n}->rank != {first}->rank || memcmp({n}->shape, {first}->shape, sizeof({first}->shape[0]) * (size_t)({first}->rank - 2)) != 0) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must have the batch axes of ' + op.inputs[0].name)});",
+                      "}"]
+        return lines
+
+    def matrix_body(self, c: C.FragmentKernel) -> list[str]:
+        """Matrices in the last two axes, one batch for all inputs; the kernel says if it failed."""
+        op = self.op
+        names = [abi.c_name(i.name) for i in op.inputs]
+        first, last = names[0], names[-1]
+        lines = self.matrix_shape_checks()
+        lines += ["int64_t batch = 1;", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{", f"batch *= {first}->shape[d];", "}"]
+        for o, layout in zip(op.outputs, c.layouts):  # each output's shape, by its layout
+            out = abi.c_name(o.name)
+            message = c_string(o.name + ': shape does not match the result')
+            if layout == "matrix":
+                lines += [f"if (!opf_shape_is({out}, {last}->rank, {last}->shape)) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}"]
+            elif layout == "matrix_reduce":
+                lines += [f"if (!opf_shape_is({out}, {first}->rank - 2, {first}->shape)) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}"]
+            else:  # the batch axes, then the layout's tail (matrix_diagonal: min(rows, cols) of first)
+                rows, cols = f"{first}->shape[{first}->rank - 2]", f"{first}->shape[{first}->rank - 1]"
+                smaller = f"({rows} < {cols} ? {rows} : {cols})"
+                last_cols = f"{last}->shape[{last}->rank - 1]"
+                tail = {"matrix_solve": [cols, last_cols], "matrix_q": [rows, smaller], "matrix_r": [smaller, cols],
+                        "matrix_v": [cols, smaller], "matrix_product": [rows, last_cols]}.get(layout, [smaller])
+                lines += ["{", "int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{",
+                          f"result[d] = {first}->shape[d];", "}"]
+                lines += [f"result[{first}->rank - 2 + {k}] = {v};" for k, v in enumerate(tail)]
+                lines += [f"if (!opf_shape_is({out}, {first}->rank - 2 + {len(tail)}, result)) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}", "}"]
+        frags_by_dtype = dict(c.c_fragments)
+        extra = self.fragment_args(c)
+        message = c_string(c.failure or "the kernel failed")
+        if c.workspace is not None:
+            # The caller's scratch: at least what <fn>_workspace says, aligned for doubles.
+            lines += [f"const int64_t doubles = {self.constraints.render(c.workspace)};",
+                      "if (doubles > 0 && workspace == NULL) {",
+                      f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string('workspace: NULL')});", "}",
+                      "if (doubles < 0 || (uint64_t)doubles > (uint64_t)(workspace_bytes / sizeof(double))) {",
+                      f"return opf_fail(detail, OPFORGE_ERR_SIZE, {c_string('workspace: smaller than ' + abi.function(op) + '_workspace gives')});",
+                      "}", "if ((uintptr_t)workspace % sizeof(double) != 0) {",
+                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string('workspace: not aligned for double')});",
+                      "}"]
+            for t in (*op.inputs, *op.outputs):  # the scratch is written while every tensor is in use
+                lines += [f"if (!opf_bytes_disjoint(workspace, (size_t)doubles * sizeof(double), {abi.c_name(t.name)})) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_OVERLAP, {c_string(f'workspace: overlaps {t.name}')});",
+                          "}"]
+            extra = extra + ["(double*)workspace"]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.dtype]
+            operands = [f"(const {ct}*){n}->data, {n}->shape[{n}->rank - 2], {n}->shape[{n}->rank - 1]" for n in names]
+            outs = [f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in op.outputs]
+            call = f"{frags_by_dtype[v.dtype]}({', '.join(operands + ['batch'] + extra + outs)})"
+            return [f"if ({call} != 0) {{", f"return opf_fail(detail, OPFORGE_ERR_ARG, {message});", "}"]
+
+        return lines + self.dispatch(per_variant)

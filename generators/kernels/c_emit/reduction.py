@@ -1,0 +1,192 @@
+"""Reduction kernels over a plan of reduced and kept axes (ADR 0008)."""
+
+from __future__ import annotations
+
+
+
+from dsl import compute as C
+from dsl import dtypes as D
+from dsl.types import DataType
+from generators import abi
+from generators.formatting import c_string
+from generators.kernels import scalar_c
+from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
+from generators.kernels.c_emit.base import T_MAX, T_MIN, Emitter, OpCode, fragment
+
+
+def _acc_type(dtype: str, combine: str) -> str:
+    if D.category(dtype) == "float":
+        return "double"
+    return WIDE_UNSIGNED[dtype] if combine in ("add", "mul") else C_TYPE[dtype]
+
+
+def _init(dtype: str, combine: str) -> str:
+    if combine == "add":
+        return "0"
+    if combine == "mul":
+        return "1"
+    if D.category(dtype) == "float":
+        return "-INFINITY" if combine == "max" else "INFINITY"
+    return T_MIN[dtype] if combine == "max" else T_MAX[dtype]
+
+
+def _combine(dtype: str, combine: str, acc: str, v: str) -> str:
+    at = _acc_type(dtype, combine)
+    if combine in ("add", "mul"):
+        op = "+" if combine == "add" else "*"
+        return f"{acc} = ({at})({acc} {op} ({at})({v}));"
+    cmp = ">" if combine == "max" else "<"
+    if D.category(dtype) == "float":
+        return f"if ({v} {cmp} {acc} || isnan({v})) {{ {acc} = {v}; }}"
+    return f"if ({v} {cmp} {acc}) {{ {acc} = {v}; }}"
+
+
+class ReductionEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.Reduction = self.op.compute  # type: ignore[assignment]
+        out = self.op.outputs[0]
+        frags = []
+        kinds = {a.name: a.type for a in self.op.args}
+        enums = {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM}
+        env_args = {a: (abi.c_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
+        arg_params = "".join(f", {abi.scalar_ctype(kinds[a])} {abi.c_name(a)}" for a in c.args)
+        for v in self.variants:
+            t = v.of(c.input)
+            ct, ot = C_TYPE[t], C_TYPE[v.of(out.name)]
+            name = self.kernel_name(v)
+            y_param = f"const {ct}* restrict y, " if c.other else ""
+            more = "".join(f", {C_TYPE[v.of(o.name)]}* restrict output{k}" for k, o in enumerate(self.op.outputs[1:], 1))
+            params = f"const {ct}* restrict x, {y_param}{ot}* restrict output{more}, const opf_reduce_plan* p{arg_params}"
+            given = "x, " + ("y, " if c.other else "") + "output" + \
+                "".join(f", output{k}" for k in range(1, len(self.op.outputs))) + ", p" + \
+                "".join(f", {abi.c_name(a)}" for a in c.args)
+            lanes = self._reduce(c, v, t, env_args, enums, lanes=True)
+            single = self._reduce(c, v, t, env_args, enums, lanes=False)
+            # Outputs side by side in x (a reduction over leading axes) are reduced together, a
+            # block of lanes per pass over the reduced elements: each lane still takes its
+            # elements in order, so results are those of one output at a time (ADR 0027).
+            frags.append(fragment(name, f"""
+static inline void {name}_lanes({params}, int64_t o, int64_t lanes, int64_t base)
+{{
+    {lanes}
+}}
+
+static inline void {name}({params})
+{{
+    int64_t oi[OPFORGE_MAX_RANK] = {{0}};
+    int64_t base = 0;
+    if (OPFORGE_REDUCE_LANES > 1 && p->outer_rank > 0 && p->outer_stride[p->outer_rank - 1] == 1) {{
+        const int64_t run = p->outer_shape[p->outer_rank - 1];
+        for (int64_t o = 0; o < p->n_outer; o += run) {{
+            for (int64_t w = 0; w < run; w += OPFORGE_REDUCE_LANES) {{
+                const int64_t lanes = run - w < OPFORGE_REDUCE_LANES ? run - w : OPFORGE_REDUCE_LANES;
+                {name}_lanes({given}, o + w, lanes, base + w);
+            }}
+            opf_advance(p->outer_rank - 1, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
+        }}
+        return;
+    }}
+    for (int64_t o = 0; o < p->n_outer; o++) {{
+        {single}
+        opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
+    }}
+}}"""))
+        x = abi.c_name(c.input)
+        axes = abi.c_name(c.axes)
+        lines = ["opf_reduce_plan plan;",
+                 "{",
+                 f"const opforge_status st = opf_reduce_plan_make({x}, {axes}, {axes}_count, {abi.c_name(c.keep_dims)}, &plan, detail);",
+                 "if (st != OPFORGE_OK) {", "return st;", "}", "}",
+                 *self.output_check("plan.out_rank", "plan.out_shape", every=True)]
+        if c.other:
+            y = abi.c_name(c.other)
+            lines += [f"if ({y}->rank != {x}->rank || memcmp({y}->shape, {x}->shape, sizeof({x}->shape[0]) * (size_t){x}->rank) != 0) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(c.other + ': must have the shape of ' + c.input)});",
+                      "}"]
+        if c.empty == "error":
+            lines += ["if (plan.n_inner == 0 && plan.n_outer > 0) {",
+                      f"return opf_fail(detail, OPFORGE_ERR_EMPTY, {c_string(self.op.name + ': cannot reduce no elements')});",
+                      "}"]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            y_arg = f"(const {C_TYPE[v.of(c.other)]}*){abi.c_name(c.other)}->data, " if c.other else ""
+            given = "".join(f", {abi.c_name(a)}" for a in c.args)
+            outs = ", ".join(f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in self.op.outputs)
+            return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, {y_arg}{outs}, &plan{given});"]
+
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
+
+    def _reduce(self, c: C.Reduction, v: D.Variant, t: str, env_args: dict[str, tuple[str, str]],
+                enums: dict, lanes: bool) -> str:
+        """Reduce one output at ``base`` into ``output[o]`` or, with ``lanes``, the outputs
+        ``o`` .. ``o + lanes - 1`` at ``base`` .. ``base + lanes - 1`` (each name an array
+        indexed by the lane ``w``)."""
+        ct = C_TYPE[t]
+        a_t = C.accumulator_dtype(c, t, v.of(self.op.outputs[0].name))
+        acc_t = _acc_type(a_t, c.combine)
+        w = "[w]" if lanes else ""
+        size = "[OPFORGE_REDUCE_LANES]" if lanes else ""
+
+        def per_lane(statements: str) -> str:
+            return f"for (int64_t w = 0; w < lanes; w++) {{\n{statements}\n}}" if lanes else statements
+
+        def over_inner(body: str, other: str) -> str:
+            # The reduced elements in row-major order, the last reduced axis as a plain loop
+            # with its step and the odometer only between its runs (ADR 0025).
+            read = per_lane(f"const {ct} xv = x[at{' + w' if lanes else ''}];\n{other}\n{body}")
+
+            def run(index: str) -> str:
+                return f"""for (int64_t e = 0; e < last; e++) {{
+                    const int64_t at = {index};
+                    {read}
+                }}"""
+
+            loop = run("off + e * step")
+            if not lanes:  # on a host, a run with step 1 gets its own loop (integer sums vectorise)
+                loop = f"if (OPFORGE_UNIT_STEPS && step == 1) {{\n{run('off + e')}\n}} else {{\n{loop}\n}}"
+            return f"""{{
+            int64_t ii[OPFORGE_MAX_RANK] = {{0}};
+            int64_t off = base;
+            const int64_t last = p->inner_rank > 0 ? p->inner_shape[p->inner_rank - 1] : 1;
+            const int64_t step = p->inner_rank > 0 ? p->inner_stride[p->inner_rank - 1] : 0;
+            for (int64_t r = 0; r < p->n_inner; r += last) {{
+                {loop}
+                opf_advance(p->inner_rank - 1, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
+            }}
+        }}"""
+
+        other = f"const {ct} yv = y[at{' + w' if lanes else ''}];" if c.other else ""
+        pre = ""
+        env_m: dict[str, tuple[str, str]] = {}
+        if c.pre == "max":
+            pre = f"{ct} m{size};\n" + per_lane(f"m{w} = ({ct})({_init(t, 'max')});") + \
+                over_inner(_combine(t, "max", f"m{w}", "xv"), "")
+            if D.category(t) == "float":
+                pre += "\n" + per_lane(f"if (!isfinite(m{w})) {{ m{w} = 0; }}")
+            env_m = {"m": (f"m{w}", t)}
+        elif c.pre == "mean":
+            pre = f"double msum{size};\n" + per_lane(f"msum{w} = 0;") + \
+                over_inner(f"msum{w} += (double)xv;", "") + \
+                f"\n{ct} m{size};\n" + per_lane(f"m{w} = ({ct})(msum{w} / (double)p->n_inner);")
+            env_m = {"m": (f"m{w}", t)}
+        value = "xv"
+        env_y = {"y": ("yv", t)} if c.other else {}
+        if c.map is not None:
+            value, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": ("xv", t)} | env_y | env_m | env_args)
+        body = f"const {ct} mv = ({ct})({value});\n{_combine(a_t, c.combine, f'acc{w}', 'mv')}"
+        init = f"{acc_t} acc{size};\n"
+        inits = [f"acc{w} = ({acc_t})({_init(a_t, c.combine)});"]
+        sums: dict[str, tuple[str, str]] = {}
+        for k, extra in enumerate(c.extra_maps, 1):
+            value_k, _ = scalar_c.render(C.resolve_enums(extra, enums), t, {"x": ("xv", t)} | env_y | env_m | env_args)
+            body += f"\nconst {ct} mv{k} = ({ct})({value_k});\n{_combine(a_t, c.combine, f'acc{k}{w}', f'mv{k}')}"
+            init += f"{acc_t} acc{k}{size};\n"
+            inits.append(f"acc{k}{w} = ({acc_t})({_init(a_t, c.combine)});")
+            sums[f"acc{k}"] = (f"(({C_TYPE[a_t]})acc{k}{w})", a_t)
+        env = {"acc": (f"(({C_TYPE[a_t]})acc{w})", a_t), "n": ("p->n_inner", "int64")} | env_m | sums
+        # One result per output (moments: the mean and the variance of the same sums).
+        stores = "\n".join(
+            f"output{k or ''}[o{' + w' if lanes else ''}] = ({C_TYPE[v.of(o.name)]})"
+            f"({scalar_c.render(final, t, env)[0] if final is not None else f'acc{w}'});"
+            for k, (o, final) in enumerate(zip(self.op.outputs, c.finalizers)))
+        return "\n".join([pre, init + per_lane("\n".join(inits)), over_inner(body, other), per_lane(stores)])

@@ -1,0 +1,118 @@
+"""Random sampling from the Philox4x32-10 stream (ADR 0010)."""
+
+from __future__ import annotations
+
+
+
+from dsl import compute as C
+from dsl import dtypes as D
+from dsl.model import Op
+from generators import abi
+from generators.formatting import c_string
+from generators.kernels.scalar_c import C_TYPE
+from generators.kernels.c_emit.base import Emitter, OpCode, fragment
+
+
+def _seed_ref(op: Op, name: str) -> str:
+    for cfg in op.configs:
+        if any(a.name == name for a in cfg.args):
+            return f"cfg_{cfg.name}.{abi.c_name(name)}"
+    return abi.c_name(name)
+
+
+_SAMPLE = {
+    "uniform": ("{low} + ({high} - {low}) * u", "u"),
+    "normal": ("{mean} + {stddev} * z", "z"),
+    "log_normal": ("exp({mean} + {stddev} * z)", "z"),
+    "exponential": ("-log(1.0 - u) / {rate}", "u"),
+    "bernoulli": ("(u < {p}) ? 1.0 : 0.0", "u"),
+}
+
+
+class RandomEmitter(Emitter):
+    def emit(self) -> OpCode:
+        c: C.RandomSample = self.op.compute  # type: ignore[assignment]
+        out = self.op.outputs[0]
+        params = dict(c.params)
+        frags = []
+        for v in self.variants:
+            t = v.of(out.name)
+            ct = C_TYPE[t]
+            args = ", ".join(f"double {p}" for p in params)
+            if c.distribution == "truncated_normal":
+                body = """
+        double z = 0.0;
+        for (uint32_t b = 0; b < 64u; b++) {
+            opf_random_block(seed, e, b, w);
+            const double u1 = 1.0 - opf_unit53(w[0], w[1]);
+            const double u2 = opf_unit53(w[2], w[3]);
+            const double t = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+            if (fabs(t) <= 2.0) {
+                z = t;
+                break;
+            }
+        }
+        output[j] = (TYPE)(mean + stddev * z);""".replace("TYPE", ct)
+            elif c.distribution == "binomial":
+                body = """
+        int64_t count = 0;
+        for (int64_t t = 0; t < n_trials; t++) {
+            if ((t & 3) == 0) {
+                opf_random_block(seed, e, (uint32_t)(t >> 2) + 1u, w);
+            }
+            count += ((double)w[t & 3] * (1.0 / 4294967296.0)) < p;
+        }
+        output[j] = (TYPE)count;""".replace("TYPE", ct)
+                args = "int64_t n_trials, double p"
+            else:
+                formula, needs = _SAMPLE[c.distribution]
+                unit = "opf_unit24(w[0])" if t == "float32" else "opf_unit53(w[0], w[1])"
+                if needs == "z":
+                    prelude = ("const double u1 = 1.0 - opf_unit53(w[0], w[1]);\n"
+                               "const double u2 = opf_unit53(w[2], w[3]);\n"
+                               "const double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);")
+                else:
+                    prelude = f"const double u = {unit};" if c.distribution != "bernoulli" else \
+                        "const double u = opf_unit53(w[0], w[1]);"
+                body = f"""
+        opf_random_block(seed, e, 0u, w);
+        {prelude}
+        output[j] = ({ct})({formula.format(**{k: k for k in params})});"""
+            name = self.kernel_name(v)
+            frags.append(fragment(name, f"""
+static inline void {name}({ct}* restrict output, int64_t n, {args}, int64_t seed, int64_t offset)
+{{
+    for (int64_t j = 0; j < n; j++) {{
+        const uint64_t e = (uint64_t)offset + (uint64_t)j;
+        uint32_t w[4];
+        {body.strip()}
+    }}
+}}"""))
+        outn = abi.c_name(out.name)
+        shape, dtype = abi.c_name("shape"), abi.c_name("dtype")
+        lines = [f"if ({outn}->dtype != {dtype}) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(out.name + ': dtype must equal the dtype arg')});",
+                 "}",
+                 f"if ({shape}_count > OPFORGE_MAX_RANK) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string('shape: more axes than the maximum rank')});",
+                 "}",
+                 f"for (int32_t d = 0; d < {shape}_count; d++) {{",
+                 f"if ({shape}[d] < 0) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_SIZE, {c_string('shape: sizes must not be negative')});",
+                 "}", "}",
+                 *self.output_check(f"{shape}_count", shape),
+                 f"const int64_t n = opf_numel({outn});",
+                 f"const int64_t seed = {_seed_ref(self.op, 'seed')};",
+                 f"const int64_t offset = {_seed_ref(self.op, 'offset')};"]
+        vals = [abi.c_name(a) for a in params.values()] if c.distribution != "binomial" else \
+            [abi.c_name(params["n"]), abi.c_name(params["p"])]
+        if c.distribution != "binomial":
+            vals = [abi.c_name(params[k]) for k in params]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            return [f"{self.kernel_name(v)}(({C_TYPE[v.of(out.name)]}*){outn}->data, n, {', '.join(vals)}, seed, offset);"]
+
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant, on=f"{outn}->dtype")))
+
+
+# ---------------------------------------------------------------- fragments

@@ -1,0 +1,161 @@
+"""Stateful streams: the sliding window's state functions (ADR 0014)."""
+
+from __future__ import annotations
+
+
+
+from dsl import compute as C
+from dsl import expr as E
+from generators import abi
+from generators.formatting import c_string
+from generators.kernels.c_emit.base import Emitter, OpCode, mask
+
+
+class StreamEmitter(Emitter):
+    """A sliding window: state size, init, enqueue, ready and dequeue over a caller-owned buffer."""
+
+    def emit(self) -> OpCode:
+        op = self.op
+        c: C.SlidingWindow = op.compute  # type: ignore[assignment]
+        fn = abi.function(op)
+        window, stride = abi.c_name(c.window), abi.c_name(c.stride)
+        protos = abi.stream_prototypes(op)
+        allowed = mask({v.dtype for v in self.variants})
+        checks = []
+        for _, con in op.all_constraints():
+            refs = {r.kind for r in E.param_refs(con.expr)}
+            if con.backend or "input" in refs:
+                continue
+            checks += [f"if (!{self.constraints.render(con.expr)}) {{",
+                       f"return opf_fail(detail, OPFORGE_ERR_CONSTRAINT, {c_string(con.message)});", "}"]
+        checks = "\n".join(checks)
+        clear = "if (detail != NULL) {\n*detail = NULL;\n}"
+        full = c_string("queue is full: dequeue first")
+        empty = c_string("no complete window yet")
+        api = f"""
+{protos['state_size']}
+{{
+    {clear}
+    {checks}
+    int64_t frame_bytes = 0;
+    const opforge_status st = opf_window_frame(frame, {allowed}, &frame_bytes, detail);
+    if (st != OPFORGE_OK) {{
+        return st;
+    }}
+    if (bytes == NULL) {{
+        return opf_fail(detail, OPFORGE_ERR_NULL, "bytes: NULL");
+    }}
+    return opf_window_size({window}, frame_bytes, bytes, detail);
+}}
+
+{protos['init']}
+{{
+    size_t needed = 0;
+    const opforge_status st = {fn}_state_size({window}, {stride}, frame, &needed, detail);
+    if (st != OPFORGE_OK) {{
+        return st;
+    }}
+    if (state == NULL) {{
+        return opf_fail(detail, OPFORGE_ERR_NULL, "state: NULL");
+    }}
+    if (((uintptr_t)state % 8u) != 0 || state_size < needed) {{
+        return opf_fail(detail, OPFORGE_ERR_SIZE, "state: misaligned or smaller than the state size");
+    }}
+    opf_window_state* s = (opf_window_state*)state;
+    s->magic = OPF_WINDOW_MAGIC;
+    s->dtype = frame->dtype;
+    s->frame_rank = frame->rank;
+    for (int32_t d = 0; d < OPFORGE_MAX_RANK; d++) {{
+        s->frame_shape[d] = d < frame->rank ? frame->shape[d] : 1;
+    }}
+    opf_window_frame(frame, {allowed}, &s->frame_bytes, detail);
+    s->window = {window};
+    s->stride = {stride};
+    s->capacity = {C.CAPACITY_WINDOWS} * {window};
+    s->count = 0;
+    s->skip = 0;
+    return OPFORGE_OK;
+}}
+
+{protos['enqueue']}
+{{
+    {clear}
+    opf_window_state* s = NULL;
+    opforge_status st = opf_window_get(state, &s, detail);
+    if (st != OPFORGE_OK) {{
+        return st;
+    }}
+    st = opf_check_tensor(x, OPF_DTYPE_BIT(s->dtype));
+    if (st != OPFORGE_OK) {{
+        return opf_fail(detail, st, "x: NULL, a dtype other than the frames', or a bad size");
+    }}
+    if (x->rank != s->frame_rank + 1) {{
+        return opf_fail(detail, OPFORGE_ERR_RANK, "x: rank must be the frame rank plus one");
+    }}
+    for (int32_t d = 0; d < s->frame_rank; d++) {{
+        if (x->shape[d + 1] != s->frame_shape[d]) {{
+            return opf_fail(detail, OPFORGE_ERR_SHAPE, "x: frames must have the frame shape");
+        }}
+    }}
+    const int64_t n = x->shape[0];
+    const int64_t drop = n < s->skip ? n : s->skip;
+    const int64_t store = n - drop;
+    if (s->count + store > s->capacity) {{
+        return opf_fail(detail, OPFORGE_ERR_SIZE, {full});
+    }}
+    s->skip -= drop;
+    if (store > 0) {{
+        memcpy(opf_window_frames(s) + s->count * s->frame_bytes,
+               (const unsigned char*)x->data + drop * s->frame_bytes, (size_t)(store * s->frame_bytes));
+    }}
+    s->count += store;
+    return OPFORGE_OK;
+}}
+
+{protos['ready']}
+{{
+    {clear}
+    opf_window_state* s = NULL;
+    const opforge_status st = opf_window_get(state, &s, detail);
+    if (st != OPFORGE_OK) {{
+        return st;
+    }}
+    if (ready == NULL) {{
+        return opf_fail(detail, OPFORGE_ERR_NULL, "ready: NULL");
+    }}
+    *ready = s->count >= s->window;
+    return OPFORGE_OK;
+}}
+
+{protos['dequeue']}
+{{
+    {clear}
+    opf_window_state* s = NULL;
+    opforge_status st = opf_window_get(state, &s, detail);
+    if (st != OPFORGE_OK) {{
+        return st;
+    }}
+    st = opf_check_tensor(output, OPF_DTYPE_BIT(s->dtype));
+    if (st != OPFORGE_OK) {{
+        return opf_fail(detail, st, "output: NULL, a dtype other than the frames', or a bad size");
+    }}
+    bool fits = output->rank == s->frame_rank + 1 && output->shape[0] == s->window;
+    for (int32_t d = 0; fits && d < s->frame_rank; d++) {{
+        fits = output->shape[d + 1] == s->frame_shape[d];
+    }}
+    if (!fits) {{
+        return opf_fail(detail, OPFORGE_ERR_SHAPE, "output: shape must be (window, *frame)");
+    }}
+    if (s->count < s->window) {{
+        return opf_fail(detail, OPFORGE_ERR_EMPTY, {empty});
+    }}
+    unsigned char* frames = opf_window_frames(s);
+    memcpy(output->data, frames, (size_t)(s->window * s->frame_bytes));
+    const int64_t drop = s->stride < s->count ? s->stride : s->count;
+    memmove(frames, frames + drop * s->frame_bytes, (size_t)((s->count - drop) * s->frame_bytes));
+    s->count -= drop;
+    s->skip += s->stride - drop;
+    return OPFORGE_OK;
+}}
+"""
+        return OpCode((), (), api)

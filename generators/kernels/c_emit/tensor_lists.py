@@ -1,0 +1,91 @@
+"""Join, Parts and Merge over tensor lists (ADR 0018, 0021)."""
+
+from __future__ import annotations
+
+
+
+from dsl import compute as C
+from dsl import dtypes as D
+from generators import abi
+from generators.formatting import c_string
+from generators.kernels.scalar_c import C_TYPE
+from generators.kernels.c_emit.base import Emitter, OpCode, fragment
+
+
+class JoinEmitter(Emitter):
+    """concat and stack: one runtime copy for every dtype (bytes move, none is computed)."""
+
+    def emit(self) -> OpCode:
+        c: C.Join = self.op.compute  # type: ignore[assignment]
+        xs = abi.c_name(c.inputs)
+        call = (f"opf_join({xs}, {xs}_count, {abi.c_name(c.axis)}, {'true' if c.stack else 'false'}, "
+                f"{abi.c_name(self.op.outputs[0].name)}, detail)")
+        return OpCode((), (), self.api_returning([f"return {call};"]))
+
+
+class PartsEmitter(Emitter):
+    """split, unstack and meshgrid: one runtime copy for every dtype into a list of outputs."""
+
+    def emit(self) -> OpCode:
+        c: C.Parts = self.op.compute  # type: ignore[assignment]
+        src, outs = abi.c_name(c.source), abi.c_name(c.outputs)
+        if c.part == "meshgrid":
+            call = f"opf_meshgrid({src}, {src}_count, {abi.c_name(c.arg('cartesian'))}, {outs}, {outs}_count, detail)"
+        else:
+            num, unstack = (abi.c_name(c.arg("num")), "false") if c.part == "split" else ("0", "true")
+            call = f"opf_split({src}, {abi.c_name(c.arg('axis'))}, {num}, {unstack}, {outs}, {outs}_count, detail)"
+        return OpCode((), (), self.api_returning([f"return {call};"]))
+
+
+class MergeEmitter(Emitter):
+    """Element by element over a list of equal-shape tensors, in list order."""
+
+    def emit(self) -> OpCode:
+        c: C.Merge = self.op.compute  # type: ignore[assignment]
+        out = self.op.outputs[0]
+        frags = []
+        for v in self.variants:
+            t = v.of(c.inputs)
+            ct, ot = C_TYPE[t], C_TYPE[v.of(out.name)]
+            floating = D.category(t) == "float"
+            value = f"((const {ct}*)xs[k]->data)[i]"
+            if c.combine == "add":
+                init, step, result = f"{ct} acc = ((const {ct}*)xs[0]->data)[i];", f"acc = ({ct})(acc + {value});", "acc"
+            elif c.combine == "avg":
+                init, step, result = "double acc = 0;", f"acc += (double){value};", "acc / (double)count"
+                # the sum starts at 0: every tensor, the first included, is added
+            elif c.combine == "max":
+                better = "(isnan(v) || v > acc)" if floating else "(v > acc)"
+                init = f"{ct} acc = ((const {ct}*)xs[0]->data)[i];"
+                step, result = f"const {ct} v = {value};\nif ({better}) {{\nacc = v;\n}}", "acc"
+            else:  # max_index: the first largest; the first NaN counts as largest
+                better = "(!nan_found && (isnan(v) || v > best))" if floating else "(v > best)"
+                track = "nan_found = isnan(v);" if floating else ""
+                init = (f"{ct} best = ((const {ct}*)xs[0]->data)[i];\nint64_t acc = 0;\n"
+                        f"bool nan_found = {'isnan(best)' if floating else 'false'};")
+                step = f"const {ct} v = {value};\nif ({better}) {{\nbest = v;\nacc = k;\n{track}\n}}"
+                result = "acc"
+            first = 0 if c.combine == "avg" else 1
+            name = self.kernel_name(v)
+            frags.append(fragment(name, f"""
+static inline void {name}(const opforge_tensor* const* xs, int32_t count, int64_t n, {ot}* restrict output)
+{{
+    for (int64_t i = 0; i < n; i++) {{
+        {init}
+        for (int32_t k = {first}; k < count; k++) {{
+            {step}
+        }}
+        {"(void)nan_found;" if c.combine == "max_index" else ""}
+        output[i] = ({ot})({result});
+    }}
+}}"""))
+        xs, outn = abi.c_name(c.inputs), abi.c_name(out.name)
+        lines = [f"for (int32_t k = 1; k < {xs}_count; k++) {{",
+                 f"if (!opf_same_shape({xs}[k], {xs}[0])) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(c.inputs + ': must all have the same shape')});",
+                 "}", "}", *self.output_check(f"{xs}[0]->rank", f"{xs}[0]->shape")]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            return [f"{self.kernel_name(v)}({xs}, {xs}_count, opf_numel({xs}[0]), ({C_TYPE[v.of(out.name)]}*){outn}->data);"]
+
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
