@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from dsl import defaults, doc_tokens
-from dsl.dtypes import CONCRETE
 from dsl import expr as E
 from dsl import model as M
 from dsl.model import NO_DEFAULT, Location, Problem

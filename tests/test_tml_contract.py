@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-import types
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -20,7 +19,6 @@ import pytest
 from conftest import ROOT
 from dsl import compute as C
 from dsl import loader
-from generators.imunit import units
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate
 from generators.kernels import evaluate as reference_run, reference
 from generators.kernels.selection import code_ops, variants_of

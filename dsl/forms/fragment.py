@@ -9,7 +9,6 @@ import attrs
 from dsl import expr as E
 from dsl import shapes as Sh
 
-from dsl import expr as E
 from dsl.forms.checks import Check
 from dsl.types import DataType
 

@@ -10,7 +10,6 @@ units) instead of a list of axes (ADR 0013).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 
 import attrs
 
@@ -21,7 +20,7 @@ from dsl.model import Arg, Input, Op, Output
 from dsl.types import CONCRETE_DTYPES, DataType
 from generators import abi
 from dsl import shapes as S
-from generators.imunit.render import ImaginetRenderer, expression_string
+from generators.imunit.render import expression_string
 from generators.imunit.shapes import UnitShapeRenderer
 from generators.kernels.selection import variants_of
 

@@ -14,7 +14,6 @@ import numpy as np
 
 from dsl import compute as C
 from dsl import defaults
-from dsl import expr as E
 from dsl.model import Input, Namespace, Op
 from dsl.types import DataType
 from generators.kernels import numpy_runtime, reference
