@@ -17,10 +17,10 @@ from dsl import defaults
 from dsl.model import Input, Namespace, Op
 from dsl.types import DataType
 from generators.kernels import numpy_runtime, reference
-from generators.kernels.messages import scatter_messages
 from generators.kernels.py_constraints import PyConstraintRenderer
 from generators.kernels.py_shapes import evaluate as run_shape
 from generators.kernels.selection import variants_of
+from generators.kernels.py_value_checks import PyValueChecks
 
 
 def reference_functions(ns: Namespace) -> dict[str, Any]:
@@ -88,21 +88,20 @@ def workspace_doubles(op: Op, kwargs: Mapping[str, Any]) -> int:
     return max(0, int(eval(PyConstraintRenderer(op).render(node), _scope(op, kwargs))))  # our own rendering
 
 
-def _values_ok(op: Op, arrays: Mapping[str, Any], arg: Callable[[str], Any], dtype: str) -> None:
-    """The checks a form makes on values at run time (``value_refusals``), as the bindings
-    make them: ValueError where they fail."""
-    c = op.compute
-    if isinstance(c, C.Generation):
-        params = {role: arrays[name] if name in arrays else arg(name) for role, name in c.params}
-        numpy_runtime.generate_check(c.generator, params, arg("dtype"))
-    elif isinstance(c, C.LayoutMove):
-        params = {role: arrays[name] if name in arrays else arg(name) for role, name in c.params}
-        numpy_runtime.layout_check(c.layout, arrays[c.input].shape, params)
-        if c.layout == "pad" and arg(c.arg("mode")) == "constant":
-            numpy_runtime.fill_value(arg(c.arg("value")), np.dtype(dtype))
-    elif isinstance(c, C.ScatterRows):
-        rows = arrays[c.ref].shape[0] if c.ref is not None else arg(c.rows)
-        numpy_runtime.scatter_at(arrays[c.indices], rows, c.ref is not None, c.sorted, scatter_messages(c))
+def _values_ok(op: Op, arrays: Mapping[str, Any], args: Mapping[str, Any], dtype: str,
+               shapes: list[Any]) -> None:
+    """The checks the op's form makes on values at run time (``value_refusals``), run as
+    the binding's very lines: ValueError where they fail."""
+    lines = PyValueChecks().lines(op)
+    if not lines:
+        return
+    scope: dict[str, Any] = {"_k": numpy_runtime, "_op": op.qualified_name, "dtype": dtype}
+    scope |= {reference.py_name(n): a for n, a in arrays.items()}
+    scope |= {reference.py_name(n): v for n, v in args.items()}
+    scope |= {f"{reference.py_name(a.name)}_index": a.possible_values.index(args[a.name])
+              for a in op.args if a.type is DataType.ENUM}
+    scope |= {f"_shape{k}" if k else "_shape": s for k, s in enumerate(shapes)}
+    exec("\n".join(lines), scope)  # the binding's own generated lines
 
 
 def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) -> Any:
@@ -124,7 +123,7 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
         return None
     shapes = [run_shape(s, tensors, args, lists) for s in c.output_shapes(op)]
     try:
-        _values_ok(op, arrays, arg, dtype)
+        _values_ok(op, arrays, args, arg("dtype") if C.dtype_from_arg(c) else dtype, shapes)
         if C.list_output(c) is not None:  # a list output: a tuple of arrays, one per tensor of the list
             parts = [np.empty(s, dtype=variant.of(c.outputs)) for s in shapes[0]]
             fn(arrays[c.source], *(arg(a.name) for a in op.args), parts)

@@ -163,6 +163,40 @@ def erfc(x):
     return np.vectorize(math.erfc, otypes=[np.float64])(x.astype(np.float64)).astype(x.dtype)
 
 
+# ---------------------------------------------------------------- broadcasting
+# The two rules rendered shape expressions call (dsl/shapes.py's Broadcast and Fits):
+# the bindings call them here, the generation-time evaluator imports them, and the
+# NNEF target copies their source into its shape functions.
+
+
+def shapes_fit(shapes, strict):
+    """Whether ``shapes`` broadcast together (NumPy's rule; ``strict``, TML's: equal, or scalars)."""
+    if all(tuple(s) == tuple(shapes[0]) for s in shapes):
+        return True
+    if strict:
+        wide = [tuple(s) for s in shapes if len(s) != 0]
+        return all(s == wide[0] for s in wide)
+    rank = max(len(s) for s in shapes)
+    for j in range(1, rank + 1):
+        if len({s[-j] for s in shapes if len(s) >= j} - {1}) > 1:
+            return False
+    return True
+
+
+def shapes_broadcast(shapes, strict):
+    """The shape ``shapes`` broadcast to (``shapes_fit`` holds for them)."""
+    if strict:
+        wide = [tuple(s) for s in shapes if len(s) != 0]
+        return wide[0] if wide else ()
+    rank = max((len(s) for s in shapes), default=0)
+    out = [1] * rank
+    for s in shapes:
+        for i, n in enumerate(s):
+            j = rank - len(s) + i
+            out[j] = n if out[j] == 1 else out[j]
+    return tuple(out)
+
+
 # ---------------------------------------------------------------- reductions
 
 
@@ -193,117 +227,40 @@ def reduced_shape(shape, axes, keep_dims):
     return tuple(1 if i in axes else s for i, s in enumerate(shape) if keep_dims or i not in axes)
 
 
-def join_shape(shapes, axis, stack):
-    """The shape of concatenating (``stack`` False) or stacking tensors of ``shapes``
-    along ``axis`` (of the result); ValueError names what is wrong."""
-    first = tuple(shapes[0])
-    rank = len(first) + (1 if stack else 0)
-    if rank > MAX_RANK:
-        raise ValueError(f"inputs: the result's rank {rank} is above {MAX_RANK}")
-    if not stack and not first:
-        raise ValueError("inputs: scalars cannot be concatenated (rank 1 or more)")
-    a = _layout_axis(int(axis), rank, "axis")
-    for shape in shapes[1:]:
-        shape = tuple(shape)
-        fits = len(shape) == len(first) and all(
-            s == f or (not stack and d == a) for d, (s, f) in enumerate(zip(shape, first)))
-        if not fits:
-            raise ValueError("inputs: must all have the same shape" if stack else
-                             f"inputs: shapes must agree except along axis {a}, got {[tuple(s) for s in shapes]}")
-    if stack:
-        return first[:a] + (len(shapes),) + first[a:]
-    return first[:a] + (sum(int(s[a]) for s in shapes),) + first[a + 1:]
-
-
 EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def tensordot_plan(x_shape, y_shape, axes_x, axes_y, transpose_x, transpose_y, transpose_z):
-    """(numpy.einsum subscripts over x and y as given, the result's shape) of
+def tensordot_subscripts(rx, ry, axes_x, axes_y, transpose_x, transpose_y, transpose_z):
+    """numpy.einsum subscripts, over x (rank ``rx``) and y (rank ``ry``) as given, of
     numpy.tensordot(x', y', (axes_x, axes_y)), where x' is x with its axes reversed
     when transpose_x, y' likewise, and the result's axes are reversed when
-    transpose_z (ND4J's tensorMmul); ValueError names what is wrong. As
-    opf_tensordot_labels: axis i of x' is label i, a contracted axis of y' takes
+    transpose_z (ND4J's tensorMmul); the op's form has refused axes that do not fit.
+    As opf_tensordot_labels: axis i of x' is label i, a contracted axis of y' takes
     its partner's label, a free one the next."""
-    rx, ry = len(x_shape), len(y_shape)
-    if len(axes_x) != len(axes_y):
-        raise ValueError(f"dimensions_x, dimensions_y: must name as many axes each, got {len(axes_x)} and {len(axes_y)}")
-    xs = tuple(reversed(x_shape)) if transpose_x else tuple(x_shape)
-    ys = tuple(reversed(y_shape)) if transpose_y else tuple(y_shape)
-    partner = {}
-    for a, b in zip(axes_x, axes_y):
-        a, b = int(a), int(b)
-        if not (-rx <= a < rx and -ry <= b < ry):
-            raise ValueError(f"dimensions_x, dimensions_y: axis pair ({a}, {b}) is out of range for ranks {rx} and {ry}")
-        a, b = a % rx, b % ry
-        if a in partner.values() or b in partner:
-            raise ValueError("dimensions_x, dimensions_y: an axis is named twice")
-        if xs[a] != ys[b]:
-            raise ValueError(f"x and y: contracted axes {a} and {b} differ in size ({xs[a]} and {ys[b]})")
-        partner[b] = a
-    sizes = list(xs)
-    labels_y, result = [], [i for i in range(rx) if i not in partner.values()]
+    partner = {int(b) % ry: int(a) % rx for a, b in zip(axes_x, axes_y)}
+    labels_y, result, next_label = [], [i for i in range(rx) if i not in partner.values()], rx
     for j in range(ry):
         if j in partner:
             labels_y.append(partner[j])
         else:
-            labels_y.append(len(sizes))
-            result.append(len(sizes))
-            sizes.append(ys[j])
-    if len(result) > MAX_RANK:
-        raise ValueError(f"x and y: the result's rank {len(result)} is above {MAX_RANK}")
+            labels_y.append(next_label)
+            result.append(next_label)
+            next_label += 1
     stored_x = [rx - 1 - i for i in range(rx)] if transpose_x else list(range(rx))
     stored_y = labels_y[::-1] if transpose_y else labels_y
     result = result[::-1] if transpose_z else result
     letters = ["".join(EINSUM_LETTERS[k] for k in labels) for labels in (stored_x, stored_y, result)]
-    return f"{letters[0]},{letters[1]}->{letters[2]}", tuple(sizes[k] for k in result)
-
-
-PARTS_LIMIT = 2**62
-
-
-def parts_shapes(kind, shapes, params):
-    """The shape of each tensor ``kind`` ("split", "unstack" or "meshgrid") cuts
-    from tensors of ``shapes`` with ``params`` (axis, num, cartesian); ValueError
-    names what is wrong."""
-    if kind == "meshgrid":  # one grid axis per tensor, as long as its element count
-        sizes = tuple(math.prod(int(d) for d in s) for s in shapes)
-        if len(sizes) > MAX_RANK:
-            raise ValueError(f"inputs: at most {MAX_RANK} tensors (one grid axis each), got {len(sizes)}")
-        if math.prod(sizes) > PARTS_LIMIT:
-            raise ValueError("inputs: the grids would be too large")
-        if params["cartesian"] and len(sizes) >= 2:
-            sizes = (sizes[1], sizes[0]) + sizes[2:]
-        return [sizes] * len(sizes)
-    x = tuple(int(d) for d in shapes[0])
-    if not x:
-        raise ValueError(f"x: a scalar cannot be {'unstacked' if kind == 'unstack' else 'split'} (rank 1 or more)")
-    a = _layout_axis(int(params["axis"]), len(x), "axis")
-    if kind == "unstack":
-        return [x[:a] + x[a + 1:]] * x[a]
-    num = int(params["num"])
-    if num < 1:
-        raise ValueError(f"num: must be 1 or more, got {num}")
-    if x[a] % num:
-        raise ValueError(f"x: the size {x[a]} of axis {a} is not a multiple of num = {num}")
-    return [x[:a] + (x[a] // num,) + x[a + 1:]] * num
+    return f"{letters[0]},{letters[1]}->{letters[2]}"
 
 
 def parts(kind, xs, params):
-    """The arrays ``kind`` cuts from the arrays ``xs`` (see ``parts_shapes``)."""
+    """The arrays ``kind`` (split, unstack or meshgrid) cuts from the arrays ``xs``."""
     if kind == "meshgrid":
         return np.meshgrid(*(np.ravel(x) for x in xs), indexing="xy" if params["cartesian"] else "ij")
     x, axis = xs[0], int(params["axis"])
     if kind == "unstack":
         return [np.take(x, k, axis=axis) for k in range(x.shape[axis])]
     return np.split(x, int(params["num"]), axis=axis)
-
-
-def merge_shape(shapes):
-    """The shape of merging tensors of ``shapes``: they must be equal."""
-    if any(tuple(s) != tuple(shapes[0]) for s in shapes[1:]):
-        raise ValueError(f"inputs: must all have the same shape, got {[tuple(s) for s in shapes]}")
-    return tuple(shapes[0])
 
 
 def merge(combine, xs, dtype):
@@ -529,10 +486,8 @@ def window_dequeue(state, output):
 
 
 # ---------------------------------------------------------------- layouts
-# Ops that move elements without computing: the output shape and its checks
-# (the C runtime's opf_layout_* builders refuse exactly the same inputs).
+# Ops that move elements without computing, into the shape their form gives.
 
-MAX_RANK = 8
 PAD_MODES = ("constant", "reflect", "symmetric")
 
 
@@ -542,128 +497,8 @@ def _layout_axis(axis, rank, what):
     return axis % rank
 
 
-def layout_shape(kind, shape, p):
-    """The output shape of layout ``kind`` on an input of ``shape`` with args ``p``;
-    ValueError names what is wrong."""
-    shape = tuple(int(s) for s in shape)
-    r = len(shape)
-    if kind == "reshape":
-        dims = [int(d) for d in p["shape"]]
-        if len(dims) > MAX_RANK:
-            raise ValueError(f"shape: rank {len(dims)} is above {MAX_RANK}")
-        if any(d < -1 for d in dims) or dims.count(-1) > 1:
-            raise ValueError("shape: sizes must be non-negative, with at most one -1")
-        total = math.prod(shape)
-        known = math.prod(d for d in dims if d != -1)
-        if -1 in dims:
-            if known == 0 or total % known:
-                raise ValueError(f"shape: cannot fit {total} elements into {dims}")
-            dims[dims.index(-1)] = total // known
-        elif known != total:
-            raise ValueError(f"shape: {dims} does not hold {total} elements")
-        return tuple(dims)
-    if kind in ("permute", "transpose"):
-        perm = list(range(r))[::-1] if kind == "transpose" else [int(a) for a in p["perm"]]
-        if len(perm) != r or sorted(_layout_axis(a, r, "perm") for a in perm) != list(range(r)):
-            raise ValueError(f"perm: {perm} is not a permutation of the {r} axes")
-        return tuple(shape[a % r] for a in perm)
-    if kind == "squeeze":
-        axis = _layout_axis(int(p["axis"]), r, "axis")
-        if shape[axis] != 1:
-            raise ValueError(f"axis: axis {axis} has size {shape[axis]}, not 1")
-        return shape[:axis] + shape[axis + 1:]
-    if kind == "expand_dims":
-        axis = _layout_axis(int(p["axis"]), r + 1, "axis")
-        if r + 1 > MAX_RANK:
-            raise ValueError(f"x: rank {r + 1} would be above {MAX_RANK}")
-        return shape[:axis] + (1,) + shape[axis:]
-    if kind == "narrow":
-        return tuple(s for s in shape if s != 1)
-    if kind == "reverse":
-        axes = [_layout_axis(int(a), r, "axes") for a in p["axes"]]
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"axes: {list(p['axes'])} repeats an axis")
-        return shape
-    if kind == "tile":
-        reps = [int(k) for k in p["repeats"]]
-        if len(reps) != r or any(k < 0 for k in reps):
-            raise ValueError(f"repeats: needs {r} non-negative counts, got {reps}")
-        out = tuple(s * k for s, k in zip(shape, reps))
-        if math.prod(out) > 2**62:
-            raise ValueError("repeats: the result is too large")
-        return out
-    if kind == "slice":
-        begin, size = [int(b) for b in p["begin"]], [int(s) for s in p["size"]]
-        if len(begin) != r or len(size) != r:
-            raise ValueError(f"begin, size: need {r} values each")
-        out = []
-        for n, b, s in zip(shape, begin, size):
-            s = n - b if s == -1 else s
-            if not (0 <= b <= n and 0 <= s and b + s <= n):
-                raise ValueError(f"begin, size: {begin}, {size} do not fit in shape {shape}")
-            out.append(s)
-        return tuple(out)
-    if kind == "gather":
-        axis = _layout_axis(int(p["axis"]), r, "axis")
-        out = shape[:axis] + tuple(int(s) for s in p["indices"]) + shape[axis + 1:]
-        if len(out) > MAX_RANK:
-            raise ValueError(f"indices: the result's rank {len(out)} is above {MAX_RANK}")
-        return out
-    if kind == "gather_nd":
-        indices = tuple(int(s) for s in p["indices"])
-        if not indices:
-            raise ValueError("indices: must have rank 1 or more (its last axis indexes x)")
-        k = indices[-1]
-        if k > r:
-            raise ValueError(f"indices: its last axis ({k}) must not be longer than the rank of x ({r})")
-        out = indices[:-1] + shape[k:]
-        if len(out) > MAX_RANK:
-            raise ValueError(f"indices: the result's rank {len(out)} is above {MAX_RANK}")
-        return out
-    if kind == "reverse_sequence":
-        s = _layout_axis(int(p["seq_axis"]), r, "seq_axis")
-        b = _layout_axis(int(p["batch_axis"]), r, "batch_axis")
-        if s == b:
-            raise ValueError("seq_axis, batch_axis: must be different axes")
-        if tuple(p["seq_lengths"]) != (shape[b],):
-            raise ValueError(f"seq_lengths: must be a vector as long as the batch axis of x ({shape[b]})")
-        return shape
-    if kind == "set_diag":
-        if r < 2:
-            raise ValueError("x: must have rank 2 or more (matrices in the last two axes)")
-        if tuple(p["diagonal"]) != shape[:-2] + (min(shape[-2:]),):
-            raise ValueError(f"diagonal: must have shape {shape[:-2] + (min(shape[-2:]),)}, x's batch axes then "
-                             "min(rows, cols)")
-        return shape
-    if kind == "diag":
-        if 2 * r > MAX_RANK:
-            raise ValueError(f"x: the result's rank {2 * r} is above {MAX_RANK}")
-        return shape + shape
-    if kind == "strided_slice":
-        begin, end, strides = ([int(v) for v in p[k]] for k in ("begin", "end", "strides"))
-        if not len(begin) == len(end) == len(strides) == r:
-            raise ValueError(f"begin, end, strides: need {r} values each")
-        if any(s == 0 or abs(s) > 2**62 for s in strides):
-            raise ValueError(f"strides: {strides} must be non-zero (and at most 2**62 in size)")
-        return tuple(len(range(*slice(b, e, s).indices(n))) for n, b, e, s in zip(shape, begin, end, strides))
-    if kind == "pad":
-        pads = [int(k) for k in p["paddings"]]
-        mode = PAD_MODES[int(p["mode"])]
-        if len(pads) != 2 * r or any(k < 0 for k in pads):
-            raise ValueError(f"paddings: needs {2 * r} non-negative values (before and after each axis), got {pads}")
-        for n, before, after in zip(shape, pads[0::2], pads[1::2]):
-            limit = n - 1 if mode == "reflect" else n
-            if mode != "constant" and max(before, after) > max(limit, 0):
-                raise ValueError(f"paddings: {mode} padding of an axis of size {n} is at most {max(limit, 0)}")
-        out = tuple(n + b + a for n, b, a in zip(shape, pads[0::2], pads[1::2]))
-        if math.prod(out) > 2**62:
-            raise ValueError("paddings: the result is too large")
-        return out
-    raise ValueError(f"unknown layout {kind!r}")
-
-
 def layout_check(kind, shape, p):
-    """What layout_shape cannot see: the values of tensor roles (gather's indices
+    """What no shape says: the values of tensor roles (gather's indices
     must lie in -n..n-1 for the gathered axis of size n)."""
     if kind == "gather":
         n = shape[_layout_axis(int(p["axis"]), len(shape), "axis")]
@@ -682,8 +517,9 @@ def layout_check(kind, shape, p):
             raise ValueError(f"seq_lengths: values must lie in 0..{n}, the size of the sequence axis")
 
 
-def layout_apply(kind, x, p):
-    """The elements of x moved by layout ``kind`` (after layout_shape accepted the args)."""
+def layout_apply(kind, x, p, shape):
+    """The elements of x moved by layout ``kind`` into the result's ``shape`` (which
+    the op's form gave, refusing what does not fit)."""
     r = x.ndim
     if kind == "gather":
         layout_check(kind, x.shape, p)
@@ -717,7 +553,7 @@ def layout_apply(kind, x, p):
         out[:: x.size + 1] = x.reshape(-1)
         return out.reshape(x.shape + x.shape)
     if kind in ("reshape", "squeeze", "expand_dims", "narrow"):
-        return np.reshape(x, layout_shape(kind, x.shape, p))
+        return np.reshape(x, shape)
     if kind == "permute":
         return np.transpose(x, [int(a) % r for a in p["perm"]])
     if kind == "transpose":
@@ -727,10 +563,8 @@ def layout_apply(kind, x, p):
     if kind == "tile":
         return np.tile(x, [int(k) for k in p["repeats"]]) if r else x.copy()
     if kind == "slice":
-        shape = layout_shape(kind, x.shape, p)
         return x[tuple(slice(int(b), int(b) + s) for b, s in zip(p["begin"], shape))]
     if kind == "strided_slice":
-        layout_shape(kind, x.shape, p)
         return x[tuple(slice(int(b), int(e), int(s)) for b, e, s in zip(p["begin"], p["end"], p["strides"]))]
     if kind == "pad":
         pads = [int(k) for k in p["paddings"]]
@@ -741,7 +575,7 @@ def layout_apply(kind, x, p):
         if mode == "constant":
             return np.pad(x, pairs, mode="constant", constant_values=fill_value(p["value"], x.dtype))
         if x.size == 0:
-            return np.empty(layout_shape(kind, x.shape, p), dtype=x.dtype)
+            return np.empty(shape, dtype=x.dtype)
         return np.pad(x, pairs, mode=mode)
     raise ValueError(f"unknown layout {kind!r}")
 
@@ -763,83 +597,7 @@ def fill_value(value, dtype):
 
 
 # ---------------------------------------------------------------- generated tensors
-# Tensors made from args alone; the C runtime's opf_generate_* refuse the same args.
-
-GENERATE_LIMIT = 2**40  # elements a range or linspace may have
-
-
-def generate_shape(kind, p):
-    """The output shape of generator ``kind`` for args ``p``; ValueError names what is wrong."""
-    if kind == "fill":
-        shape = tuple(int(s) for s in p["shape"])
-        if len(shape) > MAX_RANK or any(s < 0 for s in shape) or math.prod(shape) > 2**62:
-            raise ValueError(f"shape: {list(shape)} must have at most {MAX_RANK} non-negative sizes")
-        return shape
-    if kind == "range":
-        start, limit, delta = float(p["start"]), float(p["limit"]), float(p["delta"])
-        if not (math.isfinite(start) and math.isfinite(limit) and math.isfinite(delta)) or delta == 0:
-            raise ValueError("start, limit, delta: must be finite, with delta not 0")
-        n = max(0.0, math.ceil((limit - start) / delta))
-        if n > GENERATE_LIMIT:
-            raise ValueError(f"start, limit, delta: more than {GENERATE_LIMIT} elements")
-        return (int(n),)
-    if kind == "linspace":
-        num = int(p["num"])
-        if not (math.isfinite(float(p["start"])) and math.isfinite(float(p["stop"]))) or not 0 <= num <= GENERATE_LIMIT:
-            raise ValueError(f"start, stop, num: finite ends and 0 <= num <= {GENERATE_LIMIT}")
-        return (num,)
-    if kind in ("eye", "tri"):
-        rows, cols = int(p["rows"]), int(p["cols"])
-        if rows < 0 or cols < 0 or rows * cols > 2**62:
-            raise ValueError(f"rows, cols: must be non-negative, got {rows}, {cols}")
-        return (rows, cols)
-    if kind == "one_hot":  # p["indices"] is the shape of the indices
-        shape, depth = tuple(int(s) for s in p["indices"]), int(p["depth"])
-        if depth < 0:
-            raise ValueError(f"depth: must be 0 or more, got {depth}")
-        if len(shape) + 1 > MAX_RANK:
-            raise ValueError(f"indices: the result's rank {len(shape) + 1} is above {MAX_RANK}")
-        axis = _layout_axis(int(p["axis"]), len(shape) + 1, "axis")
-        return shape[:axis] + (depth,) + shape[axis:]
-    if kind == "cast":  # p["input"] is the shape of the input
-        return tuple(int(s) for s in p["input"])
-    if kind == "sequence_mask":  # p["lengths"] is the shape of the lengths
-        shape, maxlen = tuple(int(s) for s in p["lengths"]), int(p["maxlen"])
-        if maxlen < 0:
-            raise ValueError(f"maxlen: must be 0 or more, got {maxlen}")
-        if len(shape) + 1 > MAX_RANK:
-            raise ValueError(f"lengths: the result's rank {len(shape) + 1} is above {MAX_RANK}")
-        return shape + (maxlen,)
-    raise ValueError(f"unknown generator {kind!r}")
-
-
-def matrix_shape(layout, first, last):
-    """The output shape of a matrix fragment ``layout`` from the shapes of its
-    first and last inputs (matrices in the last two axes, batch axes before)."""
-    if layout == "matrix":
-        return tuple(last)
-    if layout == "matrix_reduce":
-        return tuple(first[:-2])
-    if layout == "matrix_solve":
-        return tuple(first[:-2]) + (first[-1], last[-1])
-    if layout == "matrix_q":
-        return tuple(first[:-2]) + (first[-2], min(first[-2:]))
-    if layout == "matrix_v":
-        return tuple(first[:-2]) + (first[-1], min(first[-2:]))
-    if layout == "matrix_product":
-        return tuple(first[:-2]) + (first[-2], last[-1])
-    if layout == "matrix_r":
-        return tuple(first[:-2]) + (min(first[-2:]), first[-1])
-    return tuple(first[:-2]) + (min(first[-2:]),)  # matrix_diagonal
-
-
-#: Generators whose role names a tensor: generate_shape takes its shape, the others its values.
-GENERATE_TENSORS = {"one_hot": "indices", "sequence_mask": "lengths", "cast": "input"}
-
-
-def with_shapes(kind, p):
-    role = GENERATE_TENSORS.get(kind)
-    return p if role is None else {**p, role: np.shape(p[role])}
+# Tensors made from args alone, in the shape their form gives.
 
 
 def _fits(value, dtype):
@@ -847,11 +605,10 @@ def _fits(value, dtype):
     return info.min <= value <= info.max
 
 
-def generate_check(kind, p, dtype):
-    """What generate_shape cannot see: the values must convert to ``dtype``
+def generate_check(kind, p, dtype, shape):
+    """What no shape says: the values of a result of ``shape`` must convert to ``dtype``
     (fill exactly; range and linspace ends within an integer type's range)."""
     dtype = np.dtype(dtype)
-    shape = generate_shape(kind, with_shapes(kind, p))
     if kind == "fill":
         fill_value(p["value"], dtype)
     elif kind == "one_hot":
@@ -886,12 +643,11 @@ def convert(x, dtype):
     return out
 
 
-def generate_values(kind, p, dtype):
-    """The generated tensor: values computed in float64, then converted (integers
-    truncate toward zero)."""
+def generate_values(kind, p, dtype, shape):
+    """The generated tensor of ``shape``: values computed in float64, then converted
+    (integers truncate toward zero)."""
     dtype = np.dtype(dtype)
-    generate_check(kind, p, dtype)
-    shape = generate_shape(kind, with_shapes(kind, p))
+    generate_check(kind, p, dtype, shape)
     if kind == "one_hot":
         indices = np.asarray(p["indices"], dtype=np.int64)
         axis = int(p["axis"]) % (indices.ndim + 1)
@@ -922,26 +678,6 @@ def generate_values(kind, p, dtype):
 
 
 # ---------------------------------------------------------------- scatter and segments
-
-
-def scatter_shape(messages, indices_shape, updates_shape, ref_shape, rows):
-    """The result's shape of a scatter (``ref_shape``) or a segment reduction
-    (``rows``); ValueError with opforge_internal's words, from ``messages``."""
-    k = len(indices_shape)
-    if tuple(updates_shape[:k]) != tuple(indices_shape):
-        raise ValueError(messages["prefix"])
-    rest = tuple(updates_shape[k:])
-    if ref_shape is not None:
-        if len(ref_shape) < 1:
-            raise ValueError(messages["rank"])
-        if tuple(ref_shape[1:]) != rest:
-            raise ValueError(messages["rows"])
-        return tuple(ref_shape)
-    if rows < 0:
-        raise ValueError(messages["count"])
-    if len(rest) + 1 > MAX_RANK:
-        raise ValueError(messages["max_rank"])
-    return (int(rows), *rest)
 
 
 def scatter_at(indices, rows, negative, ordered, messages=None):

@@ -168,7 +168,7 @@ def body(op: Op) -> list[str]:
     if isinstance(c, C.TensorDot):  # the einsum of the axes given, built now
         x, y = (py_name(n) for n in c.inputs)
         given = ", ".join(py_name(n) for n in (*c.axes, *c.transposes))
-        return [f"subscripts, _ = _k.tensordot_plan({x}.shape, {y}.shape, {given})",
+        return [f"subscripts = _k.tensordot_subscripts({x}.ndim, {y}.ndim, {given})",
                 f"np.copyto({out}, np.einsum(subscripts, {x}, {y}), casting='unsafe')"]
     if isinstance(c, C.Contraction):
         operands = ", ".join(py_name(n) for n in c.inputs)
@@ -180,10 +180,10 @@ def body(op: Op) -> list[str]:
                 f"np.copyto({out}, values.reshape({out}.shape))"]
     if isinstance(c, C.Generation):
         params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
-        return [f"np.copyto({out}, _k.generate_values({c.generator!r}, {{{params}}}, {out}.dtype))"]
+        return [f"np.copyto({out}, _k.generate_values({c.generator!r}, {{{params}}}, {out}.dtype, {out}.shape))"]
     if isinstance(c, C.LayoutMove):
         params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
-        return [f"np.copyto({out}, _k.layout_apply({c.layout!r}, {py_name(c.input)}, {{{params}}}))"]
+        return [f"np.copyto({out}, _k.layout_apply({c.layout!r}, {py_name(c.input)}, {{{params}}}, {out}.shape))"]
     if isinstance(c, C.ShapeQuery):
         axis = f", {py_name(c.axis)}" if c.axis is not None else ""
         return [f"np.copyto({out}, _k.shape_query({c.query!r}, {py_name(c.input)}.shape{axis}))"]

@@ -20,7 +20,7 @@ from dsl.types import DataType, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import black_format, visible_controls
-from generators.kernels import shape_helpers
+from generators.kernels import numpy_runtime
 from generators.kernels.py_shapes import PyShapeRenderer, Spelling
 from generators.kernels.selection import code_ops, require_compute
 from generators.naming import mangle
@@ -196,8 +196,8 @@ class NnefGenerator:
                  '"""Shape functions of opforge\'s ops for ``nnef.infer_shapes(graph, custom_shapes=CUSTOM_SHAPES)``:',
                  "each takes its inputs' shapes (lists of ints) and the attributes, asserts what the op",
                  'refuses, and returns the output shape (a tuple of them for several outputs)."""', "",
-                 "import math", "", inspect.getsource(shape_helpers.shapes_broadcast), "",
-                 inspect.getsource(shape_helpers.shapes_fit), ""]
+                 "import math", "", inspect.getsource(numpy_runtime.shapes_broadcast), "",
+                 inspect.getsource(numpy_runtime.shapes_fit), ""]
         table = []
         for ns in context.namespaces:
             entries = [(fragment_name(ns.name, o.name), o) for o in code_ops(ns) if not abi.is_stream(o)]

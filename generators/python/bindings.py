@@ -5,15 +5,17 @@ from __future__ import annotations
 from dsl import compute as C
 from dsl import defaults, doc_tokens
 from dsl import expr as E
+from dsl import shapes as S
 from dsl import dtypes as D
 from dsl.model import Arg, Config, Op
 from dsl.types import DataType, Language
 from generators import abi
 from generators.formatting import visible_controls
-from generators.kernels.messages import scatter_messages
 from generators.kernels.selection import variants_of
 from generators.kernels.reference import class_name, config_param, function_name, py_name, ref_name
 from generators.kernels.py_constraints import PyConstraintRenderer
+from generators.kernels.py_shapes import PyShapeRenderer, Spelling
+from generators.kernels.py_value_checks import PyValueChecks
 
 PY_TYPE = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float",
            DataType.BOOLEAN: "bool", DataType.ENUM: "str", DataType.DATA_TYPE: "str", DataType.STRING: "str"}
@@ -127,10 +129,68 @@ def _doc(op: Op) -> str:
     return docstring_text("\n".join(lines).strip())
 
 
+def _shape_name(k: int) -> str:
+    """The binding's variable for the shape of output ``k``."""
+    return f"_shape{k}" if k else "_shape"
+
+
+def _facts(op: Op, condition: object) -> str:
+    """What a refusal looked at, for its message: the shapes of the tensors, the values of the args."""
+    inputs = {i.name: i for i in op.inputs}
+    facts = []
+    for name, kind in dict.fromkeys((r.name, r.kind) for r in S.refs(condition)):
+        n = py_name(name)
+        if kind != "input":
+            facts.append(f"{name} = {{{n}!r}}")
+        elif inputs[name].count.is_single:
+            facts.append(f"{name} has shape {{{n}.shape}}")
+        else:
+            facts.append(f"{name} have shapes {{[_x.shape for _x in {n}]}}")
+    return f" ({', '.join(facts)})" if facts else ""
+
+
+#: The builtins a rendered shape expression calls (generators.kernels.py_shapes).
+SHAPE_BUILTINS = frozenset({"len", "tuple", "all", "any", "max", "min", "sum", "range"})
+
+
+def shape_spelling(op: Op, module_names: frozenset[str], used: set[str] | None = None) -> Spelling:
+    """How a binding's rendered shapes read its values: arrays' ``.shape``, args by name,
+    the broadcast rules from ``_kernels``, ``math`` as ``_math``, and a builtin that a
+    function of the module or a parameter of the op shadows from ``builtins`` (``_b``).
+    The functions it spells go into ``used``."""
+    shadowed = module_names | {py_name(p.name) for p in (*op.inputs, *op.args)}
+
+    def call(name: str) -> str:
+        spelled = f"_k.{name}" if name.startswith("shapes_") else f"_{name}" if name.startswith("math.") else \
+            f"_b.{name}" if name in shadowed else name
+        if used is not None:
+            used.add(spelled)
+        return spelled
+
+    return Spelling(shape=lambda n: f"{py_name(n)}.shape", arg=py_name,
+                    shapes=lambda n: f"[_x.shape for _x in {py_name(n)}]", call=call,
+                    rank=lambda n: f"{py_name(n)}.ndim", tuples=True)
+
+
+def module_imports(ops: list[Op], module_names: frozenset[str]) -> list[str]:
+    """What the bindings of ``ops``, in a module defining ``module_names``, import for
+    their rendered shapes: ``math`` (as ``_math``) and ``builtins`` (as ``_b``) where used."""
+    used: set[str] = set()
+    for op in ops:
+        if abi.is_stream(op):
+            continue
+        render = PyShapeRenderer(shape_spelling(op, module_names, used)).render
+        for node in (*(r.condition for r in op.compute.refusals(op)), *op.compute.output_shapes(op)):
+            render(node)
+    return ((["import builtins as _b"] if any(n.startswith("_b.") for n in used) else [])
+            + (["import math as _math"] if any(n.startswith("_math.") for n in used) else []))
+
+
 class _Binding:
-    def __init__(self, op: Op) -> None:
+    def __init__(self, op: Op, module_names: frozenset[str] = frozenset()) -> None:
         self.op = op
         self.c = op.compute
+        self.spelling = shape_spelling(op, module_names)
         self.variants = variants_of(op)
         self.lines: list[str] = []
         #: Module-level statements the function uses (tables built once, at import).
@@ -263,182 +323,18 @@ class _Binding:
                      f"(as {op.inputs[0].name} is {{{first}.dtype.name}}), got {{{n}.dtype.name}}\")")
 
     def shape(self) -> None:
-        c, op = self.c, self.op
-        if isinstance(c, C.Elementwise):
-            ins = [p for p in c.params if any(i.name == p for i in op.inputs)]
-            named = ", ".join(f"({p!r}, {py_name(p)})" for p in ins)
-            self.add(f"shape = _rt.broadcast(_op, ({named},), strict={c.broadcast == 'strict'})")
-        elif isinstance(c, C.Reduction):
-            x = py_name(c.input)
-            if c.other:
-                y = py_name(c.other)
-                self.add(f"if {y}.shape != {x}.shape:",
-                         f"    raise ValueError(f\"{{_op}}: {c.other} must have the shape of {c.input} "
-                         f"({c.input} has shape {{{x}.shape}}, {c.other} has shape {{{y}.shape}})\")")
-            self.add("try:", f"    axes_t = _k.norm_axes({py_name(c.axes)}, {x}.ndim)",
-                     "except ValueError as exc:", f"    raise ValueError(f\"{{_op}}: {c.axes}: {{exc}}\") from None",
-                     f"shape = _k.reduced_shape({x}.shape, axes_t, {py_name(c.keep_dims)})")
-            if c.empty == "error":
-                kept = f"tuple(a for a in range({x}.ndim) if a not in axes_t)"
-                self.add(f"if _k.reduced_count({x}.shape, axes_t) == 0 and _k.reduced_count({x}.shape, {kept}) > 0:",
-                         "    raise ValueError(f\"{_op}: cannot reduce no elements\")")
-        elif isinstance(c, C.ArgReduction):
-            x = py_name(c.input)
-            ax = py_name(c.axis)
-            self.add(f"if {x}.ndim == 0:", f"    raise ValueError(f\"{{_op}}: {c.input} must have rank 1 or more\")",
-                     f"if not -{x}.ndim <= {ax} < {x}.ndim:",
-                     f"    raise ValueError(f\"{{_op}}: {c.axis} = {{{ax}}} is out of range for rank {{{x}.ndim}}\")",
-                     f"shape = _k.reduced_shape({x}.shape, ({ax} % {x}.ndim,), {py_name(c.keep_dims)})")
-            if not c.searches:  # a first/last search gives -1 on an empty axis
-                self.add(f"if {x}.shape[{ax}] == 0 and _k.reduced_count({x}.shape, "
-                         f"tuple(a for a in range({x}.ndim) if a != {ax} % {x}.ndim)) > 0:",
-                         "    raise ValueError(f\"{_op}: cannot search an empty axis\")")
-        elif isinstance(c, C.Contraction):
-            ids = {label: i for i, label in enumerate(c.spec.labels)}
-
-            def labels(operand) -> tuple[int, ...]:
-                return tuple(-1 if label == "..." else ids[label] for label in operand.labels)
-
-            ops = ", ".join(f"({n!r}, {py_name(n)}, {labels(o)!r})" for n, o in zip(c.inputs, c.spec.inputs))
-            self.add(f"shape = _rt.einsum_shape(_op, ({ops},), {labels(c.spec.output)!r})")
-        elif isinstance(c, C.RandomSample):  # (the C runtime refuses the same shapes)
-            self.add("shape = _rt.sample_shape(_op, shape)")
-        elif isinstance(c, C.Generation):
-            params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
-            tensors = {i.name for i in op.inputs}
-            shapes = ", ".join(f"{role!r}: {py_name(name)}{'.shape' if name in tensors else ''}"
-                               for role, name in c.params)
-            self.add("try:", f"    shape = _k.generate_shape({c.generator!r}, {{{shapes}}})",
-                     f"    _k.generate_check({c.generator!r}, {{{params}}}, dtype)",
-                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
-        elif isinstance(c, C.FragmentKernel) and c.layout == "shaped":
-            render = PyConstraintRenderer(op).render
-            for k, (o, s) in enumerate(zip(op.outputs, c.shapes)):
-                name = f"shape{k}" if k else "shape"
-                if isinstance(s, E.ParamRef):  # the shape of that input
-                    self.add(f"{name} = {py_name(s.name)}.shape")
-                    continue
-                self.add(f"{name} = ({''.join(render(size) + ', ' for size in s)})",
-                         f"if any(size < 0 for size in {name}):",
-                         f"    raise ValueError(f\"{{_op}}: {o.name}: a size of the result is negative\")")
-        elif isinstance(c, C.FragmentKernel) and c.layout == "flat":
-            self.add("shape = ()")
-        elif isinstance(c, C.FragmentKernel) and c.layout == "select":
-            x, k = py_name(op.inputs[0].name), py_name(c.length or "")
-            self.add(f"if {x}.ndim < 1:",
-                     f"    raise ValueError(f\"{{_op}}: {op.inputs[0].name} must have rank 1 or more, got shape {{{x}.shape}}\")",
-                     f"if not 0 <= {k} <= {x}.shape[-1]:",
-                     f"    raise ValueError(f\"{{_op}}: {c.length} = {{{k}}} must lie in 0..{{{x}.shape[-1]}}, the size of "
-                     f"the last axis of {op.inputs[0].name}\")",
-                     f"shape = {x}.shape[:-1] + ({k},)")
-        elif isinstance(c, C.FragmentKernel) and c.layout == "dense":
-            x, w = op.inputs[0].name, op.inputs[1].name
-            px, pw = py_name(x), py_name(w)
-            self.add(f"if {px}.ndim < 1:",
-                     f"    raise ValueError(f\"{{_op}}: {x} must have rank 1 or more, got shape {{{px}.shape}}\")",
-                     f"if {pw}.ndim != 2 or {pw}.shape[0] != {px}.shape[-1]:",
-                     f"    raise ValueError(f\"{{_op}}: {w} must be a matrix with as many rows as the last axis of {x} "
-                     f"({x} has shape {{{px}.shape}}, {w} has shape {{{pw}.shape}})\")")
-            for i in op.inputs[2:]:
-                n = py_name(i.name)
-                self.add(f"if {n}.shape != {pw}.shape[1:]:",
-                         f"    raise ValueError(f\"{{_op}}: {i.name} must be a vector as long as the columns of {w} "
-                         f"({w} has shape {{{pw}.shape}}, {i.name} has shape {{{n}.shape}})\")")
-            self.add(f"shape = {px}.shape[:-1] + {pw}.shape[1:]")
-        elif isinstance(c, C.FragmentKernel) and c.layout in ("rows", "channels"):
-            first = py_name(op.inputs[0].name)
-            self.add(f"if {first}.ndim < 1:",
-                     f"    raise ValueError(f\"{{_op}}: {op.inputs[0].name} must have rank 1 or more, got shape {{{first}.shape}}\")")
-            for i in op.inputs[1:]:
-                n = py_name(i.name)
-                if c.layout == "channels":
-                    self.add(f"if {n}.shape != {first}.shape[-1:]:",
-                             f"    raise ValueError(f\"{{_op}}: {i.name} must be a vector as long as the last axis of "
-                             f"{op.inputs[0].name} ({op.inputs[0].name} has shape {{{first}.shape}}, {i.name} has shape "
-                             f"{{{n}.shape}})\")")
-                    continue
-                self.add(f"if {n}.shape != {first}.shape:",
-                         f"    raise ValueError(f\"{{_op}}: {i.name} must have the shape of {op.inputs[0].name} "
-                         f"({op.inputs[0].name} has shape {{{first}.shape}}, {i.name} has shape {{{n}.shape}})\")")
-            self.add(f"shape = {first}.shape" if c.widen == 1 else
-                     f"shape = {first}.shape[:-1] + ({first}.shape[-1] * {c.widen},)")
-        elif isinstance(c, (C.Join, C.Merge)):
-            xs = py_name(c.inputs)
-            shape = (f"_k.join_shape([a.shape for a in {xs}], {py_name(c.axis)}, {c.stack})" if isinstance(c, C.Join)
-                     else f"_k.merge_shape([a.shape for a in {xs}])")
-            self.add("try:", f"    shape = {shape}",
-                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
-        elif isinstance(c, C.FindAll):  # capacity: every element; then the count
-            self.add(f"shape = ({py_name(c.input)}.size,)", "shape1 = ()")
-        elif isinstance(c, C.TensorDot):
-            x, y = (py_name(n) for n in c.inputs)
-            given = ", ".join(py_name(n) for n in (*c.axes, *c.transposes))
-            self.add("try:", f"    _, shape = _k.tensordot_plan({x}.shape, {y}.shape, {given})",
-                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
-        elif isinstance(c, C.Parts):  # one shape per tensor of the list output
-            xs = py_name(c.source) if c.part == "meshgrid" else f"[{py_name(c.source)}]"
-            params = ", ".join(f"{role!r}: {py_name(arg)}" for role, arg in c.params)
-            self.add("try:", f"    shapes = _k.parts_shapes({c.part!r}, [a.shape for a in {xs}], {{{params}}})",
-                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
-        elif isinstance(c, C.ShapeQuery):
-            x = py_name(c.input)
-            if c.axis is not None:
-                ax = py_name(c.axis)
-                self.add(f"if not -{x}.ndim <= {ax} < {x}.ndim:",
-                         f"    raise ValueError(f\"{{_op}}: {c.axis}: axis {{{ax}}} is out of range for rank {{{x}.ndim}}\")")
-            self.add(f"shape = ({x}.ndim,)" if c.query == "shape" else "shape = ()")
-        elif isinstance(c, C.ScatterRows):
-            messages = scatter_messages(c)
-            ind, upd = py_name(c.indices), py_name(c.updates)
-            ref = f"{py_name(c.ref)}.shape" if c.ref is not None else "None"
-            rows = py_name(c.rows) if c.rows is not None else "None"
-            self.add(f"_messages = {messages!r}", "try:",
-                     f"    shape = _k.scatter_shape(_messages, {ind}.shape, {upd}.shape, {ref}, {rows})",
-                     f"    _k.scatter_at({ind}, shape[0], {c.ref is not None}, {c.sorted}, _messages)",
-                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
-        elif isinstance(c, C.FragmentKernel) and c.matrix:
-            first = py_name(op.inputs[0].name)
-            for i in op.inputs:
-                n = py_name(i.name)
-                if i.name in c.shared:  # one matrix for every batch
-                    self.add(f"if {n}.ndim != 2:",
-                             f"    raise ValueError(f\"{{_op}}: {i.name} must be a matrix (rank 2), got shape {{{n}.shape}}\")")
-                    continue
-                self.add(f"if {n}.ndim < 2:",
-                         f"    raise ValueError(f\"{{_op}}: {i.name} must have rank 2 or more (matrices in the last two axes), "
-                         f"got shape {{{n}.shape}}\")")
-            for i in [i for i in op.inputs[1:] if i.name not in c.shared]:
-                n = py_name(i.name)
-                self.add(f"if {n}.shape[:-2] != {first}.shape[:-2]:",
-                         f"    raise ValueError(f\"{{_op}}: {i.name} must have the batch axes of {op.inputs[0].name} "
-                         f"({op.inputs[0].name} has shape {{{first}.shape}}, {i.name} has shape {{{n}.shape}})\")")
-            last = py_name(op.inputs[-1].name)
-            self.add(f"shape = _k.matrix_shape({c.layout!r}, {first}.shape, {last}.shape)")
-            for k, layout in enumerate(c.output_layouts, 1):  # outputs after the first: their own shapes
-                self.add(f"shape{k} = _k.matrix_shape({layout!r}, {first}.shape, {last}.shape)")
-        elif isinstance(c, C.FragmentKernel):
-            self.add(f"shape = {py_name(op.inputs[0].name)}.shape")
-        elif isinstance(c, C.LayoutMove):
-            kinds = {a.name: a.type for a in op.args}
-            tensors = {i.name for i in op.inputs}
-
-            def given(role: str, name: str, shapes: bool) -> str:
-                if name in tensors:
-                    return f"{role!r}: {py_name(name)}.shape" if shapes else f"{role!r}: {py_name(name)}"
-                if kinds[name] is DataType.ENUM:
-                    return f"{role!r}: {py_name(name)}_index"
-                return f"{role!r}: {py_name(name)}"
-
-            params = ", ".join(given(role, name, True) for role, name in c.params)
-            values = ", ".join(given(role, name, False) for role, name in c.params)
-            self.add("try:", f"    shape = _k.layout_shape({c.layout!r}, {py_name(c.input)}.shape, {{{params}}})",
-                     f"    _k.layout_check({c.layout!r}, {py_name(c.input)}.shape, {{{values}}})",
-                     "except ValueError as exc:", "    raise ValueError(f\"{_op}: {exc}\") from None")
-            if c.layout == "pad":
-                value, x = py_name(c.arg("value")), py_name(c.input)
-                self.add(f"if {py_name(c.arg('mode'))}_index == 0:", "    try:",
-                         f"        _k.fill_value({value}, {x}.dtype)",
-                         "    except ValueError as exc:", "        raise ValueError(f\"{_op}: {exc}\") from None")
+        """The form's refusals, then its output shapes (ADR 0029), then its checks on values."""
+        op = self.op
+        render = PyShapeRenderer(self.spelling).render
+        for r in op.compute.refusals(op):
+            message = f"{{_op}}: {_braces(r.message)}" + _facts(op, r.condition)
+            self.add(f"if not {render(r.condition)}:", f"    raise ValueError(f{message!r})")
+        shapes = [render(shape) for shape in op.compute.output_shapes(op)]
+        if _listed(op):  # one shape per tensor of the list output
+            self.add(f"_shapes = {shapes[0]}")
+        else:
+            self.add(*(f"{_shape_name(k)} = {shape}" for k, shape in enumerate(shapes)))
+        self.add(*PyValueChecks().lines(op))
 
     def call(self) -> None:
         op, c = self.op, self.c
@@ -448,20 +344,17 @@ class _Binding:
         assign = isinstance(c, C.Elementwise)
         several = len(op.outputs) > 1
         if _listed(op):  # out: None or a list of arrays (or Nones), one per tensor the inputs give
-            self.add("_outs = _rt.outs(_op, out, len(shapes), list)",
+            self.add("_outs = _rt.outs(_op, out, len(_shapes), list)",
                      f"_pairs = [_rt.output(_op, f'out[{{k}}]', _outs[k], s, variant[{out.name!r}], {inputs}, "
-                     "assign=False) for k, s in enumerate(shapes)]",
+                     "assign=False) for k, s in enumerate(_shapes)]",
                      "written = [w for w, _ in _pairs]")
-        elif several:  # out: None or one array (or None) per output; every output has the shape
+        elif several:  # out: None or one array (or None) per output, each of its own shape
             self.add(f"_outs = _rt.outs(_op, out, {len(op.outputs)})")
-            own = isinstance(c, C.FindAll) or isinstance(c, C.FragmentKernel) and (
-                bool(c.output_layouts) or c.layout == "shaped")
             for k, o in enumerate(op.outputs):
-                shape = f"shape{k}" if own and k else "shape"
-                self.add(f"written{k}, out{k} = _rt.output(_op, 'out[{k}]', _outs[{k}], {shape}, variant[{o.name!r}], "
-                         f"{inputs}, assign=False)")
+                self.add(f"written{k}, out{k} = _rt.output(_op, 'out[{k}]', _outs[{k}], {_shape_name(k)}, "
+                         f"variant[{o.name!r}], {inputs}, assign=False)")
         else:
-            self.add(f"written, out = _rt.output(_op, 'out', out, shape, variant[{out.name!r}], {inputs}, "
+            self.add(f"written, out = _rt.output(_op, 'out', out, _shape, variant[{out.name!r}], {inputs}, "
                      f"assign={assign})")
         written = [f"written{k}" for k in range(len(op.outputs))] if several and not _listed(op) else ["written"]
         ref_args = [py_name(i.name) for i in op.inputs]
@@ -635,10 +528,11 @@ def result_class(op: Op) -> str:
             f'    """The outputs of {function_name(op.name)}, in order."""\n\n{fields}\n\n\n')
 
 
-def binding(op: Op) -> str:
+def binding(op: Op, module_names: frozenset[str] = frozenset()) -> str:
+    """The op's function in its namespace's module, which defines ``module_names``."""
     if abi.is_stream(op):
         return stream_binding(op)
-    return _Binding(op).source()
+    return _Binding(op, module_names).source()
 
 
 def config_class(cfg: Config) -> str:

@@ -54,8 +54,13 @@ class PythonGenerator:
         return files
 
     def _module(self, ns: Namespace, head: str) -> str:
+        ops = code_ops(ns)
+        # What the module defines: a rendered shape spells a builtin it shadows from builtins.
+        defined = frozenset([reference.function_name(o.name) for o in ops]
+                            + [reference.function_name(a.name) for a in ns.aliases])
+        imports = bindings.module_imports(ops, defined)
         parts = [f"# {head}", f'"""The {ns.name} namespace of opforge."""', "",
-                 "from __future__ import annotations", "", "import dataclasses",
+                 "from __future__ import annotations", "", *sorted(["import dataclasses", *imports]),
                  "from typing import Literal, NamedTuple, Sequence", "", "import numpy as np",
                  "from numpy.typing import ArrayLike", "",
                  "from opforge import _kernels as _k", "from opforge import _native",
@@ -65,12 +70,11 @@ class PythonGenerator:
                  "    return x.shape[axis] if -x.ndim <= axis < x.ndim else -1", "", "",
                  "def _broadcastable(*arrays: np.ndarray) -> bool:",
                  "    # (no builtins here: an op of the module may be named all, any, len, ...)",
-                 "    return _rt.broadcast_shape([a.shape for a in arrays]) is not None", ""]
+                 "    return _k.shapes_fit([a.shape for a in arrays], False)", ""]
         for cfg in ns.configs:
             parts.append(bindings.config_class(cfg))
-        ops = code_ops(ns)
         for op in ops:
-            parts += ["", bindings.binding(op)]
+            parts += ["", bindings.binding(op, defined)]
         aliases = [a for a in ns.aliases]
         for a in aliases:
             target = f"{a.target_namespace.lower()}"
