@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from conftest import ROOT
 from dsl import compute as C
 from dsl import loader
-from generators.kernels import reference
+from generators.kernels import py_names
 from generators.kernels.selection import code_ops
 from generators.tests import cases, golden, inputs
 
@@ -85,7 +85,7 @@ def _functions(key: str) -> dict[str, Any]:
 
 def expected(ns: Any, op: Any, dtype: str, spec: dict[str, Any]) -> tuple[Any, Any]:
     """(the golden case, the reference's result: None where it refuses)."""
-    fn = _functions(ns.key)[reference.ref_name(op.name)]
+    fn = _functions(ns.key)[py_names.ref_name(op.name)]
     case = golden._Case(op, dtype, spec, fn, 0)
     return case, case.expected()
 

@@ -15,7 +15,7 @@ from dsl import loader
 from dsl.einsum import EinsumError, parse
 from dsl.fragments import FragmentError, resolve
 from generators.kernels import numpy_runtime as k
-from generators.kernels.reference import function_name
+from generators.kernels.py_names import function_name
 
 
 @pytest.mark.parametrize(("spec", "numpy", "reduced"), [

@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT
 from dsl import compute as C
 from dsl import loader
-from generators.kernels import evaluate, reference
+from generators.kernels import evaluate, py_names
 from generators.kernels.py_shapes import evaluate as run_shape
 from generators.kernels.selection import code_ops
 from generators.tests import cases, golden
@@ -26,8 +26,8 @@ OPS = [(ns, op) for ns in CATALOGUE.namespaces for op in code_ops(ns) if not isi
 def form_outcome(op, kwargs):
     """(the message of the first refusal that fails, or None; the shapes of the outputs)."""
     c = op.compute
-    tensors = {i.name: np.shape(kwargs[reference.py_name(i.name)]) for i in op.inputs if i.count.is_single}
-    lists = {i.name: [np.shape(t) for t in kwargs[reference.py_name(i.name)]] for i in op.inputs
+    tensors = {i.name: np.shape(kwargs[py_names.py_name(i.name)]) for i in op.inputs if i.count.is_single}
+    lists = {i.name: [np.shape(t) for t in kwargs[py_names.py_name(i.name)]] for i in op.inputs
              if not i.count.is_single}
     args = {a.name: evaluate.arg_value(op, kwargs, a.name) for a in op.args}
     for refusal in c.refusals(op):
@@ -41,7 +41,7 @@ def test_the_form_says_what_the_reference_does(ns, op) -> None:
     functions = golden.reference_functions(ns)
     checked = 0
     for dtype, spec in cases.cases(op):
-        case = golden._Case(op, dtype, spec, functions[reference.ref_name(op.name)], 0)
+        case = golden._Case(op, dtype, spec, functions[py_names.ref_name(op.name)], 0)
         expected = case.expected()
         refused, shapes = form_outcome(op, case.kwargs)
         where = (op.qualified_name, dtype, spec["inputs"], spec["args"])

@@ -548,14 +548,14 @@ def test_the_c_api_and_the_bindings_declare_the_references_shapes(installed: Pat
     import json
 
     import shape_corpus as SC
-    from generators.kernels import reference
+    from generators.kernels import py_names
 
     cases = []
     for ns, op in SC.OPS:
         for dtype, spec in SC.corpus(op.qualified_name):
             _, result = SC.expected(ns, op, dtype, spec)
             want = None if result is None else [list(s) for s in SC.shapes_of(result)]
-            cases.append([reference.module_name(ns.key), reference.function_name(op.name), spec, want])
+            cases.append([py_names.module_name(ns.key), py_names.function_name(op.name), spec, want])
     (tmp_path / "corpus.json").write_text(json.dumps(cases))
     script = tmp_path / "across.py"
     script.write_text(CROSS_TARGET)

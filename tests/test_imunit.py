@@ -21,7 +21,7 @@ from dsl.types import DataType
 from dsl import fragments, loader
 from generators.imunit import units
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate, parse
-from generators.kernels import reference
+from generators.kernels import py_names
 from generators.kernels.selection import code_ops
 from generators.tests import cases, golden
 from generators.tests.inputs import stream_events
@@ -146,7 +146,7 @@ def _socket_values(op, case) -> dict | None:
     tensors than the unit has sockets."""
     values = {}
     for i in op.inputs:
-        given = case.kwargs[reference.py_name(i.name)]
+        given = case.kwargs[py_names.py_name(i.name)]
         if i.count.is_single:
             values[i.name] = np.asarray(given)
             continue
@@ -169,7 +169,7 @@ def _case_env(op, case, expected):
     for a in op.args:
         value = case.arg(a.name)
         if units.value(op, a.name) != a.name:  # a computed default: given, or left to the unit
-            given = reference.py_name(a.name) in case.kwargs
+            given = py_names.py_name(a.name) in case.kwargs
             env[f"use_{a.name}"] = given
             if not given:  # what the option holds is not read: any value of its type
                 value = [] if not a.count.is_single else "float64" if a.type is DataType.DATA_TYPE else 0
@@ -185,7 +185,7 @@ def _case_env(op, case, expected):
         else:
             env[a.name] = value
     for cfg in op.configs:
-        given = case.kwargs.get(reference.config_param(cfg.name))
+        given = case.kwargs.get(py_names.config_param(cfg.name))
         for a in cfg.args:
             env[f"{cfg.name}_{a.name}"] = getattr(given, a.name) if given is not None else a.default
     return env
@@ -195,7 +195,7 @@ def _valid_cases(op):
     ns = next(n for n in CATALOGUE.namespaces if n.name == op.namespace)
     functions = golden.reference_functions(ns)
     for dtype, spec in cases.cases(op):
-        case = golden._Case(op, dtype, spec, functions[reference.ref_name(op.name)], 0)
+        case = golden._Case(op, dtype, spec, functions[py_names.ref_name(op.name)], 0)
         if not case.size_ok():
             continue
         expected = case.expected()
@@ -204,7 +204,7 @@ def _valid_cases(op):
         if isinstance(op.compute, C.Reduction) and len(case.arg(op.compute.axes)) != 1:
             continue
         if isinstance(op.compute, (C.Reduction, C.ArgReduction)) and np.asarray(
-                case.kwargs[reference.py_name(op.compute.input)]).ndim == 0:
+                case.kwargs[py_names.py_name(op.compute.input)]).ndim == 0:
             continue
         if C.list_output(op.compute) is not None and len(expected) > units.LIST_SOCKETS:
             continue  # more tensors than the unit has sockets
@@ -316,7 +316,7 @@ def _queue_scenarios(op):
 
 def _reference_events(ns, op, spec):
     functions = golden.reference_functions(ns)
-    cls = functions[reference.class_name(op)]
+    cls = functions[py_names.class_name(op)]
     return stream_events(lambda w, s, f, d, backend: golden._Queue(cls, w, s, f, d), spec["stream"], spec["seed"],
                          "python")
 
@@ -433,7 +433,7 @@ def test_c_implementation_rejects_a_list_longer_than_the_unit_passes(out: Path, 
     ns, op = next((ns, op) for ns, op in OPS if op.qualified_name == "base.reverse")
     x = np.zeros((1,) * 8, dtype=np.float32)
     assert [a.name for a in op.args] == ["axes"] and units.list_length(op, op.args[0]) == 8
-    case = types.SimpleNamespace(dtype="float32", kwargs={reference.py_name("x"): x}, arg=lambda _: list(range(8)))
+    case = types.SimpleNamespace(dtype="float32", kwargs={py_names.py_name("x"): x}, arg=lambda _: list(range(8)))
     unit = ET.parse(out / ns.key / op.name / f"{op.name}.imunit").getroot()[0]
     env, failed = _evaluate_unit(unit, _case_env(op, case, x))
     assert failed == []

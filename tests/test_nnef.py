@@ -19,7 +19,7 @@ from conftest import ROOT, write_ops
 from dsl import compute as C
 from dsl import loader
 from dsl.types import DataType
-from generators.kernels import reference
+from generators.kernels import py_names
 from generators.kernels.selection import code_ops
 from generators.nnef.generator import fragment_name, nnef_name
 from generators.tests import cases, golden
@@ -65,7 +65,7 @@ def _graph_cases():
                 continue  # stateful: NNEF has no fragment for it (checked below)
             picked = None
             for dtype, spec in cases.cases(op):
-                case = golden._Case(op, dtype, spec, functions[reference.ref_name(op.name)], 0)
+                case = golden._Case(op, dtype, spec, functions[py_names.ref_name(op.name)], 0)
                 if any(v is None for v in case.kwargs.values()):
                     continue
                 expected = case.expected()
@@ -82,7 +82,7 @@ def test_graph_per_op_parses_and_infers_the_reference_shape(out: Path, shapes: t
                                                            op, case, expected: np.ndarray) -> None:
     lines, names, operands = [], [], []
     for i, t in enumerate(op.inputs):
-        given = case.kwargs[reference.py_name(t.name)]
+        given = case.kwargs[py_names.py_name(t.name)]
         listed = [] if t.count.is_single else [f"t{i}_{k}" for k in range(len(given))]
         for name, array in zip(listed or [f"t{i}"], given if listed else [given]):
             array = np.asarray(array)
@@ -95,15 +95,15 @@ def test_graph_per_op_parses_and_infers_the_reference_shape(out: Path, shapes: t
         if value is not None and not (isinstance(op.compute, C.Elementwise) and a.type is DataType.ENUM and False):
             attributes.append(f"{nnef_name(a.name)} = {_literal(value)}")
     for cfg in op.configs:
-        given = case.kwargs.get(reference.config_param(cfg.name))
+        given = case.kwargs.get(py_names.config_param(cfg.name))
         for a in cfg.args:
             value = getattr(given, a.name) if given is not None else a.default
             attributes.append(f"{nnef_name(a.name)} = {_literal(value)}")
     generic = "<? = scalar>" in (out / f"{namespace}.nnef").read_text().split(f"fragment {fragment_name(op.namespace, op.name)}")[1].split("(")[0]
     kind = ""
     if generic:
-        tensors = [np.asarray(case.kwargs[reference.py_name(t.name)] if t.count.is_single else
-                              case.kwargs[reference.py_name(t.name)][0]) for t in op.inputs] or [expected]
+        tensors = [np.asarray(case.kwargs[py_names.py_name(t.name)] if t.count.is_single else
+                              case.kwargs[py_names.py_name(t.name)][0]) for t in op.inputs] or [expected]
         kind = f"<{_EXTERNAL[tensors[0].dtype.kind]}>"
     call = f"{fragment_name(op.namespace, op.name)}{kind}({', '.join(operands + attributes)})"
     if not names:  # a graph needs an input; random ops take none

@@ -21,7 +21,7 @@ import pytest
 import shape_corpus as SC
 from conftest import ROOT, write_ops
 from dsl import compute as C
-from generators.kernels import evaluate, reference
+from generators.kernels import evaluate, py_names
 from generators.nnef.generator import fragment_name, nnef_name
 
 import test_imunit as TI
@@ -71,8 +71,8 @@ def unit_outcome(out: Path, ns, op, case, result):
 
 def nnef_outcome(functions, op, kwargs):
     """(None: the shape function refuses, or the shapes it gives)."""
-    given = {nnef_name(i.name): ([list(SC.np.shape(t)) for t in kwargs[reference.py_name(i.name)]]
-                                 if not i.count.is_single else list(SC.np.shape(kwargs[reference.py_name(i.name)])))
+    given = {nnef_name(i.name): ([list(SC.np.shape(t)) for t in kwargs[py_names.py_name(i.name)]]
+                                 if not i.count.is_single else list(SC.np.shape(kwargs[py_names.py_name(i.name)])))
              for i in op.inputs}
     attribs = {nnef_name(a.name): evaluate.arg_value(op, kwargs, a.name) for a in op.args}
     try:
@@ -102,7 +102,7 @@ def graph_outcome(out: Path, functions, op, kwargs, wants):
     op's fragment, parsed by the official nnef package with its namespace's document."""
     lines, names, operands = [], [], []
     for k, i in enumerate(op.inputs):
-        given = kwargs[reference.py_name(i.name)]
+        given = kwargs[py_names.py_name(i.name)]
         tensors = [SC.np.asarray(t) for t in given] if not i.count.is_single else [SC.np.asarray(given)]
         listed = [f"t{k}_{j}" for j in range(len(tensors))]
         for name, array in zip(listed, tensors):
@@ -112,13 +112,13 @@ def graph_outcome(out: Path, functions, op, kwargs, wants):
     attributes = [f"{nnef_name(a.name)} = {_literal(evaluate.arg_value(op, kwargs, a.name))}" for a in op.args
                   if evaluate.arg_value(op, kwargs, a.name) is not None]
     for cfg in op.configs:
-        given = kwargs.get(reference.config_param(cfg.name))
+        given = kwargs.get(py_names.config_param(cfg.name))
         attributes += [f"{nnef_name(a.name)} = {_literal(getattr(given, a.name) if given is not None else a.default)}"
                        for a in cfg.args]
     document = (out / "nnef" / f"{op.namespace.lower()}.nnef").read_text()
     head = document.split(f"fragment {fragment_name(op.namespace, op.name)}")[1].split("(")[0]
-    first = next((SC.np.asarray(kwargs[reference.py_name(i.name)] if i.count.is_single
-                                else kwargs[reference.py_name(i.name)][0]) for i in op.inputs), None)
+    first = next((SC.np.asarray(kwargs[py_names.py_name(i.name)] if i.count.is_single
+                                else kwargs[py_names.py_name(i.name)][0]) for i in op.inputs), None)
     kind = f"<{_KINDS[first.dtype.kind]}>" if "<? = scalar>" in head and first is not None else ""
     if not names:
         names, lines = ["unused"], ["    unused = external<scalar>(shape = [1]);"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dsl import compute as C
 from dsl import loader
-from generators.kernels import reference
+from generators.kernels import py_names
 from generators.kernels.selection import code_ops
 from generators.tests import cases, golden
 
@@ -25,7 +25,7 @@ def test_every_op_has_a_valid_case_in_every_dtype() -> None:
             for dtype, spec in cases.cases(op):
                 if valid.get(dtype):
                     continue
-                case = golden._Case(op, dtype, spec, functions[reference.ref_name(op.name)], 0)
+                case = golden._Case(op, dtype, spec, functions[py_names.ref_name(op.name)], 0)
                 valid[dtype] = case.expected() is not None
             without += [f"{op.qualified_name} {dtype}" for dtype, ok in valid.items() if not ok]
             assert valid, f"{op.qualified_name} has no test case"

@@ -20,7 +20,7 @@ from conftest import ROOT
 from dsl import compute as C
 from dsl import loader
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate
-from generators.kernels import evaluate as reference_run, reference
+from generators.kernels import evaluate as reference_run, py_names
 from generators.kernels.selection import code_ops, variants_of
 from generators.nnef.generator import fragment_name, nnef_name
 
@@ -47,8 +47,8 @@ def rule(op, shapes: list[tuple[int, ...]], constraints: bool = True) -> tuple[i
     """What the definition says: the result's shape, or None where the op refuses (by its
     shape rule, or one of its constraints unless ``constraints`` is false)."""
     dtype = variants_of(op)[0]
-    kwargs = {reference.py_name(t): np.zeros(s, dtype=dtype.of(t)) for t, s in zip(tensors_of(op), shapes)}
-    kwargs |= {reference.py_name(a.name): 1.0 for a in op.args if not a.has_default or a.default is None}
+    kwargs = {py_names.py_name(t): np.zeros(s, dtype=dtype.of(t)) for t, s in zip(tensors_of(op), shapes)}
+    kwargs |= {py_names.py_name(a.name): 1.0 for a in op.args if not a.has_default or a.default is None}
     if constraints and not reference_run.constraints_hold(op, kwargs):
         return None
     if op.compute.broadcast == "strict":

@@ -16,7 +16,7 @@ from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext
 from generators.docs import markdown as md
 from generators.docs import shapes as shape_text
 from generators.docs.expressions import READABLE, compute_text, default_text
-from generators.kernels import evaluate, examples, reference
+from generators.kernels import evaluate, examples, py_names
 
 #: Doc scopes shown as the op's description on its page (class-level docs).
 DESCRIPTION_SCOPES = doc_tokens.DESCRIPTION_SCOPES
@@ -197,7 +197,7 @@ class DocsGenerator:
         if ex is None:
             return None
         text = "\n".join(["import numpy as np", "import opforge", "",
-                          *examples.python_lines(op, ex, f"opforge.{reference.module_name(ns.key)}")]) + "\n"
+                          *examples.python_lines(op, ex, f"opforge.{py_names.module_name(ns.key)}")]) + "\n"
         return {"fence": md.fence_for(text), "text": text}
 
     def _op_view(self, context: GenerationContext, ns: Namespace, op: Op,

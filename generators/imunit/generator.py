@@ -24,7 +24,7 @@ from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import black_format, c_comment, clang_format
 from generators.imunit import units
 from generators.imunit.shapes import UnitShapeRenderer
-from generators.kernels import c_emit, c_runtime, reference
+from generators.kernels import c_emit, c_runtime, py_names, reference
 from generators.kernels.scalar_c import C_TYPE, SUFFIX
 from generators.kernels.selection import code_ops, require_compute, variants_of
 
@@ -316,12 +316,12 @@ class ImunitGenerator:
 
     def _py_file(self, op: Op, header: str) -> str:
         includes, fragments = reference.fragment_sources(op)
-        fn = reference.ref_name(op.name)
+        fn = py_names.ref_name(op.name)
 
         def local(name: str) -> str:
             """A unit parameter as a Python name: keywords mangled, and a tensor named like the op
             (linalg.lu's output lu) renamed, as it would hide the reference function."""
-            return f"{name}_value" if name == fn else reference.py_name(name)
+            return f"{name}_value" if name == fn else py_names.py_name(name)
 
         args = []
         for i in op.inputs:
@@ -344,7 +344,7 @@ class ImunitGenerator:
             else:
                 args.append(local(a.name))
         for cfg in op.configs:
-            fields = ", ".join(f"{reference.py_name(a.name)}={cfg.name}_{a.name}" for a in cfg.args)
+            fields = ", ".join(f"{py_names.py_name(a.name)}={cfg.name}_{a.name}" for a in cfg.args)
             args.append(f"types.SimpleNamespace({fields})")
         # (a list output: the sockets there, in order)
         args += [local(o.name) if o.count.is_single else

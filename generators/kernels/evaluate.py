@@ -16,7 +16,7 @@ from dsl import compute as C
 from dsl import defaults
 from dsl.model import Input, Namespace, Op
 from dsl.types import DataType
-from generators.kernels import numpy_runtime, reference
+from generators.kernels import numpy_runtime, py_names, reference
 from generators.kernels.py_constraints import PyConstraintRenderer
 from generators.kernels.py_shapes import evaluate as run_shape
 from generators.kernels.selection import variants_of
@@ -34,14 +34,14 @@ def reference_functions(ns: Namespace) -> dict[str, Any]:
 def arg_value(op: Op, kwargs: Mapping[str, Any], name: str) -> Any:
     """The value of arg ``name``: given in ``kwargs`` (Python names) or its default, a
     computed one (another arg, a tensor's shape or dtype) resolved as ``dsl.defaults`` says."""
-    key = reference.py_name(name)
+    key = py_names.py_name(name)
     if key in kwargs:
         return kwargs[key]
     arg = next(a for a in op.args if a.name == name)
     if not defaults.is_computed(arg):
         return arg.default
-    given = {a.name: kwargs[reference.py_name(a.name)] for a in op.args if reference.py_name(a.name) in kwargs}
-    return defaults.resolve(op, given, lambda tensor: np.asarray(kwargs[reference.py_name(tensor)]))[name]
+    given = {a.name: kwargs[py_names.py_name(a.name)] for a in op.args if py_names.py_name(a.name) in kwargs}
+    return defaults.resolve(op, given, lambda tensor: np.asarray(kwargs[py_names.py_name(tensor)]))[name]
 
 
 def _size_at(x: np.ndarray, axis: int) -> int:
@@ -66,10 +66,10 @@ def _tensor(i: Input, value: Any, order: str | None = None) -> Any:
 def _scope(op: Op, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """The names a rendered constraint expression reads, bound to ``kwargs``."""
     scope: dict[str, Any] = {"_size_at": _size_at, "_broadcastable": _broadcastable}
-    scope |= {reference.py_name(i.name): _tensor(i, kwargs[reference.py_name(i.name)]) for i in op.inputs}
-    scope |= {reference.py_name(a.name): arg_value(op, kwargs, a.name) for a in op.args}
-    scope |= {reference.config_param(cfg.name): kwargs.get(reference.config_param(cfg.name)) or types.SimpleNamespace(
-        **{reference.py_name(x.name): x.default for x in cfg.args}) for cfg in op.configs}
+    scope |= {py_names.py_name(i.name): _tensor(i, kwargs[py_names.py_name(i.name)]) for i in op.inputs}
+    scope |= {py_names.py_name(a.name): arg_value(op, kwargs, a.name) for a in op.args}
+    scope |= {py_names.config_param(cfg.name): kwargs.get(py_names.config_param(cfg.name)) or types.SimpleNamespace(
+        **{py_names.py_name(x.name): x.default for x in cfg.args}) for cfg in op.configs}
     return scope
 
 
@@ -96,9 +96,9 @@ def _values_ok(op: Op, arrays: Mapping[str, Any], args: Mapping[str, Any], dtype
     if not lines:
         return
     scope: dict[str, Any] = {"_k": numpy_runtime, "_op": op.qualified_name, "dtype": dtype}
-    scope |= {reference.py_name(n): a for n, a in arrays.items()}
-    scope |= {reference.py_name(n): v for n, v in args.items()}
-    scope |= {f"{reference.py_name(a.name)}_index": a.possible_values.index(args[a.name])
+    scope |= {py_names.py_name(n): a for n, a in arrays.items()}
+    scope |= {py_names.py_name(n): v for n, v in args.items()}
+    scope |= {f"{py_names.py_name(a.name)}_index": a.possible_values.index(args[a.name])
               for a in op.args if a.type is DataType.ENUM}
     scope |= {f"_shape{k}" if k else "_shape": s for k, s in enumerate(shapes)}
     exec("\n".join(lines), scope)  # the binding's own generated lines
@@ -111,7 +111,7 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
     where the op must refuse the inputs. The outputs' shapes, and what the op refuses
     before it looks at values, are what its form says (ADR 0029)."""
     c = op.compute
-    arrays = {i.name: _tensor(i, kwargs[reference.py_name(i.name)], "C") for i in op.inputs}
+    arrays = {i.name: _tensor(i, kwargs[py_names.py_name(i.name)], "C") for i in op.inputs}
     arg = lambda name: arg_value(op, kwargs, name)  # noqa: E731
     variant = next(v for v in variants_of(op) if v.dtype == dtype)
     if not constraints_hold(op, kwargs):
@@ -135,7 +135,7 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
         for a in op.args:
             value = arg(a.name)
             args_.append(a.possible_values.index(value) if a.type is DataType.ENUM else value)
-        args_ += [kwargs.get(reference.config_param(cfg.name)) or types.SimpleNamespace(
+        args_ += [kwargs.get(py_names.config_param(cfg.name)) or types.SimpleNamespace(
             **{x.name: x.default for x in cfg.args}) for cfg in op.configs]
         fn(*args_, *outs)
         return outs[0] if len(outs) == 1 else tuple(outs)

@@ -20,7 +20,7 @@ from dsl import compute as C
 from dsl import dtypes as D
 from dsl.model import Arg, Op
 from dsl.types import DataType
-from generators.kernels import evaluate, reference
+from generators.kernels import evaluate, py_names
 from generators.kernels.selection import variants_of
 
 #: First values of an example tensor per dtype category, repeated as needed.
@@ -237,11 +237,11 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
             args[a.name] = dtype
         elif (value := _sample_arg(a)) is not None:
             args[a.name] = value
-    kwargs = {reference.py_name(n): v for n, v in arrays.items()}
-    kwargs |= {reference.py_name(n): v for n, v in args.items()}
-    result = evaluate.run(op, functions[reference.ref_name(op.name)], kwargs, dtype)
-    return Example(dtype, tuple((reference.py_name(n), v) for n, v in arrays.items()),
-                   tuple((reference.py_name(n), v) for n, v in args.items()), result)
+    kwargs = {py_names.py_name(n): v for n, v in arrays.items()}
+    kwargs |= {py_names.py_name(n): v for n, v in args.items()}
+    result = evaluate.run(op, functions[py_names.ref_name(op.name)], kwargs, dtype)
+    return Example(dtype, tuple((py_names.py_name(n), v) for n, v in arrays.items()),
+                   tuple((py_names.py_name(n), v) for n, v in args.items()), result)
 
 
 def python_lines(op: Op, ex: Example, module: str) -> list[str]:
@@ -255,16 +255,16 @@ def python_lines(op: Op, ex: Example, module: str) -> list[str]:
     lines = [f"{name} = " + ("[" + ", ".join(literal(v) for v in value) + "]" if isinstance(value, list)
                              else literal(value)) for name, value in ex.inputs]
     call_args = [name for name, _ in ex.inputs] + [f"{name}={value!r}" for name, value in ex.args]
-    lines.append(f"{module}.{reference.function_name(op.name)}({', '.join(call_args)})")
+    lines.append(f"{module}.{py_names.function_name(op.name)}({', '.join(call_args)})")
     if ex.result is None:
         lines.append("# raises ValueError: these inputs break a constraint")
     else:
         with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
             if C.list_output(op.compute) is not None:  # a list output: each array by its place
-                name = reference.py_name(op.outputs[0].name)
+                name = py_names.py_name(op.outputs[0].name)
                 text = "\n".join(f"{name}[{k}]: {np.array_repr(r)}" for k, r in enumerate(ex.result)) or "[]"
             elif isinstance(ex.result, tuple):  # several outputs: each by its name
-                text = "\n".join(f"{reference.py_name(o.name)}: {np.array_repr(r)}" for o, r in zip(op.outputs, ex.result))
+                text = "\n".join(f"{py_names.py_name(o.name)}: {np.array_repr(r)}" for o, r in zip(op.outputs, ex.result))
             else:
                 text = np.array_repr(ex.result)
             lines += ["# " + line for line in text.splitlines()]

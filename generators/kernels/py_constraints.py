@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dsl import expr as E
 from dsl.model import Op
-from generators.kernels.reference import config_param, py_name
+from generators.kernels.py_names import config_param, py_name
 
 
 class PyConstraintRenderer(E.Renderer):

@@ -13,7 +13,7 @@ from dsl import compute as C
 from dsl.model import Op
 from dsl.types import DataType
 from generators.kernels.messages import scatter_messages
-from generators.kernels.reference import py_name
+from generators.kernels.py_names import py_name
 
 
 def _guarded(*call: str) -> list[str]:

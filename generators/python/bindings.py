@@ -12,7 +12,7 @@ from dsl.types import DataType, Language
 from generators import abi
 from generators.formatting import visible_controls
 from generators.kernels.selection import variants_of
-from generators.kernels.reference import class_name, config_param, function_name, py_name, ref_name
+from generators.kernels.py_names import class_name, config_param, function_name, py_name, ref_name
 from generators.kernels.py_constraints import PyConstraintRenderer
 from generators.kernels.py_shapes import PyShapeRenderer, Spelling
 from generators.kernels.py_value_checks import PyValueChecks
@@ -122,10 +122,12 @@ def _doc(op: Op) -> str:
         lines += [f"{py_name(o.name)} : " + ("list of numpy.ndarray" if not o.count.is_single else "numpy.ndarray"),
                   f"    {o.description}"]
     messages = [c.message for _, c in op.all_constraints() if not c.backend]
+    if not abi.is_stream(op):  # what the op's form refuses, on shapes and then on values (ADR 0029)
+        messages += [r.message for r in op.compute.refusals(op)] + list(op.compute.value_refusals(op))
     lines += ["", "Raises", "------", "TypeError", "    If an argument has the wrong type or dtype.",
               "ValueError", "    If shapes do not fit or a constraint does not hold"
               + (":" if messages else ".")]
-    lines += [f"    - {m}" for m in messages]
+    lines += [f"    - {m}" for m in dict.fromkeys(messages)]
     return docstring_text("\n".join(lines).strip())
 
 

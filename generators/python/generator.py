@@ -11,7 +11,7 @@ from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.kernels.selection import code_ops, require_compute
 from generators.formatting import black_format
-from generators.kernels import reference
+from generators.kernels import py_names, reference
 from generators.python import bindings
 
 _HERE = Path(__file__).resolve().parent
@@ -29,7 +29,7 @@ class PythonGenerator:
         require_compute(context.namespaces, self.name)
         head = context.header(self.name)
         py: dict[str, str] = {}
-        names = [reference.module_name(ns.key) for ns in context.namespaces]
+        names = [py_names.module_name(ns.key) for ns in context.namespaces]
         py["src/opforge/__init__.py"] = (
             f"# {head}\n" + '"""opforge: generated tensor ops, with C kernels and a NumPy reference."""\n\n'
             + "".join(f"from opforge import {n}\n" for n in names)
@@ -41,7 +41,7 @@ class PythonGenerator:
         stubs: dict[str, str] = {}
         for ns in context.namespaces:
             h = context.header(self.name, [ns])
-            module = reference.module_name(ns.key)
+            module = py_names.module_name(ns.key)
             py[f"src/opforge/_reference/{module}.py"] = reference.module(ns, h)
             py[f"src/opforge/{module}.py"] = self._module(ns, h)
             stubs[f"src/opforge/{module}.pyi"] = self._stub(ns, h)
@@ -56,15 +56,15 @@ class PythonGenerator:
     def _module(self, ns: Namespace, head: str) -> str:
         ops = code_ops(ns)
         # What the module defines: a rendered shape spells a builtin it shadows from builtins.
-        defined = frozenset([reference.function_name(o.name) for o in ops]
-                            + [reference.function_name(a.name) for a in ns.aliases])
+        defined = frozenset([py_names.function_name(o.name) for o in ops]
+                            + [py_names.function_name(a.name) for a in ns.aliases])
         imports = bindings.module_imports(ops, defined)
         parts = [f"# {head}", f'"""The {ns.name} namespace of opforge."""', "",
                  "from __future__ import annotations", "", *sorted(["import dataclasses", *imports]),
                  "from typing import Literal, NamedTuple, Sequence", "", "import numpy as np",
                  "from numpy.typing import ArrayLike", "",
                  "from opforge import _kernels as _k", "from opforge import _native",
-                 "from opforge import _runtime as _rt", f"from opforge._reference import {reference.module_name(ns.key)} as _ref", "",
+                 "from opforge import _runtime as _rt", f"from opforge._reference import {py_names.module_name(ns.key)} as _ref", "",
                  "",
                  "def _size_at(x: np.ndarray, axis: int) -> int:",
                  "    return x.shape[axis] if -x.ndim <= axis < x.ndim else -1", "", "",
@@ -78,10 +78,10 @@ class PythonGenerator:
         aliases = [a for a in ns.aliases]
         for a in aliases:
             target = f"{a.target_namespace.lower()}"
-            parts += ["", f"from opforge.{target} import {reference.function_name(a.target_op)} as {reference.function_name(a.name)}  # alias of {a.target}"]
-        exported = [reference.function_name(o.name) for o in ops] + [reference.function_name(a.name) for a in aliases] + \
-            [reference.class_name(o) for o in ops if abi.is_stream(o)] + \
-            [f"{reference.class_name(o)}Result" for o in ops if len(o.outputs) > 1] + \
+            parts += ["", f"from opforge.{target} import {py_names.function_name(a.target_op)} as {py_names.function_name(a.name)}  # alias of {a.target}"]
+        exported = [py_names.function_name(o.name) for o in ops] + [py_names.function_name(a.name) for a in aliases] + \
+            [py_names.class_name(o) for o in ops if abi.is_stream(o)] + \
+            [f"{py_names.class_name(o)}Result" for o in ops if len(o.outputs) > 1] + \
             [c.name for c in ns.configs]
         parts += ["", f"__all__ = {exported!r}", ""]
         return "\n".join(parts)
@@ -90,13 +90,13 @@ class PythonGenerator:
         parts = [f"# {head}", "from typing import Literal, NamedTuple, Sequence", "", "import numpy as np",
                  "from numpy.typing import ArrayLike", ""]
         for cfg in ns.configs:
-            fields = "\n".join(f"    {reference.py_name(a.name)}: {bindings.PY_TYPE.get(a.type, 'object')} = ..."
+            fields = "\n".join(f"    {py_names.py_name(a.name)}: {bindings.PY_TYPE.get(a.type, 'object')} = ..."
                                for a in cfg.args)
             parts += [f"class {cfg.name}:", fields or "    ...", ""]
         parts += [bindings.stub(op) for op in code_ops(ns)]
         for a in ns.aliases:
-            parts.append(f"from opforge.{a.target_namespace.lower()} import {reference.function_name(a.target_op)} as "
-                         f"{reference.function_name(a.name)}")
+            parts.append(f"from opforge.{a.target_namespace.lower()} import {py_names.function_name(a.target_op)} as "
+                         f"{py_names.function_name(a.name)}")
         return "\n".join(parts) + "\n"
 
     def _build_script(self, context: GenerationContext, head: str) -> str:

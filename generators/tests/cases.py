@@ -17,7 +17,7 @@ from dsl import dtypes as D
 from dsl.model import Arg, Op
 from dsl.types import DataType
 from generators.kernels.selection import variants_of
-from generators.kernels.reference import config_param, py_name
+from generators.kernels.py_names import config_param, py_name
 
 #: Functions whose float results are correctly rounded in C and NumPy alike.
 EXACT = {"add", "sub", "mul", "div", "neg", "abs", "minimum", "maximum", "sqrt", "eq", "ne", "lt", "le", "gt",

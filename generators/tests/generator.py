@@ -10,7 +10,7 @@ from dsl.types import Language
 from generators.api import GeneratedFile, GenerationContext
 from generators.kernels.selection import code_ops, require_compute
 from generators.formatting import black_format, c_comment, clang_format
-from generators.kernels.reference import function_name, module_name
+from generators.kernels.py_names import function_name, module_name
 from generators.tests import cases, golden
 
 _INPUTS = Path(__file__).resolve().parent / "inputs.py"

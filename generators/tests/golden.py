@@ -14,7 +14,7 @@ from dsl.model import Namespace, Op
 from dsl.types import DataType
 from generators import abi
 from generators.formatting import c_comment, c_string
-from generators.kernels import evaluate, reference
+from generators.kernels import evaluate, py_names
 from generators.kernels.evaluate import reference_functions
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.selection import variants_of
@@ -86,9 +86,9 @@ class _Case:
         if expected is None or isinstance(expected, tuple) or not self.size_ok():
             return None
         fits = [n for n in C.in_place_inputs(self.op)
-                if (a := np.asarray(self.kwargs[reference.py_name(n)])).shape == expected.shape
+                if (a := np.asarray(self.kwargs[py_names.py_name(n)])).shape == expected.shape
                 and a.dtype == expected.dtype]
-        shapes = {np.asarray(self.kwargs[reference.py_name(i.name)]).shape for i in self.op.inputs}
+        shapes = {np.asarray(self.kwargs[py_names.py_name(i.name)]).shape for i in self.op.inputs}
         return next((n for n in fits if len(shapes) > 1), fits[0] if fits else None)
 
     def c_function(self, in_place: str | None = None) -> str | None:
@@ -105,7 +105,7 @@ class _Case:
         call: list[str] = []
         for p in abi.parameters(op):
             if p.role == "input":
-                arr = np.array(self.kwargs[reference.py_name(p.source)], order="C")
+                arr = np.array(self.kwargs[py_names.py_name(p.source)], order="C")
                 dt = arr.dtype.name
                 lines.append(c_array(f"data_{p.name}", arr, dt, const=p.source != in_place))
                 dims = ", ".join(str(s) for s in arr.shape) or "0"
@@ -114,7 +114,7 @@ class _Case:
                 call.append(f"&t_{p.name}")
             elif p.role == "input_list":
                 names = []
-                for k, value in enumerate(self.kwargs[reference.py_name(p.source)]):
+                for k, value in enumerate(self.kwargs[py_names.py_name(p.source)]):
                     arr = np.array(value, order="C")
                     dt = arr.dtype.name
                     lines.append(c_array(f"data_{p.name}_{k}", arr, dt))
@@ -126,7 +126,7 @@ class _Case:
                              f"{{{', '.join(names) or 'NULL'}}};")
                 call.append(f"t_{p.name}")
             elif p.role == "input_count":
-                call.append(str(len(self.kwargs[reference.py_name(p.source)])))
+                call.append(str(len(self.kwargs[py_names.py_name(p.source)])))
             elif p.role == "array":
                 values = [int(v) for v in self.arg(p.source)]
                 lines.append(f"static const int64_t arg_{p.name}[{max(1, len(values))}] = "
@@ -166,7 +166,7 @@ class _Case:
                 call.append("sizeof workspace")
             elif p.role == "config":
                 cfg = next(x for x in op.configs if x.name == p.source)
-                given = self.kwargs.get(reference.config_param(cfg.name))
+                given = self.kwargs.get(py_names.config_param(cfg.name))
                 if given is None:
                     call.append("NULL")
                 else:
@@ -318,7 +318,7 @@ class CaseBook:
     def case(self, op: Op, dtype: str, spec: dict[str, Any], index: int) -> _Case:
         key = (op.name, dtype, spec["seed"])
         if key not in self._cases:
-            self._cases[key] = _Case(op, dtype, spec, self.fns[reference.ref_name(op.name)], index)
+            self._cases[key] = _Case(op, dtype, spec, self.fns[py_names.ref_name(op.name)], index)
         found = self._cases[key]
         found.index = index
         return found
@@ -343,7 +343,7 @@ def c_test(ns: Namespace, ops_cases: list[tuple[Op, str, dict[str, Any]]], heade
         if seen.get(key, 0) >= CASES_PER_VARIANT:
             continue
         if "stream" in spec:
-            body = stream_c_function(op, dtype, spec, fns[reference.class_name(op)], len(bodies))
+            body = stream_c_function(op, dtype, spec, fns[py_names.class_name(op)], len(bodies))
         else:
             body = book.case(op, dtype, spec, len(bodies)).c_function()
         if body is not None:

@@ -1,0 +1,217 @@
+"""The NumPy lowering of each compute form: the statements of an op's reference
+function (``reference.function``), in NumPy over ``_k`` (``numpy_runtime``)."""
+
+from __future__ import annotations
+
+from dsl import compute as C
+from dsl import dtypes as D
+from dsl.model import Op
+from dsl.types import DataType
+from generators import abi
+from generators.kernels import scalar_numpy
+from generators.kernels.py_names import config_param, py_name
+
+
+def _seed(op: Op, name: str) -> str:
+    for cfg in op.configs:
+        if any(a.name == name for a in cfg.args):
+            return f"{config_param(cfg.name)}.{py_name(name)}"
+    return py_name(name)
+
+
+#: How a Python fragment receives each kind of scalar arg (booleans as bool).
+_FRAGMENT_ARG_PY = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float",
+                    DataType.NUMERIC: "float"}
+
+
+def _predicate(op: Op, c: C.ArgReduction | C.FindAll, variants: list[D.Variant]) -> list[str]:
+    """``holds = <the predicate c.map on the input>``, chosen by the input's dtype."""
+    x = py_name(c.input)
+    kinds = {a.name: a.type for a in op.args}
+    enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+    env = {a: (py_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
+    assert c.map is not None
+    return _by_dtype(x, [(v.of(c.input), scalar_numpy.render(C.resolve_enums(c.map, enums), v.of(c.input),
+                                                              {"x": (x, v.of(c.input))} | env)[0])
+                         for v in variants], "holds", indent=0)
+
+
+def _by_dtype(on: str, per_dtype: list, target: str | None, indent: int) -> list[str]:
+    pad = "    " * indent
+    lines = []
+    for i, (dtype, code) in enumerate(per_dtype):
+        lines.append(f"{pad}{'if' if i == 0 else 'elif'} {on}.dtype == np.{dtype}:")
+        if isinstance(code, list):
+            lines += [f"{pad}    {line}" for line in code]
+        else:
+            lines.append(f"{pad}    {target} = {code}")
+    lines += [f"{pad}else:", f"{pad}    raise TypeError(f'unsupported dtype {{{on}.dtype}}')"]
+    return lines
+
+
+class NumpyLowering:
+    """One method per compute form: the statements computing an op into its output
+    arrays (inputs already of the variant's dtypes), named after the form as the C
+    emitter's are (ADR 0029)."""
+
+    def lines(self, op: Op) -> list[str]:
+        c = op.compute
+        method = getattr(self, type(c).__name__.lower(), None)
+        if method is None:
+            raise ValueError(f"no reference for {type(c).__name__}")
+        return method(op, c, py_name(op.outputs[0].name), list(D.variants(op)))
+
+    def elementwise(self, op: Op, c: C.Elementwise, out: str, variants: list[D.Variant]) -> list[str]:
+        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        inputs = [p for p in c.params if any(i.name == p for i in op.inputs)]
+        args = {a.name: a for a in op.args}
+        lines = []
+        for k, (given, expr) in enumerate(c.cases):
+            expr = C.resolve_enums(expr, enums)
+            per_dtype = []
+            for v in variants:
+                env = {p: (py_name(p), v.of(p)) for p in inputs}
+                env |= {p: (py_name(p), abi.scalar_dtype(args[p].type)) for p in c.params if p not in inputs}
+                code, _ = scalar_numpy.render(expr, v.of(inputs[0]), env)
+                per_dtype.append((v.of(inputs[0]), code))
+            cond = " and ".join([f"{py_name(p)} is not None" for p in given] +
+                                [f"{py_name(p)} is None" for p in c.optional if p not in given]) or "True"
+            lines.append(f"{'if' if k == 0 else 'elif'} {cond}:")
+            lines += _by_dtype(py_name(inputs[0]), per_dtype, "result", indent=1)
+        return ["with np.errstate(all='ignore'):", *("    " + line for line in lines),
+                f"    np.copyto({out}, result, casting='unsafe')"]
+
+    def reduction(self, op: Op, c: C.Reduction, out: str, variants: list[D.Variant]) -> list[str]:
+        x = py_name(c.input)
+        kinds = {a.name: a.type for a in op.args}
+        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        lines = [f"axes = _k.norm_axes({py_name(c.axes)}, {x}.ndim)",
+                 f"n = _k.reduced_count({x}.shape, axes)", "with np.errstate(all='ignore'):"]
+        per_dtype = []
+        for v in variants:
+            t = v.of(c.input)
+            block = []
+            env = {"x": (x, t)} | ({"y": (py_name(c.other), t)} if c.other else {})
+            env |= {a: (py_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
+            if c.pre == "max":
+                block += [f"m = _k.reduce('max', {x}, axes, np.{t}, initial=_k.lowest(np.{t}))",
+                          "m = np.where(np.isfinite(m), m, 0).astype(m.dtype)" if D.category(t) == "float" else "pass"]
+                env["m"] = ("m", t)
+            elif c.pre == "mean":
+                block += [f"m = (_k.reduce('add', {x}, axes, np.float64) / n).astype(np.{t})"]
+                env["m"] = ("m", t)
+            value = scalar_numpy.render(C.resolve_enums(c.map, enums), t, env)[0] if c.map is not None else x
+            a_t = C.accumulator_dtype(c, t, v.of(op.outputs[0].name))
+            block += [f"acc = _k.reduce({c.combine!r}, np.asarray({value}).astype(np.{t}).astype(np.{a_t}), "
+                      f"axes, np.{a_t})"]
+            for k, extra in enumerate(c.extra_maps, 1):
+                value_k = scalar_numpy.render(C.resolve_enums(extra, enums), t, env)[0]
+                block += [f"acc{k} = _k.reduce({c.combine!r}, np.asarray({value_k}).astype(np.{t}).astype(np.{a_t}), "
+                          f"axes, np.{a_t})"]
+            fenv = {"acc": ("acc", a_t), "n": ("n", "int64")} | ({"m": ("m", t)} if c.pre else {})
+            fenv |= {f"acc{k}": (f"acc{k}", a_t) for k in range(1, len(c.extra_maps) + 1)}
+            for k, final in enumerate(c.finalizers):  # one result per output
+                block += [f"result{k} = {scalar_numpy.render(final, t, fenv)[0] if final is not None else 'acc'}"]
+            per_dtype.append((t, block))
+        lines += _by_dtype(x, per_dtype, None, indent=1)
+        return lines + [f"    np.copyto({py_name(o.name)}, np.reshape(result{k}, {py_name(o.name)}.shape), casting='unsafe')"
+                        for k, o in enumerate(op.outputs)]
+
+    def join(self, op: Op, c: C.Join, out: str, variants: list[D.Variant]) -> list[str]:
+        join = "np.stack" if c.stack else "np.concatenate"
+        return [f"np.copyto({out}, {join}({py_name(c.inputs)}, axis=int({py_name(c.axis)})))"]
+
+    def parts(self, op: Op, c: C.Parts, out: str, variants: list[D.Variant]) -> list[str]:
+        # the list output: one array per part, preallocated by the caller
+        xs = py_name(c.source) if c.part == "meshgrid" else f"[{py_name(c.source)}]"
+        params = ", ".join(f"{role!r}: {py_name(arg)}" for role, arg in c.params)
+        return [f"for _to, _part in zip({out}, _k.parts({c.part!r}, {xs}, {{{params}}}), strict=True):",
+                "    np.copyto(_to, _part)"]
+
+    def merge(self, op: Op, c: C.Merge, out: str, variants: list[D.Variant]) -> list[str]:
+        return [f"np.copyto({out}, _k.merge({c.combine!r}, {py_name(c.inputs)}, {out}.dtype), casting='unsafe')"]
+
+    def findall(self, op: Op, c: C.FindAll, out: str, variants: list[D.Variant]) -> list[str]:
+        # numpy.flatnonzero into the capacity, then the count
+        indices, count = (py_name(o.name) for o in op.outputs)
+        return [*_predicate(op, c, variants), "found = np.flatnonzero(np.asarray(holds, dtype=bool))",
+                f"{indices}[...] = 0", f"{indices}[:found.size] = found", f"{count}[...] = found.size"]
+
+    def argreduction(self, op: Op, c: C.ArgReduction, out: str, variants: list[D.Variant]) -> list[str]:
+        if c.searches:
+            holds = _predicate(op, c, variants)
+            return [*holds, f"result = _k.search(np.asarray(holds, dtype=bool), int({py_name(c.axis)}), "
+                            f"{c.which == 'last'}, bool({py_name(c.keep_dims)}))",
+                    f"np.copyto({out}, result, casting='unsafe')"]
+        x = py_name(c.input)
+        if c.map is not None:
+            mapped = _by_dtype(x, [(v.of(c.input), scalar_numpy.render(c.map, v.of(c.input), {"x": (x, v.of(c.input))})[0])
+                                   for v in variants], "values", indent=0)
+        else:
+            mapped = [f"values = {x}"]
+        return [*mapped, f"result = _k.arg_reduce({c.which!r}, values, int({py_name(c.axis)}), "
+                         f"bool({py_name(c.keep_dims)}))",
+                f"np.copyto({out}, result, casting='unsafe')"]
+
+    def tensordot(self, op: Op, c: C.TensorDot, out: str, variants: list[D.Variant]) -> list[str]:
+        # the einsum of the axes given, built now
+        x, y = (py_name(n) for n in c.inputs)
+        given = ", ".join(py_name(n) for n in (*c.axes, *c.transposes))
+        return [f"subscripts = _k.tensordot_subscripts({x}.ndim, {y}.ndim, {given})",
+                f"np.copyto({out}, np.einsum(subscripts, {x}, {y}), casting='unsafe')"]
+
+    def contraction(self, op: Op, c: C.Contraction, out: str, variants: list[D.Variant]) -> list[str]:
+        operands = ", ".join(py_name(n) for n in c.inputs)
+        return [f"np.copyto({out}, np.einsum({c.spec.numpy_subscripts()!r}, {operands}), casting='unsafe')"]
+
+    def randomsample(self, op: Op, c: C.RandomSample, out: str, variants: list[D.Variant]) -> list[str]:
+        params = ", ".join(f"{k!r}: {py_name(v)}" for k, v in c.params)
+        return [f"values = _k.sample({c.distribution!r}, {{{params}}}, {_seed(op, 'seed')}, "
+                f"{_seed(op, 'offset')}, {out}.size, {out}.dtype)",
+                f"np.copyto({out}, values.reshape({out}.shape))"]
+
+    def generation(self, op: Op, c: C.Generation, out: str, variants: list[D.Variant]) -> list[str]:
+        params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
+        return [f"np.copyto({out}, _k.generate_values({c.generator!r}, {{{params}}}, {out}.dtype, {out}.shape))"]
+
+    def layoutmove(self, op: Op, c: C.LayoutMove, out: str, variants: list[D.Variant]) -> list[str]:
+        params = ", ".join(f"{role!r}: {py_name(name)}" for role, name in c.params)
+        return [f"np.copyto({out}, _k.layout_apply({c.layout!r}, {py_name(c.input)}, {{{params}}}, {out}.shape))"]
+
+    def shapequery(self, op: Op, c: C.ShapeQuery, out: str, variants: list[D.Variant]) -> list[str]:
+        axis = f", {py_name(c.axis)}" if c.axis is not None else ""
+        return [f"np.copyto({out}, _k.shape_query({c.query!r}, {py_name(c.input)}.shape{axis}))"]
+
+    def scatterrows(self, op: Op, c: C.ScatterRows, out: str, variants: list[D.Variant]) -> list[str]:
+        ind, upd = py_name(c.indices), py_name(c.updates)
+        lines = [f"at = _k.scatter_at({ind}, {out}.shape[0], {c.ref is not None}, {c.sorted})",
+                 f"rows = {upd}.reshape((at.size,) + {out}.shape[1:])"]
+        if c.ref is not None:
+            lines.append(f"np.copyto({out}, {py_name(c.ref)})")
+        else:
+            lines.append(f"{out}[...] = _k.segment_init({c.init!r}, {out}.dtype)")
+        per_dtype = []
+        for v in variants:
+            t = v.of(c.updates)
+            code, _ = scalar_numpy.render(c.combine, t, {"acc": ("acc", t), "u": ("u", t)})
+            per_dtype.append((t, code))
+        # Row by row in the order of indices, as the C kernel folds (slices keep arrays, never scalars).
+        lines += ["with np.errstate(all='ignore'):", "    for k, i in enumerate(at):",
+                  f"        acc, u = {out}[i : i + 1], rows[k : k + 1]"]
+        lines += _by_dtype(upd, per_dtype, "result", indent=2)
+        lines += [f"        np.copyto({out}[i : i + 1], result, casting='unsafe')"]
+        if c.scale is not None:
+            divisor = "counts[s]" if c.scale == "mean" else "np.sqrt(np.float64(counts[s]))"
+            lines += [f"counts = np.bincount(at, minlength={out}.shape[0])", "for s in np.flatnonzero(counts):",
+                      f"    {out}[s] = {out}[s] / {out}.dtype.type({divisor})"]
+        return lines
+
+    def fragmentkernel(self, op: Op, c: C.FragmentKernel, out: str, variants: list[D.Variant]) -> list[str]:
+        # Whole-tensor layouts take every input and output; axis layouts the input, its axis and out.
+        kinds = {a.name: a.type for a in op.args}
+        scalars = [f"{_FRAGMENT_ARG_PY.get(kinds[a], 'bool')}({py_name(a)})" for a in c.args]
+        if c.matrix or c.layout in ("flat", "rows", "channels", "select", "dense", "shaped"):
+            args = [py_name(i.name) for i in op.inputs] + scalars + [py_name(o.name) for o in op.outputs]
+        else:
+            args = [py_name(op.inputs[0].name), f"int({py_name(c.axis)})"] + scalars + [out]
+        return [f"_fragment_{c.python_fragment}({', '.join(args)})"]
