@@ -29,7 +29,7 @@ from generators.api import GeneratedFile, GenerationContext, GenerationError
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="opforge: one op definition, every target.")
 
-EXIT_CHANGES = 1
+EXIT_CHANGES = 1  # also: unit-check found a unit with an error
 EXIT_DEFINITION = 2
 
 
@@ -245,7 +245,38 @@ def validate(opsdir: OpsDir = None) -> None:
     typer.echo(f"ok: {len(result.catalogue.namespaces)} namespaces, {ops} ops")
 
 
-_COMMANDS = {"generate", "list", "validate"}
+@app.command("unit-check")
+def unit_check(
+    paths: Annotated[list[Path], typer.Argument(help="Unit files, or folders searched for *.imunit.")],
+    input_: Annotated[Optional[list[str]], typer.Option(
+        "--input", "-input", help="NAME=TYPE[d0,d1,...] (dimensions as the UI shows them), or NAME=null for an "
+                                  "optional input left unconnected; other inputs are Float32[4,8,16] at 100 Hz.")] = None,
+    option: Annotated[Optional[list[str]], typer.Option(
+        "--option", "-option", help="NAME=VALUE, the value an expression: an option's value instead of its default.")]
+        = None,
+) -> None:
+    """Evaluate units as DEEPCRAFT Studio does: one line per unit, ok (its outputs), refused (an Assert
+    failed) or error (a parse, evaluation or resolution problem); exit 1 if any unit has an error."""
+    from generators.imunit import checker  # only this command needs the unit machinery
+
+    try:
+        inputs = dict(checker.parse_input(spec) for spec in input_ or [])
+        options = dict(checker.parse_option(spec) for spec in option or [])
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise _fail(f"no such file or folder: {', '.join(missing)}")
+    verdicts = checker.check(paths, inputs, options)
+    for verdict in verdicts:
+        typer.echo(verdict.line())
+    if not verdicts:
+        raise _fail("no .imunit files found")
+    if any(v.kind == "error" for v in verdicts):
+        raise typer.Exit(EXIT_CHANGES)
+
+
+_COMMANDS = {"generate", "list", "validate", "unit-check"}
 
 
 def main(argv: Sequence[str] | None = None) -> None:

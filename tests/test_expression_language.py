@@ -28,6 +28,7 @@ ENV = {
     "window_shape": Shape((4, 3)), "cutoff_freq": 10.0, "time_input": None,
     "sampling_rate": 50, "contextual_length_sec": 2.0, "prediction_freq": 10.0, "contextual_size": 100,
     "context_stride": 5, "size0": 3, "size1": 4, "step": 2, "global_tf_api": "tfl", "class_names": "cat,dog",
+    "min_value": -3.7, "q": Tensor(VALUE_TYPES["Q15"], Shape((4,)), rate_=1000.0, shift_=1, scale_=0.5, offset_=2),
 }
 
 # (expression, expected value) from the custom-unit reference and the authoring guide.
@@ -75,11 +76,14 @@ EXAMPLES = [
     ("context_stride <= contextual_size", True),
     ("prediction_freq <= sampling_rate", True),
     ("input.shape.flat * context_stride", 300),
-    ("a.shape.broadcast(b.shape)", None),  # Int8 (2,3) into (1,3) does not broadcast: checked below
-    ("System.Shape(2,1,4,1,6).broadcast(System.Shape(2,3,4,5,6))", ShapeBroadcast(2, 3, 4, 5, 6)),
-    ("System.Shape(2,1,1,5).broadcast(System.Shape(2,3,4,5))", ShapeBroadcast(1, 1, 2, 12, 5)),
-    ("System.Shape(2,3,1).broadcast(System.Shape(2,3,4))", ShapeBroadcast(1, 1, 6, 4, 1)),
-    ("b.shape.broadcast(a.shape).right", 3),
+    # shape.broadcast(other): other, the smaller operand, broadcast into shape (guide 12.5.2, Add.imunit)
+    ("b.shape.broadcast(a.shape)", None),  # (2,3) does not broadcast into (1,3): checked below
+    ("System.Shape(2,3,4,5,6).broadcast(System.Shape(2,1,4,1,6))", ShapeBroadcast(2, 3, 4, 5, 6)),
+    ("System.Shape(2,3,4,5).broadcast(System.Shape(2,1,1,5))", ShapeBroadcast(1, 1, 2, 12, 5)),
+    ("System.Shape(2,3,4).broadcast(System.Shape(2,3,1))", ShapeBroadcast(1, 1, 6, 4, 1)),
+    ("System.Shape(4,3,5).broadcast(System.Shape(1,3,5))", ShapeBroadcast(1, 1, 1, 4, 15)),  # the guide's example
+    ("System.Shape(4,3,5).broadcast(System.Shape(1))", ShapeBroadcast(1, 1, 1, 60, 1)),  # b a scalar
+    ("a.shape.broadcast(b.shape).right", 3),
     ("Math.max(2, 3) + Math.min(2.5, 1.5) + Math.abs(-2)", 6.5),
     ("Math.floor(2.7) + Math.ceil(2.1) + Math.round(2.5) + Math.sign(-3.0)", 6),
     ("Math.pow(2, 10) + Math.int(3.9) + Math.real(2)", 1029.0),
@@ -91,6 +95,38 @@ EXAMPLES = [
     ("~5 & 7 | 8 ^ 1", 11),
     ("!true | false", False),
     ("true ? 1 : 2", 1),
+    # C#'s precedence and associativity (the guide's table puts & ^ | && || on one level)
+    ("true || false && false", True),
+    ("1 | 2 & 0", 1),
+    ("6 ^ 3 & 1", 7),
+    ("1 == 1 & 2 == 2", True),
+    ("false ? 1 : true ? 2 : 3", 2),
+    ("10 - 2 - 3", 5),
+    ("-2.pow(2)", -4),
+    # number methods, bare calls, the whole Math library (guide 10.9)
+    ("min_value.max(-128).round", -4),
+    ("2.pow(3)", 8),
+    ("threshold.sqrt.log2.ceil", 0),
+    ("ceil(real(7) / 2)", 4),
+    ("log2(8.0) + Math.log10(100.0) + inv(4.0) + trunc(-2.5) + factorial(3)", 9.25),
+    ("Math.ceilstep(7, 4) + sign(-2) + abs(-3)", 10),
+    ("(2.pow(2).log / 2.0.log).quantize(System.Q15, 3)", 8192),
+    # types, parseType and tensor attributes (guide 10.3, 10.5, 11)
+    ("System.Q7.size + System.Q15.size + System.Q31.size + System.D8.size + System.UInt64.size", 16),
+    ("System.parseType('q15') == System.Q15 && System.parseType('f32') == System.Float32", True),
+    ("q.shift + q.rate + q.scale + q.offset", 1003.5),
+    ("q.isTimeCoded", False),
+    ("0.5.quantize(q.type, q.shift)", 8192),
+    ("300.0.quantize(System.Int8, 0)", 127),
+    ("0.25.quantize(System.Float32, 0)", 0.25),
+    # negative axes count from the left (guide 10.7); labels
+    ("input.shape.size(-1) + input.shape.size(-3)", 8),
+    ("input.shape.slot(-1)", 1),
+    ("input.shape.withLabels(1, 'x,y', 1).getLabels(1)", ",x,y,"),
+    ("input.shape.withLabels(0, 'a,b,c,d,e').getLabels(0, 1, 2)", "b,c"),
+    # strings
+    ("'Hello'.toLower().length + 'abc'.indexOf('c')", 7),
+    ("'a-b'.replace('-', '+') + 'xyz'.remove(1)", "a+bx"),
 ]
 
 

@@ -19,7 +19,7 @@ from conftest import ROOT
 from dsl import compute as C
 from dsl.types import DataType
 from dsl import fragments, loader
-from generators.imunit import units
+from generators.imunit import checker, units
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate, parse
 from generators.kernels import py_names
 from generators.kernels.selection import code_ops
@@ -91,8 +91,9 @@ def test_units_are_well_formed_and_consistent(out: Path, legacy: Path, style: st
             for impl in unit.iter("Implementation"):
                 types_ = {t.get("tensor"): t.get("type") for t in impl.iter("TensorType")}
                 assert set(types_) >= {e.get("name") for e in unit.find("Parameters") if e.tag == "InputSocket"}
-                if impl.get("language") == "C":
-                    assert all(v in DTYPE_TYPES.values() for v in types_.values()), types_
+                if impl.get("language") == "C":  # typed, but for an input passed with its own dtype
+                    assert all(v in DTYPE_TYPES.values() or (v is None and f"{t}_dtype_index" in impl.get("call"))
+                               for t, v in types_.items()), types_
         for impl in unit.iter("Implementation"):
             file, fragment = impl.get("fragment").split(":")
             order, _ = fragments.resolve(path.parent, file, fragment, str(path.parent))
@@ -491,3 +492,18 @@ def test_queue_c_implementation_replays_the_reference(out: Path, tmp_path: Path,
     assert build.returncode == 0, build.stderr[-3000:]
     run = subprocess.run([str(exe)], capture_output=True, text=True)
     assert (run.returncode, run.stdout.strip()) == (0, "ok")
+
+
+@pytest.mark.parametrize("style", ["current", "legacy"])
+def test_every_unit_checks_as_studio_evaluates_it(out: Path, legacy: Path, style: str) -> None:
+    """unit-check over every generated unit: none has an error, and a unit never calls a kernel
+    on an input of another type than the kernel reads (gather's indices are Int64)."""
+    root = out if style == "current" else legacy
+    verdicts = checker.check([root])
+    assert len(verdicts) == len(_unit_files(root))
+    assert [v.line() for v in verdicts if v.kind == "error"] == []
+    gather = root / "base" / "gather" / "gather.imunit"
+    float_indices = checker.check_unit(gather, dict([checker.parse_input("indices=Float32[2]")]))
+    assert (float_indices.kind, float_indices.text) == ("refused", "no C implementation of Implementations applies")
+    int_indices = checker.check_unit(gather, dict([checker.parse_input("indices=Int64[2]")]))
+    assert int_indices.kind == "ok", int_indices.line()

@@ -1,69 +1,35 @@
-"""Imaginet's expression language: parser, evaluator and standard libraries.
+"""Imaginet's expression language: parser and evaluator.
 
-Grammar (Imaginet's custom-unit reference)::
-
-    EXPR = TERNARY
-    TERNARY = LOGICAL ('?' LOGICAL ':' LOGICAL)*
-    LOGICAL = EQUALITY (('&' | '^' | '|' | '&&' | '||') EQUALITY)*
-    EQUALITY = RELATIONAL (('==' | '!=') RELATIONAL)*
-    RELATIONAL = SHIFT (('<' | '>' | '>=' | '<=') SHIFT)*
-    SHIFT = ADDITIVE (('<<' | '>>') ADDITIVE)*
-    ADDITIVE = MULTIPLICATIVE (('+' | '-') MULTIPLICATIVE)*
-    MULTIPLICATIVE = UNARY (('*' | '/' | '%') UNARY)*
-    UNARY = ('-' | '~' | '!')? CALL
-    CALL = PRIMARY ('.' IDENTIFIER ARGSLIST)*
-    PRIMARY = CONSTANT | GLOBAL | '(' EXPR ')'
-
-Member calls with empty parentheses may leave them out (``input.shape.flat``).
-Strings use double or single quotes and concatenate with ``+``.
-Axes count from the right: axis 0 is the last NumPy axis. Integers follow
-C#: ``/`` truncates and ``%`` keeps the dividend's sign.
+The grammar is ``expression.lark`` (C#'s precedence; the authoring guide's
+section 10 for everything else). Member calls with empty parentheses may leave
+them out (``input.shape.flat``); a function of one or more arguments may be
+called bare (``ceil(x)``), through ``Math.`` or as a method of its first
+argument (``x.ceil``, ``2.pow(n)``). Strings use double or single quotes and
+concatenate with ``+``. Axes count from the right: axis 0 is the last NumPy
+axis, -1 the first. Integers follow C#: ``/`` truncates and ``%`` keeps the
+dividend's sign. The values are in ``values.py``.
 """
 
 from __future__ import annotations
 
 import functools
-
 import math
 import re
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import attrs
+import lark
 
+from generators.imunit.values import (BARE_ONLY, BOTH, EXTENSIONS, MATH, MATH_ONLY, STRING_METHODS, SYSTEM,
+                                      VALUE_TYPES, Array, ExpressionError, ExternalCall, Identifier, Shape,
+                                      ShapeBroadcast, Tensor, ValueType, _Library, quantize)
 
-class ExpressionError(ValueError):
-    """A parse or evaluation error; parse errors name the column."""
+__all__ = ["Array", "ExpressionError", "ExternalCall", "Identifier", "Shape", "ShapeBroadcast", "Tensor",
+           "ValueType", "VALUE_TYPES", "evaluate", "interpolate", "parse", "names"]
 
 
 # ---------------------------------------------------------------- syntax
-
-_TOKEN = re.compile(r"""
-    (?P<space>\s+)
-  | (?P<number>\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)
-  | (?P<string>"[^"]*"|'[^']*')
-  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op>&&|\|\||==|!=|<=|>=|<<|>>|[?:&^|<>+\-*/%~!().,])
-""", re.X)
-
-
-@attrs.frozen
-class Token:
-    kind: str
-    text: str
-    column: int
-
-
-def tokenize(text: str) -> list[Token]:
-    tokens, pos = [], 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            raise ExpressionError(f"column {pos + 1}: unexpected character {text[pos]!r}")
-        if m.lastgroup != "space":
-            tokens.append(Token(m.lastgroup, m.group(), pos + 1))  # type: ignore[arg-type]
-        pos = m.end()
-    tokens.append(Token("end", "", len(text) + 1))
-    return tokens
 
 
 @attrs.frozen
@@ -103,354 +69,110 @@ class Ternary:
 
 @attrs.frozen
 class Member:
+    """``target.name`` or ``target.name(args)`` (the same when the member is a function)."""
+
     target: Any
     name: str
     args: tuple[Any, ...]
 
 
-_LEVELS = (("&", "^", "|", "&&", "||"), ("==", "!="), ("<", ">", ">=", "<="), ("<<", ">>"), ("+", "-"),
-           ("*", "/", "%"))
+@attrs.frozen
+class Call:
+    """A bare function call: ``ceil(real(x))``."""
+
+    name: str
+    args: tuple[Any, ...]
 
 
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.tokens = tokenize(text)
-        self.i = 0
+class _Tree(lark.Transformer):
+    """lark's parse tree to the nodes above (run inline by the LALR parser)."""
 
-    def peek(self) -> Token:
-        return self.tokens[self.i]
+    def number(self, items: list) -> Num:
+        text = str(items[0])
+        return Num(float(text) if any(c in text for c in ".eE") else int(text))
 
-    def take(self, text: str | None = None, kind: str | None = None) -> Token:
-        token = self.peek()
-        if (text is not None and token.text != text) or (kind is not None and token.kind != kind):
-            wanted = repr(text) if text is not None else kind
-            found = repr(token.text) if token.kind != "end" else "the end"
-            raise ExpressionError(f"column {token.column}: expected {wanted}, found {found}")
-        self.i += 1
-        return token
+    def string(self, items: list) -> Str:
+        return Str(str(items[0])[1:-1])
 
-    def parse(self) -> Any:
-        node = self.ternary()
-        if self.peek().kind != "end":
-            token = self.peek()
-            raise ExpressionError(f"column {token.column}: unexpected {token.text!r}")
-        return node
+    def name(self, items: list) -> Name:
+        return Name(str(items[0]))
 
-    def ternary(self) -> Any:
-        node = self.level(0)
-        while self.peek().text == "?":
-            self.take("?")
-            then = self.level(0)
-            self.take(":")
-            node = Ternary(node, then, self.level(0))
-        return node
+    def binary(self, items: list) -> Binary:
+        left, op, right = items
+        return Binary(str(op), left, right)
 
-    def level(self, depth: int) -> Any:
-        if depth == len(_LEVELS):
-            return self.unary()
-        node = self.level(depth + 1)
-        while self.peek().kind == "op" and self.peek().text in _LEVELS[depth]:
-            op = self.take().text
-            node = Binary(op, node, self.level(depth + 1))
-        return node
+    def unary(self, items: list) -> Unary:
+        op, operand = items
+        return Unary(str(op), operand)
 
-    def unary(self) -> Any:
-        if self.peek().text in ("-", "~", "!"):
-            op = self.take().text
-            return Unary(op, self.unary())
-        return self.call()
+    def ternary(self, items: list) -> Ternary:
+        return Ternary(*items)
 
-    def call(self) -> Any:
-        node = self.primary()
-        while self.peek().text == ".":
-            self.take(".")
-            name = self.take(kind="name").text
-            args: list[Any] = []
-            if self.peek().text == "(":
-                self.take("(")
-                if self.peek().text != ")":
-                    args.append(self.ternary())
-                    while self.peek().text == ",":
-                        self.take(",")
-                        args.append(self.ternary())
-                self.take(")")
-            node = Member(node, name, tuple(args))
-        return node
+    def arguments(self, items: list) -> tuple:
+        return tuple(items)
 
-    def primary(self) -> Any:
-        token = self.peek()
-        if token.kind == "number":
-            self.take()
-            text = token.text
-            return Num(float(text) if any(c in text for c in ".eE") else int(text))
-        if token.kind == "string":
-            self.take()
-            return Str(token.text[1:-1])
-        if token.kind == "name":
-            self.take()
-            return Name(token.text)
-        if token.text == "(":
-            self.take("(")
-            node = self.ternary()
-            self.take(")")
-            return node
-        found = repr(token.text) if token.kind != "end" else "the end"
-        raise ExpressionError(f"column {token.column}: expected a value, found {found}")
+    def member(self, items: list) -> Member:
+        target, name = items
+        return Member(target, str(name), ())
+
+    def method(self, items: list) -> Member:
+        target, name, args = items
+        return Member(target, str(name), args or ())
+
+    def call(self, items: list) -> Call:
+        name, args = items
+        return Call(str(name), args or ())
+
+
+_PARSER = lark.Lark((Path(__file__).with_name("expression.lark")).read_text(), parser="lalr",
+                    transformer=_Tree(), maybe_placeholders=True)
+
+#: What a parse error says it expected, most telling first (lark's terminal names).
+_EXPECTED = (("RPAR", "')'"), ("COLON", "':'"), ("NUMBER", "a value"), ("NAME", "name"))
+
+
+def _parse_error(text: str, error: lark.exceptions.UnexpectedInput) -> ExpressionError:
+    if isinstance(error, lark.exceptions.UnexpectedCharacters):
+        return ExpressionError(f"column {error.column}: unexpected character {text[error.pos_in_stream]!r}")
+    assert isinstance(error, (lark.exceptions.UnexpectedToken, lark.exceptions.UnexpectedEOF))
+    token = getattr(error, "token", None)
+    at_end = token is None or token.type == "$END"
+    column = len(text) + 1 if at_end else token.column
+    found = "the end" if at_end else repr(str(token))
+    if not at_end:
+        try:  # a whole expression before the token: the token is what is wrong
+            _PARSER.parse(text[:token.start_pos])
+            return ExpressionError(f"column {column}: unexpected {found}")
+        except lark.exceptions.UnexpectedInput:
+            pass
+    wanted = next((words for terminal, words in _EXPECTED if terminal in error.expected), "a value")
+    return ExpressionError(f"column {column}: expected {wanted}, found {found}")
 
 
 @functools.lru_cache(maxsize=None)
 def parse(text: str) -> Any:
     """The expression's tree (trees are never changed, so one parse serves every evaluation)."""
-    return _Parser(text).parse()
+    try:
+        return _PARSER.parse(text)
+    except lark.exceptions.UnexpectedInput as error:
+        raise _parse_error(text, error) from None
+
+
+def names(node: Any) -> set[str]:
+    """The parameter names an expression refers to (not members or functions)."""
+    if isinstance(node, str):
+        node = parse(node)
+    if isinstance(node, Name):
+        return {node.name}
+    if isinstance(node, (Num, Str)):
+        return set()
+    found: set[str] = set()
+    for child in attrs.astuple(node, recurse=False):
+        for item in child if isinstance(child, tuple) else (child,):
+            if not isinstance(item, str):
+                found |= names(item)
+    return found
 
-
-# ---------------------------------------------------------------- values
-
-
-@attrs.frozen
-class ValueType:
-    name: str
-    size_bytes: int
-
-    def size(self) -> int:
-        return self.size_bytes
-
-    def __str__(self) -> str:
-        return f"System.{self.name}"
-
-
-VALUE_TYPES = {n: ValueType(n, s) for n, s in (
-    ("Float16", 2), ("Float32", 4), ("Float64", 8), ("Int8", 1), ("Int16", 2), ("Int32", 4),
-    # opforge's extensions for its other dtypes:
-    ("Int64", 8), ("UInt8", 1), ("Bool", 1))}
-
-
-@attrs.frozen
-class ShapeBroadcast:
-    """Shape A broadcast into B, grouped from the right (Imaginet's five numbers)."""
-
-    left_: int
-    group1_: int
-    middle_: int
-    group2_: int
-    right_: int
-
-    def left(self) -> int:
-        return self.left_
-
-    def group1(self) -> int:
-        return self.group1_
-
-    def middle(self) -> int:
-        return self.middle_
-
-    def group2(self) -> int:
-        return self.group2_
-
-    def right(self) -> int:
-        return self.right_
-
-
-@attrs.frozen
-class Shape:
-    """Dimensions in NumPy order; methods take axes counted from the right."""
-
-    dims: tuple[int, ...]
-
-    def _index(self, axis: int) -> int:
-        if not 0 <= axis < len(self.dims):
-            raise ExpressionError(f"axis {axis} is out of range for a shape of rank {len(self.dims)}")
-        return len(self.dims) - 1 - axis
-
-    def count(self) -> int:
-        return len(self.dims)
-
-    def flat(self) -> int:
-        return math.prod(self.dims)
-
-    def size(self, dim: int) -> int:
-        return self.dims[self._index(dim)]
-
-    def step(self, start: int, stop: int | None = None) -> int:
-        """step(axis): elements between neighbours along axis; step(start, stop): the product of axes start..stop-1."""
-        if stop is None:
-            start, stop = 0, start
-        if not 0 <= start <= stop <= len(self.dims):
-            raise ExpressionError(f"step({start}, {stop}) is out of range for a shape of rank {len(self.dims)}")
-        return math.prod(self.dims[len(self.dims) - stop:len(self.dims) - start])
-
-    def slot(self, axis: int) -> int:
-        return math.prod(self.dims[:self._index(axis)])
-
-    def replace(self, axis: int, size: int) -> "Shape":
-        i = self._index(axis)
-        return Shape(self.dims[:i] + (size,) + self.dims[i + 1:])
-
-    def insert(self, axis: int, size: int) -> "Shape":
-        if not 0 <= axis <= len(self.dims):
-            raise ExpressionError(f"axis {axis} is out of range for inserting into rank {len(self.dims)}")
-        i = len(self.dims) - axis
-        return Shape(self.dims[:i] + (size,) + self.dims[i:])
-
-    def remove(self, axis: int) -> "Shape":
-        i = self._index(axis)
-        return Shape(self.dims[:i] + self.dims[i + 1:])
-
-    def broadcastable(self, other: "Shape") -> bool:
-        """opforge's extension: True if the shapes broadcast together (NumPy rules)."""
-        a, b = self.dims[::-1], other.dims[::-1]
-        return all(x == y or x == 1 or y == 1 for x, y in zip(a, b))
-
-    def broadcast(self, other: "Shape") -> ShapeBroadcast:
-        buckets = {"right": 1, "group2": 1, "middle": 1, "group1": 1, "left": 1}
-        order = ["right", "group2", "middle", "group1", "left"]
-        phase = 0
-        for k in range(len(other.dims)):
-            b = other.dims[-1 - k]
-            a = self.dims[-1 - k] if k < len(self.dims) else 1
-            if a != b and a != 1:
-                raise ExpressionError(f"shape {self} does not broadcast into {other}")
-            stretched = a != b
-            if stretched and order[phase] in ("right", "middle"):
-                phase += 1
-            elif not stretched and order[phase] in ("group2", "group1"):
-                phase += 1
-            if phase >= len(order) or (stretched and order[phase] == "left"):
-                raise ExpressionError(f"broadcasting {self} into {other} needs more than two groups")
-            buckets[order[phase]] *= b
-        return ShapeBroadcast(buckets["left"], buckets["group1"], buckets["middle"], buckets["group2"],
-                              buckets["right"])
-
-    def __str__(self) -> str:
-        return "(" + ",".join(str(d) for d in self.dims) + ")"
-
-
-@attrs.frozen
-class Tensor:
-    """An array parameter: its element type and shape."""
-
-    type_: ValueType
-    shape_: Shape
-
-    def type(self) -> ValueType:
-        return self.type_
-
-    def shape(self) -> Shape:
-        return self.shape_
-
-
-class _Math:
-    E = math.e
-    PI = math.pi
-    Epsilon = 5e-324
-    NaN = math.nan
-    MinValue = -1.7976931348623157e308
-    MaxValue = 1.7976931348623157e308
-
-    @staticmethod
-    def real(x: int) -> float:
-        return float(x)
-
-    @staticmethod
-    def int(x: float) -> int:
-        return int(math.trunc(x))
-
-    @staticmethod
-    def abs(x: Any) -> Any:
-        return abs(x)
-
-    @staticmethod
-    def max(a: Any, b: Any) -> Any:
-        return max(a, b)
-
-    @staticmethod
-    def min(a: Any, b: Any) -> Any:
-        return min(a, b)
-
-    @staticmethod
-    def pow(a: Any, b: Any) -> Any:
-        return a ** b if isinstance(a, int) and isinstance(b, int) and b >= 0 else math.pow(a, b)
-
-    @staticmethod
-    def exp(x: float) -> float:
-        return math.exp(x)
-
-    @staticmethod
-    def log(x: float, base: float | None = None) -> float:
-        return math.log(x) if base is None else math.log(x, base)
-
-    @staticmethod
-    def hann(type_: ValueType, size: int) -> "Array":
-        values = tuple(0.5 - 0.5 * math.cos(2 * math.pi * n / (size - 1)) if size > 1 else 1.0 for n in range(size))
-        return Array(type_, Shape((size,)), values)
-
-    @staticmethod
-    def floor(x: float) -> int:
-        return math.floor(x)
-
-    @staticmethod
-    def ceil(x: float) -> int:
-        return math.ceil(x)
-
-    @staticmethod
-    def round(x: float) -> int:
-        return round(x)  # midpoints to even, as .NET's Math.Round
-
-    @staticmethod
-    def sqrt(x: float) -> float:
-        return math.sqrt(x)
-
-    @staticmethod
-    def sign(x: Any) -> int:
-        return (x > 0) - (x < 0)
-
-    sin = staticmethod(math.sin)
-    sinh = staticmethod(math.sinh)
-    cos = staticmethod(math.cos)
-    cosh = staticmethod(math.cosh)
-    tan = staticmethod(math.tan)
-    tanh = staticmethod(math.tanh)
-    atan = staticmethod(math.atan)
-    atan2 = staticmethod(math.atan2)
-    acos = staticmethod(math.acos)
-    asin = staticmethod(math.asin)
-
-
-@attrs.frozen
-class Array:
-    type_: ValueType
-    shape_: Shape
-    values: tuple[float, ...]
-
-    def type(self) -> ValueType:
-        return self.type_
-
-    def shape(self) -> Shape:
-        return self.shape_
-
-
-class _System:
-    @staticmethod
-    def Shape(*dims: int) -> Shape:  # noqa: N802 - the library's name
-        return Shape(tuple(int(d) for d in dims))
-
-    @staticmethod
-    def ArrayBuffer(type_: ValueType, shape: Any, static: bool = True) -> Tensor:  # noqa: N802
-        return Tensor(type_, shape if isinstance(shape, Shape) else Shape((int(shape),)))
-
-    @staticmethod
-    def Tensor(type_: ValueType, shape: Any, static: bool = False) -> Tensor:  # noqa: N802
-        """Scratch memory of a unit (the authoring guide's temporary buffers)."""
-        return Tensor(type_, shape if isinstance(shape, Shape) else Shape((int(shape),)))
-
-    def __getattr__(self, name: str) -> Any:
-        if name in VALUE_TYPES:
-            return VALUE_TYPES[name]
-        raise AttributeError(name)
-
-
-MATH = _Math()
-SYSTEM = _System()
 
 # ---------------------------------------------------------------- evaluation
 
@@ -487,22 +209,58 @@ def _arith(op: str, a: Any, b: Any) -> Any:
     raise ExpressionError(f"unknown operator {op}")
 
 
-def _member(target: Any, name: str, args: list[Any]) -> Any:
-    attr = getattr(target, name, None) if not name.startswith("_") else None
-    if attr is None:
-        raise ExpressionError(f"{type(target).__name__} has no member {name!r}")
-    if callable(attr):
-        try:
-            return attr(*args)
-        except TypeError as exc:
-            raise ExpressionError(f"{name}: {exc}") from None
+def _apply(name: str, function: Callable[..., Any], args: list[Any]) -> Any:
+    try:
+        return function(*args)
+    except ExpressionError:
+        raise
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        raise ExpressionError(f"{name}: {exc}") from None
+
+
+def _member(target: Any, name: str, args: list[Any], strict: bool) -> Any:
+    if strict and name in EXTENSIONS:
+        raise ExpressionError(f"{name} is not part of Imaginet's expression language (an opforge extension)")
+    if isinstance(target, _Library):
+        value = target.member(name)
+    elif _number(target):
+        if name == "quantize":
+            return _apply(name, quantize, [target, *args])
+        function = BOTH.get(name) or BARE_ONLY.get(name) or MATH_ONLY.get(name)
+        if function is None:
+            raise ExpressionError(f"a number has no member {name!r}")
+        return _apply(name, function, [target, *args])
+    elif isinstance(target, str):
+        if name not in STRING_METHODS:
+            raise ExpressionError(f"a string has no member {name!r}")
+        return _apply(name, STRING_METHODS[name], [target, *args])
+    elif target is None:
+        raise ExpressionError(f"null has no member {name!r}")
+    else:
+        value = getattr(target, name, None) if not name.startswith("_") else None
+        if value is None:
+            raise ExpressionError(f"{type(target).__name__} has no member {name!r}")
+    if callable(value):
+        return _apply(name, value, args)
     if args:
         raise ExpressionError(f"{name} is not a function")
-    return attr
+    return value
 
 
-def evaluate(node: Any, env: Mapping[str, Any]) -> Any:
-    """Evaluate a parsed expression; ``env`` gives the parameters."""
+def _call(name: str, args: list[Any]) -> Any:
+    function = BOTH.get(name) or BARE_ONLY.get(name)
+    if function is None:
+        hint = f" (only as Math.{name})" if name in MATH_ONLY else ""
+        raise ExpressionError(f"unknown function {name!r}{hint}")
+    return _apply(name, function, args)
+
+
+_GLOBALS = {"true": True, "false": False, "null": None, "Math": MATH, "System": SYSTEM}
+
+
+def evaluate(node: Any, env: Mapping[str, Any], strict: bool = False) -> Any:
+    """Evaluate a parsed expression; ``env`` gives the parameters. ``strict`` refuses
+    opforge's extensions (``values.EXTENSIONS``), as Studio would."""
     if isinstance(node, str):
         node = parse(node)
     if isinstance(node, Num):
@@ -510,14 +268,15 @@ def evaluate(node: Any, env: Mapping[str, Any]) -> Any:
     if isinstance(node, Str):
         return node.value
     if isinstance(node, Name):
-        globals_ = {"true": True, "false": False, "null": None, "Math": MATH, "System": SYSTEM}
         if node.name in env:
             return env[node.name]
-        if node.name in globals_:
-            return globals_[node.name]
+        if node.name in _GLOBALS:
+            return _GLOBALS[node.name]
         raise ExpressionError(f"unknown name {node.name!r}")
+    if isinstance(node, Call):
+        return _call(node.name, [evaluate(a, env, strict) for a in node.args])
     if isinstance(node, Unary):
-        v = evaluate(node.operand, env)
+        v = evaluate(node.operand, env, strict)
         if node.op == "!":
             if not isinstance(v, bool):
                 raise ExpressionError(f"'!' needs a bool, got {v!r}")
@@ -530,26 +289,26 @@ def evaluate(node: Any, env: Mapping[str, Any]) -> Any:
             raise ExpressionError(f"'-' needs a number, got {v!r}")
         return -v
     if isinstance(node, Ternary):
-        c = evaluate(node.condition, env)
+        c = evaluate(node.condition, env, strict)
         if not isinstance(c, bool):
             raise ExpressionError(f"'?:' needs a bool condition, got {c!r}")
-        return evaluate(node.then if c else node.otherwise, env)
+        return evaluate(node.then if c else node.otherwise, env, strict)
     if isinstance(node, Member):
-        target = evaluate(node.target, env)
-        return _member(target, node.name, [evaluate(a, env) for a in node.args])
+        target = evaluate(node.target, env, strict)
+        return _member(target, node.name, [evaluate(a, env, strict) for a in node.args], strict)
     assert isinstance(node, Binary)
     op = node.op
     if op in ("&&", "||"):
-        left = evaluate(node.left, env)
+        left = evaluate(node.left, env, strict)
         if not isinstance(left, bool):
             raise ExpressionError(f"'{op}' needs bools, got {left!r}")
         if (op == "&&" and not left) or (op == "||" and left):
             return left
-        right = evaluate(node.right, env)
+        right = evaluate(node.right, env, strict)
         if not isinstance(right, bool):
             raise ExpressionError(f"'{op}' needs bools, got {right!r}")
         return right
-    a, b = evaluate(node.left, env), evaluate(node.right, env)
+    a, b = evaluate(node.left, env, strict), evaluate(node.right, env, strict)
     if op in ("==", "!="):
         same = a == b
         return same if op == "==" else not same
@@ -571,14 +330,12 @@ def evaluate(node: Any, env: Mapping[str, Any]) -> Any:
 _FIELD = re.compile(r"\{([^{}]*)\}")
 
 
-def interpolate(message: str, env: Mapping[str, Any]) -> str:
+def interpolate(message: str, env: Mapping[str, Any], strict: bool = False) -> str:
     """An Assert error with its ``{expression}`` parts evaluated."""
 
     def value(m: re.Match[str]) -> str:
-        v = evaluate(m.group(1), env)
+        v = evaluate(m.group(1), env, strict)
         return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
     return _FIELD.sub(value, message)
 
-
-Function = Callable[..., Any]

@@ -17,6 +17,7 @@ from typing import Sequence
 
 from dsl import compute as C
 from dsl import doc_tokens
+from dsl import dtypes as D
 from dsl.model import Namespace, Op
 from dsl.types import DataType, Language
 from generators import abi
@@ -425,12 +426,12 @@ class ImunitGenerator:
             call = f"{name}({', '.join(value for _, value in self.adapter_params(op, v.dtype))})"
             impl = ET.SubElement(impls, "Implementation", {"language": "C", "fragment": f"{op.name}.h:{name}",
                                                            "call": call})
-            condition = self._condition(op, v.dtype)
             if legacy:
-                impl.set("conditional", condition)
+                impl.set("conditional", self._condition(op, v.dtype))
                 self._tensor_types(impl, op, v)
-            else:
-                ET.SubElement(impl, "Conditional", {"value": condition})
+            else:  # the kernel reads every input as its variant's type: each must be it
+                for condition in self._conditions(op, v):
+                    ET.SubElement(impl, "Conditional", {"value": condition})
         python = ET.SubElement(impls, "Implementation", {
             "language": "Python", "fragment": f"{op.name}.py:{self.wrapper_name(op)}",
             "call": f"{self.wrapper_name(op)}({', '.join(self.wrapper_params(op))})"})
@@ -447,7 +448,7 @@ class ImunitGenerator:
         for t in (*op.inputs, *op.outputs):
             for name in units.sockets(t) if t.kind == "input" else units.output_sockets(t):
                 attrs_ = {"tensor": name}
-                if variant is not None:
+                if variant is not None and t.name not in C.own_dtype_inputs(op):  # else: any type
                     attrs_["type"] = units.VALUE_TYPE[variant.of(t.name)].removeprefix("System.")  # type: ignore[attr-defined]
                 ET.SubElement(impl, "TensorType", attrs_)
 
@@ -652,6 +653,21 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
         ET.indent(root, space="  ")
         body = ET.tostring(_xml_safe(root), encoding="unicode")
         return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {header.replace("--", "- -")} -->\n{body}\n'
+
+    def _conditions(self, op: Op, variant: D.Variant) -> list[str]:
+        """The variant's own condition, then each other input socket's element type
+        (an optional socket may also be left unconnected)."""
+        conditions = [self._condition(op, variant.dtype)]
+        for i in op.inputs:
+            if i.name in C.own_dtype_inputs(op):  # passed with its dtype: any type will do
+                continue
+            for k, socket in enumerate(units.sockets(i)):
+                test = f"{socket}.type == {units.VALUE_TYPE[variant.of(i.name)]}"
+                if not i.count.is_single and k >= i.count.low:
+                    test = f"({socket} == null || {test})"
+                if test not in conditions:
+                    conditions.append(test)
+        return conditions
 
     def _condition(self, op: Op, dtype: str) -> str:
         if C.dtype_from_arg(op.compute):
