@@ -6,6 +6,7 @@ and every kind of problem it exists to find must be found."""
 from __future__ import annotations
 
 import os
+import subprocess
 import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -175,6 +176,16 @@ def test_problems_are_errors_that_say_what_is_wrong(tmp_path: Path, change: dict
     assert verdict.kind == "error" and message in verdict.text, verdict.line()
 
 
+def test_a_section_with_return_status_needs_a_function_that_returns_one(tmp_path: Path) -> None:
+    path = _unit(tmp_path)
+    path.write_text(path.read_text().replace("<Implementations>", '<Implementations returnStatus="true">'))
+    verdict = checker.check_unit(path, {})
+    assert verdict.text == "Implementations has returnStatus, but scale_f32 returns void", verdict.line()
+    (path.parent / "scale.h").write_text(FRAGMENTS.replace("static inline void scale_f32", "static inline int scale_f32")
+                                         .replace("helper(input[i], factor);", "helper(input[i], factor); return 0;"))
+    assert checker.check_unit(path, {}).kind == "ok"
+
+
 def test_a_failed_assert_is_a_refusal_with_its_message(tmp_path: Path) -> None:
     inputs = dict([checker.parse_input("input=Float32[2,3,4,5]")])
     verdict = checker.check_unit(_unit(tmp_path), inputs)
@@ -224,3 +235,28 @@ def test_the_seed_format(tmp_path: Path) -> None:
     flipped = checker.check([tmp_path], options={"flip": True})
     assert [v.text for v in flipped if v.path.name == "Twice.imunit"] == [
         "output output is declared Float32[4,8] (rate=100), its stacked unit gives Float32[4,8,16] (rate=100)"]
+
+
+@needs_library
+def test_reference_units_assemble_into_one_firmware_file(tmp_path: Path) -> None:
+    """Every reference unit the checker accepts, its C fragments and their dependencies (libfft's,
+    shared by four transforms through relative paths) once each in one file, as Imaginet
+    assembles a firmware: it compiles, with one definition of each function."""
+    chosen = []
+    library = checker.Library([LIBRARY])
+    units = 0
+    for path in checker.unit_files([LIBRARY]):
+        if checker.check_unit(path, {}, {}, library).kind != "ok" or path.name == "ContextualWindow.imunit":
+            continue
+        picked = checker.implementations(path, {}, {})
+        if any("arm_math.h" in f.path.read_text(encoding="utf-8-sig") for c in picked for f in c.fragments):
+            continue  # needs the cmsis-dsp code package
+        units += 1
+        chosen += picked
+    source = tmp_path / "firmware.c"
+    source.write_text(checker.assemble(chosen), encoding="utf-8")
+    # gnu99: the real fragments use M_PI, which strict C99's <math.h> does not declare
+    build = subprocess.run(["gcc", "-std=gnu99", "-Wno-unknown-pragmas", "-c", str(source), "-o", str(tmp_path / "f.o")],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    assert units >= 40 and source.read_text().count("/* fftsg_f32.c: rdft */") == 1

@@ -245,13 +245,49 @@ _BEGIN = re.compile(r'#pragma\s+IMAGINET_FRAGMENT_BEGIN(?:_HEADER)?\s+"([^"]+)"(
 _DEPENDENCY = re.compile(r'#pragma\s+IMAGINET_FRAGMENT_DEPENDENCY\s+"([^"]+)"')
 
 
-@functools.lru_cache(maxsize=None)
 def _fragments(path: Path) -> dict[str, str]:
-    return {m.group(1): m.group(2) for m in _BEGIN.finditer(path.read_text(encoding="utf-8-sig"))}
+    return _split_fragments(path.read_text(encoding="utf-8-sig"))
 
 
-def _resolve(folder: Path, reference: str, seen: set[tuple[Path, str]], within: Path | None = None) -> tuple[Path, str]:
-    """A fragment and, recursively, its dependencies; the fragment's file and text."""
+@functools.lru_cache(maxsize=256)
+def _split_fragments(text: str) -> dict[str, str]:
+    """A fragment file's fragments by name (cached by content: files may change between checks).
+    Dependency pragmas between two fragments belong to the next one (the guide's fixwin_time_init)."""
+    fragments, start = {}, 0
+    for m in _BEGIN.finditer(text):
+        before = "".join(d.group(0) + "\n" for d in _DEPENDENCY.finditer(text, start, m.start()))
+        fragments[m.group(1)] = before + m.group(2)
+        start = m.end()
+    return fragments
+
+
+@attrs.frozen
+class Fragment:
+    """A fragment of a fragment file: where it is, its name and its text."""
+
+    path: Path
+    name: str
+    text: str
+
+
+@attrs.frozen
+class Chosen:
+    """The implementation a lifecycle section runs: its fragments, dependencies first,
+    the function it calls with the values of the call's arguments, and the function's
+    return type and parameters."""
+
+    section: str
+    language: str
+    fragments: tuple[Fragment, ...]
+    function: str
+    arguments: tuple[Any, ...]
+    returns: str
+    parameters: tuple[str, ...]
+
+
+def _resolve(folder: Path, reference: str, seen: dict[tuple[Path, str], Fragment],
+             within: Path | None = None) -> Fragment:
+    """A fragment and, recursively, its dependencies, added to ``seen`` dependencies first."""
     if ":" in reference:
         file_part, name = reference.rsplit(":", 1)
         if file_part.startswith("["):
@@ -266,38 +302,48 @@ def _resolve(folder: Path, reference: str, seen: set[tuple[Path, str]], within: 
     fragments = _fragments(path)
     if name not in fragments:
         raise Unresolved(f"fragment {reference!r}: {path.name} has no fragment {name!r}")
+    fragment = Fragment(path, name, fragments[name])
     if (path, name) not in seen:
-        seen.add((path, name))
+        seen[(path, name)] = fragment  # first: a dependency cycle ends here
         for dependency in _DEPENDENCY.findall(fragments[name]):
             _resolve(path.parent, dependency, seen, within=path)
-    return path, fragments[name]
+        del seen[(path, name)]  # then after its dependencies
+        seen[(path, name)] = fragment
+    return fragment
 
 
-def _parameters(text: str, function: str) -> list[str] | None:
-    """The parameters of ``function`` defined in a C fragment (None if it defines none)."""
-    m = re.search(rf"\b{re.escape(function)}\s*\(([^()]*)\)\s*\{{", text)
+def _signature(text: str, function: str) -> tuple[str, list[str]] | None:
+    """The return type and parameters of ``function`` defined in a C fragment (None if it defines none)."""
+    m = re.search(rf"([\w \t*]*?)\b{re.escape(function)}\s*\(([^()]*)\)\s*\{{", text)
     if m is None:
         return None
-    params = [p.strip() for p in m.group(1).split(",") if p.strip()]
-    return [] if params == ["void"] else params
+    params = [p.strip() for p in m.group(2).split(",") if p.strip()]
+    returns = re.sub(r"\b(static|inline|extern)\b", "", m.group(1)).strip()
+    return returns, [] if params == ["void"] else params
 
 
-def _check_call(element: ET.Element, folder: Path, scope: _Scope, section: str) -> None:
+def _check_call(element: ET.Element, folder: Path, scope: _Scope, section: str, status: bool) -> Chosen:
     fragment, call = element.get("fragment", ""), element.get("call", "")
-    path, text = _resolve(folder, fragment, set())
-    if element.get("language") != "C":  # a Python fragment's function may have any name
-        return
+    seen: dict[tuple[Path, str], Fragment] = {}
+    text = _resolve(folder, fragment, seen).text
+    language = element.get("language", "")
+    if language != "C":  # a Python fragment's function may have any name
+        return Chosen(section, language, tuple(seen.values()), "", (), "", ())
     try:
         node = parse(call)
     except ExpressionError as exc:
         raise Unresolved(f"{section}: call {call!r}: {exc}") from None
     if not isinstance(node, Call):
         raise Unresolved(f"{section}: call {call!r} is not a function call")
-    params = _parameters(text, node.name)
-    if params is None:
+    signature = _signature(text, node.name)
+    if signature is None:
         raise Unresolved(f"{section}: fragment {fragment} defines no function {node.name}")
+    returns, params = signature
+    if status and returns == "void":
+        raise Unresolved(f"{section} has returnStatus, but {node.name} returns void")
     if len(params) != len(node.args):
         raise Unresolved(f"{section}: {node.name} takes {len(params)} arguments, the call passes {len(node.args)}")
+    values = []
     for param, arg in zip(params, node.args):
         value = evaluate(arg, scope, strict=True)
         pointer = "*" in param or "[" in param
@@ -305,9 +351,12 @@ def _check_call(element: ET.Element, folder: Path, scope: _Scope, section: str) 
             raise Unresolved(f"{section}: {node.name}: a tensor passed for {param!r}")
         if isinstance(value, (int, float)) and pointer:
             raise Unresolved(f"{section}: {node.name}: a number passed for the pointer {param!r}")
+        values.append(value)
+    return Chosen(section, language, tuple(seen.values()), node.name, tuple(values), returns, tuple(params))
 
 
-def _check_sections(unit: ET.Element, folder: Path, scope: _Scope) -> None:
+def _check_sections(unit: ET.Element, folder: Path, scope: _Scope) -> list[Chosen]:
+    chosen_all = []
     for section in SECTIONS:
         holder = unit.find(section)
         if holder is None:
@@ -319,9 +368,10 @@ def _check_sections(unit: ET.Element, folder: Path, scope: _Scope) -> None:
             candidates = [i for i in holder.findall("Implementation") if i.get("language") == language]
             chosen = next((i for i in candidates if _holds(i, scope)), None)
             if chosen is not None:
-                _check_call(chosen, folder, scope, section)
+                chosen_all.append(_check_call(chosen, folder, scope, section, holder.get("returnStatus") == "true"))
             elif candidates and language == "C" and section == "Implementations":
                 raise Refused(f"no C implementation of {section} applies")
+    return chosen_all
 
 
 def _conditions(implementation: ET.Element) -> Iterator[str]:
@@ -361,29 +411,86 @@ def _asserts(unit: ET.Element, scope: _Scope) -> None:
 
 
 def _evaluate_unit(unit: ET.Element, folder: Path, inputs: Mapping[str, Tensor], options: Mapping[str, Any],
-                   ) -> dict[str, Any]:
-    """The unit's output sockets, after its Asserts and implementations check out."""
+                   chosen: list[Chosen] | None = None) -> dict[str, Any]:
+    """The unit's output sockets, after its Asserts and implementations check out
+    (the implementations chosen are added to ``chosen``)."""
     parameters = unit.find("Parameters")
     scope = _Scope(_definitions(parameters if parameters is not None else ET.Element("Parameters"), inputs, options))
     _asserts(unit, scope)
     for name in scope:  # every parameter evaluates, used or not, as in the tool
         scope[name]
-    _check_sections(unit, folder, scope)
+    picked = _check_sections(unit, folder, scope)
+    if chosen is not None:
+        chosen += picked
     outputs = [e.get("name", "") for e in (parameters if parameters is not None else [])
                if e.tag in ("OutputSocket", "ReturnSocket")]
     return {name: scope[name] for name in outputs}
 
 
+def implementations(path: Path, inputs: Mapping[str, Tensor] | None = None,
+                    options: Mapping[str, Any] | None = None) -> list[Chosen]:
+    """What each lifecycle section of a ``<Unit>`` (or the seed's Function or Queue) runs
+    for these inputs; raises ``Refused``, ``ExpressionError`` or ``Unresolved`` as a check would."""
+    unit = next(u for u in ET.parse(path).getroot() if isinstance(u.tag, str))
+    chosen: list[Chosen] = []
+    _evaluate_unit(unit, path.parent, inputs or {}, options or {}, chosen)
+    return chosen
+
+
+#: What a firmware's model file includes before any fragment: real fragments rely on it
+#: (the library's Argmax uses int16_t and includes only <float.h>).
+FIRMWARE_PREAMBLE = ("#include <stddef.h>", "#include <stdint.h>", "#include <stdbool.h>",
+                     # the runtime's status codes (guide 9.1)
+                     "#define IPWIN_RET_SUCCESS 0", "#define IPWIN_RET_NODATA -1", "#define IPWIN_RET_ERROR -2",
+                     "#define IPWIN_RET_STREAMEND -3")
+
+_INCLUDES = re.compile(r"#pragma\s+IMAGINET_INCLUDES_BEGIN(.*?)#pragma\s+IMAGINET_INCLUDES_END", re.S)
+
+
+def assemble(chosen: list[Chosen]) -> str:
+    """One C file as Imaginet assembles a firmware: the include lines of every fragment
+    file used, once each, then every fragment, dependencies first, once each."""
+    fragments: dict[tuple[Path, str], Fragment] = {}
+    for c in chosen:
+        if c.language == "C":
+            fragments |= {(f.path, f.name): f for f in c.fragments}
+    includes: dict[str, None] = dict.fromkeys(FIRMWARE_PREAMBLE)
+    for path in dict.fromkeys(f.path for f in fragments.values()):
+        for block in _INCLUDES.findall(path.read_text(encoding="utf-8-sig")):
+            includes |= dict.fromkeys(line.strip() for line in block.splitlines() if line.strip())
+    body = [f"/* {f.path.name}: {f.name} */\n{f.text.strip()}\n" for f in fragments.values()]
+    return "\n".join([*includes, "", *body])
+
+
 class Library:
-    """The units that compounds name, found by their ``name`` under some roots."""
+    """The units that compounds name, found by their ``name`` under the roots given,
+    else under the folders above the unit that names them (a library's namespaces
+    sit two or three levels up: ``Imaginet.Units.Math/Multifold/Add``)."""
+
+    LEVELS_UP = 3
 
     def __init__(self, roots: list[Path]) -> None:
         self._roots = roots
+        self._near: dict[Path, dict[str, Path]] = {}
+
+    def find(self, name: str, near: Path) -> Path | None:
+        if name in self.units:
+            return self.units[name]
+        for folder in [near, *near.parents][:self.LEVELS_UP + 1]:
+            if folder not in self._near:
+                self._near[folder] = self._index([folder])
+            if name in self._near[folder]:
+                return self._near[folder][name]
+        return None
 
     @functools.cached_property
     def units(self) -> dict[str, Path]:
+        return self._index(self._roots)
+
+    @staticmethod
+    def _index(roots: list[Path]) -> dict[str, Path]:
         found: dict[str, Path] = {}
-        for root in self._roots:
+        for root in roots:
             for path in sorted(root.rglob("*.imunit")):
                 try:
                     element = ET.parse(path).getroot()
@@ -397,8 +504,8 @@ class Library:
         return found
 
 
-def _library_unit(library: Library, name: str) -> tuple[ET.Element, Path]:
-    path = library.units.get(name)
+def _library_unit(library: Library, name: str, near: Path) -> tuple[ET.Element, Path]:
+    path = library.find(name, near)
     if path is None:
         raise Unresolved(f"no unit {name} found")
     return next(u for u in ET.parse(path).getroot() if name in (u.get("name"), u.get("unit"))), path
@@ -417,7 +524,7 @@ def _evaluate_composite(composite: ET.Element, folder: Path, inputs: Mapping[str
     outputs = [e.get("name", "") for e in (parameters if parameters is not None else []) if e.tag == "OutputSocket"]
     for stacked in composite.findall("Stacked/Unit"):
         name = stacked.get("id", "")
-        unit, path = _library_unit(library, name)
+        unit, path = _library_unit(library, name, folder)
         sub_parameters = unit.find("Parameters")
         sub_outputs = {e.get("name") for e in (sub_parameters if sub_parameters is not None else [])
                        if e.tag == "OutputSocket"}
@@ -479,7 +586,7 @@ def _evaluate_compound(compound: ET.Element, path: Path, inputs: Mapping[str, Te
                                                                             strict=True)}
             result["output"] = next(iter(result.values()))
         elif node.tag == "UnitNode":
-            unit, unit_path = _library_unit(library, node.get("unit", ""))
+            unit, unit_path = _library_unit(library, node.get("unit", ""), path.parent)
             arguments = {a.get("param", ""): evaluate((a.text or "").strip(), {}, strict=True)
                          if a.tag != "ShapeArgument" else _option(ET.Element("ShapeOption", default=a.text or ""), {})
                          for a in node if a.tag.endswith("Argument")}
@@ -508,6 +615,19 @@ def _evaluate_compound(compound: ET.Element, path: Path, inputs: Mapping[str, Te
     return {nodes[i].get("param", i): outputs_of(i)["value"] for i in nodes if nodes[i].tag == "TensorOutputNode"}
 
 
+def outputs(path: Path, inputs: Mapping[str, Tensor] | None = None, options: Mapping[str, Any] | None = None,
+            library: Library | None = None) -> dict[str, Any]:
+    """A unit's output sockets for these inputs and options; raises ``Refused`` when it
+    refuses them, ``ExpressionError`` or ``Unresolved`` for a problem of the unit."""
+    unit = next(u for u in ET.parse(path).getroot() if isinstance(u.tag, str))
+    inputs, options, library = inputs or {}, options or {}, library or Library([])
+    if unit.tag == "Compound":
+        return _evaluate_compound(unit, path, inputs, options, library)
+    if unit.tag == "Composite":
+        return _evaluate_composite(unit, path.parent, inputs, options, library)
+    return _evaluate_unit(unit, path.parent, inputs, options)
+
+
 def check_unit(path: Path, inputs: Mapping[str, Tensor] | None = None, options: Mapping[str, Any] | None = None,
                library: Library | None = None) -> Verdict:
     """One unit file's verdict."""
@@ -520,25 +640,18 @@ def check_unit(path: Path, inputs: Mapping[str, Tensor] | None = None, options: 
     if root.tag != "Imaginet" or len(units) != 1:
         return Verdict(path, "error", "expected one <Unit> or <Compound> in an <Imaginet> root")
     unit = units[0]
+    if unit.tag not in ("Unit", "Compound", "Function", "Queue", "Composite"):  # the last three: the seed's
+        return Verdict(path, "error", f"<{unit.tag}> is not a unit element (expected <Unit> or <Compound>, "
+                                      "or the seed's <Function>, <Queue> or <Composite>)")
     try:
-        if unit.tag in ("Unit", "Function", "Queue"):  # Function and Queue: the seed format's names
-            outputs = _evaluate_unit(unit, path.parent, inputs, options)
-        elif unit.tag == "Composite":  # the seed format's stacked units
-            outputs = _evaluate_composite(unit, path.parent, inputs, options,
-                                          library or Library([path.parent.parent.parent, path.parent]))
-        elif unit.tag == "Compound":
-            outputs = _evaluate_compound(unit, path, inputs, options,
-                                         library or Library([path.parent.parent.parent, path.parent]))
-        else:
-            return Verdict(path, "error", f"<{unit.tag}> is not a unit element (expected <Unit> or <Compound>, or the seed's <Function>, "
-                                          "<Queue> or <Composite>)")
+        given = outputs(path, inputs, options, library)
     except Refused as exc:
         return Verdict(path, "refused", str(exc))
     except ExternalCall as exc:
         return Verdict(path, "error", f"external: {exc}")
     except (ExpressionError, Unresolved) as exc:
         return Verdict(path, "error", str(exc))
-    return Verdict(path, "ok", "; ".join(f"{n}: {_text(v)}" for n, v in outputs.items()) or "(no outputs)")
+    return Verdict(path, "ok", "; ".join(f"{n}: {_text(v)}" for n, v in given.items()) or "(no outputs)")
 
 
 def unit_files(paths: list[Path]) -> list[Path]:

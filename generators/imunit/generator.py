@@ -21,7 +21,8 @@ from dsl import dtypes as D
 from dsl.model import Namespace, Op
 from dsl.types import DataType, Language
 from generators import abi
-from generators.api import GeneratedFile, GenerationContext
+from dsl.model import Problem
+from generators.api import GeneratedFile, GenerationContext, GenerationError
 from generators.formatting import black_format, c_comment, clang_format
 from generators.imunit import units
 from generators.imunit.shapes import UnitShapeRenderer
@@ -64,6 +65,17 @@ def _socket_array(name: str, sockets: list[str], dtype: str, shape_of: dict[str,
 def unit_name(op: Op) -> str:
     camel = "".join(part.capitalize() for part in op.name.split("_"))
     return f"Opforge.{op.namespace.capitalize()}.{camel}"
+
+
+def _presentation(root: ET.Element) -> None:
+    """What Studio shows of each socket and option, as the real units give it: a ``text``
+    (the name in words) and, for numbers, a text box."""
+    for element in root.iter():
+        if element.tag in ("InputSocket", "OutputSocket") or element.tag.endswith("Option"):
+            if "text" not in element.attrib and element.get("name"):
+                element.set("text", element.get("name", "").replace("_", " ").strip().capitalize())
+            if element.tag in ("Int32Option", "DoubleOption") and "ui" not in element.attrib:
+                element.set("ui", "textbox")
 
 
 def _dependency(fragment_text: str, *names: str) -> str:
@@ -115,7 +127,8 @@ class ImunitGenerator:
             for op in code_ops(ns):
                 folder = f"{ns.key}/{op.name}"
                 if op.composition is not None:
-                    files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._composite(ns, op, header, legacy)))
+                    unit = self._composite(ns, op, header, True) if legacy else self._compound(ns, op, header)
+                    files.append(GeneratedFile(f"{folder}/{op.name}.imunit", unit))
                     continue
                 if abi.is_stream(op):
                     c_files[f"{folder}/{op.name}.h"] = self._c_file(op, header)
@@ -237,7 +250,7 @@ class ImunitGenerator:
                 # The unit passes at most `length` values: a longer list is an error, not a read past them.
                 length = units.list_length(op, next(a for a in op.args if a.name == p.source))
                 values = ", ".join(f"{p.source}_d{k}" for k in range(length))
-                body += [f"if ({p.source}_rank > {length}) {{", "return (int)OPFORGE_ERR_ARG;", "}",
+                body += [f"if ({p.source}_rank > {length}) {{", "return -2; /* IPWIN_RET_ERROR */", "}",
                          f"const int64_t {p.name}_values[{length}] = {{{values}}};"]
                 call.append(f"{p.name}_values")
             elif p.role == "count":
@@ -270,9 +283,11 @@ class ImunitGenerator:
         decl = ", ".join(d for d, _ in params)
         return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n'
                 f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{abi.function(op)}"\n'
-                f"/* Imaginet-style entry: rebuilds the descriptors and runs the checked op; returns its status. */\n"
+                f"/* Imaginet-style entry: rebuilds the descriptors and runs the checked op; returns\n"
+                f" * Imaginet's status: 0 (IPWIN_RET_SUCCESS) or -2 (IPWIN_RET_ERROR). */\n"
                 f"static inline int {name}({decl})\n{{\n" + "\n".join(body) +
-                f"\nreturn (int){abi.function(op)}({', '.join(call)});\n}}\n#pragma IMAGINET_FRAGMENT_END\n")
+                f"\nreturn {abi.function(op)}({', '.join(call)}) == OPFORGE_OK ? 0 : -2;\n}}\n"
+                f"#pragma IMAGINET_FRAGMENT_END\n")
 
     def _c_file(self, op: Op, header: str) -> str:
         code = c_emit.emit(op)
@@ -297,7 +312,7 @@ class ImunitGenerator:
             "#pragma IMAGINET_FRAGMENT_END\n"
         parts.append(api)
         if abi.is_stream(op):
-            parts += [self._queue_adapters(op, v.dtype) for v in variants_of(op)]
+            parts += [self._queue_adapters(op, v.dtype) for v in variants_of(op)] + [self._queue_guards(op)]
         else:
             parts += [self._adapter(op, v.dtype) for v in variants_of(op)]
         return "\n".join(parts)
@@ -421,6 +436,8 @@ class ImunitGenerator:
         for test, error in units.contracts(op):
             ET.SubElement(contracts, "Assert", {"test": test, "error": error})
         impls = ET.SubElement(unit, "Implementations")
+        if not legacy:  # the adapters check what they are given: a failure stops the graph
+            impls.set("returnStatus", "true")
         for v in variants_of(op):
             name = self.adapter_name(op, v.dtype)
             call = f"{name}({', '.join(value for _, value in self.adapter_params(op, v.dtype))})"
@@ -437,6 +454,7 @@ class ImunitGenerator:
             "call": f"{self.wrapper_name(op)}({', '.join(self.wrapper_params(op))})"})
         if legacy:
             self._tensor_types(python, op, None)
+        _presentation(root)
         ET.indent(root, space="  ")
         body = ET.tostring(_xml_safe(root), encoding="unicode")
         comment = header.replace("--", "- -")
@@ -520,6 +538,75 @@ class ImunitGenerator:
                 ET.SubElement(element, "Argument", {"param": key}).text = text
             target = out.name if s is steps[-1] else s.name
             ET.SubElement(element, "Argument", {"param": component.outputs[0].name}).text = target
+        _presentation(root)
+        ET.indent(root, space="  ")
+        body = ET.tostring(_xml_safe(root), encoding="unicode")
+        return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {header.replace("--", "- -")} -->\n{body}\n'
+
+    def _compound(self, ns: Namespace, op: Op, header: str) -> str:
+        """A ``<Compound>`` (the real library's ContextualWindow): a graph of the steps' units,
+        each fed by the op's inputs or by the steps before it, its Asserts in an AssertNode
+        (whose tests name failures), and the last step's output as the op's. Output shapes
+        come from the steps' own units: the graph declares none."""
+        root = ET.Element("Imaginet")
+        unit = ET.SubElement(root, "Compound", {"unit": unit_name(op)})
+        display = op.display_name if op.display_name != op.name else unit_name(op).rsplit(".", 1)[1]
+        ET.SubElement(unit, "DisplayName").text = display
+        ET.SubElement(unit, "DisplayPath").text = op.display_path
+        self._description(unit, op, None)
+        nodes = ET.SubElement(unit, "Nodes")
+        connections = ET.SubElement(unit, "Connections")
+        steps = op.composition.steps
+        # Where each tensor comes from: (node, param).
+        source = {i.name: (f"node_{i.name}", "value") for i in op.inputs}
+
+        def node(tag: str, node_id: str, column: int, row: int, **attributes: str) -> ET.Element:
+            return ET.SubElement(nodes, tag, {"id": node_id, "x": str(300 * column), "y": str(150 * row),
+                                              "enabled": "true", **attributes})
+
+        def connect(origin: tuple[str, str], target: str, param: str) -> None:
+            link = ET.SubElement(connections, "Connection")
+            ET.SubElement(link, "Source", {"node": origin[0], "param": origin[1]})
+            ET.SubElement(link, "Target", {"node": target, "param": param})
+
+        for row, i in enumerate(op.inputs):
+            ET.SubElement(node("TensorInputNode", f"node_{i.name}", 0, row, name=i.name, param=i.name),
+                          "Description").text = i.description
+        contracts = units.contracts(op)
+        if contracts:  # an AssertNode's test is the failure it names
+            check = node("AssertNode", "node_contracts", 1, len(op.inputs), name="Contracts")
+            inputs = ET.SubElement(check, "Inputs")
+            tests = ET.SubElement(check, "Tests")
+            for i in op.inputs:
+                ET.SubElement(inputs, "Input", {"param": i.name, "type": "Tensor"})
+                connect(source[i.name], "node_contracts", i.name)
+            for test, error in contracts:
+                ET.SubElement(tests, "Test", {"assert": f"!({test})", "error": error})
+        problems = []
+        for column, s in enumerate(steps, 1):
+            component = ns.op(s.op.rpartition(".")[2])
+            assert component is not None  # checked when the catalogue loaded
+            step = node("UnitNode", f"node_{s.name}", column, 0, unit=unit_name(component))
+            for key, value in s.args:
+                kind = ("Bool" if isinstance(value, bool) else "Int32" if isinstance(value, int)
+                        else "Double" if isinstance(value, float) else "String")
+                ET.SubElement(step, f"{kind}Argument", {"param": key}).text = (
+                    str(value).lower() if isinstance(value, bool) else str(value))
+            for tensor, value in zip(component.inputs, s.inputs):
+                if not isinstance(value, str):
+                    problems.append(Problem(op.location, op.qualified_name,
+                                            f"step {s.name}: the constant {value!r} for {tensor.name} has no node in a "
+                                            "<Compound> (generate -imunit-style legacy, or pass it as a tensor)"))
+                    continue
+                connect(source[value], f"node_{s.name}", tensor.name)
+            source[s.name] = (f"node_{s.name}", component.outputs[0].name)
+        if problems:
+            raise GenerationError(problems)
+        out = op.outputs[0]
+        ET.SubElement(node("TensorOutputNode", f"node_{out.name}", len(steps) + 1, 0, name=out.name, param=out.name),
+                      "Description").text = out.description
+        connect(source[steps[-1].name], f"node_{out.name}", "value")
+        _presentation(root)
         ET.indent(root, space="  ")
         body = ET.tostring(_xml_safe(root), encoding="unicode")
         return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {header.replace("--", "- -")} -->\n{body}\n'
@@ -537,6 +624,10 @@ class ImunitGenerator:
             return ["state", "state_size", c.window, c.stride, *dims]
         if role == "enqueue":
             return ["state", x, *dims]
+        if role == "can_enqueue":  # the frames of one input block
+            return ["state", f"{x}_d0"]
+        if role == "can_dequeue":
+            return ["state"]
         return ["state", out, f"{out}_rank", *(f"{out}_d{k}" for k in range(abi.MAX_RANK))]
 
     def _queue_adapters(self, op: Op, dtype: str) -> str:
@@ -556,7 +647,7 @@ static inline int {fn}_unit_init_{sfx}(void* state, int state_size, int {c.windo
 {{
     opforge_tensor frame = {{NULL, {enum}, {x}_rank - 1, {{{frame}}}}};
     (void){x}_d0; /* the first block's frame count: not part of the frame */
-    return (int){fn}_init(state, (size_t)state_size, {c.window}, {c.stride}, &frame, NULL);
+    return {fn}_init(state, (size_t)state_size, {c.window}, {c.stride}, &frame, NULL) == OPFORGE_OK ? 0 : -2;
 }}
 #pragma IMAGINET_FRAGMENT_END
 
@@ -565,7 +656,7 @@ static inline int {fn}_unit_init_{sfx}(void* state, int state_size, int {c.windo
 static inline int {fn}_unit_enqueue_{sfx}(void* state, const {ct}* {x}, {ints(xdims)})
 {{
     opforge_tensor t = {{(void*){x}, {enum}, {x}_rank, {{{", ".join(xdims[1:])}}}}};
-    return (int){fn}_enqueue(state, &t, NULL);
+    return {fn}_enqueue(state, &t, NULL) == OPFORGE_OK ? 0 : -2;
 }}
 #pragma IMAGINET_FRAGMENT_END
 
@@ -574,7 +665,39 @@ static inline int {fn}_unit_enqueue_{sfx}(void* state, const {ct}* {x}, {ints(xd
 static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)})
 {{
     opforge_tensor t = {{(void*){out}, {enum}, {out}_rank, {{{", ".join(odims[1:])}}}}};
-    return (int){fn}_dequeue(state, &t, NULL);
+    const opforge_status st = {fn}_dequeue(state, &t, NULL);
+    return st == OPFORGE_OK ? 0 : (st == OPFORGE_ERR_EMPTY ? -1 : -2);
+}}
+#pragma IMAGINET_FRAGMENT_END
+"""
+
+    def _queue_guards(self, op: Op) -> str:
+        """CanEnqueue and CanDequeue, for any dtype: 0 (IPWIN_RET_SUCCESS) if a block of
+        ``frames`` frames fits, or a window is complete; -1 (IPWIN_RET_NODATA) if not yet;
+        -2 (IPWIN_RET_ERROR) for a state Init did not set up."""
+        fn = abi.function(op)
+        return f"""#pragma IMAGINET_FRAGMENT_BEGIN "{fn}_unit_can_enqueue"
+#pragma IMAGINET_FRAGMENT_DEPENDENCY "{fn}"
+static inline int {fn}_unit_can_enqueue(const void* state, int frames)
+{{
+    const opf_window_state* s = (const opf_window_state*)state;
+    if (s == NULL || s->magic != OPF_WINDOW_MAGIC) {{
+        return -2;
+    }}
+    const int64_t store = frames > s->skip ? frames - s->skip : 0; /* frames a stride skips take no room */
+    return s->count + store <= s->capacity ? 0 : -1;
+}}
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "{fn}_unit_can_dequeue"
+#pragma IMAGINET_FRAGMENT_DEPENDENCY "{fn}"
+static inline int {fn}_unit_can_dequeue(const void* state)
+{{
+    bool ready = false;
+    if ({fn}_ready(state, &ready, NULL) != OPFORGE_OK) {{
+        return -2;
+    }}
+    return ready ? 0 : -1;
 }}
 #pragma IMAGINET_FRAGMENT_END
 """
@@ -596,14 +719,22 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
             else:
                 body = f"    _k.window_dequeue(state, {out})"
             lines += [f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"', '#pragma IMAGINET_FRAGMENT_DEPENDENCY "opforge_kernels"',
-                      f"def {name}({', '.join(params)}):", f'    """The Queue unit\'s {role.capitalize()}."""', body,
+                      f"def {name}({', '.join(params)}):", f'    """The unit\'s {role.capitalize()}."""', body,
                       "#pragma IMAGINET_FRAGMENT_END", ""]
+        for role, params, test in (("can_enqueue", ["state", "frames"], "_k.window_room(state, frames)"),
+                                   ("can_dequeue", ["state"], "_k.window_ready(state)")):
+            name = f"{op.name}_unit_{role}"
+            lines += [f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"', '#pragma IMAGINET_FRAGMENT_DEPENDENCY "opforge_kernels"',
+                      f"def {name}({', '.join(params)}):",
+                      f'    """The unit\'s {role.title().replace("_", "")}: 0 if it can, -1 (no data) if not yet."""',
+                      f"    return 0 if {test} else -1", "#pragma IMAGINET_FRAGMENT_END", ""]
         return _python_file(header, f"{op.qualified_name} Queue unit", [], lines)
 
     def _queue(self, op: Op, header: str, legacy: bool) -> str:
         c = op.compute
         root = ET.Element("Imaginet")
-        unit = self._head(root, op, "Queue", legacy)
+        # The current format's streaming <Unit> (the real SlidingWindow's lifecycle); the seed's <Queue>.
+        unit = self._head(root, op, "Queue" if legacy else "Unit", legacy)
         self._description(unit, op, f"{op.name}.py:{op.name}")
         x, out = op.inputs[0], op.outputs[0]
         params = ET.SubElement(unit, "Parameters")
@@ -621,8 +752,11 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
         for h in units.dims(x.name, f"{x.name}.shape"):
             ET.SubElement(params, hidden_tag, {"name": h.name, "value": h.value})
         ET.SubElement(params, hidden_tag, {"name": "output_shape", "value": f"frame_shape.insert(frame_shape.count, {c.window})"})
-        ET.SubElement(params, "OutputSocket", {"name": out.name, "type": f"{x.name}.type", "shape": "output_shape",
-                                               "pipe": "data", "description": out.description})
+        socket = {"name": out.name, "type": f"{x.name}.type", "shape": "output_shape", "pipe": "data",
+                  "description": out.description}
+        if not legacy:  # a window per stride frames: blocks of x_d0 frames at x's rate
+            socket["rate"] = f"{x.name}.rate * {x.name}_d0 / Math.real({c.stride})"
+        ET.SubElement(params, "OutputSocket", socket)
         for h in units.dims(out.name, "output_shape"):
             ET.SubElement(params, hidden_tag, {"name": h.name, "value": h.value})
         ET.SubElement(params, hidden_tag, {"name": "dtype", "value": units.choose(
@@ -631,9 +765,19 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
         contracts = ET.SubElement(unit, "Contracts")
         for test, error in units.contracts(op):
             ET.SubElement(contracts, "Assert", {"test": test, "error": error})
-        for role in self.QUEUE_ROLES:
-            section = ET.SubElement(unit, role.capitalize())
-            for v in variants_of(op):
+        sections = [("Init", "init"), ("Enqueue", "enqueue"), ("Dequeue", "dequeue")]
+        if not legacy:  # the guards the runtime's poll loop calls, and a reset between sessions
+            sections += [("CanEnqueue", "can_enqueue"), ("CanDequeue", "can_dequeue"), ("SoftReset", "init")]
+        for tag, role in sections:
+            section = ET.SubElement(unit, tag)
+            if not legacy and role in ("init", "enqueue", "dequeue"):
+                section.set("returnStatus", "true")
+            if role.startswith("can_"):  # one C function for every dtype
+                name = f"{abi.function(op)}_unit_{role}"
+                ET.SubElement(section, "Implementation", {
+                    "language": "C", "fragment": f"{op.name}.h:{name}",
+                    "call": f"{name}({', '.join(self.queue_params(op, role))})"})
+            for v in variants_of(op) if not role.startswith("can_") else ():
                 name = f"{abi.function(op)}_unit_{role}_{SUFFIX[v.dtype]}"
                 impl = ET.SubElement(section, "Implementation", {
                     "language": "C", "fragment": f"{op.name}.h:{name}",
@@ -650,6 +794,7 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
                                                                "call": f"{py}({', '.join(py_params)})"})
             if legacy:
                 self._tensor_types(python, op, None)
+        _presentation(root)
         ET.indent(root, space="  ")
         body = ET.tostring(_xml_safe(root), encoding="unicode")
         return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {header.replace("--", "- -")} -->\n{body}\n'

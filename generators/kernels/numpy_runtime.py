@@ -466,6 +466,13 @@ def window_enqueue(state, x):
     fields[5] = skip - drop
 
 
+def window_room(state, frames):
+    """True if a block of ``frames`` frames can be queued now (frames a stride skips take no room)."""
+    fields = _window_fields(state)
+    capacity, count, skip = (int(v) for v in fields[3:6])
+    return count + max(int(frames) - skip, 0) <= capacity
+
+
 def window_ready(state):
     fields = _window_fields(state)
     return bool(fields[4] >= fields[1])

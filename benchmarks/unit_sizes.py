@@ -1,0 +1,136 @@
+"""Cortex-M4 code size of opforge's units next to the real DEEPCRAFT units of the same job.
+
+Run on demand (it needs Debian's gcc-arm-none-eabi, which ./test.sh installs as root, and the
+reference unit library, ../shared/reference/deepcraft-unit-library or $OPFORGE_UNIT_LIBRARY):
+
+    .venv/bin/python benchmarks/unit_sizes.py [docs/unit-sizes.md]
+
+Both sides are measured the same way: ``unit-check``'s evaluation picks the C implementation
+each lifecycle section runs for float32 inputs; the fragments it needs and their dependencies
+are assembled into one file as Imaginet assembles a firmware (``checker.assemble``), with one
+external entry per section that calls the unit's function with its parameters; the file is
+compiled with arm-none-eabi-gcc at -Os for a Cortex-M4 with hard float, and its .text counted
+(functions the entries do not reach are never emitted: fragments are ``static``). Calls into
+newlib (``sinf``, ...) are outside both counts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from generators.imunit import checker  # noqa: E402
+
+FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-std=c99", "-Os",
+         "-ffunction-sections", "-fdata-sections", "-Wno-unknown-pragmas", "-w"]
+LIMIT = 1.5  # the issue's target: an opforge unit at most 1.5 times the real one
+
+#: (opforge unit, its inputs and options; real unit under the library, its inputs and options).
+PAIRS: list[tuple[str, dict[str, str], dict[str, str], str, dict[str, str], dict[str, str]]] = [
+    ("math/abs", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/ElementWise/Abs", {"input": "[16,8]"}, {}),
+    ("math/add", {"x": "[16,8]", "y": "[16,8]"}, {}, "Imaginet.Units.Math/Multifold/Add", {"a": "[16,8]", "b": "[16,8]"}, {}),
+    ("math/sub", {"x": "[16,8]", "y": "[16,8]"}, {}, "Imaginet.Units.Math/Multifold/Sub", {"a": "[16,8]", "b": "[16,8]"}, {}),
+    ("math/mul", {"x": "[16,8]", "y": "[16,8]"}, {}, "Imaginet.Units.Math/Multifold/Mul", {"a": "[16,8]", "b": "[16,8]"}, {}),
+    ("math/div", {"x": "[16,8]", "y": "[16,8]"}, {}, "Imaginet.Units.Math/Multifold/Div", {"a": "[16,8]", "b": "[16,8]"}, {}),
+    ("math/clip_by_value", {"x": "[16,8]"}, {"clip_value_min": "-1.0", "clip_value_max": "1.0"},
+     "Imaginet.Units.Math/ElementWise/Clip", {"input": "[16,8]"}, {"min": "-1.0", "max": "1.0"}),
+    ("math/round", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/ElementWise/Round", {"input": "[16,8]"}, {}),
+    ("math/cos", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Trigonometry/Cos", {"input": "[16,8]"}, {}),
+    ("math/sin", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Trigonometry/Sin", {"input": "[16,8]"}, {}),
+    ("math/tanh", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Trigonometry/Tanh", {"input": "[16,8]"}, {}),
+    ("math/acos", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Trigonometry/ArcCos", {"input": "[16,8]"}, {}),
+    ("math/transpose", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Meta/Transpose", {"input": "[16,8]"}, {}),
+    ("math/sum", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Single/Sum", {"input": "[16,8]"}, {}),
+    ("math/mean", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Single/Average", {"input": "[16,8]"}, {}),
+    ("math/max", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Single/Max", {"input": "[16,8]"}, {}),
+    ("math/min", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Single/Min", {"input": "[16,8]"}, {}),
+    ("math/prod", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Single/Prod", {"input": "[16,8]"}, {}),
+    ("math/argmax", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Single/Argmax", {"input": "[16,8]"}, {}),
+    ("math/argmin", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Single/Argmin", {"input": "[16,8]"}, {}),
+    ("math/variance", {"x": "[64]"}, {}, "Imaginet.Units.Math/Single/Variance", {"input": "[64]"}, {}),
+    ("base/standard_deviation", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Single/StandardDeviation",
+     {"input": "[16,8]"}, {}),
+    ("math/matmul", {"a": "[4,16]", "b": "[16,8]"}, {}, "Imaginet.Units.Math/Multifold/DotT",
+     {"a": "[4,16]", "b": "[8,16]"}, {}),
+    ("signal/sliding_window", {"x": "[1,3]"}, {"window": "128", "stride": "1"},
+     "Imaginet.Units.Signal/TemporalAnalysis/SlidingWindow", {"input": "[3]", "time_input": "null"}, {}),
+]
+
+
+def library() -> Path:
+    given = os.environ.get("OPFORGE_UNIT_LIBRARY")
+    candidates = [Path(given)] if given else []
+    candidates += [p / "shared" / "reference" / "deepcraft-unit-library" for p in ROOT.parents]
+    found = next((c for c in candidates if c.is_dir()), None)
+    if found is None:
+        sys.exit("the reference unit library is not here: set OPFORGE_UNIT_LIBRARY")
+    return found
+
+
+def _name(param: str) -> str:
+    return re.findall(r"(\w+)\s*(?:\[[^\]]*\])?\s*$", param)[-1]
+
+
+def source(chosen: list[checker.Chosen]) -> str:
+    """The assembled fragments and one external entry per section."""
+    entries = []
+    for k, c in enumerate(c for c in chosen if c.language == "C"):
+        call = f"{c.function}({', '.join(_name(p) for p in c.parameters)})"
+        body = f"return (int){call};" if c.returns != "void" else f"{call};\n    return 0;"
+        entries.append(f"int unit_entry_{k}({', '.join(c.parameters) or 'void'})\n{{\n    {body}\n}}\n")
+    return checker.assemble(chosen) + "\n" + "\n".join(entries)
+
+
+def text_bytes(code: str, folder: Path, name: str) -> int:
+    c_file, obj = folder / f"{name}.c", folder / f"{name}.o"
+    c_file.write_text(code, encoding="utf-8")
+    subprocess.run(["arm-none-eabi-gcc", *FLAGS, "-c", str(c_file), "-o", str(obj)], check=True,
+                   capture_output=True, text=True)
+    listed = subprocess.run(["arm-none-eabi-size", "-A", str(obj)], check=True, capture_output=True, text=True).stdout
+    return sum(int(line.split()[1]) for line in listed.splitlines() if line.startswith(".text"))
+
+
+def measure(path: Path, inputs: dict[str, str], options: dict[str, str], folder: Path, name: str) -> int:
+    given = dict(checker.parse_input(f"{k}={v if v == 'null' else 'Float32' + v}") for k, v in inputs.items())
+    chosen = checker.implementations(path, given, dict(checker.parse_option(f"{k}={v}") for k, v in options.items()))
+    return text_bytes(source(chosen), folder, name)
+
+
+def main(target: Path) -> None:
+    reference = library()
+    version = subprocess.run(["arm-none-eabi-gcc", "--version"], capture_output=True, text=True,
+                             check=True).stdout.splitlines()[0]
+    rows, within = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "imunit", "-outdir", str(folder)],
+                       cwd=ROOT, check=True, capture_output=True)
+        for unit, inputs, options, real, real_inputs, real_options in PAIRS:
+            ours_path = folder / "imunit" / unit / f"{unit.rsplit('/', 1)[1]}.imunit"
+            real_path = next((reference / real).glob("*.imunit"))
+            ours = measure(ours_path, inputs, options, folder, unit.replace("/", "_"))
+            theirs = measure(real_path, real_inputs, real_options, folder, "real_" + real_path.stem)
+            ratio = ours / theirs if theirs else float("inf")
+            within += ratio <= LIMIT
+            rows.append(f"| `{unit.replace('/', '.')}` | {real_path.stem} | {ours} | {theirs} | {ratio:.1f} |")
+    lines = ["# Unit sizes against the DEEPCRAFT library", "",
+             f"Measured by `benchmarks/unit_sizes.py` with {version}, flags `{' '.join(FLAGS)}`: the .text of",
+             "the float32 implementation of each unit (every lifecycle section's, assembled with its fragment",
+             "dependencies as Imaginet assembles a firmware), next to the real unit of the same job, measured",
+             f"the same way. Target: at most {LIMIT} times the real unit; {within} of {len(rows)} meet it.", "",
+             "| opforge unit | real unit | opforge .text bytes | real .text bytes | ratio |",
+             "| --- | --- | ---: | ---: | ---: |", *rows, ""]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\n".join(lines), encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "unit-sizes.md")
