@@ -75,9 +75,9 @@ class CGenerator:
             for include in code.includes:
                 if include not in includes:
                     includes.append(include)
-            for text in code.fragments:
-                if text not in fragments:  # shared fragment dependencies go in once
-                    fragments.append(text)
+            for f in code.fragments:
+                if f.text not in fragments:  # shared fragment dependencies go in once
+                    fragments.append(f.text)
         parts = [f"/* {header} */",
                  "/* The IMAGINET pragmas mark fragments for the Imaginet tool chain; compilers ignore them. */",
                  "#if defined(__GNUC__)", '#pragma GCC diagnostic ignored "-Wunknown-pragmas"', "#endif",

@@ -290,9 +290,8 @@ class ImunitGenerator:
                 f"#pragma IMAGINET_FRAGMENT_END\n")
 
     def _c_file(self, op: Op, header: str) -> str:
-        code = c_emit.emit(op)
-        kernel_names = [re.match(r'#pragma IMAGINET_FRAGMENT_BEGIN "([^"]+)"', f).group(1)  # type: ignore[union-attr]
-                        for f in code.fragments]
+        code = c_emit.emit(op, linkage="static inline ")  # each unit's header has its own copy
+        kernel_names = [f.name for f in code.fragments]
         parts = [f"/* {c_comment(header)} */",
                  "#pragma IMAGINET_INCLUDES_BEGIN",
                  "#include <math.h>", "#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>",
@@ -304,12 +303,11 @@ class ImunitGenerator:
         for cfg in op.configs:
             parts += [f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.config_struct(cfg)}"', c_emit.config_typedef(cfg),
                       "#pragma IMAGINET_FRAGMENT_END", ""]
-        parts += [_dependency(f, "opforge_runtime") for f in code.fragments]
+        parts += [_dependency(f.text, "opforge_runtime") for f in code.fragments]
         api = f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.function(op)}"\n' + "".join(
             f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{n}"\n' for n in
             ["opforge_runtime", *(abi.config_struct(c) for c in op.configs), *kernel_names]
-        ) + re.sub(r"^opforge_status (?=\w+\()", "static inline opforge_status ", code.api, flags=re.M) + \
-            "#pragma IMAGINET_FRAGMENT_END\n"
+        ) + code.api + "#pragma IMAGINET_FRAGMENT_END\n"
         parts.append(api)
         if abi.is_stream(op):
             parts += [self._queue_adapters(op, v.dtype) for v in variants_of(op)] + [self._queue_guards(op)]

@@ -28,60 +28,65 @@ __all__ = ["CEmitter", "OpCode", "config_typedef", "emit", "fragment"]
 
 
 class CEmitter:
-    """The C lowering: ``lower(op)`` calls the method named after the op's form."""
+    """The C lowering: ``lower(op)`` calls the method named after the op's form. ``linkage``
+    goes before each API function's definition (the units' headers define them ``static
+    inline``, so each unit's copy is its own)."""
+
+    def __init__(self, linkage: str = "") -> None:
+        self.linkage = linkage
 
     def lower(self, op: Op) -> OpCode:
         return getattr(self, op.compute.kind)(op)
 
     def elementwise(self, op: Op) -> OpCode:
-        return ElementwiseEmitter(op).emit()
+        return ElementwiseEmitter(op, self.linkage).emit()
 
     def reduction(self, op: Op) -> OpCode:
-        return ReductionEmitter(op).emit()
+        return ReductionEmitter(op, self.linkage).emit()
 
     def argreduction(self, op: Op) -> OpCode:
-        return ArgReductionEmitter(op).emit()
+        return ArgReductionEmitter(op, self.linkage).emit()
 
     def find_all(self, op: Op) -> OpCode:
-        return FindAllEmitter(op).emit()
+        return FindAllEmitter(op, self.linkage).emit()
 
     def contraction(self, op: Op) -> OpCode:
-        return ContractionEmitter(op).emit()
+        return ContractionEmitter(op, self.linkage).emit()
 
     def tensordot(self, op: Op) -> OpCode:
-        return TensorDotEmitter(op).emit()
+        return TensorDotEmitter(op, self.linkage).emit()
 
     def random(self, op: Op) -> OpCode:
-        return RandomEmitter(op).emit()
+        return RandomEmitter(op, self.linkage).emit()
 
     def fragment(self, op: Op) -> OpCode:
-        return FragmentEmitter(op).emit()
+        return FragmentEmitter(op, self.linkage).emit()
 
     def stream(self, op: Op) -> OpCode:
-        return StreamEmitter(op).emit()
+        return StreamEmitter(op, self.linkage).emit()
 
     def layout(self, op: Op) -> OpCode:
-        return LayoutEmitter(op).emit()
+        return LayoutEmitter(op, self.linkage).emit()
 
     def generation(self, op: Op) -> OpCode:
-        return GenerationEmitter(op).emit()
+        return GenerationEmitter(op, self.linkage).emit()
 
     def scatter(self, op: Op) -> OpCode:
-        return ScatterEmitter(op).emit()
+        return ScatterEmitter(op, self.linkage).emit()
 
     def shape_query(self, op: Op) -> OpCode:
-        return ShapeQueryEmitter(op).emit()
+        return ShapeQueryEmitter(op, self.linkage).emit()
 
     def join(self, op: Op) -> OpCode:
-        return JoinEmitter(op).emit()
+        return JoinEmitter(op, self.linkage).emit()
 
     def merge(self, op: Op) -> OpCode:
-        return MergeEmitter(op).emit()
+        return MergeEmitter(op, self.linkage).emit()
 
     def parts(self, op: Op) -> OpCode:
-        return PartsEmitter(op).emit()
+        return PartsEmitter(op, self.linkage).emit()
 
 
-def emit(op: Op) -> OpCode:
-    """The op's C code, as the C target lowers it."""
-    return CEmitter().lower(op)
+def emit(op: Op, linkage: str = "") -> OpCode:
+    """The op's C code, as the C target lowers it (``linkage``: see :class:`CEmitter`)."""
+    return CEmitter(linkage).lower(op)

@@ -23,14 +23,26 @@ T_MAX = {"int8": "INT8_MAX", "int16": "INT16_MAX", "int32": "INT32_MAX", "int64"
 
 
 @attrs.frozen
+class CFragment:
+    """A kernel as an Imaginet fragment: its name and its C text."""
+
+    name: str
+    body: str
+
+    @property
+    def text(self) -> str:
+        return f'#pragma IMAGINET_FRAGMENT_BEGIN "{self.name}"\n{self.body.strip()}\n#pragma IMAGINET_FRAGMENT_END\n'
+
+
+@attrs.frozen
 class OpCode:
-    fragments: tuple[str, ...]
+    fragments: tuple[CFragment, ...]
     includes: tuple[str, ...]
     api: str
 
 
-def fragment(name: str, body: str) -> str:
-    return f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n{body.strip()}\n#pragma IMAGINET_FRAGMENT_END\n'
+def fragment(name: str, body: str) -> CFragment:
+    return CFragment(name, body)
 
 
 def mask(dtypes: set[str]) -> str:
@@ -40,8 +52,9 @@ def mask(dtypes: set[str]) -> str:
 class Emitter:
     """The API function of one op: common checks, then the form's dispatch."""
 
-    def __init__(self, op: Op) -> None:
+    def __init__(self, op: Op, linkage: str = "") -> None:
         self.op = op
+        self.linkage = linkage  # before each API function's definition
         self.fn = abi.function(op)
         self.variants = variants_of(op)
         self.primary = op.outputs[0].name if C.dtype_from_arg(op.compute) else (op.inputs or op.outputs)[0].name
@@ -198,7 +211,7 @@ class Emitter:
         unread = [p.name for p in abi.parameters(self.op) if p.role in ("arg", "optional", "array", "count")
                   and not re.search(rf"\b{re.escape(p.name)}\b", text)]
         voids = "".join(f"(void){name};\n" for name in unread)
-        return abi.prototype(self.op) + "\n{\n" + voids + text + "\n}\n"
+        return self.linkage + abi.prototype(self.op) + "\n{\n" + voids + text + "\n}\n"
 
     def kernel_name(self, v: D.Variant, suffix: str = "") -> str:
         return f"{self.fn}_{SUFFIX[v.dtype]}{suffix}"

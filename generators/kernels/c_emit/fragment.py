@@ -13,7 +13,7 @@ from dsl.types import DataType
 from generators import abi
 from generators.formatting import c_string
 from generators.kernels.scalar_c import C_TYPE
-from generators.kernels.c_emit.base import Emitter, OpCode, _tensor_message, fragment, mask
+from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, _tensor_message, fragment, mask
 
 
 _FRAGMENT_ARG_CTYPE = {DataType.INT: "int64_t", DataType.LONG: "int64_t", DataType.FLOATING_POINT: "double",
@@ -24,7 +24,7 @@ class FragmentEmitter(Emitter):
     def emit(self) -> OpCode:
         c: C.FragmentKernel = self.op.compute  # type: ignore[assignment]
         root, shown = validate.fragment_root(self.op)
-        texts: list[str] = []
+        texts: list[CFragment] = []
         includes: list[str] = []
         for _, name in c.c_fragments:
             order, incs = fragments.resolve(root, c.c_file, name, shown)
@@ -234,7 +234,7 @@ class FragmentEmitter(Emitter):
                   "if (doubles < 0 || (uint64_t)doubles > (uint64_t)(SIZE_MAX / sizeof(double))) {",
                   f"return opf_fail(detail, OPFORGE_ERR_SIZE, {c_string('workspace: its size does not fit in size_t')});",
                   "}", "*bytes = (size_t)doubles * sizeof(double);", "return OPFORGE_OK;"]
-        return abi.workspace_prototype(self.op) + "\n{\n" + "\n".join(lines) + "\n}\n"
+        return self.linkage + abi.workspace_prototype(self.op) + "\n{\n" + "\n".join(lines) + "\n}\n"
 
     def matrix_shape_checks(self) -> list[str]:
         """Every input holds matrices in its last two axes, with the batch axes of the first."""

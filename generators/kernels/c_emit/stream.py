@@ -19,7 +19,7 @@ class StreamEmitter(Emitter):
         c: C.SlidingWindow = op.compute  # type: ignore[assignment]
         fn = abi.function(op)
         window, stride = abi.c_name(c.window), abi.c_name(c.stride)
-        protos = abi.stream_prototypes(op)
+        protos = {role: self.linkage + proto for role, proto in abi.stream_prototypes(op).items()}
         allowed = mask({v.dtype for v in self.variants})
         checks = []
         for _, con in op.all_constraints():
