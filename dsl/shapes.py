@@ -337,6 +337,23 @@ def in_range(axis: Any, rank_: Any) -> Any:
     return all_of(compare(axis, ">=", E.Neg(size(rank_))), compare(axis, "<", rank_))
 
 
+def axis_extents(refusals: Any) -> dict[str, Any]:
+    """The args that name one axis, each with the rank it counts in: what a form's
+    ``in_range`` refusals say (``-rank <= arg < rank``), read back. Targets whose axes
+    count otherwise (Imaginet's, from the innermost) convert through it."""
+    found: dict[str, Any] = {}
+    for refusal in refusals:
+        c = refusal.condition
+        if not (isinstance(c, E.AllOf) and len(c.terms) == 2):
+            continue
+        low, high = c.terms
+        if (isinstance(low, E.Compare) and isinstance(high, E.Compare) and low.op == ">=" and high.op == "<"
+                and isinstance(low.left, E.ParamRef) and low.left.kind == "arg" and low.left == high.left
+                and low.right == E.Neg(high.right)):
+            found.setdefault(low.left.name, high.right)
+    return found
+
+
 def insert(shape: Any, at: Any, size_: Any) -> Concat:
     """``shape`` with a new axis of ``size_`` before axis ``at`` (0..len)."""
     return Concat((Slice(shape, None, at), Dims((size(size_),)), Slice(shape, at, None)))

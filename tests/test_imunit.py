@@ -192,6 +192,24 @@ def _socket_values(op, case) -> dict | None:
     return values
 
 
+def axis_ranks(op, env: dict) -> dict[str, int]:
+    """The rank each axis option of the unit counts in, for the tensors in ``env``."""
+    hidden, ranks = units.axis_hidden(op)
+    scope = dict(env)
+    for h in hidden:
+        if not h.name.startswith("numpy_"):
+            scope[h.name] = evaluate(h.value, scope)
+    return {name: evaluate(rank, scope) for name, rank in ranks.items()}
+
+
+def imaginet_axis(numpy: int, rank: int) -> int:
+    """A case's NumPy axis as the unit's option takes it (0 the innermost); one out of
+    range stays out of range (rank: too large either way)."""
+    if not -rank <= numpy < rank:
+        return rank
+    return rank - 1 - numpy % rank
+
+
 def _case_env(op, case, expected):
     """The unit's parameters for a test case: tensors, options and the output's dims."""
     env = {}
@@ -201,8 +219,13 @@ def _case_env(op, case, expected):
     for name, array in sockets.items():
         env[name] = None if array is None else Tensor(VALUE_TYPES[DTYPE_TYPES[array.dtype.name]], Shape(array.shape))
     axes = units.reduction_axes_arg(op)
+    axis_options = units.axis_options(op)
+    ranks = axis_ranks(op, env)
     for a in op.args:
         value = case.arg(a.name)
+        if a.name in axis_options:  # the unit counts from the innermost axis (Imaginet's convention)
+            env[a.name] = imaginet_axis(int(value), ranks[a.name])
+            continue
         if units.value(op, a.name) != a.name:  # a computed default: given, or left to the unit
             given = py_names.py_name(a.name) in case.kwargs
             env[f"use_{a.name}"] = given
@@ -211,7 +234,7 @@ def _case_env(op, case, expected):
         if a.name == axes:
             if len(value) != 1:
                 return None  # units reduce one axis
-            env["axis"] = int(value[0])
+            env["axis"] = imaginet_axis(int(value[0]), ranks["axis"])
         elif a.default is None and a.count.is_single:
             env[f"use_{a.name}"] = value is not None
             env[a.name] = value if value is not None else 0.0
@@ -329,7 +352,8 @@ def test_list_sockets_refuse_gaps_and_other_types(out: Path) -> None:
     adapter types them so): the contracts refuse anything else."""
     unit = ET.parse(out / "base" / "concat" / "concat.imunit").getroot()[0]
     f32, f64 = VALUE_TYPES["Float32"], VALUE_TYPES["Float64"]
-    base = {"inputs0": Tensor(f32, Shape((2, 3))), "inputs1": None, "inputs2": None, "inputs3": None, "axis": 0}
+    # axis -1: the outermost (Imaginet counts axes from the innermost, 0)
+    base = {"inputs0": Tensor(f32, Shape((2, 3))), "inputs1": None, "inputs2": None, "inputs3": None, "axis": -1}
     mixed = base | {"inputs1": Tensor(f64, Shape((2, 3)))}
     env, failed = _evaluate_unit(unit, dict(mixed))
     assert failed == ["inputs1 must have the type of inputs0 ({inputs0.type})"]
@@ -561,3 +585,24 @@ def test_every_unit_checks_as_studio_evaluates_it(out: Path, legacy: Path, style
     assert (float_indices.kind, float_indices.text) == ("refused", "no C implementation of Implementations applies")
     int_indices = checker.check_unit(gather, dict([checker.parse_input("indices=Int64[2]")]))
     assert int_indices.kind == "ok", int_indices.line()
+
+
+@pytest.mark.parametrize(("unit", "inputs", "axis", "shape"), [
+    ("math/sum", ["x=Float32[3,5,7]"], 0, "[3,5]"),  # 0: the innermost
+    ("math/sum", ["x=Float32[3,5,7]"], -1, "[5,7]"),  # -1: the outermost
+    ("math/argmax", ["x=Float32[3,5,7]"], 2, "[5,7]"),
+    ("base/gather", ["x=Float32[3,5,7]", "indices=Int64[2]"], 0, "[3,5,2]"),
+    ("base/stack", ["inputs0=Float32[3,5]", "inputs1=Float32[3,5]", "inputs2=null", "inputs3=null"], 0, "[3,5,2]"),
+    ("base/stack", ["inputs0=Float32[3,5]", "inputs1=Float32[3,5]", "inputs2=null", "inputs3=null"], -1, "[2,3,5]"),
+    ("base/one_hot", ["indices=Int64[4]"], 1, "[3,4]"),  # depth 3, the new axis outermost of two
+    ("nn/softmax", ["x=Float32[3,5,7]"], 0, "[3,5,7]"),
+])
+def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: list[str], axis: int, shape: str) -> None:
+    """Imaginet's axes (the guide's 10.7): 0 is the innermost, -1 the outermost; the NumPy axis
+    the unit computes with is derived from them, in the rank the op's form counts that axis in."""
+    path = out / unit / f"{unit.split('/')[1]}.imunit"
+    options = {"axis": axis, "depth": 3}
+    verdict = checker.check_unit(path, dict(checker.parse_input(i) for i in inputs), options)
+    assert verdict.kind == "ok" and verdict.text.split(": ", 1)[1].split(" ")[0].endswith(shape), verdict.line()
+    too_far = checker.check_unit(path, dict(checker.parse_input(i) for i in inputs), options | {"axis": 8})
+    assert too_far.kind == "refused" and too_far.text.startswith("axis: out of range: 0 is the innermost axis")

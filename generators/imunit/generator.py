@@ -184,7 +184,7 @@ class ImunitGenerator:
             elif p.role == "output_count":
                 out.append((f"int {units.PART_COUNT}", units.PART_COUNT))
             elif p.role == "array" and p.source == axes:
-                out.append(("int axis", "axis"))
+                out.append(("int axis", units.numpy_axis("axis")))
             elif p.role == "array":
                 length = units.list_length(op, next(a for a in op.args if a.name == p.source))
                 out.append((f"int {p.source}_rank", f"{p.source}_rank"))
@@ -325,7 +325,8 @@ class ImunitGenerator:
         for o in units.options(op):
             if o.name.startswith("use_") and units.value(op, o.name[4:]) != o.name[4:]:
                 continue  # a computed default: the wrapper is given the value it settles on
-            names.append(units.value(op, o.name))
+            reduced = o.name == "axis" and units.reduction_axes_arg(op) is not None
+            names.append(units.numpy_axis("axis") if reduced else units.value(op, o.name))
         return names + [s for o in op.outputs for s in units.output_sockets(o)]
 
     def _py_file(self, op: Op, header: str) -> str:
@@ -346,7 +347,7 @@ class ImunitGenerator:
         axes = units.reduction_axes_arg(op)
         for a in op.args:
             if a.name == axes:
-                args.append("[axis]")
+                args.append(f"[{units.numpy_axis('axis')}]")
             elif a.type is DataType.ENUM:
                 args.append(f"{a.possible_values!r}.index({local(a.name)})")
             elif units.value(op, a.name) != a.name:  # a computed default, settled by the unit

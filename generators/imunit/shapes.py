@@ -30,7 +30,8 @@ class UnitShapeRenderer(ImaginetRenderer):
 
     def __init__(self, op: Op, prefix: str, value: Callable[[str], str],
                  tensor: Callable[[str], str] | None = None, sockets: Callable[[str], list[str]] | None = None,
-                 count: Callable[[str], str] | None = None, single_axis: str | None = None) -> None:
+                 count: Callable[[str], str] | None = None, single_axis: str | None = None,
+                 single_axis_value: str = "axis") -> None:
         super().__init__(op)
         self.prefix = prefix
         self.value = value
@@ -39,6 +40,7 @@ class UnitShapeRenderer(ImaginetRenderer):
         self.count = count or (lambda name: f"{name}_count")
         # A reduction's list of axes, which a unit takes as its one `axis` option (ADR 0013).
         self.single_axis = single_axis
+        self.single_axis_value = single_axis_value  # the unit's value of that one axis, a NumPy axis
         self.hidden: list[tuple[str, str]] = []
         self._built: dict[tuple[Any, ...], str] = {}
         self.bound: dict[str, list[str]] = {"k": [], "v": [], "e": []}
@@ -106,7 +108,7 @@ class UnitShapeRenderer(ImaginetRenderer):
 
     def render_item(self, node: S.Item) -> str:
         if self.is_axes(node.of):
-            return "axis"
+            return self.single_axis_value
         return self.element(self.values(node.of), self.render(node.index))
 
     def render_length(self, node: S.Length) -> str:
@@ -151,7 +153,8 @@ class UnitShapeRenderer(ImaginetRenderer):
     def render_names(self, node: S.Names) -> str:
         axis, rank = self.render(node.axis), self.render(node.rank)
         if self.is_axes(node.axes):
-            return f"(axis == ({axis}) || axis + ({rank}) == ({axis}))"
+            a = self.single_axis_value
+            return f"({a} == ({axis}) || {a} + ({rank}) == ({axis}))"
         values = self.value(node.axes.name)
         named = " || ".join(f"({values}.count > {m} && ({self.element(values, str(m))} == ({axis}) || "
                             f"{self.element(values, str(m))} + ({rank}) == ({axis})))" for m in range(MAX_RANK))
@@ -159,7 +162,7 @@ class UnitShapeRenderer(ImaginetRenderer):
 
     def render_allvalues(self, node: S.AllValues) -> str:
         if self.is_axes(node.arg):
-            return self.bind("v", "axis", node.condition)
+            return self.bind("v", self.single_axis_value, node.condition)
         values = self.value(node.arg.name)
         return "(" + " && ".join(f"({values}.count <= {m} || {self.bind('v', self.element(values, str(m)), node.condition)})"
                                  for m in range(MAX_RANK)) + ")"

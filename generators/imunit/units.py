@@ -4,12 +4,16 @@ A unit hands its fragments plain integers (Imaginet style), so every tensor
 is described to the C adapter by its rank and eight dimension values, and
 the adapter rebuilds the descriptors and calls the op's checked API
 function. Reductions take one ``axis`` (Imaginet's convention for reducing
-units) instead of a list of axes (ADR 0013).
+units) instead of a list of axes (ADR 0013). Every option that names an axis
+counts as Imaginet's axes do: 0 the innermost, -1 the outermost (ADR 0030);
+``numpy_<name>`` is the NumPy axis the shapes, the adapter and the wrapper take.
 """
 
 from __future__ import annotations
 
 import functools
+import re
+from typing import Any
 
 import attrs
 
@@ -132,10 +136,40 @@ def _defaulted(op: Op) -> list[Arg]:
     return [a for a in op.args if defaults.is_computed(a) and not defaults.reads_output(a.default)]  # type: ignore[arg-type]
 
 
+_NUMPY_AXIS_WORDS = re.compile(r";\s*(negative counts from the last( one)?|-1 makes it the last)$")
+
+
+def axis_options(op: Op) -> dict[str, Any]:
+    """The unit's options that name one axis, each with the rank (a size node) it counts in:
+    a reduction's one ``axis``, and each single arg the form bounds with ``in_range``."""
+    found: dict[str, Any] = {}
+    if reduction_axes_arg(op) is not None:
+        found["axis"] = S.rank(op.compute.input)  # type: ignore[union-attr]
+    computed = {a.name for a in _defaulted(op)}
+    for name, extent in S.axis_extents(op.compute.refusals(op)).items():
+        arg = next((a for a in op.args if a.name == name), None)
+        if arg is not None and arg.count.is_single and name not in computed and arg.default is not None:
+            found[name] = extent
+    return found
+
+
+def numpy_axis(name: str) -> str:
+    """The Expression holding the NumPy axis of axis option ``name``."""
+    return f"numpy_{name}"
+
+
+def imaginet_axis(numpy: int) -> int:
+    """A NumPy axis as Imaginet counts it, for any rank: -1 (the last) is 0, 0 (the first) is -1."""
+    return -numpy - 1
+
+
 def value(op: Op, name: str) -> str:
-    """What a unit reads for arg ``name``: the option, or for a computed default the
-    expression ``<name>_value`` (the option when ``use_<name>``, else the default)."""
-    return f"{name}_value" if any(a.name == name for a in _defaulted(op)) else name
+    """What a unit reads for arg ``name``: the option, for a computed default the
+    expression ``<name>_value`` (the option when ``use_<name>``, else the default), for an
+    axis the NumPy axis ``numpy_<name>``."""
+    if any(a.name == name for a in _defaulted(op)):
+        return f"{name}_value"
+    return numpy_axis(name) if name in axis_options(op) else name
 
 
 def _default_values(op: Op) -> list[Hidden]:
@@ -163,7 +197,15 @@ def options(op: Op) -> list[Option]:
     computed = {a.name for a in _defaulted(op)}
     for a in op.args:
         if a.name == axes:
-            out.append(Option("Int32Option", "axis", "Axis to reduce; negative counts from the last one", "-1"))
+            out.append(Option("Int32Option", "axis", "Axis to reduce: 0 is the innermost, -1 the outermost", "0",
+                              (), str(-MAX_RANK), str(MAX_RANK - 1)))
+            continue
+        if a.name in axis_options(op):
+            default = str(imaginet_axis(a.default)) if isinstance(a.default, int) else None
+            # The op's words say how NumPy counts (for the other targets): say how the unit does.
+            words = _NUMPY_AXIS_WORDS.sub("", a.description)
+            out.append(Option("Int32Option", a.name, f"{words}; 0 is the innermost axis, -1 the outermost",
+                              default, (), str(-MAX_RANK), str(MAX_RANK - 1)))
             continue
         if a.name in computed:  # the option counts when use_<name> is set; else the default does
             out.append(Option("BoolOption", f"use_{a.name}",
@@ -209,9 +251,19 @@ def dims(name: str, shape: str, length: int = MAX_RANK) -> list[Hidden]:
     return out
 
 
+def axis_hidden(op: Op) -> tuple[list[Hidden], dict[str, str]]:
+    """(the Expressions giving each axis option's NumPy axis, and each one's rank as text)."""
+    render = shape_renderer(op, "axis_rank")
+    ranks = {name: render.render(extent) for name, extent in axis_options(op).items()}
+    out = [Hidden(n, v) for n, v in render.hidden]
+    out += [Hidden(numpy_axis(name), f"{name} >= 0 ? ({rank}) - 1 - {name} : -1 - {name}")
+            for name, rank in ranks.items()]
+    return out, ranks
+
+
 def hidden(op: Op) -> list[Hidden]:
     """Values the C adapter takes besides tensors and plain options."""
-    out: list[Hidden] = []
+    out: list[Hidden] = list(axis_hidden(op)[0])
     for i in op.inputs:
         if not i.count.is_single:  # each socket (0 dims when unconnected), then the count
             for s in sockets(i)[:i.count.low]:
@@ -295,7 +347,8 @@ def shape_renderer(op: Op, prefix: str = "shape") -> UnitShapeRenderer:
     lists = {i.name: i for i in op.inputs if not i.count.is_single}
     return UnitShapeRenderer(op, prefix, value=lambda name: value(op, name),
                              sockets=lambda name: sockets(lists[name]) if name in lists else [name],
-                             count=lambda name: f"{name}_count", single_axis=reduction_axes_arg(op))
+                             count=lambda name: f"{name}_count", single_axis=reduction_axes_arg(op),
+                             single_axis_value=numpy_axis("axis"))
 
 
 @functools.lru_cache(maxsize=None)
@@ -335,6 +388,9 @@ def contracts(op: Op) -> list[tuple[str, str]]:
     c = op.compute
     if isinstance(c, (C.Reduction, C.ArgReduction)):  # a unit reduces one axis (ADR 0013)
         out.append((f"{c.input}.shape.count >= 1", f"{c.input} must have rank 1 or more"))
+    for name, rank in axis_hidden(op)[1].items():  # before the form's own checks, which read numpy_<name>
+        out.insert(0, (f"{name} >= -({rank}) && {name} < ({rank})",
+                       f"{name}: out of range: 0 is the innermost axis, -1 the outermost ({name}: {{{name}}})"))
     out += declared(op).asserts
     for i in op.inputs:
         names = sockets(i)
