@@ -17,7 +17,6 @@ newlib (``sinf``, ...) are outside both counts.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -74,18 +73,9 @@ def library() -> Path:
     return found
 
 
-def _name(param: str) -> str:
-    return re.findall(r"(\w+)\s*(?:\[[^\]]*\])?\s*$", param)[-1]
-
-
 def source(chosen: list[checker.Chosen]) -> str:
     """The assembled fragments and one external entry per section."""
-    entries = []
-    for k, c in enumerate(c for c in chosen if c.language == "C"):
-        call = f"{c.function}({', '.join(_name(p) for p in c.parameters)})"
-        body = f"return (int){call};" if c.returns != "void" else f"{call};\n    return 0;"
-        entries.append(f"int unit_entry_{k}({', '.join(c.parameters) or 'void'})\n{{\n    {body}\n}}\n")
-    return checker.assemble(chosen) + "\n" + "\n".join(entries)
+    return checker.assemble(chosen) + "\n" + checker.entries(chosen)
 
 
 def text_bytes(code: str, folder: Path, name: str) -> int:

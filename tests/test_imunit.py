@@ -457,11 +457,13 @@ def _c_call(op, unit: ET.Element, case, expected, env: dict) -> tuple[list[str],
 
 def _run_driver(tmp_path: Path, folder: Path, op, lines: list[str], *flags: str) -> subprocess.CompletedProcess:
     driver = tmp_path / "driver.c"
-    driver.write_text("\n".join(["#include <stdio.h>", "#include <string.h>", f'#include "{op.name}.h"',
-                                 "int main(void)", "{", *lines, "}"]) + "\n")
+    # what the unit shares with the others (its shared fragment file), then its own fragments
+    driver.write_text("\n".join(["#include <stdio.h>", "#include <string.h>", '#include "opforge_shared.h"',
+                                 f'#include "{op.name}.h"', "int main(void)", "{", *lines, "}"]) + "\n")
     exe = tmp_path / "driver"
     build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unknown-pragmas",
-                            "-ffp-contract=off", *flags, f"-I{folder}", str(driver), "-lm", "-o", str(exe)],
+                            "-ffp-contract=off", *flags, f"-I{folder}", f"-I{folder.parent.parent}", str(driver),
+                            "-lm", "-o", str(exe)],
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     return subprocess.run([str(exe)], capture_output=True, text=True)
@@ -527,7 +529,8 @@ def test_queue_c_implementation_replays_the_reference(out: Path, tmp_path: Path,
     fn = f"opforge_{ns.key}_{op.name}_unit"
     frame = tuple(stream["frame_shape"])
     nbytes = 256 + 2 * stream["window"] * int(np.prod(frame, dtype=np.int64)) * 4
-    lines = ["#include <stdio.h>", "#include <string.h>", f'#include "{op.name}.h"', "int main(void)", "{",
+    lines = ["#include <stdio.h>", "#include <string.h>", '#include "opforge_shared.h"', f'#include "{op.name}.h"',
+             "int main(void)", "{",
              f"static uint64_t state[{(nbytes + 7) // 8}];"]
     first = next(e[1] for e in want if e[0] == "enqueue")
     xdims = [first.ndim, *(list(first.shape) + [1] * 8)[:8]]
@@ -565,7 +568,7 @@ def test_queue_c_implementation_replays_the_reference(out: Path, tmp_path: Path,
     driver.write_text("\n".join(lines) + "\n")
     exe = tmp_path / "queue"
     build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unknown-pragmas",
-                            f"-I{out / ns.key / op.name}", str(driver), "-lm", "-o", str(exe)],
+                            f"-I{out / ns.key / op.name}", f"-I{out}", str(driver), "-lm", "-o", str(exe)],
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     run = subprocess.run([str(exe)], capture_output=True, text=True)
@@ -606,3 +609,22 @@ def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: lis
     assert verdict.kind == "ok" and verdict.text.split(": ", 1)[1].split(" ")[0].endswith(shape), verdict.line()
     too_far = checker.check_unit(path, dict(checker.parse_input(i) for i in inputs), options | {"axis": 8})
     assert too_far.kind == "refused" and too_far.text.startswith("axis: out of range: 0 is the innermost axis")
+
+
+def test_units_assemble_into_one_firmware(out: Path, tmp_path: Path) -> None:
+    """Every unit's C implementation for the default inputs, assembled as Imaginet assembles a
+    firmware (each fragment once per file and name, dependencies first): what units share comes
+    from one shared fragment file, so the whole catalogue compiles as one file, warning-free."""
+    library = checker.Library([out])
+    chosen, units_in = [], 0
+    for path in _unit_files(out):
+        if checker.check_unit(path, {}, {}, library).kind != "ok" or ET.parse(path).getroot()[0].tag == "Compound":
+            continue
+        chosen += checker.implementations(path, {}, {})
+        units_in += 1
+    source = tmp_path / "firmware.c"
+    source.write_text(checker.assemble(chosen) + "\n" + checker.entries(chosen), encoding="utf-8")
+    build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unknown-pragmas",
+                            "-c", str(source), "-o", str(tmp_path / "firmware.o")], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    assert units_in >= 150 and source.read_text().count('/* opforge_shared.h: opforge_runtime */') == 1

@@ -447,6 +447,19 @@ FIRMWARE_PREAMBLE = ("#include <stddef.h>", "#include <stdint.h>", "#include <st
 _INCLUDES = re.compile(r"#pragma\s+IMAGINET_INCLUDES_BEGIN(.*?)#pragma\s+IMAGINET_INCLUDES_END", re.S)
 
 
+def entries(chosen: list[Chosen]) -> str:
+    """One external C function per chosen C implementation, calling it with its own
+    parameters: what makes a compiler keep (and a size measure count) what a firmware runs."""
+    out = []
+    for k, c in enumerate(c for c in chosen if c.language == "C"):
+        names = [re.findall(r"(\w+)\s*(?:\[[^\]]*\])?\s*$", p)[-1] for p in c.parameters]
+        call = f"{c.function}({', '.join(names)})"
+        body = f"return (int){call};" if c.returns != "void" else f"{call};\n    return 0;"
+        out.append(f"int unit_entry_{k}({', '.join(c.parameters) or 'void'});\n"
+                   f"int unit_entry_{k}({', '.join(c.parameters) or 'void'})\n{{\n    {body}\n}}\n")
+    return "\n".join(out)
+
+
 def assemble(chosen: list[Chosen]) -> str:
     """One C file as Imaginet assembles a firmware: the include lines of every fragment
     file used, once each, then every fragment, dependencies first, once each."""

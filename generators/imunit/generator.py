@@ -1,9 +1,11 @@
-"""Writes ``out/imunit``: per op a folder with ``<op>.imunit``, ``<op>.h`` and ``<op>.py``.
+"""Writes ``out/imunit``: per op a folder with ``<op>.imunit``, ``<op>.h`` and ``<op>.py``,
+and ``opforge_shared.h``, the fragments several units share.
 
-The C file is self-contained: the opforge runtime, the op's kernels and its
-checked API function as fragments, plus one adapter per dtype that takes
-Imaginet-style arguments (pointers and integers) and calls the API function.
-The Python file holds the NumPy reference and a unit wrapper.
+A unit's C file holds the op's kernels and its checked API function as fragments,
+plus one adapter per dtype that takes Imaginet-style arguments (pointers and
+integers) and calls the API function; the runtime and shared kernels come from
+``opforge_shared.h`` by relative path, so a firmware of many units holds them once
+(ADR 0030). The Python file holds the NumPy reference and a unit wrapper.
 """
 
 from __future__ import annotations
@@ -111,9 +113,18 @@ def _python_file(header: str, what: str, includes: list[str], fragments: list[st
     return "\n\n\n".join(black_format("\n".join(part)).strip("\n") for part in (head, kernels, fragments)) + "\n"
 
 
+#: The fragment file the units share, at the root of the imunit tree, and how a unit
+#: (``<ns>/<op>/``) names it.
+SHARED_FILE = "opforge_shared.h"
+SHARED_PATH = f"../../{SHARED_FILE}"
+RUNTIME = "opforge_runtime"
+STANDARD_INCLUDES = ("#include <math.h>", "#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>",
+                     "#include <string.h>")
+
+
 class ImunitGenerator:
     name = "imunit"
-    summary = "Imaginet units (.imunit) with self-contained C and Python fragment files"
+    summary = "Imaginet units (.imunit) with C and Python fragment files, composable in one firmware"
     language = Language.IMUNIT
     options: dict[str, tuple[str, ...]] = {"style": ("current", "legacy")}
 
@@ -122,6 +133,11 @@ class ImunitGenerator:
         legacy = context.option(self, "style") == "legacy"
         c_files: dict[str, str] = {}
         files: list[GeneratedFile] = []
+        codes = {op: c_emit.emit(op, linkage="static inline ") for ns in context.namespaces for op in code_ops(ns)
+                 if op.composition is None}
+        shared_header = context.header(self.name, context.namespaces)
+        shared = self._shared(codes, shared_header)
+        c_files[SHARED_FILE] = self._shared_file(codes, shared, shared_header)
         for ns in context.namespaces:
             header = context.header(self.name, [ns])
             for op in code_ops(ns):
@@ -131,11 +147,11 @@ class ImunitGenerator:
                     files.append(GeneratedFile(f"{folder}/{op.name}.imunit", unit))
                     continue
                 if abi.is_stream(op):
-                    c_files[f"{folder}/{op.name}.h"] = self._c_file(op, header)
+                    c_files[f"{folder}/{op.name}.h"] = self._c_file(op, codes[op], shared, header)
                     files.append(GeneratedFile(f"{folder}/{op.name}.py", self._queue_py(op, header)))
                     files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._queue(op, header, legacy)))
                     continue
-                c_files[f"{folder}/{op.name}.h"] = self._c_file(op, header)
+                c_files[f"{folder}/{op.name}.h"] = self._c_file(op, codes[op], shared, header)
                 files.append(GeneratedFile(f"{folder}/{op.name}.py", self._py_file(op, header)))
                 files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._unit(op, header, legacy)))
         files += [GeneratedFile(path, text) for path, text in clang_format(c_files).items()]
@@ -289,24 +305,50 @@ class ImunitGenerator:
                 f"\nreturn {abi.function(op)}({', '.join(call)}) == OPFORGE_OK ? 0 : -2;\n}}\n"
                 f"#pragma IMAGINET_FRAGMENT_END\n")
 
-    def _c_file(self, op: Op, header: str) -> str:
-        code = c_emit.emit(op, linkage="static inline ")  # each unit's header has its own copy
-        kernel_names = [f.name for f in code.fragments]
+    @staticmethod
+    def _shared(codes: dict[Op, c_emit.OpCode], header: str) -> dict[str, str]:
+        """The fragments every unit that needs them takes from SHARED_FILE, by name, with their
+        text: the runtime, the config structs, and kernels several ops share (hand-written
+        fragments such as factor_steps), so a firmware holds each once (Imaginet includes a
+        fragment once per file and name)."""
+        shared = {RUNTIME: c_runtime.standalone(c_comment(header))}
+        for op in codes:
+            for cfg in op.configs:
+                shared.setdefault(abi.config_struct(cfg), c_emit.config_typedef(cfg))
+        users: dict[str, set[Op]] = {}
+        for op, code in codes.items():
+            for f in code.fragments:
+                users.setdefault(f.name, set()).add(op)
+        texts = {f.name: f.body for code in codes.values() for f in code.fragments}
+        for name in sorted(n for n, ops in users.items() if len(ops) > 1):
+            shared[name] = texts[name]
+        return shared
+
+    @staticmethod
+    def _shared_file(codes: dict[Op, c_emit.OpCode], shared: dict[str, str], header: str) -> str:
+        includes = list(dict.fromkeys(i for op, code in codes.items()
+                                      if any(f.name in shared for f in code.fragments) for i in code.includes))
         parts = [f"/* {c_comment(header)} */",
-                 "#pragma IMAGINET_INCLUDES_BEGIN",
-                 "#include <math.h>", "#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>",
-                 "#include <string.h>",
-                 *code.includes, "#pragma IMAGINET_INCLUDES_END", "",
-                 '#pragma IMAGINET_FRAGMENT_BEGIN "opforge_runtime"',
-                 c_runtime.standalone(c_comment(header)),
-                 "#pragma IMAGINET_FRAGMENT_END", ""]
-        for cfg in op.configs:
-            parts += [f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.config_struct(cfg)}"', c_emit.config_typedef(cfg),
-                      "#pragma IMAGINET_FRAGMENT_END", ""]
-        parts += [_dependency(f.text, "opforge_runtime") for f in code.fragments]
+                 "/* What opforge's units share, each fragment once: a firmware of several units holds one copy. */",
+                 "#pragma IMAGINET_INCLUDES_BEGIN", *STANDARD_INCLUDES, *includes, "#pragma IMAGINET_INCLUDES_END", ""]
+        for name, text in shared.items():
+            fragment = c_emit.CFragment(name, text).text
+            parts.append(fragment if name == RUNTIME else _dependency(fragment, RUNTIME))
+        return "\n".join(parts)
+
+    def _c_file(self, op: Op, code: c_emit.OpCode, shared: dict[str, str], header: str) -> str:
+        """The unit's own fragments; what units share comes from SHARED_FILE, by relative path."""
+
+        def ref(name: str) -> str:
+            return f"{SHARED_PATH}:{name}" if name in shared else name
+
+        parts = [f"/* {c_comment(header)} */",
+                 "#pragma IMAGINET_INCLUDES_BEGIN", *STANDARD_INCLUDES, *code.includes,
+                 "#pragma IMAGINET_INCLUDES_END", ""]
+        parts += [_dependency(f.text, ref(RUNTIME)) for f in code.fragments if f.name not in shared]
         api = f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.function(op)}"\n' + "".join(
-            f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{n}"\n' for n in
-            ["opforge_runtime", *(abi.config_struct(c) for c in op.configs), *kernel_names]
+            f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{ref(n)}"\n' for n in
+            [RUNTIME, *(abi.config_struct(c) for c in op.configs), *(f.name for f in code.fragments)]
         ) + code.api + "#pragma IMAGINET_FRAGMENT_END\n"
         parts.append(api)
         if abi.is_stream(op):
