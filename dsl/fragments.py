@@ -1,9 +1,11 @@
 """Scanner for Imaginet fragment files (``#pragma IMAGINET_*`` annotations).
 
-Rules (Imaginet's custom-unit reference): fragments are named and unique per
-file; ``IMAGINET_DEPENDENCY "file:fragment"`` (or ``IMAGINET_FRAGMENT_DEPENDENCY``)
-inside a fragment applies to it, outside to every fragment of the file;
-includes come from ``IMAGINET_INCLUDES_BEGIN/END``. Dependencies resolve
+Rules (Imaginet's custom-unit reference and the authoring guide): fragments are
+named and unique per file (``IMAGINET_FRAGMENT_BEGIN_HEADER`` ones too);
+``IMAGINET_DEPENDENCY "file:fragment"`` (or ``IMAGINET_FRAGMENT_DEPENDENCY``)
+inside a fragment applies to it, outside to every fragment below it ("all
+fragments below inherit this"); includes come from ``IMAGINET_INCLUDES_BEGIN/END``;
+code packages, symbol checks and fragment tests are the tool chain's business. Dependencies resolve
 transitively, each fragment is emitted once, dependencies first. Python files
 use ``# pragma`` comments with the same words.
 """
@@ -46,7 +48,7 @@ class FragmentFile:
 
 def scan(path: Path, display: str) -> FragmentFile:
     """Split one file into its fragments; raise FragmentError for bad annotations."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = path.read_text(encoding="utf-8-sig").splitlines()  # (a byte-order mark is no code)
     includes: list[str] = []
     fragments: list[Fragment] = []
     file_deps: list[tuple[str, str, Location]] = []
@@ -60,15 +62,15 @@ def scan(path: Path, display: str) -> FragmentFile:
             in_includes = True
         elif word == "IMAGINET_INCLUDES_END":
             in_includes = False
-        elif word == "IMAGINET_FRAGMENT_BEGIN":
+        elif word in ("IMAGINET_FRAGMENT_BEGIN", "IMAGINET_FRAGMENT_BEGIN_HEADER"):
             if current is not None:
                 raise FragmentError(where, f"fragment {arg!r} begins inside fragment {current['name']!r}")
             if not arg:
                 raise FragmentError(where, "IMAGINET_FRAGMENT_BEGIN needs a quoted name")
             if any(f.name == arg for f in fragments):
                 raise FragmentError(where, f"fragment {arg!r} is defined twice in {display}")
-            current = {"name": arg, "lines": [], "deps": [], "location": where}
-        elif word == "IMAGINET_FRAGMENT_END":
+            current = {"name": arg, "lines": [], "deps": list(file_deps), "location": where}
+        elif word in ("IMAGINET_FRAGMENT_END", "IMAGINET_FRAGMENT_END_HEADER"):
             if current is None:
                 raise FragmentError(where, "IMAGINET_FRAGMENT_END without a fragment")
             fragments.append(Fragment(display, current["name"], "\n".join(current["lines"]) + "\n",
@@ -80,7 +82,8 @@ def scan(path: Path, display: str) -> FragmentFile:
             # Without a file the fragment is in the same file (the authoring guide's short form).
             dep_file, dep_name = arg.rsplit(":", 1) if ":" in arg else (path.name, arg)
             (current["deps"] if current is not None else file_deps).append((dep_file, dep_name, where))
-        elif word is not None and word not in ("IMAGINET_FRAGMENT_TEST", "IMAGINET_FRAGMENT_BEGIN_HEADER"):
+        elif word is not None and word not in ("IMAGINET_FRAGMENT_TEST", "IMAGINET_CODEPACKAGE_DEPENDENCY",
+                                               "IMAGINET_SYMBOL_CHECK"):
             raise FragmentError(where, f"unknown pragma {word}")
         elif in_includes:
             if line.strip():
@@ -89,8 +92,7 @@ def scan(path: Path, display: str) -> FragmentFile:
             current["lines"].append(line)
     if current is not None:
         raise FragmentError(current["location"], f"fragment {current['name']!r} has no IMAGINET_FRAGMENT_END")
-    with_file_deps = tuple(attrs.evolve(f, dependencies=tuple(file_deps) + f.dependencies) for f in fragments)
-    return FragmentFile(display, tuple(includes), with_file_deps)
+    return FragmentFile(display, tuple(includes), tuple(fragments))
 
 
 def resolve(root: Path, file: str, name: str, display_root: str) -> tuple[list[Fragment], list[str]]:

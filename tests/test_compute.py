@@ -92,6 +92,35 @@ def test_fragments_resolve_transitively_once_dependencies_first(tmp_path: Path) 
     assert includes == ["#include <stdint.h>"]
 
 
+def test_a_file_level_dependency_applies_to_the_fragments_below_it(tmp_path: Path) -> None:
+    """The authoring guide's fixwin_time.h: the struct, then a file-level dependency on it that
+    "all fragments below inherit"; header fragments, code packages and symbol checks are allowed."""
+    root = _fragments(tmp_path, {
+        "fixwin_time.h": '''
+            #pragma IMAGINET_CODEPACKAGE_DEPENDENCY "cmsis-dsp"
+            #pragma IMAGINET_FRAGMENT_BEGIN "fixwin_time_t"
+            typedef struct { int n; } fixwin_time_t;
+            #pragma IMAGINET_FRAGMENT_END
+            #pragma IMAGINET_FRAGMENT_DEPENDENCY "fixwin_time_t"
+            #pragma IMAGINET_FRAGMENT_BEGIN "fixwin_time_init"
+            static int fixwin_time_init(fixwin_time_t* h) { h->n = 0; return 0; }
+            #pragma IMAGINET_FRAGMENT_END
+            #pragma IMAGINET_FRAGMENT_BEGIN "fixwin_time_body"
+            static int fixwin_time_body(fixwin_time_t* h) { return h->n; }
+            #pragma IMAGINET_FRAGMENT_END
+            #pragma IMAGINET_FRAGMENT_BEGIN_HEADER "model_header"
+            #define MODEL 1
+            #pragma IMAGINET_FRAGMENT_END_HEADER
+        ''',
+    })
+    for name in ("fixwin_time_init", "fixwin_time_body"):
+        order, _ = resolve(root, "fixwin_time.h", name, "frags")
+        assert [f.name for f in order] == ["fixwin_time_t", name]
+    assert [f.name for f in resolve(root, "fixwin_time.h", "fixwin_time_t", "frags")[0]] == ["fixwin_time_t"]
+    assert [f.name for f in resolve(root, "fixwin_time.h", "model_header", "frags")[0]] == ["fixwin_time_t",
+                                                                                      "model_header"]
+
+
 @pytest.mark.parametrize(("files", "message", "line"), [
     ({"a.h": '''
         #pragma IMAGINET_FRAGMENT_BEGIN "top"

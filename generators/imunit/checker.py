@@ -24,6 +24,7 @@ from typing import Any
 
 import attrs
 
+from dsl import fragments
 from generators.imunit.expression import (VALUE_TYPES, Call, ExpressionError, ExternalCall, Shape, Tensor,
                                           evaluate, interpolate, parse)
 
@@ -240,25 +241,19 @@ def _definitions(parameters: ET.Element, inputs: Mapping[str, Tensor], options: 
 
 # ---------------------------------------------------------------- fragments
 
-_BEGIN = re.compile(r'#pragma\s+IMAGINET_FRAGMENT_BEGIN(?:_HEADER)?\s+"([^"]+)"(.*?)'
-                    r'#pragma\s+IMAGINET_FRAGMENT_END(?:_HEADER)?', re.S)
-_DEPENDENCY = re.compile(r'#pragma\s+IMAGINET_FRAGMENT_DEPENDENCY\s+"([^"]+)"')
-
-
-def _fragments(path: Path) -> dict[str, str]:
-    return _split_fragments(path.read_text(encoding="utf-8-sig"))
-
-
 @functools.lru_cache(maxsize=256)
-def _split_fragments(text: str) -> dict[str, str]:
-    """A fragment file's fragments by name (cached by content: files may change between checks).
-    Dependency pragmas between two fragments belong to the next one (the guide's fixwin_time_init)."""
-    fragments, start = {}, 0
-    for m in _BEGIN.finditer(text):
-        before = "".join(d.group(0) + "\n" for d in _DEPENDENCY.finditer(text, start, m.start()))
-        fragments[m.group(1)] = before + m.group(2)
-        start = m.end()
-    return fragments
+def _scan(path: Path, stamp: tuple[int, int]) -> fragments.FragmentFile:
+    """A fragment file, scanned by the rules opforge's own fragments follow (``dsl.fragments``),
+    cached per version of the file (files may change between checks)."""
+    return fragments.scan(path, str(path))
+
+
+def _fragment_file(path: Path) -> fragments.FragmentFile:
+    stat = path.stat()
+    try:
+        return _scan(path, (stat.st_mtime_ns, stat.st_size))
+    except fragments.FragmentError as exc:
+        raise Unresolved(f"{exc.location.file}:{exc.location.line}: {exc.message}") from None
 
 
 @attrs.frozen
@@ -285,28 +280,25 @@ class Chosen:
     parameters: tuple[str, ...]
 
 
-def _resolve(folder: Path, reference: str, seen: dict[tuple[Path, str], Fragment],
-             within: Path | None = None) -> Fragment:
-    """A fragment and, recursively, its dependencies, added to ``seen`` dependencies first."""
-    if ":" in reference:
-        file_part, name = reference.rsplit(":", 1)
-        if file_part.startswith("["):
-            raise Unresolved(f"fragment {reference!r} is in another assembly's code package")
-        path = (folder / file_part).resolve()
-    elif within is not None:
-        path, name = within, reference
-    else:
+def _resolve(folder: Path, reference: str, seen: dict[tuple[Path, str], Fragment]) -> Fragment:
+    """``file:name`` (relative to ``folder``) and, recursively, its dependencies, added to
+    ``seen`` dependencies first."""
+    file_part, _, name = reference.rpartition(":")
+    if not file_part:
         raise Unresolved(f"fragment {reference!r} names no file")
+    if file_part.startswith("["):
+        raise Unresolved(f"fragment {reference!r} is in another assembly's code package")
+    path = (folder / file_part).resolve()
     if not path.is_file():
         raise Unresolved(f"fragment {reference!r}: no file {path}")
-    fragments = _fragments(path)
-    if name not in fragments:
+    found = next((f for f in _fragment_file(path).fragments if f.name == name), None)
+    if found is None:
         raise Unresolved(f"fragment {reference!r}: {path.name} has no fragment {name!r}")
-    fragment = Fragment(path, name, fragments[name])
+    fragment = Fragment(path, name, found.text)
     if (path, name) not in seen:
         seen[(path, name)] = fragment  # first: a dependency cycle ends here
-        for dependency in _DEPENDENCY.findall(fragments[name]):
-            _resolve(path.parent, dependency, seen, within=path)
+        for dep_file, dep_name, _ in found.dependencies:  # (a short name is in the same file)
+            _resolve(path.parent, f"{dep_file}:{dep_name}", seen)
         del seen[(path, name)]  # then after its dependencies
         seen[(path, name)] = fragment
     return fragment
@@ -444,9 +436,6 @@ FIRMWARE_PREAMBLE = ("#include <stddef.h>", "#include <stdint.h>", "#include <st
                      "#define IPWIN_RET_SUCCESS 0", "#define IPWIN_RET_NODATA -1", "#define IPWIN_RET_ERROR -2",
                      "#define IPWIN_RET_STREAMEND -3")
 
-_INCLUDES = re.compile(r"#pragma\s+IMAGINET_INCLUDES_BEGIN(.*?)#pragma\s+IMAGINET_INCLUDES_END", re.S)
-
-
 def entries(chosen: list[Chosen]) -> str:
     """One external C function per chosen C implementation, calling it with its own
     parameters: what makes a compiler keep (and a size measure count) what a firmware runs."""
@@ -463,15 +452,14 @@ def entries(chosen: list[Chosen]) -> str:
 def assemble(chosen: list[Chosen]) -> str:
     """One C file as Imaginet assembles a firmware: the include lines of every fragment
     file used, once each, then every fragment, dependencies first, once each."""
-    fragments: dict[tuple[Path, str], Fragment] = {}
+    chosen_fragments: dict[tuple[Path, str], Fragment] = {}
     for c in chosen:
         if c.language == "C":
-            fragments |= {(f.path, f.name): f for f in c.fragments}
+            chosen_fragments |= {(f.path, f.name): f for f in c.fragments}
     includes: dict[str, None] = dict.fromkeys(FIRMWARE_PREAMBLE)
-    for path in dict.fromkeys(f.path for f in fragments.values()):
-        for block in _INCLUDES.findall(path.read_text(encoding="utf-8-sig")):
-            includes |= dict.fromkeys(line.strip() for line in block.splitlines() if line.strip())
-    body = [f"/* {f.path.name}: {f.name} */\n{f.text.strip()}\n" for f in fragments.values()]
+    for path in dict.fromkeys(f.path for f in chosen_fragments.values()):
+        includes |= dict.fromkeys(_fragment_file(path).includes)
+    body = [f"/* {f.path.name}: {f.name} */\n{f.text.strip()}\n" for f in chosen_fragments.values()]
     return "\n".join([*includes, "", *body])
 
 
