@@ -260,3 +260,20 @@ def test_reference_units_assemble_into_one_firmware_file(tmp_path: Path) -> None
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     assert units >= 40 and source.read_text().count("/* fftsg_f32.c: rdft */") == 1
+
+
+def test_an_option_without_a_default_takes_its_first_choice_or_zero(tmp_path: Path) -> None:
+    """The custom-unit reference: "if not specified, 0 is assumed"; a choice's first item is its value."""
+    path = tmp_path / "Opt.imunit"
+    path.write_text(textwrap.dedent("""\
+        <Imaginet>
+          <Unit name="Test.Opt">
+            <Parameters>
+              <InputSocket name="input" />
+              <Int32Option name="mode"><OneOf><Item text="Two">2</Item><Item text="Three">3</Item></OneOf></Int32Option>
+              <DoubleOption name="gain" />
+              <OutputSocket name="output" type="input.type" shape="System.Shape(mode + 1, real(gain).ceil + 1)" />
+            </Parameters>
+          </Unit>
+        </Imaginet>"""), encoding="utf-8")
+    assert checker.check_unit(path, {}).text == "output: Float32[3,1] (rate=100)"

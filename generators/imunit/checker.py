@@ -150,9 +150,9 @@ def _option(element: ET.Element, given: Mapping[str, Any]) -> Any:
     if name in given:
         return given[name]
     default = element.get("default", element.get("value"))
-    if default is None and element.find("OneOf/Item") is not None:
-        default = (element.find("OneOf/Item").text or "").strip()  # type: ignore[union-attr]
-        return default
+    first = element.find("OneOf/Item")
+    if default is None and first is not None:  # a choice without a default: its first item
+        default = (first.text or "").strip()
     kind = element.tag
     if default is None:  # "if not specified, 0 is assumed" (the custom-unit reference)
         default = {"StringOption": "", "ShapeOption": "[]", "BoolOption": "false", "BooleanOption": "false"}.get(kind,
@@ -232,9 +232,7 @@ def _definitions(parameters: ET.Element, inputs: Mapping[str, Tensor], options: 
             definitions[name] = _output(element, first_input)
         elif element.tag == "Handle":
             definitions[name] = _handle(element.get("size", "0"), f"handle {name} size")
-        elif element.tag == "ReturnSocket":  # filled by a .NET factory
-            definitions[name] = None
-        else:
+        else:  # a ReturnSocket (a .NET factory fills it), a Stream, ...: nothing to evaluate
             definitions[name] = None
     return definitions
 
