@@ -5,7 +5,9 @@ compute what the reference computes."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 import types
@@ -269,6 +271,20 @@ def _valid_cases(op):
         yield case, expected
 
 
+def _run_python(unit: ET.Element, wrapper, op, case, env: dict, outputs: dict) -> None:
+    """The unit's Python implementation through its own call string, into ``outputs``."""
+    call = unit.find("Implementations/Implementation[@language='Python']").get("call")
+    names = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+    values = {n: v for n, v in env.items()}
+    sockets = _socket_values(op, case)
+    values |= sockets
+    values |= outputs
+    values.update({k: (tuple(v.dims) if isinstance(v, Shape) else v) for k, v in values.items()
+                   if k not in set(sockets) | set(outputs)})
+    with np.errstate(all="ignore"):
+        wrapper(*(values[n] for n in names))
+
+
 def _evaluate_unit(unit: ET.Element, env: dict) -> tuple[dict, list[str]]:
     """Evaluate the unit's hidden values in order; return the env and failed Asserts."""
     for element in unit.find("Parameters"):
@@ -316,16 +332,7 @@ def test_shapes_contracts_and_python_implementation_match_the_reference(out: Pat
             value_type = evaluate(socket.get("type"), env)
             assert value_type == VALUE_TYPES[DTYPE_TYPES[want.dtype.name]]
             outputs[name] = np.empty(want.shape, dtype=want.dtype)
-        call = unit.find("Implementations/Implementation[@language='Python']").get("call")
-        names = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
-        values = {n: v for n, v in env.items()}
-        sockets = _socket_values(op, case)
-        values |= sockets
-        values |= outputs
-        values.update({k: (tuple(v.dims) if isinstance(v, Shape) else v) for k, v in values.items()
-                       if k not in set(sockets) | set(outputs)})
-        with np.errstate(all="ignore"):
-            wrapper(*(values[n] for n in names))
+        _run_python(unit, wrapper, op, case, env, outputs)
         for output, want in zip(outputs.values(), _wants(expected)):
             if want.dtype.kind == "f":
                 assert np.allclose(output, want, equal_nan=True, rtol=1e-5, atol=1e-6), case.spec
@@ -628,3 +635,96 @@ def test_units_assemble_into_one_firmware(out: Path, tmp_path: Path) -> None:
                             "-c", str(source), "-o", str(tmp_path / "firmware.o")], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     assert units_in >= 150 and source.read_text().count('/* opforge_shared.h: opforge_runtime */') == 1
+
+
+#: Units of different jobs in one Cortex-M4 image (issue 19: at least 20).
+IMAGE_UNITS = ("math.abs", "math.add", "math.sub", "math.mul", "math.div", "math.clip_by_value", "math.round",
+               "math.cos", "math.sin", "math.tanh", "math.exp", "math.sqrt", "math.sum", "math.mean", "math.max",
+               "math.argmax", "math.cumsum", "math.matmul", "base.transpose", "base.gather", "base.concat",
+               "nn.relu", "math.sigmoid", "nn.softmax")
+CORTEX_M = ROOT / "generators" / "tests" / "cortex_m"
+ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-std=c99", "-Wall", "-Wextra",
+             "-Werror", "-pedantic", "-Wno-unknown-pragmas", "-ffp-contract=off", "-ffunction-sections",
+             "-fdata-sections", "-Os"]
+
+
+def test_units_compare_c_with_python_in_one_cortex_m4_image(out: Path, tmp_path: Path) -> None:
+    """24 units' C implementations, assembled from their fragments into one firmware, run under
+    QEMU on a Cortex-M4 and give what each unit's Python implementation gives for the same
+    inputs, both called through the unit's own call strings."""
+    tools = [t for t in ("arm-none-eabi-gcc", "qemu-system-arm") if shutil.which(t) is None]
+    if tools:
+        message = f"{', '.join(tools)} missing: ./test.sh installs them when it runs as root"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    by_name = {op.qualified_name: (ns, op) for ns, op in FUNCTION_OPS}
+    fragment_list, checks = [], []
+    for k, name in enumerate(IMAGE_UNITS):
+        ns, op = by_name[name]
+        case, expected = next((c, e) for c, e in _valid_cases(op) if c.dtype == "float32")
+        path = out / ns.key / op.name / f"{op.name}.imunit"
+        unit = ET.parse(path).getroot()[0]
+        env, failed = _evaluate_unit(unit, _case_env(op, case, expected))
+        assert failed == [], (name, failed)
+        module = types.ModuleType(f"unit_{op.name}")
+        exec(compile((path.parent / f"{op.name}.py").read_text(), op.name, "exec"), module.__dict__)
+        python = {s: (np.empty(w.shape, dtype=w.dtype) if w is not None else None)
+                  for s, w in _output_sockets(op, expected)}
+        _run_python(unit, getattr(module, f"{op.name}_unit"), op, case, env, python)
+        lines, call = _c_call(op, unit, case, expected, env)
+        impl = next(i for i in unit.iter("Implementation") if i.get("call", "").startswith(call[:call.index("(")]))
+        fragment_list += checker.fragments_of(path.parent, impl.get("fragment"))
+        compares = []
+        for j, want in enumerate(w for w in python.values() if w is not None):
+            lines.append(golden.c_array(f"want{j or ''}", want, want.dtype.name))
+            compares.append(f"for (int i = 0; i < {want.size}; i++) {{ const double a = out{j or ''}[i], "
+                            f"b = want{j or ''}[i]; if (!(a == b || (isnan(a) && isnan(b)) || "
+                            "fabs(a - b) <= 1e-5 * (1 + fabs(b)))) return 3; }")
+        checks.append(f"/* {name} */\nstatic int check_{k}(void)\n{{\n" + "\n".join(lines) +
+                      f"\nif ({call} != 0) {{\nreturn 2;\n}}\n" + "\n".join(compares) + "\nreturn 0;\n}\n")
+    main = tmp_path / "image.c"
+    main.write_text(checker.assemble_fragments(fragment_list) + "\n" + "\n".join(checks) + f"""
+void opf_semihost_say(const char* text);
+
+static void say_count(int n, const char* what)
+{{
+    char text[24];
+    int at = 22;
+    text[23] = 0;
+    text[at] = ' ';
+    do {{
+        text[--at] = (char)('0' + n % 10);
+        n /= 10;
+    }} while (n > 0 && at > 0);
+    opf_semihost_say(text + at);
+    opf_semihost_say(what);
+}}
+
+int main(void)
+{{
+    int (*const checks[])(void) = {{{', '.join(f'check_{k}' for k in range(len(checks)))}}};
+    int passed = 0, failed = 0;
+    for (unsigned k = 0; k < sizeof checks / sizeof checks[0]; k++) {{
+        if (checks[k]() == 0) {{
+            passed++;
+        }} else {{
+            failed++;
+        }}
+    }}
+    say_count(passed, "passed, ");
+    say_count(failed, "failed\\n");
+    return failed != 0;
+}}
+""", encoding="utf-8")
+    image = tmp_path / "image.elf"
+    build = subprocess.run(["arm-none-eabi-gcc", *ARM_FLAGS, str(main), str(CORTEX_M / "startup.c"), "-nostartfiles",
+                            "--specs=nosys.specs", "-Wl,--gc-sections", "-T", str(CORTEX_M / "mps2.ld"), "-lm",
+                            "-o", str(image)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    run = subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-semihosting-config",
+                          "enable=on,target=native", "-kernel", str(image)], capture_output=True, text=True,
+                         timeout=300)
+    said = (run.stdout + run.stderr).strip()
+    assert (run.returncode, said.splitlines()[-1] if said else "") == (0, f"{len(IMAGE_UNITS)} passed, 0 failed"), \
+        said[-2000:]

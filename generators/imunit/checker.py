@@ -447,13 +447,23 @@ def entries(chosen: list[Chosen]) -> str:
     return "\n".join(out)
 
 
+def fragments_of(folder: Path, reference: str) -> list[Fragment]:
+    """``file:name`` (relative to ``folder``, as an Implementation names it) and every
+    fragment it depends on, dependencies first."""
+    seen: dict[tuple[Path, str], Fragment] = {}
+    _resolve(folder, reference, seen)
+    return list(seen.values())
+
+
 def assemble(chosen: list[Chosen]) -> str:
+    """One C file as Imaginet assembles a firmware of the C implementations chosen."""
+    return assemble_fragments([f for c in chosen if c.language == "C" for f in c.fragments])
+
+
+def assemble_fragments(fragment_list: list[Fragment]) -> str:
     """One C file as Imaginet assembles a firmware: the include lines of every fragment
     file used, once each, then every fragment, dependencies first, once each."""
-    chosen_fragments: dict[tuple[Path, str], Fragment] = {}
-    for c in chosen:
-        if c.language == "C":
-            chosen_fragments |= {(f.path, f.name): f for f in c.fragments}
+    chosen_fragments = {(f.path, f.name): f for f in fragment_list}
     includes: dict[str, None] = dict.fromkeys(FIRMWARE_PREAMBLE)
     for path in dict.fromkeys(f.path for f in chosen_fragments.values()):
         includes |= dict.fromkeys(_fragment_file(path).includes)
