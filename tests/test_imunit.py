@@ -430,8 +430,10 @@ def _check_queue(out: Path, ns, op, unit: ET.Element) -> None:
 def _c_call(op, unit: ET.Element, case, expected, env: dict) -> tuple[list[str], str]:
     """A driver's declarations and the call of the unit's C implementation for ``case``, with
     every value the call passes taken from ``env``."""
+    # the first of the dtype's implementations whose Conditionals hold, as the tool picks it
     impl = next(i for i in unit.iter("Implementation")
-                if i.get("language") == "C" and i.get("fragment").endswith(f"_{golden_suffix(case.dtype)}"))
+                if i.get("language") == "C" and i.get("fragment").endswith(f"_{golden_suffix(case.dtype)}")
+                and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
     call = impl.get("call")
     lines = []
     args = []
@@ -728,3 +730,17 @@ int main(void)
     said = (run.stdout + run.stderr).strip()
     assert (run.returncode, said.splitlines()[-1] if said else "") == (0, f"{len(IMAGE_UNITS)} passed, 0 failed"), \
         said[-2000:]
+
+
+def test_an_elementwise_unit_runs_its_plain_kernel_when_nothing_broadcasts(out: Path) -> None:
+    """Inputs of one shape: the kernel over the element count, no descriptors; inputs that broadcast:
+    the checked C API."""
+    path = out / "math" / "add" / "add.imunit"
+
+    def called(*inputs: str) -> str:
+        chosen = checker.implementations(path, dict(checker.parse_input(i) for i in inputs))
+        return next(c.function for c in chosen if c.language == "C")
+
+    assert called("x=Float32[3,4]", "y=Float32[3,4]") == "opforge_math_add_unit_plain_f32"
+    assert called("x=Float32[3,4]", "y=Float32[1,4]") == "opforge_math_add_unit_f32"
+    assert called("x=Int8[5]", "y=Int8[5]") == "opforge_math_add_unit_plain_i8"

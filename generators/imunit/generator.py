@@ -118,6 +118,8 @@ def _python_file(header: str, what: str, includes: list[str], fragments: list[st
 SHARED_FILE = "opforge_shared.h"
 SHARED_PATH = f"../../{SHARED_FILE}"
 RUNTIME = "opforge_runtime"
+#: The Expression a unit passes plain kernels as their element count.
+PLAIN_COUNT = "element_count"
 STANDARD_INCLUDES = ("#include <math.h>", "#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>",
                      "#include <string.h>")
 
@@ -153,7 +155,7 @@ class ImunitGenerator:
                     continue
                 c_files[f"{folder}/{op.name}.h"] = self._c_file(op, codes[op], shared, header)
                 files.append(GeneratedFile(f"{folder}/{op.name}.py", self._py_file(op, header)))
-                files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._unit(op, header, legacy)))
+                files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._unit(op, header, legacy, codes[op].plain)))
         files += [GeneratedFile(path, text) for path, text in clang_format(c_files).items()]
         return sorted(files, key=lambda f: f.path)
 
@@ -336,6 +338,37 @@ class ImunitGenerator:
             parts.append(fragment if name == RUNTIME else _dependency(fragment, RUNTIME))
         return "\n".join(parts)
 
+    @staticmethod
+    def _plain_name(op: Op, kernel: c_emit.PlainKernel) -> str:
+        return f"{abi.function(op)}_unit_plain_{SUFFIX[kernel.variant.dtype]}"
+
+    @staticmethod
+    def _plain_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
+        """What the unit passes for each parameter of the entry over a plain kernel."""
+        args = {a.name: a for a in op.args}
+
+        def value(source: str) -> str:
+            if source == "n":
+                return PLAIN_COUNT
+            if source not in args:  # a tensor
+                return source
+            if args[source].type in (DataType.ENUM, DataType.DATA_TYPE):  # as the adapters take them
+                return f"{source}_index"
+            return units.value(op, source)
+
+        return [value(source) for _, source in kernel.parameters]
+
+    def _plain_entry(self, op: Op, kernel: c_emit.PlainKernel) -> str:
+        """The unit's entry over a plain kernel: Imaginet's ints in, a status out (it cannot fail)."""
+        name = self._plain_name(op, kernel)
+        decls = [("int count" if source == "n" else decl) for decl, source in kernel.parameters]
+        args = [("(int64_t)count" if source == "n" else decl.rsplit(" ", 1)[1].lstrip("*"))
+                for decl, source in kernel.parameters]
+        return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
+                f"/* Every input of the output's shape: the kernel over count elements. Returns 0. */\n"
+                f"static inline int {name}({', '.join(decls)})\n{{\n{kernel.name}({', '.join(args)});\n"
+                f"return 0;\n}}\n#pragma IMAGINET_FRAGMENT_END\n")
+
     def _c_file(self, op: Op, code: c_emit.OpCode, shared: dict[str, str], header: str) -> str:
         """The unit's own fragments; what units share comes from SHARED_FILE, by relative path."""
 
@@ -355,6 +388,7 @@ class ImunitGenerator:
             parts += [self._queue_adapters(op, v.dtype) for v in variants_of(op)] + [self._queue_guards(op)]
         else:
             parts += [self._adapter(op, v.dtype) for v in variants_of(op)]
+            parts += [self._plain_entry(op, k) for k in code.plain]
         return "\n".join(parts)
 
     # ------------------------------------------------------------ Python
@@ -422,7 +456,7 @@ class ImunitGenerator:
 
     # ------------------------------------------------------------ XML
 
-    def _unit(self, op: Op, header: str, legacy: bool) -> str:
+    def _unit(self, op: Op, header: str, legacy: bool, plain: Sequence[c_emit.PlainKernel] = ()) -> str:
         root = ET.Element("Imaginet")
         unit = self._head(root, op, "Function" if legacy else "Unit", legacy)
         self._description(unit, op, f"{op.name}.py:{self.wrapper_name(op)}")
@@ -476,9 +510,20 @@ class ImunitGenerator:
         contracts = ET.SubElement(unit, "Contracts")
         for test, error in units.contracts(op):
             ET.SubElement(contracts, "Assert", {"test": test, "error": error})
+        plain = () if legacy else plain
+        if plain:  # the plain kernels' one count
+            ET.SubElement(params, hidden_tag, {"name": PLAIN_COUNT, "value": f"{plain[0].parameters[0][1]}.shape.flat"})
         impls = ET.SubElement(unit, "Implementations")
         if not legacy:  # the adapters check what they are given: a failure stops the graph
             impls.set("returnStatus", "true")
+        for kernel in plain:  # all inputs of one shape: the kernel itself, no descriptors (ADR 0030)
+            name = self._plain_name(op, kernel)
+            impl = ET.SubElement(impls, "Implementation", {"language": "C", "fragment": f"{op.name}.h:{name}",
+                                                           "call": f"{name}({', '.join(self._plain_args(op, kernel))})"})
+            first = kernel.parameters[0][1]
+            for condition in self._conditions(op, kernel.variant) + [
+                    f"{i.name}.shape == {first}.shape" for i in op.inputs if i.name != first]:
+                ET.SubElement(impl, "Conditional", {"value": condition})
         for v in variants_of(op):
             name = self.adapter_name(op, v.dtype)
             call = f"{name}({', '.join(value for _, value in self.adapter_params(op, v.dtype))})"

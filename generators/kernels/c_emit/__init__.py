@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dsl.model import Op
 from generators.kernels.c_emit.arg_reduction import ArgReductionEmitter
-from generators.kernels.c_emit.base import CFragment, OpCode, config_typedef
+from generators.kernels.c_emit.base import CFragment, OpCode, PlainKernel, config_typedef
 from generators.kernels.c_emit.contraction import ContractionEmitter, TensorDotEmitter
 from generators.kernels.c_emit.elementwise import ElementwiseEmitter
 from generators.kernels.c_emit.find_all import FindAllEmitter
@@ -25,7 +25,7 @@ from generators.kernels.c_emit.stream import StreamEmitter
 from generators.kernels.c_emit.tensor_lists import JoinEmitter, MergeEmitter, PartsEmitter
 
 # (``c_emit.fragment`` is the module of the fragment form; CFragment builds a fragment)
-__all__ = ["CEmitter", "CFragment", "OpCode", "config_typedef", "emit"]
+__all__ = ["CEmitter", "CFragment", "OpCode", "PlainKernel", "config_typedef", "emit"]
 
 
 class CEmitter:

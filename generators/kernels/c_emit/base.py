@@ -35,10 +35,22 @@ class CFragment:
 
 
 @attrs.frozen
+class PlainKernel:
+    """A kernel over contiguous arrays of one shape, callable without descriptors: its
+    fragment's name, the variant it computes, and its parameters as (C declaration,
+    what it takes: an input's, an arg's or the output's name, or ``n``, the count)."""
+
+    name: str
+    variant: D.Variant
+    parameters: tuple[tuple[str, str], ...]
+
+
+@attrs.frozen
 class OpCode:
     fragments: tuple[CFragment, ...]
     includes: tuple[str, ...]
     api: str
+    plain: tuple[PlainKernel, ...] = ()  # where the op has them (elementwise, one case)
 
 
 def fragment(name: str, body: str) -> CFragment:

@@ -12,7 +12,7 @@ from generators import abi
 from generators.formatting import c_string
 from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE
-from generators.kernels.c_emit.base import Emitter, OpCode, fragment
+from generators.kernels.c_emit.base import Emitter, OpCode, PlainKernel, fragment
 
 
 class ElementwiseEmitter(Emitter):
@@ -24,6 +24,7 @@ class ElementwiseEmitter(Emitter):
         enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
         out = op.outputs[0]
         frags: list[str] = []
+        plain: list[PlainKernel] = []
         for v in self.variants:
             compute_dtype = v.of(inputs[0])
             for k, (given, expr) in enumerate(c.cases):
@@ -46,6 +47,9 @@ class ElementwiseEmitter(Emitter):
                 unused = [abi.c_name(p) for p in inputs if p not in C.symbols(expr)]
                 void = "".join(f"(void){u};" for u in unused)
                 void_s = "".join(f"(void){u};(void){u}_strides;" for u in unused)
+                if len(c.cases) == 1:
+                    plain.append(PlainKernel(name, v, tuple(zip(ins + scalar + [o, "int64_t n"],
+                                                                [*inputs, *used, out.name, "n"]))))
                 frags.append(fragment(name, f"""
 static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
 {{
@@ -124,7 +128,7 @@ static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t ran
         {advance}
     }}
 }}"""))
-        return OpCode(tuple(frags), (), self.api(self.body(c, inputs, args)))
+        return OpCode(tuple(frags), (), self.api(self.body(c, inputs, args)), tuple(plain))
 
     def body(self, c: C.Elementwise, inputs: list[str], args: dict) -> list[str]:
         op = self.op
