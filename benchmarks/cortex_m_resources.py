@@ -44,7 +44,7 @@ def build(out: Path) -> tuple[dict[str, int], dict[str, tuple[str, int | None]],
     for source in sorted((out / "c" / "src").glob("*.c")):
         obj = out / f"{source.stem}.o"
         subprocess.run(["arm-none-eabi-gcc", *FLAGS, f"-I{out / 'c' / 'include'}", f"-I{out / 'c' / 'src'}",
-                        f"-fcallgraph-info=su", "-c", str(source), "-o", str(obj)], check=True, cwd=out)
+                        "-fcallgraph-info=su", "-c", str(source), "-o", str(obj)], check=True, cwd=out)
         listed = subprocess.run(["arm-none-eabi-nm", "-S", "-t", "d", str(obj)], capture_output=True, text=True,
                                 check=True).stdout
         for line in listed.splitlines():

@@ -9,7 +9,6 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 from cffi import FFI
