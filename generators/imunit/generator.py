@@ -362,8 +362,7 @@ class ImunitGenerator:
         """The unit's entry over a plain kernel: Imaginet's ints in, a status out (it cannot fail)."""
         name = self._plain_name(op, kernel)
         decls = [("int count" if source == "n" else decl) for decl, source in kernel.parameters]
-        args = [("(int64_t)count" if source == "n" else decl.rsplit(" ", 1)[1].lstrip("*"))
-                for decl, source in kernel.parameters]
+        args = [("count" if source == "n" else decl.rsplit(" ", 1)[1].lstrip("*")) for decl, source in kernel.parameters]
         return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
                 f"/* Every input of the output's shape: the kernel over count elements. Returns 0. */\n"
                 f"static inline int {name}({', '.join(decls)})\n{{\n{kernel.name}({', '.join(args)});\n"
@@ -388,6 +387,7 @@ class ImunitGenerator:
             parts += [self._queue_adapters(op, v.dtype) for v in variants_of(op)] + [self._queue_guards(op)]
         else:
             parts += [self._adapter(op, v.dtype) for v in variants_of(op)]
+            parts += [_dependency(k.fragment.text, ref(RUNTIME)) for k in code.plain]
             parts += [self._plain_entry(op, k) for k in code.plain]
         return "\n".join(parts)
 

@@ -36,13 +36,18 @@ class CFragment:
 
 @attrs.frozen
 class PlainKernel:
-    """A kernel over contiguous arrays of one shape, callable without descriptors: its
-    fragment's name, the variant it computes, and its parameters as (C declaration,
-    what it takes: an input's, an arg's or the output's name, or ``n``, the count)."""
+    """A kernel over contiguous arrays of one shape, callable without descriptors, for
+    targets that call kernels directly (units): its fragment (counting in ``int``), the
+    variant it computes, and its parameters as (C declaration, what it takes: an input's,
+    an arg's or the output's name, or ``n``, the count)."""
 
-    name: str
+    fragment: CFragment
     variant: D.Variant
     parameters: tuple[tuple[str, str], ...]
+
+    @property
+    def name(self) -> str:
+        return self.fragment.name
 
 
 @attrs.frozen

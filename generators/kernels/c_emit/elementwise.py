@@ -47,17 +47,19 @@ class ElementwiseEmitter(Emitter):
                 unused = [abi.c_name(p) for p in inputs if p not in C.symbols(expr)]
                 void = "".join(f"(void){u};" for u in unused)
                 void_s = "".join(f"(void){u};(void){u}_strides;" for u in unused)
-                if len(c.cases) == 1:
-                    plain.append(PlainKernel(name, v, tuple(zip(ins + scalar + [o, "int64_t n"],
-                                                                [*inputs, *used, out.name, "n"]))))
-                frags.append(fragment(name, f"""
-static inline void {name}({', '.join(ins + scalar + [o])}, int64_t n)
+                def loop(fn: str, count: str) -> str:
+                    return f"""
+static inline void {fn}({', '.join(ins + scalar + [o])}, {count} n)
 {{
     {void}
-    for (int64_t i = 0; i < n; i++) {{
+    for ({count} i = 0; i < n; i++) {{
         {abi.c_name(out.name)}[i] = ({oc})({code});
     }}
-}}"""))
+}}"""
+                frags.append(fragment(name, loop(name, "int64_t")))
+                if len(c.cases) == 1:  # the same loop with an int count: a 32-bit core's natural one
+                    plain.append(PlainKernel(fragment(f"{name}_n", loop(f"{name}_n", "int")), v,
+                                             tuple(zip(ins + scalar + [o, "int n"], [*inputs, *used, out.name, "n"]))))
                 # Broadcast or strided operands: rows of the last axis, each a plain loop with one step
                 # per operand (1, or 0 where the operand is broadcast along it), and an odometer over
                 # the other axes between rows (ADR 0025).
