@@ -318,12 +318,13 @@ class ImunitGenerator:
             for cfg in op.configs:
                 shared.setdefault(abi.config_struct(cfg), c_emit.config_typedef(cfg))
         users: dict[str, set[Op]] = {}
+        bodies: dict[str, set[str]] = {}
         for op, code in codes.items():
             for f in code.fragments:
                 users.setdefault(f.name, set()).add(op)
-        texts = {f.name: f.body for code in codes.values() for f in code.fragments}
-        for name in sorted(n for n, ops in users.items() if len(ops) > 1):
-            shared[name] = texts[name]
+                bodies.setdefault(f.name, set()).add(f.body)
+        for name in sorted(n for n, ops in users.items() if len(ops) > 1 and len(bodies[n]) == 1):
+            shared[name] = next(iter(bodies[name]))
         return shared
 
     @staticmethod
@@ -362,7 +363,7 @@ class ImunitGenerator:
         """The unit's entry over a plain kernel: Imaginet's ints in, a status out (it cannot fail)."""
         name = self._plain_name(op, kernel)
         decls = [("int count" if source == "n" else decl) for decl, source in kernel.parameters]
-        args = [("count" if source == "n" else decl.rsplit(" ", 1)[1].lstrip("*")) for decl, source in kernel.parameters]
+        args = ["count" if source == "n" else abi.c_name(source) for _, source in kernel.parameters]
         return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
                 f"/* Every input of the output's shape: the kernel over count elements. Returns 0. */\n"
                 f"static inline int {name}({', '.join(decls)})\n{{\n{kernel.name}({', '.join(args)});\n"
