@@ -139,9 +139,11 @@ def _defaulted(op: Op) -> list[Arg]:
 _NUMPY_AXIS_WORDS = re.compile(r";\s*(negative counts from the last( one)?|-1 makes it the last)$")
 
 
+@functools.lru_cache(maxsize=None)
 def axis_options(op: Op) -> dict[str, Any]:
     """The unit's options that name one axis, each with the rank (a size node) it counts in:
-    a reduction's one ``axis``, and each single arg the form bounds with ``in_range``."""
+    a reduction's one ``axis``, and each single arg the form bounds with ``in_range``
+    (once per op: every arg a unit reads asks, through :func:`value`; read, never changed)."""
     found: dict[str, Any] = {}
     if reduction_axes_arg(op) is not None:
         found["axis"] = S.rank(op.compute.input)  # type: ignore[union-attr]
@@ -251,14 +253,16 @@ def dims(name: str, shape: str, length: int = MAX_RANK) -> list[Hidden]:
     return out
 
 
-def axis_hidden(op: Op) -> tuple[list[Hidden], dict[str, str]]:
-    """(the Expressions giving each axis option's NumPy axis, and each one's rank as text)."""
+@functools.lru_cache(maxsize=None)
+def axis_hidden(op: Op) -> tuple[tuple[Hidden, ...], dict[str, str]]:
+    """(the Expressions giving each axis option's NumPy axis, and each one's rank as text;
+    once per op: the hidden values and the contracts both read them)."""
     render = shape_renderer(op, "axis_rank")
     ranks = {name: render.render(extent) for name, extent in axis_options(op).items()}
     out = [Hidden(n, v) for n, v in render.hidden]
     out += [Hidden(numpy_axis(name), f"{name} >= 0 ? ({rank}) - 1 - {name} : -1 - {name}")
             for name, rank in ranks.items()]
-    return out, ranks
+    return tuple(out), ranks
 
 
 def hidden(op: Op) -> list[Hidden]:

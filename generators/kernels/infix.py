@@ -1,5 +1,6 @@
-"""Constraint rendering shared by C-like languages (C, Imaginet expressions):
-infix arithmetic and comparisons, ``&&``, ``||``, ``!`` and pairwise checks."""
+"""Infix rendering shared by the targets' expression languages: C-like ones (C,
+Imaginet expressions: ``&&``, ``||``, ``!`` and pairwise checks) and Python's
+(``and``, ``or``, ``not``)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,23 @@ class InfixRenderer(E.Renderer):
         """``template`` for every pair of refs, all required."""
         names = [self.name(r) for r in refs]
         return "(" + " && ".join(template.format(a, b) for i, a in enumerate(names) for b in names[i + 1:]) + ")"
+
+
+class PyInfixRenderer(E.Renderer):
+    """Python's arithmetic and logic (the constraint renderer of the bindings and the
+    shape renderer both speak it); subclasses render the rest."""
+
+    def render_arith(self, node: E.Arith) -> str:
+        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
+
+    def render_neg(self, node: E.Neg) -> str:
+        return f"(-{self.render(node.operand)})"
+
+    def render_allof(self, node: E.AllOf) -> str:
+        return "(" + " and ".join(self.render(t) for t in node.terms) + ")"
+
+    def render_anyof(self, node: E.AnyOf) -> str:
+        return "(" + " or ".join(self.render(t) for t in node.terms) + ")"
+
+    def render_not(self, node: E.Not) -> str:
+        return f"(not {self.render(node.term)})"

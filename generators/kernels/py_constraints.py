@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dsl import expr as E
 from dsl.model import Op
+from generators.kernels.infix import PyInfixRenderer
 from generators.kernels.py_names import config_param, py_name
 
 
-class PyConstraintRenderer(E.Renderer):
+class PyConstraintRenderer(PyInfixRenderer):
     """Inputs are arrays, args Python values (ENUM args as their string)."""
 
     def __init__(self, op: Op) -> None:
@@ -33,21 +34,6 @@ class PyConstraintRenderer(E.Renderer):
             if isinstance(ref, E.ParamRef) and isinstance(lit, E.Literal) and lit.value is None:
                 return f"({self.render(ref)} {'is' if node.op == '==' else 'is not'} None)"
         return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
-
-    def render_arith(self, node: E.Arith) -> str:
-        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
-
-    def render_neg(self, node: E.Neg) -> str:
-        return f"(-{self.render(node.operand)})"
-
-    def render_allof(self, node: E.AllOf) -> str:
-        return "(" + " and ".join(self.render(t) for t in node.terms) + ")"
-
-    def render_anyof(self, node: E.AnyOf) -> str:
-        return "(" + " or ".join(self.render(t) for t in node.terms) + ")"
-
-    def render_not(self, node: E.Not) -> str:
-        return f"(not {self.render(node.term)})"
 
     def render_sametype(self, node: E.SameType) -> str:
         first = py_name(node.inputs[0].name)

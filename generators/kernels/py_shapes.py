@@ -16,6 +16,7 @@ import attrs
 from dsl import expr as E
 from dsl import shapes as S
 from generators.kernels import numpy_runtime
+from generators.kernels.infix import PyInfixRenderer
 
 
 @attrs.frozen
@@ -34,7 +35,7 @@ class Spelling:
     tuples: bool = False
 
 
-class PyShapeRenderer(E.Renderer):
+class PyShapeRenderer(PyInfixRenderer):
     """Sizes as ints, shapes as tuples, conditions as bools."""
 
     def __init__(self, spelling: Spelling) -> None:
@@ -79,21 +80,6 @@ class PyShapeRenderer(E.Renderer):
             if isinstance(lit, E.Literal) and lit.value is None:  # an optional arg: given or not
                 return f"({self.render(ref)} {'is' if node.op == '==' else 'is not'} None)"
         return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
-
-    def render_arith(self, node: E.Arith) -> str:
-        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
-
-    def render_neg(self, node: E.Neg) -> str:
-        return f"(-{self.render(node.operand)})"
-
-    def render_allof(self, node: E.AllOf) -> str:
-        return "(" + " and ".join(self.render(t) for t in node.terms) + ")"
-
-    def render_anyof(self, node: E.AnyOf) -> str:
-        return "(" + " or ".join(self.render(t) for t in node.terms) + ")"
-
-    def render_not(self, node: E.Not) -> str:
-        return f"(not {self.render(node.term)})"
 
     def render_sameshape(self, node: E.SameShape) -> str:
         first = self.spell.shape(node.inputs[0].name)
