@@ -1,13 +1,17 @@
 """The C runtime every generated kernel relies on: types, statuses, Philox and helpers.
 
-Rendered as the library's ``opforge.h``, ``opforge_core.c`` and
-``opforge_internal.h``, or as one standalone block with static linkage for
-self-contained fragment files.
+The helpers are real C, ``runtime/*.h``, shipped as they are beside the kernels;
+templates render only what expands per dtype or status (``opforge.h``,
+``opforge_core.c``, ``opf_scalar.h``). For self-contained fragment files the
+whole runtime is also given as one standalone block with static linkage, its
+local includes inlined once each (an amalgamation, as SQLite ships).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.resources
+import re
 
 import jinja2
 
@@ -19,8 +23,13 @@ ENV = jinja2.Environment(loader=jinja2.PackageLoader("generators.kernels", "temp
                          undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                          trim_blocks=True, lstrip_blocks=True, autoescape=False)
 
-FILES = {"include/opforge/opforge.h": "opforge.h.j2", "src/opforge_core.c": "opforge_core.c.j2",
-         "src/opforge_internal.h": "opforge_internal.h.j2"}
+# Rendered files, by library path; the order is the standalone block's.
+TEMPLATES = {"include/opforge/opforge.h": "opforge.h.j2", "src/opforge_core.c": "opforge_core.c.j2",
+             "src/opf_scalar.h": "opf_scalar.h.j2"}
+PUBLIC_HEADER = "opforge/opforge.h"
+# The helpers' entry point: kernels and API functions include only this.
+INTERNAL_HEADER = "opforge_internal.h"
+_LOCAL_INCLUDE = re.compile(r'^#include "([^"]+)"\n', re.MULTILINE)
 
 
 def _values(header: str, standalone: bool) -> dict:
@@ -39,14 +48,45 @@ def _values(header: str, standalone: bool) -> dict:
     }
 
 
+@functools.lru_cache(maxsize=None)
+def sources() -> dict[str, str]:
+    """The runtime's real C headers, by file name."""
+    folder = importlib.resources.files("generators.kernels") / "runtime"
+    return {f.name: f.read_text() for f in sorted(folder.iterdir(), key=lambda f: f.name) if f.name.endswith(".h")}
+
+
+def _rendered(header: str, standalone: bool) -> dict[str, str]:
+    values = _values(header, standalone)
+    return {path: ENV.get_template(template).render(**values) for path, template in TEMPLATES.items()}
+
+
 def library_files(header: str) -> dict[str, str]:
-    """The runtime files of the C library, by path."""
-    values = _values(header, False)
-    return {path: ENV.get_template(template).render(**values) for path, template in FILES.items()}
+    """The runtime files of the C library, by path: the rendered ones and the helpers under the header."""
+    files = _rendered(header, False)
+    files.update({f"src/{name}": f"/* {header} */\n{text}" for name, text in sources().items()})
+    return files
+
+
+def amalgamate(text: str, files: dict[str, str]) -> str:
+    """`text` with each `#include "name"` of `files` replaced by that file, inlined once; refuses others."""
+    seen: set[str] = set()
+
+    def inline(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in files:
+            raise KeyError(f"#include \"{name}\" is not a runtime file")
+        if name in seen:
+            return ""
+        seen.add(name)
+        return _LOCAL_INCLUDE.sub(inline, files[name])
+
+    return _LOCAL_INCLUDE.sub(inline, text)
 
 
 @functools.lru_cache(maxsize=None)
 def standalone(header: str) -> str:
     """Types, core functions (static) and helpers as one block of C (rendered once per header)."""
-    values = _values(header, True)
-    return "\n".join(ENV.get_template(t).render(**values) for t in FILES.values())
+    rendered = _rendered(header, True)
+    files = {**sources(), "opf_scalar.h": rendered.pop("src/opf_scalar.h"), PUBLIC_HEADER: ""}
+    block = "\n".join([*rendered.values(), f'#include "{INTERNAL_HEADER}"\n'])
+    return amalgamate(block, files)

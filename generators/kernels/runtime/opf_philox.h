@@ -1,8 +1,10 @@
-#ifndef OPF_PHILOX
-#define OPF_PHILOX
 /* Philox4x32-10 (Salmon et al., SC'11), inline so a sampling loop can run it for
- * several elements at once (ADR 0027). Rendered into the core and the helpers;
- * the guard keeps one copy where both share a file. */
+ * several elements at once (ADR 0027). Included by the core and the random helpers. */
+#ifndef OPF_PHILOX_H
+#define OPF_PHILOX_H
+
+#include <stdint.h>
+
 static inline void opf_philox_round(uint32_t ctr[4], const uint32_t key[2])
 {
     const uint64_t p0 = (uint64_t)0xD2511F53u * ctr[0];

@@ -1,0 +1,71 @@
+/* Sliding windows: the state kept at the start of a caller-owned buffer. */
+#ifndef OPF_WINDOW_H
+#define OPF_WINDOW_H
+
+#include "opf_base.h"
+
+#define OPF_WINDOW_MAGIC 0x0F0E5A11u
+#define OPF_WINDOW_HEADER ((sizeof(opf_window_state) + 15u) / 16u * 16u)
+
+/* The state of a sliding window, at the start of a caller-owned buffer; the
+ * queued frames follow it. */
+typedef struct opf_window_state {
+    uint32_t magic;
+    opforge_dtype dtype;
+    int32_t frame_rank;
+    int64_t frame_shape[OPFORGE_MAX_RANK];
+    int64_t frame_bytes;
+    int64_t window, stride, capacity, count, skip;
+} opf_window_state;
+
+/* Check a frame description (dtype and shape; data unused) and give its byte size. */
+static inline opforge_status opf_window_frame(const opforge_tensor* frame, uint32_t dtypes, int64_t* bytes,
+                                              const char** detail)
+{
+    if (frame == NULL) {
+        return opf_fail(detail, OPFORGE_ERR_NULL, "frame: NULL");
+    }
+    if ((unsigned)frame->dtype > (unsigned)OPFORGE_FLOAT64 || (OPF_DTYPE_BIT(frame->dtype) & dtypes) == 0) {
+        return opf_fail(detail, OPFORGE_ERR_DTYPE, "frame: unsupported dtype");
+    }
+    if (frame->rank < 0 || frame->rank >= OPFORGE_MAX_RANK) {
+        return opf_fail(detail, OPFORGE_ERR_RANK, "frame: rank must leave room for the window axis");
+    }
+    int64_t n = (int64_t)opforge_dtype_size(frame->dtype);
+    for (int32_t d = 0; d < frame->rank; d++) {
+        if (frame->shape[d] < 0 || (frame->shape[d] != 0 && n > INT64_MAX / 4 / frame->shape[d])) {
+            return opf_fail(detail, OPFORGE_ERR_SIZE, "frame: negative or too large size");
+        }
+        n *= frame->shape[d];
+    }
+    *bytes = n;
+    return OPFORGE_OK;
+}
+
+static inline opforge_status opf_window_size(int64_t window, int64_t frame_bytes, size_t* bytes, const char** detail)
+{
+    if (window > (INT64_MAX / 4 - (int64_t)OPF_WINDOW_HEADER) / 2 / (frame_bytes > 0 ? frame_bytes : 1)) {
+        return opf_fail(detail, OPFORGE_ERR_SIZE, "window: the queue would not fit in memory");
+    }
+    *bytes = (size_t)OPF_WINDOW_HEADER + (size_t)(2 * window * frame_bytes);
+    return OPFORGE_OK;
+}
+
+static inline opforge_status opf_window_get(const void* state, opf_window_state** s, const char** detail)
+{
+    if (state == NULL) {
+        return opf_fail(detail, OPFORGE_ERR_NULL, "state: NULL");
+    }
+    *s = (opf_window_state*)(uintptr_t)state;
+    if ((*s)->magic != OPF_WINDOW_MAGIC) {
+        return opf_fail(detail, OPFORGE_ERR_ARG, "state: not initialised");
+    }
+    return OPFORGE_OK;
+}
+
+static inline unsigned char* opf_window_frames(opf_window_state* s)
+{
+    return (unsigned char*)s + OPF_WINDOW_HEADER;
+}
+
+#endif

@@ -1,0 +1,214 @@
+/* Unit tests of the C runtime's helpers (generators/kernels/runtime), compiled
+ * against the rendered library headers by tests/test_c_runtime.py. Prints one
+ * line per failed check and exits 1 if any failed. */
+#include <stdio.h>
+
+#include "opforge_internal.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            printf("%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);    \
+            failures++;                                                        \
+        }                                                                      \
+    } while (0)
+
+static bool shape_equals(int32_t rank, const int64_t* shape, int32_t want_rank, const int64_t* want)
+{
+    if (rank != want_rank) {
+        return false;
+    }
+    for (int32_t d = 0; d < rank; d++) {
+        if (shape[d] != want[d]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Random123's known-answer vectors for philox4x32_10 (kat_vectors). */
+static void test_philox_known_answers(void)
+{
+    static const uint32_t cases[3][10] = {
+        {0u, 0u, 0u, 0u, 0u, 0u, 0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u},
+        {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0x408f276du, 0x41c83b0eu,
+         0xa20bc7c6u, 0x6d5451fdu},
+        {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u, 0xa4093822u, 0x299f31d0u, 0xd16cfe09u, 0x94fdccebu,
+         0x5001e420u, 0x24126ea1u},
+    };
+    for (int c = 0; c < 3; c++) {
+        uint32_t out[4];
+        opforge_philox4x32_10(cases[c], &cases[c][4], out);
+        for (int i = 0; i < 4; i++) {
+            CHECK(out[i] == cases[c][6 + i]);
+        }
+    }
+}
+
+static void test_broadcasting(void)
+{
+    int64_t out[OPFORGE_MAX_RANK] = {3, 1};
+    int32_t rank = 2;
+    const int64_t row[2] = {1, 4};
+    CHECK(opf_broadcast_into(2, row, &rank, out));
+    CHECK(shape_equals(rank, out, 2, (const int64_t[]){3, 4}));
+
+    /* a longer operand prepends its leading axes */
+    const int64_t batch[3] = {5, 1, 4};
+    CHECK(opf_broadcast_into(3, batch, &rank, out));
+    CHECK(shape_equals(rank, out, 3, (const int64_t[]){5, 3, 4}));
+
+    /* 3 against 4: no broadcast; an empty axis broadcasts only against 1 */
+    const int64_t bad[1] = {3};
+    CHECK(!opf_broadcast_into(1, bad, &rank, out));
+    int64_t empty[OPFORGE_MAX_RANK] = {0};
+    int32_t empty_rank = 1;
+    const int64_t one[1] = {1};
+    CHECK(opf_broadcast_into(1, one, &empty_rank, empty) && empty[0] == 0);
+
+    /* a broadcast operand steps by 0 along the axes it lacks or has as 1 */
+    float data[4] = {0};
+    const opforge_tensor column = {data, OPFORGE_FLOAT32, 2, {4, 1}};
+    int64_t strides[OPFORGE_MAX_RANK];
+    CHECK(opf_broadcast_strides(&column, 3, (const int64_t[]){2, 4, 3}, strides));
+    CHECK(strides[0] == 0 && strides[1] == 1 && strides[2] == 0);
+}
+
+static void test_descriptor_checks(void)
+{
+    float data[6] = {0};
+    const uint32_t floats = OPF_DTYPE_BIT(OPFORGE_FLOAT32) | OPF_DTYPE_BIT(OPFORGE_FLOAT64);
+    opforge_tensor t = {data, OPFORGE_FLOAT32, 2, {2, 3}};
+    CHECK(opf_check_tensor(&t, floats) == OPFORGE_OK);
+    CHECK(opf_check_tensor(NULL, floats) == OPFORGE_ERR_NULL);
+    t.dtype = OPFORGE_INT32;
+    CHECK(opf_check_tensor(&t, floats) == OPFORGE_ERR_DTYPE);
+    t.dtype = (opforge_dtype)99;
+    CHECK(opf_check_tensor(&t, floats) == OPFORGE_ERR_DTYPE);
+    t.dtype = OPFORGE_FLOAT32;
+    t.rank = OPFORGE_MAX_RANK + 1;
+    CHECK(opf_check_tensor(&t, floats) == OPFORGE_ERR_RANK);
+    t.rank = 2;
+    t.shape[1] = -1;
+    CHECK(opf_check_tensor(&t, floats) == OPFORGE_ERR_SIZE);
+    t.shape[0] = INT64_MAX / 2;
+    t.shape[1] = 3;
+    CHECK(opf_check_tensor(&t, floats) == OPFORGE_ERR_SIZE);
+    /* no elements: no data needed */
+    const opforge_tensor empty = {NULL, OPFORGE_FLOAT32, 2, {0, 3}};
+    CHECK(opf_check_tensor(&empty, floats) == OPFORGE_OK);
+    const opforge_tensor missing = {NULL, OPFORGE_FLOAT32, 1, {3}};
+    CHECK(opf_check_tensor(&missing, floats) == OPFORGE_ERR_NULL);
+}
+
+static void test_layout_plans(void)
+{
+    /* the default permutation reverses the axes: a 2x3 transposed */
+    const int32_t x[6] = {0, 1, 2, 3, 4, 5};
+    const opforge_tensor t = {(void*)x, OPFORGE_INT32, 2, {2, 3}};
+    opf_layout_plan p;
+    const char* detail = NULL;
+    CHECK(opf_layout_permute(&t, NULL, 0, &p, &detail) == OPFORGE_OK);
+    CHECK(shape_equals(p.rank, p.shape, 2, (const int64_t[]){3, 2}));
+    int32_t out[6] = {0};
+    opf_layout_run(&p, (const unsigned char*)x, sizeof x[0], NULL, (unsigned char*)out);
+    const int32_t want[6] = {0, 3, 1, 4, 2, 5};
+    CHECK(memcmp(out, want, sizeof want) == 0);
+
+    /* an axis named twice is refused, with the rule as the detail */
+    const int64_t twice[2] = {0, 0};
+    CHECK(opf_layout_permute(&t, twice, 2, &p, &detail) == OPFORGE_ERR_ARG);
+    CHECK(detail != NULL && strcmp(detail, "perm: must name every axis of x once") == 0);
+}
+
+static void test_reduce_plans(void)
+{
+    float data[24] = {0};
+    const opforge_tensor t = {data, OPFORGE_FLOAT32, 3, {2, 3, 4}};
+    opf_reduce_plan p;
+    const char* detail = NULL;
+    const int64_t middle[1] = {-2};
+    CHECK(opf_reduce_plan_make(&t, middle, 1, false, &p, &detail) == OPFORGE_OK);
+    CHECK(shape_equals(p.out_rank, p.out_shape, 2, (const int64_t[]){2, 4}));
+    CHECK(p.n_outer == 8 && p.n_inner == 3 && p.inner_stride[0] == 4);
+    CHECK(opf_reduce_plan_make(&t, middle, 1, true, &p, &detail) == OPFORGE_OK);
+    CHECK(shape_equals(p.out_rank, p.out_shape, 3, (const int64_t[]){2, 1, 4}));
+    CHECK(opf_reduce_plan_make(&t, NULL, 0, false, &p, &detail) == OPFORGE_OK);
+    CHECK(p.out_rank == 0 && p.n_inner == 24);
+    const int64_t beyond[1] = {3};
+    CHECK(opf_reduce_plan_make(&t, beyond, 1, false, &p, &detail) == OPFORGE_ERR_ARG);
+    const int64_t twice[2] = {1, -2};
+    CHECK(opf_reduce_plan_make(&t, twice, 2, false, &p, &detail) == OPFORGE_ERR_ARG);
+}
+
+/* NumPy's semantics for the scalar helpers the kernels call per element. */
+static void test_scalar_semantics(void)
+{
+    CHECK(opf_floor_mod_f64(-1.0, 3.0) == 2.0);
+    CHECK(opf_floor_mod_f64(1.0, -3.0) == -2.0);
+    CHECK(signbit(opf_floor_mod_f64(3.0, -3.0)) && opf_floor_mod_f64(3.0, -3.0) == 0.0);
+    CHECK(isnan(opf_maximum_f32(NAN, 1.0f)) && isnan(opf_maximum_f32(1.0f, NAN)));
+    CHECK(isnan(opf_minimum_f64(2.0, NAN)));
+    CHECK(opf_sign_f32(-0.5f) == -1.0f && opf_sign_f32(0.0f) == 0.0f && isnan(opf_sign_f32(NAN)));
+
+    CHECK(opf_div_i32(7, 0) == 0);
+    CHECK(opf_div_i32(INT32_MIN, -1) == INT32_MIN);
+    CHECK(opf_div_i32(-7, 2) == -3);
+    CHECK(opf_floor_div_i32(-7, 2) == -4);
+    CHECK(opf_floor_mod_i32(-7, 2) == 1);
+    CHECK(opf_floor_mod_i8(7, -2) == -1);
+
+    CHECK(opf_right_shift_i16(-8, 1) == -4);
+    CHECK(opf_right_shift_i16(-8, 16) == -1 && opf_right_shift_i16(8, 16) == 0);
+    CHECK(opf_left_shift_u8(1, 7) == 128 && opf_left_shift_u8(1, 8) == 0);
+    CHECK(opf_left_shift_i8(1, -1) == 0);
+    CHECK(opf_popcount_u8(255) == 8 && opf_popcount_i64(-1) == 64);
+}
+
+static void test_casts(void)
+{
+    CHECK(opf_cast_saturate(OPFORGE_INT8, 300.7) == 127);
+    CHECK(opf_cast_saturate(OPFORGE_INT8, -300.7) == -128);
+    CHECK(opf_cast_saturate(OPFORGE_UINT8, -1.5) == 0);
+    CHECK(opf_cast_saturate(OPFORGE_INT32, -2.9) == -2);
+    CHECK(opf_cast_saturate(OPFORGE_INT64, 1e300) == INT64_MAX);
+    CHECK(opf_cast_saturate(OPFORGE_INT16, NAN) == 0);
+
+    double doubles[2] = {0};
+    opforge_tensor d = {doubles, OPFORGE_FLOAT64, 1, {2}};
+    opf_store_double(&d, 1, 2.5);
+    CHECK(doubles[1] == 2.5);
+    int16_t shorts[2] = {0};
+    opforge_tensor s = {shorts, OPFORGE_INT16, 1, {2}};
+    opf_store_double(&s, 0, -2.9);
+    CHECK(shorts[0] == -2);
+}
+
+static void test_fill_values(void)
+{
+    unsigned char fill[8];
+    CHECK(opf_fill_value(OPFORGE_INT8, 127.0, fill));
+    CHECK(!opf_fill_value(OPFORGE_INT8, 128.0, fill));
+    CHECK(!opf_fill_value(OPFORGE_INT32, 0.5, fill));
+    CHECK(!opf_fill_value(OPFORGE_BOOL, 2.0, fill));
+    CHECK(!opf_fill_value(OPFORGE_INT64, 9223372036854775808.0, fill));
+    CHECK(opf_fill_value(OPFORGE_FLOAT32, 0.1, fill));
+}
+
+int main(void)
+{
+    test_philox_known_answers();
+    test_broadcasting();
+    test_descriptor_checks();
+    test_layout_plans();
+    test_reduce_plans();
+    test_scalar_semantics();
+    test_casts();
+    test_fill_values();
+    if (failures == 0) {
+        printf("all runtime checks passed\n");
+    }
+    return failures == 0 ? 0 : 1;
+}
