@@ -1,0 +1,181 @@
+"""What an op computes, as the docs' text: one function per compute form."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from dsl import compute as C
+from dsl.model import Op
+from generators.docs.expressions import _literal
+
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "eq": "==", "ne": "!=", "lt": "<",
+          "le": "<=", "gt": ">", "ge": ">=", "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
+          "left_shift": "<<", "right_shift": ">>"}
+
+
+def scalar_text(node: object) -> str:
+    """A compute tree as an expression: ``x + y``, ``exp(x - m)``."""
+    if isinstance(node, C.SSym):
+        return node.name
+    if isinstance(node, C.SConst):
+        return _literal(node.value)
+    assert isinstance(node, C.SCall)
+    args = [scalar_text(a) for a in node.args]
+    if node.fn in _INFIX:
+        return f"({args[0]} {_INFIX[node.fn]} {args[1]})"
+    if node.fn == "neg":
+        return f"-{args[0]}"
+    return f"{node.fn}({', '.join(args)})"
+
+
+def _out(op: Op) -> str:
+    return op.outputs[0].name if op.outputs else "output"
+
+
+def _broadcast_rule(c: Any) -> str:
+    return "NumPy broadcasting" if c.broadcast == "numpy" else "equal shapes or one scalar operand"
+
+
+def _roles(params: tuple[tuple[str, str], ...]) -> str:
+    return ", ".join(f"{role}={name}" if role != name else name for role, name in params)
+
+
+def _composed(op: Op, c: Any) -> list[str]:
+    steps = op.composition.steps  # type: ignore[union-attr]
+    lines = []
+    for s in steps:
+        args = [str(i) for i in s.inputs] + [f"{k}={_literal(v)}" for k, v in s.args]
+        name = _out(op) if s is steps[-1] else s.name
+        lines.append(f"composed, {_broadcast_rule(c)}: {name} = {s.op}({', '.join(args)})")
+    return lines
+
+
+def _elementwise(op: Op, c: C.Elementwise) -> list[str]:
+    lines = []
+    for given, expr in c.cases:
+        when = ""
+        if c.optional:
+            unset = [p for p in c.optional if p not in given]
+            when = " when " + ", ".join([f"{p} is given" for p in given] + [f"{p} is None" for p in unset])
+        text = scalar_text(expr)
+        if text.startswith("(") and text.endswith(")"):
+            text = text[1:-1]  # outer parentheses of an infix operation
+        lines.append(f"{_out(op)} = {text}{when}")
+    return [f"elementwise, {_broadcast_rule(c)}: {line}" for line in lines]
+
+
+def _reduction(op: Op, c: C.Reduction) -> list[str]:
+    pair = f"({c.input}, {c.other}) pairs" if c.other else c.input
+    parts = [f"reduce {pair} over {c.axes} with {c.combine}"]
+    if c.pre:
+        parts.append(f"m = {c.pre} of the same elements")
+    if c.map is not None and c.extra_maps:
+        sums = [f"acc = sum of {scalar_text(c.map)}"]
+        sums += [f"acc{k} = sum of {scalar_text(e)}" for k, e in enumerate(c.extra_maps, 1)]
+        parts.append(", ".join(sums))
+    elif c.map is not None:
+        parts.append(f"each element as {scalar_text(c.map)}")
+    if c.finalize is not None:
+        parts.append(f"result {scalar_text(c.finalize)}")
+    return ["; ".join(parts)]
+
+
+def _arg_reduction(op: Op, c: C.ArgReduction) -> list[str]:
+    if c.searches:
+        return [f"index of the {c.which} element along {c.axis} where {scalar_text(c.map)} holds, -1 where none does"]
+    of = scalar_text(c.map) if c.map is not None else c.input
+    return [f"index of the first {c.which}imum of {of} along {c.axis}"]
+
+
+def _contraction(op: Op, c: C.Contraction) -> list[str]:
+    return [f"einsum {c.spec.text} over {', '.join(c.inputs)}"]
+
+
+def _random_sample(op: Op, c: C.RandomSample) -> list[str]:
+    params = ", ".join(f"{k}={v}" for k, v in c.params)
+    return [f"samples of {c.distribution}({params}) from Philox4x32-10 keyed by (seed, offset)"]
+
+
+def _sliding_window(op: Op, c: C.SlidingWindow) -> list[str]:
+    return [f"stream: windows of {c.window} frames of {c.input} (axis 0), every {c.stride} frames; "
+            f"the queue holds {C.CAPACITY_WINDOWS} * {c.window} frames"]
+
+
+def _generation(op: Op, c: C.Generation) -> list[str]:
+    return [f"generated {c.generator}({_roles(c.params)}) in the dtype arg's type"]
+
+
+def _layout_move(op: Op, c: C.LayoutMove) -> list[str]:
+    return [f"layout {c.layout}({', '.join(filter(None, [c.input, _roles(c.params)]))}): "
+            "elements moved, not computed"]
+
+
+def _find_all(op: Op, c: C.FindAll) -> list[str]:
+    indices, count = (o.name for o in op.outputs)
+    return [f"find all: {indices} = the flat indices of {c.input} where {scalar_text(c.map)} holds, in order, "
+            f"then zeros; {count} = how many"]
+
+
+def _tensordot(op: Op, c: C.TensorDot) -> list[str]:
+    (x, y), (ax, ay), (tx, ty, tz) = c.inputs, c.axes, c.transposes
+    return [f"tensordot of {x} and {y} over the axes {ax} of {x} and {ay} of {y} (numpy.tensordot); "
+            f"{tx}, {ty} reverse the axes of {x}, {y} first, {tz} those of the result after"]
+
+
+def _parts(op: Op, c: C.Parts) -> list[str]:
+    return [f"parts {c.part}({c.source}, {_roles(c.params)}): the list {c.outputs}, elements moved, not computed"]
+
+
+def _shape_query(op: Op, c: C.ShapeQuery) -> list[str]:
+    what = {"shape": f"the shape of {c.input}, one int64 per axis", "size": f"the number of elements of {c.input}",
+            "rank": f"the rank of {c.input}", "size_at": f"the size of axis {c.axis} of {c.input}"}[c.query]
+    return [f"shape query: {_out(op)} = {what}"]
+
+
+def _scatter_rows(op: Op, c: C.ScatterRows) -> list[str]:
+    out, fold = _out(op), scalar_text(c.combine)
+    if c.ref is not None:
+        return [f"scatter: {out} starts as {c.ref}; for each k in order, with i = {c.indices}[k] "
+                f"(negative from the end): acc = {out}[i], u = {c.updates}[k], {out}[i] = {fold}"]
+    start = {"zero": "0", "one": "1", "lowest": "the lowest value", "highest": "the highest value"}[c.init]
+    text = (f"segments: {out} has {c.rows} rows starting at {start}; for each k in order, with "
+            f"s = {c.indices}[k]: acc = {out}[s], u = {c.updates}[k], {out}[s] = {fold}")
+    if c.scale is not None:
+        by = "its number n of updates" if c.scale == "mean" else "sqrt(n), n its number of updates"
+        text += f"; then each row is divided by {by}"
+    if c.sorted:
+        text += f"; {c.indices} must be sorted"
+    return [text]
+
+
+def _fragment(op: Op, c: C.FragmentKernel) -> list[str]:
+    return [f"hand-written fragments: {c.c_file} (C), {c.python_file}:{c.python_fragment} (Python)"]
+
+
+def _join(op: Op, c: C.Join) -> list[str]:
+    how = f"stacked along {c.axis} (a new axis)" if c.stack else f"concatenated along {c.axis} (an existing axis)"
+    return [f"{c.join}: the tensors of the list {c.inputs} {how}: elements moved, not computed"]
+
+
+def _merge(op: Op, c: C.Merge) -> list[str]:
+    return [f"merge: {_out(op)} = {c.combine} of the tensors of the list {c.inputs}, element by element, "
+            "in list order"]
+
+
+DESCRIBERS: dict[type, Callable[[Op, Any], list[str]]] = {
+    C.Elementwise: _elementwise, C.Reduction: _reduction, C.ArgReduction: _arg_reduction,
+    C.Contraction: _contraction, C.RandomSample: _random_sample, C.SlidingWindow: _sliding_window,
+    C.Generation: _generation, C.LayoutMove: _layout_move, C.FindAll: _find_all, C.TensorDot: _tensordot,
+    C.Parts: _parts, C.ShapeQuery: _shape_query, C.ScatterRows: _scatter_rows, C.FragmentKernel: _fragment,
+    C.Join: _join, C.Merge: _merge,
+}
+
+
+def compute_text(op: Op) -> list[str]:
+    """What an op computes, one line per case."""
+    c = op.compute
+    if c is None:
+        return []
+    if op.composition is not None and op.composition.steps:
+        return _composed(op, c)
+    return DESCRIBERS[type(c)](op, c)
