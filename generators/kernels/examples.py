@@ -123,87 +123,141 @@ def _sample_arg(a: Arg) -> Any:
     return None
 
 
-def _shapes(op: Op) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """Input shapes (a list of shapes for a tensor list) and the args to set, or None
-    when no example applies."""
-    c = op.compute
-    inputs = [i.name for i in op.inputs]
-    if isinstance(c, C.Elementwise):
-        names = [p for p in c.params if p in inputs]
-        if len(names) == 2 and c.broadcast == "numpy":
-            return {names[0]: (2, 3), names[1]: (3,)}, {}
-        return {n: (4,) for n in names}, {}
-    if isinstance(c, C.Reduction):
-        return {c.input: (2, 3), **({c.other: (2, 3)} if c.other else {})}, {c.axes: [1]}
-    if isinstance(c, C.ArgReduction):
-        return {c.input: (2, 3)}, {c.axis: -1}
-    if isinstance(c, C.Join):  # a tensor list: one shape per tensor
-        return {c.inputs: [(2, 2), (2, 2)] if c.stack else [(2, 2), (1, 2)]}, {}
-    if isinstance(c, C.Merge):
-        return {c.inputs: [(2, 2), (2, 2), (2, 2)]}, {}
-    if isinstance(c, C.FindAll):
-        return {c.input: (2, 3)}, {}
-    if isinstance(c, C.TensorDot):  # contract (2, 3, 4) with (4, 3, 2) over the 3s and 4s
-        return dict(zip(c.inputs, ((2, 3, 4), (4, 3, 2)))), dict(zip(c.axes, ([1, 2], [1, 0])))
-    if isinstance(c, C.Parts) and c.part == "meshgrid":
+Plan = tuple[dict[str, Any], dict[str, Any]]
+
+
+def _elementwise(op: Op, c: C.Elementwise) -> Plan:
+    names = [p for p in c.params if any(i.name == p for i in op.inputs)]
+    if len(names) == 2 and c.broadcast == "numpy":
+        return {names[0]: (2, 3), names[1]: (3,)}, {}
+    return {n: (4,) for n in names}, {}
+
+
+def _reduction(op: Op, c: C.Reduction) -> Plan:
+    return {c.input: (2, 3), **({c.other: (2, 3)} if c.other else {})}, {c.axes: [1]}
+
+
+def _arg_reduction(op: Op, c: C.ArgReduction) -> Plan:
+    return {c.input: (2, 3)}, {c.axis: -1}
+
+
+def _join(op: Op, c: C.Join) -> Plan:  # a tensor list: one shape per tensor
+    return {c.inputs: [(2, 2), (2, 2)] if c.stack else [(2, 2), (1, 2)]}, {}
+
+
+def _merge(op: Op, c: C.Merge) -> Plan:
+    return {c.inputs: [(2, 2), (2, 2), (2, 2)]}, {}
+
+
+def _find_all(op: Op, c: C.FindAll) -> Plan:
+    return {c.input: (2, 3)}, {}
+
+
+def _tensordot(op: Op, c: C.TensorDot) -> Plan:  # contract (2, 3, 4) with (4, 3, 2) over the 3s and 4s
+    return dict(zip(c.inputs, ((2, 3, 4), (4, 3, 2)))), dict(zip(c.axes, ([1, 2], [1, 0])))
+
+
+def _parts(op: Op, c: C.Parts) -> Plan:
+    if c.part == "meshgrid":
         return {c.source: [(3,), (2,)]}, {}
-    if isinstance(c, C.Parts):
-        return {c.source: (2, 4)}, ({c.arg("num"): 2, c.arg("axis"): 1} if c.part == "split" else {})
-    if isinstance(c, C.Contraction):
-        sizes = {label: 2 + k for k, label in enumerate(c.spec.labels)}
-        return {n: tuple(sizes[label] for label in operand.named)
-                for n, operand in zip(c.inputs, c.spec.inputs)}, {}
-    if isinstance(c, C.RandomSample):
-        return {}, {"shape": [2, 3]}
-    if isinstance(c, C.Generation):
-        tensors = {c.arg(role): (len(GENERATE_INDICES[c.generator][1]),) for role, _ in c.params
-                   if c.generator in GENERATE_INDICES and role == GENERATE_INDICES[c.generator][0]}
-        roles = dict(c.params)
-        args = {roles.get(key, key): value for key, value in GENERATE_EXAMPLES[c.generator].items()}
-        # An input only defaults read (full_like's x): it gives the shape, which is left out.
-        for name in (i.name for i in op.inputs if i.name not in roles.values()):
-            tensors[name] = tuple(args.pop(roles.get("shape", "shape"), (2, 3)))
-        return tensors, args
-    if isinstance(c, C.FragmentKernel) and c.layout == "flat":
-        return {inputs[0]: (4,)}, {}
-    if isinstance(c, C.FragmentKernel) and c.layout == "rows":
-        return {n: (2, 3) for n in inputs}, {}
-    if isinstance(c, C.FragmentKernel) and c.layout == "select":
-        return {inputs[0]: (2, 3)}, {c.length: 2}
-    if isinstance(c, C.FragmentKernel) and c.layout == "shaped":  # vectors of SHAPED_VALUES
-        kinds = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float"}
-        return {n: (4,) for n in inputs}, {a.name: SHAPED_ARGS[kinds[a.type]] for a in op.args
-                                           if a.type in kinds and a.count.is_single and not a.has_default}
-    if isinstance(c, C.FragmentKernel) and c.layout == "dense":  # rows of 3 in, rows of 2 out
-        return {n: ((2, 3), (3, 2), (2,))[min(k, 2)] for k, n in enumerate(inputs)}, {}
-    if isinstance(c, C.FragmentKernel) and c.layout == "channels":
-        return {n: ((2, 3) if k == 0 else (3,)) for k, n in enumerate(inputs)}, {}
-    if isinstance(c, C.FragmentKernel) and c.matrix and c.shared:  # queries, keys, values, projections
-        return dict(zip(inputs, ((2, 3), (3, 3), (3, 3), (3, 4), (3, 4), (3, 4), (4, 2)))), {}
-    if isinstance(c, C.FragmentKernel) and c.matrix and len(inputs) == 3:  # queries, keys, values
-        return dict(zip(inputs, ((2, 3), (3, 3), (3, 2)))), {}
-    if isinstance(c, C.FragmentKernel) and c.matrix:
-        return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
-    if isinstance(c, C.FragmentKernel):
-        return {inputs[0]: (2, 3)}, {c.axis: 1}
-    if isinstance(c, C.ShapeQuery):
-        return {c.input: (2, 3)}, ({c.axis: -1} if c.axis is not None else {})
-    if isinstance(c, C.ScatterRows) and c.ref is not None:
+    return {c.source: (2, 4)}, ({c.arg("num"): 2, c.arg("axis"): 1} if c.part == "split" else {})
+
+
+def _contraction(op: Op, c: C.Contraction) -> Plan:
+    sizes = {label: 2 + k for k, label in enumerate(c.spec.labels)}
+    return {n: tuple(sizes[label] for label in operand.named) for n, operand in zip(c.inputs, c.spec.inputs)}, {}
+
+
+def _random_sample(op: Op, c: C.RandomSample) -> Plan:
+    return {}, {"shape": [2, 3]}
+
+
+def _generation(op: Op, c: C.Generation) -> Plan:
+    tensors = {c.arg(role): (len(GENERATE_INDICES[c.generator][1]),) for role, _ in c.params
+               if c.generator in GENERATE_INDICES and role == GENERATE_INDICES[c.generator][0]}
+    roles = dict(c.params)
+    args = {roles.get(key, key): value for key, value in GENERATE_EXAMPLES[c.generator].items()}
+    # An input only defaults read (full_like's x): it gives the shape, which is left out.
+    for name in (i.name for i in op.inputs if i.name not in roles.values()):
+        tensors[name] = tuple(args.pop(roles.get("shape", "shape"), (2, 3)))
+    return tensors, args
+
+
+def _shape_query(op: Op, c: C.ShapeQuery) -> Plan:
+    return {c.input: (2, 3)}, ({c.axis: -1} if c.axis is not None else {})
+
+
+def _scatter_rows(op: Op, c: C.ScatterRows) -> Plan:
+    if c.ref is not None:
         return {c.ref: (3, 2), c.indices: (3,), c.updates: (3, 2)}, {}
-    if isinstance(c, C.ScatterRows):
-        return {c.updates: (4, 2), c.indices: (4,)}, {c.rows: 3}
-    if isinstance(c, C.LayoutMove) and c.layout == "set_diag":
-        return {c.input: (3, 3), c.arg("diagonal"): (3,)}, {}
-    if isinstance(c, C.LayoutMove) and c.layout == "gather_nd":
-        return {c.input: (3, 2), c.arg("indices"): (2, 2)}, {}
-    if isinstance(c, C.LayoutMove) and c.layout == "reverse_sequence":
-        return {c.input: (3, 4), c.arg("seq_lengths"): (3,)}, {c.arg("seq_axis"): 1, c.arg("batch_axis"): 0}
-    if isinstance(c, C.LayoutMove) and c.layout == "gather":
-        return {c.input: (3, 2), c.arg("indices"): (2,)}, {c.arg("axis"): 0}
-    if isinstance(c, C.LayoutMove):
-        shape, roles = LAYOUT_EXAMPLES[c.layout]
-        return {c.input: shape}, {c.arg(role): value for role, value in roles.items()}
-    return None
+    return {c.updates: (4, 2), c.indices: (4,)}, {c.rows: 3}
+
+
+#: Per data-driven layout: its example's shapes and args.
+_LAYOUT_PLANS: dict[str, Any] = {
+    "set_diag": lambda c: ({c.input: (3, 3), c.arg("diagonal"): (3,)}, {}),
+    "gather_nd": lambda c: ({c.input: (3, 2), c.arg("indices"): (2, 2)}, {}),
+    "reverse_sequence": lambda c: ({c.input: (3, 4), c.arg("seq_lengths"): (3,)},
+                                   {c.arg("seq_axis"): 1, c.arg("batch_axis"): 0}),
+    "gather": lambda c: ({c.input: (3, 2), c.arg("indices"): (2,)}, {c.arg("axis"): 0}),
+}
+
+
+def _layout_move(op: Op, c: C.LayoutMove) -> Plan:
+    if c.layout in _LAYOUT_PLANS:
+        return _LAYOUT_PLANS[c.layout](c)
+    shape, roles = LAYOUT_EXAMPLES[c.layout]
+    return {c.input: shape}, {c.arg(role): value for role, value in roles.items()}
+
+
+def _shaped_fragment(op: Op, c: C.FragmentKernel, inputs: list[str]) -> Plan:  # vectors of SHAPED_VALUES
+    kinds = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float"}
+    return {n: (4,) for n in inputs}, {a.name: SHAPED_ARGS[kinds[a.type]] for a in op.args
+                                       if a.type in kinds and a.count.is_single and not a.has_default}
+
+
+def _matrix_fragment(op: Op, c: C.FragmentKernel, inputs: list[str]) -> Plan:
+    if c.shared:  # queries, keys, values, projections
+        return dict(zip(inputs, ((2, 3), (3, 3), (3, 3), (3, 4), (3, 4), (3, 4), (4, 2)))), {}
+    if len(inputs) == 3:  # queries, keys, values
+        return dict(zip(inputs, ((2, 3), (3, 3), (3, 2)))), {}
+    return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
+
+
+#: Per fragment layout but the matrix ones and "axis": its example's shapes and args.
+_FRAGMENT_PLANS: dict[str, Any] = {
+    "flat": lambda op, c, inputs: ({inputs[0]: (4,)}, {}),
+    "rows": lambda op, c, inputs: ({n: (2, 3) for n in inputs}, {}),
+    "select": lambda op, c, inputs: ({inputs[0]: (2, 3)}, {c.length: 2}),
+    "shaped": _shaped_fragment,
+    # rows of 3 in, rows of 2 out
+    "dense": lambda op, c, inputs: ({n: ((2, 3), (3, 2), (2,))[min(k, 2)] for k, n in enumerate(inputs)}, {}),
+    "channels": lambda op, c, inputs: ({n: ((2, 3) if k == 0 else (3,)) for k, n in enumerate(inputs)}, {}),
+}
+
+
+def _fragment(op: Op, c: C.FragmentKernel) -> Plan:
+    inputs = [i.name for i in op.inputs]
+    if c.layout in _FRAGMENT_PLANS:
+        return _FRAGMENT_PLANS[c.layout](op, c, inputs)
+    if c.matrix:
+        return _matrix_fragment(op, c, inputs)
+    return {inputs[0]: (2, 3)}, {c.axis: 1}
+
+
+#: Per compute form: the input shapes (a list of shapes for a tensor list) and args of its example.
+PLANNERS: dict[type, Any] = {
+    C.Elementwise: _elementwise, C.Reduction: _reduction, C.ArgReduction: _arg_reduction, C.Join: _join,
+    C.Merge: _merge, C.FindAll: _find_all, C.TensorDot: _tensordot, C.Parts: _parts, C.Contraction: _contraction,
+    C.RandomSample: _random_sample, C.Generation: _generation, C.ShapeQuery: _shape_query,
+    C.ScatterRows: _scatter_rows, C.LayoutMove: _layout_move, C.FragmentKernel: _fragment,
+}
+
+
+def _shapes(op: Op) -> Plan | None:
+    """Input shapes and the args to set, or None when no example applies (a stream, a composed op)."""
+    planner = PLANNERS.get(type(op.compute))
+    return planner(op, op.compute) if planner is not None else None
 
 
 def example(op: Op, functions: dict[str, Any]) -> Example | None:
