@@ -897,8 +897,9 @@ def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragmen
              widen: int = 1, shapes: tuple[Any, ...] = (), shared: tuple[str, ...] = ()) -> None:
     """Hand-written kernels: ``c`` and ``python`` are files beside the ops
     file holding ``#pragma IMAGINET_FRAGMENT_BEGIN`` fragments; ``c_fragments``
-    maps each dtype to its C fragment. ``layout`` is "axis", "matrix" or
-    "matrix_reduce" (see ``compute.FragmentKernel``); matrix kernels that can
+    maps each dtype to its C fragment. ``layout`` names the class of the
+    fragment (``compute.FRAGMENT_LAYOUTS``: "axis", "rows", "matrix", ...), which
+    takes only the options below that apply to it; matrix kernels that can
     fail say what failing means in ``failure``. ``workspace`` is the number of
     doubles of scratch memory a matrix kernel needs, a size expression of the
     inputs (``n * n + n`` with ``n = x.size_at(-1)``); the caller provides it.
@@ -909,12 +910,21 @@ def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragmen
     sizes (expressions of input sizes and int args, such as ``(n, n)``) or an
     input, whose shape the output takes; ``shared`` names the inputs of a
     matrix kernel that are one matrix for every batch (weights)."""
-    node = term(workspace).node if workspace is not None else None
-    _set_compute("Fragment", compute.FragmentKernel(
-        c, tuple(sorted(c_fragments.items())), python, python_fragment, layout, axis, tuple(args), failure, node,
-        length, tuple(output_layouts), widen,
-        tuple(term(shape).node if isinstance(shape, Term) else tuple(term(size).node for size in shape)
-              for shape in shapes), tuple(shared)))
+    files = {"c_file": c, "c_fragments": tuple(sorted(c_fragments.items())), "python_file": python,
+             "python_fragment": python_fragment, "args": tuple(args)}
+    options = {"axis": axis, "widen": widen, "length": length, "failure": failure,
+               "workspace": term(workspace).node if workspace is not None else None,
+               "output_layouts": tuple(output_layouts), "shared": tuple(shared),
+               "shapes": tuple(term(shape).node if isinstance(shape, Term) else tuple(term(size).node for size in shape)
+                               for shape in shapes)}
+    block = _block("Fragment", ("op", "mixin"))
+    if block is None:
+        return
+    kernel, problems = compute.fragment_kernel(layout, files, options)
+    for message in problems:
+        _report(caller_location(), block.context, message)
+    if kernel is not None:
+        _set_compute("Fragment", kernel)
 
 
 @guarded

@@ -211,6 +211,16 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
     ("TensorDot()", "tensordot needs an arg 'transpose_z' (whether to reverse the axes)"),
     ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='channels', widen=2)",
      "widen (rows that many times as long) takes an int above 1, for a rows fragment of one input"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='chanels')",
+     "fragment layout must be one of axis, flat, rows, channels, select, dense, shaped, matrix, matrix_reduce, "
+     "matrix_solve, matrix_diagonal, matrix_q, matrix_r, matrix_v, matrix_product, got 'chanels' "
+     "(did you mean 'channels'?)"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='rows', length='k')",
+     "length=... names the int arg of a select fragment's rows"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='flat', axis='dim')",
+     "axis=... names the axis arg of an axis fragment"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', workspace=x.size_at(0))",
+     "only matrix fragments take a workspace"),
 ])
 def test_compute_problems(project: Path, cli, body: str, message: str) -> None:
     write_ops(project, {"defs.py": f'''
@@ -226,6 +236,19 @@ def test_compute_problems(project: Path, cli, body: str, message: str) -> None:
     found = [p for p in result.problems if p.message == message]
     assert found, [p.message for p in result.problems]
     assert found[0].location.line == 6
+
+
+def test_each_fragment_layout_is_a_class_with_only_its_own_fields() -> None:
+    """A generator asking a layout for another layout's field fails at once, not silently."""
+    files = {"c_file": "k.h", "c_fragments": (), "python_file": "k.py", "python_fragment": "f", "args": ()}
+    rows, problems = C.fragment_kernel("rows", files, {"widen": 2})
+    assert isinstance(rows, C.RowsFragment) and rows.widen == 2 and not problems
+    with pytest.raises(AttributeError):
+        rows.shared  # noqa: B018 - a matrix fragment's field
+    qr, _ = C.fragment_kernel("matrix_q", files, {"output_layouts": ("matrix_r",)})
+    assert isinstance(qr, C.MatrixFragment) and qr.layouts == ("matrix_q", "matrix_r")
+    assert {cls.layout for cls in C.FRAGMENT_LAYOUTS.values() if cls is not C.MatrixFragment} == \
+        set(C.FRAGMENT_LAYOUTS) - set(C.MATRIX_LAYOUTS)
 
 
 def test_compute_is_frozen_and_traced_once() -> None:

@@ -14,7 +14,10 @@ from dsl.forms.composition import Composition, Step, TensorSym, step, trace_comp
 from dsl.forms.contraction import Contraction
 from dsl.forms.elementwise import Elementwise
 from dsl.forms.find_all import FindAll
-from dsl.forms.fragment import MATRIX_LAYOUTS, FragmentKernel
+from dsl.forms.fragment import (AxisFragment, ChannelsFragment, DenseFragment, FlatFragment, FragmentKernel,
+                                RowsFragment, SelectFragment, ShapedFragment)
+from dsl.forms.fragment_layouts import FRAGMENT_LAYOUTS, fragment_kernel
+from dsl.forms.matrix_fragment import MATRIX_LAYOUTS, MatrixFragment
 from dsl.forms.generation import GENERATE_ROLES, Generation
 from dsl.forms.layout import DATA_LAYOUTS, LAYOUT_ROLES, PAD_MODES, LayoutMove
 from dsl.forms.reduction import REDUCE_COMBINES, Reduction, accumulator_dtype
@@ -29,14 +32,22 @@ Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample,
                 SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery, Join, Merge, Parts, TensorDot, FindAll]
 
 __all__ = [
-    "ArgReduction", "CAPACITY_WINDOWS", "Composition", "Compute", "Contraction", "DATA_LAYOUTS", "Elementwise",
-    "FindAll", "FragmentKernel", "GENERATE_ROLES", "Generation", "Join", "LAYOUT_ROLES", "LayoutMove",
-    "MATRIX_LAYOUTS", "MERGE_COMBINES", "Merge", "PAD_MODES", "PARTS_ROLES", "Parts", "RANDOM_DISTRIBUTIONS",
-    "REDUCE_COMBINES", "RandomSample", "Reduction", "SEGMENT_INITS", "SEGMENT_SCALES", "SHAPE_QUERIES",
-    "ScatterRows", "ShapeQuery", "SlidingWindow", "Step", "TensorDot", "TensorSym", "accumulator_dtype",
-    "dtype_from_arg", "in_place_inputs", "list_input", "list_output", "own_dtype_inputs", "step",
-    "trace_composition",
+    "ArgReduction", "AxisFragment", "CAPACITY_WINDOWS", "ChannelsFragment", "Composition", "Compute", "Contraction",
+    "DATA_LAYOUTS", "DenseFragment", "Elementwise", "FRAGMENT_LAYOUTS", "FindAll", "FlatFragment", "FragmentKernel",
+    "GENERATE_ROLES", "Generation", "Join", "LAYOUT_ROLES", "LayoutMove", "MATRIX_LAYOUTS", "MERGE_COMBINES",
+    "MatrixFragment", "Merge", "PAD_MODES", "PARTS_ROLES", "Parts", "RANDOM_DISTRIBUTIONS", "REDUCE_COMBINES",
+    "RandomSample", "Reduction", "RowsFragment", "SEGMENT_INITS", "SEGMENT_SCALES", "SHAPE_QUERIES", "ScatterRows",
+    "SelectFragment", "ShapeQuery", "ShapedFragment", "SlidingWindow", "Step", "TensorDot", "TensorSym",
+    "accumulator_dtype", "dtype_from_arg", "form_class_names", "fragment_kernel", "in_place_inputs", "list_input", "list_output",
+    "own_dtype_inputs", "step", "trace_composition",
 ]
+
+
+def form_class_names(c: object) -> list[str]:
+    """The names of the form's class and its bases, lowercased, nearest first: what a
+    renderer's per-form methods are named after (a fragment layout's class falls back
+    to ``fragmentkernel``)."""
+    return [t.__name__.lower() for t in type(c).__mro__ if t is not object]
 
 
 def list_input(c: object) -> str | None:

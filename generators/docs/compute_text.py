@@ -166,8 +166,9 @@ DESCRIBERS: dict[type, Callable[[Op, Any], list[str]]] = {
     C.Elementwise: _elementwise, C.Reduction: _reduction, C.ArgReduction: _arg_reduction,
     C.Contraction: _contraction, C.RandomSample: _random_sample, C.SlidingWindow: _sliding_window,
     C.Generation: _generation, C.LayoutMove: _layout_move, C.FindAll: _find_all, C.TensorDot: _tensordot,
-    C.Parts: _parts, C.ShapeQuery: _shape_query, C.ScatterRows: _scatter_rows, C.FragmentKernel: _fragment,
+    C.Parts: _parts, C.ShapeQuery: _shape_query, C.ScatterRows: _scatter_rows,
     C.Join: _join, C.Merge: _merge,
+    **{cls: _fragment for cls in C.FRAGMENT_LAYOUTS.values()},
 }
 
 

@@ -210,13 +210,18 @@ def _layout_move(op: Op, c: C.LayoutMove) -> Plan:
     return {c.input: shape}, {c.arg(role): value for role, value in roles.items()}
 
 
-def _shaped_fragment(op: Op, c: C.FragmentKernel, inputs: list[str]) -> Plan:  # vectors of SHAPED_VALUES
+def _inputs(op: Op) -> list[str]:
+    return [i.name for i in op.inputs]
+
+
+def _shaped_fragment(op: Op, c: C.ShapedFragment) -> Plan:  # vectors of SHAPED_VALUES
     kinds = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float"}
-    return {n: (4,) for n in inputs}, {a.name: SHAPED_ARGS[kinds[a.type]] for a in op.args
-                                       if a.type in kinds and a.count.is_single and not a.has_default}
+    return {n: (4,) for n in _inputs(op)}, {a.name: SHAPED_ARGS[kinds[a.type]] for a in op.args
+                                            if a.type in kinds and a.count.is_single and not a.has_default}
 
 
-def _matrix_fragment(op: Op, c: C.FragmentKernel, inputs: list[str]) -> Plan:
+def _matrix_fragment(op: Op, c: C.MatrixFragment) -> Plan:
+    inputs = _inputs(op)
     if c.shared:  # queries, keys, values, projections
         return dict(zip(inputs, ((2, 3), (3, 3), (3, 3), (3, 4), (3, 4), (3, 4), (4, 2)))), {}
     if len(inputs) == 3:  # queries, keys, values
@@ -224,25 +229,12 @@ def _matrix_fragment(op: Op, c: C.FragmentKernel, inputs: list[str]) -> Plan:
     return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
 
 
-#: Per fragment layout but the matrix ones and "axis": its example's shapes and args.
-_FRAGMENT_PLANS: dict[str, Any] = {
-    "flat": lambda op, c, inputs: ({inputs[0]: (4,)}, {}),
-    "rows": lambda op, c, inputs: ({n: (2, 3) for n in inputs}, {}),
-    "select": lambda op, c, inputs: ({inputs[0]: (2, 3)}, {c.length: 2}),
-    "shaped": _shaped_fragment,
-    # rows of 3 in, rows of 2 out
-    "dense": lambda op, c, inputs: ({n: ((2, 3), (3, 2), (2,))[min(k, 2)] for k, n in enumerate(inputs)}, {}),
-    "channels": lambda op, c, inputs: ({n: ((2, 3) if k == 0 else (3,)) for k, n in enumerate(inputs)}, {}),
-}
+def _dense_fragment(op: Op, c: C.DenseFragment) -> Plan:  # rows of 3 in, rows of 2 out
+    return {n: ((2, 3), (3, 2), (2,))[min(k, 2)] for k, n in enumerate(_inputs(op))}, {}
 
 
-def _fragment(op: Op, c: C.FragmentKernel) -> Plan:
-    inputs = [i.name for i in op.inputs]
-    if c.layout in _FRAGMENT_PLANS:
-        return _FRAGMENT_PLANS[c.layout](op, c, inputs)
-    if c.matrix:
-        return _matrix_fragment(op, c, inputs)
-    return {inputs[0]: (2, 3)}, {c.axis: 1}
+def _channels_fragment(op: Op, c: C.ChannelsFragment) -> Plan:
+    return {n: ((2, 3) if k == 0 else (3,)) for k, n in enumerate(_inputs(op))}, {}
 
 
 #: Per compute form: the input shapes (a list of shapes for a tensor list) and args of its example.
@@ -250,7 +242,13 @@ PLANNERS: dict[type, Any] = {
     C.Elementwise: _elementwise, C.Reduction: _reduction, C.ArgReduction: _arg_reduction, C.Join: _join,
     C.Merge: _merge, C.FindAll: _find_all, C.TensorDot: _tensordot, C.Parts: _parts, C.Contraction: _contraction,
     C.RandomSample: _random_sample, C.Generation: _generation, C.ShapeQuery: _shape_query,
-    C.ScatterRows: _scatter_rows, C.LayoutMove: _layout_move, C.FragmentKernel: _fragment,
+    C.ScatterRows: _scatter_rows, C.LayoutMove: _layout_move,
+    C.AxisFragment: lambda op, c: ({_inputs(op)[0]: (2, 3)}, {c.axis: 1}),
+    C.FlatFragment: lambda op, c: ({_inputs(op)[0]: (4,)}, {}),
+    C.RowsFragment: lambda op, c: ({n: (2, 3) for n in _inputs(op)}, {}),
+    C.SelectFragment: lambda op, c: ({_inputs(op)[0]: (2, 3)}, {c.length: 2}),
+    C.ShapedFragment: _shaped_fragment, C.DenseFragment: _dense_fragment, C.ChannelsFragment: _channels_fragment,
+    C.MatrixFragment: _matrix_fragment,
 }
 
 
@@ -271,14 +269,14 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
     variant = next(v for v in variants_of(op) if v.dtype == dtype)
     arrays = {n: ([tensor(variant.of(n), one, k + j) for j, one in enumerate(s)] if isinstance(s, list)
                   else tensor(variant.of(n), s, k)) for k, (n, s) in enumerate(shapes.items())}
-    if isinstance(op.compute, C.FragmentKernel) and op.compute.matrix:  # decompositions want SPD matrices
+    if isinstance(op.compute, C.MatrixFragment):  # decompositions want SPD matrices
         arrays = {n: (SPD_EXAMPLE.astype(a.dtype) if a.shape == SPD_EXAMPLE.shape else a) for n, a in arrays.items()}
     if isinstance(op.compute, C.ScatterRows):  # rows to fold: one picked twice, one (segment 1) never
         arrays[op.compute.indices] = SCATTER_INDICES[op.compute.ref is None].copy()
     if isinstance(op.compute, C.Generation) and op.compute.generator in GENERATE_INDICES:
         role, values = GENERATE_INDICES[op.compute.generator]
         arrays[op.compute.arg(role)] = np.array(values, dtype=np.float64 if op.compute.generator == "cast" else np.int64)
-    if isinstance(op.compute, C.FragmentKernel) and op.compute.layout == "shaped":
+    if isinstance(op.compute, C.ShapedFragment):
         arrays = {n: np.array(SHAPED_VALUES["float" if a.dtype.kind == "f" else "int"][min(k, 1)], dtype=a.dtype)
                   for k, (n, a) in enumerate(arrays.items())}
     if isinstance(op.compute, C.LayoutMove) and op.compute.layout in LAYOUT_INDICES:

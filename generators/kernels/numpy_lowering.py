@@ -56,7 +56,7 @@ class NumpyLowering:
 
     def lines(self, op: Op) -> list[str]:
         c = op.compute
-        method = getattr(self, type(c).__name__.lower(), None)
+        method = next((getattr(self, n) for n in C.form_class_names(c) if hasattr(self, n)), None)
         if method is None:
             raise ValueError(f"no reference for {type(c).__name__}")
         return method(op, c, py_name(op.outputs[0].name), list(D.variants(op)))
@@ -210,7 +210,7 @@ class NumpyLowering:
         # Whole-tensor layouts take every input and output; axis layouts the input, its axis and out.
         kinds = {a.name: a.type for a in op.args}
         scalars = [f"{_FRAGMENT_ARG_PY.get(kinds[a], 'bool')}({py_name(a)})" for a in c.args]
-        if c.matrix or c.layout in ("flat", "rows", "channels", "select", "dense", "shaped"):
+        if not isinstance(c, C.AxisFragment):
             args = [py_name(i.name) for i in op.inputs] + scalars + [py_name(o.name) for o in op.outputs]
         else:
             args = [py_name(op.inputs[0].name), f"int({py_name(c.axis)})"] + scalars + [out]

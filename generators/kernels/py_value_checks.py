@@ -28,7 +28,8 @@ class PyValueChecks:
     def lines(self, op: Op) -> list[str]:
         if not op.compute.value_refusals(op):  # the form says what it refuses on values
             return []
-        return getattr(self, type(op.compute).__name__.lower())(op, op.compute)
+        name = next(n for n in C.form_class_names(op.compute) if hasattr(self, n))
+        return getattr(self, name)(op, op.compute)
 
     def fragmentkernel(self, op: Op, c: C.FragmentKernel) -> list[str]:
         return []  # the kernel finds it, in either backend (see the call)

@@ -362,7 +362,7 @@ class _Binding:
         ref_args = [py_name(i.name) for i in op.inputs]
         ref_args += [f"{py_name(a.name)}_index" if a.type is DataType.ENUM else py_name(a.name) for a in op.args]
         ref_args += [config_param(cfg.name) for cfg in op.configs] + written
-        if isinstance(c, C.FragmentKernel) and c.failure:
+        if isinstance(c, C.FragmentKernel) and c.value_refusals(op):
             # The reference fails as the C kernel does, with the same words.
             self.add('if backend == "python":', "    try:", f"        _ref.{ref_name(op.name)}({', '.join(ref_args)})",
                      "    except ValueError as exc:", "        raise ValueError(f\"{_op}: {exc}\") from None", "else:")

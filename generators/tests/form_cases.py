@@ -279,7 +279,7 @@ def _layout_move(c: C.LayoutMove, op: Op, v: D.Variant, tol: dict[str, float]) -
     return out
 
 
-def _fragment_rows(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
+def _fragment_rows(c: C.RowsFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     names = [i.name for i in op.inputs]
     for shapes in [((3,), (3,)), ((4, 3), (4, 3)), ((2, 2, 3), (2, 2, 3)), ((0, 3), (0, 3)), ((4, 3), (3, 3)),
@@ -347,7 +347,7 @@ def _merge(c: C.Merge, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict
     return out
 
 
-def _fragment_select(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
+def _fragment_select(c: C.SelectFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     x = op.inputs[0].name
     for shape, k in [((5,), 2), ((5,), 5), ((3, 4), 1), ((2, 3, 4), 3), ((0, 3), 2), ((3, 0), 0), ((4, 6), 0),
@@ -361,7 +361,7 @@ def _fragment_select(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, f
     return out
 
 
-def _fragment_shaped(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
+def _fragment_shaped(c: C.ShapedFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     ints = [a.name for a in op.args if a.type in (DataType.INT, DataType.LONG) and a.count.is_single]
     for k, (shapes, (low, high), value, extreme) in enumerate(SHAPED_CASES):
@@ -372,7 +372,7 @@ def _fragment_shaped(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, f
     return out
 
 
-def _fragment_dense(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
+def _fragment_dense(c: C.DenseFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     names = [i.name for i in op.inputs]
     for shapes in DENSE_CASES:
@@ -387,7 +387,7 @@ def _fragment_dense(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, fl
     return out
 
 
-def _fragment_channels(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
+def _fragment_channels(c: C.ChannelsFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     names = [i.name for i in op.inputs]
     for shape, channels in [((5,), 5), ((4, 3), 3), ((2, 3, 4), 4), ((0, 3), 3), ((3, 0), 0), ((4, 3), 4),
@@ -403,7 +403,7 @@ def _fragment_channels(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str,
     return out
 
 
-def _fragment_flat(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
+def _fragment_flat(c: C.FlatFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     x = op.inputs[0].name
     for shape, ordered, view in [((), False, None), ((1,), False, None), ((7,), False, None), ((7,), True, None),
@@ -414,7 +414,7 @@ def _fragment_flat(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, flo
     return out
 
 
-def _fragment_shared_matrix(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
+def _fragment_shared_matrix(c: C.MatrixFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     ints = [a.name for a in op.args if a.type in (DataType.INT, DataType.LONG)]
     for k, (shapes, value) in enumerate(SHARED_CASES):
@@ -423,7 +423,7 @@ def _fragment_shared_matrix(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict
     return out
 
 
-def _fragment_matrix(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
+def _fragment_matrix(c: C.MatrixFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     names = [i.name for i in op.inputs]
     shape_sets = MATRIX_CASES[len(names)] if len(names) in MATRIX_CASES else []
@@ -440,7 +440,7 @@ def _fragment_matrix(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, f
     return out
 
 
-def _fragment_axis(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
+def _fragment_axis(c: C.AxisFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     x = op.inputs[0].name
     for shape, axis in [((6,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 3, 4), 1)]:
@@ -452,18 +452,12 @@ def _fragment_axis(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, flo
     return out
 
 
-_FRAGMENTS: dict[str, Drawer] = {"rows": _fragment_rows, "select": _fragment_select, "shaped": _fragment_shaped,
-                                 "dense": _fragment_dense, "channels": _fragment_channels, "flat": _fragment_flat}
 _LAYOUTS: dict[str, Drawer] = {"gather_nd": _gather_nd, "set_diag": _set_diag,
                                "reverse_sequence": _reverse_sequence, "gather": _gather}
 
 
-def _fragment(c: C.FragmentKernel, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
-    if c.layout in _FRAGMENTS:
-        return _FRAGMENTS[c.layout](c, op, v, tol)
-    if c.matrix:
-        return (_fragment_shared_matrix if c.shared else _fragment_matrix)(c, op, v, tol)
-    return _fragment_axis(c, op, v, tol)
+def _fragment_matrices(c: C.MatrixFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
+    return (_fragment_shared_matrix if c.shared else _fragment_matrix)(c, op, v, tol)
 
 
 def _layout(c: C.LayoutMove, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
@@ -487,7 +481,10 @@ DRAWERS: dict[type, Drawer] = {
     C.Contraction: _contraction, C.RandomSample: _random_sample, C.Generation: _generated,
     C.SlidingWindow: _sliding_window, C.ShapeQuery: _shape_query, C.ScatterRows: _scattered,
     C.LayoutMove: _layout, C.Join: _join, C.FindAll: _find_all, C.TensorDot: _tensordot, C.Parts: _parts,
-    C.Merge: _merge, C.FragmentKernel: _fragment, C.Composition: _composed,
+    C.Merge: _merge, C.Composition: _composed,
+    C.AxisFragment: _fragment_axis, C.FlatFragment: _fragment_flat, C.RowsFragment: _fragment_rows,
+    C.ChannelsFragment: _fragment_channels, C.SelectFragment: _fragment_select, C.DenseFragment: _fragment_dense,
+    C.ShapedFragment: _fragment_shaped, C.MatrixFragment: _fragment_matrices,
 }
 
 

@@ -16,6 +16,10 @@ from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, _tensor_message, fragment, mask
 
 
+#: The method that writes the API function's body, per fragment class.
+_BODIES = {C.AxisFragment: "axis_body", C.FlatFragment: "flat_body", C.RowsFragment: "rows_body",
+           C.ChannelsFragment: "rows_body", C.SelectFragment: "select_body", C.DenseFragment: "dense_body",
+           C.ShapedFragment: "shaped_body", C.MatrixFragment: "matrix_body"}
 _FRAGMENT_ARG_CTYPE = {DataType.INT: "int64_t", DataType.LONG: "int64_t", DataType.FLOATING_POINT: "double",
                        DataType.NUMERIC: "double"}
 
@@ -33,21 +37,13 @@ class FragmentEmitter(Emitter):
                 if text not in texts:  # dependencies shared by several dtypes go in once
                     texts.append(text)
             includes += [i for i in incs if i not in includes]
-        if c.layout == "flat":
-            return OpCode(tuple(texts), tuple(includes), self.api(self.flat_body(c)))
-        if c.layout == "select":
-            return OpCode(tuple(texts), tuple(includes), self.api(self.select_body(c)))
-        if c.layout in ("rows", "channels"):
-            return OpCode(tuple(texts), tuple(includes), self.api(self.rows_body(c)))
-        if c.layout == "dense":
-            return OpCode(tuple(texts), tuple(includes), self.api(self.dense_body(c)))
-        if c.layout == "shaped":
-            return OpCode(tuple(texts), tuple(includes), self.api(self.shaped_body(c)))
-        if c.matrix:
-            api = self.api(self.matrix_body(c))
-            if c.workspace is not None:
-                api = self.workspace_function(c) + "\n" + api
-            return OpCode(tuple(texts), tuple(includes), api)
+        api = self.api(getattr(self, _BODIES[type(c)])(c))
+        if isinstance(c, C.MatrixFragment) and c.workspace is not None:
+            api = self.workspace_function(c) + "\n" + api
+        return OpCode(tuple(texts), tuple(includes), api)
+
+    def axis_body(self, c: C.AxisFragment) -> list[str]:
+        """The input around one axis: step (elements after it), size, slot (before it)."""
         x = abi.c_name(self.op.inputs[0].name)
         outn = abi.c_name(self.op.outputs[0].name)
         lines = [f"int64_t axis_index = {abi.c_name(c.axis)};",
@@ -70,14 +66,14 @@ class FragmentEmitter(Emitter):
             return [f"{frags_by_dtype[v.dtype]}((const {ct}*){x}->data, step, size, slot, "
                     f"{', '.join(extra + [f'({ct}*){outn}->data'])});"]
 
-        return OpCode(tuple(texts), tuple(includes), self.api(lines + self.dispatch(per_variant)))
+        return lines + self.dispatch(per_variant)
 
     def fragment_args(self, c: C.FragmentKernel) -> list[str]:
         """The scalar args a fragment takes, cast to the C types fragments declare."""
         kinds = {a.name: a.type for a in self.op.args}
         return [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
 
-    def rows_body(self, c: C.FragmentKernel) -> list[str]:
+    def rows_body(self, c: C.RowsFragment | C.ChannelsFragment) -> list[str]:
         """Inputs of one shape in rows of their last axis (channels: the first input, the
         others one value per channel); the output has the first input's shape."""
         op = self.op
@@ -88,7 +84,7 @@ class FragmentEmitter(Emitter):
                  f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(op.inputs[0].name + ': must have rank 1 or more')});",
                  "}"]
         for i, n in zip(op.inputs[1:], names[1:]):
-            if c.layout == "channels":
+            if isinstance(c, C.ChannelsFragment):
                 lines += [f"if ({n}->rank != 1 || {n}->shape[0] != {first}->shape[{first}->rank - 1]) {{",
                           f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must be a vector as long as the last axis of ' + op.inputs[0].name)});",
                           "}"]
@@ -96,11 +92,12 @@ class FragmentEmitter(Emitter):
             lines += [f"if (!opf_same_shape({n}, {first})) {{",
                       f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must have the shape of ' + op.inputs[0].name)});",
                       "}"]
-        if c.widen == 1:
+        widen = c.widen if isinstance(c, C.RowsFragment) else 1
+        if widen == 1:
             lines += self.output_check(f"{first}->rank", f"{first}->shape")
         else:  # rows widen times as long (the size of x fits, so the product fits an index)
             lines += ["int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank; d++) {{",
-                      f"result[d] = {first}->shape[d];", "}", f"result[{first}->rank - 1] *= {c.widen};",
+                      f"result[d] = {first}->shape[d];", "}", f"result[{first}->rank - 1] *= {widen};",
                       *self.output_check(f"{first}->rank", "result")]
         lines += [f"const int64_t len = {first}->shape[{first}->rank - 1];",
                   f"const int64_t rows = opf_shape_numel({first}->rank - 1, {first}->shape);"]
@@ -115,7 +112,7 @@ class FragmentEmitter(Emitter):
 
         return lines + self.dispatch(per_variant)
 
-    def dense_body(self, c: C.FragmentKernel) -> list[str]:
+    def dense_body(self, c: C.DenseFragment) -> list[str]:
         """Rows of the first input's last axis (len) times a len x units matrix, with
         vectors of units; the output has rows of units."""
         op = self.op
@@ -149,7 +146,7 @@ class FragmentEmitter(Emitter):
 
         return lines + self.dispatch(per_variant)
 
-    def shaped_body(self, c: C.FragmentKernel) -> list[str]:
+    def shaped_body(self, c: C.ShapedFragment) -> list[str]:
         """Every input flat (data, element count); each output of its declared shape;
         the kernel returns 0, or not 0 on failure."""
         op = self.op
@@ -180,7 +177,7 @@ class FragmentEmitter(Emitter):
 
         return lines + self.dispatch(per_variant)
 
-    def select_body(self, c: C.FragmentKernel) -> list[str]:
+    def select_body(self, c: C.SelectFragment) -> list[str]:
         """One input in rows of its last axis; every output has rows of `length` (an arg)."""
         op = self.op
         x = abi.c_name(op.inputs[0].name)
@@ -204,7 +201,7 @@ class FragmentEmitter(Emitter):
 
         return lines + self.dispatch(per_variant)
 
-    def flat_body(self, c: C.FragmentKernel) -> list[str]:
+    def flat_body(self, c: C.FlatFragment) -> list[str]:
         """Every element of the input, in row-major order, into one output value."""
         x = abi.c_name(self.op.inputs[0].name)
         out = self.op.outputs[0]
@@ -218,7 +215,7 @@ class FragmentEmitter(Emitter):
 
         return self.output_check("0", "NULL") + self.dispatch(per_variant)
 
-    def workspace_function(self, c: C.FragmentKernel) -> str:
+    def workspace_function(self, c: C.MatrixFragment) -> str:
         """``<fn>_workspace``: the inputs checked as the op checks them, then the bytes
         the kernel's scratch needs (a count of doubles, so double-aligned)."""
         lines = ["if (detail != NULL) {", "*detail = NULL;", "}", "if (bytes == NULL) {",
@@ -258,7 +255,7 @@ class FragmentEmitter(Emitter):
                       "}"]
         return lines
 
-    def matrix_body(self, c: C.FragmentKernel) -> list[str]:
+    def matrix_body(self, c: C.MatrixFragment) -> list[str]:
         """Matrices in the last two axes, one batch for all inputs; the kernel says if it failed."""
         op = self.op
         names = [abi.c_name(i.name) for i in op.inputs]
