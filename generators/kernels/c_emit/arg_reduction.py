@@ -20,30 +20,31 @@ class ArgReductionEmitter(Emitter):
         c: C.ArgReduction = self.op.compute  # type: ignore[assignment]
         if c.searches:
             return self.search(c)
-        frags = []
-        cmp = ">" if c.which == "max" else "<"
-        for v in self.variants:
-            t = v.of(c.input)
-            ct = C_TYPE[t]
-            if D.category(t) == "float":
-                better = f"(!nan_found && (isnan(xv) || xv {cmp} best))"
-                track = "nan_found = isnan(xv);"
-            else:
-                better = f"(xv {cmp} best)"
-                track = ""
-            name = self.kernel_name(v)
+        frags = [fragment(self.kernel_name(v), self.first_best(c, v) + "\n\n" + self.per_row(c, v))
+                 for v in self.variants]
+        lines = self.plan(c) + ["if (plan.n_inner == 0 && plan.n_outer > 0) {",
+                                f"return opf_fail(detail, OPFORGE_ERR_EMPTY, {c_string(self.op.name + ': cannot search an empty axis')});",
+                                "}"]
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(self.call(c))))
 
-            def value(at: str, t: str = t, ct: str = ct) -> str:
-                return f"({ct})({scalar_c.render(c.map, t, {'x': (at, t)})[0]})" if c.map is not None else at
+    def _value(self, c: C.ArgReduction, t: str, at: str) -> str:
+        """The element at ``at`` as searched: mapped first where the op maps it."""
+        return f"({C_TYPE[t]})({scalar_c.render(c.map, t, {'x': (at, t)})[0]})" if c.map is not None else at
 
-            is_float = D.category(t) == "float"
-            nan_lanes = "int32_t nan[OPFORGE_SEARCH_LANES];" if is_float else ""
-            nan_init = "nan[l] = 0;" if is_float else ""
-            nan_mark = "nan[l] |= (int32_t)(xv != xv);" if is_float else ""
-            nan_any = "any |= nan[l];" if is_float else ""
-            nan_tail = "any |= (int32_t)(xv != xv);" if is_float else ""
-            found = "any ? xv != xv : xv == best" if is_float else "xv == best"
-            frags.append(fragment(name, f"""
+    def first_best(self, c: C.ArgReduction, v: D.Variant) -> str:
+        """The search over one contiguous row, in lanes the compiler vectorises."""
+        t = v.of(c.input)
+        ct, name, cmp = C_TYPE[t], self.kernel_name(v), ">" if c.which == "max" else "<"
+        def value(at: str) -> str:
+            return self._value(c, t, at)
+        is_float = D.category(t) == "float"
+        nan_lanes = "int32_t nan[OPFORGE_SEARCH_LANES];" if is_float else ""
+        nan_init = "nan[l] = 0;" if is_float else ""
+        nan_mark = "nan[l] |= (int32_t)(xv != xv);" if is_float else ""
+        nan_any = "any |= nan[l];" if is_float else ""
+        nan_tail = "any |= (int32_t)(xv != xv);" if is_float else ""
+        found = "any ? xv != xv : xv == best" if is_float else "xv == best"
+        return f"""
 /* The index of the first {c.which}imum of x[0..n), n >= 1, of the first NaN when there is
  * one: the {c.which}imum of each of OPFORGE_SEARCH_LANES lanes first, branch-free so the
  * compiler vectorises it, then a scan for where it is. The index of the one-pass loop. */
@@ -82,9 +83,21 @@ static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n)
     }}
     (void)any;
     return 0;
-}}
+}}"""
 
-static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p)
+    def per_row(self, c: C.ArgReduction, v: D.Variant) -> str:
+        """Each row of the reduce plan: the lanes where the row is contiguous and long, else one pass."""
+        t = v.of(c.input)
+        ct, name, cmp = C_TYPE[t], self.kernel_name(v), ">" if c.which == "max" else "<"
+        def value(at: str) -> str:
+            return self._value(c, t, at)
+        if D.category(t) == "float":
+            better = f"(!nan_found && (isnan(xv) || xv {cmp} best))"
+            track = "nan_found = isnan(xv);"
+        else:
+            better = f"(xv {cmp} best)"
+            track = ""
+        return f"""static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p)
 {{
     int64_t oi[OPFORGE_MAX_RANK] = {{0}};
     int64_t base = 0;
@@ -111,11 +124,7 @@ static inline void {name}(const {ct}* restrict x, int64_t* restrict output, cons
         output[o] = best_i;
         opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
     }}
-}}"""))
-        lines = self.plan(c) + ["if (plan.n_inner == 0 && plan.n_outer > 0) {",
-                                f"return opf_fail(detail, OPFORGE_ERR_EMPTY, {c_string(self.op.name + ': cannot search an empty axis')});",
-                                "}"]
-        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(self.call(c))))
+}}"""
 
     def plan(self, c: C.ArgReduction) -> list[str]:
         """The reduce plan over the one axis, and the output's shape checked against it."""

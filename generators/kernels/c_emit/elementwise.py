@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-
+import attrs
 
 from dsl import compute as C
 from dsl import expr as E
@@ -12,107 +12,142 @@ from generators import abi
 from generators.formatting import c_string
 from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE
-from generators.kernels.c_emit.base import Emitter, OpCode, PlainKernel, fragment
+from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, PlainKernel, fragment
+
+
+@attrs.frozen
+class _Case:
+    """One case of an elementwise op for one dtype variant: what its kernels are made of."""
+
+    v: D.Variant
+    expr: E.Expr
+    name: str  # the kernel's name
+    inputs: tuple[str, ...]  # the op's tensor operands
+    used: tuple[str, ...]  # the scalar args the case reads
+    env_args: dict  # those args as the scalar renderer sees them
+    compute_dtype: str
+    out: str  # the output's C name
+    oc: str  # the output's C type
+    params: tuple[str, ...]  # the contiguous kernel's parameters before the count
+    scalar: tuple[str, ...]  # the args' parameters
+
+    @property
+    def read(self) -> list[tuple[int, str]]:
+        """The operands the case reads, with their positions."""
+        return [(j, p) for j, p in enumerate(self.inputs) if p in C.symbols(self.expr)]
+
+    def code(self, env: dict) -> str:
+        """The case's value, a number as a truth where the output is bool: nonzero (NaN too), as NumPy."""
+        code, code_dtype = scalar_c.render(self.expr, self.compute_dtype, env | self.env_args)
+        return f"({code}) != 0" if self.oc == "bool" and code_dtype != "bool" else code
 
 
 class ElementwiseEmitter(Emitter):
     def emit(self) -> OpCode:
         c: C.Elementwise = self.op.compute  # type: ignore[assignment]
-        op = self.op
-        inputs = [p for p in c.params if any(i.name == p for i in op.inputs)]
-        args = {a.name: a for a in op.args}
-        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
-        out = op.outputs[0]
-        frags: list[str] = []
+        inputs = [p for p in c.params if any(i.name == p for i in self.op.inputs)]
+        args = {a.name: a for a in self.op.args}
+        frags: list[CFragment] = []
         plain: list[PlainKernel] = []
         for v in self.variants:
-            compute_dtype = v.of(inputs[0])
-            for k, (given, expr) in enumerate(c.cases):
-                expr = C.resolve_enums(expr, enums)
-                used = [p for p in c.params if p not in inputs and p in C.symbols(expr)]
-                scalar = [f"{abi.scalar_ctype(args[p].type)} {abi.c_name(p)}" for p in used]
-                env_args = {p: (abi.c_name(p), abi.scalar_dtype(args[p].type)) for p in used}
-                suffix = f"_c{k}" if len(c.cases) > 1 else ""
-                # No restrict: the output may be one of the inputs, exactly (ADR 0006); each element
-                # is read before it is written, and GCC still vectorises (with an overlap check).
-                ins = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
-                o = f"{C_TYPE[v.of(out.name)]}* {abi.c_name(out.name)}"
-                env = {p: (f"{abi.c_name(p)}[i]", v.of(p)) for p in inputs} | env_args
-                code, code_dtype = scalar_c.render(expr, compute_dtype, env)
-                oc = C_TYPE[v.of(out.name)]
-                if oc == "bool" and code_dtype != "bool":  # a number as a truth: nonzero (NaN too), as NumPy
-                    code, oc = f"({code}) != 0", "bool"
-                name = self.kernel_name(v, suffix)
-                # Inputs the function ignores (zeros_like) still give the shape: keep -Wunused quiet.
-                unused = [abi.c_name(p) for p in inputs if p not in C.symbols(expr)]
-                void = "".join(f"(void){u};" for u in unused)
-                void_s = "".join(f"(void){u};(void){u}_strides;" for u in unused)
-                def loop(fn: str, count: str) -> str:
-                    return f"""
-static inline void {fn}({', '.join(ins + scalar + [o])}, {count} n)
+            for k, (_, expr) in enumerate(c.cases):
+                case = self._case(c, v, k, expr, inputs)
+                frags.append(fragment(case.name, self.contiguous(case, case.name, "int64_t")))
+                if len(c.cases) == 1:  # the same loop with an int count: a 32-bit core's natural one
+                    names = [*inputs, *case.used, self.op.outputs[0].name, "n"]
+                    plain.append(PlainKernel(fragment(f"{case.name}_n", self.contiguous(case, f"{case.name}_n", "int")),
+                                             v, tuple(zip([*case.params, "int n"], names))))
+                frags.append(fragment(case.name + "_strided", self.strided(case)))
+        return OpCode(tuple(frags), (), self.api(self.body(c, inputs, args)), tuple(plain))
+
+    def _case(self, c: C.Elementwise, v: D.Variant, k: int, expr: E.Expr, inputs: list[str]) -> _Case:
+        op = self.op
+        args = {a.name: a for a in op.args}
+        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        expr = C.resolve_enums(expr, enums)
+        used = [p for p in c.params if p not in inputs and p in C.symbols(expr)]
+        scalar = [f"{abi.scalar_ctype(args[p].type)} {abi.c_name(p)}" for p in used]
+        out = op.outputs[0].name
+        # No restrict: the output may be one of the inputs, exactly (ADR 0006); each element
+        # is read before it is written, and GCC still vectorises (with an overlap check).
+        ins = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
+        o = f"{C_TYPE[v.of(out)]}* {abi.c_name(out)}"
+        return _Case(v, expr, self.kernel_name(v, f"_c{k}" if len(c.cases) > 1 else ""), tuple(inputs), tuple(used),
+                     {p: (abi.c_name(p), abi.scalar_dtype(args[p].type)) for p in used}, v.of(inputs[0]),
+                     abi.c_name(out), C_TYPE[v.of(out)], (*ins, *scalar, o), tuple(scalar))
+
+    def _unused(self, case: _Case) -> list[str]:
+        """Inputs the function ignores (zeros_like) still give the shape: keep -Wunused quiet."""
+        return [abi.c_name(p) for p in case.inputs if p not in C.symbols(case.expr)]
+
+    def contiguous(self, case: _Case, fn: str, count: str) -> str:
+        """The plain loop over contiguous operands of the output's shape."""
+        env = {p: (f"{abi.c_name(p)}[i]", case.v.of(p)) for p in case.inputs}
+        void = "".join(f"(void){u};" for u in self._unused(case))
+        return f"""
+static inline void {fn}({', '.join(case.params)}, {count} n)
 {{
     {void}
     for ({count} i = 0; i < n; i++) {{
-        {abi.c_name(out.name)}[i] = ({oc})({code});
+        {case.out}[i] = ({case.oc})({case.code(env)});
     }}
 }}"""
-                frags.append(fragment(name, loop(name, "int64_t")))
-                if len(c.cases) == 1:  # the same loop with an int count: a 32-bit core's natural one
-                    plain.append(PlainKernel(fragment(f"{name}_n", loop(f"{name}_n", "int")), v,
-                                             tuple(zip(ins + scalar + [o, "int n"], [*inputs, *used, out.name, "n"]))))
-                # Broadcast or strided operands: rows of the last axis, each a plain loop with one step
-                # per operand (1, or 0 where the operand is broadcast along it), and an odometer over
-                # the other axes between rows (ADR 0025).
-                out_name = abi.c_name(out.name)
-                read = [(j, p) for j, p in enumerate(inputs) if p in C.symbols(expr)]
 
-                def row_loop(steps: dict[str, int], expr: E.Expr = expr, compute_dtype: str = compute_dtype,
-                             env_args: dict = env_args, oc: str = oc, v: D.Variant = v,
-                             out_name: str = out_name) -> str:
-                    """The loop over one row, each operand read at its step (a step known to be 1 or 0
-                    indexes plainly: the loop the compiler vectorises)."""
-                    at = {1: "_row[i]", 0: "_first"}
-                    env = {p: (f"{abi.c_name(p)}{at.get(steps.get(p, -1), f'_row[i * {abi.c_name(p)}_step]')}",
-                               v.of(p)) for p in inputs} | env_args
-                    code, code_dtype = scalar_c.render(expr, compute_dtype, env)
-                    if oc == "bool" and code_dtype != "bool":
-                        code = f"({code}) != 0"
-                    # An operand broadcast along the row is read once, before the loop.
-                    first = "".join(f"const {C_TYPE[v.of(p)]} {abi.c_name(p)}_first = {abi.c_name(p)}_row[0];\n"
-                                    for p, s in steps.items() if s == 0)
-                    return f"""{first}for (int64_t i = 0; i < inner; i++) {{
-            {out_name}_row[i] = ({oc})({code});
+    def row_loop(self, case: _Case, steps: dict[str, int]) -> str:
+        """The loop over one row, each operand read at its step (a step known to be 1 or 0
+        indexes plainly: the loop the compiler vectorises)."""
+        at = {1: "_row[i]", 0: "_first"}
+        env = {p: (f"{abi.c_name(p)}{at.get(steps.get(p, -1), f'_row[i * {abi.c_name(p)}_step]')}", case.v.of(p))
+               for p in case.inputs}
+        # An operand broadcast along the row is read once, before the loop.
+        first = "".join(f"const {C_TYPE[case.v.of(p)]} {abi.c_name(p)}_first = {abi.c_name(p)}_row[0];\n"
+                        for p, s in steps.items() if s == 0)
+        return f"""{first}for (int64_t i = 0; i < inner; i++) {{
+            {case.out}_row[i] = ({case.oc})({case.code(env)});
         }}"""
 
-                # On a host, rows whose operands all step by 1 (a broadcast row), and for two
-                # operands one stepping by 0 (a broadcast column), take plain loops (ADR 0027).
-                patterns = [{p: 1 for _, p in read}]
-                if len(read) == 2:
-                    patterns += [{read[0][1]: 1, read[1][1]: 0}, {read[0][1]: 0, read[1][1]: 1}]
-                loops = "".join(
-                    "if (OPFORGE_UNIT_STEPS && " +
-                    " && ".join(f"{abi.c_name(p)}_step == {s}" for p, s in pattern.items()) +
-                    f") {{\n{row_loop(pattern)}\n}} else "
-                    for pattern in (patterns if read else []))
-                loops += f"{{\n{row_loop({})}\n}}" if read else row_loop({})
-                strides = [f"const int64_t* {abi.c_name(p)}_strides" for p in inputs]
-                ins_s = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
-                offs = "\n".join(f"int64_t o{j} = 0;" for j in range(len(inputs)))
-                steps = "\n".join(f"const int64_t {abi.c_name(p)}_step = "
-                                   f"rank > 0 ? {abi.c_name(p)}_strides[rank - 1] : 0;" for _, p in read)
-                row_starts = "\n".join(f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}_row = {abi.c_name(p)} + o{j};"
-                                        for j, p in read)
-                if len(inputs) <= 3:
-                    adv = ", ".join([f"{abi.c_name(inputs[j])}_strides, &o{j}" if j < len(inputs) else "NULL, NULL"
-                                     for j in range(3)])
-                    advance = f"opf_advance(rank - 1, shape, index, {adv});"
-                else:  # more operands than opf_advance tracks: the same odometer, inline
-                    step = " ".join(f"o{j} += {abi.c_name(p)}_strides[d];" for j, p in enumerate(inputs))
-                    back = " ".join(f"o{j} -= {abi.c_name(p)}_strides[d] * shape[d];" for j, p in enumerate(inputs))
-                    advance = (f"for (int32_t d = rank - 2; d >= 0; d--) {{ index[d]++; {step} "
-                               f"if (index[d] < shape[d]) {{ break; }} {back} index[d] = 0; }}")
-                frags.append(fragment(name + "_strided", f"""
-static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t rank, const int64_t* shape, {', '.join(strides)})
+    def row_loops(self, case: _Case) -> str:
+        """On a host, rows whose operands all step by 1 (a broadcast row), and for two
+        operands one stepping by 0 (a broadcast column), take plain loops (ADR 0027)."""
+        read = case.read
+        if not read:
+            return self.row_loop(case, {})
+        patterns = [{p: 1 for _, p in read}]
+        if len(read) == 2:
+            patterns += [{read[0][1]: 1, read[1][1]: 0}, {read[0][1]: 0, read[1][1]: 1}]
+        loops = "".join(
+            "if (OPFORGE_UNIT_STEPS && " +
+            " && ".join(f"{abi.c_name(p)}_step == {s}" for p, s in pattern.items()) +
+            f") {{\n{self.row_loop(case, pattern)}\n}} else "
+            for pattern in patterns)
+        return loops + f"{{\n{self.row_loop(case, {})}\n}}"
+
+    def advance(self, inputs: tuple[str, ...]) -> str:
+        """The odometer over the axes before the last, moving each operand's offset."""
+        if len(inputs) <= 3:
+            adv = ", ".join([f"{abi.c_name(inputs[j])}_strides, &o{j}" if j < len(inputs) else "NULL, NULL"
+                             for j in range(3)])
+            return f"opf_advance(rank - 1, shape, index, {adv});"
+        # more operands than opf_advance tracks: the same odometer, inline
+        step = " ".join(f"o{j} += {abi.c_name(p)}_strides[d];" for j, p in enumerate(inputs))
+        back = " ".join(f"o{j} -= {abi.c_name(p)}_strides[d] * shape[d];" for j, p in enumerate(inputs))
+        return (f"for (int32_t d = rank - 2; d >= 0; d--) {{ index[d]++; {step} "
+                f"if (index[d] < shape[d]) {{ break; }} {back} index[d] = 0; }}")
+
+    def strided(self, case: _Case) -> str:
+        """Broadcast or strided operands: rows of the last axis, each a plain loop with one step
+        per operand (1, or 0 where the operand is broadcast along it), and an odometer over
+        the other axes between rows (ADR 0025)."""
+        v, inputs, out_name = case.v, case.inputs, case.out
+        void_s = "".join(f"(void){u};(void){u}_strides;" for u in self._unused(case))
+        strides = [f"const int64_t* {abi.c_name(p)}_strides" for p in inputs]
+        offs = "\n".join(f"int64_t o{j} = 0;" for j in range(len(inputs)))
+        steps = "\n".join(f"const int64_t {abi.c_name(p)}_step = "
+                          f"rank > 0 ? {abi.c_name(p)}_strides[rank - 1] : 0;" for _, p in case.read)
+        row_starts = "\n".join(f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}_row = {abi.c_name(p)} + o{j};"
+                               for j, p in case.read)
+        return f"""
+static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, const int64_t* shape, {', '.join(strides)})
 {{
     {void_s}
     const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
@@ -125,12 +160,11 @@ static inline void {name}_strided({', '.join(ins_s + scalar + [o])}, int32_t ran
     {offs}
     for (int64_t r = 0; r < rows; r++) {{
         {row_starts}
-        {oc}* {out_name}_row = {out_name} + r * inner;
-        {loops}
-        {advance}
+        {case.oc}* {out_name}_row = {out_name} + r * inner;
+        {self.row_loops(case)}
+        {self.advance(inputs)}
     }}
-}}"""))
-        return OpCode(tuple(frags), (), self.api(self.body(c, inputs, args)), tuple(plain))
+}}"""
 
     def body(self, c: C.Elementwise, inputs: list[str], args: dict) -> list[str]:
         op = self.op

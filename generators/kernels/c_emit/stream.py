@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-
-
 from dsl import compute as C
 from dsl import expr as E
 from generators import abi
 from generators.formatting import c_string
 from generators.kernels.c_emit.base import Emitter, OpCode, mask
+
+_CLEAR = "if (detail != NULL) {\n*detail = NULL;\n}"
 
 
 class StreamEmitter(Emitter):
@@ -17,25 +17,41 @@ class StreamEmitter(Emitter):
     def emit(self) -> OpCode:
         op = self.op
         c: C.SlidingWindow = op.compute  # type: ignore[assignment]
-        fn = abi.function(op)
-        window, stride = abi.c_name(c.window), abi.c_name(c.stride)
-        protos = {role: self.linkage + proto for role, proto in abi.stream_prototypes(op).items()}
-        allowed = mask({v.dtype for v in self.variants})
+        protos = {
+            role: self.linkage + proto
+            for role, proto in abi.stream_prototypes(op).items()
+        }
+        texts = (
+            self.state_size(protos["state_size"], c),
+            self.init(protos["init"], c),
+            self.enqueue(protos["enqueue"]),
+            self.ready(protos["ready"]),
+            self.dequeue(protos["dequeue"]),
+        )
+        return OpCode((), (), "\n" + "\n\n".join(texts) + "\n")
+
+    def _checks(self) -> str:
+        """The op's constraints on args alone: the state size refuses what the window cannot be."""
         checks = []
-        for _, con in op.all_constraints():
+        for _, con in self.op.all_constraints():
             refs = {r.kind for r in E.param_refs(con.expr)}
             if con.backend or "input" in refs:
                 continue
-            checks += [f"if (!{self.constraints.render(con.expr)}) {{",
-                       f"return opf_fail(detail, OPFORGE_ERR_CONSTRAINT, {c_string(con.message)});", "}"]
-        checks = "\n".join(checks)
-        clear = "if (detail != NULL) {\n*detail = NULL;\n}"
-        full = c_string("queue is full: dequeue first")
-        empty = c_string("no complete window yet")
-        api = f"""
-{protos['state_size']}
+            checks += [
+                f"if (!{self.constraints.render(con.expr)}) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_CONSTRAINT, {c_string(con.message)});",
+                "}",
+            ]
+        return "\n".join(checks)
+
+    def state_size(self, proto: str, c: C.SlidingWindow) -> str:
+        """Bytes of state for a window over frames of this shape and dtype."""
+        window = abi.c_name(c.window)
+        allowed = mask({v.dtype for v in self.variants})
+        checks = self._checks()
+        return f"""{proto}
 {{
-    {clear}
+    {_CLEAR}
     {checks}
     int64_t frame_bytes = 0;
     const opforge_status st = opf_window_frame(frame, {allowed}, &frame_bytes, detail);
@@ -46,9 +62,14 @@ class StreamEmitter(Emitter):
         return opf_fail(detail, OPFORGE_ERR_NULL, "bytes: NULL");
     }}
     return opf_window_size({window}, frame_bytes, bytes, detail);
-}}
+}}"""
 
-{protos['init']}
+    def init(self, proto: str, c: C.SlidingWindow) -> str:
+        """Lay out an empty queue in the caller's buffer."""
+        fn = abi.function(self.op)
+        window, stride = abi.c_name(c.window), abi.c_name(c.stride)
+        allowed = mask({v.dtype for v in self.variants})
+        return f"""{proto}
 {{
     size_t needed = 0;
     const opforge_status st = {fn}_state_size({window}, {stride}, frame, &needed, detail);
@@ -75,11 +96,14 @@ class StreamEmitter(Emitter):
     s->count = 0;
     s->skip = 0;
     return OPFORGE_OK;
-}}
+}}"""
 
-{protos['enqueue']}
+    def enqueue(self, proto: str) -> str:
+        """Append frames, first dropping those a stride longer than the window skips."""
+        full = c_string("queue is full: dequeue first")
+        return f"""{proto}
 {{
-    {clear}
+    {_CLEAR}
     opf_window_state* s = NULL;
     opforge_status st = opf_window_get(state, &s, detail);
     if (st != OPFORGE_OK) {{
@@ -110,11 +134,13 @@ class StreamEmitter(Emitter):
     }}
     s->count += store;
     return OPFORGE_OK;
-}}
+}}"""
 
-{protos['ready']}
+    def ready(self, proto: str) -> str:
+        """Whether a full window is queued."""
+        return f"""{proto}
 {{
-    {clear}
+    {_CLEAR}
     opf_window_state* s = NULL;
     const opforge_status st = opf_window_get(state, &s, detail);
     if (st != OPFORGE_OK) {{
@@ -125,11 +151,14 @@ class StreamEmitter(Emitter):
     }}
     *ready = s->count >= s->window;
     return OPFORGE_OK;
-}}
+}}"""
 
-{protos['dequeue']}
+    def dequeue(self, proto: str) -> str:
+        """Copy out the oldest window and advance by the stride."""
+        empty = c_string("no complete window yet")
+        return f"""{proto}
 {{
-    {clear}
+    {_CLEAR}
     opf_window_state* s = NULL;
     opforge_status st = opf_window_get(state, &s, detail);
     if (st != OPFORGE_OK) {{
@@ -156,6 +185,4 @@ class StreamEmitter(Emitter):
     s->count -= drop;
     s->skip += s->stride - drop;
     return OPFORGE_OK;
-}}
-"""
-        return OpCode((), (), api)
+}}"""
