@@ -368,51 +368,8 @@ class _Binding:
                      "    except ValueError as exc:", "        raise ValueError(f\"{_op}: {exc}\") from None", "else:")
         else:
             self.add('if backend == "python":', f"    _ref.{ref_name(op.name)}({', '.join(ref_args)})", "else:")
-        c_args = []
-        for p in abi.parameters(op):
-            if p.role in ("input",):
-                c_args.append(f"_native.tensor({py_name(p.source)})")
-            elif p.role == "input_list":  # descriptors kept alive by the local name until the call returns
-                self.add(f"    _{py_name(p.source)}_c = _native.tensors({py_name(p.source)})")
-                c_args.append(f"_{py_name(p.source)}_c[0]")
-            elif p.role == "input_count":
-                c_args.append(f"len({py_name(p.source)})")
-            elif p.role == "output":
-                c_args.append(f"_native.tensor({written[[o.name for o in op.outputs].index(p.source)]})")
-            elif p.role == "output_list":  # descriptors kept alive by the local name until the call returns
-                self.add("    _written_c = _native.tensors(written)")
-                c_args.append("_written_c[0]")
-            elif p.role == "output_count":
-                c_args.append("len(written)")
-            elif p.role == "array":
-                c_args.append(f"_native.int64s({py_name(p.source)})")
-            elif p.role == "count":
-                c_args.append(f"len({py_name(p.source)})")
-            elif p.role == "optional":
-                arg = next(a for a in op.args if a.name == p.source)
-                c_args.append(f"_native.optional({abi.scalar_ctype(arg.type)!r}, {py_name(p.source)})")
-            elif p.role == "arg":
-                arg = next(a for a in op.args if a.name == p.source)
-                if arg.type is DataType.ENUM:
-                    c_args.append(f"{py_name(p.source)}_index")
-                elif arg.type is DataType.DATA_TYPE:
-                    c_args.append(f"_native.dtype({py_name(p.source)})")
-                else:
-                    c_args.append(py_name(p.source))
-            elif p.role == "config":
-                cfg = next(x for x in op.configs if x.name == p.source)
-                fields = ", ".join(f"{a.name!r}: {config_param(cfg.name)}.{py_name(a.name)}" for a in cfg.args)
-                c_args.append(f"_native.config({abi.config_struct(cfg)!r}, {{{fields}}})")
-            elif p.role == "workspace":
-                # The scratch the kernel needs, as its _workspace function says (ADR 0017).
-                ins = ", ".join(f"_native.tensor({py_name(i.name)})" for i in op.inputs)
-                self.add("    _bytes = _native.ffi.new('size_t*')",
-                         f"    _native.call(_op, {abi.function(op) + '_workspace'!r}, {ins}, _bytes)",
-                         # (max is not the builtin here: math.max is generated into this module)
-                         "    _workspace = np.empty(_bytes[0] // 8 or 1, dtype=np.float64)")
-                c_args.append("_native.pointer(_workspace)")
-            elif p.role == "workspace_bytes":
-                c_args.append("_workspace.nbytes")
+        c_args = [self.c_argument(p, written) for p in abi.parameters(op)]
+        c_args = [a for a in c_args if a is not None]
         self.add(f"    _native.call(_op, {abi.function(op)!r}, {', '.join(c_args)})")
         if _listed(op):
             self.add("return [_rt.finish(w, o) for w, o in _pairs]")
@@ -423,22 +380,60 @@ class _Binding:
             self.add("return _rt.finish(written, out)")
 
 
+    def c_argument(self, p: abi.CParam, written: list[str]) -> str | None:
+        """What the C call passes for one parameter, after adding the lines that prepare it
+        (None: the parameter takes nothing from Python, as ``detail``)."""
+        op, name = self.op, py_name(p.source)
+        if p.role == "input":
+            return f"_native.tensor({name})"
+        if p.role in ("input_list", "output_list"):  # descriptors kept alive by the local name until the call returns
+            local, given = (f"_{name}_c", name) if p.role == "input_list" else ("_written_c", "written")
+            self.add(f"    {local} = _native.tensors({given})")
+            return f"{local}[0]"
+        if p.role == "output":
+            return f"_native.tensor({written[[o.name for o in op.outputs].index(p.source)]})"
+        if p.role in ("input_count", "count"):
+            return f"len({name})"
+        if p.role == "output_count":
+            return "len(written)"
+        if p.role == "array":
+            return f"_native.int64s({name})"
+        if p.role in ("optional", "arg"):
+            return self.c_scalar(p)
+        if p.role == "config":
+            cfg = next(x for x in op.configs if x.name == p.source)
+            fields = ", ".join(f"{a.name!r}: {config_param(cfg.name)}.{py_name(a.name)}" for a in cfg.args)
+            return f"_native.config({abi.config_struct(cfg)!r}, {{{fields}}})"
+        if p.role == "workspace":
+            # The scratch the kernel needs, as its _workspace function says (ADR 0017).
+            ins = ", ".join(f"_native.tensor({py_name(i.name)})" for i in op.inputs)
+            self.add("    _bytes = _native.ffi.new('size_t*')",
+                     f"    _native.call(_op, {abi.function(op) + '_workspace'!r}, {ins}, _bytes)",
+                     # (max is not the builtin here: math.max is generated into this module)
+                     "    _workspace = np.empty(_bytes[0] // 8 or 1, dtype=np.float64)")
+            return "_native.pointer(_workspace)"
+        if p.role == "workspace_bytes":
+            return "_workspace.nbytes"
+        return None
+
+    def c_scalar(self, p: abi.CParam) -> str:
+        """An arg as C takes it: optional ones by pointer, enums by index, dtypes by enum."""
+        arg = next(a for a in self.op.args if a.name == p.source)
+        if p.role == "optional":
+            return f"_native.optional({abi.scalar_ctype(arg.type)!r}, {py_name(p.source)})"
+        if arg.type is DataType.ENUM:
+            return f"{py_name(p.source)}_index"
+        if arg.type is DataType.DATA_TYPE:
+            return f"_native.dtype({py_name(p.source)})"
+        return py_name(p.source)
+
+
 def stream_binding(op: Op) -> str:
     """A stateful op: a class (queue in a state buffer) and a factory function named after the op."""
-    c = op.compute
     cls = class_name(op)
-    fn = abi.function(op)
-    x = op.inputs[0]
-    allowed = tuple(d for d in abi.DTYPES if d in {v.dtype for v in variants_of(op)})
-    render = PyConstraintRenderer(op).render
-    from dsl import expr as E
-
-    checks = "".join(
-        f"        if not {render(k.expr)}:\n            raise ValueError(_op + {(': ' + k.message)!r})\n"
-        for _, k in op.all_constraints()
-        if not k.backend and "input" not in {r.kind for r in E.param_refs(k.expr)})
     # The queue is a class one constructs: its docs are those of a graph node, ND4J's constructors.
     doc = docstring_text("\n\n".join(doc_tokens.texts(op, Language.PYTHON, doc_tokens.NODE_SCOPES, cls, "numpy.ndarray")))
+    c = op.compute
     return f'''
 class {cls}:
     """{doc}
@@ -447,7 +442,26 @@ class {cls}:
     blocks of frames (axis 0), and dequeue() a window whenever ready().
     """
 
-    def __init__(self, {c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",
+''' + _stream_init(op) + _stream_methods(op) + f'''
+def {function_name(op.name)}({c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",
+                  *, backend: Literal["c", "python"] = "c") -> {cls}:
+    """A new {cls} (see its documentation)."""
+    return {cls}({c.window}, {c.stride}, frame_shape, dtype, backend=backend)
+'''
+
+
+def _stream_init(op: Op) -> str:
+    """The constructor: the args checked as the op's constraints say, then the state laid out."""
+    c = op.compute
+    cls = class_name(op)
+    fn = abi.function(op)
+    allowed = tuple(d for d in abi.DTYPES if d in {v.dtype for v in variants_of(op)})
+    render = PyConstraintRenderer(op).render
+    checks = "".join(
+        f"        if not {render(k.expr)}:\n            raise ValueError(_op + {(': ' + k.message)!r})\n"
+        for _, k in op.all_constraints()
+        if not k.backend and "input" not in {r.kind for r in E.param_refs(k.expr)})
+    return f'''    def __init__(self, {c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",
                  *, backend: Literal["c", "python"] = "c") -> None:
         _op = "{op.qualified_name}"
         if backend not in ("c", "python"):
@@ -468,7 +482,14 @@ class {cls}:
             self.state = np.zeros(size[0], dtype=np.uint8)
             _native.call(_op, "{fn}_init", _native.pointer(self.state), size[0], {c.window}, {c.stride}, frame)
 
-    def _call(self, python, c, *args):
+'''
+
+
+def _stream_methods(op: Op) -> str:
+    """enqueue, ready and dequeue, each on the backend the queue was made for."""
+    fn = abi.function(op)
+    x = op.inputs[0]
+    return f'''    def _call(self, python, c, *args):
         if self.backend == "python":
             try:
                 return python(*args)
@@ -506,11 +527,6 @@ class {cls}:
             self._call(None, "{fn}_dequeue", _native.tensor(written))
         return _rt.finish(written, out)
 
-
-def {function_name(op.name)}({c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",
-                  *, backend: Literal["c", "python"] = "c") -> {cls}:
-    """A new {cls} (see its documentation)."""
-    return {cls}({c.window}, {c.stride}, frame_shape, dtype, backend=backend)
 '''
 
 

@@ -11,7 +11,6 @@ import numpy as np
 
 from dsl import compute as C
 from dsl.model import Namespace, Op
-from dsl.types import DataType
 from generators import abi
 from generators.formatting import c_comment, c_string
 from generators.kernels import evaluate, py_names
@@ -19,6 +18,7 @@ from generators.kernels.evaluate import reference_functions
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.selection import variants_of
 from generators.tests import inputs
+from generators.tests.golden_args import CArguments, c_array
 
 MAX_GOLDEN_ELEMENTS = 64
 CASES_PER_VARIANT = 3
@@ -28,29 +28,6 @@ PHILOX_KAT = (
     ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
      (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
 )
-
-
-def c_value(value: Any, dtype: str) -> str:
-    if dtype == "bool":
-        return "true" if bool(value) else "false"
-    if dtype in ("float32", "float64"):
-        v = float(value)
-        if math.isnan(v):
-            return "NAN"
-        if math.isinf(v):
-            return "INFINITY" if v > 0 else "-INFINITY"
-        text = repr(v) if v != 0 or math.copysign(1, v) > 0 else "-0.0"
-        return text + ("f" if dtype == "float32" else "")
-    v = int(value)
-    if dtype == "int64" and v == -(2**63):
-        return "INT64_MIN"
-    return f"INT64_C({v})" if dtype == "int64" else str(v)
-
-
-def c_array(name: str, values: np.ndarray, dtype: str, const: bool = True) -> str:
-    flat = [c_value(v, dtype) for v in values.reshape(-1)] or [c_value(0, dtype)]
-    qual = "static const" if const else "static"
-    return f"{qual} {C_TYPE[dtype]} {name}[{len(flat)}] = {{{', '.join(flat)}}};"
 
 
 class _Case:
@@ -102,115 +79,11 @@ class _Case:
         lines = [f"/* {c_comment(op.qualified_name)} {self.dtype} case {self.index} (seed {self.spec['seed']})"
                  f"{', in place over ' + in_place if in_place else ''} */",
                  f"static void case_{self.index}(void)", "{"]
-        call: list[str] = []
+        args = CArguments(self, wants, in_place)
         for p in abi.parameters(op):
-            if p.role == "input":
-                arr = np.array(self.kwargs[py_names.py_name(p.source)], order="C")
-                dt = arr.dtype.name
-                lines.append(c_array(f"data_{p.name}", arr, dt, const=p.source != in_place))
-                dims = ", ".join(str(s) for s in arr.shape) or "0"
-                lines.append(f"opforge_tensor t_{p.name} = {{(void*)data_{p.name}, {abi.DTYPE_ENUM[dt]}, "
-                             f"{arr.ndim}, {{{dims}}}}};")
-                call.append(f"&t_{p.name}")
-            elif p.role == "input_list":
-                names = []
-                for k, value in enumerate(self.kwargs[py_names.py_name(p.source)]):
-                    arr = np.array(value, order="C")
-                    dt = arr.dtype.name
-                    lines.append(c_array(f"data_{p.name}_{k}", arr, dt))
-                    dims = ", ".join(str(s) for s in arr.shape) or "0"
-                    lines.append(f"opforge_tensor t_{p.name}_{k} = {{(void*)data_{p.name}_{k}, "
-                                 f"{abi.DTYPE_ENUM[dt]}, {arr.ndim}, {{{dims}}}}};")
-                    names.append(f"&t_{p.name}_{k}")
-                lines.append(f"const opforge_tensor* const t_{p.name}[{max(1, len(names))}] = "
-                             f"{{{', '.join(names) or 'NULL'}}};")
-                call.append(f"t_{p.name}")
-            elif p.role == "input_count":
-                call.append(str(len(self.kwargs[py_names.py_name(p.source)])))
-            elif p.role == "array":
-                values = [int(v) for v in self.arg(p.source)]
-                lines.append(f"static const int64_t arg_{p.name}[{max(1, len(values))}] = "
-                             f"{{{', '.join(f'INT64_C({v})' for v in values) or '0'}}};")
-                call.append(f"arg_{p.name}")
-            elif p.role == "count":
-                call.append(str(len(self.arg(p.source))))
-            elif p.role == "optional":
-                value = self.arg(p.source)
-                if value is None:
-                    call.append("NULL")
-                else:
-                    lines.append(f"static const double arg_{p.name} = {float(value)!r};")
-                    call.append(f"&arg_{p.name}")
-            elif p.role == "arg":
-                a = next(x for x in op.args if x.name == p.source)
-                value = self.arg(p.source)
-                if a.type is DataType.ENUM:
-                    call.append(str(a.possible_values.index(value)))
-                elif a.type is DataType.DATA_TYPE:
-                    call.append(abi.DTYPE_ENUM[value])
-                elif a.type is DataType.BOOLEAN:
-                    call.append("true" if value else "false")
-                elif a.type in (DataType.INT, DataType.LONG):
-                    call.append(f"INT64_C({int(value)})")
-                else:
-                    call.append(repr(float(value)))
-            elif p.role == "workspace":
-                # Sized at generation time; <fn>_workspace must not ask for more.
-                doubles = max(1, evaluate.workspace_doubles(op, self.kwargs))
-                inputs_ = ", ".join(f"&t_{abi.c_name(i.name)}" for i in op.inputs)
-                lines += [f"static double workspace[{doubles}];", "size_t workspace_need = 0;",
-                          f"const opforge_status st_workspace = {abi.function(op)}_workspace({inputs_}, "
-                          "&workspace_need, NULL);"]
-                call.append("workspace")
-            elif p.role == "workspace_bytes":
-                call.append("sizeof workspace")
-            elif p.role == "config":
-                cfg = next(x for x in op.configs if x.name == p.source)
-                given = self.kwargs.get(py_names.config_param(cfg.name))
-                if given is None:
-                    call.append("NULL")
-                else:
-                    fields = ", ".join(f"INT64_C({int(getattr(given, a.name))})" for a in cfg.args)
-                    lines.append(f"const {abi.config_struct(cfg)} cfg = {{{fields}}};")
-                    call.append("&cfg")
-            elif p.role == "output":
-                k = [o.name for o in op.outputs].index(p.source)
-                tag = str(k) if k else ""  # data_out, data_out1, ...
-                if wants is None:
-                    dt = "float64" if C.dtype_from_arg(op.compute) else self.variant_dtype(p.source)
-                    lines.append(f"static {C_TYPE[dt]} data_out{tag}[1];")
-                    lines.append(f"opforge_tensor t_out{tag} = {{(void*)data_out{tag}, {abi.DTYPE_ENUM[dt]}, 1, {{1}}}};")
-                elif in_place:  # the result goes over the input: its data is what is compared
-                    lines.append(c_array(f"want{tag}", wants[k], wants[k].dtype.name))
-                    call.append(f"&t_{abi.c_name(in_place)}")
-                    continue
-                else:
-                    want = wants[k]
-                    dt = want.dtype.name
-                    lines.append(f"static {C_TYPE[dt]} data_out{tag}[{max(1, want.size)}];")
-                    lines.append(c_array(f"want{tag}", want, dt))
-                    dims = ", ".join(str(s) for s in want.shape) or "0"
-                    lines.append(f"opforge_tensor t_out{tag} = {{(void*)data_out{tag}, {abi.DTYPE_ENUM[dt]}, "
-                                 f"{want.ndim}, {{{dims}}}}};")
-                call.append(f"&t_out{tag}")
-            elif p.role == "output_list":  # one descriptor per expected array (one of size 1 if refused)
-                dt = self.variant_dtype(p.source)
-                names = []
-                for k, want in enumerate(wants if wants is not None else [np.zeros(1, dtype=dt)]):
-                    tag = str(k) if k else ""  # named as several outputs are: data_out, data_out1, ...
-                    lines.append(f"static {C_TYPE[dt]} data_out{tag}[{max(1, want.size)}];")
-                    if wants is not None:
-                        lines.append(c_array(f"want{tag}", want, dt))
-                    dims = ", ".join(str(s) for s in want.shape) or "0"
-                    lines.append(f"opforge_tensor t_out{tag} = {{(void*)data_out{tag}, {abi.DTYPE_ENUM[dt]}, "
-                                 f"{want.ndim}, {{{dims}}}}};")
-                    names.append(f"&t_out{tag}")
-                lines.append(f"opforge_tensor* const t_{p.name}[{max(1, len(names))}] = "
-                             f"{{{', '.join(names) or 'NULL'}}};")
-                call.append(f"t_{p.name}")
-            elif p.role == "output_count":
-                call.append(str(len(wants) if wants is not None else 1))
-        call.append("&detail")
+            getattr(args, p.role)(p)
+        lines += args.lines
+        call = [*args.call, "&detail"]
         name = c_string(f"{op.qualified_name} {self.dtype} case {self.index}" + (" in place" if in_place else ""))
         lines += ["const char* detail = NULL;",
                   f"const opforge_status st = {abi.function(op)}({', '.join(call)});"]
