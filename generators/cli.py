@@ -133,6 +133,53 @@ def _generate_targets(names: Sequence[str],
         return {name: futures[name].result() for name in names}
 
 
+def _projects(projects: str | None, docsdir: Path | None, available: dict) -> list[str]:
+    """The projects asked for, each once; as in ND4J's generator, -docsdir without -projects
+    means the docs alone."""
+    names = _split(projects) if projects else (["docs"] if docsdir is not None else list(available))
+    unknown = [n for n in names if n not in available]
+    if unknown or not names:
+        raise _fail(f"unknown project{'s' if len(unknown) > 1 else ''} {', '.join(unknown) or '(none given)'} "
+                    f"(known: {', '.join(available)})")
+    return list(dict.fromkeys(names))
+
+
+def _options(args: list[str], available: dict) -> dict[str, dict[str, str]]:
+    """The -<target>-<key> <value> options, each checked against what its target knows."""
+    options = _target_options(args, list(available))
+    for target, given in options.items():
+        known = available[target].options
+        for key, value in given.items():
+            if key not in known:
+                listed = ", ".join(f"-{target}-{k}" for k in known) or "none"
+                raise _fail(f"unknown option -{target}-{key} (options of {target}: {listed})")
+            if value not in known[key]:
+                raise _fail(f"-{target}-{key} must be one of {', '.join(known[key])}, got {value!r}")
+    return options
+
+
+def _roots(names: list[str], out: Path, docsdir: Path | None) -> dict[Path, tuple[str, Path]]:
+    """Where each project writes, by resolved path (-> the project, the path as given);
+    two projects never share a folder."""
+    roots: dict[Path, tuple[str, Path]] = {}
+    for name in names:
+        root = (docsdir if name == "docs" and docsdir is not None else out / name)
+        if root.resolve() in roots:
+            raise _fail(f"projects {roots[root.resolve()][0]} and {name} would both write {root}")
+        roots[root.resolve()] = (name, root)
+    return roots
+
+
+def _report_changes(changes: list) -> None:
+    """-check: list what would change, and exit 1 if anything would."""
+    for c in changes:
+        typer.echo(f"would {c.action} {c.path}")
+    if changes:
+        typer.echo(f"{len(changes)} file{'s' if len(changes) != 1 else ''} would change", err=True)
+        raise typer.Exit(EXIT_CHANGES)
+    typer.echo("up to date")
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def generate(
     ctx: typer.Context,
@@ -165,46 +212,20 @@ def generate(
     result = _load(ops)
     selected = _select_namespaces(result.catalogue, namespaces)
     available = registry.discover()
-    # As in ND4J's generator, -docsdir without -projects means the docs alone.
-    names = _split(projects) if projects else (["docs"] if docsdir is not None else list(available))
-    unknown = [n for n in names if n not in available]
-    if unknown or not names:
-        raise _fail(f"unknown project{'s' if len(unknown) > 1 else ''} {', '.join(unknown) or '(none given)'} "
-                    f"(known: {', '.join(available)})")
-    options = _target_options(ctx.args, list(available))
-    for target, given in options.items():
-        known = available[target].options
-        for key, value in given.items():
-            if key not in known:
-                listed = ", ".join(f"-{target}-{k}" for k in known) or "none"
-                raise _fail(f"unknown option -{target}-{key} (options of {target}: {listed})")
-            if value not in known[key]:
-                raise _fail(f"-{target}-{key} must be one of {', '.join(known[key])}, got {value!r}")
+    names = _projects(projects, docsdir, available)
+    options = _options(ctx.args, available)
     context = GenerationContext(result.catalogue, selected, ops.resolve().parent, source_url, options)
-    plans: list[writer.Plan] = []
-    roots: dict[Path, tuple[str, Path]] = {}  # resolved -> (target, as given)
-    names = list(dict.fromkeys(names))
-    for name in names:
-        root = (docsdir if name == "docs" and docsdir is not None else out / name)
-        if root.resolve() in roots:
-            raise _fail(f"projects {roots[root.resolve()][0]} and {name} would both write {root}")
-        roots[root.resolve()] = (name, root)
+    roots = _roots(names, out, docsdir)
     generated = _generate_targets(names, context)
     # Every target's problems, all at once (a problem two targets share, once).
     problems = sorted({p for files in generated.values() if isinstance(files, tuple) for p in files},
                       key=Problem.sort_key)
     if problems:
         _report(problems)
-    for name, root in roots.values():
-        plans.append(writer.plan(root, generated[name]))
+    plans = [writer.plan(root, generated[name]) for name, root in roots.values()]
     changes = [c for p in plans for c in p.changes]
     if check:
-        for c in changes:
-            typer.echo(f"would {c.action} {c.path}")
-        if changes:
-            typer.echo(f"{len(changes)} file{'s' if len(changes) != 1 else ''} would change", err=True)
-            raise typer.Exit(EXIT_CHANGES)
-        typer.echo("up to date")
+        _report_changes(changes)
         return
     stamp.forget(out)
     for p in plans:
