@@ -744,3 +744,51 @@ def test_an_elementwise_unit_runs_its_plain_kernel_when_nothing_broadcasts(out: 
     assert called("x=Float32[3,4]", "y=Float32[3,4]") == "opforge_math_add_unit_plain_f32"
     assert called("x=Float32[3,4]", "y=Float32[1,4]") == "opforge_math_add_unit_f32"
     assert called("x=Int8[5]", "y=Int8[5]") == "opforge_math_add_unit_plain_i8"
+
+
+#: Reductions with a NumPy counterpart of their one-axis result (moments: mean and variance).
+PLAIN_REDUCTIONS = {"sum": (np.sum,), "mean": (np.mean,), "max": (np.max,), "min": (np.min,), "prod": (np.prod,),
+                    "moments": (np.mean, np.var)}
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_REDUCTIONS))
+def test_a_reduction_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_path: Path, name: str) -> None:
+    """A reduction unit computes its kernel's step, size and slot with Expressions and calls the
+    plain kernel (no descriptors), first among its implementations; along every Imaginet axis
+    of a rank-3 input, kept or not, it gives NumPy's result."""
+    path = out / "math" / name / f"{name}.imunit"
+    unit = ET.parse(path).getroot()[0]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == f"math.{name}")
+    x = np.random.default_rng(7).uniform(-2, 2, (2, 3, 4)).astype(np.float32)
+    lines = [golden.c_array("data_x", x, "float32")]
+    checks = []
+    for k, (axis, keep) in enumerate((a, keep) for a in (0, 1, 2, -1, -2, -3) for keep in (False, True)):
+        env = {o.get("name"): evaluate(o.get("default"), {}) for o in unit.find("Parameters")
+               if o.tag.endswith("Option") and o.get("default") is not None}
+        env |= {"x": Tensor(VALUE_TYPES["Float32"], Shape(x.shape)), "axis": axis, "keep_dims": keep}
+        env, failed = _evaluate_unit(unit, env)
+        assert failed == []
+        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+        call = impl.get("call")
+        assert call.startswith(f"opforge_math_{name}_unit_plain_f32("), call
+        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+        wants = [np.asarray(f(x.astype(np.float64), axis=env["numpy_axis"], keepdims=keep), dtype=np.float32)
+                 for f in PLAIN_REDUCTIONS[name]]
+        passed = []
+        for j, o in enumerate(op.outputs):
+            lines.append(f"static float out{k}_{j}[{wants[j].size}];")
+            lines.append(golden.c_array(f"want{k}_{j}", wants[j], "float32"))
+            checks.append(f"for (int i = 0; i < {wants[j].size}; i++) {{ if (fabs((double)out{k}_{j}[i] - "
+                          f"(double)want{k}_{j}[i]) > 1e-5 * (1 + fabs((double)want{k}_{j}[i]))) return {k + 10}; }}")
+            assert env[f"{o.name}_shape" if j else "output_shape"].dims == wants[j].shape
+        for a in args:
+            if a == "x":
+                passed.append("data_x")
+            elif a in [o.name for o in op.outputs]:
+                passed.append(f"out{k}_{[o.name for o in op.outputs].index(a)}")
+            else:
+                passed.append(repr(env[a]))
+        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed)}) != 0) return 2;")
+    run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout

@@ -20,7 +20,7 @@ from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import c_comment, clang_format
 from generators.imunit import composed, stream_unit, units
 from generators.imunit.adapter import UnitAdapter
-from generators.imunit.documents import conditions, description, head, serialize, tensor_types
+from generators.imunit.documents import condition, conditions, description, head, serialize, tensor_types
 from generators.imunit.python_files import dependency, py_file, wrapper_name, wrapper_params
 from generators.kernels import c_emit, c_runtime
 from generators.kernels.scalar_c import SUFFIX
@@ -34,6 +34,11 @@ SHARED_PATH = f"../../{SHARED_FILE}"
 RUNTIME = "opforge_runtime"
 #: The Expression a unit passes plain kernels as their element count.
 PLAIN_COUNT = "element_count"
+#: The Expressions a unit passes for each size a plain kernel takes (``c_emit.PLAIN_SIZES``):
+#: names, and values given the unit's first input (``axis`` is the unit's option, Imaginet's axis).
+PLAIN_SIZE_NAMES = {"n": PLAIN_COUNT, "step": "axis_step", "size": "axis_size", "slot": "axis_slot"}
+PLAIN_SIZE_VALUES = {"n": "{x}.shape.flat", "step": "{x}.shape.step(axis)", "size": "{x}.shape.size(axis)",
+                     "slot": "{x}.shape.slot(axis)"}
 STANDARD_INCLUDES = ("#include <math.h>", "#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>",
                      "#include <string.h>")
 
@@ -117,8 +122,8 @@ class ImunitGenerator:
         args = {a.name: a for a in op.args}
 
         def value(source: str) -> str:
-            if source == "n":
-                return PLAIN_COUNT
+            if source in c_emit.PLAIN_SIZES[kernel.geometry]:
+                return PLAIN_SIZE_NAMES[source]
             if source not in args:  # a tensor
                 return source
             if args[source].type in (DataType.ENUM, DataType.DATA_TYPE):  # as the adapters take them
@@ -130,10 +135,13 @@ class ImunitGenerator:
     def _plain_entry(self, op: Op, kernel: c_emit.PlainKernel) -> str:
         """The unit's entry over a plain kernel: Imaginet's ints in, a status out (it cannot fail)."""
         name = self._plain_name(op, kernel)
-        decls = [("int count" if source == "n" else decl) for decl, source in kernel.parameters]
-        args = ["count" if source == "n" else abi.c_name(source) for _, source in kernel.parameters]
+        flat = kernel.geometry == "flat"
+        decls = [("int count" if flat and source == "n" else decl) for decl, source in kernel.parameters]
+        args = [decl.rsplit(" ", 1)[1].lstrip("*") for decl in decls]  # each parameter's own name
+        what = ("Every input of the output's shape: the kernel over count elements." if flat else
+                "One axis reduced: size elements step apart, in slot blocks.")
         return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
-                f"/* Every input of the output's shape: the kernel over count elements. Returns 0. */\n"
+                f"/* {what} Returns 0. */\n"
                 f"static inline int {name}({', '.join(decls)})\n{{\n{kernel.name}({', '.join(args)});\n"
                 f"return 0;\n}}\n#pragma IMAGINET_FRAGMENT_END\n")
 
@@ -238,19 +246,22 @@ class ImunitGenerator:
                          plain: Sequence[c_emit.PlainKernel]) -> None:
         """The plain kernels where all inputs share one shape, an adapter per dtype, then Python."""
         plain = () if legacy else plain
-        if plain:  # the plain kernels' one count
-            ET.SubElement(params, hidden_tag, {"name": PLAIN_COUNT, "value": f"{plain[0].parameters[0][1]}.shape.flat"})
+        if plain:  # the sizes the plain kernels take, computed once
+            first = plain[0].parameters[0][1]
+            for size in c_emit.PLAIN_SIZES[plain[0].geometry]:
+                ET.SubElement(params, hidden_tag, {"name": PLAIN_SIZE_NAMES[size],
+                                                   "value": PLAIN_SIZE_VALUES[size].format(x=first)})
         impls = ET.SubElement(unit, "Implementations")
         if not legacy:  # the adapters check what they are given: a failure stops the graph
             impls.set("returnStatus", "true")
-        for kernel in plain:  # all inputs of one shape: the kernel itself, no descriptors (ADR 0030)
+        for kernel in plain:  # the kernel itself, no descriptors (ADR 0030)
             name = self._plain_name(op, kernel)
             impl = ET.SubElement(impls, "Implementation", {"language": "C", "fragment": f"{op.name}.h:{name}",
                                                            "call": f"{name}({', '.join(self._plain_args(op, kernel))})"})
             first = kernel.parameters[0][1]
-            for condition in conditions(op, kernel.variant) + [
-                    f"{i.name}.shape == {first}.shape" for i in op.inputs if i.name != first]:
-                ET.SubElement(impl, "Conditional", {"value": condition})
+            same = [f"{i.name}.shape == {first}.shape" for i in op.inputs if i.name != first]
+            for test in conditions(op, kernel.variant) + (same if kernel.geometry == "flat" else []):
+                ET.SubElement(impl, "Conditional", {"value": test})
         for v in variants_of(op):
             adapter = UnitAdapter(op, v.dtype)
             name = adapter.name
@@ -261,8 +272,8 @@ class ImunitGenerator:
                 impl.set("conditional", condition(op, v.dtype))
                 tensor_types(impl, op, v)
             else:  # the kernel reads every input as its variant's type: each must be it
-                for condition in conditions(op, v):
-                    ET.SubElement(impl, "Conditional", {"value": condition})
+                for test in conditions(op, v):
+                    ET.SubElement(impl, "Conditional", {"value": test})
         python = ET.SubElement(impls, "Implementation", {
             "language": "Python", "fragment": f"{op.name}.py:{wrapper_name(op)}",
             "call": f"{wrapper_name(op)}({', '.join(wrapper_params(op))})"})

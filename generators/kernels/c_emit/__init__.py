@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dsl.model import Op
 from generators.kernels.c_emit.arg_reduction import ArgReductionEmitter
-from generators.kernels.c_emit.base import CFragment, OpCode, PlainKernel, config_typedef
+from generators.kernels.c_emit.base import PLAIN_SIZES, CFragment, OpCode, PlainKernel, config_typedef
 from generators.kernels.c_emit.contraction import ContractionEmitter, TensorDotEmitter
 from generators.kernels.c_emit.elementwise import ElementwiseEmitter
 from generators.kernels.c_emit.find_all import FindAllEmitter

@@ -34,16 +34,24 @@ class CFragment:
         return f'#pragma IMAGINET_FRAGMENT_BEGIN "{self.name}"\n{self.body.strip()}\n#pragma IMAGINET_FRAGMENT_END\n'
 
 
+#: The sizes a plain kernel takes besides tensors and args, by its geometry: ``flat``, every
+#: operand of the output's shape, ``n`` elements; ``axis``, one axis reduced, of ``size``
+#: elements ``step`` apart, in ``slot`` blocks of ``step * size`` (the real library's
+#: step, size and slot of an axis).
+PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot")}
+
+
 @attrs.frozen
 class PlainKernel:
-    """A kernel over contiguous arrays of one shape, callable without descriptors, for
-    targets that call kernels directly (units): its fragment (counting in ``int``), the
-    variant it computes, and its parameters as (C declaration, what it takes: an input's,
-    an arg's or the output's name, or ``n``, the count)."""
+    """A kernel over contiguous arrays, callable without descriptors, for targets that call
+    kernels directly (units): its fragment (counting in ``int``), the variant it computes,
+    its parameters as (C declaration, what it takes: an input's, an arg's or an output's
+    name, or one of its geometry's ``PLAIN_SIZES``), and its geometry."""
 
     fragment: CFragment
     variant: D.Variant
     parameters: tuple[tuple[str, str], ...]
+    geometry: str = attrs.field(default="flat", validator=attrs.validators.in_(PLAIN_SIZES))
 
     @property
     def name(self) -> str:
@@ -55,7 +63,7 @@ class OpCode:
     fragments: tuple[CFragment, ...]
     includes: tuple[str, ...]
     api: str
-    plain: tuple[PlainKernel, ...] = ()  # where the op has them (elementwise, one case)
+    plain: tuple[PlainKernel, ...] = ()  # where the op has them (elementwise of one case; one-axis reductions)
 
 
 def fragment(name: str, body: str) -> CFragment:

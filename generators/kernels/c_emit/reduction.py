@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-
-
 from dsl import compute as C
 from dsl import dtypes as D
 from dsl.types import DataType
@@ -11,7 +9,7 @@ from generators import abi
 from generators.formatting import c_string
 from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
-from generators.kernels.c_emit.base import T_MAX, T_MIN, Emitter, OpCode, fragment
+from generators.kernels.c_emit.base import PLAIN_SIZES, T_MAX, T_MIN, Emitter, OpCode, PlainKernel, fragment
 
 
 def _acc_type(dtype: str, combine: str) -> str:
@@ -114,13 +112,44 @@ static inline void {name}({params})
             outs = ", ".join(f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in self.op.outputs)
             return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, {y_arg}{outs}, &plan{given});"]
 
-        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
+        plain = tuple(self.plain_axis(c, v, env_args, enums) for v in self.variants)
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)), plain)
+
+    def plain_axis(self, c: C.Reduction, v: D.Variant, env_args: dict[str, tuple[str, str]],
+                   enums: dict) -> PlainKernel:
+        """The reduction of one axis of contiguous operands, without a plan: for each of
+        ``slot`` blocks and each of ``step`` positions in it, ``size`` elements ``step`` apart
+        (the real library's loops over an axis)."""
+        kinds = {a.name: a.type for a in self.op.args}
+        t = v.of(c.input)
+        name = f"{self.kernel_name(v)}_axis"
+        params = [(f"const {C_TYPE[t]}* restrict x", c.input)]
+        if c.other:
+            params.append((f"const {C_TYPE[v.of(c.other)]}* restrict y", c.other))
+        params += [(f"{C_TYPE[v.of(o.name)]}* restrict output{k or ''}", o.name) for k, o in enumerate(self.op.outputs)]
+        params += [(f"int {size}", size) for size in PLAIN_SIZES["axis"]]
+        params += [(f"{abi.scalar_ctype(kinds[a])} {abi.c_name(a)}", a) for a in c.args]
+        single = self._reduce(c, v, t, env_args, enums, lanes=False, plain=True)
+        text = f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    for (int j = 0; j < slot; j++) {{
+        for (int i = 0; i < step; i++) {{
+            const int base = j * step * size + i;
+            const int o = j * step + i;
+            {single}
+        }}
+    }}
+}}"""
+        return PlainKernel(fragment(name, text), v, tuple(params), "axis")
 
     def _reduce(self, c: C.Reduction, v: D.Variant, t: str, env_args: dict[str, tuple[str, str]],
-                enums: dict, lanes: bool) -> str:
+                enums: dict, lanes: bool, plain: bool = False) -> str:
         """Reduce one output at ``base`` into ``output[o]`` or, with ``lanes``, the outputs
         ``o`` .. ``o + lanes - 1`` at ``base`` .. ``base + lanes - 1`` (each name an array
-        indexed by the lane ``w``)."""
+        indexed by the lane ``w``); with ``plain``, over ``size`` elements ``step`` apart
+        rather than the plan's reduced axes."""
+        count = "(int64_t)size" if plain else "p->n_inner"
         ct = C_TYPE[t]
         a_t = C.accumulator_dtype(c, t, v.of(self.op.outputs[0].name))
         acc_t = _acc_type(a_t, c.combine)
@@ -141,6 +170,11 @@ static inline void {name}({params})
                     {read}
                 }}"""
 
+            if plain:  # one axis: a plain loop with its step
+                return f"""for (int e = 0; e < size; e++) {{
+                    const int at = base + e * step;
+                    {read}
+                }}"""
             loop = run("off + e * step")
             if not lanes:  # on a host, a run with step 1 gets its own loop (integer sums vectorise)
                 loop = f"if (OPFORGE_UNIT_STEPS && step == 1) {{\n{run('off + e')}\n}} else {{\n{loop}\n}}"
@@ -167,7 +201,7 @@ static inline void {name}({params})
         elif c.pre == "mean":
             pre = f"double msum{size};\n" + per_lane(f"msum{w} = 0;") + \
                 over_inner(f"msum{w} += (double)xv;", "") + \
-                f"\n{ct} m{size};\n" + per_lane(f"m{w} = ({ct})(msum{w} / (double)p->n_inner);")
+                f"\n{ct} m{size};\n" + per_lane(f"m{w} = ({ct})(msum{w} / (double){count});")
             env_m = {"m": (f"m{w}", t)}
         value = "xv"
         env_y = {"y": ("yv", t)} if c.other else {}
@@ -183,7 +217,7 @@ static inline void {name}({params})
             init += f"{acc_t} acc{k}{size};\n"
             inits.append(f"acc{k}{w} = ({acc_t})({_init(a_t, c.combine)});")
             sums[f"acc{k}"] = (f"(({C_TYPE[a_t]})acc{k}{w})", a_t)
-        env = {"acc": (f"(({C_TYPE[a_t]})acc{w})", a_t), "n": ("p->n_inner", "int64")} | env_m | sums
+        env = {"acc": (f"(({C_TYPE[a_t]})acc{w})", a_t), "n": (count, "int64")} | env_m | sums
         # One result per output (moments: the mean and the variance of the same sums).
         stores = "\n".join(
             f"output{k or ''}[o{' + w' if lanes else ''}] = ({C_TYPE[v.of(o.name)]})"
