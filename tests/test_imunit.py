@@ -748,14 +748,14 @@ def test_an_elementwise_unit_runs_its_plain_kernel_when_nothing_broadcasts(out: 
 
 #: Reductions with a NumPy counterpart of their one-axis result (moments: mean and variance).
 PLAIN_REDUCTIONS = {"sum": (np.sum,), "mean": (np.mean,), "max": (np.max,), "min": (np.min,), "prod": (np.prod,),
-                    "moments": (np.mean, np.var)}
+                    "moments": (np.mean, np.var), "argmax": (np.argmax,), "argmin": (np.argmin,)}
 
 
 @pytest.mark.parametrize("name", sorted(PLAIN_REDUCTIONS))
 def test_a_reduction_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_path: Path, name: str) -> None:
-    """A reduction unit computes its kernel's step, size and slot with Expressions and calls the
-    plain kernel (no descriptors), first among its implementations; along every Imaginet axis
-    of a rank-3 input, kept or not, it gives NumPy's result."""
+    """A reduction (or arg reduction) unit computes its kernel's step, size and slot with
+    Expressions and calls the plain kernel (no descriptors), first among its implementations;
+    along every Imaginet axis of a rank-3 input, kept or not, it gives NumPy's result."""
     path = out / "math" / name / f"{name}.imunit"
     unit = ET.parse(path).getroot()[0]
     op = next(o for _, o in FUNCTION_OPS if o.qualified_name == f"math.{name}")
@@ -773,12 +773,12 @@ def test_a_reduction_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_pa
         call = impl.get("call")
         assert call.startswith(f"opforge_math_{name}_unit_plain_f32("), call
         args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
-        wants = [np.asarray(f(x.astype(np.float64), axis=env["numpy_axis"], keepdims=keep), dtype=np.float32)
-                 for f in PLAIN_REDUCTIONS[name]]
+        wants = [np.asarray(f(x.astype(np.float64), axis=env["numpy_axis"], keepdims=keep)) for f in PLAIN_REDUCTIONS[name]]
+        wants = [w.astype(np.float32) if w.dtype.kind == "f" else w for w in wants]
         passed = []
         for j, o in enumerate(op.outputs):
-            lines.append(f"static float out{k}_{j}[{wants[j].size}];")
-            lines.append(golden.c_array(f"want{k}_{j}", wants[j], "float32"))
+            lines.append(f"static {golden.C_TYPE[wants[j].dtype.name]} out{k}_{j}[{wants[j].size}];")
+            lines.append(golden.c_array(f"want{k}_{j}", wants[j], wants[j].dtype.name))
             checks.append(f"for (int i = 0; i < {wants[j].size}; i++) {{ if (fabs((double)out{k}_{j}[i] - "
                           f"(double)want{k}_{j}[i]) > 1e-5 * (1 + fabs((double)want{k}_{j}[i]))) return {k + 10}; }}")
             assert env[f"{o.name}_shape" if j else "output_shape"].dims == wants[j].shape

@@ -37,8 +37,8 @@ PLAIN_COUNT = "element_count"
 #: The Expressions a unit passes for each size a plain kernel takes (``c_emit.PLAIN_SIZES``):
 #: names, and values given the unit's first input (``axis`` is the unit's option, Imaginet's axis).
 PLAIN_SIZE_NAMES = {"n": PLAIN_COUNT, "step": "axis_step", "size": "axis_size", "slot": "axis_slot"}
-PLAIN_SIZE_VALUES = {"n": "{x}.shape.flat", "step": "{x}.shape.step(axis)", "size": "{x}.shape.size(axis)",
-                     "slot": "{x}.shape.slot(axis)"}
+PLAIN_SIZE_VALUES = {"n": "{x}.shape.flat", "step": "{x}.shape.step({axis})", "size": "{x}.shape.size({axis})",
+                     "slot": "{x}.shape.slot({axis})"}
 STANDARD_INCLUDES = ("#include <math.h>", "#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>",
                      "#include <string.h>")
 
@@ -247,10 +247,11 @@ class ImunitGenerator:
         """The plain kernels where all inputs share one shape, an adapter per dtype, then Python."""
         plain = () if legacy else plain
         if plain:  # the sizes the plain kernels take, computed once
-            first = plain[0].parameters[0][1]
+            first, axis = plain[0].parameters[0][1], plain[0].axis
+            option = "axis" if axis == units.reduction_axes_arg(op) else axis  # a unit reduces one axis
             for size in c_emit.PLAIN_SIZES[plain[0].geometry]:
                 ET.SubElement(params, hidden_tag, {"name": PLAIN_SIZE_NAMES[size],
-                                                   "value": PLAIN_SIZE_VALUES[size].format(x=first)})
+                                                   "value": PLAIN_SIZE_VALUES[size].format(x=first, axis=option)})
         impls = ET.SubElement(unit, "Implementations")
         if not legacy:  # the adapters check what they are given: a failure stops the graph
             impls.set("returnStatus", "true")

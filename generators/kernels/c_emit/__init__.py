@@ -25,7 +25,7 @@ from generators.kernels.c_emit.stream import StreamEmitter
 from generators.kernels.c_emit.tensor_lists import JoinEmitter, MergeEmitter, PartsEmitter
 
 # (``c_emit.fragment`` is the module of the fragment form; CFragment builds a fragment)
-__all__ = ["CEmitter", "CFragment", "OpCode", "PlainKernel", "config_typedef", "emit"]
+__all__ = ["CEmitter", "CFragment", "OpCode", "PLAIN_SIZES", "PlainKernel", "config_typedef", "emit"]
 
 
 class CEmitter:

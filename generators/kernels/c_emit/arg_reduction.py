@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+import attrs
+
 
 from dsl import compute as C
 from dsl import dtypes as D
@@ -12,20 +14,80 @@ from generators import abi
 from generators.formatting import c_string
 from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE
-from generators.kernels.c_emit.base import Emitter, OpCode, fragment
+from generators.kernels.c_emit.base import PLAIN_SIZES, Emitter, OpCode, PlainKernel, fragment
 
 
 class ArgReductionEmitter(Emitter):
     def emit(self) -> OpCode:
         c: C.ArgReduction = self.op.compute  # type: ignore[assignment]
+        plain = tuple(self.plain_axis(c, v) for v in self.variants)
         if c.searches:
-            return self.search(c)
+            return attrs.evolve(self.search(c), plain=plain)
         frags = [fragment(self.kernel_name(v), self.first_best(c, v) + "\n\n" + self.per_row(c, v))
                  for v in self.variants]
         lines = self.plan(c) + ["if (plan.n_inner == 0 && plan.n_outer > 0) {",
                                 f"return opf_fail(detail, OPFORGE_ERR_EMPTY, {c_string(self.op.name + ': cannot search an empty axis')});",
                                 "}"]
-        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(self.call(c))))
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(self.call(c))), plain)
+
+    def plain_axis(self, c: C.ArgReduction, v: D.Variant) -> PlainKernel:
+        """The search of one axis of a contiguous input, without a plan: for each of ``slot``
+        blocks and each of ``step`` positions in it, ``size`` elements ``step`` apart, in one pass."""
+        kinds = {a.name: a.type for a in self.op.args}
+        t = v.of(c.input)
+        ct, name = C_TYPE[t], f"{self.kernel_name(v)}_axis"
+        params = [(f"const {ct}* restrict x", c.input), ("int64_t* restrict output", self.op.outputs[0].name)]
+        params += [(f"int {size}", size) for size in PLAIN_SIZES["axis"]]
+        params += [(f"{abi.scalar_ctype(kinds[a])} {abi.c_name(a)}", a) for a in c.args]
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    for (int j = 0; j < slot; j++) {{
+        for (int i = 0; i < step; i++) {{
+            const {ct}* restrict row = x + j * step * size + i;
+            {self.search_row(c, v) if c.searches else self.best_row(c, v)}
+            output[j * step + i] = found;
+        }}
+    }}
+}}"""), v, tuple(params), "axis", c.axis)
+
+    def best_row(self, c: C.ArgReduction, v: D.Variant) -> str:
+        """``found``: where the first extreme of ``row`` is (the first NaN, for floats)."""
+        t = v.of(c.input)
+        ct, cmp = C_TYPE[t], ">" if c.which == "max" else "<"
+        if D.category(t) == "float":
+            better, track, nan = f"(!nan_found && (isnan(xv) || xv {cmp} best))", "nan_found = isnan(xv);", \
+                "bool nan_found = false;"
+        else:
+            better, track, nan = f"(xv {cmp} best)", "", ""
+        return f"""{ct} best = row[0];
+            int64_t found = 0;
+            {nan}
+            for (int r = 0; r < size; r++) {{
+                const {ct} xv = {self._value(c, t, "row[r * step]")};
+                if (r == 0 || {better}) {{
+                    best = xv;
+                    found = r;
+                    {track}
+                }}
+            }}"""
+
+    def search_row(self, c: C.ArgReduction, v: D.Variant) -> str:
+        """``found``: where the predicate first (last) holds in ``row``, else -1."""
+        t = v.of(c.input)
+        enums = {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM}
+        env_args = {a: (abi.c_name(a), abi.scalar_dtype(next(x.type for x in self.op.args if x.name == a)))
+                    for a in c.args}
+        assert c.map is not None
+        holds, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": ("row[r * step]", t)} | env_args)
+        stop = "break;" if c.which == "first" else ""
+        return f"""int64_t found = -1;
+            for (int r = 0; r < size; r++) {{
+                if ({holds}) {{
+                    found = r;
+                    {stop}
+                }}
+            }}"""
 
     def _value(self, c: C.ArgReduction, t: str, at: str) -> str:
         """The element at ``at`` as searched: mapped first where the op maps it."""

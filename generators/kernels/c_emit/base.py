@@ -46,12 +46,14 @@ class PlainKernel:
     """A kernel over contiguous arrays, callable without descriptors, for targets that call
     kernels directly (units): its fragment (counting in ``int``), the variant it computes,
     its parameters as (C declaration, what it takes: an input's, an arg's or an output's
-    name, or one of its geometry's ``PLAIN_SIZES``), and its geometry."""
+    name, or one of its geometry's ``PLAIN_SIZES``), its geometry and, for ``axis``, the
+    arg that names the axis (a reduction's list of axes, of which a unit passes one)."""
 
     fragment: CFragment
     variant: D.Variant
     parameters: tuple[tuple[str, str], ...]
     geometry: str = attrs.field(default="flat", validator=attrs.validators.in_(PLAIN_SIZES))
+    axis: str = ""
 
     @property
     def name(self) -> str:

@@ -13,9 +13,12 @@ from generators.kernels.c_emit.base import PLAIN_SIZES, T_MAX, T_MIN, Emitter, O
 
 
 def _acc_type(dtype: str, combine: str) -> str:
-    if D.category(dtype) == "float":
-        return "double"
-    return WIDE_UNSIGNED[dtype] if combine in ("add", "mul") else C_TYPE[dtype]
+    """Sums and products of floats accumulate in double, of integers in the wide unsigned type
+    (wrapping as the input's type does); an extreme is one of the elements: their own type (on a
+    core with a single-precision FPU, double comparisons would be library calls)."""
+    if combine not in ("add", "mul"):
+        return C_TYPE[dtype]
+    return "double" if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
 
 
 def _init(dtype: str, combine: str) -> str:
@@ -141,7 +144,7 @@ static inline void {name}({', '.join(d for d, _ in params)})
         }}
     }}
 }}"""
-        return PlainKernel(fragment(name, text), v, tuple(params), "axis")
+        return PlainKernel(fragment(name, text), v, tuple(params), "axis", c.axes)
 
     def _reduce(self, c: C.Reduction, v: D.Variant, t: str, env_args: dict[str, tuple[str, str]],
                 enums: dict, lanes: bool, plain: bool = False) -> str:
