@@ -118,8 +118,10 @@ def main(target: Path) -> None:
              "the float32 implementation of each unit (every lifecycle section's, assembled with its fragment",
              "dependencies as Imaginet assembles a firmware), next to the real unit of the same job, measured",
              f"the same way. Target: at most {LIMIT} times the real unit; {within} of {len(rows)} meet it.",
-             "An elementwise unit whose inputs have one shape runs its plain kernel over the element count;",
-             "inputs that broadcast take the checked C API, as every other form's units still do.", "",
+             "Elementwise units run a plain kernel over the element count when their inputs have one shape,",
+             "and ShapeBroadcast's loops when one input broadcasts into the other; reductions and arg",
+             "reductions a plain kernel over the step, size and slot of their axis. Two-sided broadcasting",
+             "and every other form's units take the checked C API (descriptors rebuilt from rank and dims).", "",
              "| opforge unit | float32 inputs | real unit | opforge .text bytes | real .text bytes | ratio |",
              "| --- | --- | --- | ---: | ---: | ---: |", *rows, ""]
     target.parent.mkdir(parents=True, exist_ok=True)

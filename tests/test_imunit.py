@@ -286,10 +286,13 @@ def _run_python(unit: ET.Element, wrapper, op, case, env: dict, outputs: dict) -
 
 
 def _evaluate_unit(unit: ET.Element, env: dict) -> tuple[dict, list[str]]:
-    """Evaluate the unit's hidden values in order; return the env and failed Asserts."""
+    """Evaluate the unit's hidden values in order (null where their conditional does not hold);
+    return the env and failed Asserts."""
     for element in unit.find("Parameters"):
         if element.tag in ("Expression", "Hidden"):
-            env[element.get("name")] = evaluate(element.get("value"), env)
+            condition = element.get("conditional")
+            holds = condition is None or evaluate(condition, env) is True
+            env[element.get("name")] = evaluate(element.get("value"), env) if holds else None
     failed = [a.get("error") for a in unit.iter("Assert") if evaluate(a.get("test"), env) is not True]
     return env, failed
 
@@ -742,8 +745,55 @@ def test_an_elementwise_unit_runs_its_plain_kernel_when_nothing_broadcasts(out: 
         return next(c.function for c in chosen if c.language == "C")
 
     assert called("x=Float32[3,4]", "y=Float32[3,4]") == "opforge_math_add_unit_plain_f32"
-    assert called("x=Float32[3,4]", "y=Float32[1,4]") == "opforge_math_add_unit_f32"
     assert called("x=Int8[5]", "y=Int8[5]") == "opforge_math_add_unit_plain_i8"
+    # one operand broadcast into the other's shape: ShapeBroadcast's loops
+    assert called("x=Float32[3,4]", "y=Float32[1,4]") == "opforge_math_add_unit_second_stretched_f32"
+    assert called("x=Float32[4]", "y=Float32[3,4]") == "opforge_math_add_unit_first_stretched_f32"
+    # both stretched, or a rank where two groups may not do: the checked C API
+    assert called("x=Float32[3,1]", "y=Float32[1,4]") == "opforge_math_add_unit_f32"
+    assert called("x=Float32[2,1,2,1,2]", "y=Float32[2,2,2,2,2]") == "opforge_math_add_unit_f32"
+
+
+@pytest.mark.parametrize("name", ["math.sub", "math.div", "base.gt", "math.pow"])
+def test_a_binary_unit_runs_shape_broadcast_loops_when_one_operand_stretches(out: Path, tmp_path: Path,
+                                                                            name: str) -> None:
+    """One operand broadcast into the other's shape, from either side: the unit computes
+    ShapeBroadcast's runs and its C implementation gives NumPy's result."""
+    ns, short = name.split(".")
+    path = out / ns / short / f"{short}.imunit"
+    unit = ET.parse(path).getroot()[0]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == name)
+    rng = np.random.default_rng(3)
+    pairs = [((2, 3, 4), (4,)), ((2, 3, 4), (3, 1)), ((2, 3, 4), (2, 1, 4)), ((2, 3, 4), (1, 3, 1)),
+             ((2, 3, 4), ()), ((3, 1, 5, 1), (3, 1, 5, 2)), ((2, 3, 4, 5), (2, 1, 4, 1))]
+    pairs += [(b, a) for a, b in pairs]
+    lines, checks = [], []
+    function = {"math.sub": np.subtract, "math.div": np.divide, "base.gt": np.greater, "math.pow": np.power}[name]
+    for k, (sx, sy) in enumerate(pairs):
+        x = rng.uniform(0.5, 2, sx).astype(np.float32)
+        y = rng.uniform(0.5, 2, sy).astype(np.float32)
+        want = function(x, y)
+        env, failed = _evaluate_unit(unit, {"x": Tensor(VALUE_TYPES["Float32"], Shape(x.shape)),
+                                            "y": Tensor(VALUE_TYPES["Float32"], Shape(y.shape))})
+        if failed:
+            assert sx and sy, (sx, sy)  # (a comparison broadcasts scalars only)
+            continue
+        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+        call = impl.get("call")
+        assert "_stretched_f32(" in call, (sx, sy, call)
+        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+        lines += [golden.c_array(f"x{k}", x, "float32"), golden.c_array(f"y{k}", y, "float32"),
+                  golden.c_array(f"want{k}", want, want.dtype.name),
+                  f"static {golden.C_TYPE[want.dtype.name]} out{k}[{max(1, want.size)}];"]
+        passed = {"x": f"x{k}", "y": f"y{k}", "output": f"out{k}"}
+        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed.get(a) or repr(env[a]) for a in args)}) != 0) "
+                     "return 2;")
+        checks.append(f"for (int i = 0; i < {want.size}; i++) {{ if (fabs((double)out{k}[i] - (double)want{k}[i]) > "
+                      f"1e-6 * (1 + fabs((double)want{k}[i]))) return {k + 10}; }}")
+    assert len(checks) >= 2
+    run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
 
 
 #: Reductions with a NumPy counterpart of their one-axis result (moments: mean and variance).
@@ -790,5 +840,6 @@ def test_a_reduction_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_pa
             else:
                 passed.append(repr(env[a]))
         lines.append(f"if ({call[:call.index('(')]}({', '.join(passed)}) != 0) return 2;")
+    assert len(checks) >= 2
     run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout

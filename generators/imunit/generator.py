@@ -14,16 +14,15 @@ import xml.etree.ElementTree as ET
 from typing import Sequence
 
 from dsl.model import Op
-from dsl.types import DataType, Language
+from dsl.types import Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import c_comment, clang_format
-from generators.imunit import composed, stream_unit, units
+from generators.imunit import composed, plain, stream_unit, units
 from generators.imunit.adapter import UnitAdapter
 from generators.imunit.documents import condition, conditions, description, head, serialize, tensor_types
 from generators.imunit.python_files import dependency, py_file, wrapper_name, wrapper_params
 from generators.kernels import c_emit, c_runtime
-from generators.kernels.scalar_c import SUFFIX
 from generators.kernels.selection import code_ops, require_compute, variants_of
 
 
@@ -32,13 +31,6 @@ from generators.kernels.selection import code_ops, require_compute, variants_of
 SHARED_FILE = "opforge_shared.h"
 SHARED_PATH = f"../../{SHARED_FILE}"
 RUNTIME = "opforge_runtime"
-#: The Expression a unit passes plain kernels as their element count.
-PLAIN_COUNT = "element_count"
-#: The Expressions a unit passes for each size a plain kernel takes (``c_emit.PLAIN_SIZES``):
-#: names, and values given the unit's first input (``axis`` is the unit's option, Imaginet's axis).
-PLAIN_SIZE_NAMES = {"n": PLAIN_COUNT, "step": "axis_step", "size": "axis_size", "slot": "axis_slot"}
-PLAIN_SIZE_VALUES = {"n": "{x}.shape.flat", "step": "{x}.shape.step({axis})", "size": "{x}.shape.size({axis})",
-                     "slot": "{x}.shape.slot({axis})"}
 STANDARD_INCLUDES = ("#include <math.h>", "#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>",
                      "#include <string.h>")
 
@@ -112,39 +104,6 @@ class ImunitGenerator:
             parts.append(fragment if name == RUNTIME else dependency(fragment, RUNTIME))
         return "\n".join(parts)
 
-    @staticmethod
-    def _plain_name(op: Op, kernel: c_emit.PlainKernel) -> str:
-        return f"{abi.function(op)}_unit_plain_{SUFFIX[kernel.variant.dtype]}"
-
-    @staticmethod
-    def _plain_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
-        """What the unit passes for each parameter of the entry over a plain kernel."""
-        args = {a.name: a for a in op.args}
-
-        def value(source: str) -> str:
-            if source in c_emit.PLAIN_SIZES[kernel.geometry]:
-                return PLAIN_SIZE_NAMES[source]
-            if source not in args:  # a tensor
-                return source
-            if args[source].type in (DataType.ENUM, DataType.DATA_TYPE):  # as the adapters take them
-                return f"{source}_index"
-            return units.value(op, source)
-
-        return [value(source) for _, source in kernel.parameters]
-
-    def _plain_entry(self, op: Op, kernel: c_emit.PlainKernel) -> str:
-        """The unit's entry over a plain kernel: Imaginet's ints in, a status out (it cannot fail)."""
-        name = self._plain_name(op, kernel)
-        flat = kernel.geometry == "flat"
-        decls = [("int count" if flat and source == "n" else decl) for decl, source in kernel.parameters]
-        args = [decl.rsplit(" ", 1)[1].lstrip("*") for decl in decls]  # each parameter's own name
-        what = ("Every input of the output's shape: the kernel over count elements." if flat else
-                "One axis reduced: size elements step apart, in slot blocks.")
-        return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
-                f"/* {what} Returns 0. */\n"
-                f"static inline int {name}({', '.join(decls)})\n{{\n{kernel.name}({', '.join(args)});\n"
-                f"return 0;\n}}\n#pragma IMAGINET_FRAGMENT_END\n")
-
     def _c_file(self, op: Op, code: c_emit.OpCode, shared: dict[str, str], header: str) -> str:
         """The unit's own fragments; what units share comes from SHARED_FILE, by relative path."""
 
@@ -165,7 +124,7 @@ class ImunitGenerator:
         else:
             parts += [UnitAdapter(op, v.dtype).fragment() for v in variants_of(op)]
             parts += [dependency(k.fragment.text, ref(RUNTIME)) for k in code.plain]
-            parts += [self._plain_entry(op, k) for k in code.plain]
+            parts += [plain.entry(op, k) for k in code.plain]
         return "\n".join(parts)
 
     # ------------------------------------------------------------ Python
@@ -173,7 +132,7 @@ class ImunitGenerator:
 
     # ------------------------------------------------------------ XML
 
-    def _unit(self, op: Op, header: str, legacy: bool, plain: Sequence[c_emit.PlainKernel] = ()) -> str:
+    def _unit(self, op: Op, header: str, legacy: bool, kernels: Sequence[c_emit.PlainKernel] = ()) -> str:
         root = ET.Element("Imaginet")
         unit = head(root, op, "Function" if legacy else "Unit", legacy)
         description(unit, op, f"{op.name}.py:{wrapper_name(op)}")
@@ -184,7 +143,7 @@ class ImunitGenerator:
         contracts = ET.SubElement(unit, "Contracts")
         for test, error in units.contracts(op):
             ET.SubElement(contracts, "Assert", {"test": test, "error": error})
-        self._implementations(unit, params, op, legacy, hidden_tag, plain)
+        self._implementations(unit, params, op, legacy, hidden_tag, kernels)
         return serialize(root, header)
 
     @staticmethod
@@ -243,25 +202,19 @@ class ImunitGenerator:
                 ET.SubElement(params, hidden_tag, {"name": h.name, "value": h.value})
 
     def _implementations(self, unit: ET.Element, params: ET.Element, op: Op, legacy: bool, hidden_tag: str,
-                         plain: Sequence[c_emit.PlainKernel]) -> None:
+                         given: Sequence[c_emit.PlainKernel]) -> None:
         """The plain kernels where all inputs share one shape, an adapter per dtype, then Python."""
-        plain = () if legacy else plain
-        if plain:  # the sizes the plain kernels take, computed once
-            first, axis = plain[0].parameters[0][1], plain[0].axis
-            option = "axis" if axis == units.reduction_axes_arg(op) else axis  # a unit reduces one axis
-            for size in c_emit.PLAIN_SIZES[plain[0].geometry]:
-                ET.SubElement(params, hidden_tag, {"name": PLAIN_SIZE_NAMES[size],
-                                                   "value": PLAIN_SIZE_VALUES[size].format(x=first, axis=option)})
+        kernels = () if legacy else tuple(given)
+        for attributes in plain.expressions(op, kernels):  # the sizes the plain kernels take, each once
+            ET.SubElement(params, hidden_tag, attributes)
         impls = ET.SubElement(unit, "Implementations")
         if not legacy:  # the adapters check what they are given: a failure stops the graph
             impls.set("returnStatus", "true")
-        for kernel in plain:  # the kernel itself, no descriptors (ADR 0030)
-            name = self._plain_name(op, kernel)
+        for kernel in kernels:  # the kernel itself, no descriptors (ADR 0030)
+            name = plain.entry_name(op, kernel)
             impl = ET.SubElement(impls, "Implementation", {"language": "C", "fragment": f"{op.name}.h:{name}",
-                                                           "call": f"{name}({', '.join(self._plain_args(op, kernel))})"})
-            first = kernel.parameters[0][1]
-            same = [f"{i.name}.shape == {first}.shape" for i in op.inputs if i.name != first]
-            for test in conditions(op, kernel.variant) + (same if kernel.geometry == "flat" else []):
+                                                           "call": f"{name}({', '.join(plain.call_args(op, kernel))})"})
+            for test in conditions(op, kernel.variant) + plain.conditions(op, kernel):
                 ET.SubElement(impl, "Conditional", {"value": test})
         for v in variants_of(op):
             adapter = UnitAdapter(op, v.dtype)

@@ -37,8 +37,13 @@ class CFragment:
 #: The sizes a plain kernel takes besides tensors and args, by its geometry: ``flat``, every
 #: operand of the output's shape, ``n`` elements; ``axis``, one axis reduced, of ``size``
 #: elements ``step`` apart, in ``slot`` blocks of ``step * size`` (the real library's
-#: step, size and slot of an axis).
-PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot")}
+#: step, size and slot of an axis); ``second_stretched`` (``first_stretched``), two operands,
+#: the first (second) of the output's shape, the other broadcast into it as Imaginet's
+#: ShapeBroadcast describes it: from the outermost, runs of equal axes (``left``, ``middle``,
+#: ``right`` elements) and of axes it stretches (``group1``, ``group2``).
+_GROUPS = ("left", "group1", "middle", "group2", "right")
+PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "second_stretched": _GROUPS,
+               "first_stretched": _GROUPS}
 
 
 @attrs.frozen

@@ -12,7 +12,7 @@ from generators import abi
 from generators.formatting import c_string
 from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE
-from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, PlainKernel, fragment
+from generators.kernels.c_emit.base import PLAIN_SIZES, CFragment, Emitter, OpCode, PlainKernel, fragment
 
 
 @attrs.frozen
@@ -57,6 +57,8 @@ class ElementwiseEmitter(Emitter):
                     names = [*inputs, *case.used, self.op.outputs[0].name, "n"]
                     plain.append(PlainKernel(fragment(f"{case.name}_n", self.contiguous(case, f"{case.name}_n", "int")),
                                              v, tuple(zip([*case.params, "int n"], names))))
+                    if len(inputs) == 2:  # and with one operand broadcast into the other
+                        plain += [self.stretched(case, geometry) for geometry in ("second_stretched", "first_stretched")]
                 frags.append(fragment(case.name + "_strided", self.strided(case)))
         return OpCode(tuple(frags), (), self.api(self.body(c, inputs, args)), tuple(plain))
 
@@ -92,6 +94,38 @@ static inline void {fn}({', '.join(case.params)}, {count} n)
         {case.out}[i] = ({case.oc})({case.code(env)});
     }}
 }}"""
+
+    def stretched(self, case: _Case, geometry: str) -> PlainKernel:
+        """Two operands, one broadcast into the other's shape (the output's): five plain loops over
+        ShapeBroadcast's runs, the full operand read at the output's index, the other where its
+        runs of equal axes put it (as the real library's Add is written)."""
+        full, other = case.inputs if geometry == "second_stretched" else case.inputs[::-1]
+        env = {full: (f"{abi.c_name(full)}[at_out]", case.v.of(full)),
+               other: (f"{abi.c_name(other)}[at_in + e_r]", case.v.of(other))}
+        sizes = PLAIN_SIZES[geometry]
+        name = f"{case.name}_{geometry}"
+        decls = [*case.params, *(f"int {s}" for s in sizes)]
+        names = [*case.inputs, *case.used, self.op.outputs[0].name, *sizes]
+        void = "".join(f"(void){u};" for u in self._unused(case))
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(decls)})
+{{
+    {void}
+    int at_out = 0;
+    for (int e_l = 0; e_l < left; e_l++) {{
+        for (int e_g1 = 0; e_g1 < group1; e_g1++) {{
+            for (int e_m = 0; e_m < middle; e_m++) {{
+                const int at_in = (e_l * middle + e_m) * right;
+                for (int e_g2 = 0; e_g2 < group2; e_g2++) {{
+                    for (int e_r = 0; e_r < right; e_r++) {{
+                        {case.out}[at_out] = ({case.oc})({case.code(env)});
+                        at_out++;
+                    }}
+                }}
+            }}
+        }}
+    }}
+}}"""), case.v, tuple(zip(decls, names)), geometry)
 
     def row_loop(self, case: _Case, steps: dict[str, int]) -> str:
         """The loop over one row, each operand read at its step (a step known to be 1 or 0

@@ -1,0 +1,128 @@
+"""Units over plain kernels (ADR 0030): per geometry of a kernel (``c_emit.PLAIN_SIZES``), the
+Expressions a unit computes for its sizes, the Conditionals that choose it, and the two-line
+entry that calls it and returns Imaginet's status."""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl.model import Op
+from dsl.types import DataType
+from generators import abi
+from generators.imunit import units
+from generators.kernels import c_emit
+from generators.kernels.scalar_c import SUFFIX
+
+#: The Expression a unit passes plain kernels as their element count.
+PLAIN_COUNT = "element_count"
+#: Inputs of a higher rank than this broadcast through the checked C API: broadcasting an operand
+#: of rank 5 or more into the other may need more than ShapeBroadcast's two groups.
+STRETCH_RANK = 4
+
+
+@attrs.frozen
+class Geometry:
+    """How a unit calls a kernel of one geometry. Templates name ``{x}`` and ``{y}``, the
+    kernel's first two tensors, and ``{axis}``, the unit's axis option."""
+
+    name: str  # in the entry's name: <fn>_unit_<name>_<dtype>
+    what: str  # the entry's comment
+    #: Expressions the sizes read: (name, value, conditional or None).
+    prelude: tuple[tuple[str, str, str | None], ...]
+    #: Per size of the kernel: (the kernel's size, the Expression's name, value, conditional or None).
+    sizes: tuple[tuple[str, str, str, str | None], ...]
+    #: The Conditionals that choose the kernel, beyond the element types.
+    conditions: tuple[str, ...]
+    same_shapes: bool = False  # also: every input of the first one's shape
+
+
+def _stretch(into: str, stretched: str, prefix: str) -> Geometry:
+    """The second operand of ``x`` and ``y`` broadcast into the other's shape (the output's), by the
+    guide's ShapeBroadcast: runs of equal axes (left, middle, right) between runs of stretched ones."""
+    big, small = f"{{{into}}}.shape", f"{{{stretched}}}.shape"
+    # Each axis of the smaller operand equal to the larger's, or 1 (an axis beyond a shape's rank
+    # has size 1): ShapeBroadcast is then defined, and is never asked where it is not.
+    fits = " && ".join([f"{big}.count <= {STRETCH_RANK}", f"{small}.count <= {big}.count",
+                        *(f"({small}.size({k}) == {big}.size({k}) || {small}.size({k}) == 1)"
+                          for k in range(STRETCH_RANK))])
+    groups = f"{prefix}_groups"
+    return Geometry(
+        f"{prefix}_stretched",
+        f"{{{stretched}}} broadcast into the shape of {{{into}}}: ShapeBroadcast's five runs.",
+        ((groups, f"{big}.broadcast({small})", fits),),
+        tuple((size, f"{prefix}_{size}", f"{groups}.{size}", f"{groups} != null")
+              for size in c_emit.PLAIN_SIZES[f"{prefix}_stretched"]),
+        (f"{groups} != null", f"output_shape == {big}"))
+
+
+GEOMETRIES = {
+    "flat": Geometry("plain", "Every input of the output's shape: the kernel over count elements.", (),
+                     (("n", PLAIN_COUNT, "{x}.shape.flat", None),), (), same_shapes=True),
+    "axis": Geometry("plain", "One axis reduced: size elements step apart, in slot blocks.", (),
+                     (("step", "axis_step", "{x}.shape.step({axis})", None),
+                      ("size", "axis_size", "{x}.shape.size({axis})", None),
+                      ("slot", "axis_slot", "{x}.shape.slot({axis})", None)), ()),
+    "second_stretched": _stretch("x", "y", "second"),
+    "first_stretched": _stretch("y", "x", "first"),
+}
+
+
+def _names(op: Op, kernel: c_emit.PlainKernel) -> dict[str, str]:
+    """What the templates of the kernel's geometry name."""
+    tensors = [source for _, source in kernel.parameters]
+    axis = "axis" if kernel.axis == units.reduction_axes_arg(op) else kernel.axis  # a unit reduces one axis
+    return {"x": tensors[0], "y": tensors[1] if len(tensors) > 1 else "", "axis": axis}
+
+
+def expressions(op: Op, kernels: tuple[c_emit.PlainKernel, ...]) -> list[dict[str, str]]:
+    """The Expressions (their attributes) every geometry among ``kernels`` needs, each once."""
+    out: dict[str, dict[str, str]] = {}
+    for kernel in kernels:
+        geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
+        for name, value, conditional in (*geometry.prelude, *((n, v, c) for _, n, v, c in geometry.sizes)):
+            element = {"name": name, "value": value.format(**names)}
+            if conditional is not None:
+                element["conditional"] = conditional.format(**names)
+            out.setdefault(name, element)
+    return list(out.values())
+
+
+def conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
+    """The Conditionals beyond the element types that choose the kernel."""
+    geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
+    same = [f"{i.name}.shape == {names['x']}.shape" for i in op.inputs if i.name != names["x"]]
+    return (same if geometry.same_shapes else []) + [c.format(**names) for c in geometry.conditions]
+
+
+def entry_name(op: Op, kernel: c_emit.PlainKernel) -> str:
+    return f"{abi.function(op)}_unit_{GEOMETRIES[kernel.geometry].name}_{SUFFIX[kernel.variant.dtype]}"
+
+
+def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
+    """What the unit passes for each parameter of the entry over a plain kernel."""
+    args = {a.name: a for a in op.args}
+    sizes = {size: name for size, name, _, _ in GEOMETRIES[kernel.geometry].sizes}
+
+    def value(source: str) -> str:
+        if source in sizes:
+            return sizes[source]
+        if source not in args:  # a tensor
+            return source
+        if args[source].type in (DataType.ENUM, DataType.DATA_TYPE):  # as the adapters take them
+            return f"{source}_index"
+        return units.value(op, source)
+
+    return [value(source) for _, source in kernel.parameters]
+
+
+def entry(op: Op, kernel: c_emit.PlainKernel) -> str:
+    """The unit's entry over a plain kernel: Imaginet's ints in, a status out (it cannot fail)."""
+    name = entry_name(op, kernel)
+    flat = kernel.geometry == "flat"
+    decls = [("int count" if flat and source == "n" else decl) for decl, source in kernel.parameters]
+    args = [decl.rsplit(" ", 1)[1].lstrip("*") for decl in decls]  # each parameter's own name
+    what = GEOMETRIES[kernel.geometry].what.format(**_names(op, kernel))
+    return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
+            f"/* {what} Returns 0. */\n"
+            f"static inline int {name}({', '.join(decls)})\n{{\n{kernel.name}({', '.join(args)});\n"
+            f"return 0;\n}}\n#pragma IMAGINET_FRAGMENT_END\n")
