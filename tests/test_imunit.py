@@ -843,3 +843,67 @@ def test_a_reduction_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_pa
     assert len(checks) >= 2
     run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_a_matmul_unit_runs_its_plain_kernel_over_equal_batches(out: Path, tmp_path: Path, dtype: str) -> None:
+    """A batch of matrix products with equal batch axes: the plain loop nest over batch, rows,
+    inner and cols, which the unit computes with Expressions; broadcast batch axes: the
+    checked C API."""
+    path = out / "math" / "matmul" / "matmul.imunit"
+    unit = ET.parse(path).getroot()[0]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "math.matmul")
+    kind = DTYPE_TYPES[dtype]
+    rng = np.random.default_rng(5)
+    lines, checks = [], []
+    pairs = [((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (2, 1, 4, 5)), ((1, 7), (7, 1)), ((2, 3, 0), (2, 0, 4))]
+    for k, (sa, sb) in enumerate([*pairs, ((2, 3, 4), (4, 5))]):
+        a = rng.integers(-3, 4, sa).astype(dtype)
+        b = rng.integers(-3, 4, sb).astype(dtype)
+        env, failed = _evaluate_unit(unit, {"a": Tensor(VALUE_TYPES[kind], Shape(a.shape)),
+                                            "b": Tensor(VALUE_TYPES[kind], Shape(b.shape))})
+        assert failed == []
+        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+        call = impl.get("call")
+        if k == len(pairs):  # the batch axes broadcast
+            assert "_matrices_" not in call, call
+            continue
+        assert call.startswith(f"opforge_math_matmul_unit_matrices_{golden_suffix(dtype)}("), call
+        want = np.matmul(a, b)
+        lines += [golden.c_array(f"a{k}", a, dtype), golden.c_array(f"b{k}", b, dtype),
+                  golden.c_array(f"want{k}", want, dtype), f"static {golden.C_TYPE[dtype]} out{k}[{max(1, want.size)}];"]
+        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+        passed = {"a": f"a{k}", "b": f"b{k}", "output": f"out{k}"}
+        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed.get(x) or repr(env[x]) for x in args)}) != 0) "
+                     "return 2;")
+        checks.append(f"if (memcmp(out{k}, want{k}, sizeof want{k}[0] * {want.size}) != 0) return {k + 10};")
+    run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
+
+
+def test_a_transpose_unit_runs_its_plain_kernel(out: Path, tmp_path: Path) -> None:
+    """math.transpose (``...|ij=>...|ji``): the plain copy over batch, rows and cols, computed by
+    the unit's Expressions, gives NumPy's swapped axes."""
+    path = out / "math" / "transpose" / "transpose.imunit"
+    unit = ET.parse(path).getroot()[0]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "math.transpose")
+    lines, checks = [], []
+    for k, shape in enumerate([(3, 4), (2, 3, 4), (2, 1, 3, 5), (4, 1), (0, 3)]):
+        x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        env, failed = _evaluate_unit(unit, {"x": Tensor(VALUE_TYPES["Float32"], Shape(x.shape))})
+        assert failed == []
+        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+        call = impl.get("call")
+        assert call.startswith("opforge_math_transpose_unit_transposed_f32("), call
+        want = np.ascontiguousarray(np.swapaxes(x, -1, -2))
+        lines += [golden.c_array(f"x{k}", x, "float32"), golden.c_array(f"want{k}", want, "float32"),
+                  f"static float out{k}[{max(1, want.size)}];"]
+        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+        passed = {"x": f"x{k}", "output": f"out{k}"}
+        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed.get(a) or repr(env[a]) for a in args)}) != 0) "
+                     "return 2;")
+        checks.append(f"if (memcmp(out{k}, want{k}, sizeof want{k}[0] * {want.size}) != 0) return {k + 10};")
+    run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout

@@ -64,6 +64,15 @@ GEOMETRIES = {
                       ("slot", "axis_slot", "{x}.shape.slot({axis})", None)), ()),
     "second_stretched": _stretch("x", "y", "second"),
     "first_stretched": _stretch("y", "x", "first"),
+    # (rows, inner and cols: one axis each, as the kernel's ``axes`` say)
+    "matrices": Geometry("matrices", "A batch of matrix products: batch of rows x inner by inner x cols.", (),
+                         (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", None),
+                          ("rows", "matrix_rows", "", None), ("inner", "matrix_inner", "", None),
+                          ("cols", "matrix_cols", "", None)),
+                         ("{x}.shape.remove(0).remove(0) == {y}.shape.remove(0).remove(0)",)),
+    "transposed": Geometry("transposed", "A batch of rows x cols matrices transposed.", (),
+                           (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", None),
+                            ("rows", "matrix_rows", "", None), ("cols", "matrix_cols", "", None)), ()),
 }
 
 
@@ -79,7 +88,10 @@ def expressions(op: Op, kernels: tuple[c_emit.PlainKernel, ...]) -> list[dict[st
     out: dict[str, dict[str, str]] = {}
     for kernel in kernels:
         geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
-        for name, value, conditional in (*geometry.prelude, *((n, v, c) for _, n, v, c in geometry.sizes)):
+        # a size that is one axis of a tensor: Imaginet counts that axis from the last, 0
+        one_axis = {size: f"{tensor}.shape.size({-1 - axis})" for size, tensor, axis in kernel.axes}
+        sized = ((n, one_axis.get(size, v), c) for size, n, v, c in geometry.sizes)
+        for name, value, conditional in (*geometry.prelude, *sized):
             element = {"name": name, "value": value.format(**names)}
             if conditional is not None:
                 element["conditional"] = conditional.format(**names)

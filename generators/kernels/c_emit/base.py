@@ -41,9 +41,13 @@ class CFragment:
 #: the first (second) of the output's shape, the other broadcast into it as Imaginet's
 #: ShapeBroadcast describes it: from the outermost, runs of equal axes (``left``, ``middle``,
 #: ``right`` elements) and of axes it stretches (``group1``, ``group2``).
+#: ``matrices``: a batch of matrix products, ``batch`` products of ``rows`` x ``inner`` by
+#: ``inner`` x ``cols`` (the operands' and the output's batch axes equal); ``transposed``, a
+#: batch of ``rows`` x ``cols`` matrices transposed.
 _GROUPS = ("left", "group1", "middle", "group2", "right")
 PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "second_stretched": _GROUPS,
-               "first_stretched": _GROUPS}
+               "first_stretched": _GROUPS, "matrices": ("batch", "rows", "inner", "cols"),
+               "transposed": ("batch", "rows", "cols")}
 
 
 @attrs.frozen
@@ -59,6 +63,8 @@ class PlainKernel:
     parameters: tuple[tuple[str, str], ...]
     geometry: str = attrs.field(default="flat", validator=attrs.validators.in_(PLAIN_SIZES))
     axis: str = ""
+    #: Sizes that are one axis of a tensor: (size, tensor, its axis counted from the last, -1).
+    axes: tuple[tuple[str, str, int], ...] = ()
 
     @property
     def name(self) -> str:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-
+from typing import Any
 
 from dsl import compute as C
 from dsl import dtypes as D
 from generators import abi
 from generators.formatting import c_comment
 from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
-from generators.kernels.c_emit.base import Emitter, OpCode, fragment
+from generators.kernels.c_emit.base import PLAIN_SIZES, Emitter, OpCode, PlainKernel, fragment
 
 
 def _tile_loop(acc_t: str, ct: str, rows: str, cols: str) -> str:
@@ -117,7 +117,124 @@ static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan
 }}""")
 
 
+def matrix_labels(spec: Any) -> tuple[str, str, str] | None:
+    """(row, inner, col): the labels of a batch of matrix products, where ``spec`` is one: two
+    operands and the output each the row variable then two labels, one label contracted and
+    each operand's other label kept (matmul, and products with either operand transposed)."""
+    operands = (*spec.inputs, spec.output)
+    if len(spec.inputs) != 2 or any(o.labels[:1] != ("...",) or len(o.labels) != 3 or o.labels[1] == o.labels[2]
+                                    for o in operands):
+        return None
+    a, b, out = (o.labels[1:] for o in operands)
+    shared = set(a) & set(b)
+    if len(shared) != 1:
+        return None
+    (inner,) = shared
+    row, col = next(x for x in a if x != inner), next(x for x in b if x != inner)
+    return (row, inner, col) if row != col and set(out) == {row, col} else None
+
+
+def matrices_kernel(name: str, dtype: str, spec: Any, labels: tuple[str, str, str]) -> str:
+    """A batch of matrix products over contiguous operands of equal batch axes: the plain loop
+    nest, each element summing its products in order of the inner label (the tiled kernel's
+    order, so its result to the bit)."""
+    ct = C_TYPE[dtype]
+    acc_t = ct if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+    row, inner, col = labels
+    at = {row: "e_i", inner: "e_k", col: "e_j"}
+    size = {row: "rows", inner: "inner", col: "cols"}
+
+    def index(operand: Any) -> str:
+        first, second = operand.labels[1:]
+        return f"{at[first]} * {size[second]} + {at[second]}"
+
+    a, b = spec.inputs
+    return f"""
+static inline void {name}(const {ct}* restrict a, const {ct}* restrict b, {ct}* restrict output, int batch, int rows,
+                          int inner, int cols)
+{{
+    for (int e_b = 0; e_b < batch; e_b++) {{
+        const {ct}* restrict ab = a + e_b * rows * inner;
+        const {ct}* restrict bb = b + e_b * inner * cols;
+        {ct}* restrict ob = output + e_b * rows * cols;
+        for (int e_i = 0; e_i < rows; e_i++) {{
+            for (int e_j = 0; e_j < cols; e_j++) {{
+                {acc_t} acc = 0;
+                for (int e_k = 0; e_k < inner; e_k++) {{
+                    acc = ({acc_t})(acc + ({acc_t})ab[{index(a)}] * ({acc_t})bb[{index(b)}]);
+                }}
+                ob[{index(spec.output)}] = ({ct})acc;
+            }}
+        }}
+    }}
+}}"""
+
+
+def transposes(spec: Any) -> bool:
+    """Whether ``spec`` transposes a batch of matrices: one operand and the output each the row
+    variable then two labels, the output's the operand's swapped."""
+    if len(spec.inputs) != 1:
+        return False
+    given, out = spec.inputs[0].labels, spec.output.labels
+    return (given[:1] == out[:1] == ("...",) and len(given) == len(out) == 3 and given[1] != given[2]
+            and out[1:] == given[:0:-1])
+
+
+def transposed_kernel(name: str, dtype: str) -> str:
+    """A batch of matrices transposed: a copy (the einsum of one operand and no reduced label
+    casts each element to its accumulator and back, exactly)."""
+    ct = C_TYPE[dtype]
+    return f"""
+static inline void {name}(const {ct}* restrict a, {ct}* restrict output, int batch, int rows, int cols)
+{{
+    for (int e_b = 0; e_b < batch; e_b++) {{
+        const {ct}* restrict ab = a + e_b * rows * cols;
+        {ct}* restrict ob = output + e_b * rows * cols;
+        for (int e_i = 0; e_i < rows; e_i++) {{
+            for (int e_j = 0; e_j < cols; e_j++) {{
+                ob[e_j * rows + e_i] = ab[e_i * cols + e_j];
+            }}
+        }}
+    }}
+}}"""
+
+
 class ContractionEmitter(Emitter):
+    def plain_transposed(self, c: C.Contraction) -> tuple[PlainKernel, ...]:
+        """Where the einsum transposes a batch of matrices, one plain kernel per dtype."""
+        (x,), out = c.inputs, self.op.outputs[0].name
+        kernels = []
+        for v in self.variants:
+            t, name = v.of(x), f"{self.kernel_name(v)}_transposed"
+            params = ((f"const {C_TYPE[t]}* restrict a", x), (f"{C_TYPE[t]}* restrict output", out),
+                      *((f"int {s}", s) for s in PLAIN_SIZES["transposed"]))
+            kernels.append(PlainKernel(fragment(name, transposed_kernel(name, t)), v, params, "transposed",
+                                       axes=(("rows", x, -2), ("cols", x, -1))))
+        return tuple(kernels)
+
+    def plain_matrices(self, c: C.Contraction) -> tuple[PlainKernel, ...]:
+        """Where the einsum is a batch of matrix products (or transposes matrices), one plain
+        kernel per dtype."""
+        if transposes(c.spec):
+            return self.plain_transposed(c)
+        labels = matrix_labels(c.spec)
+        if labels is None:
+            return ()
+        x, y = c.inputs
+        out = self.op.outputs[0].name
+        row, inner, col = labels
+        (a0, _), (b0, _) = (o.labels[1:] for o in c.spec.inputs)
+        axes = (("rows", x, -2 if a0 == row else -1), ("inner", x, -2 if a0 == inner else -1),
+                ("cols", y, -2 if b0 == col else -1))
+        kernels = []
+        for v in self.variants:
+            t, name = v.of(x), f"{self.kernel_name(v)}_matrices"
+            params = ((f"const {C_TYPE[t]}* restrict a", x), (f"const {C_TYPE[t]}* restrict b", y),
+                      (f"{C_TYPE[t]}* restrict output", out), *((f"int {s}", s) for s in PLAIN_SIZES["matrices"]))
+            kernels.append(PlainKernel(fragment(name, matrices_kernel(name, t, c.spec, labels)), v, params,
+                                       "matrices", axes=axes))
+        return tuple(kernels)
+
     def emit(self) -> OpCode:
         c: C.Contraction = self.op.compute  # type: ignore[assignment]
         spec = c.spec
@@ -141,7 +258,7 @@ class ContractionEmitter(Emitter):
                   f"{len(spec.output.labels)}, {len(ids)}, &plan, detail);",
                   "if (st != OPFORGE_OK) {", "return st;", "}", "}",
                   *self.output_check("plan.out_rank", "plan.out_shape")]
-        return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)))
+        return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)), self.plain_matrices(c))
 
     def run_plan(self, inputs: tuple[str, ...]) -> list[str]:
         """The kernel of the primary tensor's dtype over ``plan``, into the output."""
