@@ -42,6 +42,41 @@ def _combine(dtype: str, combine: str, acc: str, v: str) -> str:
     return f"if ({v} {cmp} {acc}) {{ {acc} = {v}; }}"
 
 
+def _per_lane(statements: str, lanes: bool) -> str:
+    """``statements`` once, or once per lane ``w``."""
+    return f"for (int64_t w = 0; w < lanes; w++) {{\n{statements}\n}}" if lanes else statements
+
+
+def _over_inner(read: str, lanes: bool, plain: bool) -> str:
+    """``read`` (which reads ``x[at]``) for each reduced element in row-major order: the last
+    reduced axis as a plain loop with its step and the odometer only between its runs (ADR 0025);
+    with ``plain``, the one axis of ``size`` elements ``step`` apart."""
+    def run(index: str) -> str:
+        return f"""for (int64_t e = 0; e < last; e++) {{
+                    const int64_t at = {index};
+                    {read}
+                }}"""
+
+    if plain:
+        return f"""for (int e = 0; e < size; e++) {{
+                    const int at = base + e * step;
+                    {read}
+                }}"""
+    loop = run("off + e * step")
+    if not lanes:  # on a host, a run with step 1 gets its own loop (integer sums vectorise)
+        loop = f"if (OPFORGE_UNIT_STEPS && step == 1) {{\n{run('off + e')}\n}} else {{\n{loop}\n}}"
+    return f"""{{
+            int64_t ii[OPFORGE_MAX_RANK] = {{0}};
+            int64_t off = base;
+            const int64_t last = p->inner_rank > 0 ? p->inner_shape[p->inner_rank - 1] : 1;
+            const int64_t step = p->inner_rank > 0 ? p->inner_stride[p->inner_rank - 1] : 0;
+            for (int64_t r = 0; r < p->n_inner; r += last) {{
+                {loop}
+                opf_advance(p->inner_rank - 1, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
+            }}
+        }}"""
+
+
 class ReductionEmitter(Emitter):
     def emit(self) -> OpCode:
         c: C.Reduction = self.op.compute  # type: ignore[assignment]
@@ -160,37 +195,11 @@ static inline void {name}({', '.join(d for d, _ in params)})
         size = "[OPFORGE_REDUCE_LANES]" if lanes else ""
 
         def per_lane(statements: str) -> str:
-            return f"for (int64_t w = 0; w < lanes; w++) {{\n{statements}\n}}" if lanes else statements
+            return _per_lane(statements, lanes)
 
         def over_inner(body: str, other: str) -> str:
-            # The reduced elements in row-major order, the last reduced axis as a plain loop
-            # with its step and the odometer only between its runs (ADR 0025).
-            read = per_lane(f"const {ct} xv = x[at{' + w' if lanes else ''}];\n{other}\n{body}")
-
-            def run(index: str) -> str:
-                return f"""for (int64_t e = 0; e < last; e++) {{
-                    const int64_t at = {index};
-                    {read}
-                }}"""
-
-            if plain:  # one axis: a plain loop with its step
-                return f"""for (int e = 0; e < size; e++) {{
-                    const int at = base + e * step;
-                    {read}
-                }}"""
-            loop = run("off + e * step")
-            if not lanes:  # on a host, a run with step 1 gets its own loop (integer sums vectorise)
-                loop = f"if (OPFORGE_UNIT_STEPS && step == 1) {{\n{run('off + e')}\n}} else {{\n{loop}\n}}"
-            return f"""{{
-            int64_t ii[OPFORGE_MAX_RANK] = {{0}};
-            int64_t off = base;
-            const int64_t last = p->inner_rank > 0 ? p->inner_shape[p->inner_rank - 1] : 1;
-            const int64_t step = p->inner_rank > 0 ? p->inner_stride[p->inner_rank - 1] : 0;
-            for (int64_t r = 0; r < p->n_inner; r += last) {{
-                {loop}
-                opf_advance(p->inner_rank - 1, p->inner_shape, ii, p->inner_stride, &off, NULL, NULL, NULL, NULL);
-            }}
-        }}"""
+            return _over_inner(per_lane(f"const {ct} xv = x[at{' + w' if lanes else ''}];\n{other}\n{body}"),
+                               lanes, plain)
 
         other = f"const {ct} yv = y[at{' + w' if lanes else ''}];" if c.other else ""
         pre = ""
