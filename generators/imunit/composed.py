@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 from dsl.model import Namespace, Op, Problem
 from generators.api import GenerationError
 from generators.imunit import units
-from generators.imunit.shapes import UnitShapeRenderer
 from generators.imunit.documents import description, head, serialize, unit_name
+from generators.imunit.shapes import UnitShapeRenderer
 
 
 def composite(ns: Namespace, op: Op, header: str, legacy: bool) -> str:

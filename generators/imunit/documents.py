@@ -3,6 +3,7 @@ Studio shows, the conditions an implementation is chosen by, and the serialized 
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 from dsl import compute as C
@@ -11,7 +12,6 @@ from dsl import dtypes as D
 from dsl.model import Op
 from dsl.types import Language
 from generators.imunit import units
-import re
 
 
 def unit_name(op: Op) -> str:

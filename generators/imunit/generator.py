@@ -2,8 +2,10 @@
 and ``opforge_shared.h``, the fragments several units share.
 
 A unit's C file holds the op's kernels and its checked API function as fragments,
-plus one adapter per dtype that takes Imaginet-style arguments (pointers and
-integers) and calls the API function; the runtime and shared kernels come from
+its plain kernels (where the op has them), which the unit calls first with sizes its
+Expressions compute (ADR 0032, ``plain.py``), and one adapter per dtype that takes
+Imaginet-style arguments (pointers and integers) and calls the checked API function
+for what the plain kernels do not cover; the runtime and shared kernels come from
 ``opforge_shared.h`` by relative path, so a firmware of many units holds them once
 (ADR 0030). The Python file holds the NumPy reference and a unit wrapper.
 """

@@ -37,8 +37,9 @@ class Geometry:
 
 
 def _stretch(into: str, stretched: str, prefix: str) -> Geometry:
-    """The second operand of ``x`` and ``y`` broadcast into the other's shape (the output's), by the
-    guide's ShapeBroadcast: runs of equal axes (left, middle, right) between runs of stretched ones."""
+    """The operand ``stretched`` (``x`` or ``y``) broadcast into the shape of ``into``, the output's,
+    by the guide's ShapeBroadcast: runs of equal axes (left, middle, right) between runs of
+    stretched ones (group1, group2)."""
     big, small = f"{{{into}}}.shape", f"{{{stretched}}}.shape"
     # Each axis of the smaller operand equal to the larger's, or 1 (an axis beyond a shape's rank
     # has size 1): ShapeBroadcast is then defined, and is never asked where it is not.
@@ -77,8 +78,9 @@ GEOMETRIES = {
 
 
 def _names(op: Op, kernel: c_emit.PlainKernel) -> dict[str, str]:
-    """What the templates of the kernel's geometry name."""
-    tensors = [source for _, source in kernel.parameters]
+    """What the templates of the kernel's geometry name: its first two inputs and the axis option."""
+    inputs = {i.name for i in op.inputs}
+    tensors = [source for _, source in kernel.parameters if source in inputs]
     axis = "axis" if kernel.axis == units.reduction_axes_arg(op) else kernel.axis  # a unit reduces one axis
     return {"x": tensors[0], "y": tensors[1] if len(tensors) > 1 else "", "axis": axis}
 

@@ -11,7 +11,6 @@ from generators.formatting import black_format
 from generators.imunit import units
 from generators.kernels import py_names, reference
 
-
 _NUMPY_RUNTIME = Path(__file__).resolve().parent.parent / "kernels" / "numpy_runtime.py"
 
 

@@ -8,11 +8,11 @@ from dsl import compute as C
 from dsl.model import Op
 from generators import abi
 from generators.imunit import units
+from generators.imunit.documents import description, head, serialize, tensor_types
+from generators.imunit.python_files import dependency, python_file
 from generators.kernels import reference
 from generators.kernels.scalar_c import C_TYPE, SUFFIX
 from generators.kernels.selection import variants_of
-from generators.imunit.documents import description, head, serialize, tensor_types
-from generators.imunit.python_files import dependency, python_file
 
 
 QUEUE_ROLES = ("init", "enqueue", "dequeue")
