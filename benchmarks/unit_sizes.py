@@ -121,7 +121,8 @@ def main(target: Path) -> None:
              "Elementwise units run a plain kernel over the element count when their inputs have one shape,",
              "and ShapeBroadcast's loops when one input broadcasts into the other; reductions and arg",
              "reductions a plain kernel over the step, size and slot of their axis; matmul and transpose",
-             "plain loops over batch, rows (inner) and cols. Two-sided broadcasting, broadcast batch axes",
+             "plain loops over batch, rows (inner) and cols; the sliding window the runtime's queue on",
+             "bytes. Two-sided broadcasting, broadcast batch axes",
              "and every other form's units take the checked C API (descriptors rebuilt from rank and dims).", "",
              "| opforge unit | float32 inputs | real unit | opforge .text bytes | real .text bytes | ratio |",
              "| --- | --- | --- | ---: | ---: | ---: |", *rows, ""]

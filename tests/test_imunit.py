@@ -535,8 +535,12 @@ QUEUE_OPS = [(ns, op) for ns, op in OPS if isinstance(op.compute, C.SlidingWindo
 
 
 @pytest.mark.parametrize(("ns", "op"), QUEUE_OPS, ids=[op.qualified_name for _, op in QUEUE_OPS])
-def test_queue_c_implementation_replays_the_reference(out: Path, tmp_path: Path, ns, op) -> None:
+@pytest.mark.parametrize("entries", ["lean", "legacy"])
+def test_queue_c_implementation_replays_the_reference(out: Path, tmp_path: Path, ns, op, entries: str) -> None:
+    """The queue's C entries replay the reference's events: the lean ones current units call
+    (bytes and frame counts, any dtype) and the seed style's checked adapters."""
     dtype, spec, stream = next((d, s, st) for d, s, st in _queue_scenarios(op) if d == "float32")
+    lean = entries == "lean"
     want = _reference_events(ns, op, spec)
     fn = f"opforge_{ns.key}_{op.name}_unit"
     frame = tuple(stream["frame_shape"])
@@ -549,8 +553,10 @@ def test_queue_c_implementation_replays_the_reference(out: Path, tmp_path: Path,
     last_window = (stream["window"], *frame)
     last = [len(last_window), *(list(last_window) + [1] * 8)[:8]]
     lines.append(f"static float g_last[{int(np.prod(last_window))} + 1];")
-    lines.append(f"if ({fn}_init_f32(state, (int)sizeof state, {stream['window']}, {stream['stride']}, "
-                 f"{', '.join(map(str, xdims))}) != 0) return 2;")
+    frame_bytes = int(np.prod(frame, dtype=np.int64)) * 4
+    init = f"{fn}_init(state, (int)sizeof state, {stream['window']}, {stream['stride']}, {frame_bytes})" if lean else \
+        f"{fn}_init_f32(state, (int)sizeof state, {stream['window']}, {stream['stride']}, {', '.join(map(str, xdims))})"
+    lines.append(f"if ({init} != 0) return 2;")
     for k, event in enumerate(want):
         if event[0] == "enqueue":
             block = event[1]
@@ -561,18 +567,31 @@ def test_queue_c_implementation_replays_the_reference(out: Path, tmp_path: Path,
                 room = 0 if event[2] == "ok" else -1
                 lines.append(f"if ({fn}_can_enqueue(state, {block.shape[0]}) != {room}) return 6;")
             expect = 0 if event[2] == "ok" else -2
-            lines.append(f"if ({fn}_enqueue_f32(state, b{k}, {', '.join(map(str, dims))}) != {expect}) return 3;")
+            enqueue = f"{fn}_enqueue(state, b{k}, {block.shape[0]})" if lean else \
+                f"{fn}_enqueue_f32(state, b{k}, {', '.join(map(str, dims))})"
+            lines.append(f"if ({enqueue} != {expect}) return 3;")
         else:
             window = event[1]
             lines.append(golden.c_array(f"w{k}", window, "float32"))
             lines.append(f"static float g{k}[{window.size}];")
             dims = [window.ndim, *(list(window.shape) + [1] * 8)[:8]]
             lines.append(f"if ({fn}_can_dequeue(state) != 0) return 7;")
-            lines.append(f"if ({fn}_dequeue_f32(state, g{k}, {', '.join(map(str, dims))}) != 0) return 4;")
+            dequeue = f"{fn}_dequeue(state, g{k})" if lean else f"{fn}_dequeue_f32(state, g{k}, {', '.join(map(str, dims))})"
+            lines.append(f"if ({dequeue} != 0) return 4;")
             lines.append(f"if (memcmp(g{k}, w{k}, sizeof w{k}) != 0) return 5;")
     # drained: no window to dequeue is -1 (no data), from the guard and from Dequeue itself
-    lines.append(f"while ({fn}_can_dequeue(state) == 0) {fn}_dequeue_f32(state, g_last, {', '.join(map(str, last))});")
-    lines.append(f"if ({fn}_dequeue_f32(state, g_last, {', '.join(map(str, last))}) != -1) return 8;")
+    drain = f"{fn}_dequeue(state, g_last)" if lean else f"{fn}_dequeue_f32(state, g_last, {', '.join(map(str, last))})"
+    lines.append(f"while ({fn}_can_dequeue(state) == 0) {drain};")
+    lines.append(f"if ({drain} != -1) return 8;")
+    # a fresh queue holds two windows: a block of one frame more is refused whole (-2), as the guard says (-1)
+    over = 2 * stream["window"] + 1
+    lines.append(f"static float big[{over * int(np.prod(frame, dtype=np.int64))}];")
+    lines.append(f"if ({init} != 0) return 10;")
+    lines.append(f"if ({fn}_can_enqueue(state, {over}) != -1) return 11;")
+    over_dims = [1 + len(frame), *([over, *frame] + [1] * 8)[:8]]
+    enqueue = f"{fn}_enqueue(state, big, {over})" if lean else \
+        f"{fn}_enqueue_f32(state, big, {', '.join(map(str, over_dims))})"
+    lines.append(f"if ({enqueue} != -2) return 12;")
     lines.append("static uint64_t junk[64];")
     lines.append(f"if ({fn}_can_enqueue(junk, 1) != -2) return 9;  /* not a state Init set up */")
     lines += ['printf("ok\\n");', "return 0;", "}"]

@@ -122,7 +122,9 @@ class ImunitGenerator:
         ) + code.api + "#pragma IMAGINET_FRAGMENT_END\n"
         parts.append(api)
         if abi.is_stream(op):
-            parts += [stream_unit.queue_adapters(op, v.dtype) for v in variants_of(op)] + [stream_unit.queue_guards(op)]
+            parts += [stream_unit.queue_entries(op, ref(RUNTIME)),
+                      *(stream_unit.queue_adapters(op, v.dtype) for v in variants_of(op)),
+                      stream_unit.queue_guards(op, ref(RUNTIME))]
         else:
             parts += [UnitAdapter(op, v.dtype).fragment() for v in variants_of(op)]
             parts += [dependency(k.fragment.text, ref(RUNTIME)) for k in code.plain]

@@ -76,13 +76,68 @@ static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)
 """
 
 
-def queue_guards(op: Op) -> str:
+def queue_entries(op: Op, runtime: str) -> str:
+    """Init, Enqueue and Dequeue of the current format, for any dtype: bytes, frames and the
+    runtime's queue, no descriptors (the unit's Asserts and its static shapes hold what the
+    checked API would check). 0 (IPWIN_RET_SUCCESS); -1 (IPWIN_RET_NODATA) from Dequeue when
+    no window is complete; -2 (IPWIN_RET_ERROR) for a full queue or a state Init did not set up.
+    They need only the runtime (``runtime``, the fragment that holds it)."""
+    fn = abi.function(op)
+    capacity = C.CAPACITY_WINDOWS
+    return f"""#pragma IMAGINET_FRAGMENT_BEGIN "{fn}_unit_init"
+#pragma IMAGINET_FRAGMENT_DEPENDENCY "{runtime}"
+static inline int {fn}_unit_init(void* state, int state_size, int window, int stride, int frame_bytes)
+{{
+    if (state == NULL || ((uintptr_t)state % 8u) != 0 || window < 1 || stride < 1 || frame_bytes < 0 ||
+        (int64_t)state_size < (int64_t)OPF_WINDOW_HEADER + (int64_t){capacity} * window * frame_bytes) {{
+        return -2;
+    }}
+    opf_window_start((opf_window_state*)state, window, stride, (int64_t){capacity} * window, frame_bytes);
+    return 0;
+}}
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "{fn}_unit_enqueue"
+#pragma IMAGINET_FRAGMENT_DEPENDENCY "{runtime}"
+static inline int {fn}_unit_enqueue(void* state, const void* frames, int count)
+{{
+    opf_window_state* s = (opf_window_state*)state;
+    if (s == NULL || s->magic != OPF_WINDOW_MAGIC || count < 0) {{
+        return -2;
+    }}
+    return opf_window_push(s, frames, count) ? 0 : -2;
+}}
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "{fn}_unit_dequeue"
+#pragma IMAGINET_FRAGMENT_DEPENDENCY "{runtime}"
+static inline int {fn}_unit_dequeue(void* state, void* window)
+{{
+    opf_window_state* s = (opf_window_state*)state;
+    if (s == NULL || s->magic != OPF_WINDOW_MAGIC) {{
+        return -2;
+    }}
+    return opf_window_pop(s, window) ? 0 : -1;
+}}
+#pragma IMAGINET_FRAGMENT_END
+"""
+
+
+def entry_params(op: Op, role: str) -> list[str]:
+    """The unit values each lean C entry takes (``queue_entries``), in order."""
+    c = op.compute
+    x, out = op.inputs[0].name, op.outputs[0].name
+    return {"init": ["state", "state_size", c.window, c.stride, "frame_bytes"], "enqueue": ["state", x, f"{x}_d0"],
+            "dequeue": ["state", out]}[role]
+
+
+def queue_guards(op: Op, runtime: str) -> str:
     """CanEnqueue and CanDequeue, for any dtype: 0 (IPWIN_RET_SUCCESS) if a block of
     ``frames`` frames fits, or a window is complete; -1 (IPWIN_RET_NODATA) if not yet;
     -2 (IPWIN_RET_ERROR) for a state Init did not set up."""
     fn = abi.function(op)
     return f"""#pragma IMAGINET_FRAGMENT_BEGIN "{fn}_unit_can_enqueue"
-#pragma IMAGINET_FRAGMENT_DEPENDENCY "{fn}"
+#pragma IMAGINET_FRAGMENT_DEPENDENCY "{runtime}"
 static inline int {fn}_unit_can_enqueue(const void* state, int frames)
 {{
     const opf_window_state* s = (const opf_window_state*)state;
@@ -95,14 +150,14 @@ static inline int {fn}_unit_can_enqueue(const void* state, int frames)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "{fn}_unit_can_dequeue"
-#pragma IMAGINET_FRAGMENT_DEPENDENCY "{fn}"
+#pragma IMAGINET_FRAGMENT_DEPENDENCY "{runtime}"
 static inline int {fn}_unit_can_dequeue(const void* state)
 {{
-    bool ready = false;
-    if ({fn}_ready(state, &ready, NULL) != OPFORGE_OK) {{
+    const opf_window_state* s = (const opf_window_state*)state;
+    if (s == NULL || s->magic != OPF_WINDOW_MAGIC) {{
         return -2;
     }}
-    return ready ? 0 : -1;
+    return s->count >= s->window ? 0 : -1;
 }}
 #pragma IMAGINET_FRAGMENT_END
 """
@@ -156,6 +211,8 @@ def queue(op: Op, header: str, legacy: bool) -> str:
     ET.SubElement(params, "Handle", {"name": "state", "size": size,
                                      "description": "The queue: a header and room for 2 * window frames"})
     ET.SubElement(params, hidden_tag, {"name": "state_size", "value": size})
+    if not legacy:  # what the lean entries take
+        ET.SubElement(params, hidden_tag, {"name": "frame_bytes", "value": f"frame_shape.flat * {x.name}.type.size"})
     for h in units.dims(x.name, f"{x.name}.shape"):
         ET.SubElement(params, hidden_tag, {"name": h.name, "value": h.value})
     ET.SubElement(params, hidden_tag, {"name": "output_shape", "value": f"frame_shape.insert(frame_shape.count, {c.window})"})
@@ -184,17 +241,20 @@ def queue(op: Op, header: str, legacy: bool) -> str:
             ET.SubElement(section, "Implementation", {
                 "language": "C", "fragment": f"{op.name}.h:{name}",
                 "call": f"{name}({', '.join(queue_params(op, role))})"})
-        for v in variants_of(op) if not role.startswith("can_") else ():
+        elif not legacy:  # one C function for every dtype the op takes, on bytes
+            name = f"{abi.function(op)}_unit_{role}"
+            impl = ET.SubElement(section, "Implementation", {
+                "language": "C", "fragment": f"{op.name}.h:{name}",
+                "call": f"{name}({', '.join(entry_params(op, role))})"})
+            ET.SubElement(impl, "Conditional", {"value": " || ".join(
+                f"{x.name}.type == {units.VALUE_TYPE[v.dtype]}" for v in variants_of(op))})
+        for v in variants_of(op) if legacy and not role.startswith("can_") else ():
             name = f"{abi.function(op)}_unit_{role}_{SUFFIX[v.dtype]}"
             impl = ET.SubElement(section, "Implementation", {
                 "language": "C", "fragment": f"{op.name}.h:{name}",
                 "call": f"{name}({', '.join(queue_params(op, role))})"})
-            condition = f"{x.name}.type == {units.VALUE_TYPE[v.dtype]}"
-            if legacy:
-                impl.set("conditional", condition)
-                tensor_types(impl, op, v)
-            else:
-                ET.SubElement(impl, "Conditional", {"value": condition})
+            impl.set("conditional", f"{x.name}.type == {units.VALUE_TYPE[v.dtype]}")
+            tensor_types(impl, op, v)
         py = f"{op.name}_unit_{role}"
         py_params = queue_params(op, role) + (["dtype"] if role == "init" else [])
         python = ET.SubElement(section, "Implementation", {"language": "Python", "fragment": f"{op.name}.py:{py}",

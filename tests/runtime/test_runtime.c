@@ -197,6 +197,36 @@ static void test_fill_values(void)
     CHECK(opf_fill_value(OPFORGE_FLOAT32, 0.1, fill));
 }
 
+/* A window of 3 frames, stride 4 (one frame a stride skips), frames of one int32. */
+static void test_window_queue(void)
+{
+    static uint64_t buffer[(OPF_WINDOW_HEADER + 6 * sizeof(int32_t)) / 8 + 1];
+    opf_window_state* s = (opf_window_state*)buffer;
+    opf_window_start(s, 3, 4, 6, (int64_t)sizeof(int32_t));
+    int32_t out[3] = {0};
+    CHECK(!opf_window_pop(s, out)); /* nothing queued */
+    const int32_t first[5] = {1, 2, 3, 4, 5};
+    CHECK(opf_window_push(s, first, 5));
+    CHECK(s->count == 5);
+    CHECK(opf_window_pop(s, out));
+    CHECK(out[0] == 1 && out[1] == 2 && out[2] == 3);
+    CHECK(s->count == 1 && s->skip == 0); /* 4 dropped: frame 5 is the next window's first */
+    CHECK(!opf_window_pop(s, out));
+    const int32_t more[2] = {6, 7};
+    CHECK(opf_window_push(s, more, 2));
+    CHECK(opf_window_pop(s, out));
+    CHECK(out[0] == 5 && out[1] == 6 && out[2] == 7);
+    CHECK(s->count == 0 && s->skip == 1); /* the stride passes one frame not yet queued */
+    const int32_t next[4] = {8, 9, 10, 11};
+    CHECK(opf_window_push(s, next, 4)); /* 8 is skipped */
+    CHECK(s->count == 3 && s->skip == 0);
+    const int32_t too_many[4] = {12, 13, 14, 15};
+    CHECK(!opf_window_push(s, too_many, 4)); /* 3 + 4 > 6: refused, unchanged */
+    CHECK(s->count == 3);
+    CHECK(opf_window_pop(s, out));
+    CHECK(out[0] == 9 && out[1] == 10 && out[2] == 11);
+}
+
 int main(void)
 {
     test_philox_known_answers();
@@ -207,6 +237,7 @@ int main(void)
     test_scalar_semantics();
     test_casts();
     test_fill_values();
+    test_window_queue();
     if (failures == 0) {
         printf("all runtime checks passed\n");
     }

@@ -83,18 +83,14 @@ class StreamEmitter(Emitter):
         return opf_fail(detail, OPFORGE_ERR_SIZE, "state: misaligned or smaller than the state size");
     }}
     opf_window_state* s = (opf_window_state*)state;
-    s->magic = OPF_WINDOW_MAGIC;
+    int64_t frame_bytes = 0;
+    opf_window_frame(frame, {allowed}, &frame_bytes, detail);
+    opf_window_start(s, {window}, {stride}, {C.CAPACITY_WINDOWS} * {window}, frame_bytes);
     s->dtype = frame->dtype;
     s->frame_rank = frame->rank;
     for (int32_t d = 0; d < OPFORGE_MAX_RANK; d++) {{
         s->frame_shape[d] = d < frame->rank ? frame->shape[d] : 1;
     }}
-    opf_window_frame(frame, {allowed}, &s->frame_bytes, detail);
-    s->window = {window};
-    s->stride = {stride};
-    s->capacity = {C.CAPACITY_WINDOWS} * {window};
-    s->count = 0;
-    s->skip = 0;
     return OPFORGE_OK;
 }}"""
 
@@ -121,18 +117,9 @@ class StreamEmitter(Emitter):
             return opf_fail(detail, OPFORGE_ERR_SHAPE, "x: frames must have the frame shape");
         }}
     }}
-    const int64_t n = x->shape[0];
-    const int64_t drop = n < s->skip ? n : s->skip;
-    const int64_t store = n - drop;
-    if (s->count + store > s->capacity) {{
+    if (!opf_window_push(s, x->data, x->shape[0])) {{
         return opf_fail(detail, OPFORGE_ERR_SIZE, {full});
     }}
-    s->skip -= drop;
-    if (store > 0) {{
-        memcpy(opf_window_frames(s) + s->count * s->frame_bytes,
-               (const unsigned char*)x->data + drop * s->frame_bytes, (size_t)(store * s->frame_bytes));
-    }}
-    s->count += store;
     return OPFORGE_OK;
 }}"""
 
@@ -175,14 +162,8 @@ class StreamEmitter(Emitter):
     if (!fits) {{
         return opf_fail(detail, OPFORGE_ERR_SHAPE, "output: shape must be (window, *frame)");
     }}
-    if (s->count < s->window) {{
+    if (!opf_window_pop(s, output->data)) {{
         return opf_fail(detail, OPFORGE_ERR_EMPTY, {empty});
     }}
-    unsigned char* frames = opf_window_frames(s);
-    memcpy(output->data, frames, (size_t)(s->window * s->frame_bytes));
-    const int64_t drop = s->stride < s->count ? s->stride : s->count;
-    memmove(frames, frames + drop * s->frame_bytes, (size_t)((s->count - drop) * s->frame_bytes));
-    s->count -= drop;
-    s->skip += s->stride - drop;
     return OPFORGE_OK;
 }}"""

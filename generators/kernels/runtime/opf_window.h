@@ -68,4 +68,52 @@ static inline unsigned char* opf_window_frames(opf_window_state* s)
     return (unsigned char*)s + OPF_WINDOW_HEADER;
 }
 
+/* Lay out an empty queue of at most capacity frames of frame_bytes each, giving windows of
+ * window frames, stride frames apart. The caller has checked the buffer's size and alignment. */
+static inline void opf_window_start(opf_window_state* s, int64_t window, int64_t stride, int64_t capacity,
+                                    int64_t frame_bytes)
+{
+    s->magic = OPF_WINDOW_MAGIC;
+    s->frame_bytes = frame_bytes;
+    s->window = window;
+    s->stride = stride;
+    s->capacity = capacity;
+    s->count = 0;
+    s->skip = 0;
+}
+
+/* Append n frames from data, dropping first the frames a stride longer than the window
+ * skips; false, and the queue unchanged, if the rest do not fit. */
+static inline bool opf_window_push(opf_window_state* s, const void* data, int64_t n)
+{
+    const int64_t drop = n < s->skip ? n : s->skip;
+    const int64_t store = n - drop;
+    if (s->count + store > s->capacity) {
+        return false;
+    }
+    s->skip -= drop;
+    if (store > 0) {
+        memcpy(opf_window_frames(s) + s->count * s->frame_bytes,
+               (const unsigned char*)data + drop * s->frame_bytes, (size_t)(store * s->frame_bytes));
+    }
+    s->count += store;
+    return true;
+}
+
+/* Copy the oldest window to out and advance by the stride (frames not yet queued are
+ * skipped when they come); false, and the queue unchanged, if no window is complete. */
+static inline bool opf_window_pop(opf_window_state* s, void* out)
+{
+    if (s->count < s->window) {
+        return false;
+    }
+    unsigned char* frames = opf_window_frames(s);
+    memcpy(out, frames, (size_t)(s->window * s->frame_bytes));
+    const int64_t drop = s->stride < s->count ? s->stride : s->count;
+    memmove(frames, frames + drop * s->frame_bytes, (size_t)((s->count - drop) * s->frame_bytes));
+    s->count -= drop;
+    s->skip += s->stride - drop;
+    return true;
+}
+
 #endif
