@@ -29,7 +29,6 @@ class _Case:
     out: str  # the output's C name
     oc: str  # the output's C type
     params: tuple[str, ...]  # the contiguous kernel's parameters before the count
-    scalar: tuple[str, ...]  # the args' parameters
 
     @property
     def read(self) -> list[tuple[int, str]]:
@@ -76,7 +75,7 @@ class ElementwiseEmitter(Emitter):
         o = f"{C_TYPE[v.of(out)]}* {abi.c_name(out)}"
         return _Case(v, expr, self.kernel_name(v, f"_c{k}" if len(c.cases) > 1 else ""), tuple(inputs), tuple(used),
                      {p: (abi.c_name(p), abi.scalar_dtype(args[p].type)) for p in used}, v.of(inputs[0]),
-                     abi.c_name(out), C_TYPE[v.of(out)], (*ins, *scalar, o), tuple(scalar))
+                     abi.c_name(out), C_TYPE[v.of(out)], (*ins, *scalar, o))
 
     def _unused(self, case: _Case) -> list[str]:
         """Inputs the function ignores (zeros_like) still give the shape: keep -Wunused quiet."""
