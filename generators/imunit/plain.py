@@ -56,24 +56,30 @@ def _stretch(into: str, stretched: str, prefix: str) -> Geometry:
         (f"{groups} != null", f"output_shape == {big}"))
 
 
+# Studio evaluates a unit's Expressions before it knows whether the Asserts hold: each is
+# defined (``conditional``) only where it cannot fail, and is null elsewhere.
+_AXIS = "{x}.shape.count > 0 && {axis} >= -{x}.shape.count && {axis} < {x}.shape.count"
+_MATRICES = "{x}.shape.count >= 2 && {y}.shape.count >= 2"
+_MATRIX = "{x}.shape.count >= 2"
+
 GEOMETRIES = {
     "flat": Geometry("plain", "Every input of the output's shape: the kernel over count elements.", (),
                      (("n", PLAIN_COUNT, "{x}.shape.flat", None),), (), same_shapes=True),
     "axis": Geometry("plain", "One axis reduced: size elements step apart, in slot blocks.", (),
-                     (("step", "axis_step", "{x}.shape.step({axis})", None),
-                      ("size", "axis_size", "{x}.shape.size({axis})", None),
-                      ("slot", "axis_slot", "{x}.shape.slot({axis})", None)), ()),
+                     (("step", "axis_step", "{x}.shape.step({axis})", _AXIS),
+                      ("size", "axis_size", "{x}.shape.size({axis})", _AXIS),
+                      ("slot", "axis_slot", "{x}.shape.slot({axis})", _AXIS)), ()),
     "second_stretched": _stretch("x", "y", "second"),
     "first_stretched": _stretch("y", "x", "first"),
     # (rows, inner and cols: one axis each, as the kernel's ``axes`` say)
     "matrices": Geometry("matrices", "A batch of matrix products: batch of rows x inner by inner x cols.", (),
-                         (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", None),
-                          ("rows", "matrix_rows", "", None), ("inner", "matrix_inner", "", None),
-                          ("cols", "matrix_cols", "", None)),
-                         ("{x}.shape.remove(0).remove(0) == {y}.shape.remove(0).remove(0)",)),
+                         (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", _MATRICES),
+                          ("rows", "matrix_rows", "", _MATRICES), ("inner", "matrix_inner", "", _MATRICES),
+                          ("cols", "matrix_cols", "", _MATRICES)),
+                         (f"{_MATRICES} && {{x}}.shape.remove(0).remove(0) == {{y}}.shape.remove(0).remove(0)",)),
     "transposed": Geometry("transposed", "A batch of rows x cols matrices transposed.", (),
-                           (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", None),
-                            ("rows", "matrix_rows", "", None), ("cols", "matrix_cols", "", None)), ()),
+                           (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", _MATRIX),
+                            ("rows", "matrix_rows", "", _MATRIX), ("cols", "matrix_cols", "", _MATRIX)), ()),
 }
 
 
