@@ -125,47 +125,6 @@ static inline bool opf_disjoint(const opforge_tensor* a, const opforge_tensor* b
     return na == 0 || nb == 0 || pa + na <= pb || pb + nb <= pa;
 }
 
-/* Whether input `in` may be read while `out` is written (ADR 0006): their bytes are
- * disjoint, or, for an op that computes element i of its result from element i of the
- * input alone (`exact_ok`: an elementwise op), `out` is exactly `in`: the same data, dtype
- * and shape. Any other overlap would read what the op has already overwritten. */
-static inline bool opf_may_write_over(const opforge_tensor* in, const opforge_tensor* out, bool exact_ok)
-{
-    if (opf_disjoint(in, out)) {
-        return true;
-    }
-    if (!exact_ok || in->data != out->data || in->dtype != out->dtype || in->rank != out->rank) {
-        return false;
-    }
-    for (int32_t d = 0; d < in->rank; d++) {
-        if (in->shape[d] != out->shape[d]) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Whether `bytes` bytes at `p` (a caller's workspace) share no byte with the tensor `t`. */
-static inline bool opf_bytes_disjoint(const void* p, size_t bytes, const opforge_tensor* t)
-{
-    const uintptr_t a = (uintptr_t)p, b = (uintptr_t)t->data;
-    const uintptr_t nb = (uintptr_t)opf_numel(t) * opforge_dtype_size(t->dtype);
-    return bytes == 0 || nb == 0 || a + bytes <= b || b + nb <= a;
-}
-
-static inline bool opf_same_shape(const opforge_tensor* a, const opforge_tensor* b)
-{
-    if (a->rank != b->rank) {
-        return false;
-    }
-    for (int32_t d = 0; d < a->rank; d++) {
-        if (a->shape[d] != b->shape[d]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 static inline bool opf_shape_is(const opforge_tensor* t, int32_t rank, const int64_t* shape)
 {
     if (t->rank != rank) {
@@ -177,6 +136,31 @@ static inline bool opf_shape_is(const opforge_tensor* t, int32_t rank, const int
         }
     }
     return true;
+}
+
+static inline bool opf_same_shape(const opforge_tensor* a, const opforge_tensor* b)
+{
+    return opf_shape_is(a, b->rank, b->shape);
+}
+
+/* Whether input `in` may be read while `out` is written (ADR 0006): their bytes are
+ * disjoint, or, for an op that computes element i of its result from element i of the
+ * input alone (`exact_ok`: an elementwise op), `out` is exactly `in`: the same data, dtype
+ * and shape. Any other overlap would read what the op has already overwritten. */
+static inline bool opf_may_write_over(const opforge_tensor* in, const opforge_tensor* out, bool exact_ok)
+{
+    if (opf_disjoint(in, out)) {
+        return true;
+    }
+    return exact_ok && in->data == out->data && in->dtype == out->dtype && opf_same_shape(in, out);
+}
+
+/* Whether `bytes` bytes at `p` (a caller's workspace) share no byte with the tensor `t`. */
+static inline bool opf_bytes_disjoint(const void* p, size_t bytes, const opforge_tensor* t)
+{
+    const uintptr_t a = (uintptr_t)p, b = (uintptr_t)t->data;
+    const uintptr_t nb = (uintptr_t)opf_numel(t) * opforge_dtype_size(t->dtype);
+    return bytes == 0 || nb == 0 || a + bytes <= b || b + nb <= a;
 }
 
 /* NumPy broadcasting of shape (rank, shape) into (out_rank, out_shape). */
