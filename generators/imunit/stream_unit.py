@@ -101,8 +101,8 @@ static inline int {fn}_unit_init(void* state, int state_size, int window, int st
 #pragma IMAGINET_FRAGMENT_DEPENDENCY "{runtime}"
 static inline int {fn}_unit_enqueue(void* state, const void* frames, int count)
 {{
-    opf_window_state* s = (opf_window_state*)state;
-    if (s == NULL || s->magic != OPF_WINDOW_MAGIC || count < 0) {{
+    opf_window_state* s = NULL;
+    if (opf_window_get(state, &s, NULL) != OPFORGE_OK || count < 0) {{
         return -2;
     }}
     return opf_window_push(s, frames, count) ? 0 : -2;
@@ -113,8 +113,8 @@ static inline int {fn}_unit_enqueue(void* state, const void* frames, int count)
 #pragma IMAGINET_FRAGMENT_DEPENDENCY "{runtime}"
 static inline int {fn}_unit_dequeue(void* state, void* window)
 {{
-    opf_window_state* s = (opf_window_state*)state;
-    if (s == NULL || s->magic != OPF_WINDOW_MAGIC) {{
+    opf_window_state* s = NULL;
+    if (opf_window_get(state, &s, NULL) != OPFORGE_OK) {{
         return -2;
     }}
     return opf_window_pop(s, window) ? 0 : -1;
@@ -140,12 +140,11 @@ def queue_guards(op: Op, runtime: str) -> str:
 #pragma IMAGINET_FRAGMENT_DEPENDENCY "{runtime}"
 static inline int {fn}_unit_can_enqueue(const void* state, int frames)
 {{
-    const opf_window_state* s = (const opf_window_state*)state;
-    if (s == NULL || s->magic != OPF_WINDOW_MAGIC) {{
+    opf_window_state* s = NULL;
+    if (opf_window_get(state, &s, NULL) != OPFORGE_OK) {{
         return -2;
     }}
-    const int64_t store = frames > s->skip ? frames - s->skip : 0; /* frames a stride skips take no room */
-    return s->count + store <= s->capacity ? 0 : -1;
+    return opf_window_room(s, frames) ? 0 : -1;
 }}
 #pragma IMAGINET_FRAGMENT_END
 
@@ -153,8 +152,8 @@ static inline int {fn}_unit_can_enqueue(const void* state, int frames)
 #pragma IMAGINET_FRAGMENT_DEPENDENCY "{runtime}"
 static inline int {fn}_unit_can_dequeue(const void* state)
 {{
-    const opf_window_state* s = (const opf_window_state*)state;
-    if (s == NULL || s->magic != OPF_WINDOW_MAGIC) {{
+    opf_window_state* s = NULL;
+    if (opf_window_get(state, &s, NULL) != OPFORGE_OK) {{
         return -2;
     }}
     return s->count >= s->window ? 0 : -1;

@@ -220,6 +220,7 @@ static void test_window_queue(void)
     const int32_t next[4] = {8, 9, 10, 11};
     CHECK(opf_window_push(s, next, 4)); /* 8 is skipped */
     CHECK(s->count == 3 && s->skip == 0);
+    CHECK(opf_window_room(s, 3) && !opf_window_room(s, 4));
     const int32_t too_many[4] = {12, 13, 14, 15};
     CHECK(!opf_window_push(s, too_many, 4)); /* 3 + 4 > 6: refused, unchanged */
     CHECK(s->count == 3);

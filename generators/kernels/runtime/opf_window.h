@@ -82,15 +82,22 @@ static inline void opf_window_start(opf_window_state* s, int64_t window, int64_t
     s->skip = 0;
 }
 
+/* Whether n more frames fit: those a stride longer than the window skips take no room. */
+static inline bool opf_window_room(const opf_window_state* s, int64_t n)
+{
+    const int64_t store = n > s->skip ? n - s->skip : 0;
+    return s->count + store <= s->capacity;
+}
+
 /* Append n frames from data, dropping first the frames a stride longer than the window
  * skips; false, and the queue unchanged, if the rest do not fit. */
 static inline bool opf_window_push(opf_window_state* s, const void* data, int64_t n)
 {
-    const int64_t drop = n < s->skip ? n : s->skip;
-    const int64_t store = n - drop;
-    if (s->count + store > s->capacity) {
+    if (!opf_window_room(s, n)) {
         return false;
     }
+    const int64_t drop = n < s->skip ? n : s->skip;
+    const int64_t store = n - drop;
     s->skip -= drop;
     if (store > 0) {
         memcpy(opf_window_frames(s) + s->count * s->frame_bytes,
