@@ -54,12 +54,9 @@ static inline void {name}({', '.join(d for d, _ in params)})
     def best_row(self, c: C.ArgReduction, v: D.Variant) -> str:
         """``found``: where the first extreme of ``row`` is (the first NaN, for floats)."""
         t = v.of(c.input)
-        ct, cmp = C_TYPE[t], ">" if c.which == "max" else "<"
-        if D.category(t) == "float":
-            better, track, nan = f"(!nan_found && (isnan(xv) || xv {cmp} best))", "nan_found = isnan(xv);", \
-                "bool nan_found = false;"
-        else:
-            better, track, nan = f"(xv {cmp} best)", "", ""
+        ct = C_TYPE[t]
+        better, track = self._better(c, t)
+        nan = "bool nan_found = false;" if track else ""
         return f"""{ct} best = row[0];
             int64_t found = 0;
             {nan}
@@ -74,12 +71,7 @@ static inline void {name}({', '.join(d for d, _ in params)})
 
     def search_row(self, c: C.ArgReduction, v: D.Variant) -> str:
         """``found``: where the predicate first (last) holds in ``row``, else -1."""
-        t = v.of(c.input)
-        enums = {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM}
-        env_args = {a: (abi.c_name(a), abi.scalar_dtype(next(x.type for x in self.op.args if x.name == a)))
-                    for a in c.args}
-        assert c.map is not None
-        holds, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": ("row[r * step]", t)} | env_args)
+        holds = self._holds(c, v.of(c.input), "row[r * step]")
         stop = "break;" if c.which == "first" else ""
         return f"""int64_t found = -1;
             for (int r = 0; r < size; r++) {{
@@ -88,6 +80,23 @@ static inline void {name}({', '.join(d for d, _ in params)})
                     {stop}
                 }}
             }}"""
+
+    @staticmethod
+    def _better(c: C.ArgReduction, t: str) -> tuple[str, str]:
+        """(whether ``xv`` replaces ``best``, the statement that tracks a NaN when it does): the
+        first extreme wins, and for floats the first NaN, after which nothing replaces it."""
+        cmp = ">" if c.which == "max" else "<"
+        if D.category(t) == "float":
+            return f"(!nan_found && (isnan(xv) || xv {cmp} best))", "nan_found = isnan(xv);"
+        return f"(xv {cmp} best)", ""
+
+    def _holds(self, c: C.ArgReduction, t: str, at: str) -> str:
+        """The search's predicate on the element at ``at``."""
+        enums = {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM}
+        kinds = {a.name: a.type for a in self.op.args}
+        env_args = {a: (abi.c_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
+        assert c.map is not None
+        return scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": (at, t)} | env_args)[0]
 
     def _value(self, c: C.ArgReduction, t: str, at: str) -> str:
         """The element at ``at`` as searched: mapped first where the op maps it."""
@@ -150,15 +159,10 @@ static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n)
     def per_row(self, c: C.ArgReduction, v: D.Variant) -> str:
         """Each row of the reduce plan: the lanes where the row is contiguous and long, else one pass."""
         t = v.of(c.input)
-        ct, name, cmp = C_TYPE[t], self.kernel_name(v), ">" if c.which == "max" else "<"
+        ct, name = C_TYPE[t], self.kernel_name(v)
         def value(at: str) -> str:
             return self._value(c, t, at)
-        if D.category(t) == "float":
-            better = f"(!nan_found && (isnan(xv) || xv {cmp} best))"
-            track = "nan_found = isnan(xv);"
-        else:
-            better = f"(xv {cmp} best)"
-            track = ""
+        better, track = self._better(c, t)
         return f"""static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p)
 {{
     int64_t oi[OPFORGE_MAX_RANK] = {{0}};
@@ -214,16 +218,13 @@ static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n)
     def search(self, c: C.ArgReduction) -> OpCode:
         """first/last: the index where the predicate holds first (last) along the axis, else -1."""
         kinds = {a.name: a.type for a in self.op.args}
-        enums = {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM}
-        env_args = {a: (abi.c_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
         arg_params = "".join(f", {abi.scalar_ctype(kinds[a])} {abi.c_name(a)}" for a in c.args)
         frags = []
-        assert c.map is not None
         for v in self.variants:
             t = v.of(c.input)
             ct = C_TYPE[t]
             name = self.kernel_name(v)
-            holds, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": ("x[off]", t)} | env_args)
+            holds = self._holds(c, t, "x[off]")
             stop = "break;" if c.which == "first" else ""
             frags.append(fragment(name, f"""
 static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p{arg_params})

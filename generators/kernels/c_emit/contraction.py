@@ -12,6 +12,12 @@ from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
 from generators.kernels.c_emit.base import PLAIN_SIZES, Emitter, OpCode, PlainKernel, fragment
 
 
+def _accumulator(dtype: str) -> str:
+    """The C type products are summed in: the element's for floats, and for integers the wide
+    unsigned type, where sums wrap as the element type's would."""
+    return C_TYPE[dtype] if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+
+
 def _tile_loop(acc_t: str, ct: str, rows: str, cols: str) -> str:
     """The accumulation of one tile of a matrix product, ``rows`` x ``cols`` of the
     result, the reduced axis outermost: each element still sums its products in
@@ -38,7 +44,7 @@ def gemm_functions(name: str, dtype: str) -> str:
     register tiles, strips of columns outermost so a strip of b stays in cache
     while every tile of rows passes over it (ADR 0027)."""
     ct = C_TYPE[dtype]
-    acc_t = ct if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+    acc_t = _accumulator(dtype)
     return f"""
 static inline void {name}_tile(int64_t rows, int64_t cols, const {ct}* restrict a, const {ct}* restrict b,
                                 {ct}* restrict o, const opf_gemm* g)
@@ -68,7 +74,7 @@ def einsum_kernel(name: str, dtype: str, operands: int) -> str:
     (integers accumulate wrapping, in the wide unsigned type). A plan of two
     operands that is a batch of matrix products runs in register tiles."""
     ct = C_TYPE[dtype]
-    acc_t = ct if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+    acc_t = _accumulator(dtype)
     gemm, functions = "", ""
     if operands == 2:
         functions = gemm_functions(f"{name}_gemm", dtype)
@@ -139,7 +145,7 @@ def matrices_kernel(name: str, dtype: str, spec: Any, labels: tuple[str, str, st
     nest, each element summing its products in order of the inner label (the tiled kernel's
     order, so its result to the bit)."""
     ct = C_TYPE[dtype]
-    acc_t = ct if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+    acc_t = _accumulator(dtype)
     row, inner, col = labels
     at = {row: "e_i", inner: "e_k", col: "e_j"}
     size = {row: "rows", inner: "inner", col: "cols"}
