@@ -251,6 +251,9 @@ class Refusal:
 
     message: str
     condition: Any
+    #: What the inputs get wrong, for targets that say it with a status: "empty" (no
+    #: elements, where the op needs some), else a shape, or an arg where the condition reads one.
+    kind: str = attrs.field(default="", validator=attrs.validators.in_(("", "empty")))
 
 
 # ---------------------------------------------------------------- building

@@ -566,6 +566,174 @@ def test_the_c_api_and_the_bindings_declare_the_references_shapes(installed: Pat
     assert said["cases"] >= 10 * len(SC.OPS) and said["count"] == 0, said
 
 
+C_CORPUS = r"""
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[2])  # the generated tests' _inputs, which builds a case's arguments
+from _inputs import build
+import opforge._native as N
+from opforge._native import ffi, lib
+
+def contiguous(a):
+    a = np.asarray(a)  # (np.ascontiguousarray would make a 0-d array 1-d)
+    return a if a.flags.c_contiguous else a.copy(order="C")
+
+def scalar(p, value):
+    if "values" in p:
+        return p["values"].index(value)
+    return N.dtype(value) if p.get("dtype") else value
+
+def run(function, params, kwargs, args_given, outputs):
+    keep, args = [], []
+    for p in params:
+        role = p["role"]
+        value = args_given[p["name"]] if p["name"] in args_given else kwargs.get(p["name"])
+        if role == "input":
+            a = contiguous(value)
+            keep.append(a); args.append(N.tensor(a))
+        elif role in ("input_list", "output_list"):
+            arrays = [contiguous(a) for a in (value if role == "input_list" else outputs[p["name"]])]
+            pointers, descriptors = N.tensors(arrays)
+            keep += [arrays, descriptors]; args.append(pointers)
+        elif role in ("input_count", "output_count"):
+            args.append(len(value if role == "input_count" else outputs[p["name"]]))
+        elif role == "arg":
+            args.append(scalar(p, value))
+        elif role == "optional":
+            args.append(ffi.NULL if value is None else ffi.new(p["ctype"] + "*", scalar(p, value)))
+        elif role == "array":
+            args.append(ffi.new(p["ctype"] + "[]", [scalar(p, v) for v in value] or 1))
+        elif role == "count":
+            args.append(len(value))
+        elif role == "config":
+            args.append(ffi.NULL)  # every default: configs change values, never shapes
+        elif role == "output":
+            a = outputs[p["name"]]
+            keep.append(a); args.append(N.tensor(a))
+        elif role == "workspace":
+            size = ffi.new("size_t*")
+            query = getattr(lib, function + "_workspace")
+            status = query(*args[:p["inputs"]], size, ffi.new("const char**"))
+            buffer = np.zeros(max(int(size[0]) if status == 0 else 0, 8) // 8 + 1, np.float64)
+            keep.append(buffer); args.append(N.pointer(buffer))
+        elif role == "workspace_bytes":
+            args.append(keep[-1].nbytes)
+    detail = ffi.new("const char**")
+    status = getattr(lib, function)(*args, detail)
+    return status, ffi.string(detail[0]).decode() if detail[0] != ffi.NULL else ""
+
+def arrays(outputs, shapes):
+    made = {}
+    for (name, dtype, listed), shape in zip(outputs, shapes):
+        made[name] = [np.zeros(s, dtype) for s in shape] if listed else np.zeros(shape, dtype)
+    return made
+
+def wrong_shape(shape, into):
+    # a shape the result's does not fit: an axis of 2 or more one larger, else (not for an output
+    # the result may broadcast into) one more axis
+    for k, n in enumerate(shape):
+        if n >= 2:
+            return shape[:k] + [n + 1] + shape[k + 1:]
+    return None if into or len(shape) >= 8 else shape + [2]
+
+cases = json.loads(open(sys.argv[1]).read())
+wrong, calls = [], 0
+for function, params, outputs, into, spec, args_given, want, guesses in cases:
+    kwargs = build(spec, lambda name, fields: None)
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    tensors = [v for v in kwargs.values() if isinstance(v, np.ndarray)]
+    tensors += [a for v in kwargs.values() if isinstance(v, list) for a in v if isinstance(a, np.ndarray)]
+    if any(t.ndim > 8 for t in tensors):
+        continue  # a descriptor holds no more axes (opf_check_tensor's own refusal)
+    if want is not None:
+        tries = [(want, 0)]
+        bad = None if outputs[0][2] else wrong_shape(want[0], into)
+        if bad is not None:
+            tries.append(([bad, *want[1:]], "refused"))
+    else:
+        tries = [([[g] if listed else g for _, _, listed in outputs], "refused") for g in guesses]
+    for shapes, expect in tries:
+        status, detail = run(function, params, kwargs, args_given, arrays(outputs, shapes))
+        calls += 1
+        if (status == 0) != (expect == 0):
+            wrong.append([function, {k: list(np.shape(v)) for k, v in kwargs.items() if hasattr(v, "shape")},
+                          args_given, shapes, int(status), detail, want])
+print(json.dumps({"calls": calls, "wrong": wrong[:10], "count": len(wrong)}))
+"""
+
+
+def _plain(value):
+    """An arg's value as JSON holds it (a dtype by its name)."""
+    import numpy as np
+
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.dtype) or isinstance(value, type):
+        return np.dtype(value).name
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _c_parameters(op) -> list[dict]:
+    """How the C corpus script passes each parameter of an op's API function."""
+    from generators import abi
+    from generators.kernels import py_names
+    from dsl.types import DataType
+
+    params = []
+    for p in abi.parameters(op):
+        if p.role == "detail":
+            continue
+        entry: dict = {"role": p.role, "name": py_names.py_name(p.source), "ctype": p.ctype.replace("const ", "").rstrip("*")}
+        arg = next((a for a in op.args if a.name == p.source), None)
+        if arg is not None:
+            if arg.type is DataType.ENUM:
+                entry["values"] = list(arg.possible_values)
+            entry["dtype"] = arg.type is DataType.DATA_TYPE
+        if p.role == "workspace":
+            entry["inputs"] = len(op.inputs)
+        params.append(entry)
+    return params
+
+
+def test_the_c_api_refuses_and_accepts_as_the_forms_say(installed: Path, out: Path, tmp_path: Path) -> None:
+    """Issue 18's cross-target shape test, straight through the C API (no binding in front):
+    for the corpus hypothesis draws for every op, the function returns OK given outputs of
+    the NumPy reference's shapes and refuses an output of another shape; where the reference
+    refuses, it refuses whatever outputs it is given."""
+    import json
+
+    import shape_corpus as SC
+    from dsl import compute as C
+    from generators import abi
+    from generators.kernels import evaluate, py_names
+    from generators.kernels.selection import variants_of
+
+    cases = []
+    for ns, op in SC.OPS:
+        params = _c_parameters(op)
+        into = getattr(op.compute, "broadcasts_into_output", False)
+        for dtype, spec in SC.corpus(op.qualified_name):
+            case, result = SC.expected(ns, op, dtype, spec)
+            args_given = {py_names.py_name(a.name): _plain(evaluate.arg_value(op, case.kwargs, a.name)) for a in op.args}
+            variant = next(v for v in variants_of(op) if v.dtype == dtype)
+            outputs = [(py_names.py_name(o.name), variant.of(o.name), not o.count.is_single) for o in op.outputs]
+            want = None if result is None else [
+                [list(t) for t in s] if isinstance(s, list) else list(s) for s in SC.shapes_of(result)]
+            if want is not None and C.list_output(op.compute) is not None:
+                want = [[list(t) for t in SC.shapes_of(result)]]
+            guesses = [[1], *({tuple(v["shape"]) for v in spec["inputs"].values() if isinstance(v, dict)})]
+            cases.append([abi.function(op), params, outputs, into, spec, args_given, want,
+                          [list(g) for g in guesses]])
+    (tmp_path / "corpus.json").write_text(json.dumps(cases))
+    script = tmp_path / "c_corpus.py"
+    script.write_text(C_CORPUS)
+    proc = subprocess.run([str(installed), str(script), str(tmp_path / "corpus.json"), str(out / "tests")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    said = json.loads(proc.stdout)
+    assert said["calls"] >= 10 * len(SC.OPS) and said["count"] == 0, said
+
+
 def test_reserved_op_names_are_mangled(installed: Path, tmp_path: Path) -> None:
     proc = subprocess.run([str(installed), "-c",
                            "import numpy as np; from opforge import bitwise; "

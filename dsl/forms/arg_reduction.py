@@ -64,7 +64,7 @@ class ArgReduction:
         if not self.searches:  # an extreme of no elements, where a result is wanted
             axis = Sh.normalized(Sh.arg(self.axis), rank)
             out.append(Sh.Refusal("cannot search an empty axis", Sh.not_(Sh.all_of(
-                Sh.compare(Sh.Item(x, axis), "==", 0), Sh.compare(Sh.Numel(Sh.remove(x, axis)), ">", 0)))))
+                Sh.compare(Sh.Item(x, axis), "==", 0), Sh.compare(Sh.Numel(Sh.remove(x, axis)), ">", 0))), "empty"))
         return tuple(out)
 
     def value_refusals(self, op: Any) -> tuple[str, ...]:

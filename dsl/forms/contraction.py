@@ -69,6 +69,11 @@ class Contraction:
                                       Sh.all_of(*(Sh.compare(s, "==", sizes[0]) for s in sizes[1:]))))
         if len(self._rows()) > 1:
             out.append(Sh.Refusal("batch axes do not broadcast", Sh.Fits(self._rows())))
+        with_rows = [len(o.named) for _, o, _, _ in self._operands() if o.has_ellipsis]
+        if "..." in self.spec.output.labels and with_rows:  # batch axes and more labels may be too many
+            widest = Sh.MAX_RANK - min(with_rows) + len(self.spec.output.named)
+            if widest > Sh.MAX_RANK:
+                out.append(Sh.at_most_max_rank(self.output_shapes(op)[0], ", ".join(self.inputs)))
         return tuple(out)
 
     def value_refusals(self, op: Any) -> tuple[str, ...]:

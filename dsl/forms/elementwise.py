@@ -32,6 +32,9 @@ class Elementwise:
     broadcast: str
 
     kind = "elementwise"
+    #: An output larger than the result is accepted if the result broadcasts into it (and is
+    #: then written there by broadcasting), as NumPy's ufuncs treat their ``out``.
+    broadcasts_into_output = True
 
     @property
     def expr(self) -> SExpr:

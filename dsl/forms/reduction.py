@@ -106,7 +106,7 @@ class Reduction:
             over = Sh.Numel(Sh.PerAxis(rank, Sh.Item(x, Sh.Axis()), reduced))
             kept = Sh.Numel(Sh.PerAxis(rank, Sh.Item(x, Sh.Axis()), Sh.not_(reduced)))
             out.append(Sh.Refusal("cannot reduce no elements",
-                                  Sh.not_(Sh.all_of(Sh.compare(over, "==", 0), Sh.compare(kept, ">", 0)))))
+                                  Sh.not_(Sh.all_of(Sh.compare(over, "==", 0), Sh.compare(kept, ">", 0))), "empty"))
         return tuple(out)
 
     def value_refusals(self, op: Any) -> tuple[str, ...]:

@@ -343,7 +343,7 @@ class _Binding:
         out = op.outputs[0]
         exact = C.in_place_inputs(op)
         inputs = ("_given" if op.inputs else "()") + (f", exact={exact!r}" if exact else "")
-        assign = isinstance(c, C.Elementwise)
+        assign = getattr(c, "broadcasts_into_output", False)
         several = len(op.outputs) > 1
         if _listed(op):  # out: None or a list of arrays (or Nones), one per tensor the inputs give
             self.add("_outs = _rt.outs(_op, out, len(_shapes), list)",

@@ -47,26 +47,35 @@ static void test_philox_known_answers(void)
     }
 }
 
+static opf_dims dims(int32_t rank, const int64_t* sizes)
+{
+    return opf_dims_from(sizes, rank);
+}
+
 static void test_broadcasting(void)
 {
-    int64_t out[OPFORGE_MAX_RANK] = {3, 1};
-    int32_t rank = 2;
-    const int64_t row[2] = {1, 4};
-    CHECK(opf_broadcast_into(2, row, &rank, out));
-    CHECK(shape_equals(rank, out, 2, (const int64_t[]){3, 4}));
+    opf_dims acc = dims(2, (const int64_t[]){3, 1});
+    const opf_dims row = dims(2, (const int64_t[]){1, 4});
+    CHECK(opf_dims_fit(&acc, &row, false));
+    CHECK(shape_equals(acc.rank, acc.size, 2, (const int64_t[]){3, 4}));
 
     /* a longer operand prepends its leading axes */
-    const int64_t batch[3] = {5, 1, 4};
-    CHECK(opf_broadcast_into(3, batch, &rank, out));
-    CHECK(shape_equals(rank, out, 3, (const int64_t[]){5, 3, 4}));
+    const opf_dims batch = dims(3, (const int64_t[]){5, 1, 4});
+    CHECK(opf_dims_fit(&acc, &batch, false));
+    CHECK(shape_equals(acc.rank, acc.size, 3, (const int64_t[]){5, 3, 4}));
 
     /* 3 against 4: no broadcast; an empty axis broadcasts only against 1 */
-    const int64_t bad[1] = {3};
-    CHECK(!opf_broadcast_into(1, bad, &rank, out));
-    int64_t empty[OPFORGE_MAX_RANK] = {0};
-    int32_t empty_rank = 1;
-    const int64_t one[1] = {1};
-    CHECK(opf_broadcast_into(1, one, &empty_rank, empty) && empty[0] == 0);
+    const opf_dims bad = dims(1, (const int64_t[]){3});
+    CHECK(!opf_dims_fit(&acc, &bad, false));
+    opf_dims empty = dims(1, (const int64_t[]){0});
+    const opf_dims one = dims(1, (const int64_t[]){1});
+    CHECK(opf_dims_fit(&empty, &one, false) && empty.size[0] == 0);
+
+    /* TML's strict rule: equal shapes, or scalars */
+    opf_dims scalar = dims(0, NULL);
+    const opf_dims matrix = dims(2, (const int64_t[]){2, 3});
+    CHECK(opf_dims_fit(&scalar, &matrix, true) && shape_equals(scalar.rank, scalar.size, 2, matrix.size));
+    CHECK(!opf_dims_fit(&scalar, &row, true));
 
     /* a broadcast operand steps by 0 along the axes it lacks or has as 1 */
     float data[4] = {0};
@@ -109,18 +118,28 @@ static void test_layout_plans(void)
     const int32_t x[6] = {0, 1, 2, 3, 4, 5};
     const opforge_tensor t = {(void*)x, OPFORGE_INT32, 2, {2, 3}};
     opf_layout_plan p;
-    const char* detail = NULL;
-    CHECK(opf_layout_permute(&t, NULL, 0, &p, &detail) == OPFORGE_OK);
+    opf_layout_permute(&t, NULL, &p);
     CHECK(shape_equals(p.rank, p.shape, 2, (const int64_t[]){3, 2}));
     int32_t out[6] = {0};
     opf_layout_run(&p, (const unsigned char*)x, sizeof x[0], NULL, (unsigned char*)out);
     const int32_t want[6] = {0, 3, 1, 4, 2, 5};
     CHECK(memcmp(out, want, sizeof want) == 0);
 
-    /* an axis named twice is refused, with the rule as the detail */
-    const int64_t twice[2] = {0, 0};
-    CHECK(opf_layout_permute(&t, twice, 2, &p, &detail) == OPFORGE_ERR_ARG);
-    CHECK(detail != NULL && strcmp(detail, "perm: must name every axis of x once") == 0);
+    /* a reflect pad of one before and two after along the last axis, in the output's shape */
+    int32_t padded[10] = {0};
+    const opforge_tensor into = {padded, OPFORGE_INT32, 2, {2, 5}};
+    opf_layout_pad(&t, (const int64_t[]){0, 0, 1, 1}, 1, &into, &p);
+    opf_layout_run(&p, (const unsigned char*)x, sizeof x[0], NULL, (unsigned char*)padded);
+    const int32_t reflected[10] = {1, 0, 1, 2, 1, 4, 3, 4, 5, 4};
+    CHECK(memcmp(padded, reflected, sizeof reflected) == 0);
+
+    /* Python's x[:, ::-2]: from the clamped end, backwards */
+    int32_t picked[4] = {0};
+    const opforge_tensor cut = {picked, OPFORGE_INT32, 2, {2, 2}};
+    opf_layout_strided_slice(&t, (const int64_t[]){0, 9}, (const int64_t[]){1, -2}, &cut, &p);
+    opf_layout_run(&p, (const unsigned char*)x, sizeof x[0], NULL, (unsigned char*)picked);
+    const int32_t every_other[4] = {2, 0, 5, 3};
+    CHECK(memcmp(picked, every_other, sizeof every_other) == 0);
 }
 
 static void test_reduce_plans(void)
@@ -128,19 +147,16 @@ static void test_reduce_plans(void)
     float data[24] = {0};
     const opforge_tensor t = {data, OPFORGE_FLOAT32, 3, {2, 3, 4}};
     opf_reduce_plan p;
-    const char* detail = NULL;
     const int64_t middle[1] = {-2};
-    CHECK(opf_reduce_plan_make(&t, middle, 1, false, &p, &detail) == OPFORGE_OK);
-    CHECK(shape_equals(p.out_rank, p.out_shape, 2, (const int64_t[]){2, 4}));
+    opf_reduce_plan_make(&t, middle, 1, &p);
+    CHECK(shape_equals(p.outer_rank, p.outer_shape, 2, (const int64_t[]){2, 4}));
     CHECK(p.n_outer == 8 && p.n_inner == 3 && p.inner_stride[0] == 4);
-    CHECK(opf_reduce_plan_make(&t, middle, 1, true, &p, &detail) == OPFORGE_OK);
-    CHECK(shape_equals(p.out_rank, p.out_shape, 3, (const int64_t[]){2, 1, 4}));
-    CHECK(opf_reduce_plan_make(&t, NULL, 0, false, &p, &detail) == OPFORGE_OK);
-    CHECK(p.out_rank == 0 && p.n_inner == 24);
-    const int64_t beyond[1] = {3};
-    CHECK(opf_reduce_plan_make(&t, beyond, 1, false, &p, &detail) == OPFORGE_ERR_ARG);
-    const int64_t twice[2] = {1, -2};
-    CHECK(opf_reduce_plan_make(&t, twice, 2, false, &p, &detail) == OPFORGE_ERR_ARG);
+    CHECK(p.outer_stride[0] == 12 && p.outer_stride[1] == 1);
+    opf_reduce_plan_make(&t, NULL, 0, &p);
+    CHECK(p.outer_rank == 0 && p.n_inner == 24 && p.inner_rank == 3);
+    const int64_t ends[2] = {0, -1};
+    opf_reduce_plan_make(&t, ends, 2, &p);
+    CHECK(p.n_outer == 3 && p.n_inner == 8 && p.inner_stride[0] == 12 && p.inner_stride[1] == 1);
 }
 
 /* NumPy's semantics for the scalar helpers the kernels call per element. */
@@ -228,10 +244,53 @@ static void test_window_queue(void)
     CHECK(out[0] == 9 && out[1] == 10 && out[2] == 11);
 }
 
+/* The primitives rendered shape checks use: Python's slicing and floor division, sizes
+ * that saturate, reads that never leave a shape. */
+static void test_dims_primitives(void)
+{
+    const opf_dims s = dims(4, (const int64_t[]){2, 3, 4, 5});
+    opf_dims cut = opf_dims_slice(&s, true, 1, true, -1);
+    CHECK(shape_equals(cut.rank, cut.size, 2, (const int64_t[]){3, 4}));
+    cut = opf_dims_slice(&s, true, -9, false, 0);
+    CHECK(cut.rank == 4);
+    cut = opf_dims_slice(&s, true, 3, true, 1);
+    CHECK(cut.rank == 0);
+    CHECK(opf_dims_at(&s, -1) == 5 && opf_dims_at(&s, 4) == 0 && opf_dims_at(&s, -5) == 0);
+    CHECK(opf_floordiv(-7, 2) == -4 && opf_floordiv(7, -2) == -4 && opf_floordiv(7, 0) == 0);
+    CHECK(opf_floormod(-7, 3) == 2 && opf_floormod(7, -3) == -2 && opf_floormod(INT64_MIN, -1) == 0);
+    CHECK(opf_size_add(INT64_MAX, 1) == INT64_MAX && opf_size_sub(INT64_MIN, 1) == INT64_MIN);
+    CHECK(opf_size_mul(INT64_MAX, -2) == INT64_MIN && opf_size_mul(-3, 4) == -12);
+    CHECK(opf_values_numel((const int64_t[]){INT64_MAX, 2}, 2) == INT64_MAX);
+    CHECK(opf_values_numel((const int64_t[]){-2, 3}, 2) == -6);
+    CHECK(opf_ceil_size(2.5) == 3 && opf_ceil_size(-2.5) == -2 && opf_ceil_size(1e300) == INT64_MAX);
+    const int64_t axes[2] = {-1, 0};
+    CHECK(opf_names_axis(axes, 2, 3, 4, false) && opf_names_axis(axes, 2, 0, 4, false));
+    CHECK(!opf_names_axis(axes, 2, 1, 4, false) && opf_names_axis(NULL, 0, 1, 4, true));
+    CHECK(opf_distinct_axes(axes, 2, 4) && !opf_distinct_axes((const int64_t[]){1, -3}, 2, 4));
+
+    /* past the room, axes are counted and their sizes dropped */
+    opf_dims wide = dims(0, NULL);
+    for (int d = 0; d < OPF_DIMS_ROOM + 3; d++) {
+        opf_dims_push(&wide, 7);
+    }
+    CHECK(wide.rank == OPF_DIMS_ROOM + 3 && opf_dims_at(&wide, OPF_DIMS_ROOM + 1) == 0);
+
+    /* a result is assignable to an output it broadcasts into, and matches only its own shape */
+    float data[24] = {0};
+    const opforge_tensor out = {data, OPFORGE_FLOAT32, 3, {2, 3, 4}};
+    const opf_dims row = dims(1, (const int64_t[]){4});
+    CHECK(opf_dims_assignable(&out, &row) && !opf_dims_match(&out, &row));
+    const opf_dims wider = dims(3, (const int64_t[]){2, 1, 4});
+    CHECK(opf_dims_assignable(&out, &wider));
+    const opf_dims other = dims(2, (const int64_t[]){3, 5});
+    CHECK(!opf_dims_assignable(&out, &other) && !opf_dims_match(&out, &wide));
+}
+
 int main(void)
 {
     test_philox_known_answers();
     test_broadcasting();
+    test_dims_primitives();
     test_descriptor_checks();
     test_layout_plans();
     test_reduce_plans();

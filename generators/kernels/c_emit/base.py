@@ -12,6 +12,7 @@ from dsl import dtypes as D
 from dsl.model import Config, Input, Op, Output
 from dsl.types import DataType
 from generators import abi
+from generators.kernels import c_shapes
 from generators.kernels.c_constraints import CConstraintRenderer
 from generators.formatting import c_comment, c_string
 from generators.kernels.scalar_c import SUFFIX
@@ -169,7 +170,11 @@ class Emitter:
             lines += [f"if ({prim}->dtype == {abi.DTYPE_ENUM[v.dtype]} && ({cond})) {{",
                       f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string('tensor dtypes do not match: ' + _variant_text(v))});",
                       "}"]
-        return lines
+        return lines + self.form_checks()
+
+    def form_checks(self) -> list[str]:
+        """The form's refusals and its outputs' shapes (c_shapes renders what the form says)."""
+        return c_shapes.shape_checks(self.op, into=getattr(self.op.compute, "broadcasts_into_output", False))
 
     def overlap_checks(self) -> list[str]:
         """No output shares a byte with another output, nor with an input, unless it is exactly

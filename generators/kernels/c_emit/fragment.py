@@ -5,13 +5,13 @@ from __future__ import annotations
 
 
 from dsl import compute as C
-from dsl import expr as E
 from dsl import dtypes as D
 from dsl import fragments
 from dsl import validate
 from dsl.types import DataType
 from generators import abi
 from generators.formatting import c_string
+from generators.kernels import c_shapes
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, _tensor_message, fragment, mask
 
@@ -46,14 +46,9 @@ class FragmentEmitter(Emitter):
         """The input around one axis: step (elements after it), size, slot (before it)."""
         x = abi.c_name(self.op.inputs[0].name)
         outn = abi.c_name(self.op.outputs[0].name)
+        # (the form's checks above: x has an axis there, the output x's shape)
         lines = [f"int64_t axis_index = {abi.c_name(c.axis)};",
-                 f"if ({x}->rank == 0) {{",
-                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(self.op.inputs[0].name + ': must have rank 1 or more')});",
-                 "}",
-                 f"if (axis_index < -(int64_t){x}->rank || axis_index >= {x}->rank) {{",
-                 f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(c.axis + ': out of range')});", "}",
                  "if (axis_index < 0) {", f"axis_index += {x}->rank;", "}",
-                 *self.output_check(f"{x}->rank", f"{x}->shape"),
                  "int64_t step = 1, slot = 1;",
                  f"for (int32_t d = (int32_t)axis_index + 1; d < {x}->rank; d++) {{", f"step *= {x}->shape[d];", "}",
                  "for (int32_t d = 0; d < (int32_t)axis_index; d++) {", f"slot *= {x}->shape[d];", "}",
@@ -80,27 +75,9 @@ class FragmentEmitter(Emitter):
         names = [abi.c_name(i.name) for i in op.inputs]
         first = names[0]
         out = op.outputs[0]
-        lines = [f"if ({first}->rank < 1) {{",
-                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(op.inputs[0].name + ': must have rank 1 or more')});",
-                 "}"]
-        for i, n in zip(op.inputs[1:], names[1:]):
-            if isinstance(c, C.ChannelsFragment):
-                lines += [f"if ({n}->rank != 1 || {n}->shape[0] != {first}->shape[{first}->rank - 1]) {{",
-                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must be a vector as long as the last axis of ' + op.inputs[0].name)});",
-                          "}"]
-                continue
-            lines += [f"if (!opf_same_shape({n}, {first})) {{",
-                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must have the shape of ' + op.inputs[0].name)});",
-                      "}"]
-        widen = c.widen if isinstance(c, C.RowsFragment) else 1
-        if widen == 1:
-            lines += self.output_check(f"{first}->rank", f"{first}->shape")
-        else:  # rows widen times as long (the size of x fits, so the product fits an index)
-            lines += ["int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank; d++) {{",
-                      f"result[d] = {first}->shape[d];", "}", f"result[{first}->rank - 1] *= {widen};",
-                      *self.output_check(f"{first}->rank", "result")]
-        lines += [f"const int64_t len = {first}->shape[{first}->rank - 1];",
-                  f"const int64_t rows = opf_shape_numel({first}->rank - 1, {first}->shape);"]
+        # (the form's checks above: the shapes fit, the output's too)
+        lines = [f"const int64_t len = {first}->shape[{first}->rank - 1];",
+                 f"const int64_t rows = opf_shape_numel({first}->rank - 1, {first}->shape);"]
         frags_by_dtype = dict(c.c_fragments)
         extra = self.fragment_args(c)
 
@@ -118,21 +95,9 @@ class FragmentEmitter(Emitter):
         op = self.op
         names = [abi.c_name(i.name) for i in op.inputs]
         x, w = names[0], names[1]
-        xname, wname = op.inputs[0].name, op.inputs[1].name
-        lines = [f"if ({x}->rank < 1) {{",
-                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(xname + ': must have rank 1 or more')});",
-                 "}", f"if ({w}->rank != 2 || {w}->shape[0] != {x}->shape[{x}->rank - 1]) {{",
-                 f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(wname + ': must be a matrix with as many rows as the last axis of ' + xname)});",
-                 "}"]
-        for i, n in zip(op.inputs[2:], names[2:]):
-            lines += [f"if ({n}->rank != 1 || {n}->shape[0] != {w}->shape[1]) {{",
-                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must be a vector as long as the columns of ' + wname)});",
-                      "}"]
-        lines += ["int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {x}->rank - 1; d++) {{",
-                  f"result[d] = {x}->shape[d];", "}", f"result[{x}->rank - 1] = {w}->shape[1];",
-                  *self.output_check(f"{x}->rank", "result"),
-                  f"const int64_t len = {x}->shape[{x}->rank - 1];",
-                  f"const int64_t rows = opf_shape_numel({x}->rank - 1, {x}->shape);"]
+        # (the form's checks above: the shapes fit, the output's too)
+        lines = [f"const int64_t len = {x}->shape[{x}->rank - 1];",
+                 f"const int64_t rows = opf_shape_numel({x}->rank - 1, {x}->shape);"]
         frags_by_dtype = dict(c.c_fragments)
         extra = self.fragment_args(c)
         out = op.outputs[0]
@@ -150,20 +115,7 @@ class FragmentEmitter(Emitter):
         """Every input flat (data, element count); each output of its declared shape;
         the kernel returns 0, or not 0 on failure."""
         op = self.op
-        lines: list[str] = []
-        for o, shape in zip(op.outputs, c.shapes):
-            out = abi.c_name(o.name)
-            if isinstance(shape, E.ParamRef):  # the shape of that input
-                source = abi.c_name(shape.name)
-                lines += self.output_check(f"{source}->rank", f"{source}->shape", only=o)
-                continue
-            sizes = [self.constraints.render(size) for size in shape]
-            lines += ["{", f"const int64_t result[{max(1, len(sizes))}] = {{{', '.join(sizes) or '0'}}};",
-                      f"for (int32_t d = 0; d < {len(sizes)}; d++) {{", "if (result[d] < 0) {",
-                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(o.name + ': a size of the result is negative')});",
-                      "}", "}", f"if (!opf_shape_is({out}, {len(sizes)}, result)) {{",
-                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(o.name + ': shape does not match the result')});",
-                      "}", "}"]
+        lines: list[str] = []  # (the form's checks above: each output of its shape)
         frags_by_dtype = dict(c.c_fragments)
         extra = self.fragment_args(c)
         message = c_string(c.failure or "the kernel failed")
@@ -181,15 +133,8 @@ class FragmentEmitter(Emitter):
         """One input in rows of its last axis; every output has rows of `length` (an arg)."""
         op = self.op
         x = abi.c_name(op.inputs[0].name)
-        k = abi.c_name(c.length or "")
-        lines = [f"if ({x}->rank < 1) {{",
-                 f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(op.inputs[0].name + ': must have rank 1 or more')});",
-                 "}", f"if ({k} < 0 || {k} > {x}->shape[{x}->rank - 1]) {{",
-                 f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{c.length}: must lie in 0..the size of the last axis')});",
-                 "}", "int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {x}->rank - 1; d++) {{",
-                 f"result[d] = {x}->shape[d];", "}", f"result[{x}->rank - 1] = {k};",
-                 *self.output_check(f"{x}->rank", "result", every=True),
-                 f"const int64_t len = {x}->shape[{x}->rank - 1];",
+        # (the form's checks above: the length fits the last axis, the outputs' shapes)
+        lines = [f"const int64_t len = {x}->shape[{x}->rank - 1];",
                  f"const int64_t rows = opf_shape_numel({x}->rank - 1, {x}->shape);"]
         frags_by_dtype = dict(c.c_fragments)
         extra = self.fragment_args(c)
@@ -213,7 +158,7 @@ class FragmentEmitter(Emitter):
             operands = [f"(const {ct}*){x}->data", f"opf_numel({x})", *extra, f"({ot}*){abi.c_name(out.name)}->data"]
             return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
 
-        return self.output_check("0", "NULL") + self.dispatch(per_variant)
+        return self.dispatch(per_variant)  # (the form's checks above: a scalar output)
 
     def workspace_function(self, c: C.MatrixFragment) -> str:
         """``<fn>_workspace``: the inputs checked as the op checks them, then the bytes
@@ -226,62 +171,20 @@ class FragmentEmitter(Emitter):
             lines += ["{", f"const opforge_status st = opf_check_tensor({name}, {mask(allowed)});",
                       "if (st != OPFORGE_OK) {",
                       f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});", "}", "}"]
-        lines += self.matrix_shape_checks()
+        lines += c_shapes.refusal_checks(self.op, inputs_only=True)
         lines += [f"const int64_t doubles = {self.constraints.render(c.workspace)};",
                   "if (doubles < 0 || (uint64_t)doubles > (uint64_t)(SIZE_MAX / sizeof(double))) {",
                   f"return opf_fail(detail, OPFORGE_ERR_SIZE, {c_string('workspace: its size does not fit in size_t')});",
                   "}", "*bytes = (size_t)doubles * sizeof(double);", "return OPFORGE_OK;"]
         return self.linkage + abi.workspace_prototype(self.op) + "\n{\n" + "\n".join(lines) + "\n}\n"
 
-    def matrix_shape_checks(self) -> list[str]:
-        """Every input holds matrices in its last two axes, with the batch axes of the first."""
-        op = self.op
-        names = [abi.c_name(i.name) for i in op.inputs]
-        first = names[0]
-        shared = op.compute.shared  # type: ignore[union-attr]
-        lines = []
-        for i, n in zip(op.inputs, names):
-            if i.name in shared:  # one matrix for every batch
-                lines += [f"if ({n}->rank != 2) {{",
-                          f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(i.name + ': must be a matrix (rank 2)')});",
-                          "}"]
-                continue
-            lines += [f"if ({n}->rank < 2) {{",
-                      f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(i.name + ': must have rank 2 or more (matrices in the last two axes)')});",
-                      "}"]
-        for i, n in [(i, n) for i, n in zip(op.inputs[1:], names[1:]) if i.name not in shared]:
-            lines += [f"if ({n}->rank != {first}->rank || memcmp({n}->shape, {first}->shape, sizeof({first}->shape[0]) * (size_t)({first}->rank - 2)) != 0) {{",
-                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(i.name + ': must have the batch axes of ' + op.inputs[0].name)});",
-                      "}"]
-        return lines
-
     def matrix_body(self, c: C.MatrixFragment) -> list[str]:
         """Matrices in the last two axes, one batch for all inputs; the kernel says if it failed."""
         op = self.op
         names = [abi.c_name(i.name) for i in op.inputs]
-        first, last = names[0], names[-1]
-        lines = self.matrix_shape_checks()
-        lines += ["int64_t batch = 1;", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{", f"batch *= {first}->shape[d];", "}"]
-        for o, layout in zip(op.outputs, c.layouts):  # each output's shape, by its layout
-            out = abi.c_name(o.name)
-            message = c_string(o.name + ': shape does not match the result')
-            if layout == "matrix":
-                lines += [f"if (!opf_shape_is({out}, {last}->rank, {last}->shape)) {{",
-                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}"]
-            elif layout == "matrix_reduce":
-                lines += [f"if (!opf_shape_is({out}, {first}->rank - 2, {first}->shape)) {{",
-                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}"]
-            else:  # the batch axes, then the layout's tail (matrix_diagonal: min(rows, cols) of first)
-                rows, cols = f"{first}->shape[{first}->rank - 2]", f"{first}->shape[{first}->rank - 1]"
-                smaller = f"({rows} < {cols} ? {rows} : {cols})"
-                last_cols = f"{last}->shape[{last}->rank - 1]"
-                tail = {"matrix_solve": [cols, last_cols], "matrix_q": [rows, smaller], "matrix_r": [smaller, cols],
-                        "matrix_v": [cols, smaller], "matrix_product": [rows, last_cols]}.get(layout, [smaller])
-                lines += ["{", "int64_t result[OPFORGE_MAX_RANK];", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{",
-                          f"result[d] = {first}->shape[d];", "}"]
-                lines += [f"result[{first}->rank - 2 + {k}] = {v};" for k, v in enumerate(tail)]
-                lines += [f"if (!opf_shape_is({out}, {first}->rank - 2 + {len(tail)}, result)) {{",
-                          f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}", "}"]
+        first = names[0]
+        # (the form's checks above: matrices in the last two axes, the outputs' shapes)
+        lines = ["int64_t batch = 1;", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{", f"batch *= {first}->shape[d];", "}"]
         frags_by_dtype = dict(c.c_fragments)
         extra = self.fragment_args(c)
         message = c_string(c.failure or "the kernel failed")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-
+from typing import Callable
 
 from dsl import compute as C
 from generators import abi
@@ -11,50 +11,80 @@ from generators.kernels.c_emit.base import Emitter, OpCode
 
 
 class LayoutEmitter(Emitter):
-    """Moves without arithmetic: one runtime plan builder per layout kind, then a
-    byte copy shared by every dtype (so no per-dtype kernels)."""
+    """Moves without arithmetic, one byte copy for every dtype (so no per-dtype kernels):
+    a runtime plan says where each output element comes from, or, where the indices are
+    data, a runtime copy checks them. The output's shape is the form's (checked before)."""
 
     def emit(self) -> OpCode:
         c: C.LayoutMove = self.op.compute  # type: ignore[assignment]
-        x = abi.c_name(c.input)
-        out = abi.c_name(self.op.outputs[0].name)
-        if c.layout in C.DATA_LAYOUTS:  # not a plan: the indices are data
-            given = [abi.c_name(name) for _, name in c.params]
-            if c.layout == "gather":
-                given = [abi.c_name(c.arg("indices")), abi.c_name(c.arg("axis"))]
-            elif c.layout == "reverse_sequence":
-                given = [abi.c_name(c.arg(r)) for r in ("seq_lengths", "seq_axis", "batch_axis")]
-            call = f"opf_{c.layout}({', '.join([x, *given, out, 'detail'])})"
-            return OpCode((), (), self.api_returning([f"return {call};"]))
+        return OpCode((), (), self.api_returning(_LAYOUTS[c.layout](self, c)))
 
-        def arg(role: str) -> str:
-            return abi.c_name(c.arg(role))
+    def names(self, c: C.LayoutMove) -> tuple[str, str, Callable[[str], str]]:
+        """(the input, the output, the C name of the arg that plays a role)."""
+        return abi.c_name(c.input), abi.c_name(self.op.outputs[0].name), lambda role: abi.c_name(c.arg(role))
 
-        def array(role: str) -> str:
-            return f"{arg(role)}, {arg(role)}_count"
+    def plan(self, c: C.LayoutMove, build: str, fill: list[str] | None = None) -> list[str]:
+        """The plan ``build`` makes, run over the input (``fill``: the lines that set a pad's value)."""
+        x, out, _ = self.names(c)
+        return ["opf_layout_plan plan;", f"{build};", "unsigned char fill[8] = {0};", *(fill or []),
+                f"opf_layout_run(&plan, (const unsigned char*){x}->data, opforge_dtype_size({x}->dtype), fill, "
+                f"(unsigned char*){out}->data);", "return OPFORGE_OK;"]
 
-        build = {
-            "reshape": lambda: f"opf_layout_reshape({x}, {array('shape')}, &plan, detail)",
-            "permute": lambda: f"opf_layout_permute({x}, {array('perm')}, &plan, detail)",
-            "transpose": lambda: f"opf_layout_permute({x}, NULL, 0, &plan, detail)",
-            "squeeze": lambda: f"opf_layout_squeeze({x}, {arg('axis')}, &plan, detail)",
-            "expand_dims": lambda: f"opf_layout_expand_dims({x}, {arg('axis')}, &plan, detail)",
-            "narrow": lambda: f"opf_layout_narrow({x}, &plan)",
-            "reverse": lambda: f"opf_layout_reverse({x}, {array('axes')}, &plan, detail)",
-            "tile": lambda: f"opf_layout_tile({x}, {array('repeats')}, &plan, detail)",
-            "slice": lambda: f"opf_layout_slice({x}, {array('begin')}, {array('size')}, &plan, detail)",
-            "strided_slice": lambda: (f"opf_layout_strided_slice({x}, {array('begin')}, {array('end')}, "
-                                      f"{array('strides')}, &plan, detail)"),
-            "pad": lambda: f"opf_layout_pad({x}, {array('paddings')}, (int){arg('mode')}, &plan, detail)",
-        }[c.layout]
-        lines = ["opf_layout_plan plan;", "{", f"const opforge_status st = {build()};",
-                 "if (st != OPFORGE_OK) {", "return st;", "}", "}",
-                 *self.output_check("plan.rank", "plan.shape"),
-                 "unsigned char fill[8] = {0};"]
-        if c.layout == "pad":
-            lines += [f"if ({arg('mode')} == 0 && !opf_fill_value({x}->dtype, {arg('value')}, fill)) {{",
-                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(c.arg('value') + ': does not convert exactly to the dtype of ' + c.input)});",
-                      "}"]
-        lines += [f"opf_layout_run(&plan, (const unsigned char*){x}->data, opforge_dtype_size({x}->dtype), fill, "
-                  f"(unsigned char*){out}->data);"]
-        return OpCode((), (), self.api(lines))
+    def flat(self, c: C.LayoutMove) -> list[str]:
+        """The elements in order, in the output's shape (reshape, squeeze, expand_dims, narrow)."""
+        x, out, _ = self.names(c)
+        return self.plan(c, f"opf_layout_flat({x}, {out}, &plan)")
+
+    def permute(self, c: C.LayoutMove) -> list[str]:
+        x, _, arg = self.names(c)
+        return self.plan(c, f"opf_layout_permute({x}, {arg('perm')}, &plan)")
+
+    def transpose(self, c: C.LayoutMove) -> list[str]:
+        x, _, _ = self.names(c)
+        return self.plan(c, f"opf_layout_permute({x}, NULL, &plan)")
+
+    def reverse(self, c: C.LayoutMove) -> list[str]:
+        x, _, arg = self.names(c)
+        return self.plan(c, f"opf_layout_reverse({x}, {arg('axes')}, {arg('axes')}_count, &plan)")
+
+    def tile(self, c: C.LayoutMove) -> list[str]:
+        x, out, _ = self.names(c)
+        return self.plan(c, f"opf_layout_tile({x}, {out}, &plan)")
+
+    def slice(self, c: C.LayoutMove) -> list[str]:
+        x, out, arg = self.names(c)
+        return self.plan(c, f"opf_layout_slice({x}, {arg('begin')}, {out}, &plan)")
+
+    def strided_slice(self, c: C.LayoutMove) -> list[str]:
+        x, out, arg = self.names(c)
+        return self.plan(c, f"opf_layout_strided_slice({x}, {arg('begin')}, {arg('strides')}, {out}, &plan)")
+
+    def pad(self, c: C.LayoutMove) -> list[str]:
+        """A constant pad writes the value, which must convert exactly to the dtype."""
+        x, out, arg = self.names(c)
+        fill = [f"if ({arg('mode')} == 0 && !opf_fill_value({x}->dtype, {arg('value')}, fill)) {{",
+                f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(c.arg('value') + ': does not convert exactly to the dtype of ' + c.input)});",
+                "}"]
+        return self.plan(c, f"opf_layout_pad({x}, {arg('paddings')}, (int){arg('mode')}, {out}, &plan)", fill)
+
+    def copy(self, c: C.LayoutMove, *roles: str, checks_values: bool = True) -> list[str]:
+        """The runtime's copy of a data layout (``checks_values``: it returns a status)."""
+        x, out, arg = self.names(c)
+        given = [x, *(arg(r) for r in roles), out]
+        if checks_values:
+            return [f"return opf_{c.layout}({', '.join(given + ['detail'])});"]
+        return [f"opf_{c.layout}({', '.join(given)});", "return OPFORGE_OK;"]
+
+
+#: What each layout kind lowers to.
+_LAYOUTS: dict[str, Callable[[LayoutEmitter, C.LayoutMove], list[str]]] = {
+    "reshape": LayoutEmitter.flat, "squeeze": LayoutEmitter.flat, "expand_dims": LayoutEmitter.flat,
+    "narrow": LayoutEmitter.flat, "permute": LayoutEmitter.permute, "transpose": LayoutEmitter.transpose,
+    "reverse": LayoutEmitter.reverse, "tile": LayoutEmitter.tile, "slice": LayoutEmitter.slice,
+    "strided_slice": LayoutEmitter.strided_slice, "pad": LayoutEmitter.pad,
+    "gather": lambda e, c: e.copy(c, "indices", "axis"),
+    "gather_nd": lambda e, c: e.copy(c, "indices"),
+    "reverse_sequence": lambda e, c: e.copy(c, "seq_lengths", "seq_axis", "batch_axis"),
+    "diag": lambda e, c: e.copy(c, checks_values=False),
+    "set_diag": lambda e, c: e.copy(c, "diagonal", checks_values=False),
+}

@@ -45,24 +45,16 @@ class RandomEmitter(Emitter):
         def per_variant(v: D.Variant) -> list[str]:
             return [f"{self.kernel_name(v)}(({C_TYPE[v.of(out.name)]}*){outn}->data, n, {', '.join(vals)}, seed, offset);"]
 
-        return OpCode(tuple(frags), (), self.api(self.shape_checks() + self.dispatch(per_variant, on=f"{outn}->dtype")))
+        return OpCode(tuple(frags), (), self.api(self.dtype_and_stream() + self.dispatch(per_variant, on=f"{outn}->dtype")))
 
-    def shape_checks(self) -> list[str]:
-        """The output's dtype and shape against the dtype and shape args, then the stream's position."""
+    def dtype_and_stream(self) -> list[str]:
+        """The output's dtype against the dtype arg (its shape is the form's), then the stream's position."""
         out = self.op.outputs[0]
         outn = abi.c_name(out.name)
-        shape, dtype = abi.c_name("shape"), abi.c_name("dtype")
+        dtype = abi.c_name("dtype")
         return [f"if ({outn}->dtype != {dtype}) {{",
                 f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(out.name + ': dtype must equal the dtype arg')});",
                 "}",
-                f"if ({shape}_count > OPFORGE_MAX_RANK) {{",
-                f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string('shape: more axes than the maximum rank')});",
-                "}",
-                f"for (int32_t d = 0; d < {shape}_count; d++) {{",
-                f"if ({shape}[d] < 0) {{",
-                f"return opf_fail(detail, OPFORGE_ERR_SIZE, {c_string('shape: sizes must not be negative')});",
-                "}", "}",
-                *self.output_check(f"{shape}_count", shape),
                 f"const int64_t n = opf_numel({outn});",
                 f"const int64_t seed = {_seed_ref(self.op, 'seed')};",
                 f"const int64_t offset = {_seed_ref(self.op, 'offset')};"]

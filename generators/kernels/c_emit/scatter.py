@@ -76,29 +76,11 @@ static inline void {name}_scale({ct}* out, const int64_t* at, int64_t count, int
         op = self.op
         ind, upd, out = abi.c_name(c.indices), abi.c_name(c.updates), abi.c_name(op.outputs[0].name)
         messages = scatter_messages(c)
-        lines = [f"if ({upd}->rank < {ind}->rank || memcmp({upd}->shape, {ind}->shape, "
-                 f"sizeof(int64_t) * (size_t){ind}->rank) != 0) {{",
-                 f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(messages['prefix'])});", "}",
-                 "int64_t shape[OPFORGE_MAX_RANK];", f"const int32_t rest = {upd}->rank - {ind}->rank;"]
-        if c.ref is not None:
-            ref = abi.c_name(c.ref)
-            lines += [f"if ({ref}->rank < 1) {{",
-                      f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(messages['rank'])});", "}",
-                      f"if ({ref}->rank - 1 != rest || memcmp({ref}->shape + 1, {upd}->shape + {ind}->rank, "
-                      "sizeof(int64_t) * (size_t)rest) != 0) {",
-                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(messages['rows'])});", "}",
-                      f"const int64_t rows = {ref}->shape[0];"]
-        else:
-            lines += [f"if ({abi.c_name(c.rows)} < 0) {{",
-                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(messages['count'])});", "}",
-                      "if (rest + 1 > OPFORGE_MAX_RANK) {",
-                      f"return opf_fail(detail, OPFORGE_ERR_RANK, {c_string(messages['max_rank'])});", "}",
-                      f"const int64_t rows = {abi.c_name(c.rows)};"]
-        lines += ["shape[0] = rows;", "for (int32_t d = 0; d < rest; d++) {",
-                  f"shape[d + 1] = {upd}->shape[{ind}->rank + d];", "}",
-                  *self.output_check("rest + 1", "shape"),
+        # (the form's checks above: the shapes fit, the rows are 0 or more)
+        rows = f"{abi.c_name(c.ref)}->shape[0]" if c.ref is not None else abi.c_name(c.rows)
+        lines = [f"const int64_t rows = {rows};",
                   f"const int64_t count = opf_numel({ind});",
-                  "const int64_t block = opf_shape_numel(rest, shape + 1);",
+                  f"const int64_t block = opf_shape_numel({upd}->rank - {ind}->rank, {upd}->shape + {ind}->rank);",
                   f"const int64_t* at = (const int64_t*){ind}->data;",
                   "for (int64_t k = 0; k < count; k++) {",
                   f"if (at[k] < {'-rows' if c.ref is not None else '0'} || at[k] >= rows) {{",

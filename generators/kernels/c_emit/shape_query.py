@@ -16,5 +16,5 @@ class ShapeQueryEmitter(Emitter):
         c: C.ShapeQuery = self.op.compute  # type: ignore[assignment]
         axis = abi.c_name(c.axis) if c.axis is not None else "0"
         call = (f"opf_shape_query({C.SHAPE_QUERIES.index(c.query)}, {abi.c_name(c.input)}, {axis}, "
-                f"{abi.c_name(self.op.outputs[0].name)}, detail)")
-        return OpCode((), (), self.api_returning([f"return {call};"]))
+                f"{abi.c_name(self.op.outputs[0].name)});")
+        return OpCode((), (), self.api([call]))

@@ -6,6 +6,7 @@ from dsl import compute as C
 from dsl import expr as E
 from generators import abi
 from generators.formatting import c_string
+from generators.kernels import c_shapes
 from generators.kernels.c_emit.base import Emitter, OpCode, mask
 
 _CLEAR = "if (detail != NULL) {\n*detail = NULL;\n}"
@@ -141,8 +142,16 @@ class StreamEmitter(Emitter):
 }}"""
 
     def dequeue(self, proto: str) -> str:
-        """Copy out the oldest window and advance by the stride."""
+        """Copy out the oldest window and advance by the stride; the output's shape is the
+        form's, for a block of frames of the queued frame shape and the window the state holds."""
         empty = c_string("no complete window yet")
+        c = self.op.compute
+        x, window = abi.c_name(c.input), abi.c_name(c.window)
+        shape = "\n".join([
+            "opforge_tensor frames = {NULL, s->dtype, s->frame_rank + 1, {1}};",
+            "for (int32_t d = 0; d < s->frame_rank; d++) {", "frames.shape[d + 1] = s->frame_shape[d];", "}",
+            f"const opforge_tensor* {x} = &frames;", f"const int64_t {window} = s->window;",
+            *c_shapes.output_checks(self.op)])
         return f"""{proto}
 {{
     {_CLEAR}
@@ -155,13 +164,7 @@ class StreamEmitter(Emitter):
     if (st != OPFORGE_OK) {{
         return opf_fail(detail, st, "output: NULL, a dtype other than the frames', or a bad size");
     }}
-    bool fits = output->rank == s->frame_rank + 1 && output->shape[0] == s->window;
-    for (int32_t d = 0; fits && d < s->frame_rank; d++) {{
-        fits = output->shape[d + 1] == s->frame_shape[d];
-    }}
-    if (!fits) {{
-        return opf_fail(detail, OPFORGE_ERR_SHAPE, "output: shape must be (window, *frame)");
-    }}
+    {shape}
     if (!opf_window_pop(s, output->data)) {{
         return opf_fail(detail, OPFORGE_ERR_EMPTY, {empty});
     }}

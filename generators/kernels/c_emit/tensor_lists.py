@@ -7,7 +7,6 @@ from __future__ import annotations
 from dsl import compute as C
 from dsl import dtypes as D
 from generators import abi
-from generators.formatting import c_string
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.c_emit.base import Emitter, OpCode, fragment
 
@@ -19,8 +18,8 @@ class JoinEmitter(Emitter):
         c: C.Join = self.op.compute  # type: ignore[assignment]
         xs = abi.c_name(c.inputs)
         call = (f"opf_join({xs}, {xs}_count, {abi.c_name(c.axis)}, {'true' if c.stack else 'false'}, "
-                f"{abi.c_name(self.op.outputs[0].name)}, detail)")
-        return OpCode((), (), self.api_returning([f"return {call};"]))
+                f"{abi.c_name(self.op.outputs[0].name)});")
+        return OpCode((), (), self.api([call]))
 
 
 class PartsEmitter(Emitter):
@@ -30,11 +29,11 @@ class PartsEmitter(Emitter):
         c: C.Parts = self.op.compute  # type: ignore[assignment]
         src, outs = abi.c_name(c.source), abi.c_name(c.outputs)
         if c.part == "meshgrid":
-            call = f"opf_meshgrid({src}, {src}_count, {abi.c_name(c.arg('cartesian'))}, {outs}, {outs}_count, detail)"
+            call = f"opf_meshgrid({src}, {src}_count, {abi.c_name(c.arg('cartesian'))}, {outs});"
         else:
-            num, unstack = (abi.c_name(c.arg("num")), "false") if c.part == "split" else ("0", "true")
-            call = f"opf_split({src}, {abi.c_name(c.arg('axis'))}, {num}, {unstack}, {outs}, {outs}_count, detail)"
-        return OpCode((), (), self.api_returning([f"return {call};"]))
+            unstack = "false" if c.part == "split" else "true"
+            call = f"opf_split({src}, {abi.c_name(c.arg('axis'))}, {unstack}, {outs}, {outs}_count);"
+        return OpCode((), (), self.api([call]))
 
 
 class MergeEmitter(Emitter):
@@ -80,10 +79,7 @@ static inline void {name}(const opforge_tensor* const* xs, int32_t count, int64_
     }}
 }}"""))
         xs, outn = abi.c_name(c.inputs), abi.c_name(out.name)
-        lines = [f"for (int32_t k = 1; k < {xs}_count; k++) {{",
-                 f"if (!opf_same_shape({xs}[k], {xs}[0])) {{",
-                 f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(c.inputs + ': must all have the same shape')});",
-                 "}", "}", *self.output_check(f"{xs}[0]->rank", f"{xs}[0]->shape")]
+        lines: list[str] = []  # (the form's checks above: the inputs and the output of one shape)
 
         def per_variant(v: D.Variant) -> list[str]:
             return [f"{self.kernel_name(v)}({xs}, {xs}_count, opf_numel({xs}[0]), ({C_TYPE[v.of(out.name)]}*){outn}->data);"]

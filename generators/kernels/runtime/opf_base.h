@@ -163,43 +163,6 @@ static inline bool opf_bytes_disjoint(const void* p, size_t bytes, const opforge
     return bytes == 0 || nb == 0 || a + bytes <= b || b + nb <= a;
 }
 
-/* NumPy broadcasting of shape (rank, shape) into (out_rank, out_shape). */
-static inline bool opf_broadcast_into(int32_t rank, const int64_t* shape, int32_t* out_rank, int64_t* out_shape)
-{
-    if (rank > *out_rank) {
-        const int32_t shift = rank - *out_rank;
-        for (int32_t d = *out_rank - 1; d >= 0; d--) {
-            out_shape[d + shift] = out_shape[d];
-        }
-        for (int32_t d = 0; d < shift; d++) {
-            out_shape[d] = 1;
-        }
-        *out_rank = rank;
-    }
-    const int32_t offset = *out_rank - rank;
-    for (int32_t d = 0; d < rank; d++) {
-        const int64_t a = out_shape[d + offset], b = shape[d];
-        if (a == b || b == 1) {
-            continue;
-        }
-        if (a != 1) {
-            return false;
-        }
-        out_shape[d + offset] = b;
-    }
-    return true;
-}
-
-static inline bool opf_broadcastable(const opforge_tensor* a, const opforge_tensor* b)
-{
-    int32_t rank = a->rank;
-    int64_t shape[OPFORGE_MAX_RANK];
-    for (int32_t d = 0; d < rank; d++) {
-        shape[d] = a->shape[d];
-    }
-    return opf_broadcast_into(b->rank, b->shape, &rank, shape);
-}
-
 /* Element strides of t viewed with shape (rank, shape) by broadcasting:
  * 0 along stretched or missing axes. False if t does not broadcast to it. */
 static inline bool opf_broadcast_strides(const opforge_tensor* t, int32_t rank, const int64_t* shape, int64_t* strides)

@@ -3,6 +3,7 @@
 #define OPF_EINSUM_H
 
 #include "opf_base.h"
+#include "opf_dims.h"
 #include "opf_layouts.h"
 
 #define OPF_MAX_LOOPS (2 * OPFORGE_MAX_RANK)
@@ -22,29 +23,21 @@ typedef struct opf_einsum_plan {
 } opf_einsum_plan;
 
 /* labels[k][i]: label id of axis i of operand k, -1 for the row variable (ellipsis);
- * out_labels likewise for the result; n_ids: number of distinct label ids. */
-static inline opforge_status opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* const* ops,
-                                                  const int8_t* const* labels, const int32_t* n_labels,
-                                                  const int8_t* out_labels, int32_t n_out_labels, int32_t n_ids,
-                                                  opf_einsum_plan* p, const char** detail)
+ * out_labels likewise for the result; n_ids: number of distinct label ids. The operands
+ * fit the spec (the caller has checked the form's refusals: ranks, sizes along shared
+ * labels, batch axes that broadcast, the result's rank); the plan is their loops. */
+static inline void opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* const* ops, const int8_t* const* labels,
+                                        const int32_t* n_labels, const int8_t* out_labels, int32_t n_out_labels,
+                                        int32_t n_ids, opf_einsum_plan* p)
 {
     int64_t extent[OPF_MAX_LOOPS];
     bool known[OPF_MAX_LOOPS] = {false};
-    int32_t ell_rank = 0;
-    int64_t ell_shape[OPFORGE_MAX_RANK];
+    opf_dims ell = {0, {0}}; /* the batch axes, the operands' row variables broadcast */
     int32_t ell_of[2] = {0, 0};
     for (int32_t k = 0; k < n_ops; k++) {
         int32_t named = 0;
-        bool has_ell = false;
         for (int32_t i = 0; i < n_labels[k]; i++) {
-            if (labels[k][i] < 0) {
-                has_ell = true;
-            } else {
-                named++;
-            }
-        }
-        if (has_ell ? ops[k]->rank < named : ops[k]->rank != named) {
-            return opf_fail(detail, OPFORGE_ERR_RANK, "an operand's rank does not fit the einsum spec");
+            named += labels[k][i] < 0 ? 0 : 1;
         }
         ell_of[k] = ops[k]->rank - named;
     }
@@ -52,18 +45,13 @@ static inline opforge_status opf_einsum_plan_make(int32_t n_ops, const opforge_t
         int32_t axis = 0;
         for (int32_t i = 0; i < n_labels[k]; i++) {
             if (labels[k][i] < 0) {
-                if (!opf_broadcast_into(ell_of[k], ops[k]->shape + axis, &ell_rank, ell_shape)) {
-                    return opf_fail(detail, OPFORGE_ERR_SHAPE, "the operands' batch axes do not broadcast");
-                }
+                const opf_dims rows = opf_dims_from(ops[k]->shape + axis, ell_of[k]);
+                (void)opf_dims_fit(&ell, &rows, false);
                 axis += ell_of[k];
                 continue;
             }
             const int8_t id = labels[k][i];
-            const int64_t s = ops[k]->shape[axis++];
-            if (known[id] && extent[id] != s) {
-                return opf_fail(detail, OPFORGE_ERR_SHAPE, "operand sizes disagree along a shared label");
-            }
-            extent[id] = s;
+            extent[id] = ops[k]->shape[axis++];
             known[id] = true;
         }
     }
@@ -78,16 +66,13 @@ static inline opforge_status opf_einsum_plan_make(int32_t n_ops, const opforge_t
     for (int32_t i = 0; i < n_out_labels; i++) {
         if (out_labels[i] < 0) {
             ell_loop = p->n_out;
-            for (int32_t e = 0; e < ell_rank; e++) {
-                p->out_extent[p->n_out++] = ell_shape[e];
+            for (int32_t e = 0; e < ell.rank; e++) {
+                p->out_extent[p->n_out++] = ell.size[e];
             }
         } else {
             loop_of_id[out_labels[i]] = p->n_out;
             p->out_extent[p->n_out++] = extent[out_labels[i]];
         }
-    }
-    if (p->n_out > OPFORGE_MAX_RANK) {
-        return opf_fail(detail, OPFORGE_ERR_RANK, "the result would exceed the maximum rank");
     }
     p->n_red = 0;
     int32_t red_of_id[OPF_MAX_LOOPS];
@@ -123,7 +108,7 @@ static inline opforge_status opf_einsum_plan_make(int32_t n_ops, const opforge_t
                 for (int32_t e = ell_of[k] - 1; e >= 0; e--) {
                     axis--;
                     const int64_t s = ops[k]->shape[axis];
-                    const int32_t loop = ell_loop + (ell_rank - ell_of[k]) + e;
+                    const int32_t loop = ell_loop + (ell.rank - ell_of[k]) + e;
                     if (s != 1) {
                         p->out_stride[k][loop] += astride;
                     }
@@ -141,7 +126,6 @@ static inline opforge_status opf_einsum_plan_make(int32_t n_ops, const opforge_t
             astride *= ops[k]->shape[axis];
         }
     }
-    return OPFORGE_OK;
 }
 
 /* A plan that is a batch of matrix products: one reduced loop k, and its last two
@@ -180,31 +164,22 @@ static inline bool opf_einsum_gemm(const opf_einsum_plan* p, opf_gemm* g)
  * with its axes reversed when transpose_x (ND4J's transpose), y' likewise, and the
  * result's axes reversed when transpose_z: axis i of x' is label i, a contracted
  * axis of y' takes its partner's label, a free one the next label; the result holds
- * the free axes of x' then those of y'. Each list names distinct axes, pairs agree
- * in size (the plan checks that). */
-static inline opforge_status opf_tensordot_labels(const opforge_tensor* x, const opforge_tensor* y,
-                                                  const int64_t* axes_x, int32_t count_x, const int64_t* axes_y,
-                                                  int32_t count_y, bool transpose_x, bool transpose_y,
-                                                  bool transpose_z, int8_t* labels_x, int8_t* labels_y,
-                                                  int8_t* labels_out, int32_t* n_out, int32_t* n_ids,
-                                                  const char** detail)
+ * the free axes of x' then those of y'. The caller has checked the form's refusals: as
+ * many axes in each list, in range, distinct, pairs of one size, a result within the
+ * maximum rank. */
+static inline void opf_tensordot_labels(const opforge_tensor* x, const opforge_tensor* y, const int64_t* axes_x,
+                                        int32_t count, const int64_t* axes_y, bool transpose_x, bool transpose_y,
+                                        bool transpose_z, int8_t* labels_x, int8_t* labels_y, int8_t* labels_out,
+                                        int32_t* n_out, int32_t* n_ids)
 {
-    if (count_x != count_y) {
-        return opf_fail(detail, OPFORGE_ERR_ARG, "dimensions_x, dimensions_y: must name as many axes each");
-    }
     int8_t partner[OPFORGE_MAX_RANK]; /* of each axis of y': the axis of x' it is contracted with, or -1 */
     bool used_x[OPFORGE_MAX_RANK] = {false};
     for (int32_t d = 0; d < y->rank; d++) {
         partner[d] = -1;
     }
-    for (int32_t k = 0; k < count_x; k++) {
-        int64_t a, b;
-        if (!opf_layout_axis(axes_x[k], x->rank, &a) || !opf_layout_axis(axes_y[k], y->rank, &b)) {
-            return opf_fail(detail, OPFORGE_ERR_ARG, "dimensions_x, dimensions_y: an axis is out of range");
-        }
-        if (used_x[a] || partner[b] >= 0) {
-            return opf_fail(detail, OPFORGE_ERR_ARG, "dimensions_x, dimensions_y: an axis is named twice");
-        }
+    for (int32_t k = 0; k < count; k++) {
+        const int64_t a = axes_x[k] < 0 ? axes_x[k] + x->rank : axes_x[k];
+        const int64_t b = axes_y[k] < 0 ? axes_y[k] + y->rank : axes_y[k];
         used_x[a] = true;
         partner[b] = (int8_t)a;
     }
@@ -223,15 +198,11 @@ static inline opforge_status opf_tensordot_labels(const opforge_tensor* x, const
             out[n++] = id;
         }
     }
-    if (n > OPFORGE_MAX_RANK) {
-        return opf_fail(detail, OPFORGE_ERR_RANK, "the result would exceed the maximum rank");
-    }
     for (int32_t i = 0; i < n; i++) {
         labels_out[i] = out[transpose_z ? n - 1 - i : i];
     }
     *n_out = n;
     *n_ids = ids;
-    return OPFORGE_OK;
 }
 
 #endif

@@ -25,24 +25,13 @@ static inline bool opf_double_fits(opforge_dtype dtype, double v)
     }
 }
 
-#define OPF_GENERATE_LIMIT (INT64_C(1) << 40)
+/* The generators below write `out`, whose shape the caller has checked is the one the op's
+ * form gives for these args (and whose refusals it has checked); they check values only. */
 
-/* start + i * delta for i < ceil((limit - start) / delta). */
-static inline opforge_status opf_generate_range(double start, double limit, double delta, opforge_tensor* out,
-                                                const char** detail)
+/* start + i * delta for each of the n elements of out. */
+static inline opforge_status opf_generate_range(double start, double delta, opforge_tensor* out, const char** detail)
 {
-    if (!isfinite(start) || !isfinite(limit) || !isfinite(delta) || delta == 0) {
-        return opf_fail(detail, OPFORGE_ERR_ARG, "start, limit, delta: must be finite, with delta not 0");
-    }
-    double count = ceil((limit - start) / delta);
-    count = count > 0 ? count : 0;
-    if (count > (double)OPF_GENERATE_LIMIT) {
-        return opf_fail(detail, OPFORGE_ERR_ARG, "start, limit, delta: too many elements");
-    }
-    const int64_t n = (int64_t)count;
-    if (!opf_shape_is(out, 1, &n)) {
-        return opf_fail(detail, OPFORGE_ERR_SHAPE, "output: shape does not match the result");
-    }
+    const int64_t n = out->shape[0];
     if (n > 0 && (!opf_double_fits(out->dtype, start) || !opf_double_fits(out->dtype, start + (double)(n - 1) * delta))) {
         return opf_fail(detail, OPFORGE_ERR_ARG, "the values do not fit in the dtype");
     }
@@ -52,16 +41,10 @@ static inline opforge_status opf_generate_range(double start, double limit, doub
     return OPFORGE_OK;
 }
 
-/* num values from start to stop, both included. */
-static inline opforge_status opf_generate_linspace(double start, double stop, int64_t num, opforge_tensor* out,
-                                                   const char** detail)
+/* As many values as out holds from start to stop, both included. */
+static inline opforge_status opf_generate_linspace(double start, double stop, opforge_tensor* out, const char** detail)
 {
-    if (!isfinite(start) || !isfinite(stop) || num < 0 || num > OPF_GENERATE_LIMIT) {
-        return opf_fail(detail, OPFORGE_ERR_ARG, "start, stop, num: finite ends and 0 <= num <= 2**40");
-    }
-    if (!opf_shape_is(out, 1, &num)) {
-        return opf_fail(detail, OPFORGE_ERR_SHAPE, "output: shape does not match the result");
-    }
+    const int64_t num = out->shape[0];
     if (num > 0 && (!opf_double_fits(out->dtype, start) || !opf_double_fits(out->dtype, stop))) {
         return opf_fail(detail, OPFORGE_ERR_ARG, "the values do not fit in the dtype");
     }
@@ -72,40 +55,20 @@ static inline opforge_status opf_generate_linspace(double start, double stop, in
     return OPFORGE_OK;
 }
 
-/* A rows x cols matrix of ones where lo <= j - i <= hi, zeros elsewhere: eye is
+/* A matrix (out: rows x cols) of ones where lo <= j - i <= hi, zeros elsewhere: eye is
  * (0, 0), tri (INT64_MIN, diag). */
-static inline opforge_status opf_generate_diagonals(int64_t rows, int64_t cols, int64_t lo, int64_t hi,
-                                                    opforge_tensor* out, const char** detail)
+static inline void opf_generate_diagonals(int64_t lo, int64_t hi, opforge_tensor* out)
 {
-    const int64_t shape[2] = {rows, cols};
-    if (rows < 0 || cols < 0) {
-        return opf_fail(detail, OPFORGE_ERR_ARG, "rows, cols: must be non-negative");
-    }
-    if (!opf_shape_is(out, 2, shape)) {
-        return opf_fail(detail, OPFORGE_ERR_SHAPE, "output: shape does not match the result");
-    }
+    const int64_t rows = out->shape[0], cols = out->shape[1];
     for (int64_t i = 0; i < rows; i++) {
         for (int64_t j = 0; j < cols; j++) {
             opf_store_double(out, i * cols + j, j - i >= lo && j - i <= hi ? 1.0 : 0.0);
         }
     }
-    return OPFORGE_OK;
 }
 
-static inline opforge_status opf_generate_fill(const int64_t* shape, int64_t count, double value, opforge_tensor* out,
-                                               const char** detail)
+static inline opforge_status opf_generate_fill(double value, opforge_tensor* out, const char** detail)
 {
-    if (count > OPFORGE_MAX_RANK) {
-        return opf_fail(detail, OPFORGE_ERR_RANK, "shape: more axes than the maximum rank");
-    }
-    for (int64_t d = 0; d < count; d++) {
-        if (shape[d] < 0) {
-            return opf_fail(detail, OPFORGE_ERR_SIZE, "shape: sizes must not be negative");
-        }
-    }
-    if (!opf_shape_is(out, (int32_t)count, shape)) {
-        return opf_fail(detail, OPFORGE_ERR_SHAPE, "output: shape does not match the result");
-    }
     unsigned char fill[8] = {0};
     if (!opf_fill_value(out->dtype, value, fill)) {
         return opf_fail(detail, OPFORGE_ERR_ARG, "value: does not convert exactly to the dtype");
@@ -123,34 +86,9 @@ static inline opforge_status opf_generate_fill(const int64_t* shape, int64_t cou
 static inline opforge_status opf_generate_one_hot(const opforge_tensor* indices, int64_t depth, int64_t axis, double on,
                                                   double off, opforge_tensor* out, const char** detail)
 {
-    if (depth < 0) {
-        return opf_fail(detail, OPFORGE_ERR_ARG, "depth: must be 0 or more");
-    }
-    if (indices->rank + 1 > OPFORGE_MAX_RANK) {
-        return opf_fail(detail, OPFORGE_ERR_RANK, "indices: the result's rank would be above OPFORGE_MAX_RANK");
-    }
-    int64_t a;
-    if (!opf_layout_axis(axis, indices->rank + 1, &a)) {
-        return opf_fail(detail, OPFORGE_ERR_ARG, "axis: out of range");
-    }
-    int64_t shape[OPFORGE_MAX_RANK];
-    int64_t outer = 1, inner = 1;
-    for (int32_t d = 0, k = 0; d <= indices->rank; d++) {
-        if (d == a) {
-            shape[d] = depth;
-            continue;
-        }
-        shape[d] = indices->shape[k];
-        if (d < a) {
-            outer *= indices->shape[k];
-        } else {
-            inner *= indices->shape[k];
-        }
-        k++;
-    }
-    if (!opf_shape_is(out, indices->rank + 1, shape)) {
-        return opf_fail(detail, OPFORGE_ERR_SHAPE, "output: shape does not match the result");
-    }
+    const int64_t a = opf_layout_axis(axis, indices->rank + 1);
+    const int64_t outer = opf_shape_numel((int32_t)a, indices->shape);
+    const int64_t inner = opf_shape_numel(indices->rank - (int32_t)a, indices->shape + a);
     unsigned char on_bytes[8] = {0}, off_bytes[8] = {0};
     if (!opf_fill_value(out->dtype, on, on_bytes)) {
         return opf_fail(detail, OPFORGE_ERR_ARG, "on: does not convert exactly to the dtype");
@@ -173,23 +111,8 @@ static inline opforge_status opf_generate_one_hot(const opforge_tensor* indices,
 }
 
 /* sequence_mask: out[..., j] = 1 where j < lengths[...], else 0, for j < maxlen. */
-static inline opforge_status opf_generate_sequence_mask(const opforge_tensor* lengths, int64_t maxlen,
-                                                        opforge_tensor* out, const char** detail)
+static inline void opf_generate_sequence_mask(const opforge_tensor* lengths, int64_t maxlen, opforge_tensor* out)
 {
-    if (maxlen < 0) {
-        return opf_fail(detail, OPFORGE_ERR_ARG, "maxlen: must be 0 or more");
-    }
-    if (lengths->rank + 1 > OPFORGE_MAX_RANK) {
-        return opf_fail(detail, OPFORGE_ERR_RANK, "lengths: the result's rank would be above OPFORGE_MAX_RANK");
-    }
-    int64_t shape[OPFORGE_MAX_RANK];
-    for (int32_t d = 0; d < lengths->rank; d++) {
-        shape[d] = lengths->shape[d];
-    }
-    shape[lengths->rank] = maxlen;
-    if (!opf_shape_is(out, lengths->rank + 1, shape)) {
-        return opf_fail(detail, OPFORGE_ERR_SHAPE, "output: shape does not match the result");
-    }
     unsigned char one[8] = {0}, zero[8] = {0};
     (void)opf_fill_value(out->dtype, 1.0, one); /* 0 and 1 are exact in every dtype */
     (void)opf_fill_value(out->dtype, 0.0, zero);
@@ -201,7 +124,6 @@ static inline opforge_status opf_generate_sequence_mask(const opforge_tensor* le
             memcpy((unsigned char*)out->data + (size_t)(i * maxlen + j) * elem, j < len[i] ? one : zero, elem);
         }
     }
-    return OPFORGE_OK;
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include "opf_einsum.h"
 #include "opf_random.h"
 #include "opf_window.h"
+#include "opf_dims.h"
 #include "opf_scalar.h"
 
 #endif
