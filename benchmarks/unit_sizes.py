@@ -60,7 +60,7 @@ PAIRS: list[tuple[str, dict[str, str], dict[str, str], str, dict[str, str], dict
      {"input": "[16,8]"}, {}),
     ("math/matmul", {"a": "[4,16]", "b": "[16,8]"}, {}, "Imaginet.Units.Math/Multifold/DotT",
      {"a": "[4,16]", "b": "[8,16]"}, {}),
-    ("signal/sliding_window", {"x": "[1,3]"}, {"window": "128", "stride": "1"},
+    ("signal/sliding_window", {"x": "[1,3]", "time_input": "null"}, {"window": "128", "stride": "1"},
      "Imaginet.Units.Signal/TemporalAnalysis/SlidingWindow", {"input": "[3]", "time_input": "null"}, {}),
 ]
 
@@ -111,18 +111,20 @@ def main(target: Path) -> None:
             theirs = measure(real_path, real_inputs, real_options, folder, "real_" + real_path.stem)
             ratio = ours / theirs if theirs else float("inf")
             within += ratio <= LIMIT
-            shapes = " + ".join(inputs.values())
+            shapes = " + ".join(v for v in inputs.values() if v != "null")
             rows.append(f"| `{unit.replace('/', '.')}` | {shapes} | {real_path.stem} | {ours} | {theirs} | {ratio:.2f} |")
     lines = ["# Unit sizes against the DEEPCRAFT library", "",
              f"Measured by `benchmarks/unit_sizes.py` with {version}, flags `{' '.join(FLAGS)}`: the .text of",
              "the float32 implementation of each unit (every lifecycle section's, assembled with its fragment",
              "dependencies as Imaginet assembles a firmware), next to the real unit of the same job, measured",
              f"the same way. Target: at most {LIMIT} times the real unit; {within} of {len(rows)} meet it.",
-             "Elementwise units run a plain kernel over the element count when their inputs have one shape,",
-             "and ShapeBroadcast's loops when one input broadcasts into the other; reductions and arg",
-             "reductions a plain kernel over the step, size and slot of their axis; matmul and transpose",
-             "plain loops over batch, rows (inner) and cols; the sliding window the runtime's queue on",
-             "bytes. Two-sided broadcasting, broadcast batch axes",
+             "Elementwise units run a plain kernel over the element count when their inputs have one shape",
+             "(float args taken in the kernel's float), and ShapeBroadcast's loops when one input broadcasts",
+             "into the other; reductions and arg reductions a plain kernel over the size and slot of their",
+             "axis when its step is 1, else over its step, size and slot, float32 sums in float32 with",
+             "Kahan's compensation; matmul one loop over the rows of every batch; transpose one loop over",
+             "the elements; the sliding window the runtime's queue on bytes, counted in ptrdiff_t.",
+             "Two-sided broadcasting, broadcast batch axes",
              "and every other form's units take the checked C API (descriptors rebuilt from rank and dims).", "",
              "| opforge unit | float32 inputs | real unit | opforge .text bytes | real .text bytes | ratio |",
              "| --- | --- | --- | ---: | ---: | ---: |", *rows, ""]

@@ -404,13 +404,13 @@ def _check_queue(out: Path, ns, op, unit: ET.Element) -> None:
         frame = tuple(stream["frame_shape"])
         first = next(e[1] for e in want if e[0] == "enqueue")
         env = {op.inputs[0].name: Tensor(VALUE_TYPES[DTYPE_TYPES[dtype]], Shape(first.shape)),
-               "window": stream["window"], "stride": stream["stride"]}
+               "window": stream["window"], "stride": stream["stride"], "time_input": None}
         env, failed = _evaluate_unit(unit, env)
         assert failed == [] and env["output_shape"] == Shape((stream["window"], *frame))
         state = np.zeros(env["state_size"], dtype=np.uint8)
         dims = [env["x_rank"], *(env[f"x_d{k}"] for k in range(8))]
         module.sliding_window_unit_init(state, env["state_size"], stream["window"], stream["stride"], *dims,
-                                         env["dtype"])
+                                         env["dtype"], *([env["timed"]] if "timed" in env else []))
         for event in want:
             if event[0] == "enqueue":
                 room = module.sliding_window_unit_can_enqueue(state, event[1].shape[0])
@@ -554,7 +554,7 @@ def test_queue_c_implementation_replays_the_reference(out: Path, tmp_path: Path,
     last = [len(last_window), *(list(last_window) + [1] * 8)[:8]]
     lines.append(f"static float g_last[{int(np.prod(last_window))} + 1];")
     frame_bytes = int(np.prod(frame, dtype=np.int64)) * 4
-    init = f"{fn}_init(state, (int)sizeof state, {stream['window']}, {stream['stride']}, {frame_bytes})" if lean else \
+    init = f"{fn}_init(state, (int)sizeof state, {stream['window']}, {stream['stride']}, {frame_bytes}, 0)" if lean else \
         f"{fn}_init_f32(state, (int)sizeof state, {stream['window']}, {stream['stride']}, {', '.join(map(str, xdims))})"
     lines.append(f"if ({init} != 0) return 2;")
     for k, event in enumerate(want):
@@ -604,6 +604,77 @@ def test_queue_c_implementation_replays_the_reference(out: Path, tmp_path: Path,
     assert build.returncode == 0, build.stderr[-3000:]
     run = subprocess.run([str(exe)], capture_output=True, text=True)
     assert (run.returncode, run.stdout.strip()) == (0, "ok")
+
+
+def test_the_window_unit_carries_timestamps(out: Path, tmp_path: Path) -> None:
+    """With its optional time input connected (as the real SlidingWindow's), the window unit keeps
+    each block's [first, last] timestamps with its frames and gives each window the range over
+    its frames, in C and in Python; unconnected, it declares no time output and runs untimed."""
+    folder = out / "signal" / "sliding_window"
+    unit = ET.parse(folder / "sliding_window.imunit").getroot()[0]
+    ns, op = next((ns, op) for ns, op in QUEUE_OPS if op.name == "sliding_window")
+    blocks = [np.arange(6, dtype=np.float32).reshape(2, 3), np.arange(6, 9, dtype=np.float32).reshape(1, 3)]
+    times = [np.array([0.5, 0.25], np.float32), np.array([0.75], np.float32)]
+    # window 2, stride 1: frames 0 and 1 (the first block: [0.25, 0.5]), then 1 and 2 (both blocks)
+    want = [(blocks[0], (0.25, 0.5)), (np.concatenate([blocks[0][1:], blocks[1]]), (0.25, 0.75))]
+
+    def env_for(time_input):
+        env = {"x": Tensor(VALUE_TYPES["Float32"], Shape((2, 3))), "window": 2, "stride": 1, "time_input": time_input}
+        return _evaluate_unit(unit, env)
+
+    untimed, failed = env_for(None)
+    assert failed == [] and untimed["timed"] == 0
+    timed, failed = env_for(Tensor(VALUE_TYPES["Float32"], Shape((2,))))
+    assert failed == [] and timed["timed"] == 1 and timed["timestamp_count"] == 2
+    socket = next(o for o in unit.iter("OutputSocket") if o.get("name") == "time_output")
+    assert evaluate(socket.get("conditional"), untimed) is False and evaluate(socket.get("conditional"), timed)
+    assert evaluate(socket.get("shape"), timed) == Shape((2,))
+    _, refused = env_for(Tensor(VALUE_TYPES["Int32"], Shape((2,))))
+    assert refused == ["time_input: timestamps are Float32, not {time_input.type}"]
+
+    def chosen(section: str, env: dict, language: str) -> str:
+        return next(i.get("call") for i in unit.find(section).iter("Implementation") if i.get("language") == language
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+
+    assert "_timed(" in chosen("Enqueue", timed, "C") and "_timed(" not in chosen("Enqueue", untimed, "C")
+    assert "_timed(" in chosen("Dequeue", timed, "Python") and "_timed(" not in chosen("Dequeue", untimed, "Python")
+
+    # Python: the unit's own functions, as its calls name them
+    module = types.ModuleType("unit_window")
+    exec(compile((folder / "sliding_window.py").read_text(), "sliding_window", "exec"), module.__dict__)
+    state = np.zeros(timed["state_size"], dtype=np.uint8)
+    def dims(shape: tuple[int, ...]) -> list[int]:  # rank, then the sizes from the outermost
+        return [len(shape), *(list(shape) + [1] * 8)[:8]]
+
+    module.sliding_window_unit_init(state, timed["state_size"], 2, 1, *dims((2, 3)), "float32", 1)
+    for block, time in zip(blocks, times):
+        module.sliding_window_unit_enqueue_timed(state, block, *dims(block.shape), time, time.size)
+    for window, (first, last) in want:
+        got, got_time = np.empty((2, 3), np.float32), np.empty(2, np.float32)
+        module.sliding_window_unit_dequeue_timed(state, got, *dims((2, 3)), got_time)
+        assert np.array_equal(got, window) and tuple(got_time) == (first, last)
+
+    # C: the lean entries
+    fn = "opforge_signal_sliding_window_unit"
+    lines = [f"static uint64_t state[{timed['state_size'] // 8 + 1}];",
+             f"if ({fn}_init(state, {timed['state_size']}, 2, 1, 12, 1) != 0) return 2;",
+             golden.c_array("b0", blocks[0], "float32"), golden.c_array("b1", blocks[1], "float32"),
+             golden.c_array("t0", times[0], "float32"), golden.c_array("t1", times[1], "float32"),
+             f"if ({fn}_enqueue_timed(state, b0, 2, t0, 2) != 0) return 3;",
+             f"if ({fn}_enqueue_timed(state, b1, 1, t1, 1) != 0) return 3;",
+             "float got[6], time[2];"]
+    for k, (window, (first, last)) in enumerate(want):
+        lines += [golden.c_array(f"w{k}", window, "float32"),
+                  f"if ({fn}_dequeue_timed(state, got, time) != 0) return 4;",
+                  f"if (memcmp(got, w{k}, sizeof got) != 0) return 5;",
+                  f"if (time[0] != {first}f || time[1] != {last}f) return 6;"]
+    lines += [f"if ({fn}_dequeue_timed(state, got, time) != -1) return 7;",
+              f"if ({fn}_init(state, {untimed['state_size']}, 2, 1, 12, 0) != 0) return 8;",
+              f"if ({fn}_enqueue_timed(state, b0, 2, t0, 2) != -2) return 9; /* an untimed queue */",
+              'printf("ok\\n");', "return 0;"]
+    run = _run_driver(tmp_path, folder, op, lines)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.returncode
+    del ns
 
 
 @pytest.mark.parametrize("style", ["current", "legacy"])
@@ -823,8 +894,9 @@ PLAIN_REDUCTIONS = {"sum": (np.sum,), "mean": (np.mean,), "max": (np.max,), "min
 @pytest.mark.parametrize("name", sorted(PLAIN_REDUCTIONS))
 def test_a_reduction_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_path: Path, name: str) -> None:
     """A reduction (or arg reduction) unit computes its kernel's step, size and slot with
-    Expressions and calls the plain kernel (no descriptors), first among its implementations;
-    along every Imaginet axis of a rank-3 input, kept or not, it gives NumPy's result."""
+    Expressions and calls a plain kernel (no descriptors), first among its implementations: the
+    rows kernel where the axis has step 1, else the axis kernel; along every Imaginet axis of a
+    rank-3 input, kept or not, it gives NumPy's result."""
     path = out / "math" / name / f"{name}.imunit"
     unit = ET.parse(path).getroot()[0]
     op = next(o for _, o in FUNCTION_OPS if o.qualified_name == f"math.{name}")
@@ -840,7 +912,9 @@ def test_a_reduction_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_pa
         impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
                     and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
         call = impl.get("call")
-        assert call.startswith(f"opforge_math_{name}_unit_plain_f32("), call
+        # an axis of step 1 (the innermost: 0, or -3 counted from the outermost) runs the rows kernel
+        geometry = "rows" if axis in (0, -3) else "plain"
+        assert call.startswith(f"opforge_math_{name}_unit_{geometry}_f32("), call
         args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         wants = [np.asarray(f(x.astype(np.float64), axis=env["numpy_axis"], keepdims=keep)) for f in PLAIN_REDUCTIONS[name]]
         wants = [w.astype(np.float32) if w.dtype.kind == "f" else w for w in wants]

@@ -63,7 +63,7 @@ class ImunitGenerator:
                     continue
                 if abi.is_stream(op):
                     c_files[f"{folder}/{op.name}.h"] = self._c_file(op, codes[op], shared, header)
-                    files.append(GeneratedFile(f"{folder}/{op.name}.py", stream_unit.queue_py(op, header)))
+                    files.append(GeneratedFile(f"{folder}/{op.name}.py", stream_unit.queue_py(op, header, legacy)))
                     files.append(GeneratedFile(f"{folder}/{op.name}.imunit", stream_unit.queue(op, header, legacy)))
                     continue
                 c_files[f"{folder}/{op.name}.h"] = self._c_file(op, codes[op], shared, header)

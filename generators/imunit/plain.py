@@ -69,6 +69,12 @@ GEOMETRIES = {
                      (("step", "axis_step", "{x}.shape.step({axis})", _AXIS),
                       ("size", "axis_size", "{x}.shape.size({axis})", _AXIS),
                       ("slot", "axis_slot", "{x}.shape.slot({axis})", _AXIS)), ()),
+    # (the same axis when its step is 1: the innermost, or one with only 1s inside it; first, so
+    # that a unit runs it wherever it applies)
+    "rows": Geometry("rows", "One axis of step 1 reduced: slot rows of size elements.", (),
+                     (("size", "axis_size", "{x}.shape.size({axis})", _AXIS),
+                      ("slot", "axis_slot", "{x}.shape.slot({axis})", _AXIS)),
+                     (f"{_AXIS} && {{x}}.shape.step({{axis}}) == 1",)),
     "second_stretched": _stretch("x", "y", "second"),
     "first_stretched": _stretch("y", "x", "first"),
     # (rows, inner and cols: one axis each, as the kernel's ``axes`` say)
@@ -77,8 +83,8 @@ GEOMETRIES = {
                           ("rows", "matrix_rows", "", _MATRICES), ("inner", "matrix_inner", "", _MATRICES),
                           ("cols", "matrix_cols", "", _MATRICES)),
                          (f"{_MATRICES} && {{x}}.shape.remove(0).remove(0) == {{y}}.shape.remove(0).remove(0)",)),
-    "transposed": Geometry("transposed", "A batch of rows x cols matrices transposed.", (),
-                           (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", _MATRIX),
+    "transposed": Geometry("transposed", "Matrices of rows x cols transposed, count elements in all.", (),
+                           (("count", PLAIN_COUNT, "{x}.shape.flat", None),
                             ("rows", "matrix_rows", "", _MATRIX), ("cols", "matrix_cols", "", _MATRIX)), ()),
 }
 

@@ -429,7 +429,7 @@ def _sample(distribution, params, seed, offset, n, dtype):
 
 # ---------------------------------------------------------------- sliding windows
 
-_WINDOW_HEADER = 64  # int64 fields: magic, window, stride, capacity, count, skip, frame_bytes
+_WINDOW_HEADER = 64  # int64 fields: magic, window, stride, capacity, count, skip, frame_bytes, times
 _WINDOW_MAGIC = 0x0F0E5A11
 
 
@@ -446,14 +446,26 @@ def _window_fields(state):
     return fields
 
 
-def window_init(state, window, stride, frame_shape, dtype):
+def window_init(state, window, stride, frame_shape, dtype, timed=False):
+    """Lay out an empty queue; ``timed``: keep a [first, last] time range per frame, after the
+    frames (Imaginet's optional timestamps)."""
     frame_bytes = int(np.prod(frame_shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-    state[:_WINDOW_HEADER].view(np.int64)[:7] = (_WINDOW_MAGIC, window, stride, 2 * window, 0, 0, frame_bytes)
+    times = -(-(_WINDOW_HEADER + 2 * window * frame_bytes) // 4) * 4 if timed else 0
+    state[:_WINDOW_HEADER].view(np.int64)[:8] = (_WINDOW_MAGIC, window, stride, 2 * window, 0, 0, frame_bytes,
+                                                 times)
 
 
-def window_enqueue(state, x):
-    """Queue the frames of x (axis 0), skipping frames a large stride left out."""
+def _window_ranges(state, fields):
+    start = int(fields[7])
+    return state[start:start + 2 * int(fields[3]) * 4].view(np.float32).reshape(-1, 2)
+
+
+def window_enqueue(state, x, time=None):
+    """Queue the frames of x (axis 0), skipping frames a large stride left out; with ``time``
+    (the block's timestamps), each frame queued keeps their range [smallest, largest] (none:
+    [FLT_MAX, -FLT_MAX], as the real library's windows)."""
     fields = _window_fields(state)
+    at = int(fields[4])
     _, _, _, capacity, count, skip, frame_bytes = (int(v) for v in fields[:7])
     n = x.shape[0]
     drop = min(skip, n)
@@ -464,6 +476,11 @@ def window_enqueue(state, x):
     frames[count * frame_bytes:(count + store) * frame_bytes] = np.ascontiguousarray(x[drop:]).view(np.uint8).reshape(-1)
     fields[4] = count + store
     fields[5] = skip - drop
+    if time is not None:
+        values = np.asarray(time, dtype=np.float32).reshape(-1)
+        big = np.finfo(np.float32).max
+        _window_ranges(state, fields)[at:count + store] = (values.min() if values.size else big,
+                                                            values.max() if values.size else -big)
 
 
 def window_room(state, frames):
@@ -478,12 +495,17 @@ def window_ready(state):
     return bool(fields[4] >= fields[1])
 
 
-def window_dequeue(state, output):
-    """The oldest window into output; then drop stride frames (skip those not yet queued)."""
+def window_dequeue(state, output, time_output=None):
+    """The oldest window into output (and its time range, [first, last] over its frames, into
+    ``time_output``); then drop stride frames (skip those not yet queued)."""
     fields = _window_fields(state)
     _, window, stride, _, count, skip, frame_bytes = (int(v) for v in fields[:7])
     if count < window:
         raise ValueError("no complete window yet")
+    if time_output is not None:
+        ranges = _window_ranges(state, fields)
+        time_output[...] = (ranges[:window, 0].min(), ranges[:window, 1].max())
+        ranges[:count - min(stride, count)] = ranges[min(stride, count):count].copy()
     frames = state[_WINDOW_HEADER:]
     np.copyto(output, frames[:window * frame_bytes].view(output.dtype).reshape(output.shape))
     drop = min(stride, count)

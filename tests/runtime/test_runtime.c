@@ -286,6 +286,27 @@ static void test_dims_primitives(void)
     CHECK(!opf_dims_assignable(&out, &other) && !opf_dims_match(&out, &wide));
 }
 
+/* Time ranges ride with their frames: each frame keeps its block's [first, last] timestamps,
+ * a window gives the range over its frames, and the stride drops the ranges with the frames. */
+static void test_window_times(void)
+{
+    static uint64_t buffer[(OPF_WINDOW_HEADER + 4 * sizeof(float) + OPF_WINDOW_TIME_BYTES(4)) / 8 + 1];
+    opf_window_state* s = (opf_window_state*)buffer;
+    opf_window_start(s, 2, 1, 4, (ptrdiff_t)sizeof(float));
+    opf_window_keep_times(s);
+    float out[2] = {0}, time[2] = {0};
+    CHECK(opf_window_push_timed(s, (const float[]){1, 2}, 2, (const float[]){0.5f, 0.25f}, 2));
+    CHECK(opf_window_push_timed(s, (const float[]){3}, 1, (const float[]){0.75f}, 1));
+    CHECK(opf_window_pop_timed(s, out, time));
+    CHECK(out[0] == 1 && out[1] == 2 && time[0] == 0.25f && time[1] == 0.5f);
+    CHECK(opf_window_pop_timed(s, out, time)); /* frames 2 and 3: two blocks' ranges */
+    CHECK(out[0] == 2 && out[1] == 3 && time[0] == 0.25f && time[1] == 0.75f);
+    CHECK(!opf_window_pop_timed(s, out, time));
+    CHECK(opf_window_push_timed(s, (const float[]){4}, 1, NULL, 0)); /* no timestamps: an empty range */
+    CHECK(opf_window_pop_timed(s, out, time));
+    CHECK(time[0] == 0.75f && time[1] == 0.75f);
+}
+
 int main(void)
 {
     test_philox_known_answers();
@@ -298,6 +319,7 @@ int main(void)
     test_casts();
     test_fill_values();
     test_window_queue();
+    test_window_times();
     if (failures == 0) {
         printf("all runtime checks passed\n");
     }

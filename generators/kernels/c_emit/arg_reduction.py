@@ -19,33 +19,44 @@ from generators.kernels.c_emit.base import PLAIN_SIZES, Emitter, OpCode, PlainKe
 class ArgReductionEmitter(Emitter):
     def emit(self) -> OpCode:
         c: C.ArgReduction = self.op.compute  # type: ignore[assignment]
-        plain = tuple(self.plain_axis(c, v) for v in self.variants)
+        plain = tuple(self.plain_axis(c, v, geometry) for v in self.variants for geometry in ("rows", "axis"))
         if c.searches:
             return attrs.evolve(self.search(c), plain=plain)
         frags = [fragment(self.kernel_name(v), self.first_best(c, v) + "\n\n" + self.per_row(c, v))
                  for v in self.variants]
         return OpCode(tuple(frags), (), self.api(self.plan(c) + self.dispatch(self.call(c))), plain)
 
-    def plain_axis(self, c: C.ArgReduction, v: D.Variant) -> PlainKernel:
+    def plain_axis(self, c: C.ArgReduction, v: D.Variant, geometry: str) -> PlainKernel:
         """The search of one axis of a contiguous input, without a plan: for each of ``slot``
-        blocks and each of ``step`` positions in it, ``size`` elements ``step`` apart, in one pass."""
+        blocks and each of ``step`` positions in it, ``size`` elements ``step`` apart, in one
+        pass; for ``rows``, an axis of step 1."""
         kinds = {a.name: a.type for a in self.op.args}
         t = v.of(c.input)
-        ct, name = C_TYPE[t], f"{self.kernel_name(v)}_axis"
+        ct, name = C_TYPE[t], f"{self.kernel_name(v)}_{geometry}"
         params = [(f"const {ct}* restrict x", c.input), ("int64_t* restrict output", self.op.outputs[0].name)]
-        params += [(f"int {size}", size) for size in PLAIN_SIZES["axis"]]
+        params += [(f"int {size}", size) for size in PLAIN_SIZES[geometry]]
         params += [(f"{abi.scalar_ctype(kinds[a])} {abi.c_name(a)}", a) for a in c.args]
+        row = self.search_row(c, v) if c.searches else self.best_row(c, v)
+        if geometry == "rows":
+            loops = f"""const int step = 1;
+    for (int j = 0; j < slot; j++) {{
+        const {ct}* restrict row = x + j * size;
+        {row}
+        output[j] = found;
+    }}"""
+        else:
+            loops = f"""for (int j = 0; j < slot; j++) {{
+        for (int i = 0; i < step; i++) {{
+            const {ct}* restrict row = x + j * step * size + i;
+            {row}
+            output[j * step + i] = found;
+        }}
+    }}"""
         return PlainKernel(fragment(name, f"""
 static inline void {name}({', '.join(d for d, _ in params)})
 {{
-    for (int j = 0; j < slot; j++) {{
-        for (int i = 0; i < step; i++) {{
-            const {ct}* restrict row = x + j * step * size + i;
-            {self.search_row(c, v) if c.searches else self.best_row(c, v)}
-            output[j * step + i] = found;
-        }}
-    }}
-}}"""), v, tuple(params), "axis", c.axis)
+    {loops}
+}}"""), v, tuple(params), geometry, c.axis)
 
     def best_row(self, c: C.ArgReduction, v: D.Variant) -> str:
         """``found``: where the first extreme of ``row`` is (the first NaN, for floats)."""

@@ -38,17 +38,18 @@ class CFragment:
 #: The sizes a plain kernel takes besides tensors and args, by its geometry: ``flat``, every
 #: operand of the output's shape, ``n`` elements; ``axis``, one axis reduced, of ``size``
 #: elements ``step`` apart, in ``slot`` blocks of ``step * size`` (the real library's
-#: step, size and slot of an axis); ``second_stretched`` (``first_stretched``), two operands,
+#: step, size and slot of an axis); ``rows``, the same for an axis of step 1 (the innermost, as the
+#: real library's reductions take it): ``slot`` rows of ``size`` elements; ``second_stretched`` (``first_stretched``), two operands,
 #: the first (second) of the output's shape, the other broadcast into it as Imaginet's
 #: ShapeBroadcast describes it: from the outermost, runs of equal axes (``left``, ``middle``,
 #: ``right`` elements) and of axes it stretches (``group1``, ``group2``).
 #: ``matrices``: a batch of matrix products, ``batch`` products of ``rows`` x ``inner`` by
-#: ``inner`` x ``cols`` (the operands' and the output's batch axes equal); ``transposed``, a
-#: batch of ``rows`` x ``cols`` matrices transposed.
+#: ``inner`` x ``cols`` (the operands' and the output's batch axes equal); ``transposed``,
+#: ``rows`` x ``cols`` matrices transposed, ``count`` elements in all.
 _GROUPS = ("left", "group1", "middle", "group2", "right")
-PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "second_stretched": _GROUPS,
+PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "rows": ("size", "slot"), "second_stretched": _GROUPS,
                "first_stretched": _GROUPS, "matrices": ("batch", "rows", "inner", "cols"),
-               "transposed": ("batch", "rows", "cols")}
+               "transposed": ("count", "rows", "cols")}
 
 
 @attrs.frozen

@@ -141,9 +141,9 @@ def matrix_labels(spec: Any) -> tuple[str, str, str] | None:
 
 
 def matrices_kernel(name: str, dtype: str, spec: Any, labels: tuple[str, str, str]) -> str:
-    """A batch of matrix products over contiguous operands of equal batch axes: the plain loop
-    nest, each element summing its products in order of the inner label (the tiled kernel's
-    order, so its result to the bit)."""
+    """A batch of matrix products over contiguous operands of equal batch axes: the rows of every
+    batch in one loop (one division a row: the smallest code on a Cortex-M), each element summing
+    its products in order of the inner label (the tiled kernel's order, so its result to the bit)."""
     ct = C_TYPE[dtype]
     acc_t = _accumulator(dtype)
     row, inner, col = labels
@@ -159,18 +159,17 @@ def matrices_kernel(name: str, dtype: str, spec: Any, labels: tuple[str, str, st
 static inline void {name}(const {ct}* restrict a, const {ct}* restrict b, {ct}* restrict output, int batch, int rows,
                           int inner, int cols)
 {{
-    for (int e_b = 0; e_b < batch; e_b++) {{
+    for (int e_r = 0; e_r < batch * rows; e_r++) {{
+        const int e_b = e_r / rows, e_i = e_r - e_b * rows;
         const {ct}* restrict ab = a + e_b * rows * inner;
         const {ct}* restrict bb = b + e_b * inner * cols;
         {ct}* restrict ob = output + e_b * rows * cols;
-        for (int e_i = 0; e_i < rows; e_i++) {{
-            for (int e_j = 0; e_j < cols; e_j++) {{
-                {acc_t} acc = 0;
-                for (int e_k = 0; e_k < inner; e_k++) {{
-                    acc = ({acc_t})(acc + ({acc_t})ab[{index(a)}] * ({acc_t})bb[{index(b)}]);
-                }}
-                ob[{index(spec.output)}] = ({ct})acc;
+        for (int e_j = 0; e_j < cols; e_j++) {{
+            {acc_t} acc = 0;
+            for (int e_k = 0; e_k < inner; e_k++) {{
+                acc = ({acc_t})(acc + ({acc_t})ab[{index(a)}] * ({acc_t})bb[{index(b)}]);
             }}
+            ob[{index(spec.output)}] = ({ct})acc;
         }}
     }}
 }}"""
@@ -187,20 +186,17 @@ def transposes(spec: Any) -> bool:
 
 
 def transposed_kernel(name: str, dtype: str) -> str:
-    """A batch of matrices transposed: a copy (the einsum of one operand and no reduced label
-    casts each element to its accumulator and back, exactly)."""
+    """Matrices of rows x cols transposed, ``count`` elements in all: element i, at row r of
+    the q-th row of the batch, goes to column r of its matrix. One loop with two divisions an
+    element, as the real library's Transpose is written (the smallest code on a Cortex-M; a
+    host runs the einsum kernel)."""
     ct = C_TYPE[dtype]
     return f"""
-static inline void {name}(const {ct}* restrict a, {ct}* restrict output, int batch, int rows, int cols)
+static inline void {name}(const {ct}* restrict a, {ct}* restrict output, int count, int rows, int cols)
 {{
-    for (int e_b = 0; e_b < batch; e_b++) {{
-        const {ct}* restrict ab = a + e_b * rows * cols;
-        {ct}* restrict ob = output + e_b * rows * cols;
-        for (int e_i = 0; e_i < rows; e_i++) {{
-            for (int e_j = 0; e_j < cols; e_j++) {{
-                ob[e_j * rows + e_i] = ab[e_i * cols + e_j];
-            }}
-        }}
+    for (int i = 0; i < count; i++) {{
+        const int q = i / cols, r = q % rows;
+        output[(q - r) * cols + (i - q * cols) * rows + r] = a[i];
     }}
 }}"""
 

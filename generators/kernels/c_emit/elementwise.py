@@ -40,6 +40,26 @@ class _Case:
         return f"({code}) != 0" if self.oc == "bool" and code_dtype != "bool" else code
 
 
+#: The dtypes of numeric args (a bool arg is a truth, read as it is).
+_NUMERIC = ("int64", "float64")
+
+
+def _converted_only(expr: E.Expr, name: str) -> bool:
+    """Whether every read of symbol ``name`` converts it to the compute dtype: it is an operand
+    of a call that is not logical (which read truths as they are) nor a ``where``'s condition."""
+    if isinstance(expr, C.SSym):
+        return expr.name != name  # the whole function: the output's cast reads it as it is
+    if not isinstance(expr, C.SCall):
+        return True
+    raw = expr.fn.startswith("logical_") or expr.fn == "where"
+    for k, a in enumerate(expr.args):
+        if isinstance(a, C.SSym) and a.name == name and (expr.fn.startswith("logical_") or (raw and k == 0)):
+            return False
+        if isinstance(a, C.SCall) and not _converted_only(a, name):
+            return False
+    return True
+
+
 class ElementwiseEmitter(Emitter):
     def emit(self) -> OpCode:
         c: C.Elementwise = self.op.compute  # type: ignore[assignment]
@@ -66,14 +86,19 @@ class ElementwiseEmitter(Emitter):
         enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
         expr = C.resolve_enums(expr, enums)
         used = [p for p in c.params if p not in inputs and p in C.symbols(expr)]
-        scalar = [f"{abi.scalar_ctype(args[p].type)} {abi.c_name(p)}" for p in used]
+        compute = v.of(inputs[0])
+        # A numeric arg the function only reads converted to the compute dtype is taken in it:
+        # converted once, by the caller (a float32 kernel takes float bounds, not doubles).
+        typed = {p: compute if _converted_only(expr, p) and abi.scalar_dtype(args[p].type) in _NUMERIC
+                 else abi.scalar_dtype(args[p].type) for p in used}
+        scalar = [f"{C_TYPE[typed[p]]} {abi.c_name(p)}" for p in used]
         out = op.outputs[0].name
         # No restrict: the output may be one of the inputs, exactly (ADR 0006); each element
         # is read before it is written, and GCC still vectorises (with an overlap check).
         ins = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
         o = f"{C_TYPE[v.of(out)]}* {abi.c_name(out)}"
         return _Case(v, expr, self.kernel_name(v, f"_c{k}" if len(c.cases) > 1 else ""), tuple(inputs), tuple(used),
-                     {p: (abi.c_name(p), abi.scalar_dtype(args[p].type)) for p in used}, v.of(inputs[0]),
+                     {p: (abi.c_name(p), typed[p]) for p in used}, compute,
                      abi.c_name(out), C_TYPE[v.of(out)], (*ins, *scalar, o))
 
     def _unused(self, case: _Case) -> list[str]:
@@ -214,9 +239,11 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
             body: list[str] = []
             for k, (given, expr) in enumerate(c.cases):
                 suffix = f"_c{k}" if len(c.cases) > 1 else ""
-                enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
-                used = [p for p in c.params if p not in inputs and p in C.symbols(C.resolve_enums(expr, enums))]
-                vals = [f"(*{abi.c_name(p)})" if args[p].default is None else abi.c_name(p) for p in used]
+                case = self._case(c, v, k, expr, inputs)
+                given_as = {p: f"(*{abi.c_name(p)})" if args[p].default is None else abi.c_name(p) for p in case.used}
+                # (an arg the kernel takes in the compute dtype is converted here, once a call)
+                vals = [given_as[p] if dtype == abi.scalar_dtype(args[p].type) else f"({C_TYPE[dtype]}){given_as[p]}"
+                        for p, (_, dtype) in case.env_args.items()]
                 data = [f"(const {C_TYPE[v.of(p)]}*){abi.c_name(p)}->data" for p in inputs]
                 odata = f"({C_TYPE[v.of(op.outputs[0].name)]}*){out}->data"
                 cond = " && ".join([f"{abi.c_name(p)} != NULL" for p in given] +

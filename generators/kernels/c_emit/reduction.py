@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from dsl import compute as C
 from dsl import dtypes as D
 from dsl.types import DataType
@@ -18,6 +20,64 @@ def _acc_type(dtype: str, combine: str) -> str:
     if combine not in ("add", "mul"):
         return C_TYPE[dtype]
     return "double" if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+
+
+def _plain_float32(dtype: str, combine: str, plain: bool) -> bool:
+    """Whether a plain (unit) kernel sums or multiplies float32 in float32: on a core with a
+    single-precision FPU a double is a library call per element, several times the code and the
+    time. Products then round as NumPy's float32 multiply.reduce does; sums carry Kahan's
+    compensation, within an ulp or two of the exact sum whatever their length (ADR 0032)."""
+    return plain and dtype == "float32" and combine in ("add", "mul")
+
+
+def _kahan(acc: str, v: str) -> str:
+    """``acc += v`` with the rounding error carried in ``<acc>_lost`` (the compiler keeps it:
+    no -ffast-math); none once the sum is infinite or NaN, which then stays so, as NumPy's."""
+    lost = f"{acc}_lost".replace("[w]_lost", "_lost[w]")
+    return (f"{{ const float kahan_y = (float)({v}) - {lost}; const float kahan_t = {acc} + kahan_y; "
+            f"{lost} = kahan_t - kahan_t == 0.0f ? (kahan_t - {acc}) - kahan_y : 0.0f; {acc} = kahan_t; }}")
+
+
+def _plain_loops(geometry: str, single: str) -> str:
+    """``single`` (which reduces ``size`` elements ``step`` apart from ``base`` into ``o``) for
+    every output: ``slot`` blocks of ``step`` positions, or ``slot`` rows (``rows``: step 1)."""
+    if geometry == "rows":
+        return f"""const int step = 1;
+    for (int j = 0; j < slot; j++) {{
+        const int base = j * size;
+        const int o = j;
+        {single}
+    }}"""
+    return f"""for (int j = 0; j < slot; j++) {{
+        for (int i = 0; i < step; i++) {{
+            const int base = j * step * size + i;
+            const int o = j * step + i;
+            {single}
+        }}
+    }}"""
+
+
+def _pre_pass(pre: str | None, t: str, plain: bool, count: str, lanes: bool,
+              over_inner: Callable[[str, str], str]) -> str:
+    """The pass before the reduction that gives ``m`` (per lane): the largest finite element
+    (``max``, for log-sum-exp) or the mean (``mean``, for variance)."""
+    ct, w, size = C_TYPE[t], "[w]" if lanes else "", "[OPFORGE_REDUCE_LANES]" if lanes else ""
+    if pre == "max":
+        text = f"{ct} m{size};\n" + _per_lane(f"m{w} = ({ct})({_init(t, 'max')});", lanes) + \
+            over_inner(_combine(t, "max", f"m{w}", "xv"), "")
+        if D.category(t) == "float":
+            text += "\n" + _per_lane(f"if (!isfinite(m{w})) {{ m{w} = 0; }}", lanes)
+        return text
+    if pre == "mean" and _plain_float32(t, "add", plain):
+        # (in float32, uncompensated: an error d in the mean m adds only n * d * d to the sum of
+        # squares about it, sum (x - m)^2 = sum (x - mean)^2 + n (mean - m)^2; ADR 0032)
+        return f"float msum{size};\n" + _per_lane(f"msum{w} = 0;", lanes) + over_inner(f"msum{w} += xv;", "") + \
+            f"\n{ct} m{size};\n" + _per_lane(f"m{w} = msum{w} / (float){count};", lanes)
+    if pre == "mean":
+        return f"double msum{size};\n" + _per_lane(f"msum{w} = 0;", lanes) + \
+            over_inner(f"msum{w} += (double)xv;", "") + \
+            f"\n{ct} m{size};\n" + _per_lane(f"m{w} = ({ct})(msum{w} / (double){count});", lanes)
+    return ""
 
 
 def _init(dtype: str, combine: str) -> str:
@@ -137,36 +197,30 @@ static inline void {name}({params})
             outs = ", ".join(f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in self.op.outputs)
             return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, {y_arg}{outs}, &plan{given});"]
 
-        plain = tuple(self.plain_axis(c, v, env_args, enums) for v in self.variants)
+        plain = tuple(self.plain_axis(c, v, env_args, enums, geometry) for v in self.variants
+                      for geometry in ("rows", "axis"))
         return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)), plain)
 
     def plain_axis(self, c: C.Reduction, v: D.Variant, env_args: dict[str, tuple[str, str]],
-                   enums: dict) -> PlainKernel:
+                   enums: dict, geometry: str) -> PlainKernel:
         """The reduction of one axis of contiguous operands, without a plan: for each of
         ``slot`` blocks and each of ``step`` positions in it, ``size`` elements ``step`` apart
-        (the real library's loops over an axis)."""
+        (the real library's loops over an axis); for ``rows``, an axis of step 1."""
         kinds = {a.name: a.type for a in self.op.args}
         t = v.of(c.input)
-        name = f"{self.kernel_name(v)}_axis"
+        name = f"{self.kernel_name(v)}_{geometry}"
         params = [(f"const {C_TYPE[t]}* restrict x", c.input)]
         if c.other:
             params.append((f"const {C_TYPE[v.of(c.other)]}* restrict y", c.other))
         params += [(f"{C_TYPE[v.of(o.name)]}* restrict output{k or ''}", o.name) for k, o in enumerate(self.op.outputs)]
-        params += [(f"int {size}", size) for size in PLAIN_SIZES["axis"]]
+        params += [(f"int {size}", size) for size in PLAIN_SIZES[geometry]]
         params += [(f"{abi.scalar_ctype(kinds[a])} {abi.c_name(a)}", a) for a in c.args]
         single = self._reduce(c, v, t, env_args, enums, lanes=False, plain=True)
-        text = f"""
+        return PlainKernel(fragment(name, f"""
 static inline void {name}({', '.join(d for d, _ in params)})
 {{
-    for (int j = 0; j < slot; j++) {{
-        for (int i = 0; i < step; i++) {{
-            const int base = j * step * size + i;
-            const int o = j * step + i;
-            {single}
-        }}
-    }}
-}}"""
-        return PlainKernel(fragment(name, text), v, tuple(params), "axis", c.axes)
+    {_plain_loops(geometry, single)}
+}}"""), v, tuple(params), geometry, c.axes)
 
     def _reduce(self, c: C.Reduction, v: D.Variant, t: str, env_args: dict[str, tuple[str, str]],
                 enums: dict, lanes: bool, plain: bool = False) -> str:
@@ -174,7 +228,9 @@ static inline void {name}({', '.join(d for d, _ in params)})
         ``o`` .. ``o + lanes - 1`` at ``base`` .. ``base + lanes - 1`` (each name an array
         indexed by the lane ``w``); with ``plain``, over ``size`` elements ``step`` apart
         rather than the plan's reduced axes."""
-        count = "(int64_t)size" if plain else "p->n_inner"
+        # (a plain kernel's count is an int: converting it to float is one instruction on a
+        # 32-bit core, an int64_t's a library call)
+        count, count_t = ("size", "int32") if plain else ("p->n_inner", "int64")
         ct = C_TYPE[t]
         a_t = C.accumulator_dtype(c, t, v.of(self.op.outputs[0].name))
         acc_t = _acc_type(a_t, c.combine)
@@ -189,34 +245,38 @@ static inline void {name}({', '.join(d for d, _ in params)})
                                lanes, plain)
 
         other = f"const {ct} yv = y[at{' + w' if lanes else ''}];" if c.other else ""
-        pre = ""
-        env_m: dict[str, tuple[str, str]] = {}
-        if c.pre == "max":
-            pre = f"{ct} m{size};\n" + per_lane(f"m{w} = ({ct})({_init(t, 'max')});") + \
-                over_inner(_combine(t, "max", f"m{w}", "xv"), "")
-            if D.category(t) == "float":
-                pre += "\n" + per_lane(f"if (!isfinite(m{w})) {{ m{w} = 0; }}")
-            env_m = {"m": (f"m{w}", t)}
-        elif c.pre == "mean":
-            pre = f"double msum{size};\n" + per_lane(f"msum{w} = 0;") + \
-                over_inner(f"msum{w} += (double)xv;", "") + \
-                f"\n{ct} m{size};\n" + per_lane(f"m{w} = ({ct})(msum{w} / (double){count});")
-            env_m = {"m": (f"m{w}", t)}
+        pre = _pre_pass(c.pre, t, plain, count, lanes, over_inner)
+        env_m = {"m": (f"m{w}", t)} if c.pre else {}
         value = "xv"
         env_y = {"y": ("yv", t)} if c.other else {}
         if c.map is not None:
             value, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": ("xv", t)} | env_y | env_m | env_args)
-        body = f"const {ct} mv = ({ct})({value});\n{_combine(a_t, c.combine, f'acc{w}', 'mv')}"
-        init = f"{acc_t} acc{size};\n"
-        inits = [f"acc{w} = ({acc_t})({_init(a_t, c.combine)});"]
+        single = _plain_float32(a_t, c.combine, plain)
+        if single:
+            acc_t = "float"
+
+        def fold(acc: str, v: str) -> str:
+            return _kahan(acc, v) if single and c.combine == "add" else _combine(a_t, c.combine, acc, v)
+
+        def declare(acc: str) -> str:
+            kept = single and c.combine == "add"
+            return f"{acc_t} {acc}{size};\n" + (f"float {acc}_lost{size};\n" if kept else "")
+
+        def start(acc: str) -> list[str]:
+            kept = single and c.combine == "add"
+            return [f"{acc}{w} = ({acc_t})({_init(a_t, c.combine)});"] + ([f"{acc}_lost{w} = 0;"] if kept else [])
+
+        body = f"const {ct} mv = ({ct})({value});\n{fold(f'acc{w}', 'mv')}"
+        init = declare("acc")
+        inits = start("acc")
         sums: dict[str, tuple[str, str]] = {}
         for k, extra in enumerate(c.extra_maps, 1):
             value_k, _ = scalar_c.render(C.resolve_enums(extra, enums), t, {"x": ("xv", t)} | env_y | env_m | env_args)
-            body += f"\nconst {ct} mv{k} = ({ct})({value_k});\n{_combine(a_t, c.combine, f'acc{k}{w}', f'mv{k}')}"
-            init += f"{acc_t} acc{k}{size};\n"
-            inits.append(f"acc{k}{w} = ({acc_t})({_init(a_t, c.combine)});")
+            body += f"\nconst {ct} mv{k} = ({ct})({value_k});\n{fold(f'acc{k}{w}', f'mv{k}')}"
+            init += declare(f"acc{k}")
+            inits += start(f"acc{k}")
             sums[f"acc{k}"] = (f"(({C_TYPE[a_t]})acc{k}{w})", a_t)
-        env = {"acc": (f"(({C_TYPE[a_t]})acc{w})", a_t), "n": (count, "int64")} | env_m | sums
+        env = {"acc": (f"(({C_TYPE[a_t]})acc{w})", a_t), "n": (count, count_t)} | env_m | sums
         # One result per output (moments: the mean and the variance of the same sums).
         stores = "\n".join(
             f"output{k or ''}[o{' + w' if lanes else ''}] = ({C_TYPE[v.of(o.name)]})"

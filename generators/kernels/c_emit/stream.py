@@ -47,7 +47,7 @@ class StreamEmitter(Emitter):
 
     def state_size(self, proto: str, c: C.SlidingWindow) -> str:
         """Bytes of state for a window over frames of this shape and dtype."""
-        window = abi.c_name(c.window)
+        window, stride = abi.c_name(c.window), abi.c_name(c.stride)
         allowed = mask({v.dtype for v in self.variants})
         checks = self._checks()
         return f"""{proto}
@@ -61,6 +61,9 @@ class StreamEmitter(Emitter):
     }}
     if (bytes == NULL) {{
         return opf_fail(detail, OPFORGE_ERR_NULL, "bytes: NULL");
+    }}
+    if ({stride} > (int64_t)PTRDIFF_MAX) {{
+        return opf_fail(detail, OPFORGE_ERR_SIZE, "stride: too large for this core's address space");
     }}
     return opf_window_size({window}, frame_bytes, bytes, detail);
 }}"""
@@ -86,7 +89,9 @@ class StreamEmitter(Emitter):
     opf_window_state* s = (opf_window_state*)state;
     int64_t frame_bytes = 0;
     opf_window_frame(frame, {allowed}, &frame_bytes, detail);
-    opf_window_start(s, {window}, {stride}, {C.CAPACITY_WINDOWS} * {window}, frame_bytes);
+    /* (the state size has checked that these fit a ptrdiff_t) */
+    opf_window_start(s, (ptrdiff_t){window}, (ptrdiff_t){stride}, (ptrdiff_t){C.CAPACITY_WINDOWS} * (ptrdiff_t){window},
+                     (ptrdiff_t)frame_bytes);
     s->dtype = frame->dtype;
     s->frame_rank = frame->rank;
     for (int32_t d = 0; d < OPFORGE_MAX_RANK; d++) {{
@@ -118,7 +123,7 @@ class StreamEmitter(Emitter):
             return opf_fail(detail, OPFORGE_ERR_SHAPE, "x: frames must have the frame shape");
         }}
     }}
-    if (!opf_window_push(s, x->data, x->shape[0])) {{
+    if (x->shape[0] > (int64_t)PTRDIFF_MAX || !opf_window_push(s, x->data, (ptrdiff_t)x->shape[0])) {{
         return opf_fail(detail, OPFORGE_ERR_SIZE, {full});
     }}
     return OPFORGE_OK;
