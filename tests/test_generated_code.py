@@ -646,16 +646,16 @@ for function, params, outputs, into, spec, args_given, want, guesses in cases:
     if any(t.ndim > 8 for t in tensors):
         continue  # a descriptor holds no more axes (opf_check_tensor's own refusal)
     if want is not None:
-        tries = [(want, 0)]
+        tries = [(want, True)]  # (the outputs' shapes, whether the call must succeed)
         bad = None if outputs[0][2] else wrong_shape(want[0], into)
         if bad is not None:
-            tries.append(([bad, *want[1:]], "refused"))
+            tries.append(([bad, *want[1:]], False))
     else:
-        tries = [([[g] if listed else g for _, _, listed in outputs], "refused") for g in guesses]
-    for shapes, expect in tries:
+        tries = [([[g] if listed else g for _, _, listed in outputs], False) for g in guesses]
+    for shapes, succeeds in tries:
         status, detail = run(function, params, kwargs, args_given, arrays(outputs, shapes))
         calls += 1
-        if (status == 0) != (expect == 0):
+        if (status == 0) != succeeds:
             wrong.append([function, {k: list(np.shape(v)) for k, v in kwargs.items() if hasattr(v, "shape")},
                           args_given, shapes, int(status), detail, want])
 print(json.dumps({"calls": calls, "wrong": wrong[:10], "count": len(wrong)}))

@@ -10,9 +10,8 @@ statements are safe for inputs an earlier refusal has not yet turned away.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
-
 from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from dsl import expr as E
 from dsl import shapes as S
@@ -75,6 +74,15 @@ class CShapeRenderer(CConstraintRenderer):
             self.bound[kind].pop()
 
     # -- parameters
+    def render_paramref(self, node: E.ParamRef) -> str:
+        arg = self._arg(node) if node.config is None else None
+        if arg is not None and arg.default is None and arg.count.is_single:
+            # an optional arg not given reads as 0: statements built ahead of a condition that
+            # asks whether it was given never dereference NULL
+            name = abi.c_name(node.name)
+            return f"({name} != NULL ? *{name} : 0)"
+        return super().render_paramref(node)
+
     def array(self, ref: E.ParamRef) -> tuple[str, str]:
         """An int-list arg (or a list input): its C pointer and its count."""
         name = abi.c_name(ref.name)
