@@ -358,6 +358,8 @@ def output_checks(op: Op, render: CShapeRenderer | None = None, into: bool = Fal
             continue
         result = render.shape(shape)
         test = "opf_dims_assignable" if into else "opf_dims_match"
+        if into:
+            message = c_string(f"{output.name}: the result does not broadcast to its shape")
         lines += [*render.take(), f"if (!{test}({name}, &{result})) {{",
                   f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}"]
     return lines
