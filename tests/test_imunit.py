@@ -163,15 +163,21 @@ def _check_compound(root: Path, unit: ET.Element) -> None:
             assert target.get("param") in declared, (node.get("unit"), target.get("param"))
 
 
-def _wants(expected) -> tuple:
-    """The expected array of each output (an op with several outputs gives a tuple)."""
-    return expected if isinstance(expected, tuple) else (expected,)
+def _wants(op, expected) -> tuple:
+    """The expected array of each output (an op with several outputs gives a tuple), in the
+    unit's element type: an index output's is the unit's INDEX_DTYPE, not the reference's int64."""
+    wants = expected if isinstance(expected, tuple) else (expected,)
+    if units.index_output(op):
+        index = np.asarray(wants[0])
+        assert np.array_equal(index.astype(units.INDEX_DTYPE), index)  # (the cases' axes are short)
+        wants = (index.astype(units.INDEX_DTYPE), *wants[1:])
+    return wants
 
 
 def _output_sockets(op, expected) -> list[tuple[str, np.ndarray | None]]:
     """Each output socket with the array it should receive (None: a socket of a list
     output that its tensors do not reach, which is not there)."""
-    wants = _wants(expected)
+    wants = _wants(op, expected)
     if C.list_output(op.compute) is None:
         return [(o.name, want) for o, want in zip(op.outputs, wants, strict=True)]
     names = units.output_sockets(op.outputs[0])
@@ -336,7 +342,7 @@ def test_shapes_contracts_and_python_implementation_match_the_reference(out: Pat
             assert value_type == VALUE_TYPES[DTYPE_TYPES[want.dtype.name]]
             outputs[name] = np.empty(want.shape, dtype=want.dtype)
         _run_python(unit, wrapper, op, case, env, outputs)
-        for output, want in zip(outputs.values(), _wants(expected)):
+        for output, want in zip(outputs.values(), _wants(op, expected)):
             if want.dtype.kind == "f":
                 assert np.allclose(output, want, equal_nan=True, rtol=1e-5, atol=1e-6), case.spec
             else:
@@ -491,7 +497,7 @@ def test_c_implementation_computes_the_reference(out: Path, tmp_path: Path, ns, 
     assert failed == []
     lines, call = _c_call(op, unit, case, expected, env)
     checks = []
-    for k, want in enumerate(_wants(expected)):
+    for k, want in enumerate(_wants(op, expected)):
         tag = k or ""
         lines.append(golden.c_array(f"want{tag}", want, want.dtype.name))
         if want.dtype.kind == "f":
@@ -713,6 +719,51 @@ def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: lis
     assert too_far.kind == "refused" and too_far.text.startswith("axis: out of range: 0 is the innermost axis")
 
 
+@pytest.mark.parametrize(("unit", "expressions", "shape"), [
+    ("math/abs", ["output_shape", "element_count"], "x.shape"),
+    ("nn/relu", ["output_shape", "element_count"], "x.shape"),
+    ("math/sum", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step"],
+     "(keep_dims ? ((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.replace(axis, 1) : x.shape) : "
+     "((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.remove(axis) : x.shape))"),
+    ("math/argmax", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step"], None),
+    ("base/squeeze", None, "((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.remove(axis) : x.shape)"),
+    ("base/stack", None, "((axis >= -(inputs0.shape.count + 1) && axis < (inputs0.shape.count + 1)) ? "
+                         "inputs0.shape.insert(axis, inputs_count) : inputs0.shape)"),
+])
+def test_units_compute_only_what_their_kernels_need(out: Path, unit: str, expressions: list[str] | None,
+                                                    shape: str | None) -> None:
+    """A unit its plain kernels cover calls only them: its Expressions are its output shape and
+    its kernels' sizes (no rank and dims per tensor), its .h holds no API function or adapter.
+    A shape with one axis removed, replaced or inserted is the language's own method call."""
+    name = unit.split("/")[1]
+    root = ET.parse(out / unit / f"{name}.imunit").getroot()[0]
+    said = {e.get("name"): e.get("value") for e in root.iter("Expression")}
+    if expressions is not None:
+        assert list(said) == expressions
+        header = (out / unit / f"{name}.h").read_text()
+        assert "opforge_tensor" not in header and f"opforge_{unit.replace('/', '_')}_unit_f32(" not in header
+        assert all("_rank" not in i.get("call") for i in root.iter("Implementation"))
+    if shape is not None:
+        assert said["output_shape"] == shape
+
+
+def test_an_arg_reduction_unit_gives_int16_indices(out: Path, tmp_path: Path) -> None:
+    """As the real Argmax: Int16 indices, from kernels that write int16_t, and an axis longer than
+    Int16 counts is refused (the seed style keeps the C API's Int64)."""
+    path = out / "math" / "argmax" / "argmax.imunit"
+    ok = checker.check_unit(path, dict([checker.parse_input("x=Float32[3,32768]")]))
+    assert ok.kind == "ok" and ok.text.startswith("output: Int16[3]"), ok.line()
+    long = checker.check_unit(path, dict([checker.parse_input("x=Float32[3,32769]")]))
+    assert long.kind == "refused" and long.text.startswith("axis: a unit gives Int16 indices"), long.line()
+    assert "int16_t* restrict output" in (path.parent / "argmax.h").read_text()
+    lines = ["static float data_x[2 * 32768];", "data_x[32767] = data_x[32768 + 12345] = 1;", "static int16_t out[2];",
+             "if (opforge_math_argmax_unit_rows_f32(data_x, out, 32768, 2) != 0) return 2;",
+             'printf("%d %d\\n", out[0], out[1]);', "return 0;"]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "math.argmax")
+    run = _run_driver(tmp_path, path.parent, op, lines)
+    assert (run.returncode, run.stdout.strip()) == (0, "32767 12345")
+
+
 def test_units_assemble_into_one_firmware(out: Path, tmp_path: Path) -> None:
     """Every unit's C implementation for the default inputs, assembled as Imaginet assembles a
     firmware (each fragment once per file and name, dependencies first): what units share comes
@@ -917,7 +968,7 @@ def test_a_reduction_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_pa
         assert call.startswith(f"opforge_math_{name}_unit_{geometry}_f32("), call
         args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         wants = [np.asarray(f(x.astype(np.float64), axis=env["numpy_axis"], keepdims=keep)) for f in PLAIN_REDUCTIONS[name]]
-        wants = [w.astype(np.float32) if w.dtype.kind == "f" else w for w in wants]
+        wants = [w.astype(np.float32) if w.dtype.kind == "f" else w for w in _wants(op, tuple(wants))]
         passed = []
         for j, o in enumerate(op.outputs):
             lines.append(f"static {golden.C_TYPE[wants[j].dtype.name]} out{k}_{j}[{wants[j].size}];")

@@ -83,6 +83,8 @@ class Elementwise:
 
     def output_shapes(self, op: Any) -> tuple[Any, ...]:
         shapes = tuple(Sh.tensor(n) for n in self.tensors(op))
+        if len(shapes) == 1:  # one operand broadcasts to its own shape: say so, for every target
+            return shapes
         return (Sh.Broadcast(shapes, self.broadcast == "strict"),)
 
     def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:

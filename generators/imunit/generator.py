@@ -48,7 +48,8 @@ class ImunitGenerator:
         legacy = context.option(self, "style") == "legacy"
         c_files: dict[str, str] = {}
         files: list[GeneratedFile] = []
-        codes = {op: c_emit.emit(op, linkage="static inline ") for ns in context.namespaces for op in code_ops(ns)
+        codes = {op: c_emit.emit(op, linkage="static inline ", plain_index=units.INDEX_DTYPE)
+                 for ns in context.namespaces for op in code_ops(ns)
                  if op.composition is None}
         shared_header = context.header(self.name, context.namespaces)
         shared = self._shared(codes, shared_header)
@@ -66,7 +67,7 @@ class ImunitGenerator:
                     files.append(GeneratedFile(f"{folder}/{op.name}.py", stream_unit.queue_py(op, header, legacy)))
                     files.append(GeneratedFile(f"{folder}/{op.name}.imunit", stream_unit.queue(op, header, legacy)))
                     continue
-                c_files[f"{folder}/{op.name}.h"] = self._c_file(op, codes[op], shared, header)
+                c_files[f"{folder}/{op.name}.h"] = self._c_file(op, codes[op], shared, header, legacy)
                 files.append(GeneratedFile(f"{folder}/{op.name}.py", py_file(op, header)))
                 files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._unit(op, header, legacy, codes[op].plain)))
         files += [GeneratedFile(path, text) for path, text in clang_format(c_files).items()]
@@ -106,8 +107,10 @@ class ImunitGenerator:
             parts.append(fragment if name == RUNTIME else dependency(fragment, RUNTIME))
         return "\n".join(parts)
 
-    def _c_file(self, op: Op, code: c_emit.OpCode, shared: dict[str, str], header: str) -> str:
-        """The unit's own fragments; what units share comes from SHARED_FILE, by relative path."""
+    def _c_file(self, op: Op, code: c_emit.OpCode, shared: dict[str, str], header: str,
+                legacy: bool = False) -> str:
+        """The unit's own fragments; what units share comes from SHARED_FILE, by relative path.
+        A unit its plain kernels cover carries only them (no API function, no adapters)."""
 
         def ref(name: str) -> str:
             return f"{SHARED_PATH}:{name}" if name in shared else name
@@ -115,6 +118,9 @@ class ImunitGenerator:
         parts = [f"/* {c_comment(header)} */",
                  "#pragma IMAGINET_INCLUDES_BEGIN", *STANDARD_INCLUDES, *code.includes,
                  "#pragma IMAGINET_INCLUDES_END", ""]
+        if not legacy and not abi.is_stream(op) and plain.covers(op, code.plain):
+            parts += [dependency(k.fragment.text, ref(RUNTIME)) for k in code.plain]
+            return "\n".join(parts + [plain.entry(op, k) for k in code.plain])
         parts += [dependency(f.text, ref(RUNTIME)) for f in code.fragments if f.name not in shared]
         api = f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.function(op)}"\n' + "".join(
             f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{ref(n)}"\n' for n in
@@ -142,12 +148,15 @@ class ImunitGenerator:
         description(unit, op, f"{op.name}.py:{wrapper_name(op)}")
         params = ET.SubElement(unit, "Parameters")
         hidden_tag = "Hidden" if legacy else "Expression"
+        adapter = legacy or not plain.covers(op, kernels)
+        # (an adapter writes the API's int64 indices: only plain kernels write a unit's)
+        assert not (adapter and units.index_output(op, legacy=legacy)), op.qualified_name
         self._sockets_and_options(params, op, legacy)
-        self._outputs(params, op, hidden_tag)
+        self._outputs(params, op, hidden_tag, adapter, legacy)
         contracts = ET.SubElement(unit, "Contracts")
-        for test, error in units.contracts(op):
+        for test, error in units.contracts(op, legacy):
             ET.SubElement(contracts, "Assert", {"test": test, "error": error})
-        self._implementations(unit, params, op, legacy, hidden_tag, kernels)
+        self._implementations(unit, params, op, legacy, hidden_tag, kernels, adapter)
         return serialize(root, header)
 
     @staticmethod
@@ -176,10 +185,10 @@ class ImunitGenerator:
                     ET.SubElement(one_of, "Item", {"text": value}).text = value
 
     @staticmethod
-    def _outputs(params: ET.Element, op: Op, hidden_tag: str) -> None:
+    def _outputs(params: ET.Element, op: Op, hidden_tag: str, adapter: bool, legacy: bool) -> None:
         """The Expressions the unit computes (its output shapes and the values its kernels take),
-        each output's socket, and the dims its adapter passes."""
-        values = units.hidden(op)
+        each output's socket, and the dims its adapter (if it has one) passes."""
+        values = units.hidden(op, adapter)
         for h in values:
             if h.name.startswith("output"):
                 continue
@@ -188,8 +197,8 @@ class ImunitGenerator:
         shape_value = next(h.value for h in values if h.name == "output_shape")
         ET.SubElement(params, hidden_tag, {"name": "output_shape", "value": shape_value})
         for k, socket in enumerate(units.output_sockets(out)):
-            attributes = {"name": socket, "type": units.output_type(op), "shape": "output_shape", "pipe": "data",
-                          "description": out.description}
+            attributes = {"name": socket, "type": units.output_type(op, legacy=legacy), "shape": "output_shape",
+                          "pipe": "data", "description": out.description}
             if not out.count.is_single:  # a list output: the sockets its tensors fill
                 attributes["conditional"] = f"{units.PART_COUNT} > {k}"
             ET.SubElement(params, "OutputSocket", attributes)
@@ -199,15 +208,16 @@ class ImunitGenerator:
                                                    if out.name != "output" else h.name, "value": h.value})
         for k, o in enumerate(op.outputs[1:], 1):  # further outputs: a shape, a socket and dims each
             ET.SubElement(params, hidden_tag, {"name": f"{o.name}_shape", "value": units.further_output_shape(op, k)})
-            ET.SubElement(params, "OutputSocket", {"name": o.name, "type": units.output_type(op, o),
+            ET.SubElement(params, "OutputSocket", {"name": o.name, "type": units.output_type(op, o, legacy),
                                                    "shape": f"{o.name}_shape", "pipe": "data",
                                                    "description": o.description})
-            for h in units.dims(o.name, f"{o.name}_shape"):
+            for h in units.dims(o.name, f"{o.name}_shape") if adapter else ():
                 ET.SubElement(params, hidden_tag, {"name": h.name, "value": h.value})
 
     def _implementations(self, unit: ET.Element, params: ET.Element, op: Op, legacy: bool, hidden_tag: str,
-                         given: Sequence[c_emit.PlainKernel]) -> None:
-        """The plain kernels where all inputs share one shape, an adapter per dtype, then Python."""
+                         given: Sequence[c_emit.PlainKernel], adapter: bool) -> None:
+        """The plain kernels, then (``adapter``: for what they do not cover) an adapter per
+        dtype, then Python."""
         kernels = () if legacy else tuple(given)
         for attributes in plain.expressions(op, kernels):  # the sizes the plain kernels take, each once
             ET.SubElement(params, hidden_tag, attributes)
@@ -220,10 +230,10 @@ class ImunitGenerator:
                                                            "call": f"{name}({', '.join(plain.call_args(op, kernel))})"})
             for test in conditions(op, kernel.variant) + plain.conditions(op, kernel):
                 ET.SubElement(impl, "Conditional", {"value": test})
-        for v in variants_of(op):
-            adapter = UnitAdapter(op, v.dtype)
-            name = adapter.name
-            call = f"{name}({', '.join(value for _, value in adapter.params())})"
+        for v in variants_of(op) if adapter else ():
+            checked = UnitAdapter(op, v.dtype)
+            name = checked.name
+            call = f"{name}({', '.join(value for _, value in checked.params())})"
             impl = ET.SubElement(impls, "Implementation", {"language": "C", "fragment": f"{op.name}.h:{name}",
                                                            "call": call})
             if legacy:

@@ -4,6 +4,8 @@ entry that calls it and returns Imaginet's status."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import attrs
 
 from dsl.model import Op
@@ -12,6 +14,7 @@ from generators import abi
 from generators.imunit import units
 from generators.kernels import c_emit
 from generators.kernels.scalar_c import SUFFIX
+from generators.kernels.selection import variants_of
 
 #: The Expression a unit passes plain kernels as their element count.
 PLAIN_COUNT = "element_count"
@@ -118,6 +121,14 @@ def conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
     same = [f"{i.name}.shape == {names['x']}.shape" for i in op.inputs if i.name != names["x"]]
     return (same if geometry.same_shapes else []) + [c.format(**names) for c in geometry.conditions]
+
+
+def covers(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> bool:
+    """Whether the plain kernels compute every case the unit's Asserts let through: each
+    dtype has one chosen by its element types alone. Such a unit needs no checked adapter,
+    nor the dims it takes (ADR 0030)."""
+    unconditional = {k.variant.dtype for k in kernels if not conditions(op, k)}
+    return bool(kernels) and all(v.dtype in unconditional for v in variants_of(op))
 
 
 def entry_name(op: Op, kernel: c_emit.PlainKernel) -> str:

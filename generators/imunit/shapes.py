@@ -31,7 +31,7 @@ class UnitShapeRenderer(ImaginetRenderer):
     def __init__(self, op: Op, prefix: str, value: Callable[[str], str],
                  tensor: Callable[[str], str] | None = None, sockets: Callable[[str], list[str]] | None = None,
                  count: Callable[[str], str] | None = None, single_axis: str | None = None,
-                 single_axis_value: str = "axis") -> None:
+                 single_axis_value: str = "axis", axis_options: dict[str, Any] | None = None) -> None:
         super().__init__(op)
         self.prefix = prefix
         self.value = value
@@ -41,6 +41,8 @@ class UnitShapeRenderer(ImaginetRenderer):
         # A reduction's list of axes, which a unit takes as its one `axis` option (ADR 0013).
         self.single_axis = single_axis
         self.single_axis_value = single_axis_value  # the unit's value of that one axis, a NumPy axis
+        # The unit's options that name one axis (from the innermost), each with the rank it counts in.
+        self.axis_options = axis_options or {}
         self.hidden: list[tuple[str, str]] = []
         self._built: dict[tuple[Any, ...], str] = {}
         self.bound: dict[str, list[str]] = {"k": [], "v": [], "e": []}
@@ -240,7 +242,72 @@ class UnitShapeRenderer(ImaginetRenderer):
             for s in reversed(shapes[:-1]):
                 text = f"({s}.count != 0 ? {s} : {text})"
             return text
-        return self.materialize(node)
+        return self.method(node) or self.materialize(node)
+
+    def method(self, node: Any) -> str | None:
+        """A built shape that is another with one axis removed, replaced or inserted, as the
+        language's own ``remove``, ``replace`` or ``insert`` (one Expression, as a real unit
+        writes it, where :meth:`materialize` builds nine); None for other shapes. Out of range,
+        where an Assert refuses, the shape is left as it is."""
+        if isinstance(node, S.PerAxis):
+            return self._reduced(node)
+        if not isinstance(node, S.Concat) or len(node.parts) not in (2, 3):
+            return None
+        head, *middle, tail = node.parts
+        if not (isinstance(head, S.Slice) and isinstance(tail, S.Slice) and head.of == tail.of
+                and head.start is None and tail.stop is None and head.stop is not None):
+            return None
+        if middle and not (isinstance(middle[0], S.Dims) and len(middle[0].sizes) == 1):
+            return None
+        of = self.shape(head.of)
+        if tail.start == S.add(head.stop, 1):  # remove or replace NumPy axis `stop`
+            axis, fits = self.imaginet(head.stop, f"{of}.count")
+            call = f"replace({axis}, {self.render(middle[0].sizes[0])})" if middle else f"remove({axis})"
+        elif middle and tail.start == head.stop:  # a new axis before NumPy axis `stop` (0..rank)
+            axis, fits = self.imaginet(head.stop, f"{of}.count", insert=True)
+            call = f"insert({axis}, {self.render(middle[0].sizes[0])})"
+        else:
+            return None
+        return f"(({fits}) ? {of}.{call} : {of})"
+
+    def imaginet(self, at: Any, n: str, insert: bool = False) -> tuple[str, str]:
+        """(the language's axis for NumPy axis ``at`` of a shape of ``n`` axes, or with
+        ``insert`` for the position before it, 0..n; when it is in range). An axis option the
+        unit takes (counted from the innermost, ADR 0013) in that many axes is passed as it is."""
+        inner = at
+        if (isinstance(at, S.Where) and isinstance(at.condition, E.Compare) and at.condition.op == "<"
+                and at.condition.right == S.size(0) and at.otherwise == at.condition.left):
+            inner = at.otherwise  # normalized(a, rank): the option is the axis either way
+        extent = f"({n} + 1)" if insert else n
+        if (isinstance(inner, E.ParamRef) and inner.kind == "arg" and inner.name in self.axis_options
+                and self.render(self.axis_options[inner.name]) == extent):
+            return inner.name, f"{inner.name} >= -{extent} && {inner.name} < {extent}"
+        a = self.render(at)
+        if insert:
+            return f"{n} - ({a})", f"({a}) >= 0 && ({a}) <= {n}"
+        return f"(({a}) >= 0 ? {n} - 1 - ({a}) : -1 - ({a}))", f"({a}) >= -{n} && ({a}) < {n}"
+
+    def _reduced(self, node: S.PerAxis) -> str | None:
+        """A reduction's shape over the unit's one axis: that axis replaced by 1 where it is
+        kept, else removed."""
+        where = node.size
+        if not (self.single_axis is not None and isinstance(where, S.Where) and isinstance(where.condition, S.Names)
+                and self.is_axes(where.condition.axes) and where.then == S.size(1)
+                and isinstance(where.otherwise, S.Item) and isinstance(where.otherwise.of, E.ShapeOf)
+                and isinstance(where.otherwise.index, S.Axis) and where.condition.rank == node.rank
+                and node.rank == E.Rank(where.otherwise.of.input)):
+            return None
+        of = self.shape(where.otherwise.of)
+        axis, fits = self.imaginet(S.arg("axis"), f"{of}.count")
+        replaced, removed = (f"(({fits}) ? {of}.{call} : {of})" for call in (f"replace({axis}, 1)", f"remove({axis})"))
+        reduced = where.condition
+        if node.keep is None:
+            return replaced
+        if node.keep == E.Not(reduced):
+            return removed
+        if isinstance(node.keep, E.AnyOf) and len(node.keep.terms) == 2 and node.keep.terms[1] == E.Not(reduced):
+            return f"({self.render(node.keep.terms[0])} ? {replaced} : {removed})"
+        return None
 
     def materialize(self, node: Any) -> str:
         """A built shape as hidden values ``<name>_0..<name>_8``, one axis appended at a time;

@@ -21,6 +21,7 @@ from dsl import compute as C
 from dsl import defaults
 from dsl import expr as E
 from dsl.model import Arg, Input, Op, Output
+from dsl.dtypes import BITS
 from dsl.types import CONCRETE_DTYPES, DataType
 from generators import abi
 from dsl import shapes as S
@@ -53,6 +54,16 @@ def output_sockets(o: Output) -> list[str]:
 
 #: The hidden value holding how many tensors a list output has.
 PART_COUNT = "part_count"
+
+#: The element type of a unit's index output (an arg reduction's): Int16, as the real Argmax
+#: and Argmin give; the unit refuses an axis longer than it counts. The seed style keeps the
+#: C API's Int64.
+INDEX_DTYPE = "int16"
+
+
+def index_output(op: Op, out: Output | None = None, legacy: bool = False) -> bool:
+    """Whether ``out`` (the first output by default) holds indices of :data:`INDEX_DTYPE`."""
+    return not legacy and isinstance(op.compute, C.ArgReduction) and (out is None or out is op.outputs[0])
 
 
 def first_tensor(op: Op) -> str:
@@ -265,10 +276,11 @@ def axis_hidden(op: Op) -> tuple[tuple[Hidden, ...], dict[str, str]]:
     return tuple(out), ranks
 
 
-def hidden(op: Op) -> list[Hidden]:
-    """Values the C adapter takes besides tensors and plain options."""
+def hidden(op: Op, adapter: bool = True) -> list[Hidden]:
+    """The unit's Expressions: the values its shapes and kernels read and, with ``adapter``,
+    what the C adapter takes besides tensors and plain options (the tensors' dims)."""
     out: list[Hidden] = list(axis_hidden(op)[0])
-    for i in op.inputs:
+    for i in op.inputs if adapter else ():
         if not i.count.is_single:  # each socket (0 dims when unconnected), then the count
             for s in sockets(i)[:i.count.low]:
                 out += dims(s, f"{s}.shape")
@@ -291,7 +303,7 @@ def hidden(op: Op) -> list[Hidden]:
         elif a.type is DataType.DATA_TYPE:
             out.append(Hidden(f"{a.name}_index", choose([(f'{value(op, a.name)} == "{d}"', str(k)) for k, d in
                                                           enumerate(abi.DTYPES[:-1])], str(len(abi.DTYPES) - 1))))
-        elif not a.count.is_single and a.name != reduction_axes_arg(op):
+        elif adapter and not a.count.is_single and a.name != reduction_axes_arg(op):
             out += dims(a.name, value(op, a.name), list_length(op, a))
     if abi.has_workspace(op):  # the kernel's scratch: a tensor of the unit, sized from the inputs
         out.append(Hidden("workspace_count", shape_renderer(op, "workspace").render(op.compute.workspace)))  # type: ignore[union-attr]
@@ -301,12 +313,13 @@ def hidden(op: Op) -> list[Hidden]:
     if said.part_count is not None:
         out.append(Hidden(PART_COUNT, said.part_count))
     out.append(Hidden("output_shape", said.shapes[0]))
-    out += dims("output", "output_shape")
-    return out
+    return out + (dims("output", "output_shape") if adapter else [])
 
 
-def output_type(op: Op, out: Output | None = None) -> str:
+def output_type(op: Op, out: Output | None = None, legacy: bool = False) -> str:
     """The value type of an output (the first by default)."""
+    if index_output(op, out, legacy):
+        return VALUE_TYPE[INDEX_DTYPE]
     out = out or op.outputs[0]
     c = op.compute
     if C.dtype_from_arg(c):
@@ -352,7 +365,7 @@ def shape_renderer(op: Op, prefix: str = "shape") -> UnitShapeRenderer:
     return UnitShapeRenderer(op, prefix, value=lambda name: value(op, name),
                              sockets=lambda name: sockets(lists[name]) if name in lists else [name],
                              count=lambda name: f"{name}_count", single_axis=reduction_axes_arg(op),
-                             single_axis_value=numpy_axis("axis"))
+                             single_axis_value=numpy_axis("axis"), axis_options=axis_options(op))
 
 
 @functools.lru_cache(maxsize=None)
@@ -377,7 +390,7 @@ def declared(op: Op) -> Declared:
     return Declared(hidden, tuple(shapes), count, tuple(asserts))
 
 
-def contracts(op: Op) -> list[tuple[str, str]]:
+def contracts(op: Op, legacy: bool = False) -> list[tuple[str, str]]:
     """(test, error) per Assert: the op's constraints, then the unit's own rules."""
     render = shape_renderer(op, "constraint").render
     out = []
@@ -390,8 +403,13 @@ def contracts(op: Op) -> list[tuple[str, str]]:
             message += " (" + ", ".join(f"{t}: {{{t}.shape}}" for t in tensors) + ")"
         out.append((render(c.expr), message))
     c = op.compute
-    if isinstance(c, (C.Reduction, C.ArgReduction)):  # a unit reduces one axis (ADR 0013)
+    if isinstance(c, C.Reduction):  # a unit reduces one axis (ADR 0013); an arg reduction's form says so
         out.append((f"{c.input}.shape.count >= 1", f"{c.input} must have rank 1 or more"))
+    if index_output(op, legacy=legacy):  # every index of the axis (and -1) as INDEX_DTYPE
+        axis, x, most = c.axis, f"{c.input}.shape", 2 ** (BITS[INDEX_DTYPE] - 1)  # type: ignore[union-attr]
+        out.append((f"!({axis} >= -{x}.count && {axis} < {x}.count) || {x}.size({axis}) <= {most}",
+                    f"{axis}: a unit gives {VALUE_TYPE[INDEX_DTYPE][len('System.'):]} indices, of at most "
+                    f"{most} elements along the axis ({c.input}: {{{c.input}.shape}})"))
     for name, rank in axis_hidden(op)[1].items():  # before the form's own checks, which read numpy_<name>
         out.insert(0, (f"{name} >= -({rank}) && {name} < ({rank})",
                        f"{name}: out of range: 0 is the innermost axis, -1 the outermost ({name}: {{{name}}})"))

@@ -33,8 +33,9 @@ class CEmitter:
     goes before each API function's definition (the units' headers define them ``static
     inline``, so each unit's copy is its own)."""
 
-    def __init__(self, linkage: str = "") -> None:
+    def __init__(self, linkage: str = "", plain_index: str = "int64") -> None:
         self.linkage = linkage
+        self.plain_index = plain_index  # the dtype plain kernels write indices in
 
     def lower(self, op: Op) -> OpCode:
         return getattr(self, op.compute.kind)(op)
@@ -46,7 +47,7 @@ class CEmitter:
         return ReductionEmitter(op, self.linkage).emit()
 
     def argreduction(self, op: Op) -> OpCode:
-        return ArgReductionEmitter(op, self.linkage).emit()
+        return ArgReductionEmitter(op, self.linkage, self.plain_index).emit()
 
     def find_all(self, op: Op) -> OpCode:
         return FindAllEmitter(op, self.linkage).emit()
@@ -88,6 +89,7 @@ class CEmitter:
         return PartsEmitter(op, self.linkage).emit()
 
 
-def emit(op: Op, linkage: str = "") -> OpCode:
-    """The op's C code, as the C target lowers it (``linkage``: see :class:`CEmitter`)."""
-    return CEmitter(linkage).lower(op)
+def emit(op: Op, linkage: str = "", plain_index: str = "int64") -> OpCode:
+    """The op's C code, as the C target lowers it (``linkage``: see :class:`CEmitter`;
+    ``plain_index``: the dtype of the indices its plain kernels give)."""
+    return CEmitter(linkage, plain_index).lower(op)

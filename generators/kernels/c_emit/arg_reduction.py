@@ -9,6 +9,7 @@ import attrs
 
 from dsl import compute as C
 from dsl import dtypes as D
+from dsl.model import Op
 from dsl.types import DataType
 from generators import abi
 from generators.kernels import scalar_c
@@ -17,6 +18,12 @@ from generators.kernels.c_emit.base import PLAIN_SIZES, Emitter, OpCode, PlainKe
 
 
 class ArgReductionEmitter(Emitter):
+    def __init__(self, op: Op, linkage: str = "", plain_index: str = "int64") -> None:
+        super().__init__(op, linkage)
+        # The dtype the plain kernels write indices in (a unit's may be narrower than the
+        # API's int64: the unit refuses an axis whose indices do not fit).
+        self.plain_index = plain_index
+
     def emit(self) -> OpCode:
         c: C.ArgReduction = self.op.compute  # type: ignore[assignment]
         plain = tuple(self.plain_axis(c, v, geometry) for v in self.variants for geometry in ("rows", "axis"))
@@ -33,7 +40,8 @@ class ArgReductionEmitter(Emitter):
         kinds = {a.name: a.type for a in self.op.args}
         t = v.of(c.input)
         ct, name = C_TYPE[t], f"{self.kernel_name(v)}_{geometry}"
-        params = [(f"const {ct}* restrict x", c.input), ("int64_t* restrict output", self.op.outputs[0].name)]
+        it = C_TYPE[self.plain_index]
+        params = [(f"const {ct}* restrict x", c.input), (f"{it}* restrict output", self.op.outputs[0].name)]
         params += [(f"int {size}", size) for size in PLAIN_SIZES[geometry]]
         params += [(f"{abi.scalar_ctype(kinds[a])} {abi.c_name(a)}", a) for a in c.args]
         row = self.search_row(c, v) if c.searches else self.best_row(c, v)
@@ -42,14 +50,14 @@ class ArgReductionEmitter(Emitter):
     for (int j = 0; j < slot; j++) {{
         const {ct}* restrict row = x + j * size;
         {row}
-        output[j] = found;
+        output[j] = ({it})found;
     }}"""
         else:
             loops = f"""for (int j = 0; j < slot; j++) {{
         for (int i = 0; i < step; i++) {{
             const {ct}* restrict row = x + j * step * size + i;
             {row}
-            output[j * step + i] = found;
+            output[j * step + i] = ({it})found;
         }}
     }}"""
         return PlainKernel(fragment(name, f"""
