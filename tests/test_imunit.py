@@ -722,11 +722,13 @@ def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: lis
 @pytest.mark.parametrize(("unit", "expressions", "shape"), [
     ("math/abs", ["output_shape", "element_count"], "x.shape"),
     ("nn/relu", ["output_shape", "element_count"], "x.shape"),
+    ("math/log", ["output_shape", "element_count"], "x.shape"),  # a kernel per case: base given or not
     ("math/sum", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step"],
      "(keep_dims ? ((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.replace(axis, 1) : x.shape) : "
      "((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.remove(axis) : x.shape))"),
     ("math/argmax", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step"], None),
-    ("base/squeeze", None, "((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.remove(axis) : x.shape)"),
+    ("base/squeeze", ["numpy_axis", "output_shape", "element_count"],
+     "((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.remove(axis) : x.shape)"),
     ("base/stack", None, "((axis >= -(inputs0.shape.count + 1) && axis < (inputs0.shape.count + 1)) ? "
                          "inputs0.shape.insert(axis, inputs_count) : inputs0.shape)"),
 ])
@@ -899,7 +901,8 @@ def test_an_elementwise_unit_runs_its_plain_kernel_when_nothing_broadcasts(out: 
 def test_a_binary_unit_runs_shape_broadcast_loops_when_one_operand_stretches(out: Path, tmp_path: Path,
                                                                             name: str) -> None:
     """One operand broadcast into the other's shape, from either side: the unit computes
-    ShapeBroadcast's runs and its C implementation gives NumPy's result."""
+    ShapeBroadcast's runs (or, for a single element, the other's count) and its C
+    implementation gives NumPy's result."""
     ns, short = name.split(".")
     path = out / ns / short / f"{short}.imunit"
     unit = ET.parse(path).getroot()[0]
@@ -922,7 +925,9 @@ def test_a_binary_unit_runs_shape_broadcast_loops_when_one_operand_stretches(out
         impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
                     and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
         call = impl.get("call")
-        assert "_stretched_f32(" in call, (sx, sy, call)
+        # a single element is read once, before the loop over the other operand
+        single = (y.size == 1 and want.shape == x.shape) or (x.size == 1 and want.shape == y.shape)
+        assert ("_scalar_f32(" if single else "_stretched_f32(") in call, (sx, sy, call)
         args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         lines += [golden.c_array(f"x{k}", x, "float32"), golden.c_array(f"y{k}", y, "float32"),
                   golden.c_array(f"want{k}", want, want.dtype.name),

@@ -66,7 +66,7 @@ _MATRICES = "{x}.shape.count >= 2 && {y}.shape.count >= 2"
 _MATRIX = "{x}.shape.count >= 2"
 
 GEOMETRIES = {
-    "flat": Geometry("plain", "Every input of the output's shape: the kernel over count elements.", (),
+    "flat": Geometry("plain", "The kernel over count elements, as many in every input and the output.", (),
                      (("n", PLAIN_COUNT, "{x}.shape.flat", None),), (), same_shapes=True),
     "axis": Geometry("plain", "One axis reduced: size elements step apart, in slot blocks.", (),
                      (("step", "axis_step", "{x}.shape.step({axis})", _AXIS),
@@ -80,6 +80,14 @@ GEOMETRIES = {
                      (f"{_AXIS} && {{x}}.shape.step({{axis}}) == 1",)),
     "second_stretched": _stretch("x", "y", "second"),
     "first_stretched": _stretch("y", "x", "first"),
+    # (a single element, tried before the stretched kernels, which would run it with runs of 1;
+    # ``full_count``: the element count of the operand of the output's shape)
+    "second_scalar": Geometry("second_scalar", "{y} a single element, {x} of the output's shape: count elements.",
+                              (), (("n", PLAIN_COUNT, "{x}.shape.flat", None),),
+                              ("{y}.shape.flat == 1", "output_shape == {x}.shape")),
+    "first_scalar": Geometry("first_scalar", "{x} a single element, {y} of the output's shape: count elements.",
+                             (), (("n", "full_count", "{y}.shape.flat", None),),
+                             ("{x}.shape.flat == 1", "output_shape == {y}.shape")),
     # (rows, inner and cols: one axis each, as the kernel's ``axes`` say)
     "matrices": Geometry("matrices", "A batch of matrix products: batch of rows x inner by inner x cols.", (),
                          (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", _MATRICES),
@@ -117,22 +125,36 @@ def expressions(op: Op, kernels: tuple[c_emit.PlainKernel, ...]) -> list[dict[st
 
 
 def conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
-    """The Conditionals beyond the element types that choose the kernel."""
+    """The Conditionals beyond the element types that choose the kernel: its geometry's, then
+    its case's (which optional args the unit is given)."""
+    return _geometry_conditions(op, kernel) + _case_conditions(kernel)
+
+
+def _geometry_conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
     same = [f"{i.name}.shape == {names['x']}.shape" for i in op.inputs if i.name != names["x"]]
     return (same if geometry.same_shapes else []) + [c.format(**names) for c in geometry.conditions]
 
 
+def _case_conditions(kernel: c_emit.PlainKernel) -> list[str]:
+    """An optional arg is given when its ``use_<arg>`` option is set (``units.options``)."""
+    return [f"use_{p} == true" for p in kernel.given or ()] + [f"use_{p} == false" for p in kernel.absent]
+
+
 def covers(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> bool:
-    """Whether the plain kernels compute every case the unit's Asserts let through: each
-    dtype has one chosen by its element types alone. Such a unit needs no checked adapter,
-    nor the dims it takes (ADR 0030)."""
-    unconditional = {k.variant.dtype for k in kernels if not conditions(op, k)}
-    return bool(kernels) and all(v.dtype in unconditional for v in variants_of(op))
+    """Whether the plain kernels compute every case the unit's Asserts let through: for each
+    dtype and each case of the op's optional args, one chosen by its element types (and that
+    case) alone. Such a unit needs no checked adapter, nor the dims it takes (ADR 0032)."""
+    cases = {k.given for k in kernels}  # (an op's every case: each has the same kernels)
+    covered: dict[str, set] = {}
+    for k in kernels:
+        if not _geometry_conditions(op, k):
+            covered.setdefault(k.variant.dtype, set()).add(k.given)
+    return bool(kernels) and all(covered.get(v.dtype) == cases for v in variants_of(op))
 
 
 def entry_name(op: Op, kernel: c_emit.PlainKernel) -> str:
-    return f"{abi.function(op)}_unit_{GEOMETRIES[kernel.geometry].name}_{SUFFIX[kernel.variant.dtype]}"
+    return f"{abi.function(op)}_unit_{GEOMETRIES[kernel.geometry].name}{kernel.case}_{SUFFIX[kernel.variant.dtype]}"
 
 
 def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:

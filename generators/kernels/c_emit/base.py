@@ -45,11 +45,13 @@ class CFragment:
 #: ``right`` elements) and of axes it stretches (``group1``, ``group2``).
 #: ``matrices``: a batch of matrix products, ``batch`` products of ``rows`` x ``inner`` by
 #: ``inner`` x ``cols`` (the operands' and the output's batch axes equal); ``transposed``,
-#: ``rows`` x ``cols`` matrices transposed, ``count`` elements in all.
+#: ``rows`` x ``cols`` matrices transposed, ``count`` elements in all. ``second_scalar``
+#: (``first_scalar``): two operands, the first (second) of the output's shape, ``n``
+#: elements, the other a single element, read once.
 _GROUPS = ("left", "group1", "middle", "group2", "right")
 PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "rows": ("size", "slot"), "second_stretched": _GROUPS,
-               "first_stretched": _GROUPS, "matrices": ("batch", "rows", "inner", "cols"),
-               "transposed": ("count", "rows", "cols")}
+               "first_stretched": _GROUPS, "second_scalar": ("n",), "first_scalar": ("n",),
+               "matrices": ("batch", "rows", "inner", "cols"), "transposed": ("count", "rows", "cols")}
 
 
 @attrs.frozen
@@ -67,6 +69,11 @@ class PlainKernel:
     axis: str = ""
     #: Sizes that are one axis of a tensor: (size, tensor, its axis counted from the last, -1).
     axes: tuple[tuple[str, str, int], ...] = ()
+    #: Of an op with several cases (an elementwise op's optional args given or not): the
+    #: optional args its case has, and those it has not; None for an op of one case.
+    given: tuple[str, ...] | None = None
+    absent: tuple[str, ...] = ()
+    case: str = ""  # the case's suffix in names ("_c1"), "" for an op of one case
 
     @property
     def name(self) -> str:

@@ -68,15 +68,22 @@ class ElementwiseEmitter(Emitter):
         frags: list[CFragment] = []
         plain: list[PlainKernel] = []
         for v in self.variants:
-            for k, (_, expr) in enumerate(c.cases):
+            for k, (given, expr) in enumerate(c.cases):
                 case = self._case(c, v, k, expr, inputs)
                 frags.append(fragment(case.name, self.contiguous(case, case.name, "int64_t")))
-                if len(c.cases) == 1:  # the same loop with an int count: a 32-bit core's natural one
-                    names = [*inputs, *case.used, self.op.outputs[0].name, "n"]
-                    plain.append(PlainKernel(fragment(f"{case.name}_n", self.contiguous(case, f"{case.name}_n", "int")),
-                                             v, tuple(zip([*case.params, "int n"], names))))
-                    if len(inputs) == 2:  # and with one operand broadcast into the other
-                        plain += [self.stretched(case, geometry) for geometry in ("second_stretched", "first_stretched")]
+                # The same loop with an int count (a 32-bit core's natural one), and for two
+                # operands one broadcast into the other, or a single element; each case its own.
+                names = [*inputs, *case.used, self.op.outputs[0].name, "n"]
+                kernels = [PlainKernel(fragment(f"{case.name}_n", self.contiguous(case, f"{case.name}_n", "int")),
+                                       v, tuple(zip([*case.params, "int n"], names)))]
+                if len(inputs) == 2:  # (a unit tries them in this order)
+                    kernels += [self.scalar(case, geometry) for geometry in ("second_scalar", "first_scalar")]
+                    kernels += [self.stretched(case, geometry) for geometry in ("second_stretched", "first_stretched")]
+                if len(c.cases) > 1:
+                    kernels = [attrs.evolve(kernel, given=tuple(given), case=f"_c{k}",
+                                            absent=tuple(p for p in c.optional if p not in given))
+                               for kernel in kernels]
+                plain += kernels
                 frags.append(fragment(case.name + "_strided", self.strided(case)))
         return OpCode(tuple(frags), (), self.api(self.body(c, inputs, args)), tuple(plain))
 
@@ -147,6 +154,27 @@ static inline void {name}({', '.join(decls)})
                 }}
             }}
         }}
+    }}
+}}"""), case.v, tuple(zip(decls, names)), geometry)
+
+    def scalar(self, case: _Case, geometry: str) -> PlainKernel:
+        """Two operands, one of the output's shape, the other a single element, read once
+        before the loop (a gain, an exponent, an offset)."""
+        full, other = case.inputs if geometry == "second_scalar" else case.inputs[::-1]
+        env = {full: (f"{abi.c_name(full)}[i]", case.v.of(full)), other: (f"{abi.c_name(other)}_0", case.v.of(other))}
+        name = f"{case.name}_{geometry}"
+        decls = [*case.params, "int n"]
+        names = [*case.inputs, *case.used, self.op.outputs[0].name, "n"]
+        void = "".join(f"(void){u};" for u in self._unused(case))
+        first = (f"const {C_TYPE[case.v.of(other)]} {abi.c_name(other)}_0 = {abi.c_name(other)}[0];"
+                 if other in C.symbols(case.expr) else "")
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(decls)})
+{{
+    {void}
+    {first}
+    for (int i = 0; i < n; i++) {{
+        {case.out}[i] = ({case.oc})({case.code(env)});
     }}
 }}"""), case.v, tuple(zip(decls, names)), geometry)
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Callable
 
 from dsl import compute as C
+from dsl import dtypes as D
 from generators import abi
 from generators.formatting import c_string
-from generators.kernels.c_emit.base import Emitter, OpCode
+from generators.kernels.c_emit.base import Emitter, OpCode, PlainKernel, fragment
+from generators.kernels.scalar_c import C_TYPE
 
 
 class LayoutEmitter(Emitter):
@@ -17,7 +19,22 @@ class LayoutEmitter(Emitter):
 
     def emit(self) -> OpCode:
         c: C.LayoutMove = self.op.compute  # type: ignore[assignment]
-        return OpCode((), (), self.api_returning(_LAYOUTS[c.layout](self, c)))
+        plain = tuple(self.plain_in_order(c, v) for v in self.variants) if c.layout in _IN_ORDER else ()
+        return OpCode((), (), self.api_returning(_LAYOUTS[c.layout](self, c)), plain)
+
+    def plain_in_order(self, c: C.LayoutMove, v: D.Variant) -> PlainKernel:
+        """A move that keeps the elements in order, as a plain kernel: ``n`` elements copied
+        (for targets that call kernels directly; the output's shape is the unit's)."""
+        ct, name = C_TYPE[v.of(c.input)], f"{self.kernel_name(v)}_n"
+        params = ((f"const {ct}* restrict x", c.input), (f"{ct}* restrict output", self.op.outputs[0].name),
+                  ("int n", "n"))
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    for (int i = 0; i < n; i++) {{
+        output[i] = x[i];
+    }}
+}}"""), v, params)
 
     def names(self, c: C.LayoutMove) -> tuple[str, str, Callable[[str], str]]:
         """(the input, the output, the C name of the arg that plays a role)."""
@@ -75,6 +92,9 @@ class LayoutEmitter(Emitter):
             return [f"return opf_{c.layout}({', '.join(given + ['detail'])});"]
         return [f"opf_{c.layout}({', '.join(given)});", "return OPFORGE_OK;"]
 
+
+#: The layouts that keep the elements in order (only the shape changes).
+_IN_ORDER = ("reshape", "squeeze", "expand_dims")
 
 #: What each layout kind lowers to.
 _LAYOUTS: dict[str, Callable[[LayoutEmitter, C.LayoutMove], list[str]]] = {
