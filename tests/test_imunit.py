@@ -729,7 +729,8 @@ def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: lis
     ("math/argmax", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step"], None),
     ("base/squeeze", ["numpy_axis", "output_shape", "element_count"],
      "((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.remove(axis) : x.shape)"),
-    ("base/stack", None, "((axis >= -(inputs0.shape.count + 1) && axis < (inputs0.shape.count + 1)) ? "
+    ("base/stack", ["numpy_axis", "inputs_count", "output_shape", "join_block0", "join_block1", "join_block2",
+                    "join_block3", "join_slot"], "((axis >= -(inputs0.shape.count + 1) && axis < (inputs0.shape.count + 1)) ? "
                          "inputs0.shape.insert(axis, inputs_count) : inputs0.shape)"),
 ])
 def test_units_compute_only_what_their_kernels_need(out: Path, unit: str, expressions: list[str] | None,
@@ -990,6 +991,47 @@ def test_a_reduction_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_pa
                 passed.append(repr(env[a]))
         lines.append(f"if ({call[:call.index('(')]}({', '.join(passed)}) != 0) return 2;")
     assert len(checks) >= 2
+    run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
+
+
+@pytest.mark.parametrize("name", ["concat", "stack"])
+def test_a_join_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_path: Path, name: str) -> None:
+    """concat and stack call a plain kernel over their connected sockets (a block of each per
+    slot, as the real Concat and Stack), with no descriptors; along every Imaginet axis, with
+    two and three sockets connected, they give NumPy's result."""
+    path = out / "base" / name / f"{name}.imunit"
+    unit = ET.parse(path).getroot()[0]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == f"base.{name}")
+    rng = np.random.default_rng(11)
+    parts = [rng.uniform(-2, 2, (2, 3)).astype(np.float32) for _ in range(3)]
+    if name == "concat":
+        parts[1] = rng.uniform(-2, 2, (2, 3)).astype(np.float32)
+    lines = [golden.c_array(f"data_{k}", p, "float32") for k, p in enumerate(parts)]
+    checks = []
+    axes = (0, 1, -1, -2) if name == "concat" else (0, 1, 2, -1, -3)
+    for k, (axis, count) in enumerate((a, c) for a in axes for c in (2, 3)):
+        given = parts[:count]
+        sockets = {f"inputs{j}": Tensor(VALUE_TYPES["Float32"], Shape(given[j].shape)) if j < count else None
+                   for j in range(4)}
+        env, failed = _evaluate_unit(unit, {**sockets, "axis": axis})
+        assert failed == []
+        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+        call = impl.get("call")
+        assert call.startswith(f"opforge_base_{name}_unit_{'stacked' if name == 'stack' else 'joined'}_f32("), call
+        join = np.stack if name == "stack" else np.concatenate
+        want = join(given, axis=env["numpy_axis"])
+        assert env["output_shape"].dims == want.shape
+        lines += [f"static float out{k}[{want.size}];", golden.c_array(f"want{k}", want, "float32")]
+        passed = []
+        for a in (a.strip() for a in call[call.index("(") + 1:-1].split(",")):
+            if a.startswith("inputs") and a[6:].isdigit():
+                passed.append(f"data_{a[6:]}" if int(a[6:]) < count else "NULL")
+            else:
+                passed.append(f"out{k}" if a == "output" else repr(env[a]))
+        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed)}) != 0) return 2;")
+        checks.append(f"if (memcmp(out{k}, want{k}, sizeof want{k}) != 0) return {k + 10};")
     run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
 

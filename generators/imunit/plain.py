@@ -13,7 +13,7 @@ from dsl.types import DataType
 from generators import abi
 from generators.imunit import units
 from generators.kernels import c_emit
-from generators.kernels.scalar_c import SUFFIX
+from generators.kernels.scalar_c import C_TYPE, SUFFIX
 from generators.kernels.selection import variants_of
 
 #: The Expression a unit passes plain kernels as their element count.
@@ -89,6 +89,9 @@ GEOMETRIES = {
                              (), (("n", "full_count", "{y}.shape.flat", None),),
                              ("{x}.shape.flat == 1", "output_shape == {y}.shape")),
     # (rows, inner and cols: one axis each, as the kernel's ``axes`` say)
+    # (a list input's sockets: their sizes are per socket, see _joined)
+    "joined": Geometry("joined", "The connected tensors of {x} concatenated: slot times a block of each.", (), (), ()),
+    "stacked": Geometry("stacked", "The connected tensors of {x} stacked: slot times a block of each.", (), (), ()),
     "matrices": Geometry("matrices", "A batch of matrix products: batch of rows x inner by inner x cols.", (),
                          (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", _MATRICES),
                           ("rows", "matrix_rows", "", _MATRICES), ("inner", "matrix_inner", "", _MATRICES),
@@ -108,10 +111,33 @@ def _names(op: Op, kernel: c_emit.PlainKernel) -> dict[str, str]:
     return {"x": tensors[0], "y": tensors[1] if len(tensors) > 1 else "", "axis": axis}
 
 
+_JOINS = ("joined", "stacked")
+
+
+def _joined(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """(the sockets of a join's list input, the Expressions (name, value, conditional) of its
+    blocks and slot): a socket's block holds its axes inside the join's axis (concat: and
+    that axis), a slot the axes outside; the axis counts from the innermost, in the result's
+    rank. An unconnected socket's block is empty."""
+    listed = next(i for i in op.inputs if i.name == _names(op, kernel)["x"])
+    sockets = units.sockets(listed)
+    axis, n = _names(op, kernel)["axis"], f"{sockets[0]}.shape.count"
+    rank = f"({n} + 1)" if kernel.geometry == "stacked" else n
+    inner = f"({axis} >= 0 ? {axis} : {axis} + {rank})" + (" + 1" if kernel.geometry == "joined" else "")
+    fits = f"{axis} >= -{rank} && {axis} < {rank}"
+    blocks = [(f"join_block{k}", f"{s} == null || {s}.shape.count < {inner} ? 0 : {s}.shape.step(0, {inner})", fits)
+              for k, s in enumerate(sockets)]
+    return sockets, [*blocks, ("join_slot", f"{sockets[0]}.shape.step({inner}, {n})", fits)]
+
+
 def expressions(op: Op, kernels: tuple[c_emit.PlainKernel, ...]) -> list[dict[str, str]]:
     """The Expressions (their attributes) every geometry among ``kernels`` needs, each once."""
     out: dict[str, dict[str, str]] = {}
     for kernel in kernels:
+        if kernel.geometry in _JOINS:
+            for name, value, conditional in _joined(op, kernel)[1]:
+                out.setdefault(name, {"name": name, "value": value, "conditional": conditional})
+            continue
         geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
         # a size that is one axis of a tensor: Imaginet counts that axis from the last, 0
         one_axis = {size: f"{tensor}.shape.size({-1 - axis})" for size, tensor, axis in kernel.axes}
@@ -159,6 +185,10 @@ def entry_name(op: Op, kernel: c_emit.PlainKernel) -> str:
 
 def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     """What the unit passes for each parameter of the entry over a plain kernel."""
+    if kernel.geometry in _JOINS:  # each socket, the output, each socket's block, how many, the slots
+        sockets, sizes = _joined(op, kernel)
+        listed = _names(op, kernel)["x"]
+        return [*sockets, op.outputs[0].name, *(name for name, _, _ in sizes[:-1]), f"{listed}_count", "join_slot"]
     args = {a.name: a for a in op.args}
     sizes = {size: name for size, name, _, _ in GEOMETRIES[kernel.geometry].sizes}
 
@@ -174,13 +204,31 @@ def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     return [value(source) for _, source in kernel.parameters]
 
 
+def _joined_entry(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], str]:
+    """(the parameters of a join's entry, its body): the sockets as the kernel's list."""
+    sockets = _joined(op, kernel)[0]
+    ct = C_TYPE[kernel.variant.of(_names(op, kernel)["x"])]
+    decls = [*(f"const {ct}* {s}" for s in sockets), f"{ct}* output",
+             *(f"int block{k}" for k in range(len(sockets))), "int count", "int slot"]
+    body = (f"const {ct}* const xs[{len(sockets)}] = {{{', '.join(sockets)}}};\n"
+            f"const int blocks[{len(sockets)}] = {{{', '.join(f'block{k}' for k in range(len(sockets)))}}};\n"
+            f"{kernel.name}(xs, blocks, count, slot, output);\n")
+    return decls, body
+
+
 def entry(op: Op, kernel: c_emit.PlainKernel) -> str:
     """The unit's entry over a plain kernel: Imaginet's ints in, a status out (it cannot fail)."""
     name = entry_name(op, kernel)
+    what = GEOMETRIES[kernel.geometry].what.format(**_names(op, kernel))
+    if kernel.geometry in _JOINS:
+        decls, body = _joined_entry(op, kernel)
+        return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
+                f"/* {what} Returns 0. */\n"
+                f"static inline int {name}({', '.join(decls)})\n{{\n{body}return 0;\n}}\n"
+                f"#pragma IMAGINET_FRAGMENT_END\n")
     flat = kernel.geometry == "flat"
     decls = [("int count" if flat and source == "n" else decl) for decl, source in kernel.parameters]
     args = [decl.rsplit(" ", 1)[1].lstrip("*") for decl in decls]  # each parameter's own name
-    what = GEOMETRIES[kernel.geometry].what.format(**_names(op, kernel))
     return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
             f"/* {what} Returns 0. */\n"
             f"static inline int {name}({', '.join(decls)})\n{{\n{kernel.name}({', '.join(args)});\n"

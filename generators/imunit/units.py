@@ -280,14 +280,16 @@ def hidden(op: Op, adapter: bool = True) -> list[Hidden]:
     """The unit's Expressions: the values its shapes and kernels read and, with ``adapter``,
     what the C adapter takes besides tensors and plain options (the tensors' dims)."""
     out: list[Hidden] = list(axis_hidden(op)[0])
-    for i in op.inputs if adapter else ():
+    for i in op.inputs:
         if not i.count.is_single:  # each socket (0 dims when unconnected), then the count
-            for s in sockets(i)[:i.count.low]:
+            for s in sockets(i)[:i.count.low] if adapter else ():
                 out += dims(s, f"{s}.shape")
-            for s in sockets(i)[i.count.low:]:
+            for s in sockets(i)[i.count.low:] if adapter else ():
                 out += [Hidden(h.name, f"{s} == null ? {0 if h.name.endswith('_rank') else 1} : ({h.value})")
                         for h in dims(s, f"{s}.shape")]
-            out.append(Hidden(f"{i.name}_count", list_count(i)))
+            out.append(Hidden(f"{i.name}_count", list_count(i)))  # (the shapes read it too)
+            continue
+        if not adapter:
             continue
         out += dims(i.name, f"{i.name}.shape")
         if i.name in C.own_dtype_inputs(op):  # any type: the adapter is told which

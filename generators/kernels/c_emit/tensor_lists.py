@@ -8,7 +8,7 @@ from dsl import compute as C
 from dsl import dtypes as D
 from generators import abi
 from generators.kernels.scalar_c import C_TYPE
-from generators.kernels.c_emit.base import Emitter, OpCode, fragment
+from generators.kernels.c_emit.base import Emitter, OpCode, PlainKernel, fragment
 
 
 class JoinEmitter(Emitter):
@@ -19,7 +19,26 @@ class JoinEmitter(Emitter):
         xs = abi.c_name(c.inputs)
         call = (f"opf_join({xs}, {xs}_count, {abi.c_name(c.axis)}, {'true' if c.stack else 'false'}, "
                 f"{abi.c_name(self.op.outputs[0].name)});")
-        return OpCode((), (), self.api([call]))
+        return OpCode((), (), self.api([call]), tuple(self.plain_joined(c, v) for v in self.variants))
+
+    def plain_joined(self, c: C.Join, v: D.Variant) -> PlainKernel:
+        """The join of contiguous tensors, as a plain kernel: ``slot`` times, a block of
+        ``chunks[k]`` elements of each tensor ``k`` in turn (as the real Concat and Stack)."""
+        ct, name = C_TYPE[v.of(c.inputs)], f"{self.kernel_name(v)}_joined"
+        params = ((f"const {ct}* const* xs", c.inputs), ("const int* chunks", "chunks"), ("int count", "count"),
+                  ("int slot", "slot"), (f"{ct}* restrict output", self.op.outputs[0].name))
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    for (int j = 0; j < slot; j++) {{
+        for (int k = 0; k < count; k++) {{
+            const {ct}* x = xs[k] + j * chunks[k];
+            for (int i = 0; i < chunks[k]; i++) {{
+                *output++ = x[i];
+            }}
+        }}
+    }}
+}}"""), v, params, "stacked" if c.stack else "joined", c.axis)
 
 
 class PartsEmitter(Emitter):
