@@ -271,21 +271,27 @@ class UnitShapeRenderer(ImaginetRenderer):
         return f"(({fits}) ? {of}.{call} : {of})"
 
     def imaginet(self, at: Any, n: str, insert: bool = False) -> tuple[str, str]:
-        """(the language's axis for NumPy axis ``at`` of a shape of ``n`` axes, or with
-        ``insert`` for the position before it, 0..n; when it is in range). An axis option the
-        unit takes (counted from the innermost, ADR 0013) in that many axes is passed as it is."""
-        inner = at
+        """(the language's axis for NumPy axis ``at``, 0..n-1, of a shape of ``n`` axes, or with
+        ``insert`` for the position before it, 0..n; when it is in range). A normalized axis
+        option the unit takes (counted from the innermost, ADR 0013) in that many axes is
+        passed as it is."""
         if (isinstance(at, S.Where) and isinstance(at.condition, E.Compare) and at.condition.op == "<"
                 and at.condition.right == S.size(0) and at.otherwise == at.condition.left):
-            inner = at.otherwise  # normalized(a, rank): the option is the axis either way
-        extent = f"({n} + 1)" if insert else n
-        if (isinstance(inner, E.ParamRef) and inner.kind == "arg" and inner.name in self.axis_options
-                and self.render(self.axis_options[inner.name]) == extent):
-            return inner.name, f"{inner.name} >= -{extent} && {inner.name} < {extent}"
+            option = self.option_axis(at.otherwise, f"({n} + 1)" if insert else n)  # normalized(a, rank)
+            if option is not None:
+                return option
         a = self.render(at)
         if insert:
             return f"{n} - ({a})", f"({a}) >= 0 && ({a}) <= {n}"
-        return f"(({a}) >= 0 ? {n} - 1 - ({a}) : -1 - ({a}))", f"({a}) >= -{n} && ({a}) < {n}"
+        return f"{n} - 1 - ({a})", f"({a}) >= 0 && ({a}) < {n}"
+
+    def option_axis(self, node: Any, extent: str) -> tuple[str, str] | None:
+        """(the unit's axis option ``node``, when it is in range), if it counts in ``extent`` axes:
+        either sign names the same axis in the language as in NumPy."""
+        if (isinstance(node, E.ParamRef) and node.kind == "arg" and node.name in self.axis_options
+                and self.render(self.axis_options[node.name]) == extent):
+            return node.name, f"{node.name} >= -{extent} && {node.name} < {extent}"
+        return None
 
     def _reduced(self, node: S.PerAxis) -> str | None:
         """A reduction's shape over the unit's one axis: that axis replaced by 1 where it is
@@ -298,7 +304,10 @@ class UnitShapeRenderer(ImaginetRenderer):
                 and node.rank == E.Rank(where.otherwise.of.input)):
             return None
         of = self.shape(where.otherwise.of)
-        axis, fits = self.imaginet(S.arg("axis"), f"{of}.count")
+        # (the unit's one axis; a NumPy axis of either sign, as Names reads it, where no option says so)
+        a = self.single_axis_value
+        axis, fits = self.option_axis(S.arg("axis"), f"{of}.count") or (
+            f"(({a}) >= 0 ? {of}.count - 1 - ({a}) : -1 - ({a}))", f"({a}) >= -{of}.count && ({a}) < {of}.count")
         replaced, removed = (f"(({fits}) ? {of}.{call} : {of})" for call in (f"replace({axis}, 1)", f"remove({axis})"))
         reduced = where.condition
         if node.keep is None:
