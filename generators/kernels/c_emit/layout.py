@@ -94,7 +94,7 @@ static inline void {name}({', '.join(d for d, _ in params)})
 
 
 #: The layouts that keep the elements in order (only the shape changes).
-_IN_ORDER = ("reshape", "squeeze", "expand_dims")
+_IN_ORDER = ("reshape", "squeeze", "expand_dims", "narrow")
 
 #: What each layout kind lowers to.
 _LAYOUTS: dict[str, Callable[[LayoutEmitter, C.LayoutMove], list[str]]] = {
