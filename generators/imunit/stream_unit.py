@@ -240,13 +240,29 @@ def queue_py(op: Op, header: str, legacy: bool = False) -> str:
 
 
 def queue(op: Op, header: str, legacy: bool) -> str:
-    c = op.compute
     root = ET.Element("Imaginet")
     # The current format's streaming <Unit> (the real SlidingWindow's lifecycle); the seed's <Queue>.
     unit = head(root, op, "Queue" if legacy else "Unit", legacy)
     description(unit, op, f"{op.name}.py:{op.name}")
+    _queue_parameters(ET.SubElement(unit, "Parameters"), op, legacy)
+    contracts = ET.SubElement(unit, "Contracts")
+    for test, error in units.contracts(op, legacy):
+        ET.SubElement(contracts, "Assert", {"test": test, "error": error})
+    if not legacy:
+        ET.SubElement(contracts, "Assert", {"test": f"{TIME_INPUT} == null || {TIME_INPUT}.type == System.Float32",
+                                            "error": f"{TIME_INPUT}: timestamps are Float32, not {{{TIME_INPUT}.type}}"})
+    sections = [("Init", "init"), ("Enqueue", "enqueue"), ("Dequeue", "dequeue")]
+    if not legacy:  # the guards the runtime's poll loop calls, and a reset between sessions
+        sections += [("CanEnqueue", "can_enqueue"), ("CanDequeue", "can_dequeue"), ("SoftReset", "init")]
+    for tag, role in sections:
+        _queue_section(ET.SubElement(unit, tag), op, role, legacy)
+    return serialize(root, header)
+
+
+def _queue_parameters(params: ET.Element, op: Op, legacy: bool) -> None:
+    """The queue unit's sockets, options, handle and Expressions."""
+    c = op.compute
     x, out = op.inputs[0], op.outputs[0]
-    params = ET.SubElement(unit, "Parameters")
     hidden_tag = "Hidden" if legacy else "Expression"
     ET.SubElement(params, "InputSocket", {"name": x.name, "pipe": "data", "description": x.description})
     if not legacy:  # the real SlidingWindow's optional timestamps
@@ -288,53 +304,47 @@ def queue(op: Op, header: str, legacy: bool) -> str:
     ET.SubElement(params, hidden_tag, {"name": "dtype", "value": units.choose(
         [(f"{x.name}.type == {units.VALUE_TYPE[v.dtype]}", f'"{v.dtype}"') for v in variants_of(op)[:-1]],
         f'"{variants_of(op)[-1].dtype}"')})
-    contracts = ET.SubElement(unit, "Contracts")
-    for test, error in units.contracts(op):
-        ET.SubElement(contracts, "Assert", {"test": test, "error": error})
-    if not legacy:
-        ET.SubElement(contracts, "Assert", {"test": f"{TIME_INPUT} == null || {TIME_INPUT}.type == System.Float32",
-                                            "error": f"{TIME_INPUT}: timestamps are Float32, not {{{TIME_INPUT}.type}}"})
-    sections = [("Init", "init"), ("Enqueue", "enqueue"), ("Dequeue", "dequeue")]
-    if not legacy:  # the guards the runtime's poll loop calls, and a reset between sessions
-        sections += [("CanEnqueue", "can_enqueue"), ("CanDequeue", "can_dequeue"), ("SoftReset", "init")]
-    for tag, role in sections:
-        section = ET.SubElement(unit, tag)
-        if not legacy and role in ("init", "enqueue", "dequeue"):
-            section.set("returnStatus", "true")
-        if role.startswith("can_"):  # one C function for every dtype
-            name = f"{abi.function(op)}_unit_{role}"
-            ET.SubElement(section, "Implementation", {
-                "language": "C", "fragment": f"{op.name}.h:{name}",
-                "call": f"{name}({', '.join(queue_params(op, role))})"})
-        elif not legacy:  # one C function for every dtype the op takes, on bytes (with timestamps, or not)
-            timing = [("_timed", f"{TIME_INPUT} != null"), ("", f"{TIME_INPUT} == null")] \
-                if role in ("enqueue", "dequeue") else [("", None)]
-            for suffix, when in timing:
-                name = f"{abi.function(op)}_unit_{role}{suffix}"
-                impl = ET.SubElement(section, "Implementation", {
-                    "language": "C", "fragment": f"{op.name}.h:{name}",
-                    "call": f"{name}({', '.join(entry_params(op, role + suffix))})"})
-                ET.SubElement(impl, "Conditional", {"value": " || ".join(
-                    f"{x.name}.type == {units.VALUE_TYPE[v.dtype]}" for v in variants_of(op))})
-                if when is not None:
-                    ET.SubElement(impl, "Conditional", {"value": when})
-        for v in variants_of(op) if legacy and not role.startswith("can_") else ():
-            name = f"{abi.function(op)}_unit_{role}_{SUFFIX[v.dtype]}"
+
+
+def _queue_section(section: ET.Element, op: Op, role: str, legacy: bool) -> None:
+    """One lifecycle section's implementations: C (lean entries on bytes, or the seed's
+    adapters per dtype), then Python."""
+    x = op.inputs[0]
+    if not legacy and role in ("init", "enqueue", "dequeue"):
+        section.set("returnStatus", "true")
+    if role.startswith("can_"):  # one C function for every dtype
+        name = f"{abi.function(op)}_unit_{role}"
+        ET.SubElement(section, "Implementation", {
+            "language": "C", "fragment": f"{op.name}.h:{name}",
+            "call": f"{name}({', '.join(queue_params(op, role))})"})
+    elif not legacy:  # one C function for every dtype the op takes, on bytes (with timestamps, or not)
+        timing = [("_timed", f"{TIME_INPUT} != null"), ("", f"{TIME_INPUT} == null")] \
+            if role in ("enqueue", "dequeue") else [("", None)]
+        for suffix, when in timing:
+            name = f"{abi.function(op)}_unit_{role}{suffix}"
             impl = ET.SubElement(section, "Implementation", {
                 "language": "C", "fragment": f"{op.name}.h:{name}",
-                "call": f"{name}({', '.join(queue_params(op, role))})"})
-            impl.set("conditional", f"{x.name}.type == {units.VALUE_TYPE[v.dtype]}")
-            tensor_types(impl, op, v)
-        timed_py = {"enqueue": [TIME_INPUT, "timestamp_count"], "dequeue": [TIME_OUTPUT]}
-        for suffix, when in ([("_timed", f"{TIME_INPUT} != null"), ("", f"{TIME_INPUT} == null")]
-                             if not legacy and role in timed_py else [("", None)]):
-            py = f"{op.name}_unit_{role}{suffix}"
-            py_params = queue_params(op, role) + (timed_py[role] if suffix else []) + \
-                (["dtype"] + ([] if legacy else ["timed"]) if role == "init" else [])
-            python = ET.SubElement(section, "Implementation", {"language": "Python", "fragment": f"{op.name}.py:{py}",
-                                                               "call": f"{py}({', '.join(py_params)})"})
+                "call": f"{name}({', '.join(entry_params(op, role + suffix))})"})
+            ET.SubElement(impl, "Conditional", {"value": " || ".join(
+                f"{x.name}.type == {units.VALUE_TYPE[v.dtype]}" for v in variants_of(op))})
             if when is not None:
-                ET.SubElement(python, "Conditional", {"value": when})
-            if legacy:
-                tensor_types(python, op, None)
-    return serialize(root, header)
+                ET.SubElement(impl, "Conditional", {"value": when})
+    for v in variants_of(op) if legacy and not role.startswith("can_") else ():
+        name = f"{abi.function(op)}_unit_{role}_{SUFFIX[v.dtype]}"
+        impl = ET.SubElement(section, "Implementation", {
+            "language": "C", "fragment": f"{op.name}.h:{name}",
+            "call": f"{name}({', '.join(queue_params(op, role))})"})
+        impl.set("conditional", f"{x.name}.type == {units.VALUE_TYPE[v.dtype]}")
+        tensor_types(impl, op, v)
+    timed_py = {"enqueue": [TIME_INPUT, "timestamp_count"], "dequeue": [TIME_OUTPUT]}
+    for suffix, when in ([("_timed", f"{TIME_INPUT} != null"), ("", f"{TIME_INPUT} == null")]
+                         if not legacy and role in timed_py else [("", None)]):
+        py = f"{op.name}_unit_{role}{suffix}"
+        py_params = queue_params(op, role) + (timed_py[role] if suffix else []) + \
+            (["dtype"] + ([] if legacy else ["timed"]) if role == "init" else [])
+        python = ET.SubElement(section, "Implementation", {"language": "Python", "fragment": f"{op.name}.py:{py}",
+                                                           "call": f"{py}({', '.join(py_params)})"})
+        if when is not None:
+            ET.SubElement(python, "Conditional", {"value": when})
+        if legacy:
+            tensor_types(python, op, None)
