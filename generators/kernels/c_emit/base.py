@@ -269,15 +269,6 @@ class Emitter:
     def kernel_name(self, v: D.Variant, suffix: str = "") -> str:
         return f"{self.fn}_{SUFFIX[v.dtype]}{suffix}"
 
-    def output_check(self, rank: str, shape: str, every: bool = False, only: Output | None = None) -> list[str]:
-        """The (first, ``every`` or ``only`` the given) output has the result's shape."""
-        lines = []
-        for o in [only] if only is not None else self.op.outputs if every else self.op.outputs[:1]:
-            lines += [f"if (!opf_shape_is({abi.c_name(o.name)}, {rank}, {shape})) {{",
-                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(o.name + ': shape does not match the result')});",
-                      "}"]
-        return lines
-
     def emit(self) -> OpCode:
         raise NotImplementedError
 
