@@ -222,14 +222,12 @@ def entry(op: Op, kernel: c_emit.PlainKernel) -> str:
     what = GEOMETRIES[kernel.geometry].what.format(**_names(op, kernel))
     if kernel.geometry in _JOINS:
         decls, body = _joined_entry(op, kernel)
-        return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
-                f"/* {what} Returns 0. */\n"
-                f"static inline int {name}({', '.join(decls)})\n{{\n{body}return 0;\n}}\n"
-                f"#pragma IMAGINET_FRAGMENT_END\n")
-    flat = kernel.geometry == "flat"
-    decls = [("int count" if flat and source == "n" else decl) for decl, source in kernel.parameters]
-    args = [decl.rsplit(" ", 1)[1].lstrip("*") for decl in decls]  # each parameter's own name
+    else:
+        flat = kernel.geometry == "flat"
+        decls = [("int count" if flat and source == "n" else decl) for decl, source in kernel.parameters]
+        args = [decl.rsplit(" ", 1)[1].lstrip("*") for decl in decls]  # each parameter's own name
+        body = f"{kernel.name}({', '.join(args)});\n"
     return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
             f"/* {what} Returns 0. */\n"
-            f"static inline int {name}({', '.join(decls)})\n{{\n{kernel.name}({', '.join(args)});\n"
-            f"return 0;\n}}\n#pragma IMAGINET_FRAGMENT_END\n")
+            f"static inline int {name}({', '.join(decls)})\n{{\n{body}return 0;\n}}\n"
+            f"#pragma IMAGINET_FRAGMENT_END\n")
