@@ -4,6 +4,7 @@ generated parity suite and the pure-C golden tests pass."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -515,6 +516,18 @@ def test_bindings_raise_clear_errors(installed: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0 and proc.stdout.strip() == "bindings ok", proc.stderr[-3000:]
 
 
+def _run_corpus(installed: Path, tmp_path: Path, out: Path, cases: list, script: str) -> dict:
+    """Run ``script`` in the installed package's Python over the shape corpus ``cases`` (as
+    JSON) with the generated tests folder; what it reports, as JSON on stdout."""
+    (tmp_path / "corpus.json").write_text(json.dumps(cases))
+    path = tmp_path / "corpus_script.py"
+    path.write_text(script)
+    proc = subprocess.run([str(installed), str(path), str(tmp_path / "corpus.json"), str(out / "tests")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
 CROSS_TARGET = r'''
 import importlib, json, sys
 sys.path.insert(0, sys.argv[2])  # the generated tests' _inputs, which builds a case's arguments
@@ -545,8 +558,6 @@ def test_the_c_api_and_the_bindings_declare_the_references_shapes(installed: Pat
     every op (tests/shape_corpus.py), on both backends (the C API's status and its output's
     shape, the NumPy reference's): each refuses what the reference refuses, else gives its
     shapes. test_shapes_across_targets.py holds units and NNEF to the same corpus."""
-    import json
-
     import shape_corpus as SC
     from generators.kernels import py_names
 
@@ -556,13 +567,7 @@ def test_the_c_api_and_the_bindings_declare_the_references_shapes(installed: Pat
             _, result = SC.expected(ns, op, dtype, spec)
             want = None if result is None else [list(s) for s in SC.shapes_of(result)]
             cases.append([py_names.module_name(ns.key), py_names.function_name(op.name), spec, want])
-    (tmp_path / "corpus.json").write_text(json.dumps(cases))
-    script = tmp_path / "across.py"
-    script.write_text(CROSS_TARGET)
-    proc = subprocess.run([str(installed), str(script), str(tmp_path / "corpus.json"), str(out / "tests")],
-                          capture_output=True, text=True, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    said = json.loads(proc.stdout)
+    said = _run_corpus(installed, tmp_path, out, cases, CROSS_TARGET)
     assert said["cases"] >= 10 * len(SC.OPS) and said["count"] == 0, said
 
 
@@ -700,8 +705,6 @@ def test_the_c_api_refuses_and_accepts_as_the_forms_say(installed: Path, out: Pa
     for the corpus hypothesis draws for every op, the function returns OK given outputs of
     the NumPy reference's shapes and refuses an output of another shape; where the reference
     refuses, it refuses whatever outputs it is given."""
-    import json
-
     import shape_corpus as SC
     from dsl import compute as C
     from generators import abi
@@ -724,13 +727,7 @@ def test_the_c_api_refuses_and_accepts_as_the_forms_say(installed: Path, out: Pa
             guesses = [[1], *({tuple(v["shape"]) for v in spec["inputs"].values() if isinstance(v, dict)})]
             cases.append([abi.function(op), params, outputs, into, spec, args_given, want,
                           [list(g) for g in guesses]])
-    (tmp_path / "corpus.json").write_text(json.dumps(cases))
-    script = tmp_path / "c_corpus.py"
-    script.write_text(C_CORPUS)
-    proc = subprocess.run([str(installed), str(script), str(tmp_path / "corpus.json"), str(out / "tests")],
-                          capture_output=True, text=True, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    said = json.loads(proc.stdout)
+    said = _run_corpus(installed, tmp_path, out, cases, C_CORPUS)
     assert said["calls"] >= 10 * len(SC.OPS) and said["count"] == 0, said
 
 
