@@ -25,17 +25,24 @@ def _acc_type(dtype: str, combine: str) -> str:
 def _plain_float32(dtype: str, combine: str, plain: bool) -> bool:
     """Whether a plain (unit) kernel sums or multiplies float32 in float32: on a core with a
     single-precision FPU a double is a library call per element, several times the code and the
-    time. Products then round as NumPy's float32 multiply.reduce does; sums carry Kahan's
-    compensation, within an ulp or two of the exact sum whatever their length (ADR 0032)."""
+    time. Products then round as NumPy's float32 multiply.reduce does; sums cascade (see
+    ``_cascade``; ADR 0032)."""
     return plain and dtype == "float32" and combine in ("add", "mul")
 
 
-def _kahan(acc: str, v: str) -> str:
-    """``acc += v`` with the rounding error carried in ``<acc>_lost`` (the compiler keeps it:
-    no -ffast-math); none once the sum is infinite or NaN, which then stays so, as NumPy's."""
-    lost = f"{acc}_lost".replace("[w]_lost", "_lost[w]")
-    return (f"{{ const float kahan_y = (float)({v}) - {lost}; const float kahan_t = {acc} + kahan_y; "
-            f"{lost} = kahan_t - kahan_t == 0.0f ? (kahan_t - {acc}) - kahan_y : 0.0f; {acc} = kahan_t; }}")
+#: Elements a float32 cascade sums plainly before adding their partial sum to the total.
+CASCADE = 16
+
+
+def _cascade(acc: str, v: str) -> str:
+    """``acc += v`` in two levels: ``<acc>_part`` sums ``CASCADE`` elements, then joins ``acc``,
+    which the result reads as ``acc + acc_part``. The error stays within (CASCADE + n / CASCADE)
+    roundings of the sum of |terms|, NumPy's order for its float32 sum (whose eight pairwise lanes
+    sum 16 elements each) at the sizes units see, for one add and a test per element: Kahan's
+    compensation was within two roundings, but half again the real units' code (ADR 0032).
+    Infinities and NaN propagate as in a plain sum."""
+    return (f"{acc}_part += (float)({v}); "
+            f"if ((e & {CASCADE - 1}) == {CASCADE - 1}) {{ {acc} += {acc}_part; {acc}_part = 0; }}")
 
 
 def _plain_loops(geometry: str, single: str) -> str:
@@ -254,17 +261,20 @@ static inline void {name}({', '.join(d for d, _ in params)})
         single = _plain_float32(a_t, c.combine, plain)
         if single:
             acc_t = "float"
+        cascaded = single and c.combine == "add"
 
         def fold(acc: str, v: str) -> str:
-            return _kahan(acc, v) if single and c.combine == "add" else _combine(a_t, c.combine, acc, v)
+            return _cascade(acc, v) if cascaded else _combine(a_t, c.combine, acc, v)
 
         def declare(acc: str) -> str:
-            kept = single and c.combine == "add"
-            return f"{acc_t} {acc}{size};\n" + (f"float {acc}_lost{size};\n" if kept else "")
+            return f"{acc_t} {acc}{size};\n" + (f"float {acc}_part{size};\n" if cascaded else "")
 
         def start(acc: str) -> list[str]:
-            kept = single and c.combine == "add"
-            return [f"{acc}{w} = ({acc_t})({_init(a_t, c.combine)});"] + ([f"{acc}_lost{w} = 0;"] if kept else [])
+            return [f"{acc}{w} = ({acc_t})({_init(a_t, c.combine)});"] + ([f"{acc}_part{w} = 0;"] if cascaded else [])
+
+        def total(acc: str) -> str:
+            """What the finalizers read: a cascade's total and its last partial sum."""
+            return f"(({C_TYPE[a_t]})({acc}{w} + {acc}_part{w}))" if cascaded else f"(({C_TYPE[a_t]}){acc}{w})"
 
         body = f"const {ct} mv = ({ct})({value});\n{fold(f'acc{w}', 'mv')}"
         init = declare("acc")
@@ -275,11 +285,11 @@ static inline void {name}({', '.join(d for d, _ in params)})
             body += f"\nconst {ct} mv{k} = ({ct})({value_k});\n{fold(f'acc{k}{w}', f'mv{k}')}"
             init += declare(f"acc{k}")
             inits += start(f"acc{k}")
-            sums[f"acc{k}"] = (f"(({C_TYPE[a_t]})acc{k}{w})", a_t)
-        env = {"acc": (f"(({C_TYPE[a_t]})acc{w})", a_t), "n": (count, count_t)} | env_m | sums
+            sums[f"acc{k}"] = (total(f"acc{k}"), a_t)
+        env = {"acc": (total("acc"), a_t), "n": (count, count_t)} | env_m | sums
         # One result per output (moments: the mean and the variance of the same sums).
         stores = "\n".join(
             f"output{k or ''}[o{' + w' if lanes else ''}] = ({C_TYPE[v.of(o.name)]})"
-            f"({scalar_c.render(final, t, env)[0] if final is not None else f'acc{w}'});"
+            f"({scalar_c.render(final, t, env)[0] if final is not None else total('acc') if cascaded else f'acc{w}'});"
             for k, (o, final) in enumerate(zip(self.op.outputs, c.finalizers)))
         return "\n".join([pre, init + per_lane("\n".join(inits)), over_inner(body, other), per_lane(stores)])
