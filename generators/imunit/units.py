@@ -387,7 +387,9 @@ def declared(op: Op) -> Declared:
         message = refusal.message.replace("{", "(").replace("}", ")")
         if tensors:
             message += " (" + ", ".join(f"{t}: {{{t}.shape}}" for t in tensors) + ")"
-        asserts.append((render.render(refusal.condition), message))
+        test = render.render(refusal.condition)
+        if test != "true":  # (a refusal a unit cannot meet: one axis is never listed twice)
+            asserts.append((test, message))
     hidden = tuple(Hidden(n, v) for n, v in render.hidden)
     return Declared(hidden, tuple(shapes), count, tuple(asserts))
 
