@@ -732,6 +732,7 @@ def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: lis
     ("base/stack", ["numpy_axis", "inputs_count", "output_shape", "join_block0", "join_block1", "join_block2",
                     "join_block3", "join_slot"], "((axis >= -(inputs0.shape.count + 1) && axis < (inputs0.shape.count + 1)) ? "
                          "inputs0.shape.insert(axis, inputs_count) : inputs0.shape)"),
+    ("math/merge_max_index", ["inputs_count", "output_shape", "element_count"], "inputs0.shape"),
 ])
 def test_units_compute_only_what_their_kernels_need(out: Path, unit: str, expressions: list[str] | None,
                                                     shape: str | None) -> None:

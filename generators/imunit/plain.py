@@ -92,6 +92,8 @@ GEOMETRIES = {
     # (a list input's sockets: their sizes are per socket, see _joined)
     "joined": Geometry("joined", "The connected tensors of {x} concatenated: slot times a block of each.", (), (), ()),
     "stacked": Geometry("stacked", "The connected tensors of {x} stacked: slot times a block of each.", (), (), ()),
+    "merged": Geometry("merged", "The connected tensors of {x}, count elements each, combined element by element.",
+                       (), (), ()),
     "matrices": Geometry("matrices", "A batch of matrix products: batch of rows x inner by inner x cols.", (),
                          (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", _MATRICES),
                           ("rows", "matrix_rows", "", _MATRICES), ("inner", "matrix_inner", "", _MATRICES),
@@ -112,9 +114,23 @@ def _names(op: Op, kernel: c_emit.PlainKernel) -> dict[str, str]:
 
 
 _JOINS = ("joined", "stacked")
+#: Geometries over a list input's sockets, gathered by the entry into the kernel's list.
+_LISTS = (*_JOINS, "merged")
 
 
-def _joined(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[str, str, str]]]:
+def _merged(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[str, str, str | None]]]:
+    """(the sockets of a merge's list input, the Expression of its element count): the
+    sockets have one shape (the unit's Asserts), the first is connected."""
+    sockets = units.sockets(next(i for i in op.inputs if i.name == _names(op, kernel)["x"]))
+    return sockets, [(PLAIN_COUNT, f"{sockets[0]}.shape.flat", None)]
+
+
+def _listed(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[str, str, str | None]]]:
+    """A list geometry's sockets and the Expressions of its sizes."""
+    return _merged(op, kernel) if kernel.geometry == "merged" else _joined(op, kernel)
+
+
+def _joined(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[str, str, str | None]]]:
     """(the sockets of a join's list input, the Expressions (name, value, conditional) of its
     blocks and slot): a socket's block holds its axes inside the join's axis (concat: and
     that axis), a slot the axes outside; the axis counts from the innermost, in the result's
@@ -134,9 +150,10 @@ def expressions(op: Op, kernels: tuple[c_emit.PlainKernel, ...]) -> list[dict[st
     """The Expressions (their attributes) every geometry among ``kernels`` needs, each once."""
     out: dict[str, dict[str, str]] = {}
     for kernel in kernels:
-        if kernel.geometry in _JOINS:
-            for name, value, conditional in _joined(op, kernel)[1]:
-                out.setdefault(name, {"name": name, "value": value, "conditional": conditional})
+        if kernel.geometry in _LISTS:
+            for name, value, conditional in _listed(op, kernel)[1]:
+                element = {"name": name, "value": value} | ({"conditional": conditional} if conditional else {})
+                out.setdefault(name, element)
             continue
         geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
         # a size that is one axis of a tensor: Imaginet counts that axis from the last, 0
@@ -185,10 +202,12 @@ def entry_name(op: Op, kernel: c_emit.PlainKernel) -> str:
 
 def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     """What the unit passes for each parameter of the entry over a plain kernel."""
+    listed = _names(op, kernel)["x"]
     if kernel.geometry in _JOINS:  # each socket, the output, each socket's block, how many, the slots
         sockets, sizes = _joined(op, kernel)
-        listed = _names(op, kernel)["x"]
         return [*sockets, op.outputs[0].name, *(name for name, _, _ in sizes[:-1]), f"{listed}_count", "join_slot"]
+    if kernel.geometry == "merged":  # each socket, the output, how many, their element count
+        return [*_merged(op, kernel)[0], op.outputs[0].name, f"{listed}_count", PLAIN_COUNT]
     args = {a.name: a for a in op.args}
     sizes = {size: name for size, name, _, _ in GEOMETRIES[kernel.geometry].sizes}
 
@@ -204,14 +223,18 @@ def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     return [value(source) for _, source in kernel.parameters]
 
 
-def _joined_entry(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], str]:
-    """(the parameters of a join's entry, its body): the sockets as the kernel's list."""
-    sockets = _joined(op, kernel)[0]
+def _listed_entry(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], str]:
+    """(the parameters of a list geometry's entry, its body): the sockets as the kernel's list."""
+    sockets = _listed(op, kernel)[0]
     ct = C_TYPE[kernel.variant.of(_names(op, kernel)["x"])]
-    decls = [*(f"const {ct}* {s}" for s in sockets), f"{ct}* output",
+    ot = C_TYPE[kernel.variant.of(op.outputs[0].name)]
+    gather = f"const {ct}* const xs[{len(sockets)}] = {{{', '.join(sockets)}}};\n"
+    if kernel.geometry == "merged":
+        return ([*(f"const {ct}* {s}" for s in sockets), f"{ot}* output", "int count", "int n"],
+                f"{gather}{kernel.name}(xs, count, n, output);\n")
+    decls = [*(f"const {ct}* {s}" for s in sockets), f"{ot}* output",
              *(f"int block{k}" for k in range(len(sockets))), "int count", "int slot"]
-    body = (f"const {ct}* const xs[{len(sockets)}] = {{{', '.join(sockets)}}};\n"
-            f"const int blocks[{len(sockets)}] = {{{', '.join(f'block{k}' for k in range(len(sockets)))}}};\n"
+    body = (f"{gather}const int blocks[{len(sockets)}] = {{{', '.join(f'block{k}' for k in range(len(sockets)))}}};\n"
             f"{kernel.name}(xs, blocks, count, slot, output);\n")
     return decls, body
 
@@ -220,8 +243,8 @@ def entry(op: Op, kernel: c_emit.PlainKernel) -> str:
     """The unit's entry over a plain kernel: Imaginet's ints in, a status out (it cannot fail)."""
     name = entry_name(op, kernel)
     what = GEOMETRIES[kernel.geometry].what.format(**_names(op, kernel))
-    if kernel.geometry in _JOINS:
-        decls, body = _joined_entry(op, kernel)
+    if kernel.geometry in _LISTS:
+        decls, body = _listed_entry(op, kernel)
     else:
         flat = kernel.geometry == "flat"
         decls = [("int count" if flat and source == "n" else decl) for decl, source in kernel.parameters]

@@ -48,12 +48,14 @@ class CFragment:
 #: ``rows`` x ``cols`` matrices transposed, ``count`` elements in all. ``second_scalar``
 #: (``first_scalar``): two operands, the first (second) of the output's shape, ``n``
 #: elements, the other a single element, read once. ``joined`` (``stacked``): ``count``
-#: tensors concatenated (stacked), ``slot`` times a block of ``chunks[k]`` elements of each.
+#: tensors concatenated (stacked), ``slot`` times a block of ``chunks[k]`` elements of each;
+#: ``merged``: ``count`` tensors of ``n`` elements combined element by element.
 _GROUPS = ("left", "group1", "middle", "group2", "right")
 PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "rows": ("size", "slot"), "second_stretched": _GROUPS,
                "first_stretched": _GROUPS, "second_scalar": ("n",), "first_scalar": ("n",),
                "matrices": ("batch", "rows", "inner", "cols"), "transposed": ("count", "rows", "cols"),
-               "joined": ("chunks", "count", "slot"), "stacked": ("chunks", "count", "slot")}
+               "joined": ("chunks", "count", "slot"), "stacked": ("chunks", "count", "slot"),
+               "merged": ("count", "n")}
 
 
 @attrs.frozen

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-
-
 from dsl import compute as C
 from dsl import dtypes as D
 from generators import abi
@@ -56,51 +54,65 @@ class PartsEmitter(Emitter):
 
 
 class MergeEmitter(Emitter):
-    """Element by element over a list of equal-shape tensors, in list order."""
+    """Element by element over a list of equal-shape tensors, in list order: the C API's kernel
+    reads the tensors through their descriptors, the plain one (units) through their data."""
 
     def emit(self) -> OpCode:
         c: C.Merge = self.op.compute  # type: ignore[assignment]
         out = self.op.outputs[0]
-        frags = []
+        frags, plain = [], []
         for v in self.variants:
-            t = v.of(c.inputs)
-            ct, ot = C_TYPE[t], C_TYPE[v.of(out.name)]
-            floating = D.category(t) == "float"
-            value = f"((const {ct}*)xs[k]->data)[i]"
-            if c.combine == "add":
-                init, step, result = f"{ct} acc = ((const {ct}*)xs[0]->data)[i];", f"acc = ({ct})(acc + {value});", "acc"
-            elif c.combine == "avg":
-                init, step, result = "double acc = 0;", f"acc += (double){value};", "acc / (double)count"
-                # the sum starts at 0: every tensor, the first included, is added
-            elif c.combine == "max":
-                better = "(isnan(v) || v > acc)" if floating else "(v > acc)"
-                init = f"{ct} acc = ((const {ct}*)xs[0]->data)[i];"
-                step, result = f"const {ct} v = {value};\nif ({better}) {{\nacc = v;\n}}", "acc"
-            else:  # max_index: the first largest; the first NaN counts as largest
-                better = "(!nan_found && (isnan(v) || v > best))" if floating else "(v > best)"
-                track = "nan_found = isnan(v);" if floating else ""
-                init = (f"{ct} best = ((const {ct}*)xs[0]->data)[i];\nint64_t acc = 0;\n"
-                        f"bool nan_found = {'isnan(best)' if floating else 'false'};")
-                step = f"const {ct} v = {value};\nif ({better}) {{\nbest = v;\nacc = k;\n{track}\n}}"
-                result = "acc"
-            first = 0 if c.combine == "avg" else 1
+            ct, ot = C_TYPE[v.of(c.inputs)], C_TYPE[v.of(out.name)]
             name = self.kernel_name(v)
             frags.append(fragment(name, f"""
 static inline void {name}(const opforge_tensor* const* xs, int32_t count, int64_t n, {ot}* restrict output)
 {{
-    for (int64_t i = 0; i < n; i++) {{
-        {init}
-        for (int32_t k = {first}; k < count; k++) {{
-            {step}
-        }}
-        {"(void)nan_found;" if c.combine == "max_index" else ""}
-        output[i] = ({ot})({result});
-    }}
+    {self._loops(c, v, f"((const {ct}*)xs[k]->data)[i]", "int32_t", "int64_t")}
 }}"""))
+            params = ((f"const {ct}* const* xs", c.inputs), ("int count", "count"), ("int n", "n"),
+                      (f"{ot}* restrict output", out.name))
+            plain.append(PlainKernel(fragment(f"{name}_merged", f"""
+static inline void {name}_merged({', '.join(d for d, _ in params)})
+{{
+    {self._loops(c, v, "xs[k][i]", "int", "int")}
+}}"""), v, params, "merged"))
         xs, outn = abi.c_name(c.inputs), abi.c_name(out.name)
         lines: list[str] = []  # (the form's checks above: the inputs and the output of one shape)
 
         def per_variant(v: D.Variant) -> list[str]:
             return [f"{self.kernel_name(v)}({xs}, {xs}_count, opf_numel({xs}[0]), ({C_TYPE[v.of(out.name)]}*){outn}->data);"]
 
-        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)))
+        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)), tuple(plain))
+
+    def _loops(self, c: C.Merge, v: D.Variant, value: str, count_t: str, n_t: str) -> str:
+        """For each of the ``n`` elements, the ``count`` tensors' ``value`` (element ``i`` of
+        tensor ``k``) combined into ``output[i]``."""
+        t = v.of(c.inputs)
+        ct, ot = C_TYPE[t], C_TYPE[v.of(self.op.outputs[0].name)]
+        floating = D.category(t) == "float"
+        first_value = value.replace("[k]", "[0]")
+        if c.combine == "add":
+            init, step, result = f"{ct} acc = {first_value};", f"acc = ({ct})(acc + {value});", "acc"
+        elif c.combine == "avg":
+            # the sum starts at 0: every tensor, the first included, is added
+            init, step, result = "double acc = 0;", f"acc += (double){value};", "acc / (double)count"
+        elif c.combine == "max":
+            better = "(isnan(v) || v > acc)" if floating else "(v > acc)"
+            init = f"{ct} acc = {first_value};"
+            step, result = f"const {ct} v = {value};\nif ({better}) {{\nacc = v;\n}}", "acc"
+        else:  # max_index: the first largest; the first NaN counts as largest
+            better = "(!nan_found && (isnan(v) || v > best))" if floating else "(v > best)"
+            track = "nan_found = isnan(v);" if floating else ""
+            init = (f"{ct} best = {first_value};\nint64_t acc = 0;\n"
+                    f"bool nan_found = {'isnan(best)' if floating else 'false'};")
+            step = f"const {ct} v = {value};\nif ({better}) {{\nbest = v;\nacc = k;\n{track}\n}}"
+            result = "acc"
+        first = 0 if c.combine == "avg" else 1
+        return f"""for ({n_t} i = 0; i < n; i++) {{
+        {init}
+        for ({count_t} k = {first}; k < count; k++) {{
+            {step}
+        }}
+        {"(void)nan_found;" if c.combine == "max_index" else ""}
+        output[i] = ({ot})({result});
+    }}"""
