@@ -17,7 +17,7 @@ from dsl.types import DataType
 
 FLOATS = ("float32", "float64")
 SIGNED = ("int8", "int16", "int32", "int64")
-UNSIGNED = ("uint8",)
+UNSIGNED = ("uint8", "uint16", "uint32")
 INTEGERS = SIGNED + UNSIGNED
 
 CONCRETE: dict[DataType, tuple[str, ...]] = {
@@ -29,7 +29,7 @@ CONCRETE: dict[DataType, tuple[str, ...]] = {
     DataType.BOOLEAN: ("bool",),
 }
 
-BITS = {"bool": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "float32": 32, "float64": 64}
+BITS = {"bool": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16, "uint32": 32, "float32": 32, "float64": 64}
 
 
 def category(dtype: str) -> str:

@@ -45,6 +45,8 @@ CONCRETE_DTYPES = (
     "int32",
     "int64",
     "uint8",
+    "uint16",
+    "uint32",
     "float32",
     "float64",
 )

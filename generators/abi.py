@@ -14,7 +14,7 @@ from dsl.types import DataType
 from generators.naming import C_RESERVED, mangle
 
 MAX_RANK = 8
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64")
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64", "uint16", "uint32")
 DTYPE_ENUM = {d: f"OPFORGE_{d.upper()}" for d in DTYPES}
 STATUS = (
     ("OPFORGE_OK", "ok"),

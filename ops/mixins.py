@@ -163,6 +163,8 @@ FRAGMENT_SUFFIX = {
     "int32": "i32",
     "int64": "i64",
     "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
     "float32": "f32",
     "float64": "f64",
 }

@@ -16,12 +16,12 @@ from dsl.compute import BOOL_RESULT, SCall, SConst, SExpr, SSym
 from dsl.dtypes import category
 
 C_TYPE = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
-          "uint8": "uint8_t", "float32": "float", "float64": "double"}
-SUFFIX = {"bool": "b", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+          "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "float32": "float", "float64": "double"}
+SUFFIX = {"bool": "b", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
           "float32": "f32", "float64": "f64"}
 #: Unsigned type integer arithmetic wraps in (at least as wide as int).
 WIDE_UNSIGNED = {"int8": "uint32_t", "int16": "uint32_t", "int32": "uint32_t", "int64": "uint64_t",
-                 "uint8": "uint32_t"}
+                 "uint8": "uint32_t", "uint16": "uint32_t", "uint32": "uint32_t"}
 
 _LIBM = ("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
          "erf", "erfc", "asinh", "acosh", "atanh", "expm1", "log1p", "floor", "ceil")

@@ -79,6 +79,16 @@ CUMULATE(cumsum_i64, int64_t, uint64_t, +, 0)
 CUMULATE(cumsum_u8, uint8_t, uint32_t, +, 0)
 #pragma IMAGINET_FRAGMENT_END
 
+#pragma IMAGINET_FRAGMENT_BEGIN "cumsum_u16"
+#pragma IMAGINET_DEPENDENCY "cumulative.h:cumulative_body"
+CUMULATE(cumsum_u16, uint16_t, uint32_t, +, 0)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "cumsum_u32"
+#pragma IMAGINET_DEPENDENCY "cumulative.h:cumulative_body"
+CUMULATE(cumsum_u32, uint32_t, uint32_t, +, 0)
+#pragma IMAGINET_FRAGMENT_END
+
 #pragma IMAGINET_FRAGMENT_BEGIN "cumprod_f32"
 #pragma IMAGINET_DEPENDENCY "cumulative.h:cumulative_body"
 CUMULATE(cumprod_f32, float, float, *, 1)
@@ -112,4 +122,14 @@ CUMULATE(cumprod_i64, int64_t, uint64_t, *, 1)
 #pragma IMAGINET_FRAGMENT_BEGIN "cumprod_u8"
 #pragma IMAGINET_DEPENDENCY "cumulative.h:cumulative_body"
 CUMULATE(cumprod_u8, uint8_t, uint32_t, *, 1)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "cumprod_u16"
+#pragma IMAGINET_DEPENDENCY "cumulative.h:cumulative_body"
+CUMULATE(cumprod_u16, uint16_t, uint32_t, *, 1)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "cumprod_u32"
+#pragma IMAGINET_DEPENDENCY "cumulative.h:cumulative_body"
+CUMULATE(cumprod_u32, uint32_t, uint32_t, *, 1)
 #pragma IMAGINET_FRAGMENT_END

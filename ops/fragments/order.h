@@ -43,6 +43,16 @@ ORDER_TEST(is_non_decreasing_i64, int64_t, <=)
 ORDER_TEST(is_non_decreasing_u8, uint8_t, <=)
 #pragma IMAGINET_FRAGMENT_END
 
+#pragma IMAGINET_FRAGMENT_BEGIN "is_non_decreasing_u16"
+#pragma IMAGINET_DEPENDENCY "order.h:order_bodies"
+ORDER_TEST(is_non_decreasing_u16, uint16_t, <=)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_non_decreasing_u32"
+#pragma IMAGINET_DEPENDENCY "order.h:order_bodies"
+ORDER_TEST(is_non_decreasing_u32, uint32_t, <=)
+#pragma IMAGINET_FRAGMENT_END
+
 #pragma IMAGINET_FRAGMENT_BEGIN "is_non_decreasing_f32"
 #pragma IMAGINET_DEPENDENCY "order.h:order_bodies"
 ORDER_TEST(is_non_decreasing_f32, float, <=)
@@ -76,6 +86,16 @@ ORDER_TEST(is_strictly_increasing_i64, int64_t, <)
 #pragma IMAGINET_FRAGMENT_BEGIN "is_strictly_increasing_u8"
 #pragma IMAGINET_DEPENDENCY "order.h:order_bodies"
 ORDER_TEST(is_strictly_increasing_u8, uint8_t, <)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_strictly_increasing_u16"
+#pragma IMAGINET_DEPENDENCY "order.h:order_bodies"
+ORDER_TEST(is_strictly_increasing_u16, uint16_t, <)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_strictly_increasing_u32"
+#pragma IMAGINET_DEPENDENCY "order.h:order_bodies"
+ORDER_TEST(is_strictly_increasing_u32, uint32_t, <)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "is_strictly_increasing_f32"

@@ -67,3 +67,13 @@ LIST_DIFF(list_diff_i64, int64_t)
 #pragma IMAGINET_DEPENDENCY "sets.h:sets_bodies"
 LIST_DIFF(list_diff_u8, uint8_t)
 #pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "list_diff_u16"
+#pragma IMAGINET_DEPENDENCY "sets.h:sets_bodies"
+LIST_DIFF(list_diff_u16, uint16_t)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "list_diff_u32"
+#pragma IMAGINET_DEPENDENCY "sets.h:sets_bodies"
+LIST_DIFF(list_diff_u32, uint32_t)
+#pragma IMAGINET_FRAGMENT_END

@@ -91,7 +91,7 @@ static inline opforge_status opf_check_tensor(const opforge_tensor* t, uint32_t 
     if (t == NULL) {
         return OPFORGE_ERR_NULL;
     }
-    if ((unsigned)t->dtype > (unsigned)OPFORGE_FLOAT64 || (OPF_DTYPE_BIT(t->dtype) & dtypes) == 0) {
+    if ((unsigned)t->dtype > (unsigned)OPFORGE_DTYPE_LAST || (OPF_DTYPE_BIT(t->dtype) & dtypes) == 0) {
         return OPFORGE_ERR_DTYPE;
     }
     if (t->rank < 0 || t->rank > OPFORGE_MAX_RANK) {

@@ -20,6 +20,10 @@ static inline int64_t opf_cast_load_int(const opforge_tensor* x, int64_t i)
         return ((const int64_t*)x->data)[i];
     case OPFORGE_UINT8:
         return ((const uint8_t*)x->data)[i];
+    case OPFORGE_UINT16:
+        return ((const uint16_t*)x->data)[i];
+    case OPFORGE_UINT32:
+        return ((const uint32_t*)x->data)[i];
     default:
         return 0;
     }
@@ -48,6 +52,12 @@ static inline void opf_cast_store_int(opforge_tensor* out, int64_t i, int64_t v)
         break;
     case OPFORGE_UINT8:
         ((uint8_t*)out->data)[i] = (uint8_t)(u & 0xFFu);
+        break;
+    case OPFORGE_UINT16:
+        ((uint16_t*)out->data)[i] = (uint16_t)(u & 0xFFFFu);
+        break;
+    case OPFORGE_UINT32:
+        ((uint32_t*)out->data)[i] = (uint32_t)(u & 0xFFFFFFFFu);
         break;
     case OPFORGE_FLOAT32:
         ((float*)out->data)[i] = (float)v;
@@ -78,6 +88,12 @@ static inline int64_t opf_cast_saturate(opforge_dtype dtype, double v)
         break;
     case OPFORGE_UINT8:
         lowest = 0.0, beyond = 256.0, lo = 0, hi = UINT8_MAX;
+        break;
+    case OPFORGE_UINT16:
+        lowest = 0.0, beyond = 65536.0, lo = 0, hi = UINT16_MAX;
+        break;
+    case OPFORGE_UINT32:
+        lowest = 0.0, beyond = 4294967296.0, lo = 0, hi = UINT32_MAX;
         break;
     default:
         break;

@@ -283,6 +283,8 @@ static inline bool opf_fill_value(opforge_dtype dtype, double value, unsigned ch
         OPF_FILL_INT(OPFORGE_INT16, int16_t, INT16_MIN, INT16_MAX)
         OPF_FILL_INT(OPFORGE_INT32, int32_t, INT32_MIN, INT32_MAX)
         OPF_FILL_INT(OPFORGE_UINT8, uint8_t, 0, UINT8_MAX)
+        OPF_FILL_INT(OPFORGE_UINT16, uint16_t, 0, UINT16_MAX)
+        OPF_FILL_INT(OPFORGE_UINT32, uint32_t, 0, UINT32_MAX)
     case OPFORGE_INT64: {
         /* 2^63 is the first double above INT64_MAX. */
         if (value < -9223372036854775808.0 || value >= 9223372036854775808.0) {

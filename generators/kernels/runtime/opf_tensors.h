@@ -20,6 +20,10 @@ static inline bool opf_double_fits(opforge_dtype dtype, double v)
         return t >= -9223372036854775808.0 && t < 9223372036854775808.0;
     case OPFORGE_UINT8:
         return t >= 0 && t <= UINT8_MAX;
+    case OPFORGE_UINT16:
+        return t >= 0 && t <= UINT16_MAX;
+    case OPFORGE_UINT32:
+        return t >= 0 && t <= UINT32_MAX;
     default:
         return true;
     }

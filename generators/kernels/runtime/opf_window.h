@@ -32,7 +32,7 @@ static inline opforge_status opf_window_frame(const opforge_tensor* frame, uint3
     if (frame == NULL) {
         return opf_fail(detail, OPFORGE_ERR_NULL, "frame: NULL");
     }
-    if ((unsigned)frame->dtype > (unsigned)OPFORGE_FLOAT64 || (OPF_DTYPE_BIT(frame->dtype) & dtypes) == 0) {
+    if ((unsigned)frame->dtype > (unsigned)OPFORGE_DTYPE_LAST || (OPF_DTYPE_BIT(frame->dtype) & dtypes) == 0) {
         return opf_fail(detail, OPFORGE_ERR_DTYPE, "frame: unsupported dtype");
     }
     if (frame->rank < 0 || frame->rank >= OPFORGE_MAX_RANK) {

@@ -14,7 +14,7 @@ except ImportError as exc:  # the package was installed without building the ext
 else:
     _MISSING = None
 
-_DTYPE_ENUM = {"bool": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "float32": 6, "float64": 7}
+_DTYPE_ENUM = {"bool": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "float32": 6, "float64": 7, "uint16": 8, "uint32": 9}
 #: The same by dtype (a dict lookup; ``dtype.name`` costs microseconds a call).
 _BY_DTYPE = {np.dtype(name): code for name, code in _DTYPE_ENUM.items()}
 

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64")
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "float32", "float64")
 #: The supported dtypes' names by dtype: a dict lookup, where ``dtype.name`` costs microseconds.
 NAMES = {np.dtype(d): d for d in DTYPES}
 #: The dtypes by name (np.empty parses a name on every call).
