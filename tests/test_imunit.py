@@ -881,8 +881,8 @@ int main(void)
 
 
 def test_an_elementwise_unit_runs_its_plain_kernel_when_nothing_broadcasts(out: Path) -> None:
-    """Inputs of one shape: the kernel over the element count, no descriptors; inputs that broadcast:
-    the checked C API."""
+    """Inputs of one shape: the kernel over the element count, no descriptors; one input stretched:
+    ShapeBroadcast's loops; both, or a high rank: a loop per axis. No checked C API."""
     path = out / "math" / "add" / "add.imunit"
 
     def called(*inputs: str) -> str:
@@ -894,9 +894,65 @@ def test_an_elementwise_unit_runs_its_plain_kernel_when_nothing_broadcasts(out: 
     # one operand broadcast into the other's shape: ShapeBroadcast's loops
     assert called("x=Float32[3,4]", "y=Float32[1,4]") == "opforge_math_add_unit_second_stretched_f32"
     assert called("x=Float32[4]", "y=Float32[3,4]") == "opforge_math_add_unit_first_stretched_f32"
-    # both stretched, or a rank where two groups may not do: the checked C API
-    assert called("x=Float32[3,1]", "y=Float32[1,4]") == "opforge_math_add_unit_f32"
-    assert called("x=Float32[2,1,2,1,2]", "y=Float32[2,2,2,2,2]") == "opforge_math_add_unit_f32"
+    # both stretched, or a rank where two groups may not do: a loop per axis
+    assert called("x=Float32[3,1]", "y=Float32[1,4]") == "opforge_math_add_unit_broadcast_f32"
+    assert called("x=Float32[2,1,2,1,2]", "y=Float32[2,2,2,2,2]") == "opforge_math_add_unit_broadcast_f32"
+    assert "opforge_tensor" not in (path.parent / "add.h").read_text()
+    # (the loops cover MAX_RANK axes: a higher rank is refused, naming the tensor)
+    nine = checker.check_unit(path, dict(checker.parse_input(i) for i in ("x=Float32[1,1,1,1,1,1,1,1,2]",
+                                                                          "y=Float32[2]")))
+    assert nine.kind == "refused" and nine.text.startswith("x: a unit broadcasts tensors of rank 8 at most")
+
+
+#: NumPy's result of the elementwise ops the broadcast test runs (batch_norm: its default epsilon).
+BROADCAST_REFERENCES = {
+    "math.add": lambda a: a["x"] + a["y"],
+    "base.where": lambda a: np.where(a["condition"], a["x"], a["y"]),
+    "nn.batch_norm": lambda a: (a["x"] - a["mean"]) / np.sqrt(a["variance"] + np.float32(1e-5)) * a["gamma"] + a["beta"],
+}
+
+
+@pytest.mark.parametrize(("name", "shapes"), [
+    ("math.add", [((3, 1), (1, 4)), ((2, 1, 3), (4, 1)), ((2, 1, 2, 1, 2), (2, 2, 2, 2, 2)), ((1, 5), (3, 1, 1))]),
+    ("base.where", [((3, 1), (1, 4), (4,)), ((2, 1, 1), (3, 1), (1, 4)), ((2, 3), (2, 3), (2, 3))]),
+    ("nn.batch_norm", [((2, 3, 4), (4,), (1, 4), (4,), (3, 1))]),
+])
+def test_an_elementwise_unit_broadcasts_its_operands_from_both_sides(out: Path, tmp_path: Path, name: str,
+                                                                     shapes: list) -> None:
+    """Operands stretched from both sides, or more than two of them: the unit computes the output's
+    size and each operand's step along every axis, and its C implementation gives NumPy's result."""
+    ns, short = name.split(".")
+    path = out / ns / short / f"{short}.imunit"
+    unit = ET.parse(path).getroot()[0]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == name)
+    rng = np.random.default_rng(5)
+    lines, checks = [], []
+    for k, given in enumerate(shapes):
+        arrays = {i.name: (rng.uniform(size=s) < 0.5 if i.name == "condition" else
+                           rng.uniform(0.5, 2, s).astype(np.float32)) for i, s in zip(op.inputs, given, strict=True)}
+        want = np.asarray(BROADCAST_REFERENCES[name](arrays), dtype=np.float32)
+        options = dict(checker.parse_option(f"{o.get('name')}={o.get('default')}") for o in unit.iter()
+                       if o.tag.endswith("Option") and o.get("default") is not None)  # (batch_norm's epsilon)
+        env, failed = _evaluate_unit(unit, options | {n: Tensor(VALUE_TYPES["Bool" if a.dtype == bool else "Float32"],
+                                                                Shape(a.shape)) for n, a in arrays.items()})
+        assert failed == [] and env["output_shape"].dims == want.shape, (given, failed)
+        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+        call = impl.get("call")
+        assert "_broadcast_f32(" in call or len(set(given)) == 1, (given, call)
+        passed = []
+        for a in (a.strip() for a in call[call.index("(") + 1:-1].split(",")):
+            if a in arrays:
+                lines.append(golden.c_array(f"{a}{k}", arrays[a], arrays[a].dtype.name))
+                passed.append(f"{a}{k}")
+            else:
+                passed.append(f"out{k}" if a == "output" else repr(env[a]))
+        lines += [golden.c_array(f"want{k}", want, "float32"), f"static float out{k}[{want.size}];",
+                  f"if ({call[:call.index('(')]}({', '.join(passed)}) != 0) return 2;"]
+        checks.append(f"for (int i = 0; i < {want.size}; i++) {{ if (fabs((double)out{k}[i] - (double)want{k}[i]) > "
+                      f"1e-5 * (1 + fabs((double)want{k}[i]))) return {k + 10}; }}")
+    run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
 
 
 @pytest.mark.parametrize("name", ["math.sub", "math.div", "base.gt", "math.pow"])

@@ -154,7 +154,7 @@ class ImunitGenerator:
         self._sockets_and_options(params, op, legacy)
         self._outputs(params, op, hidden_tag, adapter, legacy)
         contracts = ET.SubElement(unit, "Contracts")
-        for test, error in units.contracts(op, legacy):
+        for test, error in units.contracts(op, legacy) + plain.contracts(op, () if legacy else kernels):
             ET.SubElement(contracts, "Assert", {"test": test, "error": error})
         self._implementations(unit, params, op, legacy, hidden_tag, kernels, adapter)
         return serialize(root, header)

@@ -4,6 +4,7 @@ entry that calls it and returns Imaginet's status."""
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import attrs
@@ -18,8 +19,8 @@ from generators.kernels.selection import variants_of
 
 #: The Expression a unit passes plain kernels as their element count.
 PLAIN_COUNT = "element_count"
-#: Inputs of a higher rank than this broadcast through the checked C API: broadcasting an operand
-#: of rank 5 or more into the other may need more than ShapeBroadcast's two groups.
+#: Inputs of a higher rank than this broadcast through the ``broadcast`` kernel: broadcasting an
+#: operand of rank 5 or more into the other may need more than ShapeBroadcast's two groups.
 STRETCH_RANK = 4
 
 
@@ -94,6 +95,9 @@ GEOMETRIES = {
     "stacked": Geometry("stacked", "The connected tensors of {x} stacked: slot times a block of each.", (), (), ()),
     "merged": Geometry("merged", "The connected tensors of {x}, count elements each, combined element by element.",
                        (), (), ()),
+    # (its sizes: one per axis, and a step per operand and axis, see _broadcast)
+    "broadcast": Geometry("broadcast", "Every operand broadcast into the output's shape: a loop per axis, each "
+                          "operand read at its step along it, 0 where its size is 1.", (), (), ()),
     "matrices": Geometry("matrices", "A batch of matrix products: batch of rows x inner by inner x cols.", (),
                          (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", _MATRICES),
                           ("rows", "matrix_rows", "", _MATRICES), ("inner", "matrix_inner", "", _MATRICES),
@@ -125,6 +129,31 @@ def _merged(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[s
     return sockets, [(PLAIN_COUNT, f"{sockets[0]}.shape.flat", None)]
 
 
+def _broadcast(kernel: c_emit.PlainKernel) -> list[tuple[str, str]]:
+    """The Expressions (name, value) of the broadcast kernel's sizes, named as its parameters
+    take them: the output's size along each axis (1 beyond its rank), each operand's step
+    there (0 where its size is 1, as beyond its rank)."""
+    out = []
+    for _, source in kernel.parameters:
+        if source in c_emit.PLAIN_SIZES["broadcast"]:
+            out.append((f"broadcast_{source}", f"output_shape.size({source[1:]})"))
+        elif (step := re.fullmatch(r"(\w+)_s(\d)", source)) is not None:
+            operand, axis = step.groups()
+            out.append((f"{operand}_step{axis}",
+                        f"{operand}.shape.size({axis}) == 1 ? 0 : {operand}.shape.step({axis})"))
+    return out
+
+
+def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
+    """(test, error) Asserts for what the kernels cannot compute: the broadcast kernel loops
+    over MAX_RANK axes."""
+    if not any(k.geometry == "broadcast" for k in kernels):
+        return []
+    return [(f"{i.name}.shape.count <= {abi.MAX_RANK}",
+             f"{i.name}: a unit broadcasts tensors of rank {abi.MAX_RANK} at most ({i.name}: {{{i.name}.shape}})")
+            for i in op.inputs]
+
+
 def _listed(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[str, str, str | None]]]:
     """A list geometry's sockets and the Expressions of its sizes."""
     return _merged(op, kernel) if kernel.geometry == "merged" else _joined(op, kernel)
@@ -154,6 +183,10 @@ def expressions(op: Op, kernels: tuple[c_emit.PlainKernel, ...]) -> list[dict[st
             for name, value, conditional in _listed(op, kernel)[1]:
                 element = {"name": name, "value": value} | ({"conditional": conditional} if conditional else {})
                 out.setdefault(name, element)
+            continue
+        if kernel.geometry == "broadcast":
+            for name, value in _broadcast(kernel):
+                out.setdefault(name, {"name": name, "value": value})
             continue
         geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
         # a size that is one axis of a tensor: Imaginet counts that axis from the last, 0
@@ -208,8 +241,12 @@ def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
         return [*sockets, op.outputs[0].name, *(name for name, _, _ in sizes[:-1]), f"{listed}_count", "join_slot"]
     if kernel.geometry == "merged":  # each socket, the output, how many, their element count
         return [*_merged(op, kernel)[0], op.outputs[0].name, f"{listed}_count", PLAIN_COUNT]
-    args = {a.name: a for a in op.args}
     sizes = {size: name for size, name, _, _ in GEOMETRIES[kernel.geometry].sizes}
+    if kernel.geometry == "broadcast":  # (its sizes' Expressions, in its parameters' order)
+        steps = iter(name for name, _ in _broadcast(kernel))
+        sizes = {source: next(steps) for _, source in kernel.parameters
+                 if source in c_emit.PLAIN_SIZES["broadcast"] or re.fullmatch(r"\w+_s\d", source)}
+    args = {a.name: a for a in op.args}
 
     def value(source: str) -> str:
         if source in sizes:

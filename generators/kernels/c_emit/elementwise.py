@@ -79,6 +79,8 @@ class ElementwiseEmitter(Emitter):
                 if len(inputs) == 2:  # (a unit tries them in this order)
                     kernels += [self.scalar(case, geometry) for geometry in ("second_scalar", "first_scalar")]
                     kernels += [self.stretched(case, geometry) for geometry in ("second_stretched", "first_stretched")]
+                if len(inputs) >= 2:  # whatever the others do not compute: last
+                    kernels.append(self.broadcast(case))
                 if len(c.cases) > 1:
                     kernels = [attrs.evolve(kernel, given=tuple(given), case=f"_c{k}",
                                             absent=tuple(p for p in c.optional if p not in given))
@@ -156,6 +158,38 @@ static inline void {name}({', '.join(decls)})
         }}
     }}
 }}"""), case.v, tuple(zip(decls, names)), geometry)
+
+    def broadcast(self, case: _Case) -> PlainKernel:
+        """Every operand broadcast into the output's shape (the form's rule: NumPy's, from both
+        sides), of rank ``MAX_RANK`` at most: a loop per axis of the output, outermost first,
+        each operand read at its step along that axis, 0 where it has size 1. Sizes ``n<k>`` and
+        steps ``<operand>_s<k>`` count axes as Imaginet does, 0 the innermost."""
+        axes = range(abi.MAX_RANK - 1, -1, -1)
+        read = [abi.c_name(p) for _, p in case.read]
+        name = f"{case.name}_broadcast"
+        decls = [*case.params, *(f"int n{k}" for k in axes),
+                 *(f"int {abi.c_name(p)}_s{k}" for p in case.inputs for k in axes)]
+        names = [*case.inputs, *case.used, self.op.outputs[0].name, *(f"n{k}" for k in axes),
+                 *(f"{p}_s{k}" for p in case.inputs for k in axes)]
+        env = {p: (f"{abi.c_name(p)}[{abi.c_name(p)}_at0]", case.v.of(p)) for _, p in case.read}
+        unread = [abi.c_name(p) for p in case.inputs if abi.c_name(p) not in read]
+        void = "".join(f"(void){u};" + "".join(f"(void){u}_s{k};" for k in axes) for u in unread)
+        loops, closing = [], []
+        for k in axes:
+            at = "".join(f"const int {r}_at{k} = {f'{r}_at{k + 1} + ' if k + 1 < abi.MAX_RANK else ''}i{k} * {r}_s{k};"
+                         for r in read)
+            loops.append(f"for (int i{k} = 0; i{k} < n{k}; i{k}++) {{\n{at}")
+            closing.append("}")
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(decls)})
+{{
+    {void}
+    int o = 0;
+    {"".join(loops)}
+    {case.out}[o] = ({case.oc})({case.code(env)});
+    o++;
+    {"".join(closing)}
+}}"""), case.v, tuple(zip(decls, names)), "broadcast")
 
     def scalar(self, case: _Case, geometry: str) -> PlainKernel:
         """Two operands, one of the output's shape, the other a single element, read once
