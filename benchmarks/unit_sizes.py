@@ -74,6 +74,9 @@ PAIRS: list[tuple[str, dict[str, str], dict[str, str], str, dict[str, str], dict
      {"input": "[16,8]"}, {}),
     ("math/matmul", {"a": "[4,16]", "b": "[16,8]"}, {}, "Imaginet.Units.Math/Multifold/DotT",
      {"a": "[4,16]", "b": "[8,16]"}, {}),
+    # (the real Full takes its value as a socket, opforge's fill as an option)
+    ("base/fill", {}, {"shape": "System.Shape(16,8)", "value": "1.0"}, "Imaginet.Units.Math/Meta/Full",
+     {"fill_value": "[1]"}, {"shape": "System.Shape(16,8)"}),
     ("signal/sliding_window", {"x": "[1,3]", "time_input": "null"}, {"window": "128", "stride": "1"},
      "Imaginet.Units.Signal/TemporalAnalysis/SlidingWindow", {"input": "[3]", "time_input": "null"}, {}),
 ]
@@ -125,7 +128,7 @@ def main(target: Path) -> None:
             theirs = measure(real_path, real_inputs, real_options, folder, "real_" + real_path.stem)
             ratio = ours / theirs if theirs else float("inf")
             within += ratio <= LIMIT
-            shapes = " + ".join(v for v in inputs.values() if v != "null")
+            shapes = " + ".join(v for v in inputs.values() if v != "null") or "(none)"
             rows.append(f"| `{unit.replace('/', '.')}` | {shapes} | {real_path.stem} | {ours} | {theirs} | {ratio:.2f} |")
     lines = ["# Unit sizes against the DEEPCRAFT library", "",
              f"Measured by `benchmarks/unit_sizes.py` with {version}, flags `{' '.join(FLAGS)}`: the .text of",
@@ -135,13 +138,14 @@ def main(target: Path) -> None:
              "Elementwise units run a plain kernel over the element count when their inputs have one shape",
              "(float args taken in the kernel's float; a kernel per case of their optional args), one loop",
              "when one input is a single element, and ShapeBroadcast's loops when one input broadcasts",
-             "into the other; reductions and arg reductions a plain kernel over the size and slot of their",
+             "into the other (a loop per axis when both do); reductions and arg reductions a plain kernel over the size and slot of their",
              "axis when its step is 1, else over its step, size and slot, float32 sums in float32 in",
              "blocks of 16 elements (docs/unit-sum-accuracy.md gives their accuracy); matmul one loop over",
              "the rows of every batch; transpose one loop over the elements; concat and stack a block of",
              "each connected socket per slot; the sliding window the runtime's queue on bytes, counted in",
-             "ptrdiff_t. Two-sided broadcasting, broadcast batch axes",
-             "and every other form's units take the checked C API (descriptors rebuilt from rank and dims).", "",
+             "ptrdiff_t. Broadcast batch axes and the other forms' units (fill among them: its value's",
+             "exactness is checked in C, not yet in an Assert) take the checked C API (descriptors rebuilt",
+             "from rank and dims).", "",
              "| opforge unit | float32 inputs | real unit | opforge .text bytes | real .text bytes | ratio |",
              "| --- | --- | --- | ---: | ---: | ---: |", *rows, ""]
     target.parent.mkdir(parents=True, exist_ok=True)

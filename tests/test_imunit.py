@@ -1175,9 +1175,11 @@ FIXED_POINT = {"Q7", "Q15", "Q31", "D8", "D16", "D32"}
 
 
 def _types_chosen(path: Path) -> set[str]:
-    """The System types an Implementation of the unit is chosen for."""
-    root = ET.parse(path).getroot()
-    return {t for c in root.iter("Conditional") for t in re.findall(r"System\.(\w+)", c.get("value", ""))}
+    """The System types an Implementation of the unit is chosen for (by a socket's type, or by
+    a dtype option's value: fill)."""
+    tests = [c.get("value", "") for c in ET.parse(path).getroot().iter("Conditional")]
+    named = {units.VALUE_TYPE[d] for t in tests for d in re.findall(r'== "(\w+)"', t) if d in units.VALUE_TYPE}
+    return {t for test in [*tests, *named] for t in re.findall(r"System\.(\w+)", test)}
 
 
 def test_units_take_the_element_types_of_the_real_units_of_their_job(out: Path) -> None:
