@@ -143,8 +143,8 @@ def main(target: Path) -> None:
              "blocks of 16 elements (docs/unit-sum-accuracy.md gives their accuracy); matmul one loop over",
              "the rows of every batch; transpose one loop over the elements; concat and stack a block of",
              "each connected socket per slot; the sliding window the runtime's queue on bytes, counted in",
-             "ptrdiff_t. Broadcast batch axes and the other forms' units (fill among them: its value's",
-             "exactness is checked in C, not yet in an Assert) take the checked C API (descriptors rebuilt",
+             "ptrdiff_t; fill one loop storing its value (an Assert has found it exact in the dtype).",
+             "Broadcast batch axes and the other forms' units take the checked C API (descriptors rebuilt",
              "from rank and dims).", "",
              "| opforge unit | float32 inputs | real unit | opforge .text bytes | real .text bytes | ratio |",
              "| --- | --- | --- | ---: | ---: | ---: |", *rows, ""]

@@ -1198,3 +1198,30 @@ def test_units_take_the_element_types_of_the_real_units_of_their_job(out: Path) 
         seen.add(unit)
     assert set(TYPE_GAPS) <= seen
     assert {"UInt16", "UInt32"} <= _types_chosen(out / "math" / "argmax" / "argmax.imunit")
+
+
+def test_a_fill_unit_runs_its_plain_kernel_and_refuses_an_inexact_value(out: Path, tmp_path: Path) -> None:
+    """fill and full_like write the value with no descriptors; a value their dtype does not hold
+    exactly is refused by an Assert (as the C API refuses it), not converted."""
+    path = out / "base" / "fill" / "fill.imunit"
+
+    def check(unit: Path, inputs: dict, **options: str) -> checker.Verdict:
+        return checker.check_unit(unit, inputs, {k: checker.parse_option(f"{k}={v}")[1] for k, v in options.items()})
+
+    for dtype, value in (("int8", "127"), ("uint32", "4294967295"), ("int64", "-9223372036854775808"),
+                         ("float32", "0.1")):
+        assert check(path, {}, shape="System.Shape(2)", value=value, dtype=f'"{dtype}"').kind == "ok", dtype
+    for dtype, value in (("int8", "128"), ("int8", "1.5"), ("uint16", "-1"), ("uint32", "4294967296")):
+        refused = check(path, {}, shape="System.Shape(2)", value=value, dtype=f'"{dtype}"')
+        assert refused.kind == "refused" and refused.text.startswith("value: must convert exactly"), refused.line()
+    like = out / "base" / "full_like" / "full_like.imunit"
+    assert check(like, dict([checker.parse_input("x=Int16[3]")]), value="2.5").kind == "refused"
+    chosen = checker.implementations(path, {}, {"shape": Shape((3, 2)), "value": -7.0, "dtype": "int16"})
+    c = next(c for c in chosen if c.language == "C")
+    assert c.function == "opforge_base_fill_unit_filled_i16" and c.arguments[1:] == (6, -7.0), c
+    assert "opforge_tensor" not in (path.parent / "fill.h").read_text()
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "base.fill")
+    run = _run_driver(tmp_path, path.parent, op, [
+        "int16_t out[6];", "if (opforge_base_fill_unit_filled_i16(out, 6, -7.0) != 0) return 2;",
+        "for (int i = 0; i < 6; i++) { if (out[i] != -7) return 3; }", 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout

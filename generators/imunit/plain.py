@@ -9,6 +9,7 @@ from typing import Sequence
 
 import attrs
 
+from dsl import dtypes as D
 from dsl.model import Op
 from dsl.types import DataType
 from generators import abi
@@ -95,6 +96,8 @@ GEOMETRIES = {
     "stacked": Geometry("stacked", "The connected tensors of {x} stacked: slot times a block of each.", (), (), ()),
     "merged": Geometry("merged", "The connected tensors of {x}, count elements each, combined element by element.",
                        (), (), ()),
+    "filled": Geometry("filled", "The output's count elements, each the value.", (),
+                       (("n", "output_count", "output_shape.flat", None),), ()),
     # (its sizes: one per axis, and a step per operand and axis, see _broadcast)
     "broadcast": Geometry("broadcast", "Every operand broadcast into the output's shape: a loop per axis, each "
                           "operand read at its step along it, 0 where its size is 1.", (), (), ()),
@@ -114,7 +117,7 @@ def _names(op: Op, kernel: c_emit.PlainKernel) -> dict[str, str]:
     inputs = {i.name for i in op.inputs}
     tensors = [source for _, source in kernel.parameters if source in inputs]
     axis = "axis" if kernel.axis == units.reduction_axes_arg(op) else kernel.axis  # a unit reduces one axis
-    return {"x": tensors[0], "y": tensors[1] if len(tensors) > 1 else "", "axis": axis}
+    return {"x": tensors[0] if tensors else "", "y": tensors[1] if len(tensors) > 1 else "", "axis": axis}
 
 
 _JOINS = ("joined", "stacked")
@@ -146,12 +149,28 @@ def _broadcast(kernel: c_emit.PlainKernel) -> list[tuple[str, str]]:
 
 def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
     """(test, error) Asserts for what the kernels cannot compute: the broadcast kernel loops
-    over MAX_RANK axes."""
-    if not any(k.geometry == "broadcast" for k in kernels):
-        return []
-    return [(f"{i.name}.shape.count <= {abi.MAX_RANK}",
-             f"{i.name}: a unit broadcasts tensors of rank {abi.MAX_RANK} at most ({i.name}: {{{i.name}.shape}})")
-            for i in op.inputs]
+    over MAX_RANK axes; a fill's value is converted by the caller, so it must be exact (as
+    the C API checks it: an integer within an integer dtype's limits, 0 or 1 for bool)."""
+    out = []
+    if any(k.geometry == "broadcast" for k in kernels):
+        out += [(f"{i.name}.shape.count <= {abi.MAX_RANK}",
+                 f"{i.name}: a unit broadcasts tensors of rank {abi.MAX_RANK} at most ({i.name}: {{{i.name}.shape}})")
+                for i in op.inputs]
+    filled = [k for k in kernels if k.geometry == "filled"]
+    if filled:
+        value = units.value(op, next(source for _, source in filled[0].parameters if source not in ("n", "output")))
+        dtype = units.value(op, "dtype")
+        tests = []
+        for d in dict.fromkeys(k.variant.dtype for k in filled):
+            if D.category(d) in ("signed", "unsigned"):
+                low, high = D.integer_limits(d)  # (below high + 1: a power of two, exact in a double)
+                tests.append(f'({dtype} != "{d}" || ({value} >= {low} && {value} < {high + 1} && '
+                             f"{value} == Math.floor({value})))")
+            elif d == "bool":
+                tests.append(f'({dtype} != "bool" || {value} == 0 || {value} == 1)')
+        if tests:
+            out.append((" && ".join(tests), f"value: must convert exactly to the dtype ({{{dtype}}}: {{{value}}})"))
+    return out
 
 
 def _listed(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[str, str, str | None]]]:

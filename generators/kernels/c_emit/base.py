@@ -50,7 +50,8 @@ class CFragment:
 #: (``first_scalar``): two operands, the first (second) of the output's shape, ``n``
 #: elements, the other a single element, read once. ``joined`` (``stacked``): ``count``
 #: tensors concatenated (stacked), ``slot`` times a block of ``chunks[k]`` elements of each;
-#: ``merged``: ``count`` tensors of ``n`` elements combined element by element; ``broadcast``:
+#: ``merged``: ``count`` tensors of ``n`` elements combined element by element; ``filled``: ``n``
+#: elements, each one value; ``broadcast``:
 #: operands broadcast into the output's shape, ``n<k>`` elements along its axis ``k`` (0 the
 #: innermost), each operand ``<operand>_s<k>`` elements apart there (0: it has size 1).
 _GROUPS = ("left", "group1", "middle", "group2", "right")
@@ -58,7 +59,7 @@ PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "rows": ("size"
                "first_stretched": _GROUPS, "second_scalar": ("n",), "first_scalar": ("n",),
                "matrices": ("batch", "rows", "inner", "cols"), "transposed": ("count", "rows", "cols"),
                "joined": ("chunks", "count", "slot"), "stacked": ("chunks", "count", "slot"),
-               "merged": ("count", "n"),
+               "merged": ("count", "n"), "filled": ("n",),
                # (and a step per operand and axis: see ElementwiseEmitter.broadcast)
                "broadcast": tuple(f"n{k}" for k in range(abi.MAX_RANK - 1, -1, -1))}
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-
-
 from dsl import compute as C
+from dsl import dtypes as D
 from generators import abi
 from generators.formatting import c_string
-from generators.kernels.c_emit.base import Emitter, OpCode
+from generators.kernels.c_emit.base import Emitter, OpCode, PlainKernel, fragment
+from generators.kernels.scalar_c import C_TYPE
 
 
 class GenerationEmitter(Emitter):
@@ -39,4 +39,19 @@ class GenerationEmitter(Emitter):
                  "}", call()]
         if not lines[-1].startswith("return "):
             lines.append("return OPFORGE_OK;")
-        return OpCode((), (), self.api_returning(lines))
+        plain = tuple(self.plain_filled(c, v) for v in self.variants) if c.generator == "fill" else ()
+        return OpCode((), (), self.api_returning(lines), plain)
+
+    def plain_filled(self, c: C.Generation, v: D.Variant) -> PlainKernel:
+        """A fill as a plain kernel (units): ``n`` elements, each the value, which the caller
+        has converted to the dtype (a unit's Assert has found it exact, as the C API checks)."""
+        out = self.op.outputs[0].name
+        ct, name = C_TYPE[v.of(out)], f"{self.kernel_name(v)}_filled"
+        params = ((f"{ct}* restrict output", out), ("int n", "n"), (f"{ct} value", c.arg("value")))
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    for (int i = 0; i < n; i++) {{
+        output[i] = value;
+    }}
+}}"""), v, params, "filled")
