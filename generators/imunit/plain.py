@@ -4,7 +4,6 @@ entry that calls it and returns Imaginet's status."""
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 import attrs
@@ -140,8 +139,8 @@ def _broadcast(kernel: c_emit.PlainKernel) -> list[tuple[str, str]]:
     for _, source in kernel.parameters:
         if source in c_emit.PLAIN_SIZES["broadcast"]:
             out.append((f"broadcast_{source}", f"output_shape.size({source[1:]})"))
-        elif (step := re.fullmatch(r"(\w+)_s(\d)", source)) is not None:
-            operand, axis = step.groups()
+        elif source.startswith("step:"):
+            _, operand, axis = source.split(":")
             out.append((f"{operand}_step{axis}",
                         f"{operand}.shape.size({axis}) == 1 ? 0 : {operand}.shape.step({axis})"))
     return out
@@ -264,7 +263,7 @@ def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     if kernel.geometry == "broadcast":  # (its sizes' Expressions, in its parameters' order)
         steps = iter(name for name, _ in _broadcast(kernel))
         sizes = {source: next(steps) for _, source in kernel.parameters
-                 if source in c_emit.PLAIN_SIZES["broadcast"] or re.fullmatch(r"\w+_s\d", source)}
+                 if source in c_emit.PLAIN_SIZES["broadcast"] or source.startswith("step:")}
     args = {a.name: a for a in op.args}
 
     def value(source: str) -> str:

@@ -163,14 +163,15 @@ static inline void {name}({', '.join(decls)})
         """Every operand broadcast into the output's shape (the form's rule: NumPy's, from both
         sides), of rank ``MAX_RANK`` at most: a loop per axis of the output, outermost first,
         each operand read at its step along that axis, 0 where it has size 1. Sizes ``n<k>`` and
-        steps ``<operand>_s<k>`` count axes as Imaginet does, 0 the innermost."""
+        steps ``<operand>_s<k>`` (taking ``step:<operand>:<k>``) count axes as Imaginet does, 0 the
+        innermost."""
         axes = range(abi.MAX_RANK - 1, -1, -1)
         read = [abi.c_name(p) for _, p in case.read]
         name = f"{case.name}_broadcast"
         decls = [*case.params, *(f"int n{k}" for k in axes),
                  *(f"int {abi.c_name(p)}_s{k}" for p in case.inputs for k in axes)]
         names = [*case.inputs, *case.used, self.op.outputs[0].name, *(f"n{k}" for k in axes),
-                 *(f"{p}_s{k}" for p in case.inputs for k in axes)]
+                 *(f"step:{p}:{k}" for p in case.inputs for k in axes)]
         env = {p: (f"{abi.c_name(p)}[{abi.c_name(p)}_at0]", case.v.of(p)) for _, p in case.read}
         unread = [abi.c_name(p) for p in case.inputs if abi.c_name(p) not in read]
         void = "".join(f"(void){u};" + "".join(f"(void){u}_s{k};" for k in axes) for u in unread)
