@@ -157,7 +157,8 @@ def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, 
                 for i in op.inputs]
     filled = [k for k in kernels if k.geometry == "filled"]
     if filled:
-        value = units.value(op, next(source for _, source in filled[0].parameters if source not in ("n", "output")))
+        args = {a.name for a in op.args}
+        value = units.value(op, next(source for _, source in filled[0].parameters if source in args))
         dtype = units.value(op, "dtype")
         tests = []
         for d in dict.fromkeys(k.variant.dtype for k in filled):
