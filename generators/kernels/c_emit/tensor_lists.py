@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from dsl import compute as C
 from dsl import dtypes as D
 from generators import abi
@@ -67,14 +69,14 @@ class MergeEmitter(Emitter):
             frags.append(fragment(name, f"""
 static inline void {name}(const opforge_tensor* const* xs, int32_t count, int64_t n, {ot}* restrict output)
 {{
-    {self._loops(c, v, f"((const {ct}*)xs[k]->data)[i]", "int32_t", "int64_t")}
+    {self._loops(c, v, lambda k: f"((const {ct}*)xs[{k}]->data)[i]", "int32_t", "int64_t")}
 }}"""))
             params = ((f"const {ct}* const* xs", c.inputs), ("int count", "count"), ("int n", "n"),
                       (f"{ot}* restrict output", out.name))
             plain.append(PlainKernel(fragment(f"{name}_merged", f"""
 static inline void {name}_merged({', '.join(d for d, _ in params)})
 {{
-    {self._loops(c, v, "xs[k][i]", "int", "int")}
+    {self._loops(c, v, lambda k: f"xs[{k}][i]", "int", "int")}
 }}"""), v, params, "merged"))
         xs, outn = abi.c_name(c.inputs), abi.c_name(out.name)
         lines: list[str] = []  # (the form's checks above: the inputs and the output of one shape)
@@ -84,13 +86,13 @@ static inline void {name}_merged({', '.join(d for d, _ in params)})
 
         return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)), tuple(plain))
 
-    def _loops(self, c: C.Merge, v: D.Variant, value: str, count_t: str, n_t: str) -> str:
-        """For each of the ``n`` elements, the ``count`` tensors' ``value`` (element ``i`` of
-        tensor ``k``) combined into ``output[i]``."""
+    def _loops(self, c: C.Merge, v: D.Variant, element: Callable[[str], str], count_t: str, n_t: str) -> str:
+        """For each of the ``n`` elements, element ``i`` of each of the ``count`` tensors (as
+        ``element`` reads it from tensor number ``k``) combined into ``output[i]``."""
         t = v.of(c.inputs)
         ct, ot = C_TYPE[t], C_TYPE[v.of(self.op.outputs[0].name)]
         floating = D.category(t) == "float"
-        first_value = value.replace("[k]", "[0]")
+        value, first_value = element("k"), element("0")
         if c.combine == "add":
             init, step, result = f"{ct} acc = {first_value};", f"acc = ({ct})(acc + {value});", "acc"
         elif c.combine == "avg":
