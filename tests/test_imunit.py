@@ -1220,6 +1220,9 @@ def test_a_fill_unit_runs_its_plain_kernel_and_refuses_an_inexact_value(out: Pat
     c = next(c for c in chosen if c.language == "C")
     assert c.function == "opforge_base_fill_unit_filled_i16" and c.arguments[1:] == (6, -7.0), c
     assert "opforge_tensor" not in (path.parent / "fill.h").read_text()
+    # its dtype option offers the dtypes it implements (a fill is numeric: no bool)
+    offered = [item.text for item in ET.parse(path).getroot().iter("Item")]
+    assert "bool" not in offered and {"int8", "uint32", "float32"} <= set(offered), offered
     op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "base.fill")
     run = _run_driver(tmp_path, path.parent, op, [
         "int16_t out[6];", "if (opforge_base_fill_unit_filled_i16(out, 6, -7.0) != 0) return 2;",

@@ -235,9 +235,10 @@ def options(op: Op) -> list[Option]:
         elif a.type is DataType.ENUM:
             out.append(Option("StringOption", a.name, a.description, default if isinstance(default, str) else None,
                               a.possible_values))
-        elif a.type is DataType.DATA_TYPE:
+        elif a.type is DataType.DATA_TYPE:  # (the dtypes the unit implements, where the arg picks the variant)
+            dtypes = tuple(v.dtype for v in variants_of(op)) if C.dtype_from_arg(op.compute) else CONCRETE_DTYPES
             out.append(Option("StringOption", a.name, a.description, default if isinstance(default, str) else None,
-                              CONCRETE_DTYPES))
+                              dtypes))
         elif a.type is DataType.STRING:
             out.append(Option("StringOption", a.name, a.description, default if isinstance(default, str) else None))
         elif a.type is DataType.BOOLEAN:
