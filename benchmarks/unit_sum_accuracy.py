@@ -31,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.unit_sizes import library  # noqa: E402
+from benchmarks.unit_sizes import library, source  # noqa: E402
 from generators.imunit import checker  # noqa: E402
 
 SIZES = (64, 512, 4096, 32768)
@@ -54,9 +54,9 @@ def compiled(path: Path, socket: str, n: int, folder: Path, name: str) -> Callab
     """The unit's C implementation for a float32 input of one row of ``n`` elements, as a function of x."""
     chosen = [c for c in checker.implementations(path, dict([checker.parse_input(f"{socket}=Float32[1,{n}]")]))
               if c.language == "C"]
-    source, library_file = folder / f"{name}.c", folder / f"{name}.so"
-    source.write_text(checker.assemble(chosen) + "\n" + checker.entries(chosen), encoding="utf-8")
-    subprocess.run(["gcc", "-std=c99", "-O2", "-fPIC", "-shared", "-w", str(source), "-o", str(library_file),
+    c_file, library_file = folder / f"{name}.c", folder / f"{name}.so"
+    c_file.write_text(source(chosen), encoding="utf-8")
+    subprocess.run(["gcc", "-std=c99", "-O2", "-fPIC", "-shared", "-w", str(c_file), "-o", str(library_file),
                     "-lm"], check=True, capture_output=True, text=True)
     entry = ctypes.CDLL(str(library_file)).unit_entry_0
     arguments = chosen[0].arguments

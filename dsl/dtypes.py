@@ -29,13 +29,8 @@ CONCRETE: dict[DataType, tuple[str, ...]] = {
     DataType.BOOLEAN: ("bool",),
 }
 
-BITS = {"bool": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16, "uint32": 32, "float32": 32, "float64": 64}
-
-
-def integer_limits(dtype: str) -> tuple[int, int]:
-    """The least and the greatest value of an integer dtype."""
-    bits = BITS[dtype]
-    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype in SIGNED else (0, (1 << bits) - 1)
+BITS = {"bool": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16, "uint32": 32,
+        "float32": 32, "float64": 64}
 
 
 def category(dtype: str) -> str:

@@ -8,11 +8,11 @@ from typing import Sequence
 
 import attrs
 
-from dsl import dtypes as D
 from dsl.model import Op
 from dsl.types import DataType
 from generators import abi
 from generators.imunit import units
+from generators.imunit.values import VALUE_TYPES
 from generators.kernels import c_emit
 from generators.kernels.scalar_c import C_TYPE, SUFFIX
 from generators.kernels.selection import variants_of
@@ -131,17 +131,17 @@ def _merged(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[s
     return sockets, [(PLAIN_COUNT, f"{sockets[0]}.shape.flat", None)]
 
 
-def _broadcast(kernel: c_emit.PlainKernel) -> list[tuple[str, str]]:
-    """The Expressions (name, value) of the broadcast kernel's sizes, named as its parameters
-    take them: the output's size along each axis (1 beyond its rank), each operand's step
-    there (0 where its size is 1, as beyond its rank)."""
+def _broadcast(kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
+    """(the parameter's source, the Expression's name and value) of each of the broadcast
+    kernel's sizes: the output's size along each axis (1 beyond its rank), each operand's
+    step there (0 where its size is 1, as beyond its rank)."""
     out = []
     for _, source in kernel.parameters:
         if source in c_emit.PLAIN_SIZES["broadcast"]:
-            out.append((f"broadcast_{source}", f"output_shape.size({source[1:]})"))
+            out.append((source, f"broadcast_{source}", f"output_shape.size({source[1:]})"))
         elif source.startswith("step:"):
             _, operand, axis = source.split(":")
-            out.append((f"{operand}_step{axis}",
+            out.append((source, f"{operand}_step{axis}",
                         f"{operand}.shape.size({axis}) == 1 ? 0 : {operand}.shape.step({axis})"))
     return out
 
@@ -162,8 +162,9 @@ def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, 
         dtype = units.value(op, "dtype")
         tests = []
         for d in dict.fromkeys(k.variant.dtype for k in filled):
-            if D.category(d) in ("signed", "unsigned"):
-                low, high = D.integer_limits(d)  # (below high + 1: a power of two, exact in a double)
+            limits = VALUE_TYPES[units.VALUE_TYPE[d].removeprefix("System.")].limits()
+            if limits is not None:
+                low, high = limits  # (below high + 1: a power of two, exact in a double)
                 tests.append(f'({dtype} != "{d}" || ({value} >= {low} && {value} < {high + 1} && '
                              f"{value} == Math.floor({value})))")
             elif d == "bool":
@@ -204,7 +205,7 @@ def expressions(op: Op, kernels: tuple[c_emit.PlainKernel, ...]) -> list[dict[st
                 out.setdefault(name, element)
             continue
         if kernel.geometry == "broadcast":
-            for name, value in _broadcast(kernel):
+            for _, name, value in _broadcast(kernel):
                 out.setdefault(name, {"name": name, "value": value})
             continue
         geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
@@ -261,10 +262,8 @@ def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     if kernel.geometry == "merged":  # each socket, the output, how many, their element count
         return [*_merged(op, kernel)[0], op.outputs[0].name, f"{listed}_count", PLAIN_COUNT]
     sizes = {size: name for size, name, _, _ in GEOMETRIES[kernel.geometry].sizes}
-    if kernel.geometry == "broadcast":  # (its sizes' Expressions, in its parameters' order)
-        steps = iter(name for name, _ in _broadcast(kernel))
-        sizes = {source: next(steps) for _, source in kernel.parameters
-                 if source in c_emit.PLAIN_SIZES["broadcast"] or source.startswith("step:")}
+    if kernel.geometry == "broadcast":  # (its sizes' Expressions)
+        sizes = {source: name for source, name, _ in _broadcast(kernel)}
     args = {a.name: a for a in op.args}
 
     def value(source: str) -> str:

@@ -30,8 +30,8 @@ from generators.imunit.shapes import UnitShapeRenderer
 from generators.kernels.selection import variants_of
 
 VALUE_TYPE = {"bool": "System.Bool", "int8": "System.Int8", "int16": "System.Int16", "int32": "System.Int32",
-              "int64": "System.Int64", "uint8": "System.UInt8", "uint16": "System.UInt16", "uint32": "System.UInt32", "float32": "System.Float32",
-              "float64": "System.Float64"}
+              "int64": "System.Int64", "uint8": "System.UInt8", "uint16": "System.UInt16", "uint32": "System.UInt32",
+              "float32": "System.Float32", "float64": "System.Float64"}
 MAX_RANK = abi.MAX_RANK
 #: Sockets a unit gives a tensor list (Imaginet has no variadic sockets): the first
 #: ``count.low`` are required, the rest optional and connected in order.
