@@ -5,9 +5,12 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from generators.kernels import c_runtime
+from generators import abi
+from generators.kernels import c_runtime, numpy_runtime
+from generators.kernels.scalar_c import C_TYPE, converted
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wvla", "-Wshadow", "-Wconversion",
           "-Wno-sign-conversion"]
@@ -61,3 +64,67 @@ def test_the_standalone_block_inlines_every_runtime_file_once() -> None:
 def test_amalgamation_refuses_an_unknown_local_include() -> None:
     with pytest.raises(KeyError, match="missing.h"):
         c_runtime.amalgamate('#include "a.h"\n', {"a.h": '#include "missing.h"\n'})
+
+
+def _c_literal(value, dtype: str) -> str:
+    if dtype.startswith("float"):
+        v = float(value)
+        if v != v:
+            return "NAN"
+        if v in (float("inf"), float("-inf")):
+            return "INFINITY" if v > 0 else "-INFINITY"
+        return v.hex() + ("f" if dtype == "float32" else "")
+    if dtype == "bool":
+        return "true" if value else "false"
+    if dtype == "int64" and int(value) == -(2**63):
+        return "INT64_MIN"
+    return f"{int(value)}{'u' if dtype.startswith('u') else ''}{'LL' if dtype == 'int64' else ''}"
+
+
+def _edges(dtype: str) -> np.ndarray:
+    """Values of ``dtype`` at and around every other dtype's limits."""
+    if dtype == "bool":
+        return np.array([False, True])
+    if dtype.startswith("float"):
+        values = [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 127.9, -128.7, 128.0, 255.9, 256.0, -1.0,
+                  32767.5, 32768.0, 65535.9, 65536.0, 2.0**31, -(2.0**31) - 1.0, 2.0**32, 2.0**63, -(2.0**63), 3.0e38]
+        if dtype == "float64":
+            values += [1e300, -1e300, 2.0**63 - 1024.0]
+        return np.array(values, dtype=dtype)
+    info = np.iinfo(dtype)
+    values = {info.min, info.max, 0, 1, -1, 127, 128, -129, 255, 256, 32767, 32768, 65535, 65536, 2**31 - 1, 2**31,
+              2**32 - 1, 2**32}
+    return np.array(sorted(v for v in values if info.min <= v <= info.max), dtype=dtype)
+
+
+def test_cast_rule_in_c_is_the_references(tmp_path: Path) -> None:
+    """Every C kernel converts with scalar_c.converted (cast's rule, written once); for every pair
+    of dtypes, at every limit, it gives what the NumPy reference's convert gives, with no
+    undefined behaviour (UBSan) and no warning at -Wconversion."""
+    dtypes = list(abi.DTYPES)
+    lines = ["#include <math.h>", "#include <stdbool.h>", "#include <stdint.h>", "#include <stdio.h>",
+             "int main(void)", "{", 'FILE* f = fopen("out.bin", "wb");', "if (f == NULL) return 1;"]
+    wants = []
+    for k, (src, to) in enumerate((s, t) for s in dtypes for t in dtypes):
+        values = _edges(src)
+        wants.append(numpy_runtime.convert(values, to))
+        lines += [f"{{ static const {C_TYPE[src]} in[] = {{{', '.join(_c_literal(v, src) for v in values)}}};",
+                  f"{C_TYPE[to]} out[{len(values)}];",
+                  f"for (int i = 0; i < {len(values)}; i++) {{ const {C_TYPE[src]} v = in[i]; "
+                  f"out[i] = {converted('v', src, to)}; }}",
+                  f"if (fwrite(out, sizeof out[0], {len(values)}, f) != {len(values)}) return 2; }}"]
+    lines += ["fclose(f);", "return 0;", "}"]
+    (tmp_path / "casts.c").write_text("\n".join(lines) + "\n")
+    build = subprocess.run(["gcc", *STRICT, "-O1", "-fsanitize=undefined", "-fno-sanitize-recover=all",
+                            str(tmp_path / "casts.c"), "-lm", "-o", str(tmp_path / "casts")],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    run = subprocess.run([str(tmp_path / "casts")], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    data = (tmp_path / "out.bin").read_bytes()
+    at = 0
+    for want in wants:
+        got = np.frombuffer(data, dtype=want.dtype, count=want.size, offset=at)
+        at += want.nbytes
+        assert np.array_equal(got, want, equal_nan=True), (want.dtype, got, want)
+    assert at == len(data)

@@ -57,3 +57,44 @@ def test_the_form_says_what_the_reference_does(ns, op) -> None:
             assert [tuple(s) for s in shapes] == [w.shape for w in wants], where
         checked += 1
     assert checked > 0
+
+
+STRIDED = [(ns, op) for ns, op in OPS if isinstance(op.compute, C.LayoutMove) and op.compute.strides() is not None]
+
+
+def _read_by_plan(op, kwargs, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The elements of x that the form's reading plan names, in ``shape``."""
+    args = {a.name: evaluate.arg_value(op, kwargs, a.name) for a in op.args}
+    plan = op.compute.strides()
+    source, step, start = (run_shape(p, {op.compute.input: x.shape}, args) for p in (plan.source, plan.step, plan.start))
+    period = run_shape(plan.period, {op.compute.input: x.shape}, args) if plan.period is not None else None
+    out = np.empty(shape, x.dtype)
+    for index in np.ndindex(*shape):
+        at = list(start)
+        for d, i in enumerate(index):
+            at[source[d]] += (i % period[d] if period is not None else i) * step[d]
+        out[index] = x[tuple(at)]
+    return out
+
+
+def test_strided_layouts_are_the_six_that_read_evenly_spaced_elements() -> None:
+    assert sorted(op.qualified_name for _, op in STRIDED) == [
+        "base.permute", "base.reverse", "base.slice", "base.strided_slice", "base.tile", "base.transpose"]
+
+
+@pytest.mark.parametrize(("ns", "op"), STRIDED, ids=[op.qualified_name for _, op in STRIDED])
+def test_a_strided_layout_reads_what_the_reference_gives(ns, op) -> None:
+    """The reading plan a unit renders (ADR 0032) names, on every parity case the reference
+    computes, the elements NumPy puts there: negative axes, negative strides, clamped bounds."""
+    functions = golden.reference_functions(ns)
+    checked = 0
+    for dtype, spec in cases.cases(op):
+        case = golden._Case(op, dtype, spec, functions[py_names.ref_name(op.name)], 0)
+        expected = case.expected()
+        if expected is None:
+            continue
+        x = np.asarray(case.kwargs[py_names.py_name(op.compute.input)])
+        got = _read_by_plan(op, case.kwargs, x, expected.shape)
+        assert np.array_equal(got, expected, equal_nan=True), (op.qualified_name, spec["inputs"], spec["args"])
+        checked += 1
+    assert checked > 0

@@ -514,16 +514,18 @@ def test_c_implementation_computes_the_reference(out: Path, tmp_path: Path, ns, 
 
 def test_c_implementation_rejects_a_list_longer_than_the_unit_passes(out: Path, tmp_path: Path) -> None:
     """A unit passes a list arg as a count and a fixed number of values; a longer count is an error
-    status, never a read past those values. reverse reads every axis it is given while they are
-    distinct: eight good axes of a rank-8 x, then a ninth."""
-    ns, op = next((ns, op) for ns, op in OPS if op.qualified_name == "base.reverse")
+    status, never a read past those values. pad (a checked adapter) takes two paddings per axis:
+    sixteen for a rank-8 x, then a seventeenth."""
+    ns, op = next((ns, op) for ns, op in OPS if op.qualified_name == "nn.pad")
     x = np.zeros((1,) * 8, dtype=np.float32)
-    assert [a.name for a in op.args] == ["axes"] and units.list_length(op, op.args[0]) == 8
-    case = types.SimpleNamespace(dtype="float32", kwargs={py_names.py_name("x"): x}, arg=lambda _: list(range(8)))
+    paddings = next(a for a in op.args if a.name == "paddings")
+    assert units.list_length(op, paddings) == 16
+    given = {"paddings": [0] * 16, "mode": "constant", "value": 0.0}
+    case = types.SimpleNamespace(dtype="float32", kwargs={py_names.py_name("x"): x}, arg=given.__getitem__)
     unit = ET.parse(out / ns.key / op.name / f"{op.name}.imunit").getroot()[0]
     env, failed = _evaluate_unit(unit, _case_env(op, case, x))
     assert failed == []
-    lines, call = _c_call(op, unit, case, x, {**env, "axes_rank": 9})
+    lines, call = _c_call(op, unit, case, x, {**env, "paddings_rank": 17})
     lines += [f"const int status = {call};", 'printf("%d\\n", status);',
               "return status == -2 ? 0 : 1;"]  # IPWIN_RET_ERROR
     # AddressSanitizer: a read past the values would be reported even if a status came back.
@@ -894,8 +896,9 @@ def test_an_elementwise_unit_runs_its_plain_kernel_when_nothing_broadcasts(out: 
     # one operand broadcast into the other's shape: ShapeBroadcast's loops
     assert called("x=Float32[3,4]", "y=Float32[1,4]") == "opforge_math_add_unit_second_stretched_f32"
     assert called("x=Float32[4]", "y=Float32[3,4]") == "opforge_math_add_unit_first_stretched_f32"
-    # both stretched, or a rank where two groups may not do: a loop per axis
-    assert called("x=Float32[3,1]", "y=Float32[1,4]") == "opforge_math_add_unit_broadcast_f32"
+    # both stretched, or a rank where two groups may not do: a loop per axis, the fewest that hold it
+    assert called("x=Float32[3,1]", "y=Float32[1,4]") == "opforge_math_add_unit_broadcast2_f32"
+    assert called("x=Float32[2,3,1]", "y=Float32[1,4]") == "opforge_math_add_unit_broadcast4_f32"
     assert called("x=Float32[2,1,2,1,2]", "y=Float32[2,2,2,2,2]") == "opforge_math_add_unit_broadcast_f32"
     assert "opforge_tensor" not in (path.parent / "add.h").read_text()
     # (the loops cover MAX_RANK axes: a higher rank is refused, naming the tensor)
@@ -939,7 +942,7 @@ def test_an_elementwise_unit_broadcasts_its_operands_from_both_sides(out: Path, 
         impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
                     and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
         call = impl.get("call")
-        assert "_broadcast_f32(" in call or len(set(given)) == 1, (given, call)
+        assert re.search(r"_broadcast\d?_f32\(", call) or len(set(given)) == 1, (given, call)
         passed = []
         for a in (a.strip() for a in call[call.index("(") + 1:-1].split(",")):
             if a in arrays:
@@ -1227,4 +1230,245 @@ def test_a_fill_unit_runs_its_plain_kernel_and_refuses_an_inexact_value(out: Pat
     run = _run_driver(tmp_path, path.parent, op, [
         "int16_t out[6];", "if (opforge_base_fill_unit_filled_i16(out, 6, -7.0) != 0) return 2;",
         "for (int i = 0; i < 6; i++) { if (out[i] != -7) return 3; }", 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
+
+
+#: (op, x's shape, the unit's list options, NumPy's result from x)
+STRIDED_CASES = [
+    ("transpose", (2, 3, 4), {}, lambda x: np.transpose(x)),
+    ("transpose", (1, 2, 1, 3, 2), {}, lambda x: np.transpose(x)),
+    ("transpose", (5,), {}, lambda x: np.transpose(x)),
+    ("transpose", (2, 0, 3), {}, lambda x: np.transpose(x)),
+    ("permute", (2, 3, 4), {"perm": (1, -1, 0)}, lambda x: np.transpose(x, (1, 2, 0))),
+    ("permute", (2, 1, 3, 2), {"perm": (3, 0, 2, 1)}, lambda x: np.transpose(x, (3, 0, 2, 1))),
+    ("reverse", (2, 3, 4), {"axes": (-1, 0)}, lambda x: x[::-1, :, ::-1]),
+    ("reverse", (3, 4), {"axes": ()}, lambda x: x),
+    ("slice", (4, 5), {"begin": (1, 2), "size": (2, -1)}, lambda x: x[1:3, 2:]),
+    ("slice", (2, 3, 4), {"begin": (0, 3, 1), "size": (2, 0, 2)}, lambda x: x[0:2, 3:3, 1:3]),
+    ("strided_slice", (5, 6), {"begin": (4, -9), "end": (-9, 5), "strides": (-2, 2)}, lambda x: x[4:-9:-2, -9:5:2]),
+    ("strided_slice", (2, 3, 7), {"begin": (1, 0, 6), "end": (-3, 3, 0), "strides": (-1, 1, -3)},
+     lambda x: x[1:-3:-1, 0:3, 6:0:-3]),
+    ("tile", (2, 3), {"repeats": (2, 3)}, lambda x: np.tile(x, (2, 3))),
+    ("tile", (2, 1, 3), {"repeats": (1, 4, 2)}, lambda x: np.tile(x, (1, 4, 2))),
+    ("tile", (0, 2), {"repeats": (3, 1)}, lambda x: np.tile(x, (3, 1))),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+def test_a_strided_layout_unit_runs_its_plain_kernel(out: Path, tmp_path: Path, dtype: str) -> None:
+    """transpose, permute, reverse, slice, strided_slice and tile call one plain kernel (ADR 0032)
+    with steps and an offset (a tile: and periods) their Expressions render from the form's
+    reading plan: negative axes and strides, clamped bounds and empty results give NumPy's
+    elements."""
+    lines, checks = [], []
+    for k, (name, shape, options, numpy) in enumerate(STRIDED_CASES):
+        path = out / "base" / name / f"{name}.imunit"
+        unit = ET.parse(path).getroot()[0]
+        x = np.arange(1, int(np.prod(shape)) + 1).astype(dtype).reshape(shape)
+        env = {"x": Tensor(VALUE_TYPES[DTYPE_TYPES[dtype]], Shape(shape))}
+        env |= {option: Shape(values) for option, values in options.items()}
+        env, failed = _evaluate_unit(unit, env)
+        want = np.ascontiguousarray(numpy(x))
+        assert failed == [] and env["output_shape"] == Shape(want.shape), (name, failed)
+        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+        call = impl.get("call")
+        loops = next(r for r in (2, 4, "") if r == "" or want.ndim <= r)  # (the fewest loops that hold it)
+        assert call.startswith(f"opforge_base_{name}_unit_strided{loops}_"), call
+        lines += [golden.c_array(f"x{k}", x, dtype), golden.c_array(f"want{k}", want, dtype),
+                  f"static {golden.C_TYPE[dtype]} out{k}[{max(1, want.size)}];"]
+        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+        passed = {"x": f"x{k}", "output": f"out{k}"}
+        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed.get(a) or repr(env[a]) for a in args)}) != 0) "
+                     "return 2;")
+        checks.append(f"if (memcmp(out{k}, want{k}, sizeof want{k}[0] * {want.size}) != 0) return {k + 10};")
+        # (each unit's header is included once: the driver holds every call)
+    ops = {o.name: o for _, o in FUNCTION_OPS if o.qualified_name.startswith("base.")}
+    driver = tmp_path / "driver.c"
+    names = dict.fromkeys(name for name, *_ in STRIDED_CASES)
+    driver.write_text("\n".join(["#include <stdio.h>", "#include <string.h>", '#include "opforge_shared.h"',
+                                 *(f'#include "{n}/{n}.h"' for n in names), "int main(void)", "{", *lines, *checks,
+                                 'printf("ok\\n");', "return 0;", "}"]) + "\n")
+    assert set(names) <= set(ops)
+    exe = tmp_path / "driver"
+    build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unknown-pragmas",
+                            f"-I{out / 'base'}", f"-I{out}", str(driver), "-o", str(exe)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.returncode
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+#: Hand-written fragments along one axis, with NumPy's result (options beyond the axis).
+AXIS_FRAGMENTS = [
+    ("nn", "softmax", {}, _softmax),
+    ("nn", "log_softmax", {}, lambda x, a: np.log(_softmax(x, a))),
+    ("math", "cumsum", {"exclusive": False, "reverse": False}, lambda x, a: np.cumsum(x, axis=a)),
+    ("math", "cumsum", {"exclusive": False, "reverse": True},
+     lambda x, a: np.flip(np.cumsum(np.flip(x, a), axis=a), a)),
+]
+
+
+@pytest.mark.parametrize(("ns", "name", "options", "numpy"), AXIS_FRAGMENTS,
+                         ids=[f"{n}-{'-'.join(k for k, v in o.items() if v) or 'plain'}" for _, n, o, _ in AXIS_FRAGMENTS])
+def test_an_axis_fragment_unit_calls_its_fragment_along_any_axis(out: Path, tmp_path: Path, ns: str, name: str,
+                                                                   options: dict, numpy) -> None:
+    """A unit over a hand-written fragment along one axis calls the fragment itself with the
+    axis's step, size and slot as Expressions (no descriptors, no adapter); along every Imaginet
+    axis of a rank-3 input it gives NumPy's result."""
+    path = out / ns / name / f"{name}.imunit"
+    unit = ET.parse(path).getroot()[0]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == f"{ns}.{name}")
+    x = np.random.default_rng(11).uniform(-2, 2, (2, 3, 4)).astype(np.float32)
+    lines, checks = [golden.c_array("data_x", x, "float32")], []
+    for k, axis in enumerate((0, 1, 2, -1, -3)):
+        env, failed = _evaluate_unit(unit, {"x": Tensor(VALUE_TYPES["Float32"], Shape(x.shape)), "axis": axis,
+                                            **options})
+        assert failed == []
+        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+        call = impl.get("call")
+        assert call.startswith(f"opforge_{ns}_{name}_unit_plain_f32("), call
+        want = numpy(x.astype(np.float64), env["numpy_axis"]).astype(np.float32)
+        lines += [f"static float out{k}[{want.size}];", golden.c_array(f"want{k}", want, "float32")]
+        checks.append(f"for (int i = 0; i < {want.size}; i++) {{ if (fabs((double)out{k}[i] - (double)want{k}[i]) > "
+                      f"1e-5 * (1 + fabs((double)want{k}[i]))) return {k + 10}; }}")
+        passed = {"x": "data_x", "output": f"out{k}"}
+        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+        values = [passed.get(a) or (str(int(env[a])) if isinstance(env[a], bool) else repr(env[a])) for a in args]
+        lines.append(f"if ({call[:call.index('(')]}({', '.join(values)}) != 0) return 2;")
+    run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
+
+
+def test_a_matrix_fragment_unit_calls_its_fragment_and_returns_imaginets_error(out: Path, tmp_path: Path) -> None:
+    """linalg.cholesky's unit calls the hand-written fragment over a batch of matrices with sizes
+    its Expressions compute (no adapter), gives NumPy's factor, and returns -2 (IPWIN_RET_ERROR)
+    for a matrix that is not positive definite."""
+    path = out / "linalg" / "cholesky" / "cholesky.imunit"
+    unit = ET.parse(path).getroot()[0]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "linalg.cholesky")
+    a = np.random.default_rng(5).uniform(-1, 1, (2, 3, 3))
+    good = (a @ np.swapaxes(a, -1, -2) + 3 * np.eye(3)).astype(np.float32)
+    bad = good.copy()
+    bad[1, 2, 2] = -50.0
+    env, failed = _evaluate_unit(unit, {"x": Tensor(VALUE_TYPES["Float32"], Shape(good.shape))})
+    assert failed == []
+    impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+    call = impl.get("call")
+    assert call.startswith("opforge_linalg_cholesky_unit_batched_f32("), call
+    want = np.linalg.cholesky(good.astype(np.float64)).astype(np.float32)
+    args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+
+    def invoke(x: str) -> str:
+        return f"{call[:call.index('(')]}({', '.join({'x': x, 'output': 'out'}.get(a) or repr(env[a]) for a in args)})"
+
+    lines = [golden.c_array("good", good, "float32"), golden.c_array("bad", bad, "float32"),
+             golden.c_array("want", want, "float32"), f"static float out[{want.size}];",
+             f"if ({invoke('good')} != 0) return 2;",
+             f"for (int i = 0; i < {want.size}; i++) {{ if (fabs((double)out[i] - (double)want[i]) > 1e-5) return 3; }}",
+             f"if ({invoke('bad')} != -2) return 4;", 'printf("ok\\n");', "return 0;"]
+    run = _run_driver(tmp_path, path.parent, op, lines)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
+
+
+def test_a_scatter_unit_checks_every_index_before_it_writes(out: Path, tmp_path: Path) -> None:
+    """scatter_add and segment_mean call one plain kernel with sizes their Expressions compute:
+    NumPy's result for negative and repeated indices (segments: empty ones stay 0), and -2
+    (IPWIN_RET_ERROR), the output untouched, for an index out of range or out of order."""
+    ref = np.arange(12, dtype=np.float32).reshape(4, 3)
+    indices = np.array([0, -1, 0], dtype=np.int64)
+    updates = np.ones((3, 3), dtype=np.float32) * np.array([[1], [10], [100]], dtype=np.float32)
+    want_add = ref.copy()
+    np.add.at(want_add, indices, updates)
+    ids = np.array([0, 0, 2], dtype=np.int64)
+    want_mean = np.zeros((4, 3), dtype=np.float32)
+    for s in range(4):
+        if (ids == s).any():
+            want_mean[s] = updates[ids == s].mean(axis=0)
+    lines, checks = [], []
+    cases = [("scatter_add", {"ref": ref, "indices": indices, "updates": updates}, {}, want_add),
+             ("segment_mean", {"segment_ids": ids, "data": updates}, {"num_segments": 4}, want_mean)]
+    for k, (name, sockets, options, want) in enumerate(cases):
+        path = out / "base" / name / f"{name}.imunit"
+        unit = ET.parse(path).getroot()[0]
+        env = {n: Tensor(VALUE_TYPES[DTYPE_TYPES[a.dtype.name]], Shape(a.shape)) for n, a in sockets.items()}
+        env, failed = _evaluate_unit(unit, env | options)
+        assert failed == [] and env["output_shape"] == Shape(want.shape), failed
+        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+        call = impl.get("call")
+        assert call.startswith(f"opforge_base_{name}_unit_scattered_f32("), call
+        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+        bad = {"indices": np.array([0, 4, 0]), "segment_ids": np.array([0, 2, 1])}
+        for n, a in sockets.items():
+            lines.append(golden.c_array(f"{n}{k}", a, a.dtype.name))
+            if n in bad:
+                lines.append(golden.c_array(f"bad_{n}{k}", bad[n].astype(np.int64), "int64"))
+        lines += [golden.c_array(f"want{k}", want, "float32"), f"static float out{k}[{want.size}];"]
+
+        def invoke(bad_indices: bool) -> str:
+            given = [(f"bad_{a}{k}" if bad_indices and a in bad else f"{a}{k}") if a in sockets
+                     else f"out{k}" if a == "output" else repr(env[a]) for a in args]
+            return f"{call[:call.index('(')]}({', '.join(given)})"
+
+        lines += [f"if ({invoke(False)} != 0) return 2;",
+                  f"for (int i = 0; i < {want.size}; i++) {{ if (fabs((double)out{k}[i] - (double)want{k}[i]) > 1e-6) "
+                  f"return {k + 10}; }}",
+                  f"memset(out{k}, 0, sizeof out{k});", f"if ({invoke(True)} != -2) return {k + 20};",
+                  f"for (int i = 0; i < {want.size}; i++) {{ if (out{k}[i] != 0) return {k + 30}; }}"]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "base.scatter_add")
+    driver = tmp_path / "driver.c"
+    driver.write_text("\n".join(["#include <math.h>", "#include <stdio.h>", "#include <string.h>",
+                                 '#include "opforge_shared.h"', '#include "scatter_add/scatter_add.h"',
+                                 '#include "segment_mean/segment_mean.h"', "int main(void)", "{", *lines, *checks,
+                                 'printf("ok\\n");', "return 0;", "}"]) + "\n")
+    exe = tmp_path / "driver"
+    build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unknown-pragmas",
+                            f"-I{out / 'base'}", f"-I{out}", str(driver), "-lm", "-o", str(exe)],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), (run.returncode, op.name)
+
+
+def test_a_gather_unit_checks_its_indices_and_takes_blocks_along_any_axis(out: Path, tmp_path: Path) -> None:
+    """gather calls one plain kernel with its axis's step, size and slot and the indices' count
+    as Expressions: along every Imaginet axis, with negative and repeated indices of any rank,
+    it gives NumPy's take; an index out of range returns -2 (IPWIN_RET_ERROR)."""
+    path = out / "base" / "gather" / "gather.imunit"
+    unit = ET.parse(path).getroot()[0]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "base.gather")
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    indices = np.array([[1, -1], [0, 1]], dtype=np.int64)
+    lines = [golden.c_array("x", x, "float32"), golden.c_array("at", indices, "int64"),
+             golden.c_array("bad", np.array([[0, 2], [-3, 0]], dtype=np.int64), "int64")]
+    for k, axis in enumerate((0, 1, 2, -1)):
+        env, failed = _evaluate_unit(unit, {"x": Tensor(VALUE_TYPES["Float32"], Shape(x.shape)),
+                                            "indices": Tensor(VALUE_TYPES["Int64"], Shape(indices.shape)), "axis": axis})
+        assert failed == []
+        numpy_axis = x.ndim - 1 - axis if axis >= 0 else -1 - axis
+        want = np.take(x, indices, axis=numpy_axis)
+        assert env["output_shape"] == Shape(want.shape)
+        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+        call = impl.get("call")
+        assert call.startswith("opforge_base_gather_unit_gathered_f32("), call
+        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+
+        def invoke(at: str) -> str:
+            return (f"{call[:call.index('(')]}("
+                    f"{', '.join({'x': 'x', 'indices': at, 'output': f'out{k}'}.get(a) or repr(env[a]) for a in args)})")
+
+        lines += [golden.c_array(f"want{k}", want, "float32"), f"static float out{k}[{want.size}];",
+                  f"if ({invoke('at')} != 0) return 2;",
+                  f"if (memcmp(out{k}, want{k}, sizeof want{k}) != 0) return {k + 10};"]
+        if x.shape[numpy_axis] < 3:  # (bad holds 2 and -3: out of range for an axis of 2)
+            lines.append(f"if ({invoke('bad')} != -2) return {k + 20};")
+    run = _run_driver(tmp_path, path.parent, op, [*lines, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout

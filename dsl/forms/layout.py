@@ -37,6 +37,13 @@ class LayoutMove:
     def output_shapes(self, op: Any) -> tuple[Any, ...]:
         return (_LAYOUT_SHAPES[self.layout](self),)
 
+    def strides(self) -> "Strides | None":
+        """Where each output element is read, for a layout that reads x at evenly spaced
+        places along each output axis (permute, transpose, reverse, slice, strided_slice; tile,
+        wrapping around); None for the others."""
+        plan = _LAYOUT_STRIDES.get(self.layout)
+        return plan(self) if plan is not None else None
+
     def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
         return tuple(_LAYOUT_REFUSALS.get(self.layout, lambda c: ())(self))
 
@@ -60,6 +67,22 @@ class LayoutMove:
         if self.layout == "pad":
             return (f"{self.arg('value')}: must convert exactly to the dtype",)
         return ()
+
+@attrs.frozen
+class Strides:
+    """A strided layout's reading plan. Output element ``(i_0, ..., i_{r-1})`` is the element
+    of x whose index along each axis ``a`` of x is ``start[a]`` plus ``i_d * step[d]`` for
+    every output axis ``d`` with ``source[d] == a``. ``source`` and ``step`` are per output
+    axis, ``start`` per axis of x (:class:`~dsl.shapes.PerAxis`, NumPy's axis order); a step
+    is in elements of its axis of x, negative backwards. Targets that address x by element
+    offsets (units) scale each by the axis's stride. Where ``period`` is given (tile), output
+    index ``i_d`` is taken modulo ``period[d]`` first: the output repeats x along that axis."""
+
+    source: Sh.PerAxis
+    step: Sh.PerAxis
+    start: Sh.PerAxis
+    period: Sh.PerAxis | None = None
+
 
 #: Layout kinds -> the roles they take: (role, "list" | "int" | "enum" | "float" | "tensor" | "values").
 #: A "tensor" role names a LONG input (gather's indices), a "values" role an
@@ -306,6 +329,42 @@ _LAYOUT_SHAPES: dict[str, Any] = {
     "reverse_sequence": lambda c: c.x(),
     "diag": lambda c: Sh.Concat((c.x(), c.x())),
     "set_diag": lambda c: c.x(),
+}
+
+def _identity_strides(c: LayoutMove, out_rank: Any, start: Any = Sh.size(0), step: Any = Sh.size(1)) -> Strides:
+    """Output axis d runs along axis d of x."""
+    return Strides(Sh.PerAxis(out_rank, _K), Sh.PerAxis(out_rank, step), Sh.PerAxis(c.rank(), start))
+
+
+def _permute_strides(c: LayoutMove) -> Strides:
+    perm = _permutation(c)
+    source = Sh.sub(Sh.sub(c.rank(), 1), _K) if perm is None else Sh.normalized(_item(perm), c.rank())
+    return Strides(Sh.PerAxis(c.rank(), source), Sh.PerAxis(c.rank(), Sh.size(1)), Sh.PerAxis(c.rank(), Sh.size(0)))
+
+
+def _reverse_strides(c: LayoutMove) -> Strides:
+    reversed_ = Sh.Names(c.role("axes"), _K, c.rank())
+    return _identity_strides(c, c.rank(), Sh.Where(reversed_, Sh.sub(_item(c.x()), 1), Sh.size(0)),
+                             Sh.Where(reversed_, Sh.size(-1), Sh.size(1)))
+
+
+def _strided_slice_strides(c: LayoutMove) -> Strides:
+    """Python's slice(begin, end, stride) per axis: the first index read is begin, counted
+    from the end where negative and clamped (as slice.indices clamps it)."""
+    n, b, s = _item(c.x()), _item(c.role("begin")), _item(c.role("strides"))
+    forward = Sh.compare(s, ">", 0)
+    lower, upper = Sh.Where(forward, Sh.size(0), Sh.size(-1)), Sh.Where(forward, n, Sh.sub(n, 1))
+    start = Sh.Where(Sh.compare(b, "<", 0), Sh.Max((lower, Sh.add(b, n))), Sh.Min((b, upper)))
+    return _identity_strides(c, c.rank(), start, s)
+
+
+_LAYOUT_STRIDES: dict[str, Any] = {
+    "permute": _permute_strides,
+    "transpose": _permute_strides,
+    "reverse": _reverse_strides,
+    "slice": lambda c: _identity_strides(c, c.rank(), _item(c.role("begin"))),
+    "strided_slice": _strided_slice_strides,
+    "tile": lambda c: attrs.evolve(_identity_strides(c, c.rank()), period=Sh.PerAxis(c.rank(), _item(c.x()))),
 }
 
 _LAYOUT_REFUSALS: dict[str, Any] = {

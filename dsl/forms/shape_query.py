@@ -45,5 +45,17 @@ class ShapeQuery:
     def value_refusals(self, op: Any) -> tuple[str, ...]:
         return ()
 
+    def values(self) -> Any:
+        """What the output holds, as a shape expression: the input's shape (a vector), or one
+        size (its element count, its rank, the size of the axis)."""
+        x = Sh.tensor(self.input)
+        if self.query == "shape":
+            return x
+        if self.query == "size":
+            return Sh.Numel(x)
+        if self.query == "rank":
+            return Sh.rank(self.input)
+        return Sh.Item(x, Sh.normalized(Sh.arg(self.axis), Sh.rank(self.input)))
+
 #: What a shape query can ask.
 SHAPE_QUERIES = ("shape", "size", "rank", "size_at")

@@ -116,10 +116,13 @@ class ImunitGenerator:
             return f"{SHARED_PATH}:{name}" if name in shared else name
 
         parts = [f"/* {c_comment(header)} */",
-                 "#pragma IMAGINET_INCLUDES_BEGIN", *STANDARD_INCLUDES, *code.includes,
+                 "#pragma IMAGINET_INCLUDES_BEGIN", *dict.fromkeys([*STANDARD_INCLUDES, *code.includes]),
                  "#pragma IMAGINET_INCLUDES_END", ""]
         if not legacy and not abi.is_stream(op) and plain.covers(op, code.plain):
-            parts += [dependency(k.fragment.text, ref(RUNTIME)) for k in code.plain]
+            # (a hand-written fragment's dependencies first: those units share by path, the others here)
+            needed = {n for k in code.plain for n in k.needs}
+            parts += [dependency(f.text, ref(RUNTIME)) for f in code.fragments if f.name in needed and f.name not in shared]
+            parts += [dependency(k.fragment.text, ref(RUNTIME), *(ref(n) for n in k.needs)) for k in code.plain]
             return "\n".join(parts + [plain.entry(op, k) for k in code.plain])
         parts += [dependency(f.text, ref(RUNTIME)) for f in code.fragments if f.name not in shared]
         api = f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.function(op)}"\n' + "".join(
@@ -133,7 +136,8 @@ class ImunitGenerator:
                       stream_unit.queue_guards(op, ref(RUNTIME))]
         else:
             parts += [UnitAdapter(op, v.dtype).fragment() for v in variants_of(op)]
-            parts += [dependency(k.fragment.text, ref(RUNTIME)) for k in code.plain]
+            own = {f.name for f in code.fragments}  # (a hand-written fragment is there already)
+            parts += [dependency(k.fragment.text, ref(RUNTIME)) for k in code.plain if k.name not in own]
             parts += [plain.entry(op, k) for k in code.plain]
         return "\n".join(parts)
 

@@ -8,11 +8,14 @@ from typing import Sequence
 
 import attrs
 
+from dsl import compute as C
+from dsl import shapes as S
 from dsl.model import Op
 from dsl.types import DataType
 from generators import abi
 from generators.imunit import units
 from generators.imunit.values import VALUE_TYPES
+from generators.formatting import c_comment
 from generators.kernels import c_emit
 from generators.kernels.scalar_c import C_TYPE, SUFFIX
 from generators.kernels.selection import variants_of
@@ -69,7 +72,7 @@ _MATRIX = "{x}.shape.count >= 2"
 GEOMETRIES = {
     "flat": Geometry("plain", "The kernel over count elements, as many in every input and the output.", (),
                      (("n", PLAIN_COUNT, "{x}.shape.flat", None),), (), same_shapes=True),
-    "axis": Geometry("plain", "One axis reduced: size elements step apart, in slot blocks.", (),
+    "axis": Geometry("plain", "Along one axis: size elements step apart, in slot blocks.", (),
                      (("step", "axis_step", "{x}.shape.step({axis})", _AXIS),
                       ("size", "axis_size", "{x}.shape.size({axis})", _AXIS),
                       ("slot", "axis_slot", "{x}.shape.slot({axis})", _AXIS)), ()),
@@ -95,9 +98,29 @@ GEOMETRIES = {
     "stacked": Geometry("stacked", "The connected tensors of {x} stacked: slot times a block of each.", (), (), ()),
     "merged": Geometry("merged", "The connected tensors of {x}, count elements each, combined element by element.",
                        (), (), ()),
+    # (and each matrix's rows and cols, see _tensor_sizes)
+    "batched": Geometry("batched", "A batch of matrices in the last two axes of each tensor.", (),
+                        (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", _MATRIX),), ()),
+    # (each input's count, see _tensor_sizes)
+    "shaped": Geometry("shaped", "Every input flat, count elements each.", (), (), ()),
+    # (and the indices' count, see _tensor_sizes)
+    "gathered": Geometry("gathered", "Blocks of {x} at each index along one axis: step elements each, in slot blocks.",
+                         (), (("step", "axis_step", "{x}.shape.step({axis})", _AXIS),
+                              ("size", "axis_size", "{x}.shape.size({axis})", _AXIS),
+                              ("slot", "axis_slot", "{x}.shape.slot({axis})", _AXIS)), ()),
+    # (its sizes, see _scattered)
+    "scattered": Geometry("scattered", "Indexed rows of the output folded with rows of updates.", (), (), ()),
+    # (its values, see _valued)
+    "valued": Geometry("valued", "The output's values, computed from shapes.", (), (), ()),
+    "lines": Geometry("lines", "Rows of the last axis of {x}: rows of len elements.", (),
+                      (("rows", "line_rows", "{x}.shape.step(1, {x}.shape.count)", "{x}.shape.count >= 1"),
+                       ("len", "line_len", "{x}.shape.size(0)", "{x}.shape.count >= 1")), ()),
     "filled": Geometry("filled", "The output's count elements, each the value.", (),
                        (("n", "output_count", "output_shape.flat", None),), ()),
     # (its sizes: one per axis, and a step per operand and axis, see _broadcast)
+    # (its sizes: one per axis, a step of x per axis and the offset, see _strided)
+    "strided": Geometry("strided", "{x}'s elements read at a step along each axis of the output, from an offset.",
+                        (), (), ()),
     "broadcast": Geometry("broadcast", "Every operand broadcast into the output's shape: a loop per axis, each "
                           "operand read at its step along it, 0 where its size is 1.", (), (), ()),
     "matrices": Geometry("matrices", "A batch of matrix products: batch of rows x inner by inner x cols.", (),
@@ -146,15 +169,104 @@ def _broadcast(kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
     return out
 
 
+def _strided(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
+    """(the parameter's source, the Expression's name and value) of each of the strided kernel's
+    sizes, rendered from the form's reading plan (``LayoutMove.strides``): the output's size
+    along each axis; x's step along it, the plan's step times the stride of the axis of x it
+    runs along; the offset, the plan's start on each axis of x times that axis's stride. Axes
+    count from the innermost, as the kernel's do; NumPy's axis of the plan is ``count - 1 - k``."""
+    c = op.compute
+    plan, x = c.strides(), f"{c.input}.shape"
+    render = units.shape_renderer(op)
+
+    def stride(axis: str) -> str:  # of x's NumPy axis `axis` (0 outside x, where an Assert refuses)
+        return f"(({axis}) >= 0 && ({axis}) < {x}.count ? {x}.step({x}.count - 1 - ({axis})) : 0)"
+
+    out = []
+    for _, source in kernel.parameters:
+        if source in c_emit.PLAIN_SIZES["strided"] and source != "offset":
+            out.append((source, f"strided_{source}", f"output_shape.size({source[1:]})"))
+        elif source.startswith("step:"):
+            k = source.rsplit(":", 1)[1]
+            d = f"(output_shape.count - 1 - {k})"
+            along = render.bind("k", d, plan.source.size)
+            out.append((source, f"{c.input}_step{k}",
+                        f"{k} < output_shape.count ? ({render.bind('k', d, plan.step.size)}) * {stride(along)} : 0"))
+        elif source.startswith("period:"):  # (1 beyond the output's rank: the index there is 0)
+            k = source.rsplit(":", 1)[1]
+            period = render.bind("k", f"(output_shape.count - 1 - {k})", plan.period.size)
+            out.append((source, f"{c.input}_period{k}", f"{k} < output_shape.count ? Math.max(1, {period}) : 1"))
+    terms = [f"({a} < {x}.count ? ({render.bind('k', str(a), plan.start.size)}) * {stride(str(a))} : 0)"
+             for a in range(abi.MAX_RANK)]
+    assert not render.hidden, "a reading plan's sizes are built from no shape"
+    return [*out, ("offset", "strided_offset", " + ".join(terms))]
+
+
+#: The sizes of one tensor a kernel may take (``<size>:<tensor>``): its Expression's value.
+_TENSOR_SIZES = {"rows": "{t}.shape.size(1)", "cols": "{t}.shape.size(0)", "count": "{t}.shape.flat"}
+
+
+def _tensor_sizes(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
+    """(the parameter's source, the Expression's name and value) of each size of one tensor the
+    kernel takes: a matrix's rows and cols (its last two axes, which the unit's Asserts say it
+    has), a tensor's element count."""
+    out = []
+    for _, source in kernel.parameters:
+        what, _, tensor = source.partition(":")
+        if what in _TENSOR_SIZES and tensor:
+            out.append((source, f"{tensor}_{what}", _TENSOR_SIZES[what].format(t=tensor)))
+    return out
+
+
+def _valued(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
+    """(the parameter's source, the Expression's name and value) of a shape query's values, as
+    its form says them (``ShapeQuery.values``): the count, and each value (0 beyond the rank)."""
+    values, render = op.compute.values(), units.shape_renderer(op)
+    out = []
+    for _, source in kernel.parameters:
+        if source == "n":
+            out.append((source, "value_count", "output_shape.flat"))
+        elif source.startswith("value:"):
+            k = source.split(":")[1]
+            value = (render.bind("k", k, S.Item(values, S.Axis())) if isinstance(values, S.SHAPES)
+                     else render.render(values))
+            out.append((source, f"value{k}", value))
+    assert not render.hidden, "a shape query's values are built from no shape"
+    return out
+
+
+def _scattered(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
+    """(the parameter's source, the Expression's name and value) of a scatter's sizes: the rows
+    of ref (its first axis; a segment reduction takes its arg), the indices' count, and the
+    elements of a row (the axes of the updates after the indices'). Where the shapes do not fit,
+    the unit's Asserts refuse; the values stay defined (0)."""
+    c = op.compute
+    ind, upd = f"{c.indices}.shape", f"{c.updates}.shape"
+    sizes = {"count": ("scatter_count", f"{ind}.flat"),
+             "block": ("scatter_block", f"{upd}.count >= {ind}.count ? {upd}.step(0, {upd}.count - {ind}.count) : 0")}
+    if c.ref is not None:
+        ref = f"{c.ref}.shape"
+        sizes["rows"] = ("scatter_rows", f"{ref}.count >= 1 ? {ref}.size({ref}.count - 1) : 0")
+    return [(source, *sizes[source]) for _, source in kernel.parameters if source in sizes]
+
+
+#: The geometries whose sizes' Expressions are per kernel: a loop per axis, the values of a query,
+#: a scatter's.
+_LOOPED = {"broadcast": lambda op, kernel: _broadcast(kernel), "strided": _strided, "valued": _valued,
+           "scattered": _scattered}
+
+
 def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
     """(test, error) Asserts for what the kernels cannot compute: the broadcast kernel loops
     over MAX_RANK axes; a fill's value is converted by the caller, so it must be exact (as
     the C API checks it: an integer within an integer dtype's limits, 0 or 1 for bool)."""
     out = []
-    if any(k.geometry == "broadcast" for k in kernels):
-        out += [(f"{i.name}.shape.count <= {abi.MAX_RANK}",
-                 f"{i.name}: a unit broadcasts tensors of rank {abi.MAX_RANK} at most ({i.name}: {{{i.name}.shape}})")
-                for i in op.inputs]
+    looped = {"broadcast": "broadcasts", "strided": "moves the elements of"}
+    for geometry, does in looped.items():
+        if any(k.geometry == geometry for k in kernels):
+            out += [(f"{i.name}.shape.count <= {abi.MAX_RANK}",
+                     f"{i.name}: a unit {does} tensors of rank {abi.MAX_RANK} at most ({i.name}: {{{i.name}.shape}})")
+                    for i in op.inputs]
     filled = [k for k in kernels if k.geometry == "filled"]
     if filled:
         args = {a.name for a in op.args}
@@ -204,15 +316,16 @@ def expressions(op: Op, kernels: tuple[c_emit.PlainKernel, ...]) -> list[dict[st
                 element = {"name": name, "value": value} | ({"conditional": conditional} if conditional else {})
                 out.setdefault(name, element)
             continue
-        if kernel.geometry == "broadcast":
-            for _, name, value in _broadcast(kernel):
+        if kernel.geometry in _LOOPED:
+            for _, name, value in _LOOPED[kernel.geometry](op, kernel):
                 out.setdefault(name, {"name": name, "value": value})
             continue
         geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
         # a size that is one axis of a tensor: Imaginet counts that axis from the last, 0
         one_axis = {size: f"{tensor}.shape.size({-1 - axis})" for size, tensor, axis in kernel.axes}
         sized = ((n, one_axis.get(size, v), c) for size, n, v, c in geometry.sizes)
-        for name, value, conditional in (*geometry.prelude, *sized):
+        per_tensor = ((name, value, None) for _, name, value in _tensor_sizes(op, kernel))
+        for name, value, conditional in (*geometry.prelude, *sized, *per_tensor):
             element = {"name": name, "value": value.format(**names)}
             if conditional is not None:
                 element["conditional"] = conditional.format(**names)
@@ -223,18 +336,22 @@ def expressions(op: Op, kernels: tuple[c_emit.PlainKernel, ...]) -> list[dict[st
 def conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     """The Conditionals beyond the element types that choose the kernel: its geometry's, then
     its case's (which optional args the unit is given)."""
-    return _geometry_conditions(op, kernel) + _case_conditions(kernel)
+    return _geometry_conditions(op, kernel) + _case_conditions(op, kernel)
 
 
 def _geometry_conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
     same = [f"{i.name}.shape == {names['x']}.shape" for i in op.inputs if i.name != names["x"]]
-    return (same if geometry.same_shapes else []) + [c.format(**names) for c in geometry.conditions]
+    fewer = [f"output_shape.count <= {kernel.rank}"] if kernel.rank < abi.MAX_RANK else []  # (loops)
+    return (same if geometry.same_shapes else []) + [c.format(**names) for c in geometry.conditions] + fewer
 
 
-def _case_conditions(kernel: c_emit.PlainKernel) -> list[str]:
-    """An optional arg is given when its ``use_<arg>`` option is set (``units.options``)."""
-    return [f"use_{p} == true" for p in kernel.given or ()] + [f"use_{p} == false" for p in kernel.absent]
+def _case_conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
+    """An optional arg is given when its ``use_<arg>`` option is set (``units.options``); an
+    input of its own dtype (cast's) that the kernel reads has the kernel's type for it."""
+    read = {source for _, source in kernel.parameters}
+    own = [f"{i}.type == {units.VALUE_TYPE[kernel.variant.of(i)]}" for i in C.own_dtype_inputs(op) if i in read]
+    return own + [f"use_{p} == true" for p in kernel.given or ()] + [f"use_{p} == false" for p in kernel.absent]
 
 
 def covers(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> bool:
@@ -250,7 +367,9 @@ def covers(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> bool:
 
 
 def entry_name(op: Op, kernel: c_emit.PlainKernel) -> str:
-    return f"{abi.function(op)}_unit_{GEOMETRIES[kernel.geometry].name}{kernel.case}_{SUFFIX[kernel.variant.dtype]}"
+    rank = str(kernel.rank) if kernel.rank < abi.MAX_RANK else ""
+    return (f"{abi.function(op)}_unit_{GEOMETRIES[kernel.geometry].name}{rank}{kernel.case}"
+            f"_{SUFFIX[kernel.variant.dtype]}")
 
 
 def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
@@ -262,8 +381,9 @@ def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     if kernel.geometry == "merged":  # each socket, the output, how many, their element count
         return [*_merged(op, kernel)[0], op.outputs[0].name, f"{listed}_count", PLAIN_COUNT]
     sizes = {size: name for size, name, _, _ in GEOMETRIES[kernel.geometry].sizes}
-    if kernel.geometry == "broadcast":  # (its sizes' Expressions)
-        sizes = {source: name for source, name, _ in _broadcast(kernel)}
+    sizes |= {source: name for source, name, _ in _tensor_sizes(op, kernel)}
+    if kernel.geometry in _LOOPED:  # (its sizes' Expressions)
+        sizes = {source: name for source, name, _ in _LOOPED[kernel.geometry](op, kernel)}
     args = {a.name: a for a in op.args}
 
     def value(source: str) -> str:
@@ -305,7 +425,11 @@ def entry(op: Op, kernel: c_emit.PlainKernel) -> str:
         decls = [("int count" if flat and source == "n" else decl) for decl, source in kernel.parameters]
         args = [decl.rsplit(" ", 1)[1].lstrip("*") for decl in decls]  # each parameter's own name
         body = f"{kernel.name}({', '.join(args)});\n"
+    returns, result = "Returns 0.", "return 0;\n"
+    if kernel.failure:  # (a kernel that may fail says so with an int that is not 0)
+        returns = f"Returns 0, or -2 (IPWIN_RET_ERROR) where it fails: {c_comment(kernel.failure)}."
+        body, result = f"const int failed = {body}", "return failed != 0 ? -2 : 0;\n"
     return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
-            f"/* {what} Returns 0. */\n"
-            f"static inline int {name}({', '.join(decls)})\n{{\n{body}return 0;\n}}\n"
+            f"/* {what} {returns} */\n"
+            f"static inline int {name}({', '.join(decls)})\n{{\n{body}{result}}}\n"
             f"#pragma IMAGINET_FRAGMENT_END\n")

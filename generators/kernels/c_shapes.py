@@ -29,8 +29,9 @@ class CShapeRenderer(CConstraintRenderer):
     """Renders one op's sizes, conditions and shapes; :meth:`take` hands over the
     statements the rendered expressions read (locals named ``opf_<kind><n>``)."""
 
-    def __init__(self, op: Op) -> None:
+    def __init__(self, op: Op, prefix: str = "") -> None:
         super().__init__(op)
+        self.prefix = prefix  # (in its locals' names: a second renderer in one function)
         self.blocks: list[list[str]] = [[]]
         self.memo: list[dict[Any, str]] = [{}]
         self.bound: dict[str, list[str]] = {"k": [], "v": [], "e": []}
@@ -39,7 +40,7 @@ class CShapeRenderer(CConstraintRenderer):
     # -- statements
     def fresh(self, kind: str) -> str:
         self.count += 1
-        return f"opf_{kind}{self.count}"
+        return f"opf_{self.prefix}{kind}{self.count}"
 
     def emit(self, *lines: str) -> None:
         self.blocks[-1].extend(lines)

@@ -156,3 +156,39 @@ def _float_call(fn: str, a: list[str], dtype: str) -> str:
         return f"{_libm(fn, dtype)}({a[0]})"
     raise ValueError(f"{fn} is not defined for {dtype}")
 
+
+
+def _limits(dtype: str) -> tuple[int, int]:
+    """(lowest, highest) of an integer dtype."""
+    bits = int(dtype.lstrip("uint"))
+    return (0, 2**bits - 1) if dtype.startswith("u") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+
+
+def converted(code: str, src: str, to: str) -> str:
+    """``code``, a value of dtype ``src``, as a value of ``to``: cast's rule (ops/base.py), once
+    for every C kernel. To bool, != 0 (NaN is true); to a float, the nearest value (overflow an
+    infinity); a float to an integer, truncated toward zero and saturated at the limits, NaN 0;
+    an integer (or bool) to an integer, modulo 2^bits, computed in unsigned types so that no
+    conversion is implementation-defined. ``code`` is read more than once: a plain value."""
+    ct = C_TYPE[to]
+    if src == to:
+        return code
+    if to == "bool":
+        return f"({code} != 0)"
+    if category(to) == "float":
+        return f"(({ct}){code})"
+    low, high = _limits(to)
+    if category(src) == "float":  # (both bounds powers of two: exact in either float type)
+        suffix = "f" if src == "float32" else ""
+        lowest, beyond = f"{float(low):.1f}{suffix}", f"{float(high + 1):.1f}{suffix}"
+        least, most = ("INT64_MIN", "INT64_MAX") if to == "int64" else (_const(low, to), _const(high, to))
+        return (f"(isnan({code}) ? ({ct})0 : {code} < {lowest} ? {least} : {code} >= {beyond} ? {most} "
+                f": ({ct}){code})")
+    if src == "bool" or (_limits(src)[0] >= low and _limits(src)[1] <= high):  # every value fits
+        return f"(({ct}){code})"
+    bits = int(to.lstrip("uint"))
+    wide, signed = ("uint64_t", "int64_t") if "64" in src or bits == 32 else ("uint32_t", "int32_t")
+    unsigned = f"(({wide}){code} & {hex(2**bits - 1)}u)"
+    if to.startswith("u"):
+        return f"(({ct}){unsigned})"
+    return f"(({ct})(({signed}){unsigned} - ({signed})((({wide}){code} & {hex(2 ** (bits - 1))}u) << 1)))"

@@ -52,7 +52,14 @@ class CFragment:
 #: elements, the other a single element, read once. ``joined`` (``stacked``): ``count``
 #: tensors concatenated (stacked), ``slot`` times a block of ``chunks[k]`` elements of each;
 #: ``merged``: ``count`` tensors of ``n`` elements combined element by element; ``filled``: ``n``
-#: elements, each one value; ``broadcast``:
+#: elements, each one value; ``batched``: ``batch`` matrices in the last two axes of every
+#: tensor, each input's ``rows:<input>`` x ``cols:<input>``; ``valued``: the output's ``n`` values
+#: (``value:<k>``), computed by the caller from shapes (a shape query's); ``shaped``: every input
+#: flat, ``count:<input>`` elements, the outputs of the shapes the caller declares; ``scattered``:
+#: ``count`` indices into ``rows`` rows of ``block`` elements (ADR 0016); ``gathered``: an axis's
+#: ``step``, ``size`` and ``slot``, as ``axis``'s; ``lines``: ``rows`` rows of ``len`` elements (the last axis); ``strided``: the output's ``n<k>`` elements along its axis ``k``, read
+#: from x ``x_s<k>`` elements apart (negative: backwards) from element ``offset`` (as many axes as
+#: the kernel's rank); ``broadcast``:
 #: operands broadcast into the output's shape, ``n<k>`` elements along its axis ``k`` (0 the
 #: innermost), each operand ``<operand>_s<k>`` elements apart there (0: it has size 1).
 _GROUPS = ("left", "group1", "middle", "group2", "right")
@@ -60,7 +67,16 @@ PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "rows": ("size"
                "first_stretched": _GROUPS, "second_scalar": ("n",), "first_scalar": ("n",),
                "matrices": ("batch", "rows", "inner", "cols"), "transposed": ("count", "rows", "cols"),
                "joined": ("chunks", "count", "slot"), "stacked": ("chunks", "count", "slot"),
-               "merged": ("count", "n"), "filled": ("n",),
+               "merged": ("count", "n"), "filled": ("n",), "lines": ("rows", "len"),
+               # (and each matrix's rows and cols: rows:<input>, cols:<input>)
+               "batched": ("batch",),
+               # (and each value: value:<k>, NumPy's order)
+               "valued": ("n",),
+               "shaped": (),  # (each input's count:<input>)
+               "scattered": ("rows", "count", "block"),
+               "gathered": ("step", "size", "slot"),  # (and the indices' count:<indices>)
+               # (and a step of x per axis: see LayoutEmitter.plain_strided)
+               "strided": (*(f"n{k}" for k in range(abi.MAX_RANK - 1, -1, -1)), "offset"),  # (n<k> below its rank)
                # (and a step per operand and axis: see ElementwiseEmitter.broadcast)
                "broadcast": tuple(f"n{k}" for k in range(abi.MAX_RANK - 1, -1, -1))}
 
@@ -85,6 +101,14 @@ class PlainKernel:
     given: tuple[str, ...] | None = None
     absent: tuple[str, ...] = ()
     case: str = ""  # the case's suffix in names ("_c1"), "" for an op of one case
+    #: Of a geometry of a loop per axis (strided): how many axes it loops over, the output's
+    #: rank at most (fewer loops: a smaller kernel for the low ranks most tensors have).
+    rank: int = abi.MAX_RANK
+    #: The fragments it uses, by name, dependencies first (a hand-written fragment's, ADR 0011).
+    needs: tuple[str, ...] = ()
+    #: Why it may fail, where it returns an int that is not 0 on failure (a hand-written
+    #: matrix fragment's: "not positive definite"); "" for a kernel that cannot fail.
+    failure: str = ""
 
     @property
     def name(self) -> str:
@@ -97,6 +121,29 @@ class OpCode:
     includes: tuple[str, ...]
     api: str
     plain: tuple[PlainKernel, ...] = ()  # where the op has them (elementwise of one case; one-axis reductions)
+
+
+#: The ranks kernels of a loop per axis (strided, broadcast) come in: a unit has one of each,
+#: and runs the smallest that holds the output's rank (two loops for a matrix: a smaller kernel).
+LOOP_RANKS = (2, 4, abi.MAX_RANK)
+
+
+def axis_loops(operands: list[str], origin: dict[str, str] | None = None,
+               rank: int = abi.MAX_RANK, wrap: bool = False) -> tuple[str, str]:
+    """(the opening, the closing) of a loop per axis ``k`` below ``rank``, outermost first,
+    ``i<k>`` below ``n<k>``, each operand ``r`` at ``r_at<k>``: ``origin[r]`` plus ``i<k> * r_s<k>``
+    per loop (the loops of kernels that read at per-axis steps; ``wrap``: ``i<k>`` modulo
+    ``r_m<k>``, a tile's repetition)."""
+    origin = origin or {}
+    loops, closing = [], []
+    for k in range(rank - 1, -1, -1):
+        outer = {r: f"{r}_at{k + 1}" if k + 1 < rank else origin.get(r, "") for r in operands}
+        index = {r: f"(i{k} % {r}_m{k})" if wrap else f"i{k}" for r in operands}
+        at = "".join(f"const int {r}_at{k} = {f'{outer[r]} + ' if outer[r] else ''}{index[r]} * {r}_s{k};"
+                     for r in operands)
+        loops.append(f"for (int i{k} = 0; i{k} < n{k}; i{k}++) {{\n{at}")
+        closing.append("}")
+    return "".join(loops), "".join(closing)
 
 
 def fragment(name: str, body: str) -> CFragment:
@@ -274,6 +321,16 @@ class Emitter:
                   and not re.search(rf"\b{re.escape(p.name)}\b", text)]
         voids = "".join(f"(void){name};\n" for name in unread)
         return self.linkage + abi.prototype(self.op) + "\n{\n" + voids + text + "\n}\n"
+
+    @staticmethod
+    def axis_sizes(x: str, axis: str) -> list[str]:
+        """C declaring ``step`` (elements after the axis), ``size`` and ``slot`` (before it) of
+        descriptor ``x`` around the axis arg ``axis`` (negative from the end; in range: checked)."""
+        return [f"const int64_t axis_index = {axis} < 0 ? {axis} + {x}->rank : {axis};",
+                "int64_t step = 1, slot = 1;",
+                f"for (int32_t d = (int32_t)axis_index + 1; d < {x}->rank; d++) {{", f"step *= {x}->shape[d];", "}",
+                "for (int32_t d = 0; d < (int32_t)axis_index; d++) {", f"slot *= {x}->shape[d];", "}",
+                f"const int64_t size = {x}->shape[axis_index];"]
 
     def kernel_name(self, v: D.Variant, suffix: str = "") -> str:
         return f"{self.fn}_{SUFFIX[v.dtype]}{suffix}"

@@ -11,7 +11,8 @@ from dsl.types import DataType
 from generators import abi
 from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE
-from generators.kernels.c_emit.base import PLAIN_SIZES, CFragment, Emitter, OpCode, PlainKernel, fragment
+from generators.kernels.c_emit.base import (LOOP_RANKS, PLAIN_SIZES, CFragment, Emitter, OpCode, PlainKernel,
+                                            axis_loops, fragment)
 
 
 @attrs.frozen
@@ -79,8 +80,8 @@ class ElementwiseEmitter(Emitter):
                 if len(inputs) == 2:  # (a unit tries them in this order)
                     kernels += [self.scalar(case, geometry) for geometry in ("second_scalar", "first_scalar")]
                     kernels += [self.stretched(case, geometry) for geometry in ("second_stretched", "first_stretched")]
-                if len(inputs) >= 2:  # whatever the others do not compute: last
-                    kernels.append(self.broadcast(case))
+                if len(inputs) >= 2:  # whatever the others do not compute: last, fewest loops first
+                    kernels += [self.broadcast(case, rank) for rank in LOOP_RANKS]
                 if len(c.cases) > 1:
                     kernels = [attrs.evolve(kernel, given=tuple(given), case=f"_c{k}",
                                             absent=tuple(p for p in c.optional if p not in given))
@@ -159,15 +160,15 @@ static inline void {name}({', '.join(decls)})
     }}
 }}"""), case.v, tuple(zip(decls, names)), geometry)
 
-    def broadcast(self, case: _Case) -> PlainKernel:
+    def broadcast(self, case: _Case, rank: int) -> PlainKernel:
         """Every operand broadcast into the output's shape (the form's rule: NumPy's, from both
-        sides), of rank ``MAX_RANK`` at most: a loop per axis of the output, outermost first,
+        sides), of ``rank`` axes at most: a loop per axis of the output, outermost first,
         each operand read at its step along that axis, 0 where it has size 1. Sizes ``n<k>`` and
         steps ``<operand>_s<k>`` (taking ``step:<operand>:<k>``) count axes as Imaginet does, 0 the
         innermost."""
-        axes = range(abi.MAX_RANK - 1, -1, -1)
+        axes = range(rank - 1, -1, -1)
         read = [abi.c_name(p) for _, p in case.read]
-        name = f"{case.name}_broadcast"
+        name = f"{case.name}_broadcast{rank}"
         decls = [*case.params, *(f"int n{k}" for k in axes),
                  *(f"int {abi.c_name(p)}_s{k}" for p in case.inputs for k in axes)]
         names = [*case.inputs, *case.used, self.op.outputs[0].name, *(f"n{k}" for k in axes),
@@ -175,22 +176,17 @@ static inline void {name}({', '.join(decls)})
         env = {p: (f"{abi.c_name(p)}[{abi.c_name(p)}_at0]", case.v.of(p)) for _, p in case.read}
         unread = [abi.c_name(p) for p in case.inputs if abi.c_name(p) not in read]
         void = "".join(f"(void){u};" + "".join(f"(void){u}_s{k};" for k in axes) for u in unread)
-        loops, closing = [], []
-        for k in axes:
-            at = "".join(f"const int {r}_at{k} = {f'{r}_at{k + 1} + ' if k + 1 < abi.MAX_RANK else ''}i{k} * {r}_s{k};"
-                         for r in read)
-            loops.append(f"for (int i{k} = 0; i{k} < n{k}; i{k}++) {{\n{at}")
-            closing.append("}")
+        loops, closing = axis_loops(read, rank=rank)
         return PlainKernel(fragment(name, f"""
 static inline void {name}({', '.join(decls)})
 {{
     {void}
     int o = 0;
-    {"".join(loops)}
+    {loops}
     {case.out}[o] = ({case.oc})({case.code(env)});
     o++;
-    {"".join(closing)}
-}}"""), case.v, tuple(zip(decls, names)), "broadcast")
+    {closing}
+}}"""), case.v, tuple(zip(decls, names)), "broadcast", rank=rank)
 
     def scalar(self, case: _Case, geometry: str) -> PlainKernel:
         """Two operands, one of the output's shape, the other a single element, read once

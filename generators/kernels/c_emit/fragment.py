@@ -13,152 +13,109 @@ from generators import abi
 from generators.formatting import c_string
 from generators.kernels import c_shapes
 from generators.kernels.scalar_c import C_TYPE
-from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, _tensor_message, fragment, mask
+from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, PlainKernel, _tensor_message, fragment, mask
 
 
-#: The method that writes the API function's body, per fragment class.
-_BODIES = {C.AxisFragment: "axis_body", C.FlatFragment: "flat_body", C.RowsFragment: "rows_body",
-           C.ChannelsFragment: "rows_body", C.SelectFragment: "select_body", C.DenseFragment: "dense_body",
-           C.ShapedFragment: "shaped_body", C.MatrixFragment: "matrix_body"}
+#: Per fragment class, its geometry and the sizes it takes after its inputs (as int, as a unit
+#: passes them; the fragment takes int64_t). Matrix, dense and shaped fragments: see ``kernel``.
+_LINES = ("lines", (("int rows", "rows"), ("int len", "len")))
+_PLAIN = {C.AxisFragment: ("axis", (("int step", "step"), ("int size", "size"), ("int slot", "slot"))),
+          C.FlatFragment: ("flat", (("int n", "n"),)), C.RowsFragment: _LINES, C.ChannelsFragment: _LINES,
+          C.SelectFragment: _LINES}
 _FRAGMENT_ARG_CTYPE = {DataType.INT: "int64_t", DataType.LONG: "int64_t", DataType.FLOATING_POINT: "double",
                        DataType.NUMERIC: "double"}
 
 
 class FragmentEmitter(Emitter):
+    """A hand-written fragment per dtype. Its calling convention is written once, as a plain
+    kernel's parameters (``kernel``): units call it with sizes from Expressions, the API
+    function with the same sizes from the descriptors (``api_value``)."""
+
     def emit(self) -> OpCode:
         c: C.FragmentKernel = self.op.compute  # type: ignore[assignment]
         root, shown = validate.fragment_root(self.op)
         texts: list[CFragment] = []
         includes: list[str] = []
+        needs: dict[str, tuple[str, ...]] = {}  # each dtype's fragment: what it uses, dependencies first
         for _, name in c.c_fragments:
             order, incs = fragments.resolve(root, c.c_file, name, shown)
             for f in order:
                 text = fragment(f.name, f.text)
                 if text not in texts:  # dependencies shared by several dtypes go in once
                     texts.append(text)
+            needs[name] = tuple(f.name for f in order[:-1])
             includes += [i for i in incs if i not in includes]
-        api = self.api(getattr(self, _BODIES[type(c)])(c))
+        by_name, named = {t.name: t for t in texts}, dict(c.c_fragments)
+        kernels = {v.dtype: self.kernel(c, v, by_name[named[v.dtype]], needs[named[v.dtype]]) for v in self.variants}
+        api = self.api(self.prelude(c) + self.dispatch(lambda v: self.invoke(kernels[v.dtype])))
         if isinstance(c, C.MatrixFragment) and c.workspace is not None:
             api = self.workspace_function(c) + "\n" + api
-        return OpCode(tuple(texts), tuple(includes), api)
+        return OpCode(tuple(texts), tuple(includes), api, tuple(kernels.values()))
 
-    def axis_body(self, c: C.AxisFragment) -> list[str]:
-        """The input around one axis: step (elements after it), size, slot (before it)."""
-        x = abi.c_name(self.op.inputs[0].name)
-        outn = abi.c_name(self.op.outputs[0].name)
-        # (the form's checks above: x has an axis there, the output x's shape)
-        lines = [f"int64_t axis_index = {abi.c_name(c.axis)};",
-                 "if (axis_index < 0) {", f"axis_index += {x}->rank;", "}",
-                 "int64_t step = 1, slot = 1;",
-                 f"for (int32_t d = (int32_t)axis_index + 1; d < {x}->rank; d++) {{", f"step *= {x}->shape[d];", "}",
-                 "for (int32_t d = 0; d < (int32_t)axis_index; d++) {", f"slot *= {x}->shape[d];", "}",
-                 f"const int64_t size = {x}->shape[axis_index];"]
-        frags_by_dtype = dict(c.c_fragments)
-        extra = self.fragment_args(c)
-
-        def per_variant(v: D.Variant) -> list[str]:
-            ct = C_TYPE[v.dtype]
-            return [f"{frags_by_dtype[v.dtype]}((const {ct}*){x}->data, step, size, slot, "
-                    f"{', '.join(extra + [f'({ct}*){outn}->data'])});"]
-
-        return lines + self.dispatch(per_variant)
-
-    def fragment_args(self, c: C.FragmentKernel) -> list[str]:
-        """The scalar args a fragment takes, cast to the C types fragments declare."""
+    def kernel(self, c: C.FragmentKernel, v: D.Variant, text: CFragment, needs: tuple[str, ...]) -> PlainKernel:
+        """The fragment of dtype ``v`` as a plain kernel: its parameters in the order it takes
+        them, each with what it is (ADR 0011's layouts)."""
         kinds = {a.name: a.type for a in self.op.args}
-        return [f"({_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')}){abi.c_name(a)}" for a in c.args]
+        extra = tuple((f"{_FRAGMENT_ARG_CTYPE.get(kinds[a], 'int')} {abi.c_name(a)}", a) for a in c.args)
+        ins = tuple((f"const {C_TYPE[v.of(i.name)]}* restrict {abi.c_name(i.name)}", i.name) for i in self.op.inputs)
+        outs = tuple((f"{C_TYPE[v.of(o.name)]}* restrict {abi.c_name(o.name)}", o.name) for o in self.op.outputs)
+        if isinstance(c, C.MatrixFragment):  # each input with its matrix's sizes, then the batch
+            ins = tuple(p for i, t in zip(ins, self.op.inputs)
+                        for p in (i, (f"int {abi.c_name(t.name)}_rows", f"rows:{t.name}"),
+                                  (f"int {abi.c_name(t.name)}_cols", f"cols:{t.name}")))
+            # (the caller's scratch, where the fragment needs some: a unit's Float64 tensor)
+            scratch = (("double* restrict workspace", "workspace"),) if c.workspace is not None else ()
+            return PlainKernel(text, v, (*ins, ("int batch", "batch"), *extra, *scratch, *outs), "batched",
+                               needs=needs, failure=c.failure or "the kernel failed")
+        if isinstance(c, C.DenseFragment):  # rows of x, then the weights with their cols, then the rest
+            x, w, *rest = ins
+            units = (f"int {abi.c_name(self.op.inputs[1].name)}_cols", f"cols:{self.op.inputs[1].name}")
+            return PlainKernel(text, v, (x, *_LINES[1], w, units, *rest, *extra, *outs), "lines", needs=needs)
+        if isinstance(c, C.ShapedFragment):  # each input flat, with its element count; it may fail
+            ins = tuple(p for i, t in zip(ins, self.op.inputs)
+                        for p in (i, (f"int {abi.c_name(t.name)}_count", f"count:{t.name}")))
+            return PlainKernel(text, v, (*ins, *extra, *outs), "shaped", needs=needs,
+                               failure=c.failure or "the kernel failed")
+        geometry, sizes = _PLAIN[type(c)]
+        return PlainKernel(text, v, (*ins, *sizes, *extra, *outs), geometry, getattr(c, "axis", ""), needs=needs)
 
-    def rows_body(self, c: C.RowsFragment | C.ChannelsFragment) -> list[str]:
-        """Inputs of one shape in rows of their last axis (channels: the first input, the
-        others one value per channel); the output has the first input's shape."""
-        op = self.op
-        names = [abi.c_name(i.name) for i in op.inputs]
-        first = names[0]
-        out = op.outputs[0]
-        # (the form's checks above: the shapes fit, the output's too)
-        lines = [f"const int64_t len = {first}->shape[{first}->rank - 1];",
-                 f"const int64_t rows = opf_shape_numel({first}->rank - 1, {first}->shape);"]
-        frags_by_dtype = dict(c.c_fragments)
-        extra = self.fragment_args(c)
+    def prelude(self, c: C.FragmentKernel) -> list[str]:
+        """The locals the API function's call reads (the form's checks above: the shapes fit)."""
+        first = abi.c_name(self.op.inputs[0].name)
+        if isinstance(c, C.AxisFragment):
+            return self.axis_sizes(first, abi.c_name(c.axis))
+        if isinstance(c, (C.RowsFragment, C.ChannelsFragment, C.SelectFragment, C.DenseFragment)):
+            return [f"const int64_t len = {first}->shape[{first}->rank - 1];",
+                    f"const int64_t rows = opf_shape_numel({first}->rank - 1, {first}->shape);"]
+        if isinstance(c, C.MatrixFragment):
+            return ["int64_t batch = 1;", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{",
+                    f"batch *= {first}->shape[d];", "}", *self.workspace_checks(c)]
+        return []
 
-        def per_variant(v: D.Variant) -> list[str]:
-            ct, ot = C_TYPE[v.dtype], C_TYPE[v.of(out.name)]
-            operands = [f"(const {ct}*){n}->data" for n in names] + ["rows", "len", *extra,
-                                                                     f"({ot}*){abi.c_name(out.name)}->data"]
-            return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
+    def api_value(self, source: str, v: D.Variant) -> str:
+        """What the API function passes for a kernel parameter that takes ``source``."""
+        tensors = {t.name: t for t in (*self.op.inputs, *self.op.outputs)}
+        if source in tensors:
+            const = "const " if tensors[source].kind == "input" else ""
+            return f"({const}{C_TYPE[v.of(source)]}*){abi.c_name(source)}->data"
+        kinds = {a.name: a.type for a in self.op.args}
+        if source in kinds:
+            return f"({_FRAGMENT_ARG_CTYPE.get(kinds[source], 'int')}){abi.c_name(source)}"
+        what, _, tensor = source.partition(":")
+        t = abi.c_name(tensor)
+        sizes = {"rows": f"{t}->shape[{t}->rank - 2]", "cols": f"{t}->shape[{t}->rank - 1]", "count": f"opf_numel({t})"}
+        if tensor:
+            return sizes[what]
+        if source == "n":
+            return f"opf_numel({abi.c_name(self.op.inputs[0].name)})"
+        return "(double*)workspace" if source == "workspace" else source  # (a local of the prelude)
 
-        return lines + self.dispatch(per_variant)
-
-    def dense_body(self, c: C.DenseFragment) -> list[str]:
-        """Rows of the first input's last axis (len) times a len x units matrix, with
-        vectors of units; the output has rows of units."""
-        op = self.op
-        names = [abi.c_name(i.name) for i in op.inputs]
-        x, w = names[0], names[1]
-        # (the form's checks above: the shapes fit, the output's too)
-        lines = [f"const int64_t len = {x}->shape[{x}->rank - 1];",
-                 f"const int64_t rows = opf_shape_numel({x}->rank - 1, {x}->shape);"]
-        frags_by_dtype = dict(c.c_fragments)
-        extra = self.fragment_args(c)
-        out = op.outputs[0]
-
-        def per_variant(v: D.Variant) -> list[str]:
-            ct = C_TYPE[v.dtype]
-            operands = [f"(const {ct}*){x}->data", "rows", "len", f"(const {ct}*){w}->data", f"{w}->shape[1]",
-                        *[f"(const {ct}*){n}->data" for n in names[2:]], *extra,
-                        f"({C_TYPE[v.of(out.name)]}*){abi.c_name(out.name)}->data"]
-            return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
-
-        return lines + self.dispatch(per_variant)
-
-    def shaped_body(self, c: C.ShapedFragment) -> list[str]:
-        """Every input flat (data, element count); each output of its declared shape;
-        the kernel returns 0, or not 0 on failure."""
-        op = self.op
-        lines: list[str] = []  # (the form's checks above: each output of its shape)
-        frags_by_dtype = dict(c.c_fragments)
-        extra = self.fragment_args(c)
-        message = c_string(c.failure or "the kernel failed")
-
-        def per_variant(v: D.Variant) -> list[str]:
-            operands = [f"(const {C_TYPE[v.of(i.name)]}*){abi.c_name(i.name)}->data, opf_numel({abi.c_name(i.name)})"
-                        for i in op.inputs]
-            outs = [f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in op.outputs]
-            call = f"{frags_by_dtype[v.dtype]}({', '.join(operands + extra + outs)})"
-            return [f"if ({call} != 0) {{", f"return opf_fail(detail, OPFORGE_ERR_ARG, {message});", "}"]
-
-        return lines + self.dispatch(per_variant)
-
-    def select_body(self, c: C.SelectFragment) -> list[str]:
-        """One input in rows of its last axis; every output has rows of `length` (an arg)."""
-        op = self.op
-        x = abi.c_name(op.inputs[0].name)
-        # (the form's checks above: the length fits the last axis, the outputs' shapes)
-        lines = [f"const int64_t len = {x}->shape[{x}->rank - 1];",
-                 f"const int64_t rows = opf_shape_numel({x}->rank - 1, {x}->shape);"]
-        frags_by_dtype = dict(c.c_fragments)
-        extra = self.fragment_args(c)
-
-        def per_variant(v: D.Variant) -> list[str]:
-            ct = C_TYPE[v.dtype]
-            outs = [f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in op.outputs]
-            return [f"{frags_by_dtype[v.dtype]}({', '.join([f'(const {ct}*){x}->data', 'rows', 'len', *extra, *outs])});"]
-
-        return lines + self.dispatch(per_variant)
-
-    def flat_body(self, c: C.FlatFragment) -> list[str]:
-        """Every element of the input, in row-major order, into one output value."""
-        x = abi.c_name(self.op.inputs[0].name)
-        out = self.op.outputs[0]
-        frags_by_dtype = dict(c.c_fragments)
-        extra = self.fragment_args(c)
-
-        def per_variant(v: D.Variant) -> list[str]:
-            ct, ot = C_TYPE[v.dtype], C_TYPE[v.of(out.name)]
-            operands = [f"(const {ct}*){x}->data", f"opf_numel({x})", *extra, f"({ot}*){abi.c_name(out.name)}->data"]
-            return [f"{frags_by_dtype[v.dtype]}({', '.join(operands)});"]
-
-        return self.dispatch(per_variant)  # (the form's checks above: a scalar output)
+    def invoke(self, kernel: PlainKernel) -> list[str]:
+        """The API function's call of the kernel; a failure in the op's words."""
+        call = f"{kernel.name}({', '.join(self.api_value(source, kernel.variant) for _, source in kernel.parameters)})"
+        if not kernel.failure:
+            return [f"{call};"]
+        return [f"if ({call} != 0) {{", f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(kernel.failure)});", "}"]
 
     def workspace_function(self, c: C.MatrixFragment) -> str:
         """``<fn>_workspace``: the inputs checked as the op checks them, then the bytes
@@ -178,37 +135,22 @@ class FragmentEmitter(Emitter):
                   "}", "*bytes = (size_t)doubles * sizeof(double);", "return OPFORGE_OK;"]
         return self.linkage + abi.workspace_prototype(self.op) + "\n{\n" + "\n".join(lines) + "\n}\n"
 
-    def matrix_body(self, c: C.MatrixFragment) -> list[str]:
-        """Matrices in the last two axes, one batch for all inputs; the kernel says if it failed."""
+    def workspace_checks(self, c: C.MatrixFragment) -> list[str]:
+        """The caller's scratch: at least what <fn>_workspace says, aligned for doubles, apart
+        from every tensor (it is written while they are in use)."""
+        if c.workspace is None:
+            return []
         op = self.op
-        names = [abi.c_name(i.name) for i in op.inputs]
-        first = names[0]
-        # (the form's checks above: matrices in the last two axes, the outputs' shapes)
-        lines = ["int64_t batch = 1;", f"for (int32_t d = 0; d < {first}->rank - 2; d++) {{", f"batch *= {first}->shape[d];", "}"]
-        frags_by_dtype = dict(c.c_fragments)
-        extra = self.fragment_args(c)
-        message = c_string(c.failure or "the kernel failed")
-        if c.workspace is not None:
-            # The caller's scratch: at least what <fn>_workspace says, aligned for doubles.
-            lines += [f"const int64_t doubles = {self.constraints.render(c.workspace)};",
-                      "if (doubles > 0 && workspace == NULL) {",
-                      f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string('workspace: NULL')});", "}",
-                      "if (doubles < 0 || (uint64_t)doubles > (uint64_t)(workspace_bytes / sizeof(double))) {",
-                      f"return opf_fail(detail, OPFORGE_ERR_SIZE, {c_string('workspace: smaller than ' + abi.function(op) + '_workspace gives')});",
-                      "}", "if ((uintptr_t)workspace % sizeof(double) != 0) {",
-                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string('workspace: not aligned for double')});",
+        lines = [f"const int64_t doubles = {self.constraints.render(c.workspace)};",
+                 "if (doubles > 0 && workspace == NULL) {",
+                 f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string('workspace: NULL')});", "}",
+                 "if (doubles < 0 || (uint64_t)doubles > (uint64_t)(workspace_bytes / sizeof(double))) {",
+                 f"return opf_fail(detail, OPFORGE_ERR_SIZE, {c_string('workspace: smaller than ' + abi.function(op) + '_workspace gives')});",
+                 "}", "if ((uintptr_t)workspace % sizeof(double) != 0) {",
+                 f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string('workspace: not aligned for double')});",
+                 "}"]
+        for t in (*op.inputs, *op.outputs):
+            lines += [f"if (!opf_bytes_disjoint(workspace, (size_t)doubles * sizeof(double), {abi.c_name(t.name)})) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_OVERLAP, {c_string(f'workspace: overlaps {t.name}')});",
                       "}"]
-            for t in (*op.inputs, *op.outputs):  # the scratch is written while every tensor is in use
-                lines += [f"if (!opf_bytes_disjoint(workspace, (size_t)doubles * sizeof(double), {abi.c_name(t.name)})) {{",
-                          f"return opf_fail(detail, OPFORGE_ERR_OVERLAP, {c_string(f'workspace: overlaps {t.name}')});",
-                          "}"]
-            extra = extra + ["(double*)workspace"]
-
-        def per_variant(v: D.Variant) -> list[str]:
-            ct = C_TYPE[v.dtype]
-            operands = [f"(const {ct}*){n}->data, {n}->shape[{n}->rank - 2], {n}->shape[{n}->rank - 1]" for n in names]
-            outs = [f"({C_TYPE[v.of(o.name)]}*){abi.c_name(o.name)}->data" for o in op.outputs]
-            call = f"{frags_by_dtype[v.dtype]}({', '.join(operands + ['batch'] + extra + outs)})"
-            return [f"if ({call} != 0) {{", f"return opf_fail(detail, OPFORGE_ERR_ARG, {message});", "}"]
-
-        return lines + self.dispatch(per_variant)
+        return lines

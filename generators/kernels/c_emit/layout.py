@@ -8,7 +8,7 @@ from dsl import compute as C
 from dsl import dtypes as D
 from generators import abi
 from generators.formatting import c_string
-from generators.kernels.c_emit.base import Emitter, OpCode, PlainKernel, fragment
+from generators.kernels.c_emit.base import LOOP_RANKS, Emitter, OpCode, PlainKernel, axis_loops, fragment
 from generators.kernels.scalar_c import C_TYPE
 
 
@@ -19,8 +19,61 @@ class LayoutEmitter(Emitter):
 
     def emit(self) -> OpCode:
         c: C.LayoutMove = self.op.compute  # type: ignore[assignment]
-        plain = tuple(self.plain_in_order(c, v) for v in self.variants) if c.layout in _IN_ORDER else ()
+        plain: tuple[PlainKernel, ...] = ()
+        if c.layout in _IN_ORDER:
+            plain = tuple(self.plain_in_order(c, v) for v in self.variants)
+        elif c.strides() is not None:  # (a kernel of fewer loops first, for the ranks it covers)
+            plain = tuple(self.plain_strided(c, v, rank) for rank in LOOP_RANKS for v in self.variants)
+        elif c.layout == "gather":  # (the API calls its int64_t version)
+            kernels = tuple(self.gathered(c, v, api=True).fragment for v in self.variants)
+            plain = tuple(self.gathered(c, v, api=False) for v in self.variants)
+            return OpCode(kernels, (), self.api_returning(self.gather(c)), plain)
         return OpCode((), (), self.api_returning(_LAYOUTS[c.layout](self, c)), plain)
+
+    def gathered(self, c: C.LayoutMove, v: D.Variant, api: bool) -> PlainKernel:
+        """gather: every index checked first (1, nothing written, for one outside -size..size-1),
+        then for each of ``slot`` blocks before the axis, the ``step`` elements after it at each
+        index, negative ones counted from the end. The API's version counts in int64_t, a
+        unit's (``gathered`` geometry: the axis's step, size and slot, the indices' count) in int."""
+        ct, size = C_TYPE[v.of(c.input)], "int64_t" if api else "int"
+        name = f"{self.kernel_name(v)}_{'whole' if api else 'gathered'}"
+        params = ((f"const {ct}* restrict x", c.input), ("const int64_t* restrict at", c.arg("indices")),
+                  (f"{ct}* restrict output", self.op.outputs[0].name), (f"{size} step", "step"),
+                  (f"{size} size", "size"), (f"{size} slot", "slot"), (f"{size} count", f"count:{c.arg('indices')}"))
+        return PlainKernel(fragment(name, f"""
+static inline int {name}({', '.join(d for d, _ in params)})
+{{
+    for ({size} k = 0; k < count; k++) {{
+        if (at[k] < -size || at[k] >= size) {{
+            return 1;
+        }}
+    }}
+    {size} o = 0;
+    for ({size} j = 0; j < slot; j++) {{
+        for ({size} k = 0; k < count; k++) {{
+            const {ct}* from = x + (j * size + ({size})(at[k] < 0 ? at[k] + size : at[k])) * step;
+            for ({size} i = 0; i < step; i++) {{
+                output[o++] = from[i];
+            }}
+        }}
+    }}
+    return 0;
+}}"""), v, params, "gathered", c.arg("axis"), failure=f"{c.arg('indices')}: values must lie in -n..n-1")
+
+    def gather(self, c: C.LayoutMove) -> list[str]:
+        """The kernel over the axis's step, size and slot; its failure in the op's words."""
+        x, out, arg = self.names(c)
+        lines = [*self.axis_sizes(x, arg("axis")), "int failed = 0;"]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.of(c.input)]
+            return [f"failed = {self.kernel_name(v)}_whole((const {ct}*){x}->data, (const int64_t*){arg('indices')}->data, "
+                    f"({ct}*){out}->data, step, size, slot, opf_numel({arg('indices')}));"]
+
+        return lines + self.dispatch(per_variant) + [
+            "if (failed != 0) {",
+            f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(self.op.compute.value_refusals(self.op)[0])});", "}",
+            "return OPFORGE_OK;"]
 
     def plain_in_order(self, c: C.LayoutMove, v: D.Variant) -> PlainKernel:
         """A move that keeps the elements in order, as a plain kernel: ``n`` elements copied
@@ -35,6 +88,29 @@ static inline void {name}({', '.join(d for d, _ in params)})
         output[i] = x[i];
     }}
 }}"""), v, params)
+
+    def plain_strided(self, c: C.LayoutMove, v: D.Variant, rank: int) -> PlainKernel:
+        """A move that reads x at evenly spaced places along each output axis (the form's
+        ``strides``), as a plain kernel: a loop per axis of an output of ``rank`` axes at most,
+        outermost first, x read ``x_s<k>`` elements apart along axis ``k`` (0 the innermost) from
+        element ``offset`` (a tile: the index modulo ``x_m<k>`` first). The caller computes the
+        steps and offset from the plan; an index never leaves x."""
+        ct, name = C_TYPE[v.of(c.input)], f"{self.kernel_name(v)}_strided{rank}"
+        axes = range(rank - 1, -1, -1)
+        wrap = c.strides().period is not None  # (tile: each output index modulo x's size there)
+        params = ((f"const {ct}* restrict x", c.input), (f"{ct}* restrict output", self.op.outputs[0].name),
+                  *((f"int n{k}", f"n{k}") for k in axes), *((f"int x_s{k}", f"step:{c.input}:{k}") for k in axes),
+                  *((f"int x_m{k}", f"period:{c.input}:{k}") for k in axes if wrap), ("int offset", "offset"))
+        loops, closing = axis_loops(["x"], {"x": "offset"}, rank, wrap)
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    int o = 0;
+    {loops}
+    output[o] = x[x_at0];
+    o++;
+    {closing}
+}}"""), v, params, "strided", rank=rank)
 
     def names(self, c: C.LayoutMove) -> tuple[str, str, Callable[[str], str]]:
         """(the input, the output, the C name of the arg that plays a role)."""
@@ -102,7 +178,6 @@ _LAYOUTS: dict[str, Callable[[LayoutEmitter, C.LayoutMove], list[str]]] = {
     "narrow": LayoutEmitter.flat, "permute": LayoutEmitter.permute, "transpose": LayoutEmitter.transpose,
     "reverse": LayoutEmitter.reverse, "tile": LayoutEmitter.tile, "slice": LayoutEmitter.slice,
     "strided_slice": LayoutEmitter.strided_slice, "pad": LayoutEmitter.pad,
-    "gather": lambda e, c: e.copy(c, "indices", "axis"),
     "gather_nd": lambda e, c: e.copy(c, "indices"),
     "reverse_sequence": lambda e, c: e.copy(c, "seq_lengths", "seq_axis", "batch_axis"),
     "diag": lambda e, c: e.copy(c, checks_values=False),

@@ -11,7 +11,7 @@ from generators.formatting import c_string
 from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.messages import scatter_messages
-from generators.kernels.c_emit.base import T_MAX, T_MIN, Emitter, OpCode, fragment
+from generators.kernels.c_emit.base import T_MAX, T_MIN, Emitter, OpCode, PlainKernel, fragment
 
 
 def _segment_init(dtype: str, init: str) -> str:
@@ -70,39 +70,66 @@ static inline void {name}_scale({ct}* out, const int64_t* at, int64_t count, int
         }}
     }}
 }}"""))
-        return OpCode(tuple(frags), (), self.api(self.body(c)))
+        frags += [self.whole(c, v, api=True).fragment for v in self.variants]
+        plain = tuple(self.whole(c, v, api=False) for v in self.variants)
+        return OpCode(tuple(frags), (), self.api(self.body(c)), plain)
+
+    def whole(self, c: C.ScatterRows, v: D.Variant, api: bool) -> PlainKernel:
+        """The whole scatter: every index checked first (1 out of range, 2 out of order, and
+        nothing written), then the output started from ref (or each segment's initial value),
+        the updates folded in, and (mean, sqrt_n) scaled, by the fragments above. ``rows``
+        counts the output's rows, ``count`` the indices, ``block`` the elements of a row. The
+        API's version (``api``) counts in int64_t and may update ref in place (memmove); a
+        unit's, in int, reads ref from another buffer."""
+        op, t = self.op, v.of(c.updates)
+        ct, base, size = C_TYPE[t], self.kernel_name(v), "int64_t" if api else "int"
+        name, out = f"{base}_whole" if api else f"{base}_scattered", op.outputs[0].name
+        alias = "" if api else " restrict"
+        params = (*(((f"const {ct}*{alias} ref", c.ref),) if c.ref is not None else ()),
+                  ("const int64_t* restrict at", c.indices), (f"const {ct}* restrict updates", c.updates),
+                  (f"{ct}*{alias} output", out), (f"{size} rows", "rows" if c.ref is not None else c.rows),
+                  (f"{size} count", "count"), (f"{size} block", "block"))
+        order = "\nif (k > 0 && at[k] < at[k - 1]) {\nreturn 2;\n}" if c.sorted else ""
+        copy = "memmove" if api else "memcpy"
+        start = (f"if (rows > 0 && block > 0) {{\n{copy}(output, ref, sizeof output[0] * (size_t)rows * (size_t)block);\n}}"
+                 if c.ref is not None else f"{base}_init(output, (int64_t)rows * block);")
+        scale = f"{base}_scale(output, at, count, block, rows);" if c.scale is not None else ""
+        needs = (base, *((base + "_init",) if c.rows is not None else ()), *((base + "_scale",) if c.scale else ()))
+        messages = scatter_messages(c)
+        failure = messages["range"] + (f", or {messages['sorted']}" if c.sorted else "")
+        return PlainKernel(fragment(name, f"""
+static inline int {name}({', '.join(d for d, _ in params)})
+{{
+    for ({size} k = 0; k < count; k++) {{
+        if (at[k] < {"-rows" if c.ref is not None else "0"} || at[k] >= rows) {{
+            return 1;
+        }}{order}
+    }}
+    {start}
+    {base}(output, at, updates, count, block, rows);
+    {scale}
+    return 0;
+}}"""), v, params, "scattered", needs=needs, failure=failure)
 
     def body(self, c: C.ScatterRows) -> list[str]:
+        """The whole kernel (``whole``, the API's version), its failure told by what it returns."""
         op = self.op
         ind, upd, out = abi.c_name(c.indices), abi.c_name(c.updates), abi.c_name(op.outputs[0].name)
         messages = scatter_messages(c)
         # (the form's checks above: the shapes fit, the rows are 0 or more)
         rows = f"{abi.c_name(c.ref)}->shape[0]" if c.ref is not None else abi.c_name(c.rows)
         lines = [f"const int64_t rows = {rows};",
-                  f"const int64_t count = opf_numel({ind});",
-                  f"const int64_t block = opf_shape_numel({upd}->rank - {ind}->rank, {upd}->shape + {ind}->rank);",
-                  f"const int64_t* at = (const int64_t*){ind}->data;",
-                  "for (int64_t k = 0; k < count; k++) {",
-                  f"if (at[k] < {'-rows' if c.ref is not None else '0'} || at[k] >= rows) {{",
-                  f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(messages['range'])});", "}"]
-        if c.sorted:
-            lines += ["if (k > 0 && at[k] < at[k - 1]) {",
-                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(messages['sorted'])});", "}"]
-        lines += ["}"]
-        if c.ref is not None:
-            # memmove: the output may be ref itself (an update in place).
-            lines += [f"if (opf_numel({out}) > 0) {{",
-                      f"memmove({out}->data, {abi.c_name(c.ref)}->data, (size_t)opf_numel({out}) * opforge_dtype_size({out}->dtype));",
-                      "}"]
+                 f"const int64_t count = opf_numel({ind});",
+                 f"const int64_t block = opf_shape_numel({upd}->rank - {ind}->rank, {upd}->shape + {ind}->rank);",
+                 "int failed = 0;"]
 
         def per_variant(v: D.Variant) -> list[str]:
             ct = C_TYPE[v.of(c.updates)]
-            name = self.kernel_name(v)
-            data = f"({ct}*){out}->data"
-            body = [f"{name}_init({data}, opf_numel({out}));"] if c.rows is not None else []
-            body += [f"{name}({data}, at, (const {ct}*){upd}->data, count, block, rows);"]
-            if c.scale is not None:
-                body += [f"{name}_scale({data}, at, count, block, rows);"]
-            return body
+            ref = [f"(const {ct}*){abi.c_name(c.ref)}->data"] if c.ref is not None else []
+            return [f"failed = {self.kernel_name(v)}_whole({', '.join([*ref, f'(const int64_t*){ind}->data', f'(const {ct}*){upd}->data', f'({ct}*){out}->data', 'rows', 'count', 'block'])});"]
 
-        return lines + self.dispatch(per_variant)
+        lines += self.dispatch(per_variant)
+        lines += ["if (failed == 1) {", f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(messages['range'])});", "}"]
+        if c.sorted:
+            lines += ["if (failed == 2) {", f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(messages['sorted'])});", "}"]
+        return lines

@@ -96,41 +96,6 @@ static inline void opf_meshgrid(const opforge_tensor* const* xs, int32_t count, 
     }
 }
 
-/* out = x gathered along axis at int64 indices (each in -n..n-1, which it checks); the
- * caller has checked the form's refusals and out's shape. */
-static inline opforge_status opf_gather(const opforge_tensor* x, const opforge_tensor* indices, int64_t axis,
-                                        opforge_tensor* out, const char** detail)
-{
-    const int64_t a = opf_layout_axis(axis, x->rank);
-    int64_t outer = 1, inner = 1;
-    for (int32_t d = 0; d < x->rank; d++) {
-        if (d < a) {
-            outer *= x->shape[d];
-        } else if (d > a) {
-            inner *= x->shape[d];
-        }
-    }
-    const int64_t n = x->shape[a], count = opf_numel(indices);
-    const int64_t* at = (const int64_t*)indices->data;
-    for (int64_t k = 0; k < count; k++) {
-        if (at[k] < -n || at[k] >= n) {
-            return opf_fail(detail, OPFORGE_ERR_ARG, "indices: values must lie in -n..n-1 for the gathered axis");
-        }
-    }
-    const size_t elem = opforge_dtype_size(x->dtype), block = (size_t)inner * elem;
-    const unsigned char* from = (const unsigned char*)x->data;
-    unsigned char* to = (unsigned char*)out->data;
-    for (int64_t o = 0; o < outer; o++) {
-        for (int64_t k = 0; k < count; k++) {
-            const int64_t i = at[k] < 0 ? at[k] + n : at[k];
-            if (block > 0) {
-                memcpy(to + (size_t)(o * count + k) * block, from + (size_t)(o * n + i) * block, block);
-            }
-        }
-    }
-    return OPFORGE_OK;
-}
-
 /* diag: x's elements on the diagonal of out (of shape x.shape + x.shape), 0 elsewhere. */
 static inline void opf_diag(const opforge_tensor* x, opforge_tensor* out)
 {
@@ -230,20 +195,6 @@ static inline opforge_status opf_reverse_sequence(const opforge_tensor* x, const
         }
     }
     return OPFORGE_OK;
-}
-
-/* A fact of x's shape into the int64 `out` (of the form's shape: checked by the caller):
- * 0 its shape, 1 its size, 2 its rank, 3 the size of `axis`. */
-static inline void opf_shape_query(int query, const opforge_tensor* x, int64_t axis, opforge_tensor* out)
-{
-    int64_t* to = (int64_t*)out->data;
-    if (query == 0) {
-        for (int32_t d = 0; d < x->rank; d++) {
-            to[d] = x->shape[d];
-        }
-    } else {
-        to[0] = query == 1 ? opf_numel(x) : query == 2 ? (int64_t)x->rank : x->shape[opf_layout_axis(axis, x->rank)];
-    }
 }
 
 /* A padding constant in the dtype of `like`; false unless it converts exactly. */

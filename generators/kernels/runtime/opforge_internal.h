@@ -8,7 +8,6 @@
 #include "opf_layouts.h"
 #include "opf_indexing.h"
 #include "opf_tensors.h"
-#include "opf_cast.h"
 #include "opf_reduce.h"
 #include "opf_einsum.h"
 #include "opf_random.h"
