@@ -149,8 +149,8 @@ def main(target: Path) -> None:
              "each connected socket per slot; the sliding window the runtime's queue on bytes, counted in",
              "ptrdiff_t; fill one loop storing its value (an Assert has found it exact in the dtype); cast",
              "one loop per pair of dtypes, saturating with comparisons in the input's float type.",
-             "Broadcast batch axes and the other forms' units take the checked C API (descriptors rebuilt",
-             "from rank and dims).", "",
+             "What no plain kernel computes takes the checked C API (descriptors rebuilt from rank and",
+             "dims): matmul's broadcast batches, the sliding window's queue, and the units ADR 0032 lists.", "",
              "| opforge unit | float32 inputs | real unit | opforge .text bytes | real .text bytes | ratio |",
              "| --- | --- | --- | ---: | ---: | ---: |", *rows, ""]
     target.parent.mkdir(parents=True, exist_ok=True)

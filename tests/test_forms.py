@@ -68,18 +68,23 @@ def _read_by_plan(op, kwargs, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarr
     plan = op.compute.strides()
     source, step, start = (run_shape(p, {op.compute.input: x.shape}, args) for p in (plan.source, plan.step, plan.start))
     period = run_shape(plan.period, {op.compute.input: x.shape}, args) if plan.period is not None else None
+    mode = args[plan.edges] if plan.edges is not None else None
     out = np.empty(shape, x.dtype)
     for index in np.ndindex(*shape):
         at = list(start)
         for d, i in enumerate(index):
             at[source[d]] += (i % period[d] if period is not None else i) * step[d]
-        out[index] = x[tuple(at)]
+        for a, (j, n) in enumerate(zip(at, x.shape)):  # (an edge: outside x, mirrored once or the fill)
+            if not 0 <= j < n and mode in ("reflect", "symmetric"):
+                at[a] = (-j if j < 0 else 2 * (n - 1) - j) if mode == "reflect" else (-j - 1 if j < 0 else 2 * n - 1 - j)
+        inside = all(0 <= j < n for j, n in zip(at, x.shape))
+        out[index] = x[tuple(at)] if inside else np.asarray(args[plan.fill]).astype(x.dtype)
     return out
 
 
-def test_strided_layouts_are_the_six_that_read_evenly_spaced_elements() -> None:
+def test_strided_layouts_are_the_seven_that_read_evenly_spaced_elements() -> None:
     assert sorted(op.qualified_name for _, op in STRIDED) == [
-        "base.permute", "base.reverse", "base.slice", "base.strided_slice", "base.tile", "base.transpose"]
+        "base.permute", "base.reverse", "base.slice", "base.strided_slice", "base.tile", "base.transpose", "nn.pad"]
 
 
 @pytest.mark.parametrize(("ns", "op"), STRIDED, ids=[op.qualified_name for _, op in STRIDED])

@@ -514,18 +514,21 @@ def test_c_implementation_computes_the_reference(out: Path, tmp_path: Path, ns, 
 
 def test_c_implementation_rejects_a_list_longer_than_the_unit_passes(out: Path, tmp_path: Path) -> None:
     """A unit passes a list arg as a count and a fixed number of values; a longer count is an error
-    status, never a read past those values. pad (a checked adapter) takes two paddings per axis:
-    sixteen for a rank-8 x, then a seventeenth."""
-    ns, op = next((ns, op) for ns, op in OPS if op.qualified_name == "nn.pad")
-    x = np.zeros((1,) * 8, dtype=np.float32)
-    paddings = next(a for a in op.args if a.name == "paddings")
-    assert units.list_length(op, paddings) == 16
-    given = {"paddings": [0] * 16, "mode": "constant", "value": 0.0}
-    case = types.SimpleNamespace(dtype="float32", kwargs={py_names.py_name("x"): x}, arg=given.__getitem__)
+    status, never a read past those values. tensor_mmul (a checked adapter) takes at most eight
+    contracted axes of x: a ninth is refused."""
+    ns, op = next((ns, op) for ns, op in OPS if op.qualified_name == "base.tensor_mmul")
+    x, y = np.zeros((2, 3), dtype=np.float32), np.zeros((3, 4), dtype=np.float32)
+    dimensions = next(a for a in op.args if a.name == "dimensions_x")
+    assert units.list_length(op, dimensions) == 8
+    given = {"dimensions_x": [1], "dimensions_y": [0], "transpose_x": False, "transpose_y": False,
+             "transpose_z": False}
+    case = types.SimpleNamespace(dtype="float32", kwargs={py_names.py_name("x"): x, py_names.py_name("y"): y},
+                                 arg=given.__getitem__)
+    expected = np.zeros((2, 4), dtype=np.float32)
     unit = ET.parse(out / ns.key / op.name / f"{op.name}.imunit").getroot()[0]
-    env, failed = _evaluate_unit(unit, _case_env(op, case, x))
+    env, failed = _evaluate_unit(unit, _case_env(op, case, expected))
     assert failed == []
-    lines, call = _c_call(op, unit, case, x, {**env, "paddings_rank": 17})
+    lines, call = _c_call(op, unit, case, expected, {**env, "dimensions_x_rank": 9})
     lines += [f"const int status = {call};", 'printf("%d\\n", status);',
               "return status == -2 ? 0 : 1;"]  # IPWIN_RET_ERROR
     # AddressSanitizer: a read past the values would be reported even if a status came back.
@@ -1472,3 +1475,58 @@ def test_a_gather_unit_checks_its_indices_and_takes_blocks_along_any_axis(out: P
             lines.append(f"if ({invoke('bad')} != -2) return {k + 20};")
     run = _run_driver(tmp_path, path.parent, op, [*lines, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
+
+
+def test_a_one_hot_unit_refuses_on_and_off_that_its_dtype_cannot_hold(out: Path) -> None:
+    """one_hot's kernel takes on and off converted by the caller: an Assert refuses a value the
+    dtype cannot hold exactly (as the C API refuses it), naming the arg; exact ones pass."""
+    path = out / "base" / "one_hot" / "one_hot.imunit"
+    indices = dict([checker.parse_input("indices=Int64[3]")])
+
+    def check(**options: str) -> checker.Verdict:
+        given = {"depth": "4"} | options
+        return checker.check_unit(path, indices, {k: checker.parse_option(f"{k}={v}")[1] for k, v in given.items()})
+
+    assert check(dtype='"int8"', on="1.0", off="-128.0").kind == "ok"
+    for name, value, dtype in (("on", "0.5", "int8"), ("off", "300.0", "uint8"), ("on", "-1.0", "uint16")):
+        refused = check(dtype=f'"{dtype}"', **{name: value})
+        assert refused.kind == "refused" and refused.text.startswith(f"{name}: must convert exactly"), refused.line()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+def test_a_pad_unit_reads_the_edges_its_mode_says(out: Path, tmp_path: Path, dtype: str) -> None:
+    """nn.pad calls one plain kernel (ADR 0032): each index moved back by the pad before it and
+    read as the mode says (constant: the value; reflect and symmetric: mirrored once), giving
+    NumPy's pad at ranks 1 to 5; a constant the dtype cannot hold is refused by an Assert."""
+    path = out / "nn" / "pad" / "pad.imunit"
+    unit = ET.parse(path).getroot()[0]
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "nn.pad")
+    cases = [((5,), (2, 3), "constant", 7.0), ((3, 4), (1, 2, 0, 3), "reflect", 0.0),
+             ((3, 4), (3, 0, 2, 4), "symmetric", 0.0), ((2, 3, 2), (1, 1, 0, 2, 2, 0), "constant", -3.0),
+             ((2, 1, 2, 3, 2), (0, 1, 1, 0, 0, 0, 2, 1, 1, 1), "symmetric", 0.0)]
+    lines, checks = [], []
+    for k, (shape, pads, mode, value) in enumerate(cases):
+        x = np.arange(1, int(np.prod(shape)) + 1).astype(dtype).reshape(shape)
+        pairs = [(pads[2 * d], pads[2 * d + 1]) for d in range(len(shape))]
+        want = (np.pad(x, pairs, mode="constant", constant_values=value) if mode == "constant"
+                else np.pad(x, pairs, mode=mode))
+        env, failed = _evaluate_unit(unit, {"x": Tensor(VALUE_TYPES[DTYPE_TYPES[dtype]], Shape(shape)),
+                                            "paddings": Shape(pads), "mode": mode, "value": value})
+        assert failed == [] and env["output_shape"] == Shape(want.shape), (shape, failed)
+        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
+        call = impl.get("call")
+        loops = next(r for r in (2, 4, "") if r == "" or want.ndim <= r)
+        assert call.startswith(f"opforge_nn_pad_unit_padded{loops}_"), call
+        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
+        passed = {"x": f"x{k}", "output": f"out{k}"}
+        lines += [golden.c_array(f"x{k}", x, dtype), golden.c_array(f"want{k}", want, dtype),
+                  f"static {golden.C_TYPE[dtype]} out{k}[{want.size}];",
+                  f"if ({call[:call.index('(')]}({', '.join(passed.get(a) or repr(env[a]) for a in args)}) != 0) return 2;"]
+        checks.append(f"if (memcmp(out{k}, want{k}, sizeof want{k}) != 0) return {k + 10};")
+    run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
+    inexact = checker.check_unit(path, dict([checker.parse_input("x=Int8[3]")]),
+                                 {k: checker.parse_option(f"{k}={v}")[1] for k, v in
+                                  {"paddings": "System.Shape(1,1)", "mode": '"constant"', "value": "0.5"}.items()})
+    assert inexact.kind == "refused" and inexact.text.startswith("value: must convert exactly"), inexact.line()

@@ -40,7 +40,7 @@ class LayoutMove:
     def strides(self) -> "Strides | None":
         """Where each output element is read, for a layout that reads x at evenly spaced
         places along each output axis (permute, transpose, reverse, slice, strided_slice; tile,
-        wrapping around); None for the others."""
+        wrapping around; pad, with edges); None for the others."""
         plan = _LAYOUT_STRIDES.get(self.layout)
         return plan(self) if plan is not None else None
 
@@ -76,12 +76,17 @@ class Strides:
     axis, ``start`` per axis of x (:class:`~dsl.shapes.PerAxis`, NumPy's axis order); a step
     is in elements of its axis of x, negative backwards. Targets that address x by element
     offsets (units) scale each by the axis's stride. Where ``period`` is given (tile), output
-    index ``i_d`` is taken modulo ``period[d]`` first: the output repeats x along that axis."""
+    index ``i_d`` is taken modulo ``period[d]`` first: the output repeats x along that axis.
+    Where ``edges`` names an arg (pad's mode, one of :data:`PAD_MODES`), an index outside x is
+    read as that mode says: ``fill`` (an arg) for constant, mirrored once for reflect (without
+    the edge element) and symmetric (with it)."""
 
     source: Sh.PerAxis
     step: Sh.PerAxis
     start: Sh.PerAxis
     period: Sh.PerAxis | None = None
+    edges: str | None = None
+    fill: str | None = None
 
 
 #: Layout kinds -> the roles they take: (role, "list" | "int" | "enum" | "float" | "tensor" | "values").
@@ -365,6 +370,9 @@ _LAYOUT_STRIDES: dict[str, Any] = {
     "slice": lambda c: _identity_strides(c, c.rank(), _item(c.role("begin"))),
     "strided_slice": _strided_slice_strides,
     "tile": lambda c: attrs.evolve(_identity_strides(c, c.rank()), period=Sh.PerAxis(c.rank(), _item(c.x()))),
+    # (axis d starts `before` elements ahead of x: paddings[2d])
+    "pad": lambda c: attrs.evolve(_identity_strides(c, c.rank(), E.Neg(_item(c.role("paddings"), Sh.mul(_K, 2)))),
+                                  edges=c.arg("mode"), fill=c.arg("value")),
 }
 
 _LAYOUT_REFUSALS: dict[str, Any] = {

@@ -68,6 +68,7 @@ def _stretch(into: str, stretched: str, prefix: str) -> Geometry:
 _AXIS = "{x}.shape.count > 0 && {axis} >= -{x}.shape.count && {axis} < {x}.shape.count"
 _MATRICES = "{x}.shape.count >= 2 && {y}.shape.count >= 2"
 _MATRIX = "{x}.shape.count >= 2"
+_HOT = "output_shape.count > 0 && {axis} >= -output_shape.count && {axis} < output_shape.count"
 
 GEOMETRIES = {
     "flat": Geometry("plain", "The kernel over count elements, as many in every input and the output.", (),
@@ -103,6 +104,12 @@ GEOMETRIES = {
                         (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", _MATRIX),), ()),
     # (each input's count, see _tensor_sizes)
     "shaped": Geometry("shaped", "Every input flat, count elements each.", (), (), ()),
+    # (one_hot's inserted axis, the unit's axis option: counted in the output's rank)
+    "hot": Geometry("hot", "Along the output's inserted axis, on at each index, off elsewhere.", (),
+                    (("outer", "hot_outer", "output_shape.slot({axis})", _HOT),
+                     ("inner", "hot_inner", "output_shape.step({axis})", _HOT)), ()),
+    # (its sizes are args, or a tensor's count: see _tensor_sizes)
+    "marked": Geometry("marked", "Rows of values, 1 where the rule holds, 0 elsewhere.", (), (), ()),
     # (and the indices' count, see _tensor_sizes)
     "gathered": Geometry("gathered", "Blocks of {x} at each index along one axis: step elements each, in slot blocks.",
                          (), (("step", "axis_step", "{x}.shape.step({axis})", _AXIS),
@@ -115,12 +122,16 @@ GEOMETRIES = {
     "lines": Geometry("lines", "Rows of the last axis of {x}: rows of len elements.", (),
                       (("rows", "line_rows", "{x}.shape.step(1, {x}.shape.count)", "{x}.shape.count >= 1"),
                        ("len", "line_len", "{x}.shape.size(0)", "{x}.shape.count >= 1")), ()),
+    "drawn": Geometry("drawn", "The output's count elements, each drawn from its own block of the stream.", (),
+                      (("n", "output_count", "output_shape.flat", None),), ()),
     "filled": Geometry("filled", "The output's count elements, each the value.", (),
                        (("n", "output_count", "output_shape.flat", None),), ()),
     # (its sizes: one per axis, and a step per operand and axis, see _broadcast)
     # (its sizes: one per axis, a step of x per axis and the offset, see _strided)
     "strided": Geometry("strided", "{x}'s elements read at a step along each axis of the output, from an offset.",
                         (), (), ()),
+    "padded": Geometry("padded", "{x}'s elements along each axis of the output, through the pad's edges.",
+                       (), (), ()),
     "broadcast": Geometry("broadcast", "Every operand broadcast into the output's shape: a loop per axis, each "
                           "operand read at its step along it, 0 where its size is 1.", (), (), ()),
     "matrices": Geometry("matrices", "A batch of matrix products: batch of rows x inner by inner x cols.", (),
@@ -184,7 +195,7 @@ def _strided(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
 
     out = []
     for _, source in kernel.parameters:
-        if source in c_emit.PLAIN_SIZES["strided"] and source != "offset":
+        if source in c_emit.PLAIN_SIZES["padded"]:  # (the output's sizes)
             out.append((source, f"strided_{source}", f"output_shape.size({source[1:]})"))
         elif source.startswith("step:"):
             k = source.rsplit(":", 1)[1]
@@ -192,14 +203,23 @@ def _strided(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
             along = render.bind("k", d, plan.source.size)
             out.append((source, f"{c.input}_step{k}",
                         f"{k} < output_shape.count ? ({render.bind('k', d, plan.step.size)}) * {stride(along)} : 0"))
+        elif source.startswith(("extent:", "start:")):  # (a pad's: x's size and first index along it)
+            k = source.rsplit(":", 1)[1]
+            along = render.bind("k", f"(output_shape.count - 1 - {k})", plan.source.size)
+            value = (render.element(x, along) if source.startswith("extent:")
+                     else render.bind("k", along, plan.start.size))
+            name = f"{c.input}_{source.split(':')[0]}{k}"
+            out.append((source, name, f"{k} < output_shape.count ? {value} : {1 if source.startswith('extent:') else 0}"))
         elif source.startswith("period:"):  # (1 beyond the output's rank: the index there is 0)
             k = source.rsplit(":", 1)[1]
             period = render.bind("k", f"(output_shape.count - 1 - {k})", plan.period.size)
             out.append((source, f"{c.input}_period{k}", f"{k} < output_shape.count ? Math.max(1, {period}) : 1"))
-    terms = [f"({a} < {x}.count ? ({render.bind('k', str(a), plan.start.size)}) * {stride(str(a))} : 0)"
-             for a in range(abi.MAX_RANK)]
+    if any(source == "offset" for _, source in kernel.parameters):
+        terms = [f"({a} < {x}.count ? ({render.bind('k', str(a), plan.start.size)}) * {stride(str(a))} : 0)"
+                 for a in range(abi.MAX_RANK)]
+        out.append(("offset", "strided_offset", " + ".join(terms)))
     assert not render.hidden, "a reading plan's sizes are built from no shape"
-    return [*out, ("offset", "strided_offset", " + ".join(terms))]
+    return out
 
 
 #: The sizes of one tensor a kernel may take (``<size>:<tensor>``): its Expression's value.
@@ -252,37 +272,45 @@ def _scattered(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]
 
 #: The geometries whose sizes' Expressions are per kernel: a loop per axis, the values of a query,
 #: a scatter's.
-_LOOPED = {"broadcast": lambda op, kernel: _broadcast(kernel), "strided": _strided, "valued": _valued,
+_LOOPED = {"broadcast": lambda op, kernel: _broadcast(kernel), "strided": _strided, "padded": _strided,
+           "valued": _valued,
            "scattered": _scattered}
 
 
 def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
     """(test, error) Asserts for what the kernels cannot compute: the broadcast kernel loops
-    over MAX_RANK axes; a fill's value is converted by the caller, so it must be exact (as
-    the C API checks it: an integer within an integer dtype's limits, 0 or 1 for bool)."""
+    over MAX_RANK axes; an arg the caller converts to the dtype (a fill's value, one_hot's on and
+    off) must convert exactly (as the C API checks it: an integer within an integer dtype's
+    limits, 0 or 1 for bool)."""
     out = []
-    looped = {"broadcast": "broadcasts", "strided": "moves the elements of"}
+    looped = {"broadcast": "broadcasts", "strided": "moves the elements of", "padded": "pads"}
     for geometry, does in looped.items():
         if any(k.geometry == geometry for k in kernels):
             out += [(f"{i.name}.shape.count <= {abi.MAX_RANK}",
                      f"{i.name}: a unit {does} tensors of rank {abi.MAX_RANK} at most ({i.name}: {{{i.name}.shape}})")
                     for i in op.inputs]
-    filled = [k for k in kernels if k.geometry == "filled"]
-    if filled:
-        args = {a.name for a in op.args}
-        value = units.value(op, next(source for _, source in filled[0].parameters if source in args))
-        dtype = units.value(op, "dtype")
+    converted = [k for k in kernels if k.exact]
+    # the dtype: the option's, or the first tensor's type (a pad converts to x's)
+    by_arg = C.dtype_from_arg(op.compute)
+    dtype = units.value(op, "dtype") if by_arg else f"{units.first_tensor(op)}.type"
+    # (a pad converts its value only for constant edges: the C API checks it only then)
+    plan = op.compute.strides() if isinstance(op.compute, C.LayoutMove) else None
+    unless = f'{units.value(op, plan.edges)} != "{C.PAD_MODES[0]}" || ' if plan is not None and plan.edges else ""
+    for arg in dict.fromkeys(a for k in converted for a in k.exact):
+        value = units.value(op, arg)
         tests = []
-        for d in dict.fromkeys(k.variant.dtype for k in filled):
+        for d in dict.fromkeys(k.variant.dtype for k in converted):
+            other = f'{dtype} != "{d}"' if by_arg else f"{dtype} != {units.VALUE_TYPE[d]}"
             limits = VALUE_TYPES[units.VALUE_TYPE[d].removeprefix("System.")].limits()
             if limits is not None:
                 low, high = limits  # (below high + 1: a power of two, exact in a double)
-                tests.append(f'({dtype} != "{d}" || ({value} >= {low} && {value} < {high + 1} && '
+                tests.append(f"({other} || ({value} >= {low} && {value} < {high + 1} && "
                              f"{value} == Math.floor({value})))")
             elif d == "bool":
-                tests.append(f'({dtype} != "bool" || {value} == 0 || {value} == 1)')
+                tests.append(f"({other} || {value} == 0 || {value} == 1)")
         if tests:
-            out.append((" && ".join(tests), f"value: must convert exactly to the dtype ({{{dtype}}}: {{{value}}})"))
+            out.append((unless + " && ".join(tests),
+                        f"{arg}: must convert exactly to the dtype ({{{dtype}}}: {{{value}}})"))
     return out
 
 
@@ -385,10 +413,13 @@ def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     if kernel.geometry in _LOOPED:  # (its sizes' Expressions)
         sizes = {source: name for source, name, _ in _LOOPED[kernel.geometry](op, kernel)}
     args = {a.name: a for a in op.args}
+    configured = {a.name: f"{cfg.name}_{a.name}" for cfg in op.configs for a in cfg.args}  # (as options name them)
 
     def value(source: str) -> str:
         if source in sizes:
             return sizes[source]
+        if source in configured:
+            return configured[source]
         if source not in args:  # a tensor
             return source
         if args[source].type in (DataType.ENUM, DataType.DATA_TYPE):  # as the adapters take them

@@ -303,7 +303,7 @@ def hidden(op: Op, adapter: bool = True) -> list[Hidden]:
             values = a.possible_values
             out.append(Hidden(f"{a.name}_index", choose([(f"{a.name} == {expression_string(v)}", str(k)) for k, v in
                                                           enumerate(values[:-1])], str(len(values) - 1))))
-        elif a.type is DataType.DATA_TYPE:
+        elif a.type is DataType.DATA_TYPE and adapter:  # (a plain kernel is one dtype's: none reads it)
             out.append(Hidden(f"{a.name}_index", choose([(f'{value(op, a.name)} == "{d}"', str(k)) for k, d in
                                                           enumerate(abi.DTYPES[:-1])], str(len(abi.DTYPES) - 1))))
         elif adapter and not a.count.is_single and a.name != reduction_axes_arg(op):

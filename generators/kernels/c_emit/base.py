@@ -57,9 +57,11 @@ class CFragment:
 #: (``value:<k>``), computed by the caller from shapes (a shape query's); ``shaped``: every input
 #: flat, ``count:<input>`` elements, the outputs of the shapes the caller declares; ``scattered``:
 #: ``count`` indices into ``rows`` rows of ``block`` elements (ADR 0016); ``gathered``: an axis's
-#: ``step``, ``size`` and ``slot``, as ``axis``'s; ``lines``: ``rows`` rows of ``len`` elements (the last axis); ``strided``: the output's ``n<k>`` elements along its axis ``k``, read
+#: ``step``, ``size`` and ``slot``, as ``axis``'s; ``hot``: the output's axis at ``outer`` blocks
+#: before it and ``inner`` elements after (one_hot's); ``drawn``: the output's ``n`` elements, each
+#: from its own block of a random stream; ``lines``: ``rows`` rows of ``len`` elements (the last axis); ``strided``: the output's ``n<k>`` elements along its axis ``k``, read
 #: from x ``x_s<k>`` elements apart (negative: backwards) from element ``offset`` (as many axes as
-#: the kernel's rank); ``broadcast``:
+#: the kernel's rank); ``padded``: the same read through a pad's edges; ``broadcast``:
 #: operands broadcast into the output's shape, ``n<k>`` elements along its axis ``k`` (0 the
 #: innermost), each operand ``<operand>_s<k>`` elements apart there (0: it has size 1).
 _GROUPS = ("left", "group1", "middle", "group2", "right")
@@ -75,8 +77,13 @@ PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "rows": ("size"
                "shaped": (),  # (each input's count:<input>)
                "scattered": ("rows", "count", "block"),
                "gathered": ("step", "size", "slot"),  # (and the indices' count:<indices>)
+               "marked": (),  # (its sizes: args, or count:<tensor>)
+               "hot": ("outer", "inner"),
+               "drawn": ("n",),  # (and the stream's seed and offset, the config's args)
                # (and a step of x per axis: see LayoutEmitter.plain_strided)
                "strided": (*(f"n{k}" for k in range(abi.MAX_RANK - 1, -1, -1)), "offset"),  # (n<k> below its rank)
+               # (and x's steps, sizes and starts: see LayoutEmitter.plain_padded)
+               "padded": tuple(f"n{k}" for k in range(abi.MAX_RANK - 1, -1, -1)),
                # (and a step per operand and axis: see ElementwiseEmitter.broadcast)
                "broadcast": tuple(f"n{k}" for k in range(abi.MAX_RANK - 1, -1, -1))}
 
@@ -109,6 +116,9 @@ class PlainKernel:
     #: Why it may fail, where it returns an int that is not 0 on failure (a hand-written
     #: matrix fragment's: "not positive definite"); "" for a kernel that cannot fail.
     failure: str = ""
+    #: Args the caller converts to the output's dtype before the call (a fill's value): each must
+    #: convert exactly, as the C API checks it.
+    exact: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

@@ -27,23 +27,110 @@ class GenerationEmitter(Emitter):
             "fill": lambda: f"return opf_generate_fill({arg('value')}, {outn}, detail);",
             "range": lambda: f"return opf_generate_range({arg('start')}, {arg('delta')}, {outn}, detail);",
             "linspace": lambda: f"return opf_generate_linspace({arg('start')}, {arg('stop')}, {outn}, detail);",
-            "eye": lambda: f"opf_generate_diagonals(0, 0, {outn});",
-            "tri": lambda: f"opf_generate_diagonals(INT64_MIN, {arg('diag')}, {outn});",
-            "one_hot": lambda: (f"return opf_generate_one_hot({arg('indices')}, {arg('depth')}, {arg('axis')}, "
-                                f"{arg('on')}, {arg('off')}, {outn}, detail);"),
-            "sequence_mask": lambda: f"opf_generate_sequence_mask({arg('lengths')}, {arg('maxlen')}, {outn});",
-            "cast": lambda: "",
-        }[c.generator]
+        }.get(c.generator)
         lines = [f"if ({outn}->dtype != {abi.c_name('dtype')}) {{",
                  f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(out.name + ': dtype must equal the dtype arg')});",
                  "}"]
         if c.generator == "cast":
             return self.cast(c, lines)
+        if c.generator in _MARKS:
+            return self.marks(c, lines)
+        if c.generator == "one_hot":
+            return self.one_hot(c, lines)
+        assert call is not None, c.generator
         lines.append(call())
         if not lines[-1].startswith("return "):
             lines.append("return OPFORGE_OK;")
         plain = tuple(self.plain_filled(c, v) for v in self.variants) if c.generator == "fill" else ()
         return OpCode((), (), self.api_returning(lines), plain)
+
+    def marks(self, c: C.Generation, lines: list[str]) -> OpCode:
+        """A generated matrix of ones where its rule holds, zeros elsewhere (``_MARKS``): the C
+        API calls its int64_t kernel, a unit its int one."""
+        kernels = {v.dtype: self.marked(c, v, api=True) for v in self.variants}
+
+        def per_variant(v: D.Variant) -> list[str]:
+            k = kernels[v.dtype]
+            values = {t.name: f"({'const ' if t.kind == 'input' else ''}{C_TYPE[v.of(t.name)]}*){abi.c_name(t.name)}->data"
+                      for t in (*self.op.inputs, *self.op.outputs)}
+            if c.generator == "sequence_mask":  # (a row per length)
+                values[f"count:{c.arg('lengths')}"] = f"opf_numel({abi.c_name(c.arg('lengths'))})"
+            return [f"{k.name}({', '.join(values.get(source, abi.c_name(source)) for _, source in k.parameters)});"]
+
+        body = lines + self.dispatch(per_variant) + ["return OPFORGE_OK;"]
+        plain = tuple(self.marked(c, v, api=False) for v in self.variants)
+        return OpCode(tuple(k.fragment for k in kernels.values()), (), self.api_returning(body), plain)
+
+    def marked(self, c: C.Generation, v: D.Variant, api: bool) -> PlainKernel:
+        """``rows`` x ``cols`` values, 1 where the generator's rule holds of row i and column j
+        (eye: j == i; tri: j - i <= diag; sequence_mask: j < lengths[i], rows the lengths' count),
+        0 elsewhere. The API's version counts in int64_t, a unit's in int."""
+        size, out = "int64_t" if api else "int", self.op.outputs[0].name
+        ot = C_TYPE[v.of(out)]
+        name = f"{self.kernel_name(v)}_marks" + ("" if api else "_n")
+        if c.generator == "sequence_mask":
+            lengths = c.arg("lengths")
+            params = (("const int64_t* restrict lengths", lengths), (f"{ot}* restrict output", out),
+                      (f"{size} rows", f"count:{lengths}"), (f"{size} cols", c.arg("maxlen")))
+        else:
+            params = ((f"{ot}* restrict output", out), (f"{size} rows", c.arg("rows")), (f"{size} cols", c.arg("cols")),
+                      *(((f"{size} diag", c.arg("diag")),) if c.generator == "tri" else ()))
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    for ({size} i = 0; i < rows; i++) {{
+        for ({size} j = 0; j < cols; j++) {{
+            output[i * cols + j] = ({ot})({_MARKS[c.generator]} ? 1 : 0);
+        }}
+    }}
+}}"""), v, params, "marked")
+
+    def one_hot(self, c: C.Generation, lines: list[str]) -> OpCode:
+        """on and off converted exactly to the dtype (checked), then the kernel around the
+        inserted axis; a unit's Asserts check what the checks here do."""
+        indices, outn = abi.c_name(c.arg("indices")), abi.c_name(self.op.outputs[0].name)
+        lines = [*lines, "unsigned char exact[8];"]
+        for role in ("on", "off"):
+            lines += [f"if (!opf_fill_value({outn}->dtype, {abi.c_name(c.arg(role))}, exact)) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(c.arg(role) + ': does not convert exactly to the dtype')});",
+                      "}"]
+        lines += [f"const int64_t a = {abi.c_name(c.arg('axis'))} < 0 ? {abi.c_name(c.arg('axis'))} + {indices}->rank + 1 "
+                  f": {abi.c_name(c.arg('axis'))};",
+                  f"const int64_t outer = opf_shape_numel((int32_t)a, {indices}->shape);",
+                  f"const int64_t inner = opf_shape_numel({indices}->rank - (int32_t)a, {indices}->shape + a);"]
+        kernels = {v.dtype: self.hot(c, v, api=True) for v in self.variants}
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ot = C_TYPE[v.of(self.op.outputs[0].name)]
+            return [f"{kernels[v.dtype].name}((const int64_t*){indices}->data, ({ot}*){outn}->data, outer, "
+                    f"{abi.c_name(c.arg('depth'))}, inner, ({ot}){abi.c_name(c.arg('on'))}, ({ot}){abi.c_name(c.arg('off'))});"]
+
+        body = lines + self.dispatch(per_variant) + ["return OPFORGE_OK;"]
+        plain = tuple(self.hot(c, v, api=False) for v in self.variants)
+        return OpCode(tuple(k.fragment for k in kernels.values()), (), self.api_returning(body), plain)
+
+    def hot(self, c: C.Generation, v: D.Variant, api: bool) -> PlainKernel:
+        """one_hot: along the inserted axis of ``depth``, ``on`` where the index is its
+        position, ``off`` elsewhere (an index outside 0..depth-1 gives a row of ``off``), in
+        ``outer`` blocks of ``inner`` indices; on and off converted by the caller."""
+        size, out = "int64_t" if api else "int", self.op.outputs[0].name
+        ot = C_TYPE[v.of(out)]
+        name = f"{self.kernel_name(v)}_hot" + ("" if api else "_n")
+        params = (("const int64_t* restrict at", c.arg("indices")), (f"{ot}* restrict output", out),
+                  (f"{size} outer", "outer"), (f"{size} depth", c.arg("depth")), (f"{size} inner", "inner"),
+                  (f"{ot} on", c.arg("on")), (f"{ot} off", c.arg("off")))
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    {size} o = 0;
+    for ({size} b = 0; b < outer; b++) {{
+        for ({size} d = 0; d < depth; d++) {{
+            for ({size} i = 0; i < inner; i++) {{
+                output[o++] = at[b * inner + i] == d ? on : off;
+            }}
+        }}
+    }}
+}}"""), v, params, "hot", c.arg("axis"), exact=(c.arg("on"), c.arg("off")))
 
     def sources(self, c: C.Generation) -> list[str]:
         """The dtypes a cast converts from: those its input takes."""
@@ -104,4 +191,8 @@ static inline void {name}({', '.join(d for d, _ in params)})
     for (int i = 0; i < n; i++) {{
         output[i] = value;
     }}
-}}"""), v, params, "filled")
+}}"""), v, params, "filled", exact=(c.arg("value"),))
+
+
+#: The generators of a matrix of ones where a rule of row i and column j holds: the rule, in C.
+_MARKS = {"eye": "j == i", "tri": "j - i <= diag", "sequence_mask": "j < lengths[i]"}

@@ -23,12 +23,44 @@ class LayoutEmitter(Emitter):
         if c.layout in _IN_ORDER:
             plain = tuple(self.plain_in_order(c, v) for v in self.variants)
         elif c.strides() is not None:  # (a kernel of fewer loops first, for the ranks it covers)
-            plain = tuple(self.plain_strided(c, v, rank) for rank in LOOP_RANKS for v in self.variants)
+            make = self.plain_padded if c.strides().edges is not None else self.plain_strided
+            plain = tuple(make(c, v, rank) for rank in LOOP_RANKS for v in self.variants)
         elif c.layout == "gather":  # (the API calls its int64_t version)
             kernels = tuple(self.gathered(c, v, api=True).fragment for v in self.variants)
             plain = tuple(self.gathered(c, v, api=False) for v in self.variants)
             return OpCode(kernels, (), self.api_returning(self.gather(c)), plain)
         return OpCode((), (), self.api_returning(_LAYOUTS[c.layout](self, c)), plain)
+
+    def plain_padded(self, c: C.LayoutMove, v: D.Variant, rank: int) -> PlainKernel:
+        """A pad as a plain kernel: a loop per output axis ``k`` (below ``rank``), its index moved
+        back by ``x_b<k>`` (the plan's start, minus the pad before) and read as the mode's edges
+        say (``opf_edge_index``): inside x, at ``x_s<k>`` elements a step; outside, constant
+        edges write ``value``, which the caller converted to the dtype."""
+        plan = c.strides()
+        ct, name = C_TYPE[v.of(c.input)], f"{self.kernel_name(v)}_padded{rank}"
+        axes = range(rank - 1, -1, -1)
+        params = ((f"const {ct}* restrict x", c.input), (f"{ct}* restrict output", self.op.outputs[0].name),
+                  *((f"int n{k}", f"n{k}") for k in axes), *((f"int x_s{k}", f"step:{c.input}:{k}") for k in axes),
+                  *((f"int x_n{k}", f"extent:{c.input}:{k}") for k in axes),
+                  *((f"int x_b{k}", f"start:{c.input}:{k}") for k in axes),
+                  ("int mode", plan.edges), (f"{ct} value", plan.fill))
+        loops, closing = [], []
+        for k in axes:
+            outer = f"x_at{k + 1} < 0 ? -1 : x_at{k + 1} + " if k + 1 < rank else ""
+            loops.append(f"for (int i{k} = 0; i{k} < n{k}; i{k}++) {{\n"
+                         f"const int64_t j{k} = opf_edge_index(i{k} + x_b{k}, x_n{k}, edges);\n"
+                         f"const int x_at{k} = j{k} < 0 ? -1 : {outer}(int)j{k} * x_s{k};")
+            closing.append("}")
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    const int32_t edges = opf_pad_edges(mode);
+    int o = 0;
+    {"".join(loops)}
+    output[o] = x_at0 < 0 ? value : x[x_at0];
+    o++;
+    {"".join(closing)}
+}}"""), v, params, "padded", rank=rank, exact=(plan.fill,))
 
     def gathered(self, c: C.LayoutMove, v: D.Variant, api: bool) -> PlainKernel:
         """gather: every index checked first (1, nothing written, for one outside -size..size-1),

@@ -8,7 +8,7 @@ from dsl.model import Op
 from generators import abi
 from generators.formatting import c_string
 from generators.kernels.scalar_c import C_TYPE
-from generators.kernels.c_emit.base import Emitter, OpCode, fragment
+from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, PlainKernel, fragment
 
 
 def _seed_ref(op: Op, name: str) -> str:
@@ -45,7 +45,19 @@ class RandomEmitter(Emitter):
         def per_variant(v: D.Variant) -> list[str]:
             return [f"{self.kernel_name(v)}(({C_TYPE[v.of(out.name)]}*){outn}->data, n, {', '.join(vals)}, seed, offset);"]
 
-        return OpCode(tuple(frags), (), self.api(self.dtype_and_stream() + self.dispatch(per_variant, on=f"{outn}->dtype")))
+        return OpCode(tuple(frags), (), self.api(self.dtype_and_stream() + self.dispatch(per_variant, on=f"{outn}->dtype")),
+                      tuple(self.plain(c, v, frag) for v, frag in zip(self.variants, frags)))
+
+    def plain(self, c: C.RandomSample, v: D.Variant, text: CFragment) -> PlainKernel:
+        """The kernel itself, for units (``drawn``: the output's count; the stream's seed and
+        offset are the config's args, as the unit's options name them)."""
+        out, params = self.op.outputs[0], dict(c.params)
+        if c.distribution == "binomial":
+            values = (("int64_t n_trials", params["n"]), ("double p", params["p"]))
+        else:
+            values = tuple((f"double {role}", arg) for role, arg in params.items())
+        return PlainKernel(text, v, ((f"{C_TYPE[v.of(out.name)]}* restrict output", out.name), ("int n", "n"), *values,
+                                     ("int64_t seed", "seed"), ("int64_t offset", "offset")), "drawn")
 
     def dtype_and_stream(self) -> list[str]:
         """The output's dtype against the dtype arg (its shape is the form's), then the stream's position."""

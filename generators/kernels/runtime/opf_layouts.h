@@ -27,6 +27,29 @@ typedef struct {
 #define OPF_EDGES_REFLECT 3
 #define OPF_EDGES_SYMMETRIC 4
 
+/* A pad's mode (0 constant, 1 reflect, 2 symmetric: the op's order) as its edges. */
+static inline int32_t opf_pad_edges(int mode)
+{
+    return mode == 0 ? OPF_EDGES_CONSTANT : mode == 1 ? OPF_EDGES_REFLECT : OPF_EDGES_SYMMETRIC;
+}
+
+/* Index j of an axis of `size` elements as a pad reads it: itself inside the axis; outside,
+ * -1 for constant edges (the fill value), else mirrored once, without the edge element
+ * (reflect) or with it (symmetric). The form's refusals keep a pad within one mirror. */
+static inline int64_t opf_edge_index(int64_t j, int64_t size, int32_t edges)
+{
+    if (j >= 0 && j < size) {
+        return j;
+    }
+    if (edges == OPF_EDGES_CONSTANT) {
+        return -1;
+    }
+    if (edges == OPF_EDGES_REFLECT) {
+        return j < 0 ? -j : 2 * (size - 1) - j;
+    }
+    return j < 0 ? -j - 1 : 2 * size - 1 - j;
+}
+
 /* The plan that copies x as it is. */
 static inline void opf_layout_identity(const opforge_tensor* x, opf_layout_plan* p)
 {
@@ -135,7 +158,7 @@ static inline void opf_layout_pad(const opforge_tensor* x, const int64_t* pads, 
                                   opf_layout_plan* p)
 {
     opf_layout_identity(x, p);
-    p->edges = mode == 0 ? OPF_EDGES_CONSTANT : mode == 1 ? OPF_EDGES_REFLECT : OPF_EDGES_SYMMETRIC;
+    p->edges = opf_pad_edges(mode);
     opf_layout_shape(p, out);
     for (int32_t d = 0; d < x->rank; d++) {
         p->start[d] = -pads[2 * d];
@@ -163,14 +186,9 @@ static inline void opf_layout_run(const opf_layout_plan* p, const unsigned char*
             int64_t j = p->start[d] + p->step[d] * index[d];
             if (p->edges == OPF_EDGES_TILE) {
                 j %= size;
-            } else if (j < 0 || j >= size) {
-                if (p->edges == OPF_EDGES_CONSTANT) {
-                    inside = false;
-                } else if (p->edges == OPF_EDGES_REFLECT) {
-                    j = j < 0 ? -j : 2 * (size - 1) - j;
-                } else {
-                    j = j < 0 ? -j - 1 : 2 * size - 1 - j;
-                }
+            } else if (p->edges != OPF_EDGES_NONE) {
+                j = opf_edge_index(j, size, p->edges);
+                inside = inside && j >= 0;
             }
             offset += j * p->stride[d];
         }
