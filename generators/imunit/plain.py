@@ -273,8 +273,7 @@ def _scattered(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]
 #: The geometries whose sizes' Expressions are per kernel: a loop per axis, the values of a query,
 #: a scatter's.
 _LOOPED = {"broadcast": lambda op, kernel: _broadcast(kernel), "strided": _strided, "padded": _strided,
-           "valued": _valued,
-           "scattered": _scattered}
+           "valued": _valued, "scattered": _scattered}
 
 
 def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:

@@ -11,7 +11,10 @@ from generators.kernels.scalar_c import C_TYPE, SUFFIX, converted
 
 
 class GenerationEmitter(Emitter):
-    """Tensors from args: one runtime function per kind, storing through the output's dtype."""
+    """Tensors from args. cast, eye, tri, sequence_mask and one_hot: a kernel per dtype (cast: per
+    pair of dtypes), rendered once for the C API (int64_t counts) and for units (int); fill,
+    range and linspace: a runtime function storing through the output's dtype (fill also a
+    plain kernel for units)."""
 
     def emit(self) -> OpCode:
         c: C.Generation = self.op.compute  # type: ignore[assignment]
