@@ -74,6 +74,8 @@ PAIRS: list[tuple[str, dict[str, str], dict[str, str], str, dict[str, str], dict
      {"input": "[16,8]"}, {}),
     ("math/matmul", {"a": "[4,16]", "b": "[16,8]"}, {}, "Imaginet.Units.Math/Multifold/DotT",
      {"a": "[4,16]", "b": "[8,16]"}, {}),
+    # (the real Take picks one index, an option; opforge's gather takes indices, a socket: one here)
+    ("base/gather", {"x": "[16,8]", "indices": "Int64[1]"}, {}, "Imaginet.Units.Math/Single/Take", {"input": "[16,8]"}, {}),
     # (the real Cast rounds where opforge's truncates, as ND4J and ONNX do; both saturate)
     ("base/cast", {"x": "[16,8]"}, {"dtype": '"int8"'}, "Imaginet.Units.Math/ElementWise/Cast", {"input": "[16,8]"},
      {"output_type": '"int8"', "float_mode": '"clamp"'}),
@@ -110,7 +112,8 @@ def text_bytes(code: str, folder: Path, name: str) -> int:
 
 
 def measure(path: Path, inputs: dict[str, str], options: dict[str, str], folder: Path, name: str) -> int:
-    given = dict(checker.parse_input(f"{k}={v if v == 'null' else 'Float32' + v}") for k, v in inputs.items())
+    # (dims alone: a Float32 tensor)
+    given = dict(checker.parse_input(f"{k}={'Float32' + v if v.startswith('[') else v}") for k, v in inputs.items())
     chosen = checker.implementations(path, given, dict(checker.parse_option(f"{k}={v}") for k, v in options.items()))
     return text_bytes(source(chosen), folder, name)
 
@@ -148,9 +151,12 @@ def main(target: Path) -> None:
              "the rows of every batch; transpose one loop over the elements; concat and stack a block of",
              "each connected socket per slot; the sliding window the runtime's queue on bytes, counted in",
              "ptrdiff_t; fill one loop storing its value (an Assert has found it exact in the dtype); cast",
-             "one loop per pair of dtypes, saturating with comparisons in the input's float type.",
+             "one loop per pair of dtypes, saturating with comparisons in the input's float type; gather",
+             "a pass checking its indices, then one copying the blocks they pick. The real Take picks one",
+             "index, an option its Asserts check at build time; gather's indices are a socket, data it must",
+             "check in the firmware, which Take's job does not need: the one unit above the target.",
              "What no plain kernel computes takes the checked C API (descriptors rebuilt from rank and",
-             "dims): matmul's broadcast batches, the sliding window's queue, and the units ADR 0032 lists.", "",
+             "dims): the sliding window's queue and tensor_mmul (ADR 0032).", "",
              "| opforge unit | float32 inputs | real unit | opforge .text bytes | real .text bytes | ratio |",
              "| --- | --- | --- | ---: | ---: | ---: |", *rows, ""]
     target.parent.mkdir(parents=True, exist_ok=True)

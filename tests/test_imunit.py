@@ -473,6 +473,20 @@ def _c_call(op, unit: ET.Element, case, expected, env: dict) -> tuple[list[str],
     return lines, f"{call[:call.index('(')]}({', '.join(args)})"
 
 
+def _chosen_call(unit: ET.Element, env: dict) -> str:
+    """The call of the C Implementation Studio chooses: the first whose Conditionals hold in ``env``."""
+    return next(i for i in unit.iter("Implementation") if i.get("language") == "C"
+                and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional"))).get("call")
+
+
+def _invoke(call: str, passed: dict[str, str], env: dict) -> str:
+    """``call`` as a C expression: each argument ``passed`` names (a tensor) as the array it
+    gives, any other as its value in ``env`` (a bool as 0 or 1)."""
+    def value(arg: str) -> str:
+        return passed.get(arg) or (str(int(env[arg])) if isinstance(env[arg], bool) else repr(env[arg]))
+    return f"{call[:call.index('(')]}({', '.join(value(a.strip()) for a in call[call.index('(') + 1:-1].split(','))})"
+
+
 def _run_driver(tmp_path: Path, folder: Path, op, lines: list[str], *flags: str) -> subprocess.CompletedProcess:
     driver = tmp_path / "driver.c"
     # what the unit shares with the others (its shared fragment file), then its own fragments
@@ -942,9 +956,7 @@ def test_an_elementwise_unit_broadcasts_its_operands_from_both_sides(out: Path, 
         env, failed = _evaluate_unit(unit, options | {n: Tensor(VALUE_TYPES["Bool" if a.dtype == bool else "Float32"],
                                                                 Shape(a.shape)) for n, a in arrays.items()})
         assert failed == [] and env["output_shape"].dims == want.shape, (given, failed)
-        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-        call = impl.get("call")
+        call = _chosen_call(unit, env)
         assert re.search(r"_broadcast\d?_f32\(", call) or len(set(given)) == 1, (given, call)
         passed = []
         for a in (a.strip() for a in call[call.index("(") + 1:-1].split(",")):
@@ -986,19 +998,15 @@ def test_a_binary_unit_runs_shape_broadcast_loops_when_one_operand_stretches(out
         if failed:
             assert sx and sy, (sx, sy)  # (a comparison broadcasts scalars only)
             continue
-        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-        call = impl.get("call")
+        call = _chosen_call(unit, env)
         # a single element is read once, before the loop over the other operand
         single = (y.size == 1 and want.shape == x.shape) or (x.size == 1 and want.shape == y.shape)
         assert ("_scalar_f32(" if single else "_stretched_f32(") in call, (sx, sy, call)
-        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         lines += [golden.c_array(f"x{k}", x, "float32"), golden.c_array(f"y{k}", y, "float32"),
                   golden.c_array(f"want{k}", want, want.dtype.name),
                   f"static {golden.C_TYPE[want.dtype.name]} out{k}[{max(1, want.size)}];"]
         passed = {"x": f"x{k}", "y": f"y{k}", "output": f"out{k}"}
-        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed.get(a) or repr(env[a]) for a in args)}) != 0) "
-                     "return 2;")
+        lines.append(f"if ({_invoke(call, passed, env)} != 0) return 2;")
         checks.append(f"for (int i = 0; i < {want.size}; i++) {{ if (fabs((double)out{k}[i] - (double)want{k}[i]) > "
                       f"1e-6 * (1 + fabs((double)want{k}[i]))) return {k + 10}; }}")
     assert len(checks) >= 2
@@ -1029,30 +1037,20 @@ def test_a_reduction_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_pa
         env |= {"x": Tensor(VALUE_TYPES["Float32"], Shape(x.shape)), "axis": axis, "keep_dims": keep}
         env, failed = _evaluate_unit(unit, env)
         assert failed == []
-        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-        call = impl.get("call")
+        call = _chosen_call(unit, env)
         # an axis of step 1 (the innermost: 0, or -3 counted from the outermost) runs the rows kernel
         geometry = "rows" if axis in (0, -3) else "plain"
         assert call.startswith(f"opforge_math_{name}_unit_{geometry}_f32("), call
-        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         wants = [np.asarray(f(x.astype(np.float64), axis=env["numpy_axis"], keepdims=keep)) for f in PLAIN_REDUCTIONS[name]]
         wants = [w.astype(np.float32) if w.dtype.kind == "f" else w for w in _wants(op, tuple(wants))]
-        passed = []
         for j, o in enumerate(op.outputs):
             lines.append(f"static {golden.C_TYPE[wants[j].dtype.name]} out{k}_{j}[{wants[j].size}];")
             lines.append(golden.c_array(f"want{k}_{j}", wants[j], wants[j].dtype.name))
             checks.append(f"for (int i = 0; i < {wants[j].size}; i++) {{ if (fabs((double)out{k}_{j}[i] - "
                           f"(double)want{k}_{j}[i]) > 1e-5 * (1 + fabs((double)want{k}_{j}[i]))) return {k + 10}; }}")
             assert env[f"{o.name}_shape" if j else "output_shape"].dims == wants[j].shape
-        for a in args:
-            if a == "x":
-                passed.append("data_x")
-            elif a in [o.name for o in op.outputs]:
-                passed.append(f"out{k}_{[o.name for o in op.outputs].index(a)}")
-            else:
-                passed.append(repr(env[a]))
-        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed)}) != 0) return 2;")
+        passed = {"x": "data_x"} | {o.name: f"out{k}_{j}" for j, o in enumerate(op.outputs)}
+        lines.append(f"if ({_invoke(call, passed, env)} != 0) return 2;")
     assert len(checks) >= 2
     run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
@@ -1079,21 +1077,14 @@ def test_a_join_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_path: P
                    for j in range(4)}
         env, failed = _evaluate_unit(unit, {**sockets, "axis": axis})
         assert failed == []
-        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-        call = impl.get("call")
+        call = _chosen_call(unit, env)
         assert call.startswith(f"opforge_base_{name}_unit_{'stacked' if name == 'stack' else 'joined'}_f32("), call
         join = np.stack if name == "stack" else np.concatenate
         want = join(given, axis=env["numpy_axis"])
         assert env["output_shape"].dims == want.shape
         lines += [f"static float out{k}[{want.size}];", golden.c_array(f"want{k}", want, "float32")]
-        passed = []
-        for a in (a.strip() for a in call[call.index("(") + 1:-1].split(",")):
-            if a.startswith("inputs") and a[6:].isdigit():
-                passed.append(f"data_{a[6:]}" if int(a[6:]) < count else "NULL")
-            else:
-                passed.append(f"out{k}" if a == "output" else repr(env[a]))
-        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed)}) != 0) return 2;")
+        passed = {f"inputs{j}": f"data_{j}" if j < count else "NULL" for j in range(4)} | {"output": f"out{k}"}
+        lines.append(f"if ({_invoke(call, passed, env)} != 0) return 2;")
         checks.append(f"if (memcmp(out{k}, want{k}, sizeof want{k}) != 0) return {k + 10};")
     run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
@@ -1102,8 +1093,8 @@ def test_a_join_unit_runs_its_plain_kernel_along_any_axis(out: Path, tmp_path: P
 @pytest.mark.parametrize("dtype", ["float32", "int32"])
 def test_a_matmul_unit_runs_its_plain_kernel_over_equal_batches(out: Path, tmp_path: Path, dtype: str) -> None:
     """A batch of matrix products with equal batch axes: the plain loop nest over batch, rows,
-    inner and cols, which the unit computes with Expressions; broadcast batch axes: the
-    checked C API."""
+    inner and cols, which the unit computes with Expressions; batch axes that broadcast (NumPy's
+    matmul, from both sides): a loop per batch axis, each operand's step 0 where its size is 1."""
     path = out / "math" / "matmul" / "matmul.imunit"
     unit = ET.parse(path).getroot()[0]
     op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "math.matmul")
@@ -1111,26 +1102,21 @@ def test_a_matmul_unit_runs_its_plain_kernel_over_equal_batches(out: Path, tmp_p
     rng = np.random.default_rng(5)
     lines, checks = [], []
     pairs = [((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (2, 1, 4, 5)), ((1, 7), (7, 1)), ((2, 3, 0), (2, 0, 4))]
-    for k, (sa, sb) in enumerate([*pairs, ((2, 3, 4), (4, 5))]):
+    broadcast = [((2, 3, 4), (4, 5)), ((3, 4), (2, 2, 4, 5)), ((2, 1, 3, 4), (1, 3, 4, 2)), ((1, 2, 1, 2, 3), (2, 3, 3, 1))]
+    for k, (sa, sb) in enumerate([*pairs, *broadcast]):
         a = rng.integers(-3, 4, sa).astype(dtype)
         b = rng.integers(-3, 4, sb).astype(dtype)
         env, failed = _evaluate_unit(unit, {"a": Tensor(VALUE_TYPES[kind], Shape(a.shape)),
                                             "b": Tensor(VALUE_TYPES[kind], Shape(b.shape))})
         assert failed == []
-        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-        call = impl.get("call")
-        if k == len(pairs):  # the batch axes broadcast
-            assert "_matrices_" not in call, call
-            continue
-        assert call.startswith(f"opforge_math_matmul_unit_matrices_{golden_suffix(dtype)}("), call
+        call = _chosen_call(unit, env)
+        kernel = "matrices" if k < len(pairs) else "batches"
+        assert call.startswith(f"opforge_math_matmul_unit_{kernel}_{golden_suffix(dtype)}("), call
         want = np.matmul(a, b)
         lines += [golden.c_array(f"a{k}", a, dtype), golden.c_array(f"b{k}", b, dtype),
                   golden.c_array(f"want{k}", want, dtype), f"static {golden.C_TYPE[dtype]} out{k}[{max(1, want.size)}];"]
-        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         passed = {"a": f"a{k}", "b": f"b{k}", "output": f"out{k}"}
-        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed.get(x) or repr(env[x]) for x in args)}) != 0) "
-                     "return 2;")
+        lines.append(f"if ({_invoke(call, passed, env)} != 0) return 2;")
         checks.append(f"if (memcmp(out{k}, want{k}, sizeof want{k}[0] * {want.size}) != 0) return {k + 10};")
     run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
@@ -1147,17 +1133,13 @@ def test_a_transpose_unit_runs_its_plain_kernel(out: Path, tmp_path: Path) -> No
         x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
         env, failed = _evaluate_unit(unit, {"x": Tensor(VALUE_TYPES["Float32"], Shape(x.shape))})
         assert failed == []
-        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-        call = impl.get("call")
+        call = _chosen_call(unit, env)
         assert call.startswith("opforge_math_transpose_unit_transposed_f32("), call
         want = np.ascontiguousarray(np.swapaxes(x, -1, -2))
         lines += [golden.c_array(f"x{k}", x, "float32"), golden.c_array(f"want{k}", want, "float32"),
                   f"static float out{k}[{max(1, want.size)}];"]
-        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         passed = {"x": f"x{k}", "output": f"out{k}"}
-        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed.get(a) or repr(env[a]) for a in args)}) != 0) "
-                     "return 2;")
+        lines.append(f"if ({_invoke(call, passed, env)} != 0) return 2;")
         checks.append(f"if (memcmp(out{k}, want{k}, sizeof want{k}[0] * {want.size}) != 0) return {k + 10};")
     run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
@@ -1236,6 +1218,49 @@ def test_a_fill_unit_runs_its_plain_kernel_and_refuses_an_inexact_value(out: Pat
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
 
 
+def test_range_and_linspace_units_run_their_plain_kernel_and_refuse_values_the_dtype_cannot_hold(
+        out: Path, tmp_path: Path) -> None:
+    """range and linspace compute each value in double and truncate it to an integer dtype, with no
+    descriptors; where an end (the form's ``Generation.ends``), truncated, is outside the dtype, an
+    Assert refuses, as the C API does, and nothing is computed."""
+    ranged, spaced = (out / "base" / name / f"{name}.imunit" for name in ("range", "linspace"))
+
+    def check(unit: Path, **options: str) -> checker.Verdict:
+        return checker.check_unit(unit, {}, {k: checker.parse_option(f"{k}={v}")[1] for k, v in options.items()})
+
+    for unit, options in ((ranged, dict(start="0", limit="128", delta="1", dtype='"int8"')),
+                          (ranged, dict(start="-128.9", limit="0", delta="1", dtype='"int8"')),
+                          (ranged, dict(start="5", limit="5", delta="1", dtype='"uint8"')),
+                          (ranged, dict(start="1e10", limit="0", delta="-1e9", dtype='"int64"')),
+                          (spaced, dict(start="-0.5", stop="255", num="4", dtype='"uint8"')),
+                          (spaced, dict(start="-300", stop="300", num="0", dtype='"int8"'))):
+        assert check(unit, **options).kind == "ok", options
+    for unit, options in ((ranged, dict(start="0", limit="129", delta="1", dtype='"int8"')),
+                          (ranged, dict(start="3", limit="-2", delta="-1", dtype='"uint16"')),
+                          (spaced, dict(start="0", stop="256", num="4", dtype='"uint8"')),
+                          (spaced, dict(start="-1", stop="5", num="2", dtype='"uint32"'))):
+        refused = check(unit, **options)
+        assert refused.kind == "refused" and refused.text.startswith("the values must fit"), refused.line()
+    cases = {ranged: [(dict(start=-3.0, limit=7.5, delta=2.5), "int16"), (dict(start=1.0, limit=0.0, delta=-0.25), "float32")],
+             spaced: [(dict(start=-2.0, stop=3.0, num=7), "int32"), (dict(start=0.0, stop=1.0, num=5), "float64"),
+                      (dict(start=4.0, stop=9.0, num=1), "uint8")]}
+    for unit, given in cases.items():
+        lines, checks = [], []
+        for k, (args, dtype) in enumerate(given):
+            chosen = checker.implementations(unit, {}, {**args, "dtype": dtype})
+            c = next(c for c in chosen if c.language == "C")
+            assert c.function == f"opforge_base_{unit.stem}_unit_ramp_{golden_suffix(dtype)}", c
+            want = np.arange(args["start"], args["limit"], args["delta"]) if unit == ranged else \
+                np.linspace(args["start"], args["stop"], args["num"])
+            want = want.astype(dtype)  # (truncated toward zero, as NumPy converts)
+            lines += [golden.c_array(f"want{k}", want, dtype), f"static {golden.C_TYPE[dtype]} out{k}[{max(1, want.size)}];",
+                      f"if ({c.function}(out{k}, {', '.join(repr(a) for a in c.arguments[1:])}) != 0) return 2;"]
+            checks.append(f"if (memcmp(out{k}, want{k}, sizeof want{k}[0] * {want.size}) != 0) return {k + 10};")
+        op = next(o for _, o in FUNCTION_OPS if o.qualified_name == f"base.{unit.stem}")
+        run = _run_driver(tmp_path, unit.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
+        assert (run.returncode, run.stdout.strip()) == (0, "ok"), (unit.stem, run.stdout)
+
+
 #: (op, x's shape, the unit's list options, NumPy's result from x)
 STRIDED_CASES = [
     ("transpose", (2, 3, 4), {}, lambda x: np.transpose(x)),
@@ -1273,17 +1298,13 @@ def test_a_strided_layout_unit_runs_its_plain_kernel(out: Path, tmp_path: Path, 
         env, failed = _evaluate_unit(unit, env)
         want = np.ascontiguousarray(numpy(x))
         assert failed == [] and env["output_shape"] == Shape(want.shape), (name, failed)
-        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-        call = impl.get("call")
+        call = _chosen_call(unit, env)
         loops = next(r for r in (2, 4, "") if r == "" or want.ndim <= r)  # (the fewest loops that hold it)
         assert call.startswith(f"opforge_base_{name}_unit_strided{loops}_"), call
         lines += [golden.c_array(f"x{k}", x, dtype), golden.c_array(f"want{k}", want, dtype),
                   f"static {golden.C_TYPE[dtype]} out{k}[{max(1, want.size)}];"]
-        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         passed = {"x": f"x{k}", "output": f"out{k}"}
-        lines.append(f"if ({call[:call.index('(')]}({', '.join(passed.get(a) or repr(env[a]) for a in args)}) != 0) "
-                     "return 2;")
+        lines.append(f"if ({_invoke(call, passed, env)} != 0) return 2;")
         checks.append(f"if (memcmp(out{k}, want{k}, sizeof want{k}[0] * {want.size}) != 0) return {k + 10};")
         # (each unit's header is included once: the driver holds every call)
     ops = {o.name: o for _, o in FUNCTION_OPS if o.qualified_name.startswith("base.")}
@@ -1332,18 +1353,13 @@ def test_an_axis_fragment_unit_calls_its_fragment_along_any_axis(out: Path, tmp_
         env, failed = _evaluate_unit(unit, {"x": Tensor(VALUE_TYPES["Float32"], Shape(x.shape)), "axis": axis,
                                             **options})
         assert failed == []
-        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-        call = impl.get("call")
+        call = _chosen_call(unit, env)
         assert call.startswith(f"opforge_{ns}_{name}_unit_plain_f32("), call
         want = numpy(x.astype(np.float64), env["numpy_axis"]).astype(np.float32)
         lines += [f"static float out{k}[{want.size}];", golden.c_array(f"want{k}", want, "float32")]
         checks.append(f"for (int i = 0; i < {want.size}; i++) {{ if (fabs((double)out{k}[i] - (double)want{k}[i]) > "
                       f"1e-5 * (1 + fabs((double)want{k}[i]))) return {k + 10}; }}")
-        passed = {"x": "data_x", "output": f"out{k}"}
-        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
-        values = [passed.get(a) or (str(int(env[a])) if isinstance(env[a], bool) else repr(env[a])) for a in args]
-        lines.append(f"if ({call[:call.index('(')]}({', '.join(values)}) != 0) return 2;")
+        lines.append(f"if ({_invoke(call, {'x': 'data_x', 'output': f'out{k}'}, env)} != 0) return 2;")
     run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout
 
@@ -1361,15 +1377,12 @@ def test_a_matrix_fragment_unit_calls_its_fragment_and_returns_imaginets_error(o
     bad[1, 2, 2] = -50.0
     env, failed = _evaluate_unit(unit, {"x": Tensor(VALUE_TYPES["Float32"], Shape(good.shape))})
     assert failed == []
-    impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-    call = impl.get("call")
+    call = _chosen_call(unit, env)
     assert call.startswith("opforge_linalg_cholesky_unit_batched_f32("), call
     want = np.linalg.cholesky(good.astype(np.float64)).astype(np.float32)
-    args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
 
     def invoke(x: str) -> str:
-        return f"{call[:call.index('(')]}({', '.join({'x': x, 'output': 'out'}.get(a) or repr(env[a]) for a in args)})"
+        return _invoke(call, {"x": x, "output": "out"}, env)
 
     lines = [golden.c_array("good", good, "float32"), golden.c_array("bad", bad, "float32"),
              golden.c_array("want", want, "float32"), f"static float out[{want.size}];",
@@ -1403,11 +1416,8 @@ def test_a_scatter_unit_checks_every_index_before_it_writes(out: Path, tmp_path:
         env = {n: Tensor(VALUE_TYPES[DTYPE_TYPES[a.dtype.name]], Shape(a.shape)) for n, a in sockets.items()}
         env, failed = _evaluate_unit(unit, env | options)
         assert failed == [] and env["output_shape"] == Shape(want.shape), failed
-        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-        call = impl.get("call")
+        call = _chosen_call(unit, env)
         assert call.startswith(f"opforge_base_{name}_unit_scattered_f32("), call
-        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
         bad = {"indices": np.array([0, 4, 0]), "segment_ids": np.array([0, 2, 1])}
         for n, a in sockets.items():
             lines.append(golden.c_array(f"{n}{k}", a, a.dtype.name))
@@ -1416,9 +1426,8 @@ def test_a_scatter_unit_checks_every_index_before_it_writes(out: Path, tmp_path:
         lines += [golden.c_array(f"want{k}", want, "float32"), f"static float out{k}[{want.size}];"]
 
         def invoke(bad_indices: bool) -> str:
-            given = [(f"bad_{a}{k}" if bad_indices and a in bad else f"{a}{k}") if a in sockets
-                     else f"out{k}" if a == "output" else repr(env[a]) for a in args]
-            return f"{call[:call.index('(')]}({', '.join(given)})"
+            given = {a: f"bad_{a}{k}" if bad_indices and a in bad else f"{a}{k}" for a in sockets}
+            return _invoke(call, given | {"output": f"out{k}"}, env)
 
         lines += [f"if ({invoke(False)} != 0) return 2;",
                   f"for (int i = 0; i < {want.size}; i++) {{ if (fabs((double)out{k}[i] - (double)want{k}[i]) > 1e-6) "
@@ -1458,15 +1467,11 @@ def test_a_gather_unit_checks_its_indices_and_takes_blocks_along_any_axis(out: P
         numpy_axis = x.ndim - 1 - axis if axis >= 0 else -1 - axis
         want = np.take(x, indices, axis=numpy_axis)
         assert env["output_shape"] == Shape(want.shape)
-        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-        call = impl.get("call")
+        call = _chosen_call(unit, env)
         assert call.startswith("opforge_base_gather_unit_gathered_f32("), call
-        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
 
         def invoke(at: str) -> str:
-            return (f"{call[:call.index('(')]}("
-                    f"{', '.join({'x': 'x', 'indices': at, 'output': f'out{k}'}.get(a) or repr(env[a]) for a in args)})")
+            return _invoke(call, {"x": "x", "indices": at, "output": f"out{k}"}, env)
 
         lines += [golden.c_array(f"want{k}", want, "float32"), f"static float out{k}[{want.size}];",
                   f"if ({invoke('at')} != 0) return 2;",
@@ -1513,16 +1518,12 @@ def test_a_pad_unit_reads_the_edges_its_mode_says(out: Path, tmp_path: Path, dty
         env, failed = _evaluate_unit(unit, {"x": Tensor(VALUE_TYPES[DTYPE_TYPES[dtype]], Shape(shape)),
                                             "paddings": Shape(pads), "mode": mode, "value": value})
         assert failed == [] and env["output_shape"] == Shape(want.shape), (shape, failed)
-        impl = next(i for i in unit.iter("Implementation") if i.get("language") == "C"
-                    and all(evaluate(c.get("value"), env) is True for c in i.findall("Conditional")))
-        call = impl.get("call")
+        call = _chosen_call(unit, env)
         loops = next(r for r in (2, 4, "") if r == "" or want.ndim <= r)
         assert call.startswith(f"opforge_nn_pad_unit_padded{loops}_"), call
-        args = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
-        passed = {"x": f"x{k}", "output": f"out{k}"}
         lines += [golden.c_array(f"x{k}", x, dtype), golden.c_array(f"want{k}", want, dtype),
                   f"static {golden.C_TYPE[dtype]} out{k}[{want.size}];",
-                  f"if ({call[:call.index('(')]}({', '.join(passed.get(a) or repr(env[a]) for a in args)}) != 0) return 2;"]
+                  f"if ({_invoke(call, {'x': f'x{k}', 'output': f'out{k}'}, env)} != 0) return 2;"]
         checks.append(f"if (memcmp(out{k}, want{k}, sizeof want{k}) != 0) return {k + 10};")
     run = _run_driver(tmp_path, path.parent, op, [*lines, *checks, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stdout

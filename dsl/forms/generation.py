@@ -46,8 +46,7 @@ class Generation:
         if kind == "fill":
             return (Sh.ArgShape(role("shape")),)
         if kind == "range":
-            length = Sh.Ceil(E.Arith("/", Sh.sub(role("limit"), role("start")), role("delta")))
-            return (Sh.Dims((Sh.Max((Sh.size(0), length)),)),)
+            return (Sh.Dims((self._count(),)),)
         if kind == "linspace":
             return (Sh.Dims((role("num"),)),)
         if kind in ("eye", "tri"):
@@ -98,6 +97,26 @@ class Generation:
                     Sh.Refusal(f"{self.arg('lengths')}: the result's rank is above {Sh.MAX_RANK}",
                                Sh.compare(Sh.Length(lengths), "<", Sh.MAX_RANK)))
         return ()
+
+    def _count(self) -> Any:
+        """How many values a range or linspace gives."""
+        role = lambda name: Sh.arg(self.arg(name))  # noqa: E731
+        if self.generator == "linspace":
+            return role("num")
+        length = Sh.Ceil(E.Arith("/", Sh.sub(role("limit"), role("start")), role("delta")))
+        return Sh.Max((Sh.size(0), length))
+
+    def ends(self) -> tuple[Any, Any, Any] | None:
+        """range and linspace: (how many values, the first, the last), from the args. Where there
+        are values, each end, truncated toward zero, must lie within an integer dtype's range
+        (the values between them lie between them); None for the other generators."""
+        role = lambda name: Sh.arg(self.arg(name))  # noqa: E731
+        if self.generator == "linspace":
+            return self._count(), role("start"), role("stop")
+        if self.generator == "range":
+            count = self._count()
+            return count, role("start"), Sh.add(role("start"), Sh.mul(Sh.sub(count, 1), role("delta")))
+        return None
 
     def value_refusals(self, op: Any) -> tuple[str, ...]:
         """What the targets check on values at run time (no shape says it)."""

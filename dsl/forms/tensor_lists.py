@@ -148,14 +148,19 @@ class Parts:
         if listed:
             _no_constraint_reads(op, self.source, check)
 
+    def grid_axis(self) -> Any:
+        """meshgrid: the axis of the grid along which tensor ``k`` of the list input (``Sh.Axis``)
+        spreads its elements: ``k``, but with ``cartesian`` (where there are two tensors or more)
+        the first two swapped, numpy.meshgrid's "xy" indexing."""
+        k, sizes = Sh.Axis(), Sh.Numels(E.ParamRef("input", self.source))
+        swapped = Sh.all_of(Sh.arg(self.arg("cartesian")), Sh.compare(Sh.Length(sizes), ">=", 2), Sh.compare(k, "<", 2))
+        return Sh.Where(swapped, Sh.sub(1, k), k)
+
     def output_shapes(self, op: Any) -> tuple[Any, ...]:
-        if self.part == "meshgrid":
+        if self.part == "meshgrid":  # (grid axis k has the size of the tensor whose grid axis is k)
             listed = E.ParamRef("input", self.source)
             sizes = Sh.Numels(listed)
-            swapped = Sh.Concat((Sh.Dims((Sh.item(sizes, 1), Sh.item(sizes, 0))), Sh.Slice(sizes, 2, None)))
-            grid = Sh.Where(Sh.all_of(Sh.arg(self.arg("cartesian")), Sh.compare(Sh.Length(sizes), ">=", 2)),
-                            swapped, sizes)
-            return (Sh.Tensors(Sh.Length(listed), grid),)
+            return (Sh.Tensors(Sh.Length(listed), Sh.PerAxis(Sh.Length(sizes), Sh.Item(sizes, self.grid_axis()))),)
         x, rank = Sh.tensor(self.source), Sh.rank(self.source)
         at = Sh.normalized(Sh.arg(self.arg("axis")), rank)
         if self.part == "unstack":

@@ -99,6 +99,8 @@ GEOMETRIES = {
     "stacked": Geometry("stacked", "The connected tensors of {x} stacked: slot times a block of each.", (), (), ()),
     "merged": Geometry("merged", "The connected tensors of {x}, count elements each, combined element by element.",
                        (), (), ()),
+    # (a list output's sockets: see _parted)
+    "parted": Geometry("parted", "{x} cut into the tensors of the list output: slot times a block to each.", (), (), ()),
     # (and each matrix's rows and cols, see _tensor_sizes)
     "batched": Geometry("batched", "A batch of matrices in the last two axes of each tensor.", (),
                         (("batch", "matrix_batch", "{x}.shape.step(2, {x}.shape.count)", _MATRIX),), ()),
@@ -126,6 +128,14 @@ GEOMETRIES = {
                       (("n", "output_count", "output_shape.flat", None),), ()),
     "filled": Geometry("filled", "The output's count elements, each the value.", (),
                        (("n", "output_count", "output_shape.flat", None),), ()),
+    # (its sizes, see _indexed)
+    "indexed": Geometry("indexed", "Blocks of {x} at each tuple of indices into its first axes.", (), (), ()),
+    "sequences": Geometry("sequences", "{x} with the first lengths[b] elements of each sequence reversed.",
+                          (), (), ()),
+    "found": Geometry("found", "The flat indices of {x}'s count elements where the condition holds, and how many.",
+                      (), (("n", PLAIN_COUNT, "{x}.shape.flat", None),), ()),
+    # (its sizes and ends, see _ramp)
+    "ramp": Geometry("ramp", "The output's count values, evenly spaced.", (), (), ()),
     # (its sizes: one per axis, and a step per operand and axis, see _broadcast)
     # (its sizes: one per axis, a step of x per axis and the offset, see _strided)
     "strided": Geometry("strided", "{x}'s elements read at a step along each axis of the output, from an offset.",
@@ -139,6 +149,12 @@ GEOMETRIES = {
                           ("rows", "matrix_rows", "", _MATRICES), ("inner", "matrix_inner", "", _MATRICES),
                           ("cols", "matrix_cols", "", _MATRICES)),
                          (f"{_MATRICES} && {{x}}.shape.remove(0).remove(0) == {{y}}.shape.remove(0).remove(0)",)),
+    # (a list input's and a list output's sockets: see _meshed)
+    "meshed": Geometry("meshed", "Each output a grid of count elements: the elements of its tensor of {x} along its "
+                       "own axis.", (), (), ()),
+    # (its sizes, see _batches; after matrices, which it covers where the batch axes are equal)
+    "batches": Geometry("batches", "Matrix products whose batch axes broadcast: rows x inner by inner x cols, a "
+                        "loop per batch axis.", (), (), ()),
     "transposed": Geometry("transposed", "Matrices of rows x cols transposed, count elements in all.", (),
                            (("count", PLAIN_COUNT, "{x}.shape.flat", None),
                             ("rows", "matrix_rows", "", _MATRIX), ("cols", "matrix_cols", "", _MATRIX)), ()),
@@ -163,6 +179,37 @@ def _merged(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[s
     sockets have one shape (the unit's Asserts), the first is connected."""
     sockets = units.sockets(next(i for i in op.inputs if i.name == _names(op, kernel)["x"]))
     return sockets, [(PLAIN_COUNT, f"{sockets[0]}.shape.flat", None)]
+
+
+def _parted(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[str, str, str | None]]]:
+    """(the sockets of the list output, the Expressions of the block each takes and of the slots):
+    a block holds x's axes inside the cut axis (split: and the part of that axis), a slot the
+    axes outside it; the axis counts from the innermost, in x's rank. Each socket is there
+    while the list has a tensor for it, as many as the Expression ``part_count`` says."""
+    listed = next(o for o in op.outputs if o.name == op.compute.outputs)
+    x, axis = _names(op, kernel)["x"], _names(op, kernel)["axis"]
+    n = f"{x}.shape.count"
+    at, fits = f"({axis} >= 0 ? {axis} : {axis} + {n})", f"{axis} >= -{n} && {axis} < {n}"
+    block = (f"output_shape.step(0, {at} + 1)" if op.compute.part == "split" else f"{x}.shape.step(0, {at})")
+    return units.output_sockets(listed), [("part_block", block, fits), ("part_slot", f"{x}.shape.step({at} + 1, {n})", fits)]
+
+
+def _meshed(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[str], list[tuple[str, str, str | None]]]:
+    """(the list input's sockets, the list output's, the Expressions of the grid's count and of
+    each tensor's step along its grid axis (the form's ``grid_axis``) and count; 1 for a socket
+    not connected, which the kernel does not read)."""
+    c = op.compute
+    inputs = units.sockets(next(i for i in op.inputs if i.name == c.source))
+    outputs = units.output_sockets(next(o for o in op.outputs if o.name == c.outputs))
+    render = units.shape_renderer(op)
+    sizes: list[tuple[str, str, str | None]] = [("mesh_count", "output_shape.flat", None)]
+    for k, socket in enumerate(inputs):
+        axis = render.bind("k", str(k), c.grid_axis())
+        sizes.append((f"mesh_step{k}", f"{socket} == null ? 1 : output_shape.step(0, output_shape.count - 1 - ({axis}))",
+                      None))
+    sizes += [(f"mesh_size{k}", f"{socket} == null ? 1 : {socket}.shape.flat", None) for k, socket in enumerate(inputs)]
+    assert not render.hidden, "a grid axis is built from no shape"
+    return inputs, outputs, sizes
 
 
 def _broadcast(kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
@@ -270,19 +317,78 @@ def _scattered(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]
     return [(source, *sizes[source]) for _, source in kernel.parameters if source in sizes]
 
 
+def _indexed(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
+    """(the source, the Expression's name and value) of the sizes of gather_nd's kernel (the
+    tuples of indices, their depth, the block each picks, the sizes of x's first axes, 0 beyond
+    the depth) or reverse_sequence's (x's count, and the step and size of its sequence and batch
+    axes, options counted from the innermost). Where the shapes do not fit, the unit's Asserts
+    refuse; the values stay defined."""
+    c = op.compute
+    x = f"{c.input}.shape"
+    if c.layout == "reverse_sequence":
+        out = [("count", "sequence_count", f"{x}.flat")]
+        for axis in ("seq", "batch"):
+            option = c.arg(f"{axis}_axis")  # (the option itself: Imaginet's axis, as step and size take it)
+            inside = f"{option} >= -{x}.count && {option} < {x}.count"
+            out += [(f"{axis}_step", f"{axis}_step", f"{inside} ? {x}.step({option}) : 1"),
+                    (f"{axis}_size", f"{axis}_size", f"{inside} ? {x}.size({option}) : 1")]
+        return out
+    at = f"{c.arg('indices')}.shape"
+    fits = f"tuple_depth <= {x}.count"
+    return [("rows", "tuple_count", f"{at}.count >= 1 ? {at}.step(1, {at}.count) : 0"),
+            ("depth", "tuple_depth", f"{at}.count >= 1 ? {at}.size(0) : 0"),
+            ("block", "tuple_block", f"{fits} ? {x}.step(0, {x}.count - tuple_depth) : 0"),
+            *((f"n:{k}", f"{c.input}_size{k}", f"{k} < tuple_depth && {fits} ? {x}.size({x}.count - 1 - {k}) : 0")
+              for k in range(abi.MAX_RANK))]
+
+
+def _batches(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
+    """(the source, the Expression's name and value) of the broadcast matrix kernel's sizes: each
+    matrix's rows, inner and cols (the ``matrices`` geometry's Expressions), the output's size
+    along each batch axis (1 beyond its rank), each operand's step there (0 where its size is
+    1, as beyond its rank). Batch axis k is axis k + 2, counted from the innermost."""
+    tensors = [source for _, source in kernel.parameters if source in {i.name for i in op.inputs}]
+    fits = " && ".join(f"{t}.shape.count >= 2" for t in tensors)
+    out = [(size, f"matrix_{size}", f"{fits} ? {tensor}.shape.size({-1 - axis}) : 0") for size, tensor, axis in kernel.axes]
+    for _, source in kernel.parameters:
+        if source in c_emit.PLAIN_SIZES["batches"] and source.startswith("n"):
+            k = int(source[1:]) + 2
+            out.append((source, f"batch_n{k - 2}", f"output_shape.size({k})"))
+        elif source.startswith("step:"):
+            _, operand, k = source.split(":")
+            axis = int(k) + 2
+            out.append((source, f"{operand}_batch_step{k}",
+                        f"{operand}.shape.size({axis}) == 1 ? 0 : {operand}.shape.step({axis})"))
+    return out
+
+
+def _ramp(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
+    """(the source, the Expression's name and value) of a range's or linspace's count and, for
+    its Asserts (``_ends``), of its first and last values, as the form says them."""
+    count, first, last = op.compute.ends()
+    render = units.shape_renderer(op)
+    out = [("n", "output_count", "output_shape.flat"), ("first", "first_value", render.render(first)),
+           ("last", "last_value", f"{render.render(count)} > 0 ? {render.render(last)} : 0")]
+    assert not render.hidden, "a generator's ends are built from no shape"
+    return out
+
+
 #: The geometries whose sizes' Expressions are per kernel: a loop per axis, the values of a query,
-#: a scatter's.
+#: a scatter's, a ramp's ends, indices into several axes, broadcast batches of matrices.
 _LOOPED = {"broadcast": lambda op, kernel: _broadcast(kernel), "strided": _strided, "padded": _strided,
-           "valued": _valued, "scattered": _scattered}
+           "valued": _valued, "scattered": _scattered, "ramp": _ramp, "indexed": _indexed, "sequences": _indexed,
+           "batches": _batches}
 
 
 def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
-    """(test, error) Asserts for what the kernels cannot compute: the broadcast kernel loops
-    over MAX_RANK axes; an arg the caller converts to the dtype (a fill's value, one_hot's on and
-    off) must convert exactly (as the C API checks it: an integer within an integer dtype's
-    limits, 0 or 1 for bool)."""
+    """(test, error) Asserts for what the kernels cannot compute: kernels of a loop per axis
+    (broadcast, strided, padded, broadcast batches) or of an index per axis (gather_nd) take
+    tensors of MAX_RANK axes at most; an arg the caller converts to the dtype (a fill's value,
+    one_hot's on and off) must convert exactly (as the C API checks it: an integer within an
+    integer dtype's limits, 0 or 1 for bool); a range's ends must fit the dtype (``_ends``)."""
     out = []
-    looped = {"broadcast": "broadcasts", "strided": "moves the elements of", "padded": "pads"}
+    looped = {"broadcast": "broadcasts", "strided": "moves the elements of", "padded": "pads",
+              "batches": "multiplies matrices of", "indexed": "gathers from"}
     for geometry, does in looped.items():
         if any(k.geometry == geometry for k in kernels):
             out += [(f"{i.name}.shape.count <= {abi.MAX_RANK}",
@@ -310,7 +416,26 @@ def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, 
         if tests:
             out.append((unless + " && ".join(tests),
                         f"{arg}: must convert exactly to the dtype ({{{dtype}}}: {{{value}}})"))
-    return out
+    return out + _ends(op, kernels)
+
+
+def _ends(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
+    """The Assert that a range's or linspace's ends (the form's ``Generation.ends``, the
+    Expressions of ``_ramp``), truncated toward zero, lie within the range of an integer dtype,
+    where there are values (the C API's check)."""
+    if not any(k.geometry == "ramp" for k in kernels):
+        return []
+    dtype, tests = units.value(op, "dtype"), []
+    for d in dict.fromkeys(k.variant.dtype for k in kernels):
+        limits = VALUE_TYPES[units.VALUE_TYPE[d].removeprefix("System.")].limits()
+        if limits is not None:
+            low, high = limits  # (truncated within low..high: above low - 1, below high + 1, a power
+            # of two; at or above low where low - 1 is no double: int64's)
+            above = (lambda v: f"{v} > {low - 1}") if low > -2**53 else (lambda v: f"{v} >= {low}")
+            inside = " && ".join(f"{above(v)} && {v} < {high + 1}" for v in ("first_value", "last_value"))
+            tests.append(f'({dtype} != "{d}" || output_count == 0 || ({inside}))')
+    message = op.compute.value_refusals(op)[0]
+    return [(" && ".join(tests), f"{message} ({{{dtype}}}: {{first_value}} to {{last_value}})")] if tests else []
 
 
 def _listed(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], list[tuple[str, str, str | None]]]:
@@ -338,8 +463,9 @@ def expressions(op: Op, kernels: tuple[c_emit.PlainKernel, ...]) -> list[dict[st
     """The Expressions (their attributes) every geometry among ``kernels`` needs, each once."""
     out: dict[str, dict[str, str]] = {}
     for kernel in kernels:
-        if kernel.geometry in _LISTS:
-            for name, value, conditional in _listed(op, kernel)[1]:
+        if kernel.geometry in (*_LISTS, "parted", "meshed"):
+            listed = {"parted": _parted, "meshed": _meshed}.get(kernel.geometry, _listed)(op, kernel)
+            for name, value, conditional in listed[-1]:
                 element = {"name": name, "value": value} | ({"conditional": conditional} if conditional else {})
                 out.setdefault(name, element)
             continue
@@ -407,6 +533,12 @@ def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
         return [*sockets, op.outputs[0].name, *(name for name, _, _ in sizes[:-1]), f"{listed}_count", "join_slot"]
     if kernel.geometry == "merged":  # each socket, the output, how many, their element count
         return [*_merged(op, kernel)[0], op.outputs[0].name, f"{listed}_count", PLAIN_COUNT]
+    if kernel.geometry == "meshed":  # each input socket, each output socket, how many, the sizes
+        inputs, outputs, sizes = _meshed(op, kernel)
+        return [*inputs, *outputs, units.PART_COUNT, *(name for name, _, _ in sizes)]
+    if kernel.geometry == "parted":  # x, each output socket, how many, the block and the slots
+        sockets, sizes = _parted(op, kernel)
+        return [listed, *sockets, units.PART_COUNT, *(name for name, _, _ in sizes)]
     sizes = {size: name for size, name, _, _ in GEOMETRIES[kernel.geometry].sizes}
     sizes |= {source: name for source, name, _ in _tensor_sizes(op, kernel)}
     if kernel.geometry in _LOOPED:  # (its sizes' Expressions)
@@ -450,6 +582,22 @@ def entry(op: Op, kernel: c_emit.PlainKernel) -> str:
     what = GEOMETRIES[kernel.geometry].what.format(**_names(op, kernel))
     if kernel.geometry in _LISTS:
         decls, body = _listed_entry(op, kernel)
+    elif kernel.geometry == "meshed":  # (the sockets, steps and sizes as the kernel's lists)
+        inputs, outputs, _ = _meshed(op, kernel)
+        ct = C_TYPE[kernel.variant.of(op.compute.source)]
+        listed = lambda fmt: ", ".join(fmt.format(k) for k in range(len(inputs)))  # noqa: E731
+        decls = [*(f"const {ct}* {s}" for s in inputs), *(f"{ct}* {s}" for s in outputs), "int count", "int n",
+                 *(f"int step{k}" for k in range(len(inputs))), *(f"int size{k}" for k in range(len(inputs)))]
+        body = (f"const {ct}* const xs[{len(inputs)}] = {{{', '.join(inputs)}}};\n"
+                f"{ct}* const outputs[{len(outputs)}] = {{{', '.join(outputs)}}};\n"
+                f"const int steps[{len(inputs)}] = {{{listed('step{}')}}};\n"
+                f"const int sizes[{len(inputs)}] = {{{listed('size{}')}}};\n"
+                f"{kernel.name}(xs, outputs, count, n, steps, sizes);\n")
+    elif kernel.geometry == "parted":  # (the sockets as the kernel's list)
+        sockets, ct = _parted(op, kernel)[0], C_TYPE[kernel.variant.of(_names(op, kernel)["x"])]
+        decls = [f"const {ct}* x", *(f"{ct}* {s}" for s in sockets), "int count", "int block", "int slot"]
+        body = (f"{ct}* const outputs[{len(sockets)}] = {{{', '.join(sockets)}}};\n"
+                f"{kernel.name}(x, outputs, count, block, slot);\n")
     else:
         flat = kernel.geometry == "flat"
         decls = [("int count" if flat and source == "n" else decl) for decl, source in kernel.parameters]

@@ -63,12 +63,28 @@ class CFragment:
 #: from x ``x_s<k>`` elements apart (negative: backwards) from element ``offset`` (as many axes as
 #: the kernel's rank); ``padded``: the same read through a pad's edges; ``broadcast``:
 #: operands broadcast into the output's shape, ``n<k>`` elements along its axis ``k`` (0 the
-#: innermost), each operand ``<operand>_s<k>`` elements apart there (0: it has size 1).
+#: innermost), each operand ``<operand>_s<k>`` elements apart there (0: it has size 1); ``parted``:
+#: x cut into a list output's ``count`` tensors, ``slot`` times a ``block`` of each (split's);
+#: ``ramp``: the output's ``n`` values, evenly spaced (range's, linspace's); ``found``: the indices of
+#: x's ``n`` elements where a predicate holds, and their count; ``indexed``: ``rows``
+#: tuples of ``depth`` indices into x's first axes (sizes ``n:<k>``), each a ``block`` (gather_nd's);
+#: ``sequences``: x's ``count`` elements, its sequence and batch axes' step and size (reverse_sequence's);
+#: ``batches``: matrix products whose batch axes broadcast, ``n<k>`` along batch axis ``k`` (0 the
+#: innermost), each operand's matrices ``step:<operand>:<k>`` elements apart there (0: size 1);
+#: ``meshed``: ``count`` grids of ``n`` elements, tensor k's elements ``steps[k]`` apart in its own.
 _GROUPS = ("left", "group1", "middle", "group2", "right")
 PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "rows": ("size", "slot"), "second_stretched": _GROUPS,
                "first_stretched": _GROUPS, "second_scalar": ("n",), "first_scalar": ("n",),
                "matrices": ("batch", "rows", "inner", "cols"), "transposed": ("count", "rows", "cols"),
                "joined": ("chunks", "count", "slot"), "stacked": ("chunks", "count", "slot"),
+               "parted": ("count", "block", "slot"),
+               "ramp": ("n",),
+               "found": ("n",),
+               "meshed": ("count", "n", "steps", "sizes"),
+               # (and a step per operand and batch axis: step:<operand>:<k>)
+               "batches": ("rows", "inner", "cols", *(f"n{k}" for k in range(abi.MAX_RANK - 3, -1, -1))),
+               "indexed": ("rows", "depth", "block", *(f"n:{k}" for k in range(abi.MAX_RANK))),
+               "sequences": ("count", "seq_step", "seq_size", "batch_step", "batch_size"),
                "merged": ("count", "n"), "filled": ("n",), "lines": ("rows", "len"),
                # (and each matrix's rows and cols: rows:<input>, cols:<input>)
                "batched": ("batch",),

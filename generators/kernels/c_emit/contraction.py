@@ -9,7 +9,7 @@ from dsl import dtypes as D
 from generators import abi
 from generators.formatting import c_comment
 from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
-from generators.kernels.c_emit.base import PLAIN_SIZES, Emitter, OpCode, PlainKernel, fragment
+from generators.kernels.c_emit.base import PLAIN_SIZES, Emitter, OpCode, PlainKernel, axis_loops, fragment
 
 
 def _accumulator(dtype: str) -> str:
@@ -175,6 +175,48 @@ static inline void {name}(const {ct}* restrict a, const {ct}* restrict b, {ct}* 
 }}"""
 
 
+def batches_kernel(name: str, dtype: str, spec: Any, labels: tuple[str, str, str]) -> str:
+    """A batch of matrix products whose batch axes broadcast (NumPy's matmul): a loop per batch
+    axis of the output, ``n<k>`` along axis ``k`` (0 the innermost batch axis), each operand's
+    matrix ``a_s<k>`` (``b_s<k>``) elements apart there (0 where its size is 1); in each, every
+    element sums its products in order of the inner label, as the other kernels do."""
+    ct, acc_t = C_TYPE[dtype], _accumulator(dtype)
+    row, inner, col = labels
+    at = {row: "e_i", inner: "e_k", col: "e_j"}
+    size = {row: "rows", inner: "inner", col: "cols"}
+
+    def index(operand: Any) -> str:
+        first, second = operand.labels[1:]
+        return f"{at[first]} * {size[second]} + {at[second]}"
+
+    rank = abi.MAX_RANK - 2
+    axes = range(rank - 1, -1, -1)
+    loops, closing = axis_loops(["a", "b"], rank=rank)
+    a, b = spec.inputs
+    params = ", ".join([f"const {ct}* restrict a", f"const {ct}* restrict b", f"{ct}* restrict output", "int rows",
+                        "int inner", "int cols", *(f"int n{k}" for k in axes), *(f"int a_s{k}" for k in axes),
+                        *(f"int b_s{k}" for k in axes)])
+    return f"""
+static inline void {name}({params})
+{{
+    {ct}* restrict ob = output;
+    {loops}
+    const {ct}* restrict ab = a + a_at0;
+    const {ct}* restrict bb = b + b_at0;
+    for (int e_i = 0; e_i < rows; e_i++) {{
+        for (int e_j = 0; e_j < cols; e_j++) {{
+            {acc_t} acc = 0;
+            for (int e_k = 0; e_k < inner; e_k++) {{
+                acc = ({acc_t})(acc + ({acc_t})ab[{index(a)}] * ({acc_t})bb[{index(b)}]);
+            }}
+            ob[{index(spec.output)}] = ({ct})acc;
+        }}
+    }}
+    ob += rows * cols;
+    {closing}
+}}"""
+
+
 def transposes(spec: Any) -> bool:
     """Whether ``spec`` transposes a batch of matrices: one operand and the output each the row
     variable then two labels, the output's the operand's swapped."""
@@ -201,6 +243,42 @@ static inline void {name}(const {ct}* restrict a, {ct}* restrict output, int cou
 }}"""
 
 
+def diagonal(spec: Any) -> bool | None:
+    """Whether ``spec`` reads the main diagonal of a batch of square matrices: one operand, the
+    row variable then a label twice; the output the row variable, then that label (kept: the
+    diagonal, True) or nothing (summed: the trace, False). None for any other spec."""
+    if len(spec.inputs) != 1:
+        return None
+    given, out = spec.inputs[0].labels, spec.output.labels
+    if given[:1] != ("...",) or len(given) != 3 or given[1] != given[2] or out[:1] != ("...",):
+        return None
+    return True if out[1:] == given[1:2] else False if len(out) == 1 else None
+
+
+def diagonal_kernel(name: str, dtype: str, keep: bool) -> str:
+    """The main diagonal of ``batch`` square matrices of ``n`` x ``n``: each element (``keep``),
+    or its sum, in order along the diagonal and in the einsum kernel's accumulator (its result
+    to the bit)."""
+    ct, acc_t = C_TYPE[dtype], _accumulator(dtype)
+    at = "a[(e_b * n + e_i) * n + e_i]"
+    if keep:
+        body = f"output[e_b * n + e_i] = {at};"
+        before = after = ""
+    else:
+        before, body, after = f"{acc_t} acc = 0;", f"acc = ({acc_t})(acc + ({acc_t}){at});", f"output[e_b] = ({ct})acc;"
+    return f"""
+static inline void {name}(const {ct}* restrict a, {ct}* restrict output, int batch, int n)
+{{
+    for (int e_b = 0; e_b < batch; e_b++) {{
+        {before}
+        for (int e_i = 0; e_i < n; e_i++) {{
+            {body}
+        }}
+        {after}
+    }}
+}}"""
+
+
 class ContractionEmitter(Emitter):
     def plain_transposed(self, c: C.Contraction) -> tuple[PlainKernel, ...]:
         """Where the einsum transposes a batch of matrices, one plain kernel per dtype."""
@@ -214,11 +292,25 @@ class ContractionEmitter(Emitter):
                                        axes=(("rows", x, -2), ("cols", x, -1))))
         return tuple(kernels)
 
+    def plain_diagonal(self, c: C.Contraction, keep: bool) -> tuple[PlainKernel, ...]:
+        """Where the einsum reads the diagonal of square matrices (diag_part) or sums it (trace),
+        one plain kernel per dtype over the batch and the matrices' size."""
+        (x,), out = c.inputs, self.op.outputs[0].name
+        kernels = []
+        for v in self.variants:
+            t, name = v.of(x), f"{self.kernel_name(v)}_diagonal"
+            params = ((f"const {C_TYPE[t]}* restrict a", x), (f"{C_TYPE[t]}* restrict output", out),
+                      ("int batch", "batch"), ("int n", f"cols:{x}"))
+            kernels.append(PlainKernel(fragment(name, diagonal_kernel(name, t, keep)), v, params, "batched"))
+        return tuple(kernels)
+
     def plain_matrices(self, c: C.Contraction) -> tuple[PlainKernel, ...]:
         """Where the einsum is a batch of matrix products (or transposes matrices), one plain
         kernel per dtype."""
         if transposes(c.spec):
             return self.plain_transposed(c)
+        if diagonal(c.spec) is not None:
+            return self.plain_diagonal(c, diagonal(c.spec) is True)
         labels = matrix_labels(c.spec)
         if labels is None:
             return ()
@@ -235,6 +327,16 @@ class ContractionEmitter(Emitter):
                       (f"{C_TYPE[t]}* restrict output", out), *((f"int {s}", s) for s in PLAIN_SIZES["matrices"]))
             kernels.append(PlainKernel(fragment(name, matrices_kernel(name, t, c.spec, labels)), v, params,
                                        "matrices", axes=axes))
+        # (where the batch axes differ: they broadcast, a loop per axis; chosen after the above)
+        rank = abi.MAX_RANK - 2
+        for v in self.variants:
+            t, name = v.of(x), f"{self.kernel_name(v)}_batches"
+            params = ((f"const {C_TYPE[t]}* restrict a", x), (f"const {C_TYPE[t]}* restrict b", y),
+                      (f"{C_TYPE[t]}* restrict output", out), *((f"int {s}", s) for s in ("rows", "inner", "cols")),
+                      *((f"int n{k}", f"n{k}") for k in range(rank - 1, -1, -1)),
+                      *((f"int {o}_s{k}", f"step:{n}:{k}") for o, n in (("a", x), ("b", y)) for k in range(rank - 1, -1, -1)))
+            kernels.append(PlainKernel(fragment(name, batches_kernel(name, t, c.spec, labels)), v, params,
+                                       "batches", axes=axes))
         return tuple(kernels)
 
     def emit(self) -> OpCode:

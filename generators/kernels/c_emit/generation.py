@@ -7,14 +7,15 @@ from dsl import dtypes as D
 from generators import abi
 from generators.formatting import c_string
 from generators.kernels.c_emit.base import Emitter, OpCode, PlainKernel, fragment
+from generators.kernels.c_shapes import CShapeRenderer
 from generators.kernels.scalar_c import C_TYPE, SUFFIX, converted
 
 
 class GenerationEmitter(Emitter):
-    """Tensors from args. cast, eye, tri, sequence_mask and one_hot: a kernel per dtype (cast: per
-    pair of dtypes), rendered once for the C API (int64_t counts) and for units (int); fill,
-    range and linspace: a runtime function storing through the output's dtype (fill also a
-    plain kernel for units)."""
+    """Tensors from args. cast, eye, tri, sequence_mask, one_hot, range and linspace: a kernel per
+    dtype (cast: per pair of dtypes), rendered once for the C API (int64_t counts) and for
+    units (int); fill: a runtime function storing through the output's dtype (and a plain
+    kernel for units)."""
 
     def emit(self) -> OpCode:
         c: C.Generation = self.op.compute  # type: ignore[assignment]
@@ -28,8 +29,6 @@ class GenerationEmitter(Emitter):
         # it returns a status where it checks values, and nothing where there are none to check.
         call = {
             "fill": lambda: f"return opf_generate_fill({arg('value')}, {outn}, detail);",
-            "range": lambda: f"return opf_generate_range({arg('start')}, {arg('delta')}, {outn}, detail);",
-            "linspace": lambda: f"return opf_generate_linspace({arg('start')}, {arg('stop')}, {outn}, detail);",
         }.get(c.generator)
         lines = [f"if ({outn}->dtype != {abi.c_name('dtype')}) {{",
                  f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(out.name + ': dtype must equal the dtype arg')});",
@@ -40,6 +39,8 @@ class GenerationEmitter(Emitter):
             return self.marks(c, lines)
         if c.generator == "one_hot":
             return self.one_hot(c, lines)
+        if c.ends() is not None:
+            return self.ramps(c, lines)
         assert call is not None, c.generator
         lines.append(call())
         if not lines[-1].startswith("return "):
@@ -87,6 +88,52 @@ static inline void {name}({', '.join(d for d, _ in params)})
         }}
     }}
 }}"""), v, params, "marked")
+
+    def ramps(self, c: C.Generation, lines: list[str]) -> OpCode:
+        """range and linspace: the form's ends checked (``Generation.ends``), then the kernel of
+        the dtype: the C API calls its int64_t one, a unit its int one (its Asserts check the ends)."""
+        outn = abi.c_name(self.op.outputs[0].name)
+        render = CShapeRenderer(self.op, prefix="ends_")
+        _, first, last = (render.render(node) for node in c.ends())
+        lines = [*lines, f"const int64_t n = {outn}->shape[0];", *render.take(),
+                 f"if (n > 0 && (!opf_double_fits({outn}->dtype, {first}) || !opf_double_fits({outn}->dtype, {last}))) {{",
+                 f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(c.value_refusals(self.op)[0])});", "}"]
+        kernels = {v.dtype: self.ramp(c, v, api=True) for v in self.variants}
+
+        def per_variant(v: D.Variant) -> list[str]:
+            k = kernels[v.dtype]
+            values = {self.op.outputs[0].name: f"({C_TYPE[v.of(self.op.outputs[0].name)]}*){outn}->data", "n": "n"}
+            return [f"{k.name}({', '.join(values.get(source, abi.c_name(source)) for _, source in k.parameters)});"]
+
+        body = lines + self.dispatch(per_variant) + ["return OPFORGE_OK;"]
+        plain = tuple(self.ramp(c, v, api=False) for v in self.variants)
+        return OpCode(tuple(k.fragment for k in kernels.values()), (), self.api_returning(body), plain)
+
+    def ramp(self, c: C.Generation, v: D.Variant, api: bool) -> PlainKernel:
+        """``n`` evenly spaced values, each computed in double and converted to the dtype
+        (integers truncate toward zero): range's start + i * delta; linspace's from start to
+        stop, both included (stop itself last). The API's version counts in int64_t, a unit's in int."""
+        size, out = "int64_t" if api else "int", self.op.outputs[0].name
+        ot = C_TYPE[v.of(out)]
+        name = f"{self.kernel_name(v)}_ramp" + ("" if api else "_n")
+        if c.generator == "range":
+            params = ((f"{ot}* restrict output", out), (f"{size} n", "n"), ("double start", c.arg("start")),
+                      ("double delta", c.arg("delta")))
+            body = f"""for ({size} i = 0; i < n; i++) {{
+        output[i] = ({ot})(start + (double)i * delta);
+    }}"""
+        else:
+            params = ((f"{ot}* restrict output", out), (f"{size} n", "n"), ("double start", c.arg("start")),
+                      ("double stop", c.arg("stop")))
+            body = f"""const double step = n > 1 ? (stop - start) / (double)(n - 1) : 0;
+    for ({size} i = 0; i < n; i++) {{
+        output[i] = ({ot})(i == n - 1 && n > 1 ? stop : start + (double)i * step);
+    }}"""
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    {body}
+}}"""), v, params, "ramp")
 
     def one_hot(self, c: C.Generation, lines: list[str]) -> OpCode:
         """on and off converted exactly to the dtype (checked), then the kernel around the

@@ -13,9 +13,10 @@ from generators.kernels.scalar_c import C_TYPE
 
 
 class LayoutEmitter(Emitter):
-    """Moves without arithmetic, one byte copy for every dtype (so no per-dtype kernels):
-    a runtime plan says where each output element comes from, or, where the indices are
-    data, a runtime copy checks them. The output's shape is the form's (checked before)."""
+    """Moves without arithmetic: a runtime plan says where each output element comes from (one
+    byte copy for every dtype); gather, gather_nd, reverse_sequence (whose indices are data, which
+    they check), diag and set_diag run a kernel per dtype that units call too. The output's
+    shape is the form's (checked before)."""
 
     def emit(self) -> OpCode:
         c: C.LayoutMove = self.op.compute  # type: ignore[assignment]
@@ -25,6 +26,14 @@ class LayoutEmitter(Emitter):
         elif c.strides() is not None:  # (a kernel of fewer loops first, for the ranks it covers)
             make = self.plain_padded if c.strides().edges is not None else self.plain_strided
             plain = tuple(make(c, v, rank) for rank in LOOP_RANKS for v in self.variants)
+        elif c.layout in _INDEXED:  # (the API calls their int64_t versions; they check the indices)
+            kernels = tuple(self.indexed(c, v, api=True).fragment for v in self.variants)
+            plain = tuple(self.indexed(c, v, api=False) for v in self.variants)
+            return OpCode(kernels, (), self.api_returning(self.by_index(c)), plain)
+        elif c.layout in _DIAGONALS:  # (the API calls their int64_t versions)
+            kernels = tuple(self.diagonal(c, v, api=True).fragment for v in self.variants)
+            plain = tuple(self.diagonal(c, v, api=False) for v in self.variants)
+            return OpCode(kernels, (), self.api_returning(self.on_diagonal(c)), plain)
         elif c.layout == "gather":  # (the API calls its int64_t version)
             kernels = tuple(self.gathered(c, v, api=True).fragment for v in self.variants)
             plain = tuple(self.gathered(c, v, api=False) for v in self.variants)
@@ -91,6 +100,148 @@ static inline int {name}({', '.join(d for d, _ in params)})
     }}
     return 0;
 }}"""), v, params, "gathered", c.arg("axis"), failure=f"{c.arg('indices')}: values must lie in -n..n-1")
+
+    def diagonal(self, c: C.LayoutMove, v: D.Variant, api: bool) -> PlainKernel:
+        """diag: x's ``count`` elements on the diagonal of a count x count output, 0 elsewhere;
+        set_diag: x with the main diagonal of each of ``batch`` matrices of ``rows`` x ``cols``
+        replaced by ``diagonal``'s min(rows, cols) values of that matrix. Each output element is
+        read from its own place of x, so the output may be x itself (set_diag in place). The
+        API's version counts in int64_t, a unit's (``shaped``, ``batched``) in int."""
+        ct, size, out = C_TYPE[v.of(c.input)], "int64_t" if api else "int", self.op.outputs[0].name
+        name = f"{self.kernel_name(v)}_{c.layout}" + ("" if api else "_n")
+        if c.layout == "diag":
+            params = ((f"const {ct}* restrict x", c.input), (f"{ct}* restrict output", out),
+                      (f"{size} count", f"count:{c.input}"))
+            body = f"""for ({size} i = 0; i < count; i++) {{
+        for ({size} j = 0; j < count; j++) {{
+            output[i * count + j] = j == i ? x[i] : ({ct})0;
+        }}
+    }}"""
+            return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    {body}
+}}"""), v, params, "shaped")
+        diagonal = c.arg("diagonal")
+        params = ((f"const {ct}* x", c.input), (f"const {ct}* restrict diagonal", diagonal), (f"{ct}* output", out),
+                  (f"{size} batch", "batch"), (f"{size} rows", f"rows:{c.input}"), (f"{size} cols", f"cols:{c.input}"))
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    const {size} k = rows < cols ? rows : cols;
+    {size} o = 0;
+    for ({size} b = 0; b < batch; b++) {{
+        for ({size} i = 0; i < rows; i++) {{
+            for ({size} j = 0; j < cols; j++) {{
+                output[o] = j == i ? diagonal[b * k + i] : x[o];
+                o++;
+            }}
+        }}
+    }}
+}}"""), v, params, "batched")
+
+    def on_diagonal(self, c: C.LayoutMove) -> list[str]:
+        """diag and set_diag: their kernel over x's count, or its batch of matrices (the shapes
+        are the form's, checked before)."""
+        x, out, arg = self.names(c)
+        lines = []
+        if c.layout == "set_diag":
+            lines = [f"const int64_t rows = {x}->shape[{x}->rank - 2], cols = {x}->shape[{x}->rank - 1];",
+                     f"const int64_t batch = rows * cols > 0 ? opf_numel({x}) / (rows * cols) : 0;"]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.of(c.input)]
+            given = [f"(const {ct}*){x}->data"]
+            if c.layout == "diag":
+                sizes = [f"opf_numel({x})"]
+            else:
+                given.append(f"(const {ct}*){arg('diagonal')}->data")
+                sizes = ["batch", "rows", "cols"]
+            return [f"{self.diagonal(c, v, api=True).name}({', '.join([*given, f'({ct}*){out}->data', *sizes])});"]
+
+        return lines + self.dispatch(per_variant) + ["return OPFORGE_OK;"]
+
+    def indexed(self, c: C.LayoutMove, v: D.Variant, api: bool) -> PlainKernel:
+        """gather_nd and reverse_sequence, each index checked first (1, nothing written, for one
+        outside its range). gather_nd: each of ``rows`` tuples of ``depth`` indices into x's first
+        axes (of sizes ``n0``, ``n1``, ...; negative from the end) picks a block of ``block``
+        elements. reverse_sequence: element i of x, at position ``(i / seq_step) % seq_size``
+        along the sequence axis and ``(i / batch_step) % batch_size`` along the batch axis, read
+        mirrored within the first lengths[b] of its sequence (lengths in 0..seq_size). The API's
+        version counts in int64_t, a unit's (``indexed``, ``sequences``) in int."""
+        ct, size, out = C_TYPE[v.of(c.input)], "int64_t" if api else "int", self.op.outputs[0].name
+        name = f"{self.kernel_name(v)}_{'whole' if api else 'indexed'}"
+        if c.layout == "gather_nd":
+            sizes = ("rows", "depth", "block", *(f"n{k}" for k in range(abi.MAX_RANK)))
+            params = ((f"const {ct}* restrict x", c.input), ("const int64_t* restrict at", c.arg("indices")),
+                      (f"{ct}* restrict output", out), *((f"{size} {s}", s if s[0] != "n" else f"n:{s[1:]}") for s in sizes))
+            body = f"""const {size} n[{abi.MAX_RANK}] = {{{', '.join(f'n{k}' for k in range(abi.MAX_RANK))}}};
+    for ({size} r = 0; r < rows * depth; r++) {{
+        const int64_t size = (int64_t)n[r % depth];
+        if (at[r] < -size || at[r] >= size) {{
+            return 1;
+        }}
+    }}
+    for ({size} r = 0; r < rows; r++) {{
+        {size} from = 0;
+        for ({size} j = 0; j < depth; j++) {{
+            const int64_t i = at[r * depth + j];
+            from = from * n[j] + ({size})(i < 0 ? i + (int64_t)n[j] : i);
+        }}
+        for ({size} i = 0; i < block; i++) {{
+            output[r * block + i] = x[from * block + i];
+        }}
+    }}
+    return 0;"""
+            geometry = "indexed"
+        else:
+            sizes = ("count", "seq_step", "seq_size", "batch_step", "batch_size")
+            params = ((f"const {ct}* restrict x", c.input), ("const int64_t* restrict lengths", c.arg("seq_lengths")),
+                      (f"{ct}* restrict output", out), *((f"{size} {s}", s) for s in sizes))
+            body = f"""for ({size} b = 0; b < batch_size; b++) {{
+        if (lengths[b] < 0 || lengths[b] > (int64_t)seq_size) {{
+            return 1;
+        }}
+    }}
+    for ({size} i = 0; i < count; i++) {{
+        const {size} at = (i / seq_step) % seq_size, length = ({size})lengths[(i / batch_step) % batch_size];
+        output[i] = x[at < length ? i + (length - 1 - 2 * at) * seq_step : i];
+    }}
+    return 0;"""
+            geometry = "sequences"
+        return PlainKernel(fragment(name, f"""
+static inline int {name}({', '.join(d for d, _ in params)})
+{{
+    {body}
+}}"""), v, params, geometry, failure=c.value_refusals(self.op)[0])
+
+    def by_index(self, c: C.LayoutMove) -> list[str]:
+        """gather_nd and reverse_sequence: their kernel over the sizes it takes (the shapes are
+        the form's, checked before); its failure in the op's words."""
+        x, out, arg = self.names(c)
+        if c.layout == "gather_nd":
+            at = arg("indices")
+            lines = [f"const int32_t depth = (int32_t){at}->shape[{at}->rank - 1];",
+                     "int64_t n[OPFORGE_MAX_RANK] = {0};",
+                     "for (int32_t j = 0; j < depth; j++) {", f"n[j] = {x}->shape[j];", "}"]
+            given = [at, f"opf_shape_numel({at}->rank - 1, {at}->shape)", "depth",
+                     f"opf_shape_numel({x}->rank - depth, {x}->shape + depth)",
+                     *(f"n[{k}]" for k in range(abi.MAX_RANK))]
+        else:
+            lines = [f"const int64_t s = opf_layout_axis({arg('seq_axis')}, {x}->rank), "
+                     f"b = opf_layout_axis({arg('batch_axis')}, {x}->rank);"]
+            given = [arg("seq_lengths"), f"opf_numel({x})", f"opf_shape_numel({x}->rank - (int32_t)s - 1, {x}->shape + s + 1)",
+                     f"{x}->shape[s]", f"opf_shape_numel({x}->rank - (int32_t)b - 1, {x}->shape + b + 1)", f"{x}->shape[b]"]
+        lines.append("int failed = 0;")
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.of(c.input)]
+            data = [f"(const {ct}*){x}->data", f"(const int64_t*){given[0]}->data", f"({ct}*){out}->data"]
+            return [f"failed = {self.indexed(c, v, api=True).name}({', '.join([*data, *given[1:]])});"]
+
+        return lines + self.dispatch(per_variant) + [
+            "if (failed != 0) {", f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(c.value_refusals(self.op)[0])});",
+            "}", "return OPFORGE_OK;"]
 
     def gather(self, c: C.LayoutMove) -> list[str]:
         """The kernel over the axis's step, size and slot; its failure in the op's words."""
@@ -192,17 +343,15 @@ static inline void {name}({', '.join(d for d, _ in params)})
                 "}"]
         return self.plan(c, f"opf_layout_pad({x}, {arg('paddings')}, (int){arg('mode')}, {out}, &plan)", fill)
 
-    def copy(self, c: C.LayoutMove, *roles: str, checks_values: bool = True) -> list[str]:
-        """The runtime's copy of a data layout (``checks_values``: it returns a status)."""
-        x, out, arg = self.names(c)
-        given = [x, *(arg(r) for r in roles), out]
-        if checks_values:
-            return [f"return opf_{c.layout}({', '.join(given + ['detail'])});"]
-        return [f"opf_{c.layout}({', '.join(given)});", "return OPFORGE_OK;"]
-
 
 #: The layouts that keep the elements in order (only the shape changes).
 _IN_ORDER = ("reshape", "squeeze", "expand_dims", "narrow")
+
+#: The layouts whose indices are data (beside gather): a kernel per dtype that checks them.
+_INDEXED = ("gather_nd", "reverse_sequence")
+
+#: The layouts that write (diag) or replace (set_diag) a main diagonal: a kernel per dtype.
+_DIAGONALS = ("diag", "set_diag")
 
 #: What each layout kind lowers to.
 _LAYOUTS: dict[str, Callable[[LayoutEmitter, C.LayoutMove], list[str]]] = {
@@ -210,8 +359,4 @@ _LAYOUTS: dict[str, Callable[[LayoutEmitter, C.LayoutMove], list[str]]] = {
     "narrow": LayoutEmitter.flat, "permute": LayoutEmitter.permute, "transpose": LayoutEmitter.transpose,
     "reverse": LayoutEmitter.reverse, "tile": LayoutEmitter.tile, "slice": LayoutEmitter.slice,
     "strided_slice": LayoutEmitter.strided_slice, "pad": LayoutEmitter.pad,
-    "gather_nd": lambda e, c: e.copy(c, "indices"),
-    "reverse_sequence": lambda e, c: e.copy(c, "seq_lengths", "seq_axis", "batch_axis"),
-    "diag": lambda e, c: e.copy(c, checks_values=False),
-    "set_diag": lambda e, c: e.copy(c, "diagonal", checks_values=False),
 }

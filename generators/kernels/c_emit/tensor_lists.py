@@ -9,6 +9,7 @@ from dsl import dtypes as D
 from generators import abi
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.c_emit.base import Emitter, OpCode, PlainKernel, fragment
+from generators.kernels.c_shapes import CShapeRenderer
 
 
 class JoinEmitter(Emitter):
@@ -42,17 +43,80 @@ static inline void {name}({', '.join(d for d, _ in params)})
 
 
 class PartsEmitter(Emitter):
-    """split, unstack and meshgrid: one runtime copy for every dtype into a list of outputs."""
+    """split and unstack: one runtime copy for every dtype into a list of outputs, and a plain
+    kernel per dtype (units); meshgrid: a kernel per dtype, the API's and a unit's."""
 
     def emit(self) -> OpCode:
         c: C.Parts = self.op.compute  # type: ignore[assignment]
         src, outs = abi.c_name(c.source), abi.c_name(c.outputs)
         if c.part == "meshgrid":
-            call = f"opf_meshgrid({src}, {src}_count, {abi.c_name(c.arg('cartesian'))}, {outs});"
-        else:
-            unstack = "false" if c.part == "split" else "true"
-            call = f"opf_split({src}, {abi.c_name(c.arg('axis'))}, {unstack}, {outs}, {outs}_count);"
-        return OpCode((), (), self.api([call]))
+            kernels = {v.dtype: self.meshed(c, v, api=True) for v in self.variants}
+            plain = tuple(self.meshed(c, v, api=False) for v in self.variants)
+            return OpCode(tuple(k.fragment for k in kernels.values()), (), self.api(self.meshgrid(c, kernels)), plain)
+        unstack = "false" if c.part == "split" else "true"
+        call = f"opf_split({src}, {abi.c_name(c.arg('axis'))}, {unstack}, {outs}, {outs}_count);"
+        return OpCode((), (), self.api([call]), tuple(self.plain_parted(c, v) for v in self.variants))
+
+    def meshed(self, c: C.Parts, v: D.Variant, api: bool) -> PlainKernel:
+        """meshgrid: each of the ``count`` outputs, of ``n`` elements, takes tensor k's elements
+        along its grid axis, ``steps[k]`` elements a step there (the form's ``grid_axis``), each
+        repeated over the other axes; ``sizes[k]``: tensor k's count. The API's version counts in
+        int64_t, a unit's (``meshed``) in int."""
+        ct, size = C_TYPE[v.of(c.source)], "int64_t" if api else "int"
+        name = f"{self.kernel_name(v)}_meshed" + ("" if api else "_n")
+        params = ((f"const {ct}* const* xs", c.source), (f"{ct}* const* outputs", c.outputs), (f"{size} count", "count"),
+                  (f"{size} n", "n"), (f"const {size}* steps", "steps"), (f"const {size}* sizes", "sizes"))
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    for ({size} k = 0; k < count; k++) {{
+        for ({size} e = 0; e < n; e++) {{
+            outputs[k][e] = xs[k][(e / steps[k]) % sizes[k]];
+        }}
+    }}
+}}"""), v, params, "meshed")
+
+    def meshgrid(self, c: C.Parts, kernels: dict[str, PlainKernel]) -> list[str]:
+        """Each tensor's step along its grid axis (rendered from the form) and count, then the
+        kernel over the data (the outputs' shapes are the form's, checked before)."""
+        src, outs = abi.c_name(c.source), abi.c_name(c.outputs)
+        render = CShapeRenderer(self.op, prefix="grid_")
+        render.bound["k"].append("k")
+        with render.block() as body:
+            axis = render.render(c.grid_axis())
+        lines = ["int64_t steps[OPFORGE_MAX_RANK] = {0}, sizes[OPFORGE_MAX_RANK] = {0};",
+                 *render.take(), f"for (int32_t k = 0; k < {src}_count; k++) {{", *body,
+                 f"const int32_t g = (int32_t)({axis});",
+                 f"steps[k] = opf_shape_numel({src}_count - 1 - g, {outs}[0]->shape + g + 1);",
+                 f"sizes[k] = opf_numel({src}[k]);", "}"]
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.of(c.source)]
+            return [f"const {ct}* from[OPFORGE_MAX_RANK] = {{0}};", f"{ct}* to[OPFORGE_MAX_RANK] = {{0}};",
+                    f"for (int32_t k = 0; k < {src}_count; k++) {{",
+                    f"from[k] = (const {ct}*){src}[k]->data;", f"to[k] = ({ct}*){outs}[k]->data;", "}",
+                    f"{kernels[v.dtype].name}(from, to, {src}_count, n, steps, sizes);"]
+
+        return [*lines, f"const int64_t n = {src}_count > 0 ? opf_numel({outs}[0]) : 0;"] + self.dispatch(per_variant)
+
+    def plain_parted(self, c: C.Parts, v: D.Variant) -> PlainKernel:
+        """split and unstack as a plain kernel, the join's inverse: ``slot`` times, a block of
+        ``block`` elements of x to each of the ``count`` outputs in turn."""
+        ct, name = C_TYPE[v.of(c.source)], f"{self.kernel_name(v)}_parted"
+        params = ((f"const {ct}* restrict x", c.source), (f"{ct}* const* outputs", c.outputs), ("int count", "count"),
+                  ("int block", "block"), ("int slot", "slot"))
+        return PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    for (int j = 0; j < slot; j++) {{
+        for (int k = 0; k < count; k++) {{
+            {ct}* o = outputs[k] + j * block;
+            for (int i = 0; i < block; i++) {{
+                o[i] = *x++;
+            }}
+        }}
+    }}
+}}"""), v, params, "parted", c.arg("axis"))
 
 
 class MergeEmitter(Emitter):

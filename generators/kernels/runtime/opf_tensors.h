@@ -1,4 +1,4 @@
-/* Generated tensors: ranges, linspace, diagonals, fills, one-hot and sequence masks. */
+/* Generated tensors: the fit of a value in a dtype, and fills. */
 #ifndef OPF_TENSORS_H
 #define OPF_TENSORS_H
 
@@ -29,35 +29,8 @@ static inline bool opf_double_fits(opforge_dtype dtype, double v)
     }
 }
 
-/* The generators below write `out`, whose shape the caller has checked is the one the op's
- * form gives for these args (and whose refusals it has checked); they check values only. */
-
-/* start + i * delta for each of the n elements of out. */
-static inline opforge_status opf_generate_range(double start, double delta, opforge_tensor* out, const char** detail)
-{
-    const int64_t n = out->shape[0];
-    if (n > 0 && (!opf_double_fits(out->dtype, start) || !opf_double_fits(out->dtype, start + (double)(n - 1) * delta))) {
-        return opf_fail(detail, OPFORGE_ERR_ARG, "the values do not fit in the dtype");
-    }
-    for (int64_t i = 0; i < n; i++) {
-        opf_store_double(out, i, start + (double)i * delta);
-    }
-    return OPFORGE_OK;
-}
-
-/* As many values as out holds from start to stop, both included. */
-static inline opforge_status opf_generate_linspace(double start, double stop, opforge_tensor* out, const char** detail)
-{
-    const int64_t num = out->shape[0];
-    if (num > 0 && (!opf_double_fits(out->dtype, start) || !opf_double_fits(out->dtype, stop))) {
-        return opf_fail(detail, OPFORGE_ERR_ARG, "the values do not fit in the dtype");
-    }
-    const double step = num > 1 ? (stop - start) / (double)(num - 1) : 0;
-    for (int64_t i = 0; i < num; i++) {
-        opf_store_double(out, i, i == num - 1 && num > 1 ? stop : start + (double)i * step);
-    }
-    return OPFORGE_OK;
-}
+/* A fill writes `out`, whose shape the caller has checked is the one the op's form gives for
+ * its args; it checks the value only. */
 
 static inline opforge_status opf_generate_fill(double value, opforge_tensor* out, const char** detail)
 {
