@@ -231,8 +231,9 @@ def _strided(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
     """(the parameter's source, the Expression's name and value) of each of the strided kernel's
     sizes, rendered from the form's reading plan (``LayoutMove.strides``): the output's size
     along each axis; x's step along it, the plan's step times the stride of the axis of x it
-    runs along; the offset, the plan's start on each axis of x times that axis's stride. Axes
-    count from the innermost, as the kernel's do; NumPy's axis of the plan is ``count - 1 - k``."""
+    runs along; the offset, the plan's start on each axis of x times that axis's stride; a
+    pad's value. Axes count from the innermost, as the kernel's do; NumPy's axis of the plan is
+    ``count - 1 - k``."""
     c = op.compute
     plan, x = c.strides(), f"{c.input}.shape"
     render = units.shape_renderer(op)
@@ -261,6 +262,9 @@ def _strided(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
             k = source.rsplit(":", 1)[1]
             period = render.bind("k", f"(output_shape.count - 1 - {k})", plan.period.size)
             out.append((source, f"{c.input}_period{k}", f"{k} < output_shape.count ? Math.max(1, {period}) : 1"))
+    if plan.edges is not None:  # (a pad's value where it is written, else 0: it converts exactly, as Asserted)
+        mode, value = units.value(op, plan.edges), units.value(op, plan.fill)
+        out.append((plan.fill, "pad_value", f'{mode} == "{C.PAD_MODES[0]}" ? {value} : 0'))
     if any(source == "offset" for _, source in kernel.parameters):
         terms = [f"({a} < {x}.count ? ({render.bind('k', str(a), plan.start.size)}) * {stride(str(a))} : 0)"
                  for a in range(abi.MAX_RANK)]

@@ -112,34 +112,25 @@ static void test_descriptor_checks(void)
     CHECK(opf_check_tensor(&missing, floats) == OPFORGE_ERR_NULL);
 }
 
-static void test_layout_plans(void)
+static void test_layout_edges(void)
 {
-    /* the default permutation reverses the axes: a 2x3 transposed */
-    const int32_t x[6] = {0, 1, 2, 3, 4, 5};
-    const opforge_tensor t = {(void*)x, OPFORGE_INT32, 2, {2, 3}};
-    opf_layout_plan p;
-    opf_layout_permute(&t, NULL, &p);
-    CHECK(shape_equals(p.rank, p.shape, 2, (const int64_t[]){3, 2}));
-    int32_t out[6] = {0};
-    opf_layout_run(&p, (const unsigned char*)x, sizeof x[0], NULL, (unsigned char*)out);
-    const int32_t want[6] = {0, 3, 1, 4, 2, 5};
-    CHECK(memcmp(out, want, sizeof want) == 0);
+    /* a pad reads an index outside the axis mirrored once, or not at all (constant) */
+    const int32_t reflect = opf_pad_edges(1), symmetric = opf_pad_edges(2), constant = opf_pad_edges(0);
+    CHECK(opf_edge_index(2, 3, reflect) == 2 && opf_edge_index(-1, 3, reflect) == 1);
+    CHECK(opf_edge_index(3, 3, reflect) == 1 && opf_edge_index(4, 3, reflect) == 0);
+    CHECK(opf_edge_index(-1, 3, symmetric) == 0 && opf_edge_index(3, 3, symmetric) == 2);
+    CHECK(opf_edge_index(-2, 3, symmetric) == 1 && opf_edge_index(-1, 3, constant) == -1);
+    CHECK(opf_layout_axis(-1, 3) == 2 && opf_layout_axis(1, 3) == 1);
 
-    /* a reflect pad of one before and two after along the last axis, in the output's shape */
-    int32_t padded[10] = {0};
-    const opforge_tensor into = {padded, OPFORGE_INT32, 2, {2, 5}};
-    opf_layout_pad(&t, (const int64_t[]){0, 0, 1, 1}, 1, &into, &p);
-    opf_layout_run(&p, (const unsigned char*)x, sizeof x[0], NULL, (unsigned char*)padded);
-    const int32_t reflected[10] = {1, 0, 1, 2, 1, 4, 3, 4, 5, 4};
-    CHECK(memcmp(padded, reflected, sizeof reflected) == 0);
-
-    /* Python's x[:, ::-2]: from the clamped end, backwards */
-    int32_t picked[4] = {0};
-    const opforge_tensor cut = {picked, OPFORGE_INT32, 2, {2, 2}};
-    opf_layout_strided_slice(&t, (const int64_t[]){0, 9}, (const int64_t[]){1, -2}, &cut, &p);
-    opf_layout_run(&p, (const unsigned char*)x, sizeof x[0], NULL, (unsigned char*)picked);
-    const int32_t every_other[4] = {2, 0, 5, 3};
-    CHECK(memcmp(picked, every_other, sizeof every_other) == 0);
+    /* a flat move copies in order, and leaves an output that is x itself as it is */
+    int32_t x[6] = {0, 1, 2, 3, 4, 5}, out[6] = {0};
+    const opforge_tensor t = {x, OPFORGE_INT32, 2, {2, 3}};
+    opforge_tensor into = {out, OPFORGE_INT32, 1, {6}};
+    opf_layout_flat(&t, &into);
+    CHECK(memcmp(out, x, sizeof x) == 0);
+    into.data = x;
+    opf_layout_flat(&t, &into);
+    CHECK(x[5] == 5);
 }
 
 static void test_reduce_plans(void)
@@ -306,7 +297,7 @@ int main(void)
     test_broadcasting();
     test_dims_primitives();
     test_descriptor_checks();
-    test_layout_plans();
+    test_layout_edges();
     test_reduce_plans();
     test_scalar_semantics();
     test_casts();

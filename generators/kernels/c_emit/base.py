@@ -155,19 +155,19 @@ LOOP_RANKS = (2, 4, abi.MAX_RANK)
 
 
 def axis_loops(operands: list[str], origin: dict[str, str] | None = None,
-               rank: int = abi.MAX_RANK, wrap: bool = False) -> tuple[str, str]:
+               rank: int = abi.MAX_RANK, wrap: bool = False, size: str = "int") -> tuple[str, str]:
     """(the opening, the closing) of a loop per axis ``k`` below ``rank``, outermost first,
     ``i<k>`` below ``n<k>``, each operand ``r`` at ``r_at<k>``: ``origin[r]`` plus ``i<k> * r_s<k>``
     per loop (the loops of kernels that read at per-axis steps; ``wrap``: ``i<k>`` modulo
-    ``r_m<k>``, a tile's repetition)."""
+    ``r_m<k>``, a tile's repetition), counting in ``size`` (a unit's int, the C API's int64_t)."""
     origin = origin or {}
     loops, closing = [], []
     for k in range(rank - 1, -1, -1):
         outer = {r: f"{r}_at{k + 1}" if k + 1 < rank else origin.get(r, "") for r in operands}
         index = {r: f"(i{k} % {r}_m{k})" if wrap else f"i{k}" for r in operands}
-        at = "".join(f"const int {r}_at{k} = {f'{outer[r]} + ' if outer[r] else ''}{index[r]} * {r}_s{k};"
+        at = "".join(f"const {size} {r}_at{k} = {f'{outer[r]} + ' if outer[r] else ''}{index[r]} * {r}_s{k};"
                      for r in operands)
-        loops.append(f"for (int i{k} = 0; i{k} < n{k}; i{k}++) {{\n{at}")
+        loops.append(f"for ({size} i{k} = 0; i{k} < n{k}; i{k}++) {{\n{at}")
         closing.append("}")
     return "".join(loops), "".join(closing)
 

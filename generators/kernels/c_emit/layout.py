@@ -9,6 +9,7 @@ from dsl import dtypes as D
 from generators import abi
 from generators.formatting import c_string
 from generators.kernels.c_emit.base import LOOP_RANKS, Emitter, OpCode, PlainKernel, axis_loops, fragment
+from generators.kernels.c_shapes import CShapeRenderer
 from generators.kernels.scalar_c import C_TYPE
 
 
@@ -26,6 +27,9 @@ class LayoutEmitter(Emitter):
         elif c.strides() is not None:  # (a kernel of fewer loops first, for the ranks it covers)
             make = self.plain_padded if c.strides().edges is not None else self.plain_strided
             plain = tuple(make(c, v, rank) for rank in LOOP_RANKS for v in self.variants)
+            kernels = {v.dtype: make(c, v, abi.MAX_RANK, api=True) for v in self.variants}  # (the API's)
+            return OpCode(tuple(k.fragment for k in kernels.values()), (), self.api_returning(self.by_plan(c, kernels)),
+                          plain)
         elif c.layout in _INDEXED:  # (the API calls their int64_t versions; they check the indices)
             kernels = tuple(self.indexed(c, v, api=True).fragment for v in self.variants)
             plain = tuple(self.indexed(c, v, api=False) for v in self.variants)
@@ -40,31 +44,33 @@ class LayoutEmitter(Emitter):
             return OpCode(kernels, (), self.api_returning(self.gather(c)), plain)
         return OpCode((), (), self.api_returning(_LAYOUTS[c.layout](self, c)), plain)
 
-    def plain_padded(self, c: C.LayoutMove, v: D.Variant, rank: int) -> PlainKernel:
+    def plain_padded(self, c: C.LayoutMove, v: D.Variant, rank: int, api: bool = False) -> PlainKernel:
         """A pad as a plain kernel: a loop per output axis ``k`` (below ``rank``), its index moved
         back by ``x_b<k>`` (the plan's start, minus the pad before) and read as the mode's edges
         say (``opf_edge_index``): inside x, at ``x_s<k>`` elements a step; outside, constant
-        edges write ``value``, which the caller converted to the dtype."""
+        edges write ``value``, which the caller converted to the dtype. The C API's version
+        (``api``) counts in int64_t, a unit's in int."""
         plan = c.strides()
-        ct, name = C_TYPE[v.of(c.input)], f"{self.kernel_name(v)}_padded{rank}"
+        size = "int64_t" if api else "int"
+        ct, name = C_TYPE[v.of(c.input)], f"{self.kernel_name(v)}_padded" + ("_whole" if api else str(rank))
         axes = range(rank - 1, -1, -1)
         params = ((f"const {ct}* restrict x", c.input), (f"{ct}* restrict output", self.op.outputs[0].name),
-                  *((f"int n{k}", f"n{k}") for k in axes), *((f"int x_s{k}", f"step:{c.input}:{k}") for k in axes),
-                  *((f"int x_n{k}", f"extent:{c.input}:{k}") for k in axes),
-                  *((f"int x_b{k}", f"start:{c.input}:{k}") for k in axes),
+                  *((f"{size} n{k}", f"n{k}") for k in axes), *((f"{size} x_s{k}", f"step:{c.input}:{k}") for k in axes),
+                  *((f"{size} x_n{k}", f"extent:{c.input}:{k}") for k in axes),
+                  *((f"{size} x_b{k}", f"start:{c.input}:{k}") for k in axes),
                   ("int mode", plan.edges), (f"{ct} value", plan.fill))
         loops, closing = [], []
         for k in axes:
             outer = f"x_at{k + 1} < 0 ? -1 : x_at{k + 1} + " if k + 1 < rank else ""
-            loops.append(f"for (int i{k} = 0; i{k} < n{k}; i{k}++) {{\n"
+            loops.append(f"for ({size} i{k} = 0; i{k} < n{k}; i{k}++) {{\n"
                          f"const int64_t j{k} = opf_edge_index(i{k} + x_b{k}, x_n{k}, edges);\n"
-                         f"const int x_at{k} = j{k} < 0 ? -1 : {outer}(int)j{k} * x_s{k};")
+                         f"const {size} x_at{k} = j{k} < 0 ? -1 : {outer}({size})j{k} * x_s{k};")
             closing.append("}")
         return PlainKernel(fragment(name, f"""
 static inline void {name}({', '.join(d for d, _ in params)})
 {{
     const int32_t edges = opf_pad_edges(mode);
-    int o = 0;
+    {size} o = 0;
     {"".join(loops)}
     output[o] = x_at0 < 0 ? value : x[x_at0];
     o++;
@@ -272,77 +278,97 @@ static inline void {name}({', '.join(d for d, _ in params)})
     }}
 }}"""), v, params)
 
-    def plain_strided(self, c: C.LayoutMove, v: D.Variant, rank: int) -> PlainKernel:
+    def plain_strided(self, c: C.LayoutMove, v: D.Variant, rank: int, api: bool = False) -> PlainKernel:
         """A move that reads x at evenly spaced places along each output axis (the form's
         ``strides``), as a plain kernel: a loop per axis of an output of ``rank`` axes at most,
         outermost first, x read ``x_s<k>`` elements apart along axis ``k`` (0 the innermost) from
         element ``offset`` (a tile: the index modulo ``x_m<k>`` first). The caller computes the
-        steps and offset from the plan; an index never leaves x."""
-        ct, name = C_TYPE[v.of(c.input)], f"{self.kernel_name(v)}_strided{rank}"
+        steps and offset from the plan; an index never leaves x. The C API's version (``api``)
+        counts in int64_t, a unit's in int."""
+        size = "int64_t" if api else "int"
+        ct, name = C_TYPE[v.of(c.input)], f"{self.kernel_name(v)}_strided" + ("_whole" if api else str(rank))
         axes = range(rank - 1, -1, -1)
         wrap = c.strides().period is not None  # (tile: each output index modulo x's size there)
         params = ((f"const {ct}* restrict x", c.input), (f"{ct}* restrict output", self.op.outputs[0].name),
-                  *((f"int n{k}", f"n{k}") for k in axes), *((f"int x_s{k}", f"step:{c.input}:{k}") for k in axes),
-                  *((f"int x_m{k}", f"period:{c.input}:{k}") for k in axes if wrap), ("int offset", "offset"))
-        loops, closing = axis_loops(["x"], {"x": "offset"}, rank, wrap)
+                  *((f"{size} n{k}", f"n{k}") for k in axes), *((f"{size} x_s{k}", f"step:{c.input}:{k}") for k in axes),
+                  *((f"{size} x_m{k}", f"period:{c.input}:{k}") for k in axes if wrap), (f"{size} offset", "offset"))
+        loops, closing = axis_loops(["x"], {"x": "offset"}, rank, wrap, size)
         return PlainKernel(fragment(name, f"""
 static inline void {name}({', '.join(d for d, _ in params)})
 {{
-    int o = 0;
+    {size} o = 0;
     {loops}
     output[o] = x[x_at0];
     o++;
     {closing}
 }}"""), v, params, "strided", rank=rank)
 
+    def by_plan(self, c: C.LayoutMove, kernels: dict[str, PlainKernel]) -> list[str]:
+        """A strided layout: the form's reading plan (``LayoutMove.strides``) rendered into the
+        sizes its kernel takes, per axis counted from the innermost as the kernel counts them
+        (1 element and step 0 beyond the output's rank), then the kernel of the dtype. The
+        output's shape and the plan's indices are the form's, checked before."""
+        x, out, _ = self.names(c)
+        plan = c.strides()
+        render = CShapeRenderer(self.op, prefix="plan_")
+        beyond = {"n": "1", "x_s": "0", "x_m": "1", "x_n": "1", "x_b": "0"}  # (an axis beyond the output's rank)
+        names = ["n", "x_s", *(["x_m"] if plan.period is not None else []),
+                 *(["x_n", "x_b"] if plan.edges is not None else [])]
+        lines = [f"int64_t {', '.join(f'{n}[OPFORGE_MAX_RANK]' for n in names)};",
+                 "for (int32_t j = 0; j < OPFORGE_MAX_RANK; j++) {", *(f"{n}[j] = {beyond[n]};" for n in names), "}"]
+
+        def stride(axis: str) -> str:  # (of axis `axis` of x, in elements)
+            return f"opf_shape_numel({x}->rank - (int32_t)({axis}) - 1, {x}->shape + ({axis}) + 1)"
+
+        render.bound["k"].append("d")
+        if plan.edges is None:  # (the first element read: each axis's start)
+            with render.block() as body:
+                start = render.render(plan.start.size)
+            lines += ["int64_t offset = 0;", *render.take(), f"for (int32_t d = 0; d < {x}->rank; d++) {{", *body,
+                      f"offset += ({start}) * {stride('d')};", "}"]
+        with render.block() as body:
+            source, step = render.render(plan.source.size), render.render(plan.step.size)
+            period = render.render(plan.period.size) if plan.period is not None else ""
+        lines += [*render.take(), f"for (int32_t d = 0; d < {out}->rank; d++) {{", *body,
+                  f"const int64_t a = {source};", f"const int32_t j = {out}->rank - 1 - d;",
+                  f"n[j] = {out}->shape[d];", f"x_s[j] = ({step}) * {stride('a')};"]
+        if plan.period is not None:
+            lines.append(f"x_m[j] = ({period}) > 0 ? ({period}) : 1;")
+        if plan.edges is not None:  # (x's size and first index along the axis it runs along)
+            render.bound["k"].append("a")
+            with render.block() as inner:
+                start = render.render(plan.start.size)
+            render.bound["k"].pop()
+            lines += [*inner, f"x_n[j] = {x}->shape[a];", f"x_b[j] = {start};"]
+        lines.append("}")
+        render.bound["k"].pop()
+        if plan.edges is not None:  # (a constant pad writes the value, which must convert exactly)
+            message = c_string(f"{plan.fill}: does not convert exactly to the dtype of {c.input}")
+            lines += ["unsigned char exact[8];",
+                      f"if ({abi.c_name(plan.edges)} == 0 && !opf_fill_value({x}->dtype, {abi.c_name(plan.fill)}, exact)) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_ARG, {message});", "}"]
+        axes = range(abi.MAX_RANK - 1, -1, -1)
+
+        def per_variant(v: D.Variant) -> list[str]:
+            ct = C_TYPE[v.of(c.input)]
+            given = [f"(const {ct}*){x}->data", f"({ct}*){out}->data", *(f"{n}[{k}]" for n in names for k in axes)]
+            if plan.edges is None:
+                return [f"{kernels[v.dtype].name}({', '.join([*given, 'offset'])});"]
+            # (the value only where it is written, and so converts exactly: constant edges)
+            mode = abi.c_name(plan.edges)
+            given += [f"(int){mode}", f"{mode} == 0 ? ({ct}){abi.c_name(plan.fill)} : ({ct})0"]
+            return [f"{kernels[v.dtype].name}({', '.join(given)});"]
+
+        return lines + self.dispatch(per_variant) + ["return OPFORGE_OK;"]
+
     def names(self, c: C.LayoutMove) -> tuple[str, str, Callable[[str], str]]:
         """(the input, the output, the C name of the arg that plays a role)."""
         return abi.c_name(c.input), abi.c_name(self.op.outputs[0].name), lambda role: abi.c_name(c.arg(role))
 
-    def plan(self, c: C.LayoutMove, build: str, fill: list[str] | None = None) -> list[str]:
-        """The plan ``build`` makes, run over the input (``fill``: the lines that set a pad's value)."""
-        x, out, _ = self.names(c)
-        return ["opf_layout_plan plan;", f"{build};", "unsigned char fill[8] = {0};", *(fill or []),
-                f"opf_layout_run(&plan, (const unsigned char*){x}->data, opforge_dtype_size({x}->dtype), fill, "
-                f"(unsigned char*){out}->data);", "return OPFORGE_OK;"]
-
     def flat(self, c: C.LayoutMove) -> list[str]:
         """The elements in order, in the output's shape (reshape, squeeze, expand_dims, narrow)."""
         x, out, _ = self.names(c)
-        return self.plan(c, f"opf_layout_flat({x}, {out}, &plan)")
-
-    def permute(self, c: C.LayoutMove) -> list[str]:
-        x, _, arg = self.names(c)
-        return self.plan(c, f"opf_layout_permute({x}, {arg('perm')}, &plan)")
-
-    def transpose(self, c: C.LayoutMove) -> list[str]:
-        x, _, _ = self.names(c)
-        return self.plan(c, f"opf_layout_permute({x}, NULL, &plan)")
-
-    def reverse(self, c: C.LayoutMove) -> list[str]:
-        x, _, arg = self.names(c)
-        return self.plan(c, f"opf_layout_reverse({x}, {arg('axes')}, {arg('axes')}_count, &plan)")
-
-    def tile(self, c: C.LayoutMove) -> list[str]:
-        x, out, _ = self.names(c)
-        return self.plan(c, f"opf_layout_tile({x}, {out}, &plan)")
-
-    def slice(self, c: C.LayoutMove) -> list[str]:
-        x, out, arg = self.names(c)
-        return self.plan(c, f"opf_layout_slice({x}, {arg('begin')}, {out}, &plan)")
-
-    def strided_slice(self, c: C.LayoutMove) -> list[str]:
-        x, out, arg = self.names(c)
-        return self.plan(c, f"opf_layout_strided_slice({x}, {arg('begin')}, {arg('strides')}, {out}, &plan)")
-
-    def pad(self, c: C.LayoutMove) -> list[str]:
-        """A constant pad writes the value, which must convert exactly to the dtype."""
-        x, out, arg = self.names(c)
-        fill = [f"if ({arg('mode')} == 0 && !opf_fill_value({x}->dtype, {arg('value')}, fill)) {{",
-                f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(c.arg('value') + ': does not convert exactly to the dtype of ' + c.input)});",
-                "}"]
-        return self.plan(c, f"opf_layout_pad({x}, {arg('paddings')}, (int){arg('mode')}, {out}, &plan)", fill)
-
+        return [f"opf_layout_flat({x}, {out});", "return OPFORGE_OK;"]
 
 #: The layouts that keep the elements in order (only the shape changes).
 _IN_ORDER = ("reshape", "squeeze", "expand_dims", "narrow")
@@ -356,7 +382,5 @@ _DIAGONALS = ("diag", "set_diag")
 #: What each layout kind lowers to.
 _LAYOUTS: dict[str, Callable[[LayoutEmitter, C.LayoutMove], list[str]]] = {
     "reshape": LayoutEmitter.flat, "squeeze": LayoutEmitter.flat, "expand_dims": LayoutEmitter.flat,
-    "narrow": LayoutEmitter.flat, "permute": LayoutEmitter.permute, "transpose": LayoutEmitter.transpose,
-    "reverse": LayoutEmitter.reverse, "tile": LayoutEmitter.tile, "slice": LayoutEmitter.slice,
-    "strided_slice": LayoutEmitter.strided_slice, "pad": LayoutEmitter.pad,
+    "narrow": LayoutEmitter.flat,
 }
