@@ -107,9 +107,10 @@ class Generation:
         return Sh.Max((Sh.size(0), length))
 
     def ends(self) -> tuple[Any, Any, Any] | None:
-        """range and linspace: (how many values, the first, the last), from the args. Where there
-        are values, each end, truncated toward zero, must lie within an integer dtype's range
-        (the values between them lie between them); None for the other generators."""
+        """range and linspace: (how many values, the start, the end: range's last value,
+        linspace's stop, even where num is 1), from the args. Where there are values, each end,
+        truncated toward zero, must lie within an integer dtype's range (the values between them
+        lie between them); None for the other generators."""
         role = lambda name: Sh.arg(self.arg(name))  # noqa: E731
         if self.generator == "linspace":
             return self._count(), role("start"), role("stop")
