@@ -140,46 +140,10 @@ def matrix_labels(spec: Any) -> tuple[str, str, str] | None:
     return (row, inner, col) if row != col and set(out) == {row, col} else None
 
 
-def matrices_kernel(name: str, dtype: str, spec: Any, labels: tuple[str, str, str]) -> str:
-    """A batch of matrix products over contiguous operands of equal batch axes: the rows of every
-    batch in one loop (one division a row: the smallest code on a Cortex-M), each element summing
-    its products in order of the inner label (the tiled kernel's order, so its result to the bit)."""
-    ct = C_TYPE[dtype]
-    acc_t = _accumulator(dtype)
-    row, inner, col = labels
-    at = {row: "e_i", inner: "e_k", col: "e_j"}
-    size = {row: "rows", inner: "inner", col: "cols"}
-
-    def index(operand: Any) -> str:
-        first, second = operand.labels[1:]
-        return f"{at[first]} * {size[second]} + {at[second]}"
-
-    a, b = spec.inputs
-    return f"""
-static inline void {name}(const {ct}* restrict a, const {ct}* restrict b, {ct}* restrict output, int batch, int rows,
-                          int inner, int cols)
-{{
-    for (int e_r = 0; e_r < batch * rows; e_r++) {{
-        const int e_b = e_r / rows, e_i = e_r - e_b * rows;
-        const {ct}* restrict ab = a + e_b * rows * inner;
-        const {ct}* restrict bb = b + e_b * inner * cols;
-        {ct}* restrict ob = output + e_b * rows * cols;
-        for (int e_j = 0; e_j < cols; e_j++) {{
-            {acc_t} acc = 0;
-            for (int e_k = 0; e_k < inner; e_k++) {{
-                acc = ({acc_t})(acc + ({acc_t})ab[{index(a)}] * ({acc_t})bb[{index(b)}]);
-            }}
-            ob[{index(spec.output)}] = ({ct})acc;
-        }}
-    }}
-}}"""
-
-
-def batches_kernel(name: str, dtype: str, spec: Any, labels: tuple[str, str, str]) -> str:
-    """A batch of matrix products whose batch axes broadcast (NumPy's matmul): a loop per batch
-    axis of the output, ``n<k>`` along axis ``k`` (0 the innermost batch axis), each operand's
-    matrix ``a_s<k>`` (``b_s<k>``) elements apart there (0 where its size is 1); in each, every
-    element sums its products in order of the inner label, as the other kernels do."""
+def _row_of_products(dtype: str, spec: Any, labels: tuple[str, str, str]) -> str:
+    """Row ``e_i`` of one matrix product, ``ab`` by ``bb`` into ``ob``: each element summing its
+    products in order of the inner label (the tiled kernel's order, so its result to the bit),
+    each operand indexed as its labels say (``rows``, ``inner``, ``cols`` its sizes)."""
     ct, acc_t = C_TYPE[dtype], _accumulator(dtype)
     row, inner, col = labels
     at = {row: "e_i", inner: "e_k", col: "e_j"}
@@ -189,10 +153,44 @@ def batches_kernel(name: str, dtype: str, spec: Any, labels: tuple[str, str, str
         first, second = operand.labels[1:]
         return f"{at[first]} * {size[second]} + {at[second]}"
 
+    a, b = spec.inputs
+    return f"""for (int e_j = 0; e_j < cols; e_j++) {{
+            {acc_t} acc = 0;
+            for (int e_k = 0; e_k < inner; e_k++) {{
+                acc = ({acc_t})(acc + ({acc_t})ab[{index(a)}] * ({acc_t})bb[{index(b)}]);
+            }}
+            ob[{index(spec.output)}] = ({ct})acc;
+        }}"""
+
+
+def matrices_kernel(name: str, dtype: str, spec: Any, labels: tuple[str, str, str]) -> str:
+    """A batch of matrix products over contiguous operands of equal batch axes: the rows of every
+    batch in one loop (one division a row: the smallest code on a Cortex-M), each element summing
+    its products in order of the inner label (the tiled kernel's order, so its result to the bit)."""
+    ct = C_TYPE[dtype]
+    return f"""
+static inline void {name}(const {ct}* restrict a, const {ct}* restrict b, {ct}* restrict output, int batch, int rows,
+                          int inner, int cols)
+{{
+    for (int e_r = 0; e_r < batch * rows; e_r++) {{
+        const int e_b = e_r / rows, e_i = e_r - e_b * rows;
+        const {ct}* restrict ab = a + e_b * rows * inner;
+        const {ct}* restrict bb = b + e_b * inner * cols;
+        {ct}* restrict ob = output + e_b * rows * cols;
+        {_row_of_products(dtype, spec, labels)}
+    }}
+}}"""
+
+
+def batches_kernel(name: str, dtype: str, spec: Any, labels: tuple[str, str, str]) -> str:
+    """A batch of matrix products whose batch axes broadcast (NumPy's matmul): a loop per batch
+    axis of the output, ``n<k>`` along axis ``k`` (0 the innermost batch axis), each operand's
+    matrix ``a_s<k>`` (``b_s<k>``) elements apart there (0 where its size is 1); in each, every
+    element sums its products in order of the inner label, as the other kernels do."""
+    ct = C_TYPE[dtype]
     rank = abi.MAX_RANK - 2
     axes = range(rank - 1, -1, -1)
     loops, closing = axis_loops(["a", "b"], rank=rank)
-    a, b = spec.inputs
     params = ", ".join([f"const {ct}* restrict a", f"const {ct}* restrict b", f"{ct}* restrict output", "int rows",
                         "int inner", "int cols", *(f"int n{k}" for k in axes), *(f"int a_s{k}" for k in axes),
                         *(f"int b_s{k}" for k in axes)])
@@ -204,13 +202,7 @@ static inline void {name}({params})
     const {ct}* restrict ab = a + a_at0;
     const {ct}* restrict bb = b + b_at0;
     for (int e_i = 0; e_i < rows; e_i++) {{
-        for (int e_j = 0; e_j < cols; e_j++) {{
-            {acc_t} acc = 0;
-            for (int e_k = 0; e_k < inner; e_k++) {{
-                acc = ({acc_t})(acc + ({acc_t})ab[{index(a)}] * ({acc_t})bb[{index(b)}]);
-            }}
-            ob[{index(spec.output)}] = ({ct})acc;
-        }}
+        {_row_of_products(dtype, spec, labels)}
     }}
     ob += rows * cols;
     {closing}
