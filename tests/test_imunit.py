@@ -492,11 +492,14 @@ def _run_driver(tmp_path: Path, folder: Path, op, lines: list[str], *flags: str)
     # what the unit shares with the others (its shared fragment file), then its own fragments
     driver.write_text("\n".join(["#include <stdio.h>", "#include <string.h>", '#include "opforge_shared.h"',
                                  f'#include "{op.name}.h"', "int main(void)", "{", *lines, "}"]) + "\n")
-    exe = tmp_path / "driver"
+    return _build_and_run(driver, "-ffp-contract=off", *flags, f"-I{folder}", f"-I{folder.parent.parent}")
+
+
+def _build_and_run(source: Path, *flags: str) -> subprocess.CompletedProcess:
+    """``source`` compiled warning-free (C99, pedantic) with ``flags`` and libm, then run."""
+    exe = source.with_suffix("")
     build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unknown-pragmas",
-                            "-ffp-contract=off", *flags, f"-I{folder}", f"-I{folder.parent.parent}", str(driver),
-                            "-lm", "-o", str(exe)],
-                           capture_output=True, text=True)
+                            *flags, str(source), "-lm", "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     return subprocess.run([str(exe)], capture_output=True, text=True)
 
@@ -622,12 +625,7 @@ def test_queue_c_implementation_replays_the_reference(out: Path, tmp_path: Path,
     lines += ['printf("ok\\n");', "return 0;", "}"]
     driver = tmp_path / "queue.c"
     driver.write_text("\n".join(lines) + "\n")
-    exe = tmp_path / "queue"
-    build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unknown-pragmas",
-                            f"-I{out / ns.key / op.name}", f"-I{out}", str(driver), "-lm", "-o", str(exe)],
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-3000:]
-    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    run = _build_and_run(driver, f"-I{out / ns.key / op.name}", f"-I{out}")
     assert (run.returncode, run.stdout.strip()) == (0, "ok")
 
 
@@ -1314,11 +1312,7 @@ def test_a_strided_layout_unit_runs_its_plain_kernel(out: Path, tmp_path: Path, 
                                  *(f'#include "{n}/{n}.h"' for n in names), "int main(void)", "{", *lines, *checks,
                                  'printf("ok\\n");', "return 0;", "}"]) + "\n")
     assert set(names) <= set(ops)
-    exe = tmp_path / "driver"
-    build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unknown-pragmas",
-                            f"-I{out / 'base'}", f"-I{out}", str(driver), "-o", str(exe)], capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-3000:]
-    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    run = _build_and_run(driver, f"-I{out / 'base'}", f"-I{out}")
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.returncode
 
 
@@ -1440,12 +1434,7 @@ def test_a_scatter_unit_checks_every_index_before_it_writes(out: Path, tmp_path:
                                  '#include "opforge_shared.h"', '#include "scatter_add/scatter_add.h"',
                                  '#include "segment_mean/segment_mean.h"', "int main(void)", "{", *lines, *checks,
                                  'printf("ok\\n");', "return 0;", "}"]) + "\n")
-    exe = tmp_path / "driver"
-    build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wno-unknown-pragmas",
-                            f"-I{out / 'base'}", f"-I{out}", str(driver), "-lm", "-o", str(exe)],
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-3000:]
-    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    run = _build_and_run(driver, f"-I{out / 'base'}", f"-I{out}")
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), (run.returncode, op.name)
 
 
