@@ -21,6 +21,7 @@ import attrs
 from dsl.model import Location
 
 _PRAGMA = re.compile(r'^\s*(?:#\s*pragma|#pragma)\s+(IMAGINET_[A-Z_]+)(?:\s+"([^"]*)")?\s*$')
+_ANY_PRAGMA = re.compile(r"^\s*#\s*pragma\s+IMAGINET_")
 
 
 class FragmentError(Exception):
@@ -37,6 +38,8 @@ class Fragment:
     text: str
     dependencies: tuple[tuple[str, str, Location], ...]  # (file, fragment, where declared)
     location: Location
+    #: test fragments associated with it by IMAGINET_FRAGMENT_TEST (file, fragment, where declared)
+    tests: tuple[tuple[str, str, Location], ...] = ()
 
 
 @attrs.frozen
@@ -52,12 +55,15 @@ def scan(path: Path, display: str) -> FragmentFile:
     includes: list[str] = []
     fragments: list[Fragment] = []
     file_deps: list[tuple[str, str, Location]] = []
+    file_tests: list[tuple[str, str, Location]] = []
     current: dict | None = None
     in_includes = False
     for number, line in enumerate(lines, 1):
         where = Location(display, number)
         m = _PRAGMA.match(line)
         word, arg = (m.group(1), m.group(2)) if m else (None, None)
+        if m is None and _ANY_PRAGMA.match(line):  # (a continued line would be read as code)
+            raise FragmentError(where, "an IMAGINET pragma is one line: the word, then its argument in double quotes")
         if word == "IMAGINET_INCLUDES_BEGIN":
             in_includes = True
         elif word == "IMAGINET_INCLUDES_END":
@@ -69,21 +75,22 @@ def scan(path: Path, display: str) -> FragmentFile:
                 raise FragmentError(where, "IMAGINET_FRAGMENT_BEGIN needs a quoted name")
             if any(f.name == arg for f in fragments):
                 raise FragmentError(where, f"fragment {arg!r} is defined twice in {display}")
-            current = {"name": arg, "lines": [], "deps": list(file_deps), "location": where}
+            current = {"name": arg, "lines": [], "deps": list(file_deps), "tests": list(file_tests), "location": where}
         elif word in ("IMAGINET_FRAGMENT_END", "IMAGINET_FRAGMENT_END_HEADER"):
             if current is None:
                 raise FragmentError(where, "IMAGINET_FRAGMENT_END without a fragment")
             fragments.append(Fragment(display, current["name"], "\n".join(current["lines"]) + "\n",
-                                      tuple(current["deps"]), current["location"]))
+                                      tuple(current["deps"]), current["location"], tuple(current["tests"])))
             current = None
-        elif word in ("IMAGINET_DEPENDENCY", "IMAGINET_FRAGMENT_DEPENDENCY"):
+        elif word in ("IMAGINET_DEPENDENCY", "IMAGINET_FRAGMENT_DEPENDENCY", "IMAGINET_FRAGMENT_TEST"):
             if not arg:
                 raise FragmentError(where, f"{word} needs \"FILE_PATH:FRAGMENT_NAME\" or \"FRAGMENT_NAME\"")
             # Without a file the fragment is in the same file (the authoring guide's short form).
             dep_file, dep_name = arg.rsplit(":", 1) if ":" in arg else (path.name, arg)
-            (current["deps"] if current is not None else file_deps).append((dep_file, dep_name, where))
-        elif word is not None and word not in ("IMAGINET_FRAGMENT_TEST", "IMAGINET_CODEPACKAGE_DEPENDENCY",
-                                               "IMAGINET_SYMBOL_CHECK"):
+            kind = "tests" if word == "IMAGINET_FRAGMENT_TEST" else "deps"
+            (current[kind] if current is not None else file_tests if kind == "tests" else file_deps).append(
+                (dep_file, dep_name, where))
+        elif word is not None and word not in ("IMAGINET_CODEPACKAGE_DEPENDENCY", "IMAGINET_SYMBOL_CHECK"):
             raise FragmentError(where, f"unknown pragma {word}")
         elif in_includes:
             if line.strip():

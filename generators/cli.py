@@ -29,7 +29,7 @@ from generators.api import GeneratedFile, GenerationContext, GenerationError
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="opforge: one op definition, every target.")
 
-EXIT_CHANGES = 1  # also: unit-check found a unit with an error
+EXIT_CHANGES = 1  # also: unit-check found a unit with an error, unit-test one that failed
 EXIT_DEFINITION = 2
 
 
@@ -297,7 +297,35 @@ def unit_check(
         raise typer.Exit(EXIT_CHANGES)
 
 
-_COMMANDS = {"generate", "list", "validate", "unit-check"}
+@app.command("unit-test")
+def unit_test(
+    paths: Annotated[list[Path], typer.Argument(help="Unit files, or folders searched for *.imunit.")],
+    cc: Annotated[str, typer.Option("--cc", "-cc", help="The C compiler the C tests are built with.")] = "gcc",
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Every check's line, not only the units'.")]
+        = False,
+) -> None:
+    """Run the tests associated with the units' fragments (IMAGINET_FRAGMENT_TEST), as Studio's test
+    runner does: the C tests of all units in one program built warning-free, the Python tests per unit.
+    One line per unit: passed, failed (the first failed check), none (no test) or error; exit 1 if
+    any unit failed or had an error."""
+    from generators.imunit import testing  # only this command needs the unit machinery
+
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise _fail(f"no such file or folder: {', '.join(missing)}")
+    outcomes = testing.run(paths, cc)
+    if not outcomes:
+        raise _fail("no .imunit files found")
+    for outcome in outcomes:
+        typer.echo(outcome.line())
+        if verbose:
+            for line in outcome.lines:
+                typer.echo(f"    {line}")
+    if any(o.kind in ("failed", "error") for o in outcomes):
+        raise typer.Exit(EXIT_CHANGES)
+
+
+_COMMANDS = {"generate", "list", "validate", "unit-check", "unit-test"}
 
 
 def main(argv: Sequence[str] | None = None) -> None:

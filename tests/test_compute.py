@@ -150,6 +150,12 @@ def test_a_file_level_dependency_applies_to_the_fragments_below_it(tmp_path: Pat
         #pragma IMAGINET_FRAGMENT_BEGIN "top"
         int x;
       '''}, "fragment 'top' has no IMAGINET_FRAGMENT_END", ("frags/a.h", 1)),
+    ({"a.h": '''
+        #pragma IMAGINET_FRAGMENT_BEGIN "top"
+        #pragma IMAGINET_FRAGMENT_TEST \\
+            "a_tests.c:top_test"
+        #pragma IMAGINET_FRAGMENT_END
+      '''}, "an IMAGINET pragma is one line: the word, then its argument in double quotes", ("frags/a.h", 2)),
 ])
 def test_fragment_errors_have_file_and_line(tmp_path: Path, files: dict[str, str], message: str,
                                             line: tuple[str, int]) -> None:

@@ -19,9 +19,8 @@ import pytest
 
 from conftest import ROOT
 from dsl import compute as C
-from dsl.types import DataType
 from dsl import fragments, loader
-from generators.imunit import checker, units
+from generators.imunit import checker, comparison, testing, units
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate, parse
 from generators.kernels import py_names
 from generators.kernels.selection import code_ops
@@ -65,6 +64,8 @@ def test_one_folder_per_op(out: Path) -> None:
     for ns, op in OPS:
         folder = out / ns.key / op.name
         wanted = {f"{op.name}.imunit"} if op.composition else {f"{op.name}.imunit", f"{op.name}.h", f"{op.name}.py"}
+        if op.composition is None and not isinstance(op.compute, C.SlidingWindow):  # and its comparison tests
+            wanted |= {f"{op.name}_tests.c", f"{op.name}_tests.py"}
         assert {p.name for p in folder.iterdir()} == wanted
 
 
@@ -164,97 +165,21 @@ def _check_compound(root: Path, unit: ET.Element) -> None:
 
 
 def _wants(op, expected) -> tuple:
-    """The expected array of each output (an op with several outputs gives a tuple), in the
-    unit's element type: an index output's is the unit's INDEX_DTYPE, not the reference's int64."""
-    wants = expected if isinstance(expected, tuple) else (expected,)
-    if units.index_output(op):
-        index = np.asarray(wants[0])
-        assert np.array_equal(index.astype(units.INDEX_DTYPE), index)  # (the cases' axes are short)
-        wants = (index.astype(units.INDEX_DTYPE), *wants[1:])
-    return wants
+    """The expected array of each output, in the unit's element type."""
+    return comparison.wanted(op, expected)
 
 
 def _output_sockets(op, expected) -> list[tuple[str, np.ndarray | None]]:
-    """Each output socket with the array it should receive (None: a socket of a list
-    output that its tensors do not reach, which is not there)."""
-    wants = _wants(op, expected)
-    if C.list_output(op.compute) is None:
-        return [(o.name, want) for o, want in zip(op.outputs, wants, strict=True)]
-    names = units.output_sockets(op.outputs[0])
-    return [(name, wants[k] if k < len(wants) else None) for k, name in enumerate(names)]
+    return comparison.output_wants(op, expected)
 
 
 def _socket_values(op, case) -> dict | None:
-    """Each input socket's array (None: unconnected), or None when a list has more
-    tensors than the unit has sockets."""
-    values = {}
-    for i in op.inputs:
-        given = case.kwargs[py_names.py_name(i.name)]
-        if i.count.is_single:
-            values[i.name] = np.asarray(given)
-            continue
-        names = units.sockets(i)
-        if len(given) > len(names):
-            return None
-        values |= {s: (np.asarray(given[k]) if k < len(given) else None) for k, s in enumerate(names)}
-    return values
+    return comparison.socket_values(op, case.kwargs)
 
 
-def axis_ranks(op, env: dict) -> dict[str, int]:
-    """The rank each axis option of the unit counts in, for the tensors in ``env``."""
-    hidden, ranks = units.axis_hidden(op)
-    scope = dict(env)
-    for h in hidden:
-        if not h.name.startswith("numpy_"):
-            scope[h.name] = evaluate(h.value, scope)
-    return {name: evaluate(rank, scope) for name, rank in ranks.items()}
-
-
-def imaginet_axis(numpy: int, rank: int) -> int:
-    """A case's NumPy axis as the unit's option takes it (0 the innermost); one out of
-    range stays out of range (rank: too large either way)."""
-    if not -rank <= numpy < rank:
-        return rank
-    return rank - 1 - numpy % rank
-
-
-def _case_env(op, case, expected):
+def _case_env(op, case, expected=None):
     """The unit's parameters for a test case: tensors, options and the output's dims."""
-    env = {}
-    sockets = _socket_values(op, case)
-    if sockets is None:
-        return None
-    for name, array in sockets.items():
-        env[name] = None if array is None else Tensor(VALUE_TYPES[DTYPE_TYPES[array.dtype.name]], Shape(array.shape))
-    axes = units.reduction_axes_arg(op)
-    axis_options = units.axis_options(op)
-    ranks = axis_ranks(op, env)
-    for a in op.args:
-        value = case.arg(a.name)
-        if a.name in axis_options:  # the unit counts from the innermost axis (Imaginet's convention)
-            env[a.name] = imaginet_axis(int(value), ranks[a.name])
-            continue
-        if units.value(op, a.name) != a.name:  # a computed default: given, or left to the unit
-            given = py_names.py_name(a.name) in case.kwargs
-            env[f"use_{a.name}"] = given
-            if not given:  # what the option holds is not read: any value of its type
-                value = [] if not a.count.is_single else "float64" if a.type is DataType.DATA_TYPE else 0
-        if a.name == axes:
-            if len(value) != 1:
-                return None  # units reduce one axis
-            env["axis"] = imaginet_axis(int(value[0]), ranks["axis"])
-        elif a.default is None and a.count.is_single:
-            env[f"use_{a.name}"] = value is not None
-            env[a.name] = value if value is not None else 0.0
-        elif not a.count.is_single:
-            env[a.name] = Shape(tuple(value))
-        else:
-            env[a.name] = value
-    for cfg in op.configs:
-        given = case.kwargs.get(py_names.config_param(cfg.name))
-        for a in cfg.args:
-            env[f"{cfg.name}_{a.name}"] = getattr(given, a.name) if given is not None else a.default
-    return env
+    return comparison.unit_env(op, case.kwargs)
 
 
 def _valid_cases(op):
@@ -539,8 +464,8 @@ def test_c_implementation_rejects_a_list_longer_than_the_unit_passes(out: Path, 
     assert units.list_length(op, dimensions) == 8
     given = {"dimensions_x": [1], "dimensions_y": [0], "transpose_x": False, "transpose_y": False,
              "transpose_z": False}
-    case = types.SimpleNamespace(dtype="float32", kwargs={py_names.py_name("x"): x, py_names.py_name("y"): y},
-                                 arg=given.__getitem__)
+    case = types.SimpleNamespace(dtype="float32", kwargs={py_names.py_name("x"): x, py_names.py_name("y"): y,
+                                                          **{py_names.py_name(k): v for k, v in given.items()}})
     expected = np.zeros((2, 4), dtype=np.float32)
     unit = ET.parse(out / ns.key / op.name / f"{op.name}.imunit").getroot()[0]
     env, failed = _evaluate_unit(unit, _case_env(op, case, expected))
@@ -895,6 +820,51 @@ int main(void)
     said = (run.stdout + run.stderr).strip()
     assert (run.returncode, said.splitlines()[-1] if said else "") == (0, f"{len(IMAGE_UNITS)} passed, 0 failed"), \
         said[-2000:]
+
+
+#: Units with no comparison tests: a Compound has no code of its own (its nodes' units are
+#: tested), a stream's lifecycle is replayed by test_queue_c_implementation_replays_the_reference.
+UNTESTED_UNITS = {"math/squared_difference/squared_difference.imunit", "signal/sliding_window/sliding_window.imunit"}
+
+
+@pytest.mark.parametrize("style", ["current", "legacy"])
+def test_every_unit_passes_its_comparison_tests_in_c_and_python(out: Path, legacy: Path, style: str) -> None:
+    """The tests the generator associates with each unit's fragments (its example, through the
+    unit's own call strings) pass: the C tests of all units built as one program, warning-free,
+    and the Python tests, each with its checks."""
+    root = out if style == "current" else legacy
+    outcomes = testing.run([root])
+    assert {str(o.path.relative_to(root)) for o in outcomes if o.kind == "none"} == UNTESTED_UNITS
+    bad = [o.line() for o in outcomes if o.kind not in ("passed", "none")]
+    assert bad == [], bad[:5]
+    for o in (o for o in outcomes if o.kind == "passed"):
+        assert any("(C)" in line and " returned " not in line for line in o.lines) and \
+            any("(Python)" in line for line in o.lines), o.lines  # (an output checked in each)
+    assert sum(o.kind == "passed" for o in outcomes) == len(OPS) - len(UNTESTED_UNITS)
+
+
+def test_a_comparison_test_fails_where_an_implementation_differs(out: Path, tmp_path: Path) -> None:
+    """unit-test reports a unit whose C or Python implementation gives other values than its
+    tests expect (one expected value changed here), and exits 1."""
+    copy = tmp_path / "imunit"
+    shutil.copytree(out / "math" / "mean", copy / "math" / "mean")
+    shutil.copytree(out / "math" / "add", copy / "math" / "add")
+    for name in ("opforge_shared.h", comparison.CHECKS_C, comparison.CHECKS_PY):
+        shutil.copy(out / name, copy / name)
+    for suffix, old, new in ((".c", "want_output[2] = {-0.3333333432674408f", "want_output[2] = {-0.25f"),
+                             (".py", "want_output = np.array([-0.3333333432674408", "want_output = np.array([-0.25")):
+        test = copy / "math" / "mean" / f"mean_tests{suffix}"
+        assert test.read_text().count(old) == 1, test.read_text()
+        test.write_text(test.read_text().replace(old, new))
+    run = subprocess.run([sys.executable, "-m", "generators.cli", "unit-test", str(copy), "-v"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert run.returncode == 1, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert f"{copy / 'math' / 'add' / 'add.imunit'}: passed: C 2 checks, Python 1 checks" in lines
+    assert f"{copy / 'math' / 'mean' / 'mean.imunit'}: failed: [FAILED] opforge_math_mean_test: (C) output: " \
+           "element 0 is -0.333333343, expected -0.25." in lines
+    assert "    [FAILED] opforge_math_mean_test: (Python) output: element 0 is -0.3333333432674408, expected -0.25." \
+        in lines
 
 
 def test_an_elementwise_unit_runs_its_plain_kernel_when_nothing_broadcasts(out: Path) -> None:

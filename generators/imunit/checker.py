@@ -25,8 +25,8 @@ from typing import Any
 import attrs
 
 from dsl import fragments
-from generators.imunit.expression import (VALUE_TYPES, Call, ExpressionError, ExternalCall, Shape, Tensor,
-                                          evaluate, interpolate, parse)
+from generators.imunit.expression import (VALUE_TYPES, Call, ExpressionError, ExternalCall, Name, Shape,
+                                          Tensor, evaluate, interpolate, parse)
 
 #: An input socket no ``--input`` names: rank 3 with distinct power-of-two sizes, so
 #: axis options, FFTs and windows all have something to work on; 100 Hz.
@@ -278,9 +278,8 @@ class Chosen:
     parameters: tuple[str, ...]
 
 
-def _resolve(folder: Path, reference: str, seen: dict[tuple[Path, str], Fragment]) -> Fragment:
-    """``file:name`` (relative to ``folder``) and, recursively, its dependencies, added to
-    ``seen`` dependencies first."""
+def _find(folder: Path, reference: str) -> tuple[Path, fragments.Fragment]:
+    """The file ``file:name`` (relative to ``folder``) names, and its fragment ``name``."""
     file_part, _, name = reference.rpartition(":")
     if not file_part:
         raise Unresolved(f"fragment {reference!r} names no file")
@@ -292,6 +291,14 @@ def _resolve(folder: Path, reference: str, seen: dict[tuple[Path, str], Fragment
     found = next((f for f in _fragment_file(path).fragments if f.name == name), None)
     if found is None:
         raise Unresolved(f"fragment {reference!r}: {path.name} has no fragment {name!r}")
+    return path, found
+
+
+def _resolve(folder: Path, reference: str, seen: dict[tuple[Path, str], Fragment]) -> Fragment:
+    """``file:name`` (relative to ``folder``) and, recursively, its dependencies, added to
+    ``seen`` dependencies first."""
+    path, found = _find(folder, reference)
+    name = found.name
     fragment = Fragment(path, name, found.text)
     if (path, name) not in seen:
         seen[(path, name)] = fragment  # first: a dependency cycle ends here
@@ -364,21 +371,26 @@ def _check_sections(unit: ET.Element, folder: Path, scope: _Scope) -> list[Chose
     return chosen_all
 
 
-def _conditions(implementation: ET.Element) -> Iterator[str]:
+def _conditions(implementation: ET.Element) -> Iterator[tuple[str, str | None]]:
     """An implementation's Conditionals (their value, or their text); in the seed
-    format also its ``conditional`` attribute and its TensorTypes."""
+    format also its ``conditional`` attribute and its TensorTypes, with the tensor whose
+    type they test (the condition holds where that tensor is not connected)."""
     if implementation.get("conditional"):
-        yield implementation.get("conditional", "")
+        yield implementation.get("conditional", ""), None
     for conditional in implementation.findall("Conditional"):
-        yield conditional.get("value", (conditional.text or "").strip())
+        yield conditional.get("value", (conditional.text or "").strip()), None
     for typed in implementation.findall("TensorType"):
         if typed.get("type") is None:  # any type
             continue
-        yield f"{typed.get('tensor')}.type == System.{typed.get('type')}"
+        tensor = typed.get("tensor")
+        # (an optional socket left unconnected has no type to match)
+        yield f"{tensor}.type == System.{typed.get('type')}", tensor
 
 
 def _holds(implementation: ET.Element, scope: _Scope) -> bool:
-    for text in _conditions(implementation):
+    for text, tensor in _conditions(implementation):
+        if tensor is not None and scope.get(tensor, 0) is None:
+            continue
         value = _expression(text, "conditional")(scope)
         if not isinstance(value, bool):
             raise ExpressionError(f"conditional {text!r} is {_text(value)}, not a bool")
@@ -427,6 +439,32 @@ def implementations(path: Path, inputs: Mapping[str, Tensor] | None = None,
     return chosen
 
 
+def chosen_calls(unit: ET.Element, inputs: Mapping[str, Tensor],
+                 options: Mapping[str, Any]) -> dict[str, tuple[ET.Element, tuple[tuple[str, Any], ...]]]:
+    """Per language, the Implementation of the Implementations section Studio picks for these
+    inputs and options, and its call's arguments (each as written, and its value: a socket's
+    Tensor, a number, a bool, a shape); raises ``Refused`` when an Assert fails. Unlike
+    ``implementations``, it reads no fragment file: it works on a unit being generated."""
+    parameters = unit.find("Parameters")
+    scope = _Scope(_definitions(parameters if parameters is not None else ET.Element("Parameters"), inputs, options))
+    _asserts(unit, scope)
+    picked: dict[str, tuple[ET.Element, tuple[tuple[str, Any], ...]]] = {}
+    for implementation in unit.findall("Implementations/Implementation"):
+        language = implementation.get("language", "")
+        if language in picked or not _holds(implementation, scope):
+            continue
+        node = parse(implementation.get("call", ""))
+        if not isinstance(node, Call):
+            raise Unresolved(f"call {implementation.get('call')!r} is not a function call")
+        picked[language] = (implementation, tuple((_source(a), evaluate(a, scope, strict=True)) for a in node.args))
+    return picked
+
+
+def _source(node: Any) -> str:
+    """A call argument as a name a test can declare (a bare name), or its expression's kind."""
+    return node.name if isinstance(node, Name) else type(node).__name__.lower()
+
+
 #: What a firmware's model file includes before any fragment: real fragments rely on it
 #: (the library's Argmax uses int16_t and includes only <float.h>).
 FIRMWARE_PREAMBLE = ("#include <stddef.h>", "#include <stdint.h>", "#include <stdbool.h>",
@@ -453,6 +491,18 @@ def fragments_of(folder: Path, reference: str) -> list[Fragment]:
     seen: dict[tuple[Path, str], Fragment] = {}
     _resolve(folder, reference, seen)
     return list(seen.values())
+
+
+def tests_of(folder: Path, reference: str) -> list[tuple[Path, str]]:
+    """The test fragments (file, name) associated with ``file:name`` (relative to ``folder``)
+    by ``IMAGINET_FRAGMENT_TEST``."""
+    path, found = _find(folder, reference)
+    return [((path.parent / file).resolve(), test) for file, test, _ in found.tests]
+
+
+def fragment_includes(path: Path) -> tuple[str, ...]:
+    """The include lines (C ``#include``s, Python imports) of a fragment file."""
+    return _fragment_file(path).includes
 
 
 def assemble(chosen: list[Chosen]) -> str:

@@ -1,5 +1,6 @@
-"""Writes ``out/imunit``: per op a folder with ``<op>.imunit``, ``<op>.h`` and ``<op>.py``,
-and ``opforge_shared.h``, the fragments several units share.
+"""Writes ``out/imunit``: per op a folder with ``<op>.imunit``, ``<op>.h`` and ``<op>.py``
+(and the unit's comparison tests, ``<op>_tests.c`` and ``<op>_tests.py``: ADR 0035), and
+``opforge_shared.h``, the fragments several units share, with the tests' checks.
 
 A unit's C file holds the op's kernels and its checked API function as fragments,
 its plain kernels (where the op has them), which the unit calls first with sizes its
@@ -13,18 +14,20 @@ for what the plain kernels do not cover; the runtime and shared kernels come fro
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Sequence
 
 from dsl.model import Op
 from dsl.types import Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
-from generators.formatting import c_comment, clang_format
-from generators.imunit import composed, plain, stream_unit, units
+from generators.formatting import black_format, c_comment, clang_format
+from generators.imunit import comparison, composed, plain, stream_unit, units
 from generators.imunit.adapter import UnitAdapter
 from generators.imunit.documents import condition, conditions, description, head, serialize, tensor_types
 from generators.imunit.python_files import dependency, py_file, wrapper_name, wrapper_params
-from generators.kernels import c_emit, c_runtime
+from generators.kernels import c_emit, c_runtime, examples
+from generators.kernels.evaluate import reference_functions
 from generators.kernels.selection import code_ops, require_compute, variants_of
 
 
@@ -33,6 +36,9 @@ from generators.kernels.selection import code_ops, require_compute, variants_of
 SHARED_FILE = "opforge_shared.h"
 SHARED_PATH = f"../../{SHARED_FILE}"
 RUNTIME = "opforge_runtime"
+#: The checks the comparison tests call (test code, not a unit's).
+_CHECKS_C = Path(__file__).resolve().parent / "runtime" / comparison.CHECKS_C
+_CHECKS_PY = Path(__file__).resolve().parent / "runtime" / comparison.CHECKS_PY
 STANDARD_INCLUDES = ("#include <math.h>", "#include <stdbool.h>", "#include <stddef.h>", "#include <stdint.h>",
                      "#include <string.h>")
 
@@ -47,6 +53,7 @@ class ImunitGenerator:
         require_compute(context.namespaces, self.name)
         legacy = context.option(self, "style") == "legacy"
         c_files: dict[str, str] = {}
+        associations: dict[str, tuple[str, str]] = {}  # C file -> (fragment, its test)
         files: list[GeneratedFile] = []
         codes = {op: c_emit.emit(op, linkage="static inline ", plain_index=units.INDEX_DTYPE)
                  for ns in context.namespaces for op in code_ops(ns)
@@ -56,6 +63,7 @@ class ImunitGenerator:
         c_files[SHARED_FILE] = self._shared_file(codes, shared, shared_header)
         for ns in context.namespaces:
             header = context.header(self.name, [ns])
+            functions = reference_functions(ns)
             for op in code_ops(ns):
                 folder = f"{ns.key}/{op.name}"
                 if op.composition is not None:
@@ -67,10 +75,23 @@ class ImunitGenerator:
                     files.append(GeneratedFile(f"{folder}/{op.name}.py", stream_unit.queue_py(op, header, legacy)))
                     files.append(GeneratedFile(f"{folder}/{op.name}.imunit", stream_unit.queue(op, header, legacy)))
                     continue
-                c_files[f"{folder}/{op.name}.h"] = self._c_file(op, codes[op], shared, header, legacy)
-                files.append(GeneratedFile(f"{folder}/{op.name}.py", py_file(op, header)))
-                files.append(GeneratedFile(f"{folder}/{op.name}.imunit", self._unit(op, header, legacy, codes[op].plain)))
-        files += [GeneratedFile(path, text) for path, text in clang_format(c_files).items()]
+                c_text, py_text = self._c_file(op, codes[op], shared, header, legacy), py_file(op, header)
+                unit = self._unit(op, header, legacy, codes[op].plain)
+                tests = comparison.unit_tests(op, unit, examples.example(op, functions), header, legacy)
+                if tests is not None:  # (the test fragments, and their association with what they test)
+                    associations[f"{folder}/{op.name}.h"] = (tests.c_fragment, f"{op.name}_tests.c:{tests.name}")
+                    py_text = comparison.associate(py_text, tests.py_fragment, f"{op.name}_tests.py:{tests.name}")
+                    c_files[f"{folder}/{op.name}_tests.c"] = tests.c_text
+                    files.append(GeneratedFile(f"{folder}/{op.name}_tests.py", black_format(tests.py_text)))
+                c_files[f"{folder}/{op.name}.h"] = c_text
+                files.append(GeneratedFile(f"{folder}/{op.name}.py", py_text))
+                files.append(GeneratedFile(f"{folder}/{op.name}.imunit", unit))
+        c_files[comparison.CHECKS_C] = f"/* {c_comment(shared_header)} */\n" + _CHECKS_C.read_text(encoding="utf-8")
+        files.append(GeneratedFile(comparison.CHECKS_PY, black_format(f"# {shared_header}\n" +
+                                                                      _CHECKS_PY.read_text(encoding="utf-8"))))
+        # (associated once formatted: a pragma is one line, however long)
+        files += [GeneratedFile(path, comparison.associate(text, *associations[path]) if path in associations else text)
+                  for path, text in clang_format(c_files).items()]
         return sorted(files, key=lambda f: f.path)
 
     # ------------------------------------------------------------ C

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 from dsl.model import Op
@@ -99,9 +100,17 @@ def py_file(op: Op, header: str) -> str:
              for o in op.outputs]
     params = [local(n) for n in wrapper_params(op)]
     lines: list[str] = []
+
+    def calls(text: str) -> list[str]:
+        """The hand-written fragments ``text`` calls: its dependencies, so that Studio, which
+        assembles a fragment with its dependencies only, has them."""
+        return [name for name, body in fragments
+                if any(re.search(rf"\b{d}\(", text) for d in re.findall(r"^def (\w+)", body, re.M))]
+
     lines += [dependency(f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n{text}#pragma IMAGINET_FRAGMENT_END',
-                          "opforge_kernels") for name, text in fragments]
-    lines.append(dependency(reference.function(op), "opforge_kernels"))
+                         "opforge_kernels", *(n for n in calls(text) if n != name)) for name, text in fragments]
+    function = reference.function(op)
+    lines.append(dependency(function, "opforge_kernels", *calls(function)))
     lines += [f'#pragma IMAGINET_FRAGMENT_BEGIN "{wrapper_name(op)}"',
               f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{op.name}"',
               f"def {wrapper_name(op)}({', '.join(params)}):",

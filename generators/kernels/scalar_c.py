@@ -12,6 +12,11 @@ NaN; rounding to even uses nearbyint in the default rounding mode. The
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
+import numpy as np
+
 from dsl.compute import BOOL_RESULT, SCall, SConst, SExpr, SSym
 from dsl.dtypes import category
 
@@ -192,3 +197,28 @@ def converted(code: str, src: str, to: str) -> str:
     if to.startswith("u"):
         return f"(({ct}){unsigned})"
     return f"(({ct})(({signed}){unsigned} - ({signed})((({wide}){code} & {hex(2 ** (bits - 1))}u) << 1)))"
+
+
+def c_value(value: Any, dtype: str) -> str:
+    """``value`` as a C literal of ``dtype`` (NaN and the infinities as math.h names)."""
+    if dtype == "bool":
+        return "true" if bool(value) else "false"
+    if dtype in ("float32", "float64"):
+        v = float(value)
+        if math.isnan(v):
+            return "NAN"
+        if math.isinf(v):
+            return "INFINITY" if v > 0 else "-INFINITY"
+        text = repr(v) if v != 0 or math.copysign(1, v) > 0 else "-0.0"
+        return text + ("f" if dtype == "float32" else "")
+    v = int(value)
+    if dtype == "int64" and v == -(2**63):
+        return "INT64_MIN"
+    return f"INT64_C({v})" if dtype == "int64" else str(v)
+
+
+def c_array(name: str, values: np.ndarray, dtype: str, const: bool = True) -> str:
+    """A static C array ``name`` of ``values`` (one zero where there are none: C has no empty arrays)."""
+    flat = [c_value(v, dtype) for v in values.reshape(-1)] or [c_value(0, dtype)]
+    qual = "static const" if const else "static"
+    return f"{qual} {C_TYPE[dtype]} {name}[{len(flat)}] = {{{', '.join(flat)}}};"

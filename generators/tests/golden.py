@@ -18,7 +18,8 @@ from generators.kernels.evaluate import reference_functions
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.selection import variants_of
 from generators.tests import inputs
-from generators.tests.golden_args import CArguments, c_array
+from generators.kernels.scalar_c import c_array
+from generators.tests.golden_args import CArguments
 
 MAX_GOLDEN_ELEMENTS = 64
 CASES_PER_VARIANT = 3

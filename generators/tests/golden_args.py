@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -11,33 +10,10 @@ from dsl import compute as C
 from dsl.types import DataType
 from generators import abi
 from generators.kernels import evaluate, py_names
-from generators.kernels.scalar_c import C_TYPE
+from generators.kernels.scalar_c import C_TYPE, c_array
 
 if TYPE_CHECKING:
     from generators.tests.golden import _Case
-
-
-def c_value(value: Any, dtype: str) -> str:
-    if dtype == "bool":
-        return "true" if bool(value) else "false"
-    if dtype in ("float32", "float64"):
-        v = float(value)
-        if math.isnan(v):
-            return "NAN"
-        if math.isinf(v):
-            return "INFINITY" if v > 0 else "-INFINITY"
-        text = repr(v) if v != 0 or math.copysign(1, v) > 0 else "-0.0"
-        return text + ("f" if dtype == "float32" else "")
-    v = int(value)
-    if dtype == "int64" and v == -(2**63):
-        return "INT64_MIN"
-    return f"INT64_C({v})" if dtype == "int64" else str(v)
-
-
-def c_array(name: str, values: np.ndarray, dtype: str, const: bool = True) -> str:
-    flat = [c_value(v, dtype) for v in values.reshape(-1)] or [c_value(0, dtype)]
-    qual = "static const" if const else "static"
-    return f"{qual} {C_TYPE[dtype]} {name}[{len(flat)}] = {{{', '.join(flat)}}};"
 
 
 def _tensor(name: str, data: str, arr: np.ndarray, dtype: str) -> str:
