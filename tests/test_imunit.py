@@ -740,10 +740,11 @@ ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d1
              "-fdata-sections", "-Os"]
 
 
-def test_units_compare_c_with_python_in_one_cortex_m4_image(out: Path, tmp_path: Path) -> None:
-    """24 units' C implementations, assembled from their fragments into one firmware, run under
-    QEMU on a Cortex-M4 and give what each unit's Python implementation gives for the same
-    inputs, both called through the unit's own call strings."""
+def test_units_run_their_comparison_tests_in_one_cortex_m4_image(out: Path, tmp_path: Path) -> None:
+    """24 units' generated comparison tests (ADR 0035), assembled with the units' fragments into
+    one firmware, pass under QEMU on a Cortex-M4: the C implementations give there the values
+    the tests expect, which the units' Python implementations give too
+    (test_every_unit_passes_its_comparison_tests_in_c_and_python)."""
     tools = [t for t in ("arm-none-eabi-gcc", "qemu-system-arm") if shutil.which(t) is None]
     if tools:
         message = f"{', '.join(tools)} missing: ./test.sh installs them when it runs as root"
@@ -751,64 +752,13 @@ def test_units_compare_c_with_python_in_one_cortex_m4_image(out: Path, tmp_path:
             pytest.fail(message)
         pytest.skip(message)
     by_name = {op.qualified_name: (ns, op) for ns, op in FUNCTION_OPS}
-    fragment_list, checks = [], []
-    for k, name in enumerate(IMAGE_UNITS):
+    tests = []
+    for name in IMAGE_UNITS:
         ns, op = by_name[name]
-        case, expected = next((c, e) for c, e in _valid_cases(op) if c.dtype == "float32")
-        path = out / ns.key / op.name / f"{op.name}.imunit"
-        unit = ET.parse(path).getroot()[0]
-        env, failed = _evaluate_unit(unit, _case_env(op, case, expected))
-        assert failed == [], (name, failed)
-        module = types.ModuleType(f"unit_{op.name}")
-        exec(compile((path.parent / f"{op.name}.py").read_text(), op.name, "exec"), module.__dict__)
-        python = {s: (np.empty(w.shape, dtype=w.dtype) if w is not None else None)
-                  for s, w in _output_sockets(op, expected)}
-        _run_python(unit, getattr(module, f"{op.name}_unit"), op, case, env, python)
-        lines, call = _c_call(op, unit, case, expected, env)
-        impl = next(i for i in unit.iter("Implementation") if i.get("call", "").startswith(call[:call.index("(")]))
-        fragment_list += checker.fragments_of(path.parent, impl.get("fragment"))
-        compares = []
-        for j, want in enumerate(w for w in python.values() if w is not None):
-            lines.append(golden.c_array(f"want{j or ''}", want, want.dtype.name))
-            compares.append(f"for (int i = 0; i < {want.size}; i++) {{ const double a = out{j or ''}[i], "
-                            f"b = want{j or ''}[i]; if (!(a == b || (isnan(a) && isnan(b)) || "
-                            "fabs(a - b) <= 1e-5 * (1 + fabs(b)))) return 3; }")
-        checks.append(f"/* {name} */\nstatic int check_{k}(void)\n{{\n" + "\n".join(lines) +
-                      f"\nif ({call} != 0) {{\nreturn 2;\n}}\n" + "\n".join(compares) + "\nreturn 0;\n}\n")
+        tests += testing.associated(out / ns.key / op.name / f"{op.name}.imunit")["C"]
+    assert len(tests) == len(IMAGE_UNITS)
     main = tmp_path / "image.c"
-    main.write_text(checker.assemble_fragments(fragment_list) + "\n" + "\n".join(checks) + f"""
-void opf_semihost_say(const char* text);
-
-static void say_count(int n, const char* what)
-{{
-    char text[24];
-    int at = 22;
-    text[23] = 0;
-    text[at] = ' ';
-    do {{
-        text[--at] = (char)('0' + n % 10);
-        n /= 10;
-    }} while (n > 0 && at > 0);
-    opf_semihost_say(text + at);
-    opf_semihost_say(what);
-}}
-
-int main(void)
-{{
-    int (*const checks[])(void) = {{{', '.join(f'check_{k}' for k in range(len(checks)))}}};
-    int passed = 0, failed = 0;
-    for (unsigned k = 0; k < sizeof checks / sizeof checks[0]; k++) {{
-        if (checks[k]() == 0) {{
-            passed++;
-        }} else {{
-            failed++;
-        }}
-    }}
-    say_count(passed, "passed, ");
-    say_count(failed, "failed\\n");
-    return failed != 0;
-}}
-""", encoding="utf-8")
+    main.write_text(testing.c_program(tests), encoding="utf-8")
     image = tmp_path / "image.elf"
     build = subprocess.run(["arm-none-eabi-gcc", *ARM_FLAGS, str(main), str(CORTEX_M / "startup.c"), "-nostartfiles",
                             "--specs=nosys.specs", "-Wl,--gc-sections", "-T", str(CORTEX_M / "mps2.ld"), "-lm",
@@ -817,9 +767,10 @@ int main(void)
     run = subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-semihosting-config",
                           "enable=on,target=native", "-kernel", str(image)], capture_output=True, text=True,
                          timeout=300)
-    said = (run.stdout + run.stderr).strip()
-    assert (run.returncode, said.splitlines()[-1] if said else "") == (0, f"{len(IMAGE_UNITS)} passed, 0 failed"), \
-        said[-2000:]
+    said = (run.stdout + run.stderr).splitlines()
+    assert run.returncode == 0 and not [line for line in said if "[FAILED]" in line], "\n".join(said[-40:])
+    passed = {line.split(":")[0].split()[1] for line in said if line.startswith("[PASSED]") and "(C)" in line}
+    assert passed == {name for _, name in tests}, "\n".join(said[-40:])
 
 
 #: Units with no comparison tests: a Compound has no code of its own (its nodes' units are

@@ -52,18 +52,19 @@ def associated(path: Path) -> dict[str, list[tuple[Path, str]]]:
     return {language: list(tests) for language, tests in found.items()}
 
 
-def _c_program(tests: list[tuple[Path, str]]) -> str:
+def c_program(tests: list[tuple[Path, str]]) -> str:
+    """One C program running ``tests`` (file, name), assembled as a firmware is; it exits 1 if one fails."""
     fragment_list = [f for file, name in tests for f in checker.fragments_of(file.parent, f"{file.name}:{name}")]
     calls = "\n".join(f"    failed += {name}() != 0;" for _, name in tests)
     return (checker.assemble_fragments(fragment_list) + "\nint main(void);\nint main(void)\n{\n    int failed = 0;\n"
-            f"{calls}\n    return failed != 0;\n}}\n")
+            f"{calls}\n    fflush(stdout);\n    return failed != 0;\n}}\n")
 
 
 def _run_c(tests: list[tuple[Path, str]], cc: str) -> tuple[str, str | None]:
     """The C tests' output, and why they did not all run (None: they did)."""
     with tempfile.TemporaryDirectory() as folder:
         source, program = Path(folder) / "unit_tests.c", Path(folder) / "unit_tests"
-        source.write_text(_c_program(tests), encoding="utf-8")
+        source.write_text(c_program(tests), encoding="utf-8")
         build = subprocess.run([cc, *C_FLAGS, str(source), "-lm", "-o", str(program)], capture_output=True, text=True)
         if build.returncode != 0:
             first = next((line for line in build.stderr.splitlines() if "error" in line), build.stderr.strip())
