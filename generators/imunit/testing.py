@@ -62,9 +62,13 @@ def c_program(tests: list[tuple[Path, str]]) -> str:
 
 def _run_c(tests: list[tuple[Path, str]], cc: str) -> tuple[str, str | None]:
     """The C tests' output, and why they did not all run (None: they did)."""
+    try:
+        text = c_program(tests)
+    except checker.Unresolved as exc:
+        return "", f"the C tests cannot be assembled: {exc}"
     with tempfile.TemporaryDirectory() as folder:
         source, program = Path(folder) / "unit_tests.c", Path(folder) / "unit_tests"
-        source.write_text(c_program(tests), encoding="utf-8")
+        source.write_text(text, encoding="utf-8")
         build = subprocess.run([cc, *C_FLAGS, str(source), "-lm", "-o", str(program)], capture_output=True, text=True)
         if build.returncode != 0:
             first = next((line for line in build.stderr.splitlines() if "error" in line), build.stderr.strip())
@@ -77,9 +81,12 @@ def _run_c(tests: list[tuple[Path, str]], cc: str) -> tuple[str, str | None]:
 
 def _run_python(file: Path, name: str) -> str:
     """One Python test's output (an exception it raises is a failed check)."""
-    fragment_list = checker.fragments_of(file.parent, f"{file.name}:{name}")
-    includes = dict.fromkeys(i for f in dict.fromkeys(f.path for f in fragment_list)
-                             for i in checker.fragment_includes(f))
+    try:
+        fragment_list = checker.fragments_of(file.parent, f"{file.name}:{name}")
+        includes = dict.fromkeys(i for f in dict.fromkeys(f.path for f in fragment_list)
+                                 for i in checker.fragment_includes(f))
+    except checker.Unresolved as exc:
+        return f"[FAILED] {name}: (Python) cannot be assembled: {exc}\n"
     source = "\n".join([*includes, *(f.text for f in fragment_list)])
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
