@@ -500,24 +500,21 @@ def tests_of(folder: Path, reference: str) -> list[tuple[Path, str]]:
     return [((path.parent / file).resolve(), test) for file, test, _ in found.tests]
 
 
-def fragment_includes(path: Path) -> tuple[str, ...]:
-    """The include lines (C ``#include``s, Python imports) of a fragment file."""
-    return _fragment_file(path).includes
-
-
 def assemble(chosen: list[Chosen]) -> str:
     """One C file as Imaginet assembles a firmware of the C implementations chosen."""
     return assemble_fragments([f for c in chosen if c.language == "C" for f in c.fragments])
 
 
-def assemble_fragments(fragment_list: list[Fragment]) -> str:
-    """One C file as Imaginet assembles a firmware: the include lines of every fragment
-    file used, once each, then every fragment, dependencies first, once each."""
+def assemble_fragments(fragment_list: list[Fragment], language: str = "C") -> str:
+    """One file as Imaginet assembles a firmware (``language`` C) or a Python model: the
+    include lines of every fragment file used, once each, then every fragment, dependencies
+    first, once each."""
     chosen_fragments = {(f.path, f.name): f for f in fragment_list}
-    includes: dict[str, None] = dict.fromkeys(FIRMWARE_PREAMBLE)
+    includes: dict[str, None] = dict.fromkeys(FIRMWARE_PREAMBLE if language == "C" else ())
     for path in dict.fromkeys(f.path for f in chosen_fragments.values()):
         includes |= dict.fromkeys(_fragment_file(path).includes)
-    body = [f"/* {f.path.name}: {f.name} */\n{f.text.strip()}\n" for f in chosen_fragments.values()]
+    label = "/* {} */" if language == "C" else "# {}"
+    body = [f"{label.format(f'{f.path.name}: {f.name}')}\n{f.text.strip()}\n" for f in chosen_fragments.values()]
     return "\n".join([*includes, "", *body])
 
 

@@ -82,12 +82,9 @@ def _run_c(tests: list[tuple[Path, str]], cc: str) -> tuple[str, str | None]:
 def _run_python(file: Path, name: str) -> str:
     """One Python test's output (an exception it raises is a failed check)."""
     try:
-        fragment_list = checker.fragments_of(file.parent, f"{file.name}:{name}")
-        includes = dict.fromkeys(i for f in dict.fromkeys(f.path for f in fragment_list)
-                                 for i in checker.fragment_includes(f))
+        source = checker.assemble_fragments(checker.fragments_of(file.parent, f"{file.name}:{name}"), "Python")
     except checker.Unresolved as exc:
         return f"[FAILED] {name}: (Python) cannot be assembled: {exc}\n"
-    source = "\n".join([*includes, *(f.text for f in fragment_list)])
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         try:
