@@ -16,15 +16,8 @@ import attrs
 from dsl import compute as C
 from dsl import dtypes as D
 from dsl.model import NO_DEFAULT, Catalogue, Namespace, Op, Problem
+from dsl.scalar import substitute
 from dsl.types import DataType
-
-
-def _substitute(node: C.SExpr, mapping: dict[str, C.SExpr]) -> C.SExpr:
-    if isinstance(node, C.SSym):
-        return mapping[node.name]
-    if isinstance(node, C.SCall):
-        return C.SCall(node.fn, tuple(_substitute(a, mapping) for a in node.args))
-    return node
 
 
 def problems(op: Op, ns: Namespace) -> list[Problem]:
@@ -92,7 +85,7 @@ def fuse(op: Op, ns: Namespace) -> C.Elementwise:
                 value = a.possible_values.index(value)
             if value is not None:
                 mapping[a.name] = C.SConst(value)
-        env[s.name] = _substitute(expr, mapping)
+        env[s.name] = substitute(expr, mapping)
         strict = strict or e.broadcast == "strict"
     return C.Elementwise(c.params, (), (((), env[c.result]),), "strict" if strict else "numpy")
 

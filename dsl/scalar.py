@@ -207,6 +207,15 @@ def trace(function: Callable[..., Any], names: tuple[str, ...] | None = None) ->
     return params, sym(result).node
 
 
+def substitute(node: SExpr, mapping: dict[str, SExpr]) -> SExpr:
+    """``node`` with each symbol named in ``mapping`` replaced by its tree."""
+    if isinstance(node, SSym):
+        return mapping.get(node.name, node)
+    if isinstance(node, SCall):
+        return SCall(node.fn, tuple(substitute(a, mapping) for a in node.args))
+    return node
+
+
 def symbols(node: SExpr) -> set[str]:
     if isinstance(node, SSym):
         return {node.name}

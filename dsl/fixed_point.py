@@ -1,0 +1,150 @@
+"""Fixed-point element types and their conversions, stated once (ADR 0036).
+
+DEEPCRAFT's two families (imunit authoring guide, 11.3 and 11.4):
+
+- **Q7, Q15, Q31**, shifted fixed point as CMSIS-DSP holds it (``q7_t``, ``q15_t``,
+  ``q31_t``): ``real = stored / 2**(N - shift)`` with ``N`` the fraction bits (7, 15,
+  31); each tensor carries its ``shift``.
+- **D8, D16, D32**, scaled (affine) fixed point as TensorFlow Lite and ONNX hold it:
+  ``real = (stored - offset) * scale``; each tensor carries its ``scale`` and ``offset``.
+
+The conversions are scalar trees (:mod:`dsl.scalar`) over the element ``x`` and the
+per-call values of the attributes, computed in float32 (``real`` is float32), and every
+target renders them with its own scalar renderer; a conversion to the stored integer
+then takes cast's rule (truncated toward zero, saturated at the type's limits, NaN 0),
+which the targets already render. The rules follow the libraries that own them, and the
+tests hold them to those libraries bit for bit:
+
+- Q from real: truncated toward zero and saturated, as CMSIS-DSP's ``arm_float_to_q15``
+  (built without ``ARM_MATH_ROUNDING``, as its PyPI package is) and the reference
+  library's Quantize unit; the scaling by a power of two is exact.
+- Q to real: exact (a power-of-two division of an integer of at most 24 significant
+  bits; Q31 rounds to float32's 24 bits, as ``arm_q31_to_float`` does).
+- Q shift by ``k`` (the QShift unit, CMSIS-DSP's ``arm_shift_q15`` with ``-k``):
+  ``k > 0`` an arithmetic shift right (rounding toward minus infinity), ``k < 0`` a
+  saturating shift left; the result's shift is the input's plus ``k``.
+- D from real: ``round_half_even(x / scale) + offset``, saturated (ONNX QuantizeLinear);
+  NaN gives ``offset``, the stored value of real zero (ONNX leaves NaN undefined).
+- D to real: ``(stored - offset) * scale`` (ONNX DequantizeLinear).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl.scalar import SCall, SConst, SExpr, SSym, substitute
+
+#: The per-call values the conversions read besides the element ``x``.
+FACTOR = "factor"  # Q: 2**(N - shift), exact in float32 for the shifts a Q type allows
+SCALE, OFFSET = "scale", "offset"  # D: the tensor's own attributes
+SHIFT_BY = "k"  # a Q shift: the change of the shift
+
+
+@attrs.frozen
+class FixedPointType:
+    """One fixed-point element type: its family, and the integer dtype that stores it."""
+
+    name: str  # the DSL's name, and System.parseType's: "q15"
+    family: str  # "Q" (shifted) or "D" (scaled)
+    storage: str  # "int16"
+
+    @property
+    def bits(self) -> int:
+        return int(self.storage.removeprefix("int"))
+
+    @property
+    def system(self) -> str:
+        """The Imaginet type name: ``System.Q15``."""
+        return self.name.upper()
+
+    @property
+    def c_type(self) -> str:
+        """CMSIS-DSP's type for Q (the guide's table), the standard integer for D."""
+        return f"q{self.bits - 1}_t" if self.family == "Q" else f"{self.storage}_t"
+
+    @property
+    def fraction_bits(self) -> int:
+        """N of ``real = stored / 2**(N - shift)`` (Q only)."""
+        assert self.family == "Q", self.name
+        return self.bits - 1
+
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        """What each tensor of the type carries (the guide's tensor metadata)."""
+        return ("shift",) if self.family == "Q" else ("scale", "offset")
+
+    @property
+    def lowest(self) -> int:
+        return -(2 ** (self.bits - 1))
+
+    @property
+    def highest(self) -> int:
+        return 2 ** (self.bits - 1) - 1
+
+    def shifts(self) -> range:
+        """The shifts a Q type allows: those whose factor 2**(N - shift) is a normal float32
+        number (so scaling by it is exact) and whose largest real value is finite."""
+        n = self.fraction_bits
+        return range(n - 127, min(n + 126, 127) + 1)
+
+
+Q7, Q15, Q31 = (FixedPointType(f"q{b - 1}", "Q", f"int{b}") for b in (8, 16, 32))
+D8, D16, D32 = (FixedPointType(f"d{b}", "D", f"int{b}") for b in (8, 16, 32))
+TYPES: dict[str, FixedPointType] = {t.name: t for t in (Q7, Q15, Q31, D8, D16, D32)}
+
+
+def _call(fn: str, *args: SExpr) -> SExpr:
+    return SCall(fn, args)
+
+
+X = SSym("x")
+
+
+@attrs.frozen
+class Conversion:
+    """A conversion of one element ``x``: ``value`` computed in ``domain``, then, when
+    ``storage`` is set, converted to that integer dtype by cast's rule."""
+
+    value: SExpr
+    domain: str
+    storage: str | None = None
+
+    def of(self, x: SExpr) -> SExpr:
+        """The value with ``x`` replaced by another tree (for composing conversions)."""
+        return substitute(self.value, {"x": x})
+
+
+def q_factor(t: FixedPointType, shift: int) -> float:
+    """2**(N - shift): real values times it are the stored ones (exact in float32)."""
+    if shift not in t.shifts():
+        raise ValueError(f"{t.system}: shift must be in {t.shifts().start}..{t.shifts().stop - 1}, not {shift}")
+    return 2.0 ** (t.fraction_bits - shift)
+
+
+def from_real(t: FixedPointType) -> Conversion:
+    """real (float32 ``x``) -> stored."""
+    if t.family == "Q":
+        return Conversion(_call("mul", X, SSym(FACTOR)), "float32", t.storage)
+    rounded = _call("add", _call("round_half_even", _call("div", X, SSym(SCALE))), SSym(OFFSET))
+    return Conversion(_call("where", _call("isnan", X), SSym(OFFSET), rounded), "float32", t.storage)
+
+
+def to_real(t: FixedPointType) -> Conversion:
+    """stored ``x`` -> real (float32)."""
+    if t.family == "Q":
+        return Conversion(_call("div", X, SSym(FACTOR)), "float32")
+    return Conversion(_call("mul", _call("sub", X, SSym(OFFSET)), SSym(SCALE)), "float32")
+
+
+def shifted(t: FixedPointType) -> Conversion:
+    """A Q value re-expressed with its shift raised by ``k`` (lowered for ``k < 0``): the
+    stored ``x`` shifted right by ``k`` (toward minus infinity), or left by ``-k`` and
+    saturated; computed in the next wider integer, where the left shift cannot overflow
+    for ``-k`` below the type's bits."""
+    assert t.family == "Q", t.name
+    wide = "int64" if t.bits == 32 else "int32"
+    k = SSym(SHIFT_BY)
+    left = _call("left_shift", X, _call("neg", k))
+    saturated = _call("minimum", _call("maximum", left, SConst(t.lowest)), SConst(t.highest))
+    value = _call("where", _call("ge", k, SConst(0)), _call("right_shift", X, k), saturated)
+    return Conversion(value, wide, t.storage)

@@ -1,0 +1,239 @@
+"""The fixed-point rules (dsl/fixed_point.py, ADR 0036), rendered for C and NumPy, held bit for
+bit to the libraries that own them: CMSIS-DSP (through its PyPI package ``cmsisdsp``) for the
+Q types, ONNX's QuantizeLinear and DequantizeLinear (run by onnxruntime) for the D types."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dsl import fixed_point as F
+from generators.kernels import c_runtime, numpy_runtime
+from generators.kernels import fixed_point as R
+from generators.kernels.scalar_c import C_TYPE, c_array
+
+dsp = pytest.importorskip("cmsisdsp")
+ort = pytest.importorskip("onnxruntime")
+onnx = pytest.importorskip("onnx")
+
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-ffp-contract=off"]
+Q_TYPES = [F.Q7, F.Q15, F.Q31]
+D_TYPES = [F.D8, F.D16, F.D32]
+#: Per-call values: a Q type's factor 2**(N - shift) and shift change k are given to the rule as
+#: float32 and int values, a D type's scale and offset as float32 (the domain of the rule).
+VALUE_DTYPE = {F.FACTOR: "float32", F.SCALE: "float32", F.OFFSET: "float32"}
+
+
+def _real(seed: int, scale: float = 1.0) -> np.ndarray:
+    """Seeded float32 values around [-scale, scale], with those that test the edges: zeros,
+    values beyond the type's range, infinities, and halves of a step (which rounding decides)."""
+    rng = np.random.default_rng(seed)
+    body = rng.uniform(-1.2, 1.2, 400) * scale
+    halves = (rng.integers(-60, 60, 40) + 0.5) * scale / 64
+    edges = np.array([0.0, -0.0, scale, -scale, 4 * scale, -4 * scale, 1e30, -1e30, np.inf, -np.inf])
+    return np.concatenate([body, halves, edges]).astype(np.float32)
+
+
+def _numpy(conversion: F.Conversion, x: np.ndarray, values: dict[str, float]) -> np.ndarray:
+    env = {"x": ("x", str(x.dtype)), **{name: (f"np.{VALUE_DTYPE.get(name, 'int32')}({name})",
+                                              VALUE_DTYPE.get(name, "int32")) for name in values}}
+    code = R.numpy_expression(conversion, env)
+    with np.errstate(all="ignore"):  # (as the reference kernels run: an overflow to inf then saturates)
+        result = eval(code, {"np": np, "_k": numpy_runtime, "x": x, **values})  # our own rendering
+    return np.asarray(result)
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("runtime")
+    for path, text in c_runtime.library_files("fixed-point rules under test").items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def _c(runtime: Path, tmp_path: Path, conversion: F.Conversion, x: np.ndarray,
+       cases: list[dict[str, float]]) -> list[np.ndarray]:
+    """The rule compiled strictly and run over ``x`` once per case of per-call values."""
+    src, out_dtype = str(x.dtype), conversion.storage or conversion.domain
+    names = list(cases[0])
+    env = {"x": (f"(({C_TYPE[conversion.domain]})x[i])", conversion.domain),
+           **{n: (n, VALUE_DTYPE.get(n, "int32")) for n in names}}
+    columns = "\n".join(c_array(f"case_{n}", np.array([c[n] for c in cases]), VALUE_DTYPE.get(n, "int32"))
+                        for n in names)
+    printed = ('uint32_t bits; memcpy(&bits, &y, sizeof bits); printf("%08x\\n", (unsigned)bits);'
+               if out_dtype == "float32" else 'printf("%lld\\n", (long long)y);')
+    program = tmp_path / "rule.c"
+    program.write_text(f"""#include <stdio.h>
+#include <string.h>
+#include "opforge_internal.h"
+{c_array("x", x, src)}
+{columns}
+int main(void)
+{{
+    for (int c = 0; c < {len(cases)}; c++) {{
+        {" ".join(f"const {C_TYPE[VALUE_DTYPE.get(n, 'int32')]} {n} = case_{n}[c];" for n in names)}
+        for (int i = 0; i < {x.size}; i++) {{
+            {C_TYPE[out_dtype]} y;
+            {R.c_statement(conversion, "y", env)}
+            {printed}
+        }}
+    }}
+    return 0;
+}}
+""")
+    exe = tmp_path / "rule"
+    made = subprocess.run(["gcc", *STRICT, f"-I{runtime / 'src'}", f"-I{runtime / 'include'}", str(program),
+                           str(runtime / "src" / "opforge_core.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    words = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+    if out_dtype == "float32":
+        values = np.array([int(w, 16) for w in words], dtype=np.uint32).view(np.float32)
+    else:
+        values = np.array([int(w) for w in words], dtype=out_dtype)
+    return list(values.reshape(len(cases), x.size))
+
+
+def _same(ours: np.ndarray, theirs: np.ndarray, what: str) -> None:
+    """Bit for bit (floats compared by their bits, so -0.0 is not 0.0)."""
+    assert ours.dtype == theirs.dtype, (what, ours.dtype, theirs.dtype)
+    view = {4: np.uint32, 2: np.uint16, 1: np.uint8, 8: np.uint64}[ours.dtype.itemsize]
+    differ = np.flatnonzero(ours.view(view) != theirs.view(view))
+    assert differ.size == 0, f"{what}: {differ.size} differ, first at {differ[:5]}: " \
+                             f"ours {ours[differ[:5]]}, theirs {theirs[differ[:5]]}"
+
+
+# ------------------------------------------------------------------ Q types, against CMSIS-DSP
+
+def _cmsis(name: str, t: F.FixedPointType):
+    return getattr(dsp, name.format(q=t.name))
+
+
+@pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
+def test_q_from_real_truncates_and_saturates_as_arm_float_to_q(t: F.FixedPointType, runtime: Path,
+                                                                tmp_path: Path) -> None:
+    """For each shift, arm_float_to_qN of the value scaled by 2**-shift (exact: a power of two)."""
+    shifts = [0, 1, 3, -2, t.fraction_bits]
+    x = _real(t.bits, 2.0 ** 6)
+    c_results = _c(runtime, tmp_path, F.from_real(t), x, [{F.FACTOR: F.q_factor(t, s)} for s in shifts])
+    for shift, from_c in zip(shifts, c_results):
+        theirs = np.asarray(_cmsis("arm_float_to_{q}", t)(np.ldexp(x, -shift).astype(np.float32)), dtype=t.storage)
+        ours = _numpy(F.from_real(t), x, {F.FACTOR: F.q_factor(t, shift)})
+        _same(from_c, ours, f"{t.system} shift {shift}, C and NumPy")
+        # Beyond int32, CMSIS-DSP's (q31_t) cast is undefined: x86 gives INT32_MIN (so the PyPI
+        # build stores the lowest value for +inf), a Cortex-M's VCVT saturates, as the rule does.
+        scaled = np.ldexp(x.astype(np.float64), t.fraction_bits - shift)
+        defined = np.abs(scaled) < 2.0**31
+        _same(ours[defined], theirs[defined], f"{t.system} shift {shift}")
+        assert (ours[~defined] == np.where(scaled[~defined] > 0, t.highest, t.lowest)).all()
+        assert (~defined).sum() >= 4  # (the edges: +-1e30 and the infinities)
+
+
+@pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
+def test_q_to_real_is_arm_q_to_float_scaled_exactly(t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
+    rng = np.random.default_rng(t.bits)
+    stored = np.concatenate([rng.integers(t.lowest, t.highest, 500, endpoint=True),
+                             [t.lowest, t.highest, 0, 1, -1]]).astype(t.storage)
+    shifts = [0, 2, -3, t.fraction_bits]
+    c_results = _c(runtime, tmp_path, F.to_real(t), stored, [{F.FACTOR: F.q_factor(t, s)} for s in shifts])
+    for shift, from_c in zip(shifts, c_results):
+        theirs = np.ldexp(np.asarray(_cmsis("arm_{q}_to_float", t)(stored), dtype=np.float32), shift)
+        _same(_numpy(F.to_real(t), stored, {F.FACTOR: F.q_factor(t, shift)}), theirs, f"{t.system} shift {shift}")
+        _same(from_c, theirs, f"{t.system} shift {shift}, C")
+
+
+@pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
+def test_q_shift_is_arm_shift_q(t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
+    """Raising the shift by k is arm_shift_qN by -k: arithmetic right, saturating left."""
+    rng = np.random.default_rng(t.bits + 1)
+    stored = np.concatenate([rng.integers(t.lowest, t.highest, 500, endpoint=True),
+                             [t.lowest, t.highest, 0, 1, -1]]).astype(t.storage)
+    ks = [0, 1, 3, t.bits - 1, -1, -4, -(t.bits - 1)]
+    rule = F.shifted(t)
+    wide = stored.astype(rule.domain)
+    c_results = _c(runtime, tmp_path, rule, wide, [{F.SHIFT_BY: k} for k in ks])
+    for k, from_c in zip(ks, c_results):
+        theirs = np.asarray(_cmsis("arm_shift_{q}", t)(stored, -k), dtype=t.storage)
+        _same(_numpy(rule, wide, {F.SHIFT_BY: k}), theirs, f"{t.system} k={k}")
+        _same(from_c, theirs, f"{t.system} k={k}, C")
+
+
+@pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
+def test_q_nan_is_zero_and_round_trips_are_exact(t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
+    """NaN, which CMSIS-DSP leaves undefined, stores 0 (cast's rule); every stored value
+    survives the trip to real and back for every allowed shift's end points."""
+    nan = np.array([np.nan, -np.nan], np.float32)
+    (from_c,) = _c(runtime, tmp_path, F.from_real(t), nan, [{F.FACTOR: 1.0}])
+    assert not from_c.any() and not _numpy(F.from_real(t), nan, {F.FACTOR: 1.0}).any()
+    stored = np.array([t.lowest, -1, 0, 1, t.highest], t.storage)
+    for shift in (t.shifts()[0], 0, t.shifts()[-1]):
+        real = _numpy(F.to_real(t), stored, {F.FACTOR: F.q_factor(t, shift)})
+        assert np.isfinite(real).all()
+        _same(_numpy(F.from_real(t), real, {F.FACTOR: F.q_factor(t, shift)}), stored, f"shift {shift}")
+    with pytest.raises(ValueError, match=r"Q15: shift must be in -112\.\.127, not 128"):
+        F.q_factor(F.Q15, 128)
+
+
+# -------------------------------------------------------------- D types, against ONNX Runtime
+
+def _onnx(op: str, x: np.ndarray, scale: float, offset: int, stored: str) -> np.ndarray:
+    from onnx import TensorProto, helper
+
+    element = {"int8": TensorProto.INT8, "int16": TensorProto.INT16, "int32": TensorProto.INT32}[stored]
+    given, made = (TensorProto.FLOAT, element) if op == "QuantizeLinear" else (element, TensorProto.FLOAT)
+    graph = helper.make_graph(
+        [helper.make_node(op, ["x", "scale", "offset"], ["y"])], "rule",
+        [helper.make_tensor_value_info("x", given, [x.size])], [helper.make_tensor_value_info("y", made, [x.size])],
+        initializer=[helper.make_tensor("scale", TensorProto.FLOAT, [], [scale]),
+                     helper.make_tensor("offset", element, [], [offset])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, {"x": x})[0]
+
+
+D_CASES = [(0.1, 3), (0.0078125, -128), (1.0, 0), (0.37, 11), (2.5e-4, -7)]
+
+
+@pytest.mark.parametrize("t", [F.D8, F.D16], ids=lambda t: t.system)
+def test_d_from_real_is_quantize_linear(t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
+    cases = [(s, o) for s, o in D_CASES if t.lowest <= o <= t.highest]
+    ties = np.arange(-40, 40) + 0.5  # (exact halves of a step for the power-of-two scales)
+    x = np.concatenate([_real(t.bits, 40.0), ties, ties * 0.0078125]).astype(np.float32)
+    c_results = _c(runtime, tmp_path, F.from_real(t), x, [{F.SCALE: s, F.OFFSET: o} for s, o in cases])
+    for (scale, offset), from_c in zip(cases, c_results):
+        theirs = _onnx("QuantizeLinear", x, scale, offset, t.storage)
+        _same(_numpy(F.from_real(t), x, {F.SCALE: scale, F.OFFSET: offset}), theirs, f"{t.system} {scale} {offset}")
+        _same(from_c, theirs, f"{t.system} {scale} {offset}, C")
+
+
+@pytest.mark.parametrize("t", D_TYPES, ids=lambda t: t.system)
+def test_d_to_real_is_dequantize_linear(t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
+    rng = np.random.default_rng(t.bits + 2)
+    # (D32: stored values within float32's 24 bits, where (stored - offset) is exact in the rule's domain)
+    high = min(t.highest, 2 ** 23)
+    stored = np.concatenate([rng.integers(-high, high, 500, endpoint=True), [-high, high, 0]]).astype(t.storage)
+    cases = [(s, o) for s, o in D_CASES if t.lowest <= o <= t.highest]
+    c_results = _c(runtime, tmp_path, F.to_real(t), stored, [{F.SCALE: s, F.OFFSET: o} for s, o in cases])
+    for (scale, offset), from_c in zip(cases, c_results):
+        theirs = _onnx("DequantizeLinear", stored, scale, offset, t.storage)
+        _same(_numpy(F.to_real(t), stored, {F.SCALE: scale, F.OFFSET: offset}), theirs, f"{t.system} {scale}")
+        _same(from_c, theirs, f"{t.system} {scale} {offset}, C")
+
+
+def test_d_nan_stores_the_offset_which_means_zero(runtime: Path, tmp_path: Path) -> None:
+    """ONNX leaves NaN undefined (onnxruntime gives the lowest value); the rule gives real zero."""
+    nan = np.array([np.nan], np.float32)
+    (from_c,) = _c(runtime, tmp_path, F.from_real(F.D8), nan, [{F.SCALE: 0.5, F.OFFSET: -9}])
+    assert from_c.tolist() == [-9] == _numpy(F.from_real(F.D8), nan, {F.SCALE: 0.5, F.OFFSET: -9}).tolist()
+
+
+def test_the_types_are_the_guides() -> None:
+    """System names, C types and attributes as the authoring guide's table 11.2 gives them."""
+    table = {t.system: (t.c_type, t.attributes, t.bits) for t in F.TYPES.values()}
+    assert table == {"Q7": ("q7_t", ("shift",), 8), "Q15": ("q15_t", ("shift",), 16), "Q31": ("q31_t", ("shift",), 32),
+                     "D8": ("int8_t", ("scale", "offset"), 8), "D16": ("int16_t", ("scale", "offset"), 16),
+                     "D32": ("int32_t", ("scale", "offset"), 32)}
