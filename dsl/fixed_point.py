@@ -22,7 +22,9 @@ tests hold them to those libraries bit for bit:
   bits; Q31 rounds to float32's 24 bits, as ``arm_q31_to_float`` does).
 - Q shift by ``k`` (the QShift unit, CMSIS-DSP's ``arm_shift_q15`` with ``-k``):
   ``k > 0`` an arithmetic shift right (rounding toward minus infinity), ``k < 0`` a
-  saturating shift left; the result's shift is the input's plus ``k``.
+  saturating shift left; the result's shift is the input's plus ``k``. From one Q type to
+  another the same, the difference of their fraction bits counted in ``k``
+  (``arm_q15_to_q7`` is a shift right by 8).
 - D from real: ``round_half_even(x / scale) + offset``, saturated (ONNX QuantizeLinear);
   NaN gives ``offset``, the stored value of real zero (ONNX leaves NaN undefined).
 - D to real: ``(stored - offset) * scale`` (ONNX DequantizeLinear).
@@ -136,15 +138,17 @@ def to_real(t: FixedPointType) -> Conversion:
     return Conversion(_call("mul", _call("sub", X, SSym(OFFSET)), SSym(SCALE)), "float32")
 
 
-def shifted(t: FixedPointType) -> Conversion:
-    """A Q value re-expressed with its shift raised by ``k`` (lowered for ``k < 0``): the
-    stored ``x`` shifted right by ``k`` (toward minus infinity), or left by ``-k`` and
-    saturated; computed in the next wider integer, where the left shift cannot overflow
-    for ``-k`` below the type's bits."""
-    assert t.family == "Q", t.name
-    wide = "int64" if t.bits == 32 else "int32"
+def shifted(t: FixedPointType, to: FixedPointType | None = None) -> Conversion:
+    """A stored Q value (of ``t``) re-expressed with its shift raised by ``k`` (lowered for
+    ``k < 0``) and, with ``to``, in another Q type whose fraction bits count in ``k`` (Q15 to Q7
+    at the same shift: ``k = 8``, CMSIS-DSP's ``arm_q15_to_q7``): ``x`` shifted right by ``k``
+    (toward minus infinity) or left by ``-k``, then saturated. Computed in an integer wide
+    enough for both; a left shift of ``to``'s bits less one saturates every value but 0, so
+    it stops there (and cannot overflow)."""
+    to = to or t
+    assert t.family == to.family == "Q", (t.name, to.name)
+    wide = "int64" if 32 in (t.bits, to.bits) else "int32"
     k = SSym(SHIFT_BY)
-    left = _call("left_shift", X, _call("neg", k))
-    saturated = _call("minimum", _call("maximum", left, SConst(t.lowest)), SConst(t.highest))
-    value = _call("where", _call("ge", k, SConst(0)), _call("right_shift", X, k), saturated)
-    return Conversion(value, wide, t.storage)
+    left = _call("left_shift", X, _call("minimum", _call("neg", k), SConst(to.bits - 1)))
+    moved = _call("where", _call("ge", k, SConst(0)), _call("right_shift", X, k), left)
+    return Conversion(_call("minimum", _call("maximum", moved, SConst(to.lowest)), SConst(to.highest)), wide, to.storage)

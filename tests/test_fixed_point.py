@@ -161,6 +161,39 @@ def test_q_shift_is_arm_shift_q(t: F.FixedPointType, runtime: Path, tmp_path: Pa
         _same(from_c, theirs, f"{t.system} k={k}, C")
 
 
+@pytest.mark.parametrize("t,to", [(t, u) for t in Q_TYPES for u in Q_TYPES if t != u],
+                         ids=lambda t: t.system)
+def test_q_to_another_q_is_arm_q_to_q(t: F.FixedPointType, to: F.FixedPointType, runtime: Path,
+                                      tmp_path: Path) -> None:
+    """At the same shift, the fraction bits' difference as a shift: arm_q15_to_q7 and the others;
+    a shift on top is a shift more (k), saturating."""
+    rng = np.random.default_rng(t.bits * to.bits)
+    stored = np.concatenate([rng.integers(t.lowest, t.highest, 500, endpoint=True),
+                             [t.lowest, t.highest, 0, 1, -1]]).astype(t.storage)
+    rule = F.shifted(t, to)
+    wide = stored.astype(rule.domain)
+    k = t.fraction_bits - to.fraction_bits
+    from_c, from_c_more = _c(runtime, tmp_path, rule, wide, [{F.SHIFT_BY: k}, {F.SHIFT_BY: k - 2}])
+    theirs = np.asarray(getattr(dsp, f"arm_{t.name}_to_{to.name}")(stored), dtype=to.storage)
+    _same(_numpy(rule, wide, {F.SHIFT_BY: k}), theirs, f"{t.system} to {to.system}")
+    _same(from_c, theirs, f"{t.system} to {to.system}, C")
+    # (the real value times 2**(N_to - shift), floored and saturated; exact in float64)
+    more = np.clip(np.floor(stored.astype(np.float64) * 2.0 ** (2 - k)), to.lowest, to.highest).astype(to.storage)
+    _same(from_c_more, more, f"{t.system} to {to.system}, 2 more bits")
+
+
+@pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
+def test_q_shift_left_beyond_the_width_saturates(t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
+    """(arm_shift_q15 is undefined there: its shift left overflows q31_t)"""
+    stored = np.array([t.lowest, -3, -1, 0, 1, 3, t.highest], t.storage)
+    rule = F.shifted(t)
+    wide = stored.astype(rule.domain)
+    expected = np.array([t.lowest, t.lowest, t.lowest, 0, t.highest, t.highest, t.highest], t.storage)
+    for k, from_c in zip((-t.bits, -70), _c(runtime, tmp_path, rule, wide, [{F.SHIFT_BY: -t.bits}, {F.SHIFT_BY: -70}])):
+        _same(from_c, expected, f"k={k}, C")
+        _same(_numpy(rule, wide, {F.SHIFT_BY: k}), expected, f"k={k}")
+
+
 @pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
 def test_q_nan_is_zero_and_round_trips_are_exact(t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
     """NaN, which CMSIS-DSP leaves undefined, stores 0 (cast's rule); every stored value
@@ -237,3 +270,105 @@ def test_the_types_are_the_guides() -> None:
     assert table == {"Q7": ("q7_t", ("shift",), 8), "Q15": ("q15_t", ("shift",), 16), "Q31": ("q31_t", ("shift",), 32),
                      "D8": ("int8_t", ("scale", "offset"), 8), "D16": ("int16_t", ("scale", "offset"), 16),
                      "D32": ("int32_t", ("scale", "offset"), 32)}
+
+
+# ------------------------------------------------- the package's FixedPointArray (opforge.fixed_point)
+
+PACKAGE_CHECKS = r'''
+import doctest
+import numpy as np
+import cmsisdsp as dsp
+from opforge import fixed_point as fp
+
+assert doctest.testmod(fp).failed == 0
+
+def fails(kind, message, call):
+    try:
+        call()
+    except kind as exc:
+        assert str(exc) == message, (str(exc), message)
+    else:
+        raise AssertionError(f"no {kind.__name__}: {message}")
+
+rng = np.random.default_rng(5)
+x = rng.uniform(-1.5, 1.5, 300).astype(np.float32)
+for name in ("q7", "q15", "q31"):
+    q = fp.quantize(x, name)  # (shift 0: the values CMSIS-DSP's own conversion gives)
+    theirs = getattr(dsp, f"arm_float_to_{name}")(x)
+    assert (q.stored == theirs).all() and q.stored.dtype == theirs.dtype, name
+    assert (np.asarray(q) == getattr(dsp, f"arm_{name}_to_float")(q.stored)).all(), name
+    for other in ("q7", "q15", "q31"):
+        if other != name:
+            moved = fp.requantize(q, other)
+            assert (moved.stored == getattr(dsp, f"arm_{name}_to_{other}")(q.stored)).all(), (name, other)
+            assert moved.shift == 0 and moved.type == other
+    assert (fp.requantize(q, shift=2).stored == dsp.arm_shift_q15(q.stored, -2)).all() if name == "q15" else True
+# NumPy sees the real values; the stored integers cannot be changed behind the attributes
+q = fp.quantize([0.5, -0.25], "q15", shift=1)
+assert (q * 2).dtype == np.float32 and (q * 2).tolist() == [1.0, -0.5]
+assert q[1:].shift == 1 and q[1:].stored.tolist() == [-4096] and len(q) == 2 and q.shape == (2,)
+try:
+    q.stored[0] = 1
+except ValueError:
+    pass
+else:
+    raise AssertionError("stored is writable")
+d = fp.quantize([0.25, np.nan, 1e9], "d8", scale=0.5, offset=-9)
+assert d.stored.tolist() == [-9, -9, 127] and (d.scale, d.offset) == (0.5, -9), d
+assert np.asarray(d).tolist() == [0.0, 0.0, 68.0]
+# wrong kinds are TypeError, wrong values ValueError, each naming the rule
+fails(ValueError, "quantize: type must be one of q7, q15, q31, d8, d16, d32, not 'q16'", lambda: fp.quantize([1], "q16"))
+fails(TypeError, "quantize: d8 needs a scale", lambda: fp.quantize([1], "d8"))
+fails(TypeError, "quantize: q15 carries a shift, not a scale or an offset", lambda: fp.quantize([1], "q15", scale=2.0))
+fails(ValueError, "quantize: a q15 shift must be in -112..127 (2**(15 - shift) a normal float32), not 200",
+      lambda: fp.quantize([1], "q15", shift=200))
+fails(ValueError, "quantize: scale must be positive and finite as a float32, not 1e+39",
+      lambda: fp.quantize([1], "d16", scale=1e39))
+fails(ValueError, "quantize: a d8 offset must be in -128..127, not 128", lambda: fp.quantize([1], "d8", scale=1.0, offset=128))
+fails(TypeError, "quantize: x must hold real numbers (integers or floats), not bool", lambda: fp.quantize([True], "q7"))
+fails(TypeError, "FixedPointArray: q15 is stored as int16, not int64", lambda: fp.FixedPointArray(np.array([1]), "q15"))
+fails(TypeError, "requantize: q must be a FixedPointArray, not ndarray", lambda: fp.requantize(np.array([1])))
+fails(TypeError, "multiply: out cannot be a FixedPointArray; quantize the result instead",
+      lambda: np.multiply(q, 2, out=q))
+print("fixed point ok")
+'''
+
+
+def test_the_package_holds_fixed_point_arrays_as_numpy_users_expect(tmp_path: Path) -> None:
+    """opforge.fixed_point, as generated: its doctests, CMSIS-DSP's conversions through the
+    public functions, NumPy seeing real values, and its refusals."""
+    import os
+    import sys
+
+    from generators.python.generator import _RUNTIME
+    from generators.kernels.fixed_point import numpy_rules_module
+
+    package = tmp_path / "opforge"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "_kernels.py").write_text(Path(numpy_runtime.__file__).read_text())
+    (package / "_fixed_point_rules.py").write_text(numpy_rules_module("rules under test"))
+    (package / "fixed_point.py").write_text((_RUNTIME / "fixed_point.py").read_text())
+    run = subprocess.run([sys.executable, "-c", PACKAGE_CHECKS], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert run.returncode == 0 and run.stdout.strip() == "fixed point ok", run.stdout[-3000:] + run.stderr[-3000:]
+
+
+def test_a_namespace_cannot_take_the_fixed_point_module_s_name(cli) -> None:
+    from conftest import write_ops
+
+    write_ops(cli.cwd, {"fixed_point.py": """
+        from dsl import *
+
+        with Namespace("Fixed_Point"):
+            with Op("twice") as op:
+                x = Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "output", description="out")
+                Elementwise(lambda x: x * 2)
+                Doc(Language.ANY, DocScope.ALL, "Twice x.")
+    """})
+    run = cli("generate", "all", "-projects", "python", "-opsdir", "ops", "-outdir", "out")
+    assert run.exit_code == 2, run.output
+    assert "ops/fixed_point.py:3: Fixed_Point: the Python package has a module fixed_point of its own: " \
+           "rename the namespace" in run.output
+    assert not (cli.cwd / "out").exists()

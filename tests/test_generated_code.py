@@ -463,6 +463,10 @@ for backend in ("c", "python"):
 assert math.log(np.float32([8.0]), base=2.0)[0] == 3.0
 assert random.uniform(shape=[3], random_config=random.RandomConfig(seed=5)).shape == (3,)
 assert bitwise.and_ is not None if hasattr(bitwise, "and_") else True
+# the fixed-point arrays ship with the package (their rules: tests/test_fixed_point.py)
+import opforge
+from opforge import fixed_point
+assert "fixed_point" in opforge.__all__ and fixed_point.quantize([0.5, -2.0], "q7").stored.tolist() == [64, -128]
 print("bindings ok")
 '''
 

@@ -5,18 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from dsl.model import Namespace
+from dsl.model import Namespace, Problem
 from dsl.types import Language
 from generators import abi
-from generators.api import GeneratedFile, GenerationContext
+from generators.api import GeneratedFile, GenerationContext, GenerationError
 from generators.kernels.selection import code_ops, require_compute
 from generators.formatting import black_format
-from generators.kernels import py_names, reference
+from generators.kernels import fixed_point, py_names, reference
 from generators.python import bindings
 
 _HERE = Path(__file__).resolve().parent
 _RUNTIME = _HERE / "runtime"
 _KERNELS = _HERE.parent / "kernels" / "numpy_runtime.py"
+#: The package's public module besides the namespaces': fixed-point arrays (ADR 0037).
+RUNTIME_MODULE = "fixed_point"
 
 
 class PythonGenerator:
@@ -30,12 +32,18 @@ class PythonGenerator:
         head = context.header(self.name)
         py: dict[str, str] = {}
         names = [py_names.module_name(ns.key) for ns in context.namespaces]
+        taken = [Problem(ns.location, ns.name, f"the Python package has a module {RUNTIME_MODULE} of its own: "
+                         "rename the namespace") for ns in context.namespaces
+                 if py_names.module_name(ns.key) == RUNTIME_MODULE]
+        if taken:
+            raise GenerationError(taken)
         py["src/opforge/__init__.py"] = (
             f"# {head}\n" + '"""opforge: generated tensor ops, with C kernels and a NumPy reference."""\n\n'
-            + "".join(f"from opforge import {n}\n" for n in names)
-            + f"\n__all__ = {names!r}\n")
+            + "".join(f"from opforge import {n}\n" for n in [*names, RUNTIME_MODULE])
+            + f"\n__all__ = {[*names, RUNTIME_MODULE]!r}\n")
         py["src/opforge/_kernels.py"] = f"# {head}\n" + _KERNELS.read_text(encoding="utf-8")
-        for runtime in ("_runtime.py", "_native.py"):
+        py["src/opforge/_fixed_point_rules.py"] = fixed_point.numpy_rules_module(head)
+        for runtime in ("_runtime.py", "_native.py", f"{RUNTIME_MODULE}.py"):
             py[f"src/opforge/{runtime}"] = f"# {head}\n" + (_RUNTIME / runtime).read_text(encoding="utf-8")
         py["src/opforge/_reference/__init__.py"] = f"# {head}\n" + '"""NumPy reference implementations."""\n'
         stubs: dict[str, str] = {}

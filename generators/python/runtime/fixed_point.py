@@ -1,0 +1,239 @@
+"""Fixed-point arrays: DEEPCRAFT's shifted Q7/Q15/Q31 and scaled D8/D16/D32 (ADR 0036, 0037).
+
+A :class:`FixedPointArray` holds the stored integers and the attributes of the whole
+tensor: a Q type its ``shift`` (``real = stored / 2**(N - shift)``, N = 7, 15 or 31), a
+D type its ``scale`` and ``offset`` (``real = (stored - offset) * scale``). It is not an
+ndarray: NumPy sees its real values (float32), so ``np.asarray(q)``, ``np.mean(q)`` or
+``q + 1`` compute on what the numbers mean, never on the stored integers by mistake.
+``q.stored`` is the integer array itself (read-only).
+
+    >>> q = quantize([0.5, -0.25, 3.0], "q15", shift=1)
+    >>> q.stored, q.shift
+    (array([ 8192, -4096, 32767], dtype=int16), 1)
+    >>> np.asarray(q)                            # 3.0 saturated: Q15 at shift 1 holds [-2, 2)
+    array([ 0.5     , -0.25    ,  1.999939], dtype=float32)
+
+The conversions are the rules of ADR 0036, the same the C kernels compute: to Q truncated
+toward zero and saturated (CMSIS-DSP), to D rounded half to even and saturated (ONNX
+QuantizeLinear), between Q types and shifts an arithmetic shift, saturated. Values are
+first rounded to float32, the precision the rules compute in.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
+from numpy.typing import ArrayLike
+
+from opforge import _fixed_point_rules as _rules
+
+__all__ = ["FixedPointArray", "quantize", "dequantize", "requantize", "TYPES"]
+
+#: The fixed-point types by name ("q7", "q15", "q31", "d8", "d16", "d32").
+TYPES = tuple(_rules.TYPES)
+
+
+def _type(where: str, name: Any) -> _rules.Type:
+    if not isinstance(name, str):
+        raise TypeError(f"{where}: type must be a name ({', '.join(TYPES)}), not {type(name).__name__}")
+    t = _rules.TYPES.get(name.lower())
+    if t is None:
+        raise ValueError(f"{where}: type must be one of {', '.join(TYPES)}, not {name!r}")
+    return t
+
+
+def _integer(where: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{where}: {name} must be an integer, not {type(value).__name__}")
+    return int(value)
+
+
+def _attributes(where: str, t: _rules.Type, shift: Any, scale: Any, offset: Any) -> tuple:
+    """(shift, scale, offset) checked for ``t``: a Q type takes only a shift, a D type a
+    scale (positive, finite as float32) and an offset (a stored value)."""
+    if t.family == "Q":
+        if scale is not None or offset is not None:
+            raise TypeError(f"{where}: {t.name} carries a shift, not a scale or an offset")
+        shift = _integer(where, "shift", 0 if shift is None else shift)
+        low, high = t.shifts
+        if not low <= shift <= high:
+            raise ValueError(f"{where}: a {t.name} shift must be in {low}..{high} (2**({t.fraction_bits} - shift) "
+                             f"a normal float32), not {shift}")
+        return shift, None, None
+    if shift is not None:
+        raise TypeError(f"{where}: {t.name} carries a scale and an offset, not a shift")
+    if scale is None:
+        raise TypeError(f"{where}: {t.name} needs a scale")
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"{where}: scale must be a real number, not {type(scale).__name__}")
+    with np.errstate(over="ignore"):
+        single = float(np.float32(scale))
+    if not (np.isfinite(single) and single > 0):
+        raise ValueError(f"{where}: scale must be positive and finite as a float32, not {scale!r}")
+    offset = _integer(where, "offset", 0 if offset is None else offset)
+    if not t.lowest <= offset <= t.highest:
+        raise ValueError(f"{where}: a {t.name} offset must be in {t.lowest}..{t.highest}, not {offset}")
+    return None, single, offset
+
+
+class FixedPointArray(NDArrayOperatorsMixin):
+    """Stored integers of a fixed-point type with the tensor's attributes; NumPy sees the
+    real values (float32). ``FixedPointArray(stored, "q15", shift=3)`` takes the stored
+    integers as they are (of the type's storage dtype: int8, int16 or int32)."""
+
+    __slots__ = ("_stored", "_type", "_shift", "_scale", "_offset")
+
+    def __init__(self, stored: ArrayLike, fixed_type: str, *, shift: int | None = None,
+                 scale: float | None = None, offset: int | None = None) -> None:
+        t = _type("FixedPointArray", fixed_type)
+        array = np.array(stored, copy=True)
+        if array.dtype != np.dtype(t.storage):
+            raise TypeError(f"FixedPointArray: {t.name} is stored as {t.storage}, not {array.dtype.name}")
+        array.setflags(write=False)
+        self._stored, self._type = array, t
+        self._shift, self._scale, self._offset = _attributes("FixedPointArray", t, shift, scale, offset)
+
+    @classmethod
+    def _made(cls, stored: np.ndarray, t: _rules.Type, shift: int | None, scale: float | None,
+              offset: int | None) -> "FixedPointArray":
+        """One whose stored array this module has just computed (checked: no copy)."""
+        made = cls.__new__(cls)
+        stored.setflags(write=False)
+        made._stored, made._type, made._shift, made._scale, made._offset = stored, t, shift, scale, offset
+        return made
+
+    @property
+    def stored(self) -> np.ndarray:
+        """The stored integers (read-only)."""
+        return self._stored
+
+    @property
+    def type(self) -> str:
+        return self._type.name
+
+    @property
+    def shift(self) -> int | None:
+        """A Q type's shift (None for D types)."""
+        return self._shift
+
+    @property
+    def scale(self) -> float | None:
+        """A D type's scale, as the float32 the rules use (None for Q types)."""
+        return self._scale
+
+    @property
+    def offset(self) -> int | None:
+        """A D type's offset: the stored value of real zero (None for Q types)."""
+        return self._offset
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._stored.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._stored.ndim
+
+    @property
+    def size(self) -> int:
+        return self._stored.size
+
+    def __len__(self) -> int:
+        return len(self._stored)
+
+    def __getitem__(self, key: Any) -> "FixedPointArray":
+        """A part, with the same attributes (they are the whole tensor's)."""
+        return FixedPointArray._made(np.array(self._stored[key]), self._type, self._shift, self._scale, self._offset)
+
+    def real(self) -> np.ndarray:
+        """The real values, float32 (a new array)."""
+        return dequantize(self)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if copy is False:
+            raise ValueError("FixedPointArray: the real values are computed, never a view of the stored integers")
+        real = dequantize(self)
+        return real if dtype is None else real.astype(dtype)
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy's functions and operators compute on the real values and give ndarrays."""
+        if any(isinstance(o, FixedPointArray) for o in kwargs.get("out", ())):
+            raise TypeError(f"{ufunc.__name__}: out cannot be a FixedPointArray; quantize the result instead")
+        real = [dequantize(i) if isinstance(i, FixedPointArray) else i for i in inputs]
+        return getattr(ufunc, method)(*real, **kwargs)
+
+    def _attributes_text(self) -> str:
+        if self._type.family == "Q":
+            return f"shift={self._shift}"
+        return f"scale={self._scale!r}, offset={self._offset}"
+
+    def __repr__(self) -> str:
+        return f"FixedPointArray({self._stored!r}, {self.type!r}, {self._attributes_text()})"
+
+    def __str__(self) -> str:
+        return f"{dequantize(self)} ({self.type}, {self._attributes_text()})"
+
+
+def _real_values(where: str, x: ArrayLike) -> np.ndarray:
+    if isinstance(x, FixedPointArray):
+        return dequantize(x)
+    array = np.asarray(x)
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"{where}: x must hold real numbers (integers or floats), not {array.dtype.name}")
+    with np.errstate(over="ignore"):
+        return array.astype(np.float32)
+
+
+def quantize(x: ArrayLike, fixed_type: str, *, shift: int | None = None, scale: float | None = None,
+             offset: int | None = None) -> FixedPointArray:
+    """``x`` (real values) as a fixed-point array: ``quantize(x, "q15", shift=1)``,
+    ``quantize(x, "d8", scale=0.05, offset=-3)``. A Q type's shift defaults to 0, a D type's
+    offset to 0; its scale is required."""
+    t = _type("quantize", fixed_type)
+    shift, scale, offset = _attributes("quantize", t, shift, scale, offset)
+    real = _real_values("quantize", x)
+    with np.errstate(all="ignore"):  # (a value scaled beyond float32 is an infinity, then saturated)
+        if t.family == "Q":
+            stored = _rules.FROM_REAL[t.name](real, _rules.factor(t, shift))
+        else:
+            stored = _rules.FROM_REAL[t.name](real, scale, offset)
+    return FixedPointArray._made(np.asarray(stored), t, shift, scale, offset)
+
+
+def dequantize(q: FixedPointArray) -> np.ndarray:
+    """The real values of ``q``, float32."""
+    if not isinstance(q, FixedPointArray):
+        raise TypeError(f"dequantize: q must be a FixedPointArray, not {type(q).__name__}")
+    t, stored = q._type, q._stored.astype(np.float32)
+    with np.errstate(all="ignore"):
+        if t.family == "Q":
+            return np.asarray(_rules.TO_REAL[t.name](stored, _rules.factor(t, q._shift)), dtype=np.float32)
+        return np.asarray(_rules.TO_REAL[t.name](stored, q._scale, q._offset), dtype=np.float32)
+
+
+def requantize(q: FixedPointArray, fixed_type: str | None = None, *, shift: int | None = None,
+               scale: float | None = None, offset: int | None = None) -> FixedPointArray:
+    """``q`` in another type or with other attributes. Between Q types (a new shift, or
+    another width) exactly, by an arithmetic shift, saturated, as CMSIS-DSP's
+    ``arm_shift_q15`` and ``arm_q15_to_q7``; otherwise through the real values (float32).
+    Attributes not given keep ``q``'s where the family is the same."""
+    if not isinstance(q, FixedPointArray):
+        raise TypeError(f"requantize: q must be a FixedPointArray, not {type(q).__name__}")
+    t = _type("requantize", q.type if fixed_type is None else fixed_type)
+    if t.family == q._type.family:
+        if t.family == "Q":
+            shift = q._shift if shift is None else shift
+        else:
+            scale = q._scale if scale is None else scale
+            offset = q._offset if offset is None else offset
+    shift, scale, offset = _attributes("requantize", t, shift, scale, offset)
+    if t.family == q._type.family == "Q":
+        rule, domain = _rules.SHIFTED[(q._type.name, t.name)]
+        k = (q._type.fraction_bits - t.fraction_bits) + (shift - q._shift)
+        with np.errstate(all="ignore"):
+            stored = rule(q._stored.astype(domain), k)
+        return FixedPointArray._made(np.asarray(stored), t, shift, None, None)
+    return quantize(dequantize(q), t.name, shift=shift, scale=scale, offset=offset)
