@@ -152,3 +152,69 @@ def shifted(t: FixedPointType, to: FixedPointType | None = None) -> Conversion:
     left = _call("left_shift", X, _call("minimum", _call("neg", k), SConst(to.bits - 1)))
     moved = _call("where", _call("ge", k, SConst(0)), _call("right_shift", X, k), left)
     return Conversion(_call("minimum", _call("maximum", moved, SConst(to.lowest)), SConst(to.highest)), wide, to.storage)
+
+
+# ------------------------------------------------------------ Q arithmetic derived from an op's tree
+
+
+def shift_of(name: str) -> str:
+    """The symbol of input ``name``'s shift in attribute expressions."""
+    return f"{name}_shift"
+
+
+def aligned_by(name: str) -> str:
+    """The per-call symbol: how far input ``name`` moves right to reach the output's shift."""
+    return f"{name}_k"
+
+
+@attrs.frozen
+class QKernel:
+    """A Q type's elementwise kernel, derived from an op's scalar tree: ``value`` computes the
+    stored result from the stored inputs (named as the op's inputs) and per-call values
+    (``per_call``: name -> expression over the inputs' shifts, evaluated once per call), and
+    ``output_shift`` is the result's shift, over the inputs' shifts."""
+
+    value: Conversion
+    per_call: tuple[tuple[str, SExpr], ...]
+    output_shift: SExpr
+
+
+def _saturated(value: SExpr, t: FixedPointType) -> SExpr:
+    return _call("minimum", _call("maximum", value, SConst(t.lowest)), SConst(t.highest))
+
+
+def q_kernel(tree: SExpr, t: FixedPointType) -> QKernel | str:
+    """The Q kernel of an elementwise op whose tree is one arithmetic function of its inputs,
+    with CMSIS-DSP's meaning for equal shifts (``arm_add_q15``, ``arm_sub_q15``,
+    ``arm_mult_q15``, ``arm_negate_q15``, ``arm_abs_q15``: saturating), or why there is none.
+
+    Shifts may differ: a sum, a difference, a minimum or a maximum first moves each input
+    right to the larger shift (toward minus infinity), which is the output's; a product's
+    shift is the sum of the inputs'. A Q31 product keeps CMSIS-DSP's 31 bits (its lowest
+    bit is 0)."""
+    assert t.family == "Q", t.name
+    if not (isinstance(tree, SCall) and all(isinstance(a, SSym) for a in tree.args)):
+        return "its compute is not one arithmetic function of its inputs"
+    names = [a.name for a in tree.args if isinstance(a, SSym)]
+    wide = "int64" if t.bits == 32 else "int32"
+    shifts = [SSym(shift_of(n)) for n in names]
+    if tree.fn in ("add", "sub", "minimum", "maximum") and len(names) == 2:
+        out = _call("maximum", *shifts)
+        moved = [_call("right_shift", SSym(n), SSym(aligned_by(n))) for n in names]
+        value = _call(tree.fn, *moved)
+        if tree.fn in ("add", "sub"):
+            value = _saturated(value, t)
+        per_call = tuple((aligned_by(n), _call("sub", out, s)) for n, s in zip(names, shifts))
+        return QKernel(Conversion(value, wide, t.storage), per_call, out)
+    if tree.fn in ("neg", "abs") and len(names) == 1:
+        return QKernel(Conversion(_saturated(tree, t), wide, t.storage), (), shifts[0])
+    if tree.fn == "mul" and len(names) == 2:
+        product = _call("mul", *(SSym(n) for n in names))
+        if t.bits == 32:  # (arm_mult_q31: the top 32 bits, saturated to 31, shifted back)
+            high = _call("right_shift", product, SConst(32))
+            value = _call("mul", _call("minimum", _call("maximum", high, SConst(-(2**30))), SConst(2**30 - 1)),
+                          SConst(2))
+        else:
+            value = _saturated(_call("right_shift", product, SConst(t.fraction_bits)), t)
+        return QKernel(Conversion(value, wide, t.storage), (), _call("add", *shifts))
+    return f"{tree.fn} has no {t.system} arithmetic (a lookup table from the float reference is the way for it)"

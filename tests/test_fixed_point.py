@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 from dsl import fixed_point as F
+from dsl.fixed_point import q_kernel
 from generators.kernels import c_runtime, numpy_runtime
 from generators.kernels import fixed_point as R
+from generators.kernels import scalar_numpy
 from generators.kernels.scalar_c import C_TYPE, c_array
 
 dsp = pytest.importorskip("cmsisdsp")
@@ -37,12 +39,13 @@ def _real(seed: int, scale: float = 1.0) -> np.ndarray:
     return np.concatenate([body, halves, edges]).astype(np.float32)
 
 
-def _numpy(conversion: F.Conversion, x: np.ndarray, values: dict[str, float]) -> np.ndarray:
-    env = {"x": ("x", str(x.dtype)), **{name: (f"np.{VALUE_DTYPE.get(name, 'int32')}({name})",
-                                              VALUE_DTYPE.get(name, "int32")) for name in values}}
+def _numpy(conversion: F.Conversion, x: np.ndarray | dict[str, np.ndarray], values: dict[str, float]) -> np.ndarray:
+    inputs = x if isinstance(x, dict) else {"x": x}
+    env = {**{n: (n, str(a.dtype)) for n, a in inputs.items()},
+           **{name: (f"np.{VALUE_DTYPE.get(name, 'int32')}({name})", VALUE_DTYPE.get(name, "int32")) for name in values}}
     code = R.numpy_expression(conversion, env)
     with np.errstate(all="ignore"):  # (as the reference kernels run: an overflow to inf then saturates)
-        result = eval(code, {"np": np, "_k": numpy_runtime, "x": x, **values})  # our own rendering
+        result = eval(code, {"np": np, "_k": numpy_runtime, **inputs, **values})  # our own rendering
     return np.asarray(result)
 
 
@@ -55,13 +58,17 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _c(runtime: Path, tmp_path: Path, conversion: F.Conversion, x: np.ndarray,
+def _c(runtime: Path, tmp_path: Path, conversion: F.Conversion, x: np.ndarray | dict[str, np.ndarray],
        cases: list[dict[str, float]]) -> list[np.ndarray]:
-    """The rule compiled strictly and run over ``x`` once per case of per-call values."""
-    src, out_dtype = str(x.dtype), conversion.storage or conversion.domain
+    """The rule compiled strictly and run over the inputs (``x``, or several by name) once per
+    case of per-call values."""
+    inputs = x if isinstance(x, dict) else {"x": x}
+    size = next(iter(inputs.values())).size
+    out_dtype = conversion.storage or conversion.domain
     names = list(cases[0])
-    env = {"x": (f"(({C_TYPE[conversion.domain]})x[i])", conversion.domain),
+    env = {**{n: (f"(({C_TYPE[conversion.domain]})in_{n}[i])", conversion.domain) for n in inputs},
            **{n: (n, VALUE_DTYPE.get(n, "int32")) for n in names}}
+    arrays = "\n".join(c_array(f"in_{n}", a, str(a.dtype)) for n, a in inputs.items())
     columns = "\n".join(c_array(f"case_{n}", np.array([c[n] for c in cases]), VALUE_DTYPE.get(n, "int32"))
                         for n in names)
     printed = ('uint32_t bits; memcpy(&bits, &y, sizeof bits); printf("%08x\\n", (unsigned)bits);'
@@ -70,13 +77,13 @@ def _c(runtime: Path, tmp_path: Path, conversion: F.Conversion, x: np.ndarray,
     program.write_text(f"""#include <stdio.h>
 #include <string.h>
 #include "opforge_internal.h"
-{c_array("x", x, src)}
+{arrays}
 {columns}
 int main(void)
 {{
     for (int c = 0; c < {len(cases)}; c++) {{
-        {" ".join(f"const {C_TYPE[VALUE_DTYPE.get(n, 'int32')]} {n} = case_{n}[c];" for n in names)}
-        for (int i = 0; i < {x.size}; i++) {{
+        {" ".join(f"const {C_TYPE[VALUE_DTYPE.get(n, 'int32')]} {n} = case_{n}[c]; (void){n};" for n in names)}
+        for (int i = 0; i < {size}; i++) {{
             {C_TYPE[out_dtype]} y;
             {R.c_statement(conversion, "y", env)}
             {printed}
@@ -94,7 +101,7 @@ int main(void)
         values = np.array([int(w, 16) for w in words], dtype=np.uint32).view(np.float32)
     else:
         values = np.array([int(w) for w in words], dtype=out_dtype)
-    return list(values.reshape(len(cases), x.size))
+    return list(values.reshape(len(cases), size))
 
 
 def _same(ours: np.ndarray, theirs: np.ndarray, what: str) -> None:
@@ -372,3 +379,79 @@ def test_a_namespace_cannot_take_the_fixed_point_module_s_name(cli) -> None:
     assert "ops/fixed_point.py:3: Fixed_Point: the Python package has a module fixed_point of its own: " \
            "rename the namespace" in run.output
     assert not (cli.cwd / "out").exists()
+
+
+# ------------------------------------------- Q arithmetic derived from the catalogue's own ops
+
+from dsl import loader  # noqa: E402
+from conftest import ROOT  # noqa: E402
+
+CATALOGUE = loader.load(ROOT / "ops").catalogue
+#: The op whose tree a kernel is derived from, and CMSIS-DSP's function of the same job.
+CMSIS_JOBS = {"math.add": "arm_add_{q}", "math.sub": "arm_sub_{q}", "math.mul": "arm_mult_{q}",
+              "math.neg": "arm_negate_{q}", "math.abs": "arm_abs_{q}", "math.minimum": None, "math.maximum": None}
+
+
+def _tree(qualified: str) -> F.SExpr:
+    ns, _, name = qualified.partition(".")
+    op = CATALOGUE.namespace(ns).op(name)
+    return op.compute.case(())
+
+
+def _stored(t: F.FixedPointType, seed: int, n: int = 400) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    edges = [t.lowest, t.highest, 0, 1, -1, t.lowest + 1, t.highest - 1]
+    return np.concatenate([rng.integers(t.lowest, t.highest, n, endpoint=True), edges, edges[::-1]]).astype(t.storage)
+
+
+def _attributes(kernel: F.QKernel, shifts: dict[str, int]) -> tuple[dict[str, int], int]:
+    """The kernel's per-call values and output shift for the inputs' shifts (the attribute
+    expressions evaluated as the NumPy reference would)."""
+    values = {F.shift_of(n): np.int32(s) for n, s in shifts.items()}
+    evaluate = lambda tree: int(eval(scalar_numpy.render(tree, "int32", {k: (k, "int32") for k in values})[0],  # noqa: E731
+                                     {"np": np, "_k": numpy_runtime, **values}))
+    return {name: evaluate(tree) for name, tree in kernel.per_call}, evaluate(kernel.output_shift)
+
+
+@pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
+@pytest.mark.parametrize("qualified", list(CMSIS_JOBS))
+def test_q_kernels_derived_from_the_ops_are_cmsis_dsp_s(qualified: str, t: F.FixedPointType, runtime: Path,
+                                                         tmp_path: Path) -> None:
+    """The op's own tree, derived for the Q type: at equal shifts CMSIS-DSP's function of the
+    same job, bit for bit; at different shifts, the inputs moved right to the larger shift
+    (a product: the shifts add), as exact integer arithmetic says, saturated."""
+    kernel = q_kernel(_tree(qualified), t)
+    assert isinstance(kernel, F.QKernel), kernel
+    names = [a.name for a in _tree(qualified).args]
+    stored = {n: _stored(t, i + t.bits) for i, n in enumerate(names)}
+    wide = {n: a.astype(kernel.value.domain) for n, a in stored.items()}
+    cases = [{n: 0 for n in names}, dict(zip(names, (3, 1))), dict(zip(names, (-2, 5)))]
+    per_call = [_attributes(kernel, shifts) for shifts in cases]
+    from_c = _c(runtime, tmp_path, kernel.value, wide, [values or {"unused": 0} for values, _ in per_call])
+    for shifts, (values, out_shift), c_result in zip(cases, per_call, from_c):
+        ours = _numpy(kernel.value, wide, values)
+        _same(c_result, ours, f"{qualified} {t.system} {shifts}: C and NumPy")
+        exact = {n: a.astype(object) for n, a in stored.items()}  # (Python integers: no overflow)
+        if CMSIS_JOBS[qualified] and len(set(shifts.values())) == 1:
+            theirs = np.asarray(_cmsis(CMSIS_JOBS[qualified], t)(*stored.values()), dtype=t.storage)
+            _same(ours, theirs, f"{qualified} {t.system}")
+        if qualified == "math.mul":
+            assert out_shift == sum(shifts.values())
+            product = exact["x"] * exact["y"]
+            expected = (product >> 32).clip(-2**30, 2**30 - 1) * 2 if t.bits == 32 else product >> t.fraction_bits
+        elif len(names) == 2:
+            assert out_shift == max(shifts.values())
+            a, b = (exact[n] >> (out_shift - shifts[n]) for n in names)
+            expected = {"math.add": a + b, "math.sub": a - b, "math.minimum": np.minimum(a, b),
+                        "math.maximum": np.maximum(a, b)}[qualified]
+        else:
+            assert out_shift == shifts["x"]
+            expected = -exact["x"] if qualified == "math.neg" else abs(exact["x"])
+        _same(ours, np.clip(expected, t.lowest, t.highest).astype(t.storage), f"{qualified} {t.system} {shifts}")
+
+
+def test_a_tree_without_q_arithmetic_says_why() -> None:
+    assert q_kernel(_tree("math.exp"), F.Q15) == "exp has no Q15 arithmetic (a lookup table from the float " \
+                                                 "reference is the way for it)"
+    assert q_kernel(F.SCall("add", (F.SCall("mul", (F.X, F.X)), F.X)), F.Q7) == \
+        "its compute is not one arithmetic function of its inputs"
