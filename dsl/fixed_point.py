@@ -218,3 +218,28 @@ def q_kernel(tree: SExpr, t: FixedPointType) -> QKernel | str:
             value = _saturated(_call("right_shift", product, SConst(t.fraction_bits)), t)
         return QKernel(Conversion(value, wide, t.storage), (), _call("add", *shifts))
     return f"{tree.fn} has no {t.system} arithmetic (a lookup table from the float reference is the way for it)"
+
+
+# ------------------------------------------------------- lookup tables through the real values
+
+
+def _renamed(conversion: Conversion, prefix: str) -> SExpr:
+    """The conversion's tree with its per-call symbols prefixed (``factor`` -> ``x_factor``)."""
+    names = (FACTOR, SCALE, OFFSET)
+    return substitute(conversion.value, {n: SSym(f"{prefix}_{n}") for n in names})
+
+
+def table_entry(tree: SExpr, source: FixedPointType, target: FixedPointType, name: str = "x",
+                output: str = "output") -> Conversion:
+    """The entry of a unary op's lookup table for stored input ``x`` (float32, every value of
+    ``source`` in turn): the op's float tree on the real value, converted to ``target`` by
+    the rules above, as TensorFlow Lite Micro fills its int8 activation tables. The per-call
+    values are the input's and the output's attributes, prefixed with their names
+    (``x_factor``, ``output_scale``, ...). Computed in float64 (once per table, not per
+    element): C's libm and NumPy's float32 functions differ in the last bit often enough to
+    give another entry in a 16-bit table; in float64 they would have to differ by 2**-36 of
+    an output step."""
+    real = substitute(_renamed(to_real(source), name), {"x": X})
+    result = substitute(tree, {name: real})
+    stored = substitute(_renamed(from_real(target), output), {"x": result})
+    return Conversion(stored, "float64", target.storage)

@@ -455,3 +455,91 @@ def test_a_tree_without_q_arithmetic_says_why() -> None:
                                                  "reference is the way for it)"
     assert q_kernel(F.SCall("add", (F.SCall("mul", (F.X, F.X)), F.X)), F.Q7) == \
         "its compute is not one arithmetic function of its inputs"
+
+
+# ---------------------------------------------- lookup tables of unary ops, through the real values
+
+TABLE_OPS = ["math.exp", "math.tanh", "math.sigmoid", "math.sin", "math.erf", "math.sqrt", "nn.softsign", "nn.swish",
+             "nn.log_sigmoid", "nn.hard_sigmoid"]
+
+
+def _q_values(prefix: str, t: F.FixedPointType, shift: int) -> dict[str, float]:
+    return {f"{prefix}_{F.FACTOR}": F.q_factor(t, shift)}
+
+
+def _d_values(prefix: str, scale: float, offset: int) -> dict[str, float]:
+    return {f"{prefix}_{F.SCALE}": float(np.float32(scale)), f"{prefix}_{F.OFFSET}": offset}
+
+
+def _prefixed_dtypes() -> None:
+    for prefix in ("x", "output"):
+        for name in (F.FACTOR, F.SCALE, F.OFFSET):
+            VALUE_DTYPE[f"{prefix}_{name}"] = "float64"
+
+
+_prefixed_dtypes()
+TABLE_TYPES = [(F.Q7, F.Q7, [_q_values("x", F.Q7, 3) | _q_values("output", F.Q7, 1),
+                             _q_values("x", F.Q7, 0) | _q_values("output", F.Q7, 0)]),
+               (F.D8, F.D8, [_d_values("x", 0.05, -3) | _d_values("output", 1 / 256, -128),
+                             _d_values("x", 0.125, 10) | _d_values("output", 0.02, 0)]),
+               (F.Q15, F.Q15, [_q_values("x", F.Q15, 2) | _q_values("output", F.Q15, 3)])]
+
+
+@pytest.mark.parametrize("source,target,cases", TABLE_TYPES, ids=lambda v: getattr(v, "system", ""))
+@pytest.mark.parametrize("qualified", TABLE_OPS)
+def test_a_unary_op_s_table_is_the_float_reference_quantized(qualified: str, source: F.FixedPointType,
+                                                               target: F.FixedPointType, cases: list,
+                                                               runtime: Path, tmp_path: Path) -> None:
+    """Every entry (every stored input: 256 of an 8-bit type, 2**16 of a 16-bit one) in C and
+    NumPy alike, and within the rounding of the output type of the exact (float64) value."""
+    entry = F.table_entry(_tree(qualified), source, target)
+    stored = np.arange(source.lowest, source.highest + 1).astype(np.float64)
+    from_c = _c(runtime, tmp_path, entry, stored, cases)
+    tree = _tree(qualified)
+    for values, c_result in zip(cases, from_c):
+        ours = _numpy(entry, stored, values)
+        _same(c_result, ours, f"{qualified} {source.system} {values}: C and NumPy")
+        # the exact value: the op's tree in float64 on the real input, then the output rule
+        real = _numpy(F.to_real(source), stored, {k.removeprefix("x_"): v for k, v in values.items()
+                                                  if k.startswith("x_")}).astype(np.float64)
+        with np.errstate(all="ignore"):
+            exact = eval(scalar_numpy.render(tree, "float64", {"x": ("real", "float64")})[0],
+                         {"np": np, "_k": numpy_runtime, "real": real})
+        out = {k.removeprefix("output_"): v for k, v in values.items() if k.startswith("output_")}
+        if target.family == "Q":
+            ideal = exact * out[F.FACTOR]
+        else:
+            ideal = exact / out[F.SCALE] + out[F.OFFSET]
+        ideal = np.clip(np.nan_to_num(ideal, nan=0.0 if target.family == "Q" else out[F.OFFSET]),
+                        target.lowest, target.highest)
+        error = np.abs(ours.astype(np.float64) - ideal)
+        assert error.max() <= 1.0, f"{qualified}: {error.max()} LSB from the exact value"
+
+
+def _qlinear_unary(op: str, x: np.ndarray, given: tuple[float, int], made: tuple[float, int]) -> np.ndarray:
+    """onnxruntime's contrib operator ``op`` (com.microsoft: QLinearSigmoid, ...) on int8 ``x``."""
+    from onnx import TensorProto, helper
+
+    values = {"xs": given[0], "xz": given[1], "ys": made[0], "yz": made[1]}
+    graph = helper.make_graph(
+        [helper.make_node(op, list(values), ["y"], domain="com.microsoft")], "table",
+        [helper.make_tensor_value_info("x", TensorProto.INT8, [x.size])],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, [x.size])],
+        initializer=[helper.make_tensor(n, TensorProto.FLOAT if n.endswith("s") else TensorProto.INT8, [], [v])
+                     for n, v in values.items()])
+    graph.node[0].input.insert(0, "x")
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 10
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, {"x": x})[0]
+
+
+@pytest.mark.parametrize("given,made", [((0.05, -3), (1 / 256, -128)), ((0.125, 10), (0.004, 7)),
+                                        ((0.01, 0), (1 / 128, 0))])
+def test_a_d8_sigmoid_table_is_qlinear_sigmoid(given: tuple[float, int], made: tuple[float, int]) -> None:
+    """math.sigmoid's D8 table, entry for entry onnxruntime's QLinearSigmoid."""
+    given, made = (float(np.float32(given[0])), given[1]), (float(np.float32(made[0])), made[1])
+    stored = np.arange(-128, 128).astype(np.int8)
+    entry = F.table_entry(_tree("math.sigmoid"), F.D8, F.D8)
+    ours = _numpy(entry, stored.astype(np.float64), _d_values("x", *given) | _d_values("output", *made))
+    _same(ours, _qlinear_unary("QLinearSigmoid", stored, given, made), f"sigmoid {given} {made}")
