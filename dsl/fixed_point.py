@@ -243,3 +243,62 @@ def table_entry(tree: SExpr, source: FixedPointType, target: FixedPointType, nam
     result = substitute(tree, {name: real})
     stored = substitute(_renamed(from_real(target), output), {"x": result})
     return Conversion(stored, "float64", target.storage)
+
+
+# ---------------------------------------------------------------- Q reductions, from the form
+
+#: The per-call value of a sum's headroom: the bits a sum of ``n`` values may grow by.
+HEADROOM = "h"
+ACC, COUNT = SSym("acc"), SSym("n")
+
+
+def headroom(n: int) -> int:
+    """ceil(log2(n)): a sum of ``n`` stored values, shifted right by it, fits the type again
+    (0 for ``n <= 1``). Imaginet's ``n.log2.ceil``, as the real Norm unit computes it."""
+    return max(n - 1, 0).bit_length()
+
+
+@attrs.frozen
+class QReduction:
+    """A Q type's reduction, derived from a Reduce form: each element's ``map`` (over the
+    stored ``x`` and ``y``, in ``domain``) is combined by ``combine`` into ``acc``, which
+    ``finalize`` (over ``acc``, ``n`` and the headroom ``h``) turns into the stored result;
+    ``output_shift`` is over the inputs' shifts and ``h``. One requantization, at the end."""
+
+    combine: str
+    map: SExpr
+    finalize: Conversion
+    output_shift: SExpr
+    domain: str
+
+
+def q_reduction(form: object, t: FixedPointType) -> QReduction | str:
+    """max and min exactly (CMSIS-DSP's ``arm_max_no_idx_q15``); a mean as ``arm_mean_q15``
+    (the sum over the truncating count, the input's shift); a sum moved right by its
+    headroom (the shift grows by it); a dot product as ``arm_dot_prod_q15`` accumulates it
+    (Q31: each product's lowest 14 bits dropped first, as CMSIS-DSP does), moved right to the
+    type's fraction bits and the headroom. Anything else says why it has none."""
+    assert t.family == "Q", t.name
+    combine, map_, finalize = (getattr(form, f) for f in ("combine", "map", "finalize"))
+    other, pre, extra = (getattr(form, f) for f in ("other", "pre", "extra_maps"))
+    x_shift, h = SSym(shift_of("x")), SSym(HEADROOM)
+    if pre is not None or extra:
+        return "its reduction reads a first pass or several sums"
+    if other is None and map_ is None:
+        if combine in ("max", "min") and finalize is None:
+            return QReduction(combine, X, Conversion(ACC, t.storage, t.storage), x_shift, t.storage)
+        if combine == "add" and finalize is None:
+            value = _saturated(_call("right_shift", ACC, h), t)
+            return QReduction("add", X, Conversion(value, "int64", t.storage), _call("add", x_shift, h), "int64")
+        if combine == "add" and finalize == _call("div", ACC, COUNT):
+            return QReduction("add", X, Conversion(_call("div", ACC, COUNT), "int64", t.storage), x_shift, "int64")
+    if other is not None and combine == "add" and finalize is None and map_ == _call("mul", X, SSym("y")):
+        product = _call("mul", X, SSym("y"))
+        fraction = 2 * t.fraction_bits
+        if t.bits == 32:
+            product, fraction = _call("right_shift", product, SConst(14)), fraction - 14
+        value = _saturated(_call("right_shift", ACC, _call("add", SConst(fraction - t.fraction_bits), h)), t)
+        shifts = _call("add", _call("add", x_shift, SSym(shift_of("y"))), h)
+        return QReduction("add", product, Conversion(value, "int64", t.storage), shifts, "int64")
+    return f"its reduction ({combine} of {'a map' if map_ is not None else 'x'}" \
+           f"{', then a finalize' if finalize is not None else ''}) has no {t.system} form yet"

@@ -14,7 +14,7 @@ from dsl import fixed_point as F
 from dsl.fixed_point import q_kernel
 from generators.kernels import c_runtime, numpy_runtime
 from generators.kernels import fixed_point as R
-from generators.kernels import scalar_numpy
+from generators.kernels import scalar_c, scalar_numpy
 from generators.kernels.scalar_c import C_TYPE, c_array
 
 dsp = pytest.importorskip("cmsisdsp")
@@ -543,3 +543,105 @@ def test_a_d8_sigmoid_table_is_qlinear_sigmoid(given: tuple[float, int], made: t
     entry = F.table_entry(_tree("math.sigmoid"), F.D8, F.D8)
     ours = _numpy(entry, stored.astype(np.float64), _d_values("x", *given) | _d_values("output", *made))
     _same(ours, _qlinear_unary("QLinearSigmoid", stored, given, made), f"sigmoid {given} {made}")
+
+
+# ---------------------------------------------------- Q reductions derived from the catalogue's forms
+
+REDUCTIONS = {"math.max": "arm_max_no_idx_{q}", "math.min": "arm_min_no_idx_{q}", "math.mean": "arm_mean_{q}",
+              "math.sum": None, "base.dot": "arm_dot_prod_{q}"}
+
+
+def _form(qualified: str) -> object:
+    ns, _, name = qualified.partition(".")
+    return CATALOGUE.namespace(ns).op(name).compute
+
+
+def _reduce_numpy(r: F.QReduction, inputs: dict[str, np.ndarray], h: int) -> tuple[int, int]:
+    """(the accumulator, the stored result)"""
+    wide = {n: a.astype(r.domain) for n, a in inputs.items()}
+    env = {n: (n, r.domain) for n in wide}
+    with np.errstate(all="ignore"):
+        mapped = np.asarray(eval(scalar_numpy.render(r.map, r.domain, env)[0], {"np": np, "_k": numpy_runtime, **wide}),
+                            dtype=r.domain)
+    acc = {"add": np.add, "max": np.maximum, "min": np.minimum}[r.combine].reduce(mapped)
+    values = {"acc": acc, "n": np.int64(mapped.size), F.HEADROOM: np.int64(h)}
+    env = {"acc": ("acc", r.domain), "n": ("n", "int64"), F.HEADROOM: ("h", "int64")}
+    code = R.numpy_expression(r.finalize, env)
+    return int(acc), int(eval(code, {"np": np, "_k": numpy_runtime, **values}))
+
+
+def _reduce_c(r: F.QReduction, inputs: dict[str, np.ndarray], h: int, runtime: Path, tmp_path: Path) -> int:
+    """The reduction as a C loop: the rendered map per element, the combine, the rendered finalize."""
+    ct = C_TYPE[r.domain]
+    arrays = "\n".join(c_array(f"in_{n}", a, str(a.dtype)) for n, a in inputs.items())
+    env = {n: (f"(({ct})in_{n}[i])", r.domain) for n in inputs}
+    mapped = scalar_c.render(r.map, r.domain, env)[0]
+    step = {"add": "acc += v;", "max": "if (v > acc) acc = v;", "min": "if (v < acc) acc = v;"}[r.combine]
+    first = "0" if r.combine == "add" else f"(({ct})in_x[0])"
+    finalize = R.c_statement(r.finalize, "y", {"acc": ("acc", r.domain), "n": ("n", "int64"),
+                                               F.HEADROOM: ("h", "int64")})
+    size = next(iter(inputs.values())).size
+    program = tmp_path / "reduce.c"
+    program.write_text(f"""#include <stdio.h>
+#include "opforge_internal.h"
+{arrays}
+int main(void)
+{{
+    const int64_t n = {size}, h = {h};
+    {ct} acc = {first};
+    for (int64_t i = 0; i < n; i++) {{
+        const {ct} v = {mapped};
+        {step}
+    }}
+    {C_TYPE[r.finalize.storage]} y;
+    {finalize}
+    (void)h;
+    printf("%lld\\n", (long long)y);
+    return 0;
+}}
+""")
+    exe = tmp_path / "reduce"
+    made = subprocess.run(["gcc", *STRICT, f"-I{runtime / 'src'}", f"-I{runtime / 'include'}", str(program),
+                           str(runtime / "src" / "opforge_core.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    return int(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
+
+
+@pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
+@pytest.mark.parametrize("qualified", list(REDUCTIONS))
+def test_q_reductions_derived_from_the_forms_are_cmsis_dsp_s(qualified: str, t: F.FixedPointType, runtime: Path,
+                                                              tmp_path: Path) -> None:
+    """C and NumPy alike, and CMSIS-DSP's function of the same job (its wide result moved right
+    as the rule says: a dot product to the type's fraction bits and the headroom); the sum, which
+    CMSIS-DSP lacks, against exact integer arithmetic."""
+    r = F.q_reduction(_form(qualified), t)
+    assert isinstance(r, F.QReduction), r
+    names = ["x", "y"] if qualified == "base.dot" else ["x"]
+    for n, seed in ((1, 0), (7, 1), (64, 2), (1000, 3)):
+        inputs = {name: _stored(t, seed * 10 + i, n)[:n] for i, name in enumerate(names)}
+        if seed == 3:  # (a run at the limits: saturation and the headroom's worst case)
+            inputs = {name: np.full(n, t.lowest if i == 0 else t.highest, t.storage) for i, name in enumerate(names)}
+        h = F.headroom(n)
+        acc, ours = _reduce_numpy(r, inputs, h)
+        assert _reduce_c(r, inputs, h, runtime, tmp_path) == ours, (qualified, t.system, n)
+        exact = [a.astype(object) for a in inputs.values()]
+        if qualified == "math.sum":
+            expected = int(sum(exact[0])) >> h
+        elif qualified == "base.dot":
+            wide = int(getattr(dsp, f"arm_dot_prod_{t.name}")(*inputs.values()))
+            assert acc == wide, (t.system, n, acc, wide)  # (CMSIS-DSP's own wide result, bit for bit)
+            fraction = 2 * t.fraction_bits - (14 if t.bits == 32 else 0)
+            expected = wide >> (fraction - t.fraction_bits + h)
+        else:
+            expected = int(_cmsis(REDUCTIONS[qualified], t)(inputs["x"]))
+        assert ours == min(max(expected, t.lowest), t.highest), (qualified, t.system, n, ours, expected)
+    assert r.output_shift == {"math.sum": F.SCall("add", (F.SSym("x_shift"), F.SSym("h"))),
+                              "base.dot": F.SCall("add", (F.SCall("add", (F.SSym("x_shift"), F.SSym("y_shift"))),
+                                                          F.SSym("h")))}.get(qualified, F.SSym("x_shift"))
+
+
+def test_a_reduction_without_a_q_form_says_why() -> None:
+    assert F.q_reduction(_form("math.norm2"), F.Q15) == \
+        "its reduction (add of a map, then a finalize) has no Q15 form yet"
+    assert F.q_reduction(_form("math.prod"), F.Q15) == "its reduction (mul of x) has no Q15 form yet"
+    assert [F.headroom(n) for n in (0, 1, 2, 3, 4, 5, 1024, 1025)] == [0, 0, 1, 2, 2, 3, 10, 11]
