@@ -32,6 +32,8 @@ tests hold them to those libraries bit for bit:
 
 from __future__ import annotations
 
+import math
+
 import attrs
 
 from dsl.scalar import SCall, SConst, SExpr, SSym, substitute
@@ -111,9 +113,9 @@ class Conversion:
     domain: str
     storage: str | None = None
 
-    def of(self, x: SExpr) -> SExpr:
-        """The value with ``x`` replaced by another tree (for composing conversions)."""
-        return substitute(self.value, {"x": x})
+
+def _saturated(value: SExpr, t: FixedPointType) -> SExpr:
+    return _call("minimum", _call("maximum", value, SConst(t.lowest)), SConst(t.highest))
 
 
 def q_factor(t: FixedPointType, shift: int) -> float:
@@ -151,7 +153,7 @@ def shifted(t: FixedPointType, to: FixedPointType | None = None) -> Conversion:
     k = SSym(SHIFT_BY)
     left = _call("left_shift", X, _call("minimum", _call("neg", k), SConst(to.bits - 1)))
     moved = _call("where", _call("ge", k, SConst(0)), _call("right_shift", X, k), left)
-    return Conversion(_call("minimum", _call("maximum", moved, SConst(to.lowest)), SConst(to.highest)), wide, to.storage)
+    return Conversion(_saturated(moved, to), wide, to.storage)
 
 
 # ------------------------------------------------------------ Q arithmetic derived from an op's tree
@@ -177,10 +179,6 @@ class QKernel:
     value: Conversion
     per_call: tuple[tuple[str, SExpr], ...]
     output_shift: SExpr
-
-
-def _saturated(value: SExpr, t: FixedPointType) -> SExpr:
-    return _call("minimum", _call("maximum", value, SConst(t.lowest)), SConst(t.highest))
 
 
 def q_kernel(tree: SExpr, t: FixedPointType) -> QKernel | str:
@@ -302,3 +300,105 @@ def q_reduction(form: object, t: FixedPointType) -> QReduction | str:
         return QReduction("add", product, Conversion(value, "int64", t.storage), shifts, "int64")
     return f"its reduction ({combine} of {'a map' if map_ is not None else 'x'}" \
            f"{', then a finalize' if finalize is not None else ''}) has no {t.system} form yet"
+
+
+# ------------------------------------------------ D arithmetic: integer rescaling, as TFLite does
+
+
+def quantize_multiplier(real: float) -> tuple[int, int]:
+    """``real`` as ``multiplier * 2**(exponent - 31)`` with a 31-bit ``multiplier``: TensorFlow
+    Lite's QuantizeMultiplier (the fraction of frexp rounded half away from zero; 0 for a
+    real too small to hold)."""
+    if real == 0:
+        return 0, 0
+    fraction, exponent = math.frexp(real)
+    fixed = math.floor(abs(fraction) * 2**31 + 0.5) * (1 if fraction > 0 else -1)
+    if abs(fixed) == 2**31:
+        fixed //= 2
+        exponent += 1
+    if exponent < -31:
+        return 0, 0
+    return fixed, exponent
+
+
+def _int64(value: int) -> SExpr:
+    return SConst(value)
+
+
+def _high_mul(a: SExpr, b: SExpr) -> SExpr:
+    """gemmlowp's SaturatingRoundingDoublingHighMul of two int32 values (in int64): the high
+    half of ``2 a b``, rounded half away from zero; MIN * MIN saturates to MAX."""
+    product = _call("mul", a, b)
+    nudge = _call("where", _call("ge", product, _int64(0)), _int64(2**30), _int64(1 - 2**30))
+    high = _call("div", _call("add", product, nudge), _int64(2**31))
+    both_min = _call("logical_and", _call("eq", a, _int64(-(2**31))), _call("eq", b, _int64(-(2**31))))
+    return _call("where", both_min, _int64(2**31 - 1), high)
+
+
+def _rounding_shift(x: SExpr, exponent: SExpr) -> SExpr:
+    """gemmlowp's RoundingDivideByPOT: ``x / 2**exponent`` rounded half away from zero."""
+    mask = _call("sub", _call("left_shift", _int64(1), exponent), _int64(1))
+    remainder = _call("bitwise_and", x, mask)
+    threshold = _call("add", _call("right_shift", mask, _int64(1)),
+                      _call("where", _call("lt", x, _int64(0)), _int64(1), _int64(0)))
+    return _call("add", _call("right_shift", x, exponent),
+                 _call("where", _call("gt", remainder, threshold), _int64(1), _int64(0)))
+
+
+def _rescaled(x: SExpr, name: str) -> SExpr:
+    """TFLite's MultiplyByQuantizedMultiplier of ``x`` by the per-call ``<name>_multiplier``
+    and ``<name>_exponent``: a left shift for a positive exponent, a rounding right shift for
+    a negative one."""
+    exponent = SSym(f"{name}_exponent")
+    left = _call("maximum", exponent, _int64(0))
+    right = _call("maximum", _call("neg", exponent), _int64(0))
+    return _rounding_shift(_high_mul(_call("left_shift", x, left), SSym(f"{name}_multiplier")), right)
+
+
+@attrs.frozen
+class DKernel:
+    """A D type's elementwise kernel (integer-only): ``value`` over the stored inputs and the
+    per-call integers that :meth:`per_call` computes from the tensors' scales and offsets."""
+
+    kind: str  # "add", "sub" or "mul"
+    inputs: tuple[str, ...]
+    value: Conversion
+    left_shift: int  # (add, sub: the inputs' headroom before rescaling, TFLite's left_shift)
+
+    def per_call(self, scales: dict[str, float], offsets: dict[str, int]) -> dict[str, int]:
+        """The kernel's per-call integers for the inputs' and the output's (``output``) scales
+        and offsets: TFLite's multipliers and exponents, and the offsets themselves."""
+        values = {f"{n}_offset": offsets[n] for n in (*self.inputs, "output")}
+        if self.kind == "mul":
+            real = scales[self.inputs[0]] * scales[self.inputs[1]] / scales["output"]
+            values["output_multiplier"], values["output_exponent"] = quantize_multiplier(real)
+            return values
+        twice_max = 2 * max(scales[n] for n in self.inputs)
+        for n in self.inputs:
+            values[f"{n}_multiplier"], values[f"{n}_exponent"] = quantize_multiplier(scales[n] / twice_max)
+        real = twice_max / ((1 << self.left_shift) * scales["output"])
+        values["output_multiplier"], values["output_exponent"] = quantize_multiplier(real)
+        return values
+
+
+def d_kernel(tree: SExpr, t: FixedPointType) -> DKernel | str:
+    """The D kernel of an elementwise add, sub or mul of two inputs, TensorFlow Lite's integer
+    arithmetic (its reference int8/int16 Add and Mul): inputs less their offsets, rescaled by
+    31-bit multipliers with gemmlowp's rounding, the result rescaled and offset, saturated.
+    The output's scale and offset are the caller's (a D tensor's attributes are chosen, as a
+    TFLite model's are); anything else says why it has none."""
+    assert t.family == "D", t.name
+    if not (isinstance(tree, SCall) and tree.fn in ("add", "sub", "mul") and len(tree.args) == 2
+            and all(isinstance(a, SSym) for a in tree.args)):
+        return "its compute is not a sum, difference or product of two inputs"
+    names = tuple(a.name for a in tree.args if isinstance(a, SSym))
+    centred = [_call("sub", SSym(n), SSym(f"{n}_offset")) for n in names]
+    if tree.fn == "mul":
+        raw = _rescaled(_call("mul", *centred), "output")
+        left_shift = 0
+    else:
+        left_shift = 20 if t.bits == 8 else 15
+        scaled = [_rescaled(_call("left_shift", c, _int64(left_shift)), n) for c, n in zip(centred, names)]
+        raw = _rescaled(_call(tree.fn, *scaled), "output")
+    value = _saturated(_call("add", raw, SSym("output_offset")), t)
+    return DKernel(tree.fn, names, Conversion(value, "int64", t.storage), left_shift)

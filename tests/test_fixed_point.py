@@ -645,3 +645,76 @@ def test_a_reduction_without_a_q_form_says_why() -> None:
         "its reduction (add of a map, then a finalize) has no Q15 form yet"
     assert F.q_reduction(_form("math.prod"), F.Q15) == "its reduction (mul of x) has no Q15 form yet"
     assert [F.headroom(n) for n in (0, 1, 2, 3, 4, 5, 1024, 1025)] == [0, 0, 1, 2, 2, 3, 10, 11]
+
+
+# ------------------------------------------- D arithmetic derived from the catalogue's own ops
+
+def _qlinear_binary(op: str, x: np.ndarray, y: np.ndarray, attrs_: dict[str, tuple[float, int]]) -> np.ndarray:
+    """onnxruntime's contrib QLinearAdd or QLinearMul on int8 ``x`` and ``y``."""
+    from onnx import TensorProto, helper
+
+    names = ["x", "xs", "xz", "y", "ys", "yz", "os", "oz"]
+    values = {"xs": attrs_["x"][0], "xz": attrs_["x"][1], "ys": attrs_["y"][0], "yz": attrs_["y"][1],
+              "os": attrs_["output"][0], "oz": attrs_["output"][1]}
+    graph = helper.make_graph(
+        [helper.make_node(op, names, ["out"], domain="com.microsoft")], "binary",
+        [helper.make_tensor_value_info(n, TensorProto.INT8, [x.size]) for n in ("x", "y")],
+        [helper.make_tensor_value_info("out", TensorProto.INT8, [x.size])],
+        initializer=[helper.make_tensor(n, TensorProto.FLOAT if n.endswith("s") else TensorProto.INT8, [], [v])
+                     for n, v in values.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 10
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, {"x": x, "y": y})[0]
+
+
+D_ATTRIBUTES = [{"x": (0.05, -3), "y": (0.05, -3), "output": (0.1, 2)},
+                {"x": (0.02, 10), "y": (0.07, -20), "output": (0.09, -5)},
+                {"x": (0.5, 0), "y": (0.001, 0), "output": (0.004, 0)}]
+
+
+@pytest.mark.parametrize("t", [F.D8, F.D16], ids=lambda t: t.system)
+@pytest.mark.parametrize("qualified", ["math.add", "math.sub", "math.mul"])
+def test_d_kernels_derived_from_the_ops_rescale_in_integers(qualified: str, t: F.FixedPointType, runtime: Path,
+                                                            tmp_path: Path) -> None:
+    """C and NumPy alike; within one step of the exact result; for D8 add and mul, within one
+    step of onnxruntime's QLinearAdd and QLinearMul (which compute in float32)."""
+    kernel = F.d_kernel(_tree(qualified), t)
+    assert isinstance(kernel, F.DKernel), kernel
+    stored = {"x": _stored(t, 40), "y": _stored(t, 41)}
+    wide = {n: a.astype("int64") for n, a in stored.items()}
+    cases = []
+    for attrs_ in D_ATTRIBUTES:
+        attrs_ = {n: (float(np.float32(s)), o if t.bits == 8 else 0) for n, (s, o) in attrs_.items()}
+        cases.append((attrs_, kernel.per_call({n: s for n, (s, _) in attrs_.items()},
+                                              {n: o for n, (_, o) in attrs_.items()})))
+    from_c = _c(runtime, tmp_path, kernel.value, wide, [values for _, values in cases])
+    for (attrs_, values), c_result in zip(cases, from_c):
+        ours = _numpy(kernel.value, wide, values)
+        _same(c_result, ours, f"{qualified} {t.system} {attrs_}: C and NumPy")
+        real = {n: (stored[n].astype(np.float64) - attrs_[n][1]) * attrs_[n][0] for n in ("x", "y")}
+        exact = {"math.add": real["x"] + real["y"], "math.sub": real["x"] - real["y"],
+                 "math.mul": real["x"] * real["y"]}[qualified]
+        ideal = np.clip(exact / attrs_["output"][0] + attrs_["output"][1], t.lowest, t.highest)
+        assert np.abs(ours - ideal).max() <= 1.0, (qualified, t.system, attrs_, np.abs(ours - ideal).max())
+        if t.bits == 8 and qualified != "math.sub":
+            theirs = _qlinear_binary("QLinearAdd" if qualified == "math.add" else "QLinearMul",
+                                     stored["x"], stored["y"], attrs_)
+            assert np.abs(ours.astype(int) - theirs.astype(int)).max() <= 1, (qualified, attrs_)
+
+
+def test_quantize_multiplier_is_tflite_s() -> None:
+    """multiplier * 2**(exponent - 31) holds the real to 31 bits; a fraction rounding up to 1
+    moves to the next exponent; too small a real is 0."""
+    assert F.quantize_multiplier(0.5) == (2**30, 0)
+    assert F.quantize_multiplier(1.0) == (2**30, 1)
+    assert F.quantize_multiplier(0.75) == (3 * 2**29, 0)
+    assert F.quantize_multiplier(1 - 2**-40) == (2**30, 1)
+    assert F.quantize_multiplier(2**-40) == (0, 0) and F.quantize_multiplier(0.0) == (0, 0)
+    for real in (0.1, 3.7, 1e-5, 123.456):
+        m, e = F.quantize_multiplier(real)
+        assert 2**30 <= m < 2**31 and abs(m * 2.0 ** (e - 31) - real) <= real * 2**-31
+
+
+def test_a_tree_without_d_arithmetic_says_why() -> None:
+    assert F.d_kernel(_tree("math.maximum"), F.D8) == "its compute is not a sum, difference or product of two inputs"
