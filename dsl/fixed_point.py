@@ -107,11 +107,27 @@ X = SSym("x")
 @attrs.frozen
 class Conversion:
     """A conversion of one element ``x``: ``value`` computed in ``domain``, then, when
-    ``storage`` is set, converted to that integer dtype by cast's rule."""
+    ``storage`` is set, converted to that integer dtype by cast's rule. ``lets`` are named
+    values (name, dtype, tree) computed first, in order, each in its own dtype, that later
+    ones and ``value`` read: a value read twice is computed once (a tree would repeat it in
+    every place it is read), and in no wider a type than it needs."""
 
     value: SExpr
     domain: str
     storage: str | None = None
+    lets: tuple[tuple[str, str, SExpr], ...] = ()
+
+
+class _Lets:
+    """Collects the named values of a Conversion as a kernel is built."""
+
+    def __init__(self) -> None:
+        self.bound: list[tuple[str, str, SExpr]] = []
+
+    def __call__(self, name: str, tree: SExpr, dtype: str) -> SSym:
+        named = f"{name}_{len(self.bound)}"
+        self.bound.append((named, dtype, tree))
+        return SSym(named)
 
 
 def _saturated(value: SExpr, t: FixedPointType) -> SExpr:
@@ -325,34 +341,38 @@ def _int64(value: int) -> SExpr:
     return SConst(value)
 
 
-def _high_mul(a: SExpr, b: SExpr) -> SExpr:
-    """gemmlowp's SaturatingRoundingDoublingHighMul of two int32 values (in int64): the high
-    half of ``2 a b``, rounded half away from zero; MIN * MIN saturates to MAX."""
-    product = _call("mul", a, b)
-    nudge = _call("where", _call("ge", product, _int64(0)), _int64(2**30), _int64(1 - 2**30))
-    high = _call("div", _call("add", product, nudge), _int64(2**31))
+def _high_mul(let: _Lets, a: SExpr, b: SExpr) -> SExpr:
+    """gemmlowp's SaturatingRoundingDoublingHighMul of two int32 values: the high half of
+    ``2 a b`` (the product in int64), rounded half away from zero (its division truncates:
+    a negative sum is raised by 2**31 - 1 before the shift); MIN * MIN saturates to MAX."""
+    product = let("product", _call("mul", a, b), "int64")
+    nudged = let("nudged", _call("add", product, _call("where", _call("ge", product, _int64(0)), _int64(2**30),
+                                                             _int64(1 - 2**30))), "int64")
+    truncated = _call("add", nudged, _call("where", _call("lt", nudged, _int64(0)), _int64(2**31 - 1), _int64(0)))
+    high = let("top", _call("right_shift", truncated, _int64(31)), "int64")
     both_min = _call("logical_and", _call("eq", a, _int64(-(2**31))), _call("eq", b, _int64(-(2**31))))
-    return _call("where", both_min, _int64(2**31 - 1), high)
+    return let("high", _call("where", both_min, _int64(2**31 - 1), high), "int32")
 
 
-def _rounding_shift(x: SExpr, exponent: SExpr) -> SExpr:
+def _rounding_shift(let: _Lets, x: SExpr, exponent: SExpr) -> SExpr:
     """gemmlowp's RoundingDivideByPOT: ``x / 2**exponent`` rounded half away from zero."""
-    mask = _call("sub", _call("left_shift", _int64(1), exponent), _int64(1))
+    mask = let("mask", _call("sub", _call("left_shift", _int64(1), exponent), _int64(1)), "int32")
     remainder = _call("bitwise_and", x, mask)
     threshold = _call("add", _call("right_shift", mask, _int64(1)),
                       _call("where", _call("lt", x, _int64(0)), _int64(1), _int64(0)))
-    return _call("add", _call("right_shift", x, exponent),
-                 _call("where", _call("gt", remainder, threshold), _int64(1), _int64(0)))
+    return let("rounded", _call("add", _call("right_shift", x, exponent),
+                                _call("where", _call("gt", remainder, threshold), _int64(1), _int64(0))), "int32")
 
 
-def _rescaled(x: SExpr, name: str) -> SExpr:
-    """TFLite's MultiplyByQuantizedMultiplier of ``x`` by the per-call ``<name>_multiplier``
-    and ``<name>_exponent``: a left shift for a positive exponent, a rounding right shift for
-    a negative one."""
+def _rescaled(let: _Lets, x: SExpr, name: str, wide: str) -> SExpr:
+    """TFLite's MultiplyByQuantizedMultiplier of ``x`` (computed in ``wide``) by the per-call
+    ``<name>_multiplier`` and ``<name>_exponent``: a left shift for a positive exponent, a
+    rounding right shift for a negative one."""
     exponent = SSym(f"{name}_exponent")
     left = _call("maximum", exponent, _int64(0))
-    right = _call("maximum", _call("neg", exponent), _int64(0))
-    return _rounding_shift(_high_mul(_call("left_shift", x, left), SSym(f"{name}_multiplier")), right)
+    right = let("right", _call("maximum", _call("neg", exponent), _int64(0)), "int32")
+    shifted_x = let("shifted", _call("left_shift", x, left), wide)
+    return _rounding_shift(let, _high_mul(let, shifted_x, SSym(f"{name}_multiplier")), right)
 
 
 @attrs.frozen
@@ -392,13 +412,16 @@ def d_kernel(tree: SExpr, t: FixedPointType) -> DKernel | str:
             and all(isinstance(a, SSym) for a in tree.args)):
         return "its compute is not a sum, difference or product of two inputs"
     names = tuple(a.name for a in tree.args if isinstance(a, SSym))
-    centred = [_call("sub", SSym(n), SSym(f"{n}_offset")) for n in names]
+    let = _Lets()
+    # (D8's values less their offsets, shifted left by 20, fit int32; D16's need int64)
+    wide = "int32" if t.bits == 8 else "int64"
+    centred = [let("centred", _call("sub", SSym(n), SSym(f"{n}_offset")), wide) for n in names]
     if tree.fn == "mul":
-        raw = _rescaled(_call("mul", *centred), "output")
+        raw = _rescaled(let, let("product", _call("mul", *centred), "int64"), "output", "int64")
         left_shift = 0
     else:
         left_shift = 20 if t.bits == 8 else 15
-        scaled = [_rescaled(_call("left_shift", c, _int64(left_shift)), n) for c, n in zip(centred, names)]
-        raw = _rescaled(_call(tree.fn, *scaled), "output")
+        scaled = [_rescaled(let, _call("left_shift", c, _int64(left_shift)), n, wide) for c, n in zip(centred, names)]
+        raw = _rescaled(let, let("sum", _call(tree.fn, *scaled), wide), "output", wide)
     value = _saturated(_call("add", raw, SSym("output_offset")), t)
-    return DKernel(tree.fn, names, Conversion(value, "int64", t.storage), left_shift)
+    return DKernel(tree.fn, names, Conversion(value, "int32", t.storage, tuple(let.bound)), left_shift)

@@ -43,10 +43,7 @@ def _numpy(conversion: F.Conversion, x: np.ndarray | dict[str, np.ndarray], valu
     inputs = x if isinstance(x, dict) else {"x": x}
     env = {**{n: (n, str(a.dtype)) for n, a in inputs.items()},
            **{name: (f"np.{VALUE_DTYPE.get(name, 'int32')}({name})", VALUE_DTYPE.get(name, "int32")) for name in values}}
-    code = R.numpy_expression(conversion, env)
-    with np.errstate(all="ignore"):  # (as the reference kernels run: an overflow to inf then saturates)
-        result = eval(code, {"np": np, "_k": numpy_runtime, **inputs, **values})  # our own rendering
-    return np.asarray(result)
+    return np.asarray(R.numpy_run(conversion, env, {**inputs, **values}))
 
 
 @pytest.fixture(scope="module")
@@ -566,8 +563,7 @@ def _reduce_numpy(r: F.QReduction, inputs: dict[str, np.ndarray], h: int) -> tup
     acc = {"add": np.add, "max": np.maximum, "min": np.minimum}[r.combine].reduce(mapped)
     values = {"acc": acc, "n": np.int64(mapped.size), F.HEADROOM: np.int64(h)}
     env = {"acc": ("acc", r.domain), "n": ("n", "int64"), F.HEADROOM: ("h", "int64")}
-    code = R.numpy_expression(r.finalize, env)
-    return int(acc), int(eval(code, {"np": np, "_k": numpy_runtime, **values}))
+    return int(acc), int(R.numpy_run(r.finalize, env, values))
 
 
 def _reduce_c(r: F.QReduction, inputs: dict[str, np.ndarray], h: int, runtime: Path, tmp_path: Path) -> int:

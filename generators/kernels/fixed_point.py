@@ -7,31 +7,53 @@ saturation is written here.
 
 from __future__ import annotations
 
+import numpy as np
+
 from dsl import fixed_point as F
 from dsl.fixed_point import Conversion
-from generators.kernels import scalar_c, scalar_numpy
+from generators.kernels import numpy_runtime, scalar_c, scalar_numpy
 
 
 def c_statement(conversion: Conversion, target: str, env: dict[str, scalar_c.Value]) -> str:
     """C statements that store the converted element in ``target``; ``env`` gives the code
     and dtype of ``x`` and of the per-call values (``factor``, ``scale``, ``offset``, ``k``)."""
+    ct, env = scalar_c.C_TYPE[conversion.domain], dict(env)
+    lets = []
+    for name, dtype, tree in conversion.lets:
+        lets.append(f"const {scalar_c.C_TYPE[dtype]} {name} = {scalar_c.render(tree, dtype, env)[0]};")
+        env[name] = (name, dtype)
     code, _ = scalar_c.render(conversion.value, conversion.domain, env)
     if conversion.storage is None:
-        return f"{target} = {code};"
+        return f"{{ {' '.join(lets)} {target} = {code}; }}" if lets else f"{target} = {code};"
     # (cast's rule reads its operand more than once: a local first)
-    return (f"{{ const {scalar_c.C_TYPE[conversion.domain]} v = {code}; "
+    return (f"{{ {' '.join(lets)} const {ct} v = {code}; "
             f"{target} = {scalar_c.converted('v', conversion.domain, conversion.storage)}; }}")
 
 
-def numpy_expression(conversion: Conversion, env: dict[str, scalar_numpy.Value]) -> str:
-    """A NumPy expression (over the generated package's ``_k`` helpers) for the converted
-    array; ``env`` as for :func:`c_statement`, with NumPy code. Run it as the reference kernels
-    run theirs, under ``np.errstate(all='ignore')``: a value scaled beyond float32 is an
-    infinity, which then saturates."""
+def numpy_lines(conversion: Conversion, env: dict[str, scalar_numpy.Value]) -> tuple[list[str], str]:
+    """(assignments, expression): NumPy code (over the generated package's ``_k`` helpers)
+    for the converted array; ``env`` as for :func:`c_statement`, with NumPy code. Run it as
+    the reference kernels run theirs, under ``np.errstate(all='ignore')``: a value scaled
+    beyond float32 is an infinity, which then saturates."""
+    env, lines = dict(env), []
+    for name, dtype, tree in conversion.lets:
+        lines.append(f"{name} = {scalar_numpy.render(tree, dtype, env)[0]}")
+        env[name] = (name, dtype)
     code, _ = scalar_numpy.render(conversion.value, conversion.domain, env)
-    if conversion.storage is None:
-        return code
-    return f"_k.convert(np.asarray({code}), np.{conversion.storage})"
+    if conversion.storage is not None:
+        code = f"_k.convert(np.asarray({code}), np.{conversion.storage})"
+    return lines, code
+
+
+def numpy_run(conversion: Conversion, env: dict[str, scalar_numpy.Value], values: dict[str, object]) -> object:
+    """The conversion evaluated now (generation time, tests, benchmarks): ``values`` hold
+    what ``env``'s code names."""
+    lines, code = numpy_lines(conversion, env)
+    scope = {"np": np, "_k": numpy_runtime, **values}
+    with np.errstate(all="ignore"):
+        for line in lines:
+            exec(line, scope)  # our own rendering
+        return eval(code, scope)
 
 
 #: The NumPy spelling of each per-call value: a scalar of the rule's domain.
@@ -41,7 +63,9 @@ _VALUES = {F.FACTOR: "float32", F.SCALE: "float32", F.OFFSET: "float32"}
 def _numpy_function(name: str, conversion: Conversion, params: tuple[str, ...]) -> str:
     env = {"x": ("x", conversion.domain),
            **{p: (f"np.{_VALUES.get(p, conversion.domain)}({p})", _VALUES.get(p, conversion.domain)) for p in params}}
-    return f"def {name}(x, {', '.join(params)}):\n    return {numpy_expression(conversion, env)}\n"
+    lines, code = numpy_lines(conversion, env)
+    return "".join([f"def {name}(x, {', '.join(params)}):\n", *(f"    {line}\n" for line in lines),
+                    f"    return {code}\n"])
 
 
 def numpy_rules_module(head: str) -> str:
