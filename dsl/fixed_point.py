@@ -268,7 +268,8 @@ ACC, COUNT = SSym("acc"), SSym("n")
 
 def headroom(n: int) -> int:
     """ceil(log2(n)): a sum of ``n`` stored values, shifted right by it, fits the type again
-    (0 for ``n <= 1``). Imaginet's ``n.log2.ceil``, as the real Norm unit computes it."""
+    (0 for ``n <= 1``). Imaginet's ``n.log2.ceil``, as the real Norm unit computes it; in C
+    ``opf_headroom``."""
     return max(n - 1, 0).bit_length()
 
 
@@ -324,7 +325,8 @@ def q_reduction(form: object, t: FixedPointType) -> QReduction | str:
 def quantize_multiplier(real: float) -> tuple[int, int]:
     """``real`` as ``multiplier * 2**(exponent - 31)`` with a 31-bit ``multiplier``: TensorFlow
     Lite's QuantizeMultiplier (the fraction of frexp rounded half away from zero; 0 for a
-    real too small to hold)."""
+    real too small to hold, the largest multiplier at exponent 30 for one too large). Its C
+    twin is ``opf_quantize_multiplier`` (runtime/opf_fixed_point.h)."""
     if real == 0:
         return 0, 0
     fraction, exponent = math.frexp(real)
@@ -334,6 +336,8 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
         exponent += 1
     if exponent < -31:
         return 0, 0
+    if exponent > 30:
+        return 2**31 - 1, 30
     return fixed, exponent
 
 

@@ -714,3 +714,48 @@ def test_quantize_multiplier_is_tflite_s() -> None:
 
 def test_a_tree_without_d_arithmetic_says_why() -> None:
     assert F.d_kernel(_tree("math.maximum"), F.D8) == "its compute is not a sum, difference or product of two inputs"
+
+
+def test_the_c_runtime_computes_the_per_call_values_as_the_rules_do(runtime: Path, tmp_path: Path) -> None:
+    """opf_quantize_multiplier, opf_headroom and opf_q_factor (runtime/opf_fixed_point.h) against
+    quantize_multiplier, headroom and q_factor, on seeded values and the edges."""
+    rng = np.random.default_rng(9)
+    reals = [0.0, 0.5, 1.0, 0.75, 1 - 2**-40, 2**-40, 2**-32, 2.0**40, -0.3, *rng.uniform(0, 4, 300),
+             *np.exp(rng.uniform(-30, 30, 300))]
+    counts = [0, 1, 2, 3, 4, 5, 1024, 1025, 2**40 + 1, *rng.integers(1, 10**6, 100)]
+    shifts = [(t.fraction_bits, s) for t in Q_TYPES for s in (t.shifts()[0], -3, 0, 5, t.shifts()[-1])]
+    program = tmp_path / "per_call.c"
+    program.write_text(f"""#include <stdio.h>
+#include <string.h>
+#include "opf_fixed_point.h"
+{c_array("reals", np.array(reals), "float64")}
+{c_array("counts", np.array(counts, dtype=np.int64), "int64")}
+{c_array("fraction_bits", np.array([f for f, _ in shifts]), "int32")}
+{c_array("shifts", np.array([s for _, s in shifts]), "int32")}
+int main(void)
+{{
+    for (int i = 0; i < {len(reals)}; i++) {{
+        int32_t m, e;
+        opf_quantize_multiplier(reals[i], &m, &e);
+        printf("%ld %ld\\n", (long)m, (long)e);
+    }}
+    for (int i = 0; i < {len(counts)}; i++) printf("%ld\\n", (long)opf_headroom(counts[i]));
+    for (int i = 0; i < {len(shifts)}; i++) {{
+        const float f = opf_q_factor(fraction_bits[i], shifts[i]);
+        uint32_t bits;
+        memcpy(&bits, &f, sizeof bits);
+        printf("%08lx\\n", (unsigned long)bits);
+    }}
+    return 0;
+}}
+""")
+    exe = tmp_path / "per_call"
+    made = subprocess.run(["gcc", *STRICT, f"-I{runtime / 'src'}", str(program), "-lm", "-o", str(exe)],
+                          capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert [tuple(map(int, line.split())) for line in lines[:len(reals)]] == [F.quantize_multiplier(r) for r in reals]
+    lines = lines[len(reals):]
+    assert [int(line) for line in lines[:len(counts)]] == [F.headroom(int(n)) for n in counts]
+    factors = np.array([int(line, 16) for line in lines[len(counts):]], dtype=np.uint32).view(np.float32)
+    assert factors.tolist() == [F.q_factor(next(t for t in Q_TYPES if t.fraction_bits == f), s) for f, s in shifts]
