@@ -175,6 +175,10 @@ def shifted(t: FixedPointType, to: FixedPointType | None = None) -> Conversion:
 # ------------------------------------------------------------ Q arithmetic derived from an op's tree
 
 
+#: The comparisons a Q or D kernel derives (their result is a bool).
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
 def shift_of(name: str) -> str:
     """The symbol of input ``name``'s shift in attribute expressions."""
     return f"{name}_shift"
@@ -190,11 +194,12 @@ class QKernel:
     """A Q type's elementwise kernel, derived from an op's scalar tree: ``value`` computes the
     stored result from the stored inputs (named as the op's inputs) and per-call values
     (``per_call``: name -> expression over the inputs' shifts, evaluated once per call), and
-    ``output_shift`` is the result's shift, over the inputs' shifts."""
+    ``output_shift`` is the result's shift, over the inputs' shifts (None: a comparison's
+    result is a bool)."""
 
     value: Conversion
     per_call: tuple[tuple[str, SExpr], ...]
-    output_shift: SExpr
+    output_shift: SExpr | None
 
 
 def q_kernel(tree: SExpr, t: FixedPointType) -> QKernel | str:
@@ -205,7 +210,8 @@ def q_kernel(tree: SExpr, t: FixedPointType) -> QKernel | str:
     Shifts may differ: a sum, a difference, a minimum or a maximum first moves each input
     right to the larger shift (toward minus infinity), which is the output's; a product's
     shift is the sum of the inputs'. A Q31 product keeps CMSIS-DSP's 31 bits (its lowest
-    bit is 0)."""
+    bit is 0). A comparison is exact: the input of the larger shift moves left to the
+    smaller one, in int64 (by at most 32 bits, beyond which the order is already decided)."""
     assert t.family == "Q", t.name
     if not (isinstance(tree, SCall) and all(isinstance(a, SSym) for a in tree.args)):
         return "its compute is not one arithmetic function of its inputs"
@@ -220,6 +226,11 @@ def q_kernel(tree: SExpr, t: FixedPointType) -> QKernel | str:
             value = _saturated(value, t)
         per_call = tuple((aligned_by(n), _call("sub", out, s)) for n, s in zip(names, shifts))
         return QKernel(Conversion(value, wide, t.storage), per_call, out)
+    if tree.fn in COMPARISONS and len(names) == 2:
+        ups = [_call("minimum", _call("maximum", _call("sub", a, b), SConst(0)), SConst(32))
+               for a, b in ((shifts[0], shifts[1]), (shifts[1], shifts[0]))]
+        moved = [_call("left_shift", SSym(n), SSym(aligned_by(n))) for n in names]
+        return QKernel(Conversion(_call(tree.fn, *moved), "int64"), tuple(zip(map(aligned_by, names), ups)), None)
     if tree.fn in ("neg", "abs") and len(names) == 1:
         return QKernel(Conversion(_saturated(tree, t), wide, t.storage), (), shifts[0])
     if tree.fn == "mul" and len(names) == 2:
@@ -390,9 +401,10 @@ class DKernel:
     left_shift: int  # (add, sub: the inputs' headroom before rescaling, TFLite's left_shift)
 
     def per_call(self, scales: dict[str, float], offsets: dict[str, int]) -> dict[str, int]:
-        """The kernel's per-call integers for the inputs' and the output's (``output``) scales
-        and offsets: TFLite's multipliers and exponents, and the offsets themselves."""
-        values = {f"{n}_offset": offsets[n] for n in (*self.inputs, "output")}
+        """The kernel's per-call integers for the inputs' and the output's (``output``; none
+        for a comparison) scales and offsets: TFLite's multipliers and exponents, and the
+        offsets themselves."""
+        values = {f"{n}_offset": offsets[n] for n in (*self.inputs, *(() if self.kind in COMPARISONS else ("output",)))}
         if self.kind == "mul":
             real = scales[self.inputs[0]] * scales[self.inputs[1]] / scales["output"]
             values["output_multiplier"], values["output_exponent"] = quantize_multiplier(real)
@@ -400,26 +412,32 @@ class DKernel:
         twice_max = 2 * max(scales[n] for n in self.inputs)
         for n in self.inputs:
             values[f"{n}_multiplier"], values[f"{n}_exponent"] = quantize_multiplier(scales[n] / twice_max)
+        if self.kind in COMPARISONS:
+            return values
         real = twice_max / ((1 << self.left_shift) * scales["output"])
         values["output_multiplier"], values["output_exponent"] = quantize_multiplier(real)
         return values
 
 
 def d_kernel(tree: SExpr, t: FixedPointType) -> DKernel | str:
-    """The D kernel of an elementwise add, sub or mul of two inputs, TensorFlow Lite's integer
-    arithmetic (its reference int8/int16 Add and Mul): inputs less their offsets, rescaled by
-    31-bit multipliers with gemmlowp's rounding, the result rescaled and offset, saturated.
-    The output's scale and offset are the caller's (a D tensor's attributes are chosen, as a
-    TFLite model's are); anything else says why it has none."""
+    """The D kernel of an elementwise add, sub, mul or comparison of two inputs, TensorFlow
+    Lite's integer arithmetic (its reference int8/int16 Add, Mul and comparisons): inputs
+    less their offsets, rescaled by 31-bit multipliers with gemmlowp's rounding, the result
+    rescaled and offset, saturated (a comparison compares the rescaled inputs). The output's
+    scale and offset are the caller's (a D tensor's attributes are chosen, as a TFLite
+    model's are); anything else says why it has none."""
     assert t.family == "D", t.name
-    if not (isinstance(tree, SCall) and tree.fn in ("add", "sub", "mul") and len(tree.args) == 2
+    if not (isinstance(tree, SCall) and tree.fn in ("add", "sub", "mul", *COMPARISONS) and len(tree.args) == 2
             and all(isinstance(a, SSym) for a in tree.args)):
-        return "its compute is not a sum, difference or product of two inputs"
+        return "its compute is not a sum, difference, product or comparison of two inputs"
     names = tuple(a.name for a in tree.args if isinstance(a, SSym))
     let = _Lets()
     # (D8's values less their offsets, shifted left by 20, fit int32; D16's need int64)
     wide = "int32" if t.bits == 8 else "int64"
     centred = [let("centred", _call("sub", SSym(n), SSym(f"{n}_offset")), wide) for n in names]
+    if tree.fn in COMPARISONS:  # (TFLite's comparisons: the inputs rescaled as a sum's, shifted by 8)
+        scaled = [_rescaled(let, _call("left_shift", c, _int64(8)), n, wide) for c, n in zip(centred, names)]
+        return DKernel(tree.fn, names, Conversion(_call(tree.fn, *scaled), "int32", None, tuple(let.bound)), 8)
     if tree.fn == "mul":
         raw = _rescaled(let, let("product", _call("mul", *centred), "int64"), "output", "int64")
         left_shift = 0

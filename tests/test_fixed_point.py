@@ -407,7 +407,8 @@ def _attributes(kernel: F.QKernel, shifts: dict[str, int]) -> tuple[dict[str, in
     values = {F.shift_of(n): np.int32(s) for n, s in shifts.items()}
     evaluate = lambda tree: int(eval(scalar_numpy.render(tree, "int32", {k: (k, "int32") for k in values})[0],  # noqa: E731
                                      {"np": np, "_k": numpy_runtime, **values}))
-    return {name: evaluate(tree) for name, tree in kernel.per_call}, evaluate(kernel.output_shift)
+    output_shift = None if kernel.output_shift is None else evaluate(kernel.output_shift)
+    return {name: evaluate(tree) for name, tree in kernel.per_call}, output_shift
 
 
 @pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
@@ -713,7 +714,8 @@ def test_quantize_multiplier_is_tflite_s() -> None:
 
 
 def test_a_tree_without_d_arithmetic_says_why() -> None:
-    assert F.d_kernel(_tree("math.maximum"), F.D8) == "its compute is not a sum, difference or product of two inputs"
+    assert F.d_kernel(_tree("math.maximum"), F.D8) == \
+        "its compute is not a sum, difference, product or comparison of two inputs"
 
 
 def test_the_c_runtime_computes_the_per_call_values_as_the_rules_do(runtime: Path, tmp_path: Path) -> None:
@@ -759,3 +761,53 @@ int main(void)
     assert [int(line) for line in lines[:len(counts)]] == [F.headroom(int(n)) for n in counts]
     factors = np.array([int(line, 16) for line in lines[len(counts):]], dtype=np.uint32).view(np.float32)
     assert factors.tolist() == [F.q_factor(next(t for t in Q_TYPES if t.fraction_bits == f), s) for f, s in shifts]
+
+
+COMPARISON_OPS = ["base.eq", "base.neq", "base.lt", "base.lte", "base.gt", "base.gte"]
+_COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+            "ge": np.greater_equal}
+
+
+@pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
+@pytest.mark.parametrize("qualified", COMPARISON_OPS)
+def test_q_comparisons_are_exact(qualified: str, t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
+    """Whatever the shifts (up to far apart), the order of the real values, C and NumPy alike."""
+    tree = _tree(qualified)
+    kernel = q_kernel(tree, t)
+    assert isinstance(kernel, F.QKernel) and kernel.output_shift is None, kernel
+    stored = {"x": _stored(t, 50), "y": _stored(t, 51)}
+    stored["y"][:100] = stored["x"][:100]  # (equal stored values: equal reals at equal shifts)
+    stored["y"][100:150] = stored["x"][100:150] // 2
+    wide = {n: a.astype("int64") for n, a in stored.items()}
+    cases = [{"x": 0, "y": 0}, {"x": 1, "y": 0}, {"x": -3, "y": 4}, {"x": 40, "y": -30}]
+    per_call = [_attributes(kernel, shifts)[0] for shifts in cases]
+    for shifts, values, c_result in zip(cases, per_call, _c(runtime, tmp_path, kernel.value, wide, per_call)):
+        ours = _numpy(kernel.value, wide, values)
+        _same(c_result.astype(bool), ours.astype(bool), f"{qualified} {t.system} {shifts}: C and NumPy")
+        real = {n: np.array([int(v) * 2**64 * 2**shifts[n] for v in stored[n]], dtype=object) for n in stored}
+        assert (ours == _COMPARE[tree.fn](real["x"], real["y"])).all(), (qualified, t.system, shifts)
+
+
+@pytest.mark.parametrize("t", [F.D8, F.D16], ids=lambda t: t.system)
+@pytest.mark.parametrize("qualified", COMPARISON_OPS)
+def test_d_comparisons_rescale_as_tflite(qualified: str, t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
+    """C and NumPy alike; the order of the real values wherever they differ by more than the
+    rescaling resolves (2**-8 of the larger scale, TFLite's left shift), and equal reals equal."""
+    tree = _tree(qualified)
+    kernel = F.d_kernel(tree, t)
+    assert isinstance(kernel, F.DKernel), kernel
+    stored = {"x": _stored(t, 60), "y": _stored(t, 61)}
+    cases = []
+    for attrs_ in D_ATTRIBUTES:
+        attrs_ = {n: (float(np.float32(s)), o if t.bits == 8 else 0) for n, (s, o) in attrs_.items() if n != "output"}
+        cases.append((attrs_, kernel.per_call({n: s for n, (s, _) in attrs_.items()}, {n: o for n, (_, o) in attrs_.items()})))
+    wide = {n: a.astype("int64") for n, a in stored.items()}
+    for (attrs_, values), c_result in zip(cases, _c(runtime, tmp_path, kernel.value, wide, [v for _, v in cases])):
+        ours = _numpy(kernel.value, wide, values).astype(bool)
+        _same(c_result.astype(bool), ours, f"{qualified} {t.system}: C and NumPy")
+        real = {n: (stored[n].astype(np.float64) - attrs_[n][1]) * attrs_[n][0] for n in stored}
+        resolved = np.abs(real["x"] - real["y"]) > max(s for s, _ in attrs_.values()) * 2.0**-8
+        assert (ours[resolved] == _COMPARE[tree.fn](real["x"], real["y"])[resolved]).all(), (qualified, attrs_)
+        same = stored["x"] == stored["y"]
+        if attrs_["x"] == attrs_["y"]:
+            assert (ours[same] == _COMPARE[tree.fn](0, 0)).all()
