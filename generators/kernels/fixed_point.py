@@ -70,8 +70,8 @@ def _numpy_function(name: str, conversion: Conversion, params: tuple[str, ...]) 
 
 def numpy_rules_module(head: str) -> str:
     """The generated package's ``_fixed_point_rules``: each type's facts and its conversions as
-    functions over arrays (``x`` already in the rule's domain: float32 for real values, the
-    storage or, for a shift, the wider integer)."""
+    functions over arrays, ``x`` already in the rule's domain: float32 (real values, and
+    stored values on their way to real) or, for a shift, the wider integer."""
     lines = [f"# {head}", '"""The fixed-point rules of ADR 0036, rendered for NumPy (run under np.errstate)."""',
              "", "from typing import NamedTuple", "", "import numpy as np", "", "from opforge import _kernels as _k",
              "", ""]
