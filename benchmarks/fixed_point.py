@@ -243,7 +243,38 @@ def rows(folder: Path) -> list[tuple[str, str, float, int, int]]:
             lookup = _loop([f"const {C_TYPE[t.storage]}* restrict table", f"const {C_TYPE[t.storage]}* restrict x",
                             f"{C_TYPE[t.storage]}* restrict output", "int n"], f"output[i] = table[x[i] - ({t.lowest})];")
             out.append((qualified + " (table)", t.system, _error(ours, ideal), _text(fill + lookup, folder), float_text))
+    for qualified in ("math.exp", "math.tanh", "math.sigmoid", "math.sin", "nn.softsign"):
+        out.append(_interpolated_row(qualified, folder))
     return out
+
+
+def _interpolated_row(qualified: str, folder: Path) -> tuple[str, str, float, int, int]:
+    """A Q15 op as 513 knots (shift 2 in, 0 out; exp 1 in, 3 out) and integer interpolation."""
+    t, tree = F.Q15, _tree(qualified)
+    shift_in, shift_out = (1, 3) if qualified == "math.exp" else (2, 0)
+    table = F.interpolated_table(tree, t, t)
+    values = {"x_factor": F.q_factor(t, shift_in), "output_factor": F.q_factor(t, shift_out)}
+    knots = (t.lowest + F.KNOT_STEP * np.arange(table.knots)).astype(np.float64)
+    entries = _numpy(table.entry, {"x": knots}, values)
+    stored = np.arange(t.lowest, t.highest + 1).astype(np.int32)
+    index = _numpy(F.Conversion(table.index, "int32"), {"x": stored}, {})
+    fraction = _numpy(F.Conversion(table.fraction, "int32"), {"x": stored}, {})
+    ours = _numpy(table.value, {"base": entries[index].astype(np.int32), "next": entries[index + 1].astype(np.int32),
+                                "fraction": fraction}, {})
+    ideal = _ideal(t, _exact(tree, {"x": _real(t, stored, {"shift": shift_in})}), {"shift": shift_out})
+    env = {"x": ("(double)s", "float64"), **{k: (k, "float64") for k in values}}
+    fill = (f"void fill(int16_t* restrict table, {', '.join(f'double {k}' for k in values)})\n{{\n"
+            f"    for (int i = 0; i < {table.knots}; i++) {{\n        const int32_t s = {t.lowest} + i * {F.KNOT_STEP};\n"
+            f"        {R.c_statement(table.entry, 'table[i]', env)}\n    }}\n}}\n")
+    scalar = {"x": ("(int32_t)x[i]", "int32")}
+    lookup_env = {"base": ("table[k]", "int32"), "next": ("table[k + 1]", "int32"), "fraction": ("f", "int32")}
+    body = (f"const int32_t k = {scalar_c.render(table.index, 'int32', scalar)[0]}; "
+            f"const int32_t f = {scalar_c.render(table.fraction, 'int32', scalar)[0]}; "
+            f"{R.c_statement(table.value, 'output[i]', lookup_env)}")
+    lookup = _loop(["const int16_t* restrict table", "const int16_t* restrict x", "int16_t* restrict output", "int n"],
+                   body)
+    return (qualified + " (513 knots)", t.system, _error(ours, ideal), _text(fill + lookup, folder),
+            _text(_float_kernel(tree, ["x"]), folder))
 
 
 def main(argv: list[str]) -> int:
@@ -258,7 +289,8 @@ def main(argv: list[str]) -> int:
              "calls not counted). Q results truncate as CMSIS-DSP does, so their error approaches one step (a Q31",
              "product, whose lowest bit CMSIS-DSP drops, two); D results round, within half a step and the",
              "rescaling's error. A table's size is its fill (run once per call's attributes) and its lookup loop;",
-             "a reduction's is its loop over 64 elements and the one requantization at the end.", "",
+             "a reduction's is its loop over 64 elements and the one requantization at the end. A Q15 op",
+             "interpolates 513 knots (its fill, then the lookup loop), within a step or three of exact.", "",
              "| op | type | largest error (LSB) | fixed-point .text | float32 .text |",
              "| --- | --- | ---: | ---: | ---: |"]
     lines += [f"| {op} | {t} | {err:.3f} | {fixed} | {flt} |" for op, t, err, fixed, flt in found]

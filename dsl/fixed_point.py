@@ -447,3 +447,47 @@ def d_kernel(tree: SExpr, t: FixedPointType) -> DKernel | str:
         raw = _rescaled(let, let("sum", _call(tree.fn, *scaled), wide), "output", wide)
     value = _saturated(_call("add", raw, SSym("output_offset")), t)
     return DKernel(tree.fn, names, Conversion(value, "int32", t.storage, tuple(let.bound)), left_shift)
+
+
+# ------------------------------------------- 16-bit tables: 513 knots and linear interpolation
+
+#: A 16-bit input's table has a knot every KNOT_STEP stored values (TensorFlow Lite Micro's
+#: int16 activations: 513 entries, the last at the type's end), interpolated between.
+KNOT_BITS = 7
+KNOT_STEP = 1 << KNOT_BITS
+
+
+@attrs.frozen
+class InterpolatedTable:
+    """A unary op on a 16-bit type as 513 table entries and an integer interpolation.
+
+    ``entry`` gives knot ``i``'s stored output for ``x = lowest + i * KNOT_STEP`` (float64,
+    ``table_entry``'s rule, but a Q knot rounded to the nearest step rather than truncated:
+    an interpolation is no conversion, and rounded knots centre its error); ``index`` and ``fraction`` (over the stored input ``x``, int32)
+    say which knots an input falls between and how far; ``value`` (over ``base``, the knot
+    below, ``next``, the knot above, and ``fraction``, int32) interpolates, rounding half up."""
+
+    entry: Conversion
+    index: SExpr
+    fraction: SExpr
+    value: Conversion
+
+    @property
+    def knots(self) -> int:
+        return (1 << 16) // KNOT_STEP + 1
+
+
+def interpolated_table(tree: SExpr, source: FixedPointType, target: FixedPointType, name: str = "x",
+                       output: str = "output") -> InterpolatedTable:
+    assert source.bits == 16, source.name
+    above = _call("sub", X, SConst(source.lowest))
+    index = _call("right_shift", above, SConst(KNOT_BITS))
+    fraction = _call("bitwise_and", above, SConst(KNOT_STEP - 1))
+    base, step = SSym("base"), _call("sub", SSym("next"), SSym("base"))
+    moved = _call("right_shift", _call("add", _call("mul", step, SSym("fraction")), SConst(KNOT_STEP // 2)),
+                  SConst(KNOT_BITS))
+    value = Conversion(_saturated(_call("add", base, moved), target), "int32", target.storage)
+    entry = table_entry(tree, source, target, name, output)
+    if target.family == "Q":  # (knots to the nearest step: the interpolation's error then centres on 0)
+        entry = attrs.evolve(entry, value=_call("round_half_even", entry.value))
+    return InterpolatedTable(entry, index, fraction, value)

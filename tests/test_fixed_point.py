@@ -811,3 +811,35 @@ def test_d_comparisons_rescale_as_tflite(qualified: str, t: F.FixedPointType, ru
         same = stored["x"] == stored["y"]
         if attrs_["x"] == attrs_["y"]:
             assert (ours[same] == _COMPARE[tree.fn](0, 0)).all()
+
+
+# ------------------------------------------------ 16-bit tables: knots and linear interpolation
+
+#: (op, input shift, output shift, the bound in steps: the interpolation's error grows with the
+#: curvature between knots, largest at softsign's kink at 0)
+INTERPOLATED = [("math.tanh", 2, 0, 2.0), ("math.sigmoid", 3, 0, 1.5), ("nn.softsign", 2, 0, 3.0),
+                ("math.exp", 1, 3, 2.5), ("math.sin", 2, 0, 2.0)]
+
+
+@pytest.mark.parametrize("qualified,shift_in,shift_out,bound", INTERPOLATED)
+def test_a_q15_op_interpolates_its_513_knots(qualified: str, shift_in: int, shift_out: int, bound: float,
+                                             runtime: Path, tmp_path: Path) -> None:
+    """Every one of the 65,536 inputs: C and NumPy alike, within ``bound`` steps of exact."""
+    t = F.Q15
+    table = F.interpolated_table(_tree(qualified), t, t)
+    values = {"x_factor": F.q_factor(t, shift_in), "output_factor": F.q_factor(t, shift_out)}
+    knots = (t.lowest + F.KNOT_STEP * np.arange(table.knots)).astype(np.float64)
+    entries = _numpy(table.entry, knots, values)
+    stored = np.arange(t.lowest, t.highest + 1).astype(np.int32)
+    index = _numpy(F.Conversion(table.index, "int32"), stored, {})
+    fraction = _numpy(F.Conversion(table.fraction, "int32"), stored, {})
+    inputs = {"base": entries[index].astype(np.int32), "next": entries[index + 1].astype(np.int32), "fraction": fraction}
+    ours = _numpy(table.value, inputs, {})
+    (from_c,) = _c(runtime, tmp_path, table.value, inputs, [{"unused": 0}])
+    _same(from_c, ours, f"{qualified}: C and NumPy")
+    real = stored.astype(np.float64) / F.q_factor(t, shift_in)
+    exact = eval(scalar_numpy.render(_tree(qualified), "float64", {"x": ("real", "float64")})[0],
+                 {"np": np, "_k": numpy_runtime, "real": real})
+    ideal = np.clip(exact * F.q_factor(t, shift_out), t.lowest, t.highest)
+    error = np.abs(ours - ideal)
+    assert error.max() <= bound, (qualified, error.max())
