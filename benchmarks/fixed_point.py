@@ -243,9 +243,45 @@ def rows(folder: Path) -> list[tuple[str, str, float, int, int]]:
             lookup = _loop([f"const {C_TYPE[t.storage]}* restrict table", f"const {C_TYPE[t.storage]}* restrict x",
                             f"{C_TYPE[t.storage]}* restrict output", "int n"], f"output[i] = table[x[i] - ({t.lowest})];")
             out.append((qualified + " (table)", t.system, _error(ours, ideal), _text(fill + lookup, folder), float_text))
+    for qualified in ("math.sum", "math.mean", "math.max", "math.min"):
+        form = _op(qualified).compute
+        for t in (F.D8, F.D16):
+            out.append(_d_reduction_row(qualified, form, t, folder))
     for qualified in ("math.exp", "math.tanh", "math.sigmoid", "math.sin", "nn.softsign"):
         out.append(_interpolated_row(qualified, folder))
     return out
+
+
+def _d_reduction_row(qualified: str, form: Any, t: F.FixedPointType, folder: Path) -> tuple[str, str, float, int, int]:
+    """A D reduction of 64 elements (scale 0.02, offset 7 in; 0.3, -9 out; D16 offsets 0)."""
+    r = F.d_reduction(form, t)
+    assert isinstance(r, F.DReduction), r
+    scales = {"x": float(np.float32(0.02)), "output": float(np.float32(0.3))}
+    offsets = {"x": 7, "output": -9} if t.bits == 8 else {"x": 0, "output": 0}
+    per_call = {k: np.int64(v) for k, v in r.per_call(scales, offsets).items()}
+    x = _stored(t, SEED)[:64]
+    env = {"x": ("x", r.domain), **{k: (k, "int64") for k in per_call}}
+    mapped = np.asarray(_eval(scalar_numpy.render(r.map, r.domain, env)[0], {"x": x.astype(r.domain), **per_call}),
+                        dtype=r.domain)
+    acc = {"add": np.add, "max": np.maximum, "min": np.minimum}[r.combine].reduce(mapped)
+    ours = R.numpy_run(r.finalize, {"acc": ("acc", r.domain), "n": ("n", "int64"), **{k: (k, "int64") for k in per_call}},
+                       {"acc": acc, "n": np.int64(64), **per_call})
+    real = _real(t, x, {"scale": scales["x"], "offset": offsets["x"]})
+    exact = {"math.sum": np.sum, "math.mean": np.mean, "math.max": np.max, "math.min": np.min}[qualified](real)
+    ideal = _ideal(t, np.asarray([exact]), {"scale": scales["output"], "offset": offsets["output"]})
+    ct = C_TYPE[r.domain]
+    names = list(per_call)
+    mapped_c = scalar_c.render(r.map, r.domain, {"x": (f"(({ct})x[i])", r.domain), **{k: (k, "int32") for k in names}})[0]
+    step = {"add": "acc += v;", "max": "if (v > acc) acc = v;", "min": "if (v < acc) acc = v;"}[r.combine]
+    finalize = R.c_statement(r.finalize, "*output", {"acc": ("acc", r.domain), "n": ("n", "int32"),
+                                                     **{k: (k, "int32") for k in names}})
+    params = ", ".join([f"const {C_TYPE[t.storage]}* restrict x", f"{C_TYPE[t.storage]}* restrict output", "int n",
+                        *(f"int32_t {k}" for k in names)])
+    first = "0" if r.combine == "add" else f"(({ct})x[0])"
+    source = (f"void kernel({params})\n{{\n    {ct} acc = {first};\n    for (int i = 0; i < n; i++) {{\n"
+              f"        const {ct} v = {mapped_c};\n        {step}\n    }}\n    {finalize}\n}}\n")
+    return (qualified, t.system, _error(np.asarray([ours]), ideal), _text(source, folder),
+            _text(_float_reduction(form, ["x"]), folder))
 
 
 def _interpolated_row(qualified: str, folder: Path) -> tuple[str, str, float, int, int]:

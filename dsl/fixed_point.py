@@ -491,3 +491,50 @@ def interpolated_table(tree: SExpr, source: FixedPointType, target: FixedPointTy
     if target.family == "Q":  # (knots to the nearest step: the interpolation's error then centres on 0)
         entry = attrs.evolve(entry, value=_call("round_half_even", entry.value))
     return InterpolatedTable(entry, index, fraction, value)
+
+
+# ----------------------------------------------------------------- D reductions, from the form
+
+
+@attrs.frozen
+class DReduction:
+    """A D type's reduction, derived from a Reduce form, integer-only: each element's ``map``
+    (over the stored ``x`` and the per-call ``x_offset``) is combined into ``acc``, which
+    ``finalize`` (over ``acc``, ``n`` and the per-call integers of :meth:`per_call`) rescales
+    once to the output's scale and offset."""
+
+    combine: str
+    map: SExpr
+    finalize: Conversion
+    domain: str
+
+    def per_call(self, scales: dict[str, float], offsets: dict[str, int]) -> dict[str, int]:
+        """TFLite's multiplier and exponent of ``x``'s scale over the output's, and the offsets."""
+        values = {"x_offset": offsets["x"], "output_offset": offsets["output"]}
+        values["output_multiplier"], values["output_exponent"] = quantize_multiplier(scales["x"] / scales["output"])
+        return values
+
+
+def d_reduction(form: object, t: FixedPointType) -> DReduction | str:
+    """A sum, a mean, a max or a min of a D tensor as TensorFlow Lite's integer reductions
+    compute them: the stored values less the input's offset summed in int64 (a max or min
+    picks the stored value), rescaled once by the input's scale over the output's with
+    gemmlowp's rounding; a mean then divided by the count, rounding half away from zero;
+    offset and saturated. Anything else says why it has none."""
+    assert t.family == "D", t.name
+    combine, map_, finalize = (getattr(form, f) for f in ("combine", "map", "finalize"))
+    if any(getattr(form, f) for f in ("other", "pre", "extra_maps")) or map_ is not None:
+        return f"its reduction reads a map, a first pass or a second input: no {t.system} form yet"
+    mean = finalize == _call("div", ACC, COUNT)
+    if not (combine in ("add", "max", "min") and (finalize is None or (mean and combine == "add"))):
+        return f"its reduction ({combine}{', then a finalize' if finalize is not None else ''}) has no {t.system} form yet"
+    let = _Lets()
+    centred = ACC if combine == "add" else _call("sub", ACC, SSym("x_offset"))
+    raw = _rescaled(let, let("centred", centred, "int64"), "output", "int64")
+    if mean:
+        half = _call("div", COUNT, _int64(2))
+        raw = let("mean", _call("div", _call("where", _call("gt", raw, _int64(0)), _call("add", raw, half),
+                                              _call("sub", raw, half)), COUNT), "int64")
+    value = _saturated(_call("add", raw, SSym("output_offset")), t)
+    mapped = _call("sub", X, SSym("x_offset")) if combine == "add" else X
+    return DReduction(combine, mapped, Conversion(value, "int64", t.storage, tuple(let.bound)), "int64")

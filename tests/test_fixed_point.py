@@ -554,29 +554,34 @@ def _form(qualified: str) -> object:
     return CATALOGUE.namespace(ns).op(name).compute
 
 
-def _reduce_numpy(r: F.QReduction, inputs: dict[str, np.ndarray], h: int) -> tuple[int, int]:
-    """(the accumulator, the stored result)"""
+def _reduce_numpy(r: F.QReduction | F.DReduction, inputs: dict[str, np.ndarray], h: int,
+                  per_call: dict[str, int] | None = None) -> tuple[int, int]:
+    """(the accumulator, the stored result); ``per_call``: a D reduction's integers"""
+    per_call = {k: np.int64(v) for k, v in (per_call or {}).items()}
     wide = {n: a.astype(r.domain) for n, a in inputs.items()}
-    env = {n: (n, r.domain) for n in wide}
+    env = {n: (n, r.domain) for n in [*wide, *per_call]}
     with np.errstate(all="ignore"):
-        mapped = np.asarray(eval(scalar_numpy.render(r.map, r.domain, env)[0], {"np": np, "_k": numpy_runtime, **wide}),
-                            dtype=r.domain)
+        mapped = np.asarray(eval(scalar_numpy.render(r.map, r.domain, env)[0],
+                                 {"np": np, "_k": numpy_runtime, **wide, **per_call}), dtype=r.domain)
     acc = {"add": np.add, "max": np.maximum, "min": np.minimum}[r.combine].reduce(mapped)
-    values = {"acc": acc, "n": np.int64(mapped.size), F.HEADROOM: np.int64(h)}
-    env = {"acc": ("acc", r.domain), "n": ("n", "int64"), F.HEADROOM: ("h", "int64")}
+    values = {"acc": acc, "n": np.int64(mapped.size), F.HEADROOM: np.int64(h), **per_call}
+    env = {"acc": ("acc", r.domain), "n": ("n", "int64"), F.HEADROOM: ("h", "int64"),
+           **{k: (k, "int64") for k in per_call}}
     return int(acc), int(R.numpy_run(r.finalize, env, values))
 
 
-def _reduce_c(r: F.QReduction, inputs: dict[str, np.ndarray], h: int, runtime: Path, tmp_path: Path) -> int:
+def _reduce_c(r: F.QReduction | F.DReduction, inputs: dict[str, np.ndarray], h: int, runtime: Path, tmp_path: Path,
+              per_call: dict[str, int] | None = None) -> int:
     """The reduction as a C loop: the rendered map per element, the combine, the rendered finalize."""
-    ct = C_TYPE[r.domain]
+    ct, per_call = C_TYPE[r.domain], per_call or {}
     arrays = "\n".join(c_array(f"in_{n}", a, str(a.dtype)) for n, a in inputs.items())
-    env = {n: (f"(({ct})in_{n}[i])", r.domain) for n in inputs}
+    constants = " ".join(f"const int64_t {k} = INT64_C({v}); (void){k};" for k, v in per_call.items())
+    env = {n: (f"(({ct})in_{n}[i])", r.domain) for n in inputs} | {k: (k, "int64") for k in per_call}
     mapped = scalar_c.render(r.map, r.domain, env)[0]
     step = {"add": "acc += v;", "max": "if (v > acc) acc = v;", "min": "if (v < acc) acc = v;"}[r.combine]
     first = "0" if r.combine == "add" else f"(({ct})in_x[0])"
     finalize = R.c_statement(r.finalize, "y", {"acc": ("acc", r.domain), "n": ("n", "int64"),
-                                               F.HEADROOM: ("h", "int64")})
+                                               F.HEADROOM: ("h", "int64"), **{k: (k, "int64") for k in per_call}})
     size = next(iter(inputs.values())).size
     program = tmp_path / "reduce.c"
     program.write_text(f"""#include <stdio.h>
@@ -585,6 +590,7 @@ def _reduce_c(r: F.QReduction, inputs: dict[str, np.ndarray], h: int, runtime: P
 int main(void)
 {{
     const int64_t n = {size}, h = {h};
+    {constants}
     {ct} acc = {first};
     for (int64_t i = 0; i < n; i++) {{
         const {ct} v = {mapped};
@@ -843,3 +849,32 @@ def test_a_q15_op_interpolates_its_513_knots(qualified: str, shift_in: int, shif
     ideal = np.clip(exact * F.q_factor(t, shift_out), t.lowest, t.highest)
     error = np.abs(ours - ideal)
     assert error.max() <= bound, (qualified, error.max())
+
+
+@pytest.mark.parametrize("t", [F.D8, F.D16], ids=lambda t: t.system)
+@pytest.mark.parametrize("qualified", ["math.sum", "math.mean", "math.max", "math.min"])
+def test_d_reductions_rescale_once(qualified: str, t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
+    """C and NumPy alike, and within one step of the exact result (saturated)."""
+    r = F.d_reduction(_form(qualified), t)
+    assert isinstance(r, F.DReduction), r
+    attributes = [({"x": 0.05, "output": 0.05}, {"x": -3, "output": -3}), ({"x": 0.02, "output": 0.3}, {"x": 7, "output": -9}),
+                  ({"x": 0.5, "output": 0.011}, {"x": 0, "output": 4})]
+    for n, seed in ((1, 0), (9, 1), (200, 2)):
+        x = _stored(t, 70 + seed, n)[:n]
+        for scales, offsets in attributes:
+            scales = {k: float(np.float32(v)) for k, v in scales.items()}
+            if t.bits == 16:
+                offsets = {k: 0 for k in offsets}
+            per_call = r.per_call(scales, offsets)
+            _, ours = _reduce_numpy(r, {"x": x}, 0, per_call)
+            assert _reduce_c(r, {"x": x}, 0, runtime, tmp_path, per_call) == ours, (qualified, t.system, n)
+            real = (x.astype(np.float64) - offsets["x"]) * scales["x"]
+            exact = {"math.sum": np.sum, "math.mean": np.mean, "math.max": np.max, "math.min": np.min}[qualified](real)
+            ideal = min(max(exact / scales["output"] + offsets["output"], t.lowest), t.highest)
+            assert abs(ours - ideal) <= 1.0, (qualified, t.system, n, scales, ours, ideal)
+
+
+def test_a_reduction_without_a_d_form_says_why() -> None:
+    assert F.d_reduction(_form("math.norm2"), F.D8) == \
+        "its reduction reads a map, a first pass or a second input: no D8 form yet"
+    assert F.d_reduction(_form("math.prod"), F.D16) == "its reduction (mul) has no D16 form yet"
