@@ -538,3 +538,37 @@ def d_reduction(form: object, t: FixedPointType) -> DReduction | str:
     value = _saturated(_call("add", raw, SSym("output_offset")), t)
     mapped = _call("sub", X, SSym("x_offset")) if combine == "add" else X
     return DReduction(combine, mapped, Conversion(value, "int64", t.storage, tuple(let.bound)), "int64")
+
+
+# ------------------------------------------------------------ Q contractions (matmul, einsum)
+
+
+@attrs.frozen
+class QContraction:
+    """A Q type's contraction (a sum of products over the contracted labels): each term's
+    ``map`` (over the two stored operands, named as the form's inputs) accumulates in int64
+    into ``acc``, which ``finalize`` requantizes once; ``output_shift`` is over the operands'
+    shifts."""
+
+    map: SExpr
+    finalize: Conversion
+    output_shift: SExpr
+
+
+def q_contraction(form: object, t: FixedPointType) -> QContraction | str:
+    """CMSIS-DSP's ``arm_mat_mult_q7``/``q15``: the products summed wide, shifted right by the
+    fraction bits and saturated, the output's shift the sum of the operands' (no headroom:
+    a product that does not fit saturates, as there). Q31 drops each product's lowest 14 bits
+    first, as ``arm_dot_prod_q31`` does, so that int64 holds 2**15 terms (``arm_mat_mult_q31``
+    keeps them and wraps past two extreme terms); its result is saturated too."""
+    assert t.family == "Q", t.name
+    inputs = getattr(form, "inputs", ())
+    if len(inputs) != 2:
+        return f"its contraction does not take two operands: no {t.system} form yet"
+    a, b = (SSym(n) for n in inputs)
+    product, fraction = _call("mul", a, b), t.fraction_bits
+    if t.bits == 32:
+        product, fraction = _call("right_shift", product, SConst(14)), fraction - 14
+    value = _saturated(_call("right_shift", ACC, SConst(fraction)), t)
+    shifts = _call("add", SSym(shift_of(inputs[0])), SSym(shift_of(inputs[1])))
+    return QContraction(product, Conversion(value, "int64", t.storage), shifts)

@@ -878,3 +878,70 @@ def test_a_reduction_without_a_d_form_says_why() -> None:
     assert F.d_reduction(_form("math.norm2"), F.D8) == \
         "its reduction reads a map, a first pass or a second input: no D8 form yet"
     assert F.d_reduction(_form("math.prod"), F.D16) == "its reduction (mul) has no D16 form yet"
+
+
+# ---------------------------------------------------------------- Q contractions (math.matmul)
+
+@pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
+def test_q_matmul_is_arm_mat_mult(t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
+    """math.matmul's Q form: C and NumPy alike; Q7 and Q15 arm_mat_mult_q7/q15 bit for bit;
+    Q31's accumulators arm_dot_prod_q31's of each row and column, and its result within a
+    step of arm_mat_mult_q31's wherever that one does not wrap."""
+    c = q_contraction_of("math.matmul", t)
+    rng = np.random.default_rng(t.bits + 80)
+    # (Q31: values within 2**29, so that arm_mat_mult_q31 wraps only on the row of extremes)
+    low, high = (-(2**29), 2**29) if t.bits == 32 else (t.lowest, t.highest)
+    a = rng.integers(low, high, (5, 7), endpoint=True).astype(t.storage)
+    b = rng.integers(low, high, (7, 3), endpoint=True).astype(t.storage)
+    a[0, :] = t.lowest  # (a row of extremes: saturation)
+    b[:, 0] = t.lowest
+    wide = {"a": a.astype("int64"), "b": b.astype("int64")}
+    terms = np.asarray(_numpy(F.Conversion(c.map, "int64"), {"a": wide["a"][:, :, None], "b": wide["b"][None, :, :]}, {}))
+    acc = terms.sum(axis=1)  # (int64: exact for these sizes)
+    ours = _numpy(c.finalize, {"acc": acc}, {})
+    # C: the same map per term and finalize per entry
+    env = {"a": ("(int64_t)a[i][k]", "int64"), "b": ("(int64_t)b[k][j]", "int64")}
+    program = tmp_path / "matmul.c"
+    program.write_text(f"""#include <stdio.h>
+#include "opforge_internal.h"
+static const {C_TYPE[t.storage]} a[5][7] = {{{", ".join("{" + ", ".join(map(str, r)) + "}" for r in a.tolist())}}};
+static const {C_TYPE[t.storage]} b[7][3] = {{{", ".join("{" + ", ".join(map(str, r)) + "}" for r in b.tolist())}}};
+int main(void)
+{{
+    for (int i = 0; i < 5; i++) {{
+        for (int j = 0; j < 3; j++) {{
+            int64_t acc = 0;
+            for (int k = 0; k < 7; k++) acc += {scalar_c.render(c.map, "int64", env)[0]};
+            {C_TYPE[t.storage]} y;
+            {R.c_statement(c.finalize, "y", {"acc": ("acc", "int64")})}
+            printf("%lld\\n", (long long)y);
+        }}
+    }}
+    return 0;
+}}
+""")
+    exe = tmp_path / "matmul"
+    made = subprocess.run(["gcc", *STRICT, f"-I{runtime / 'src'}", f"-I{runtime / 'include'}", str(program),
+                           str(runtime / "src" / "opforge_core.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    from_c = np.array(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split(), dtype=np.int64)
+    assert (from_c.reshape(5, 3) == ours).all()
+    if t.bits == 32:
+        dots = np.array([[dsp.arm_dot_prod_q31(a[i].copy(), b[:, j].copy()) for j in range(3)] for i in range(5)])
+        assert (acc == dots).all()
+        status, theirs = dsp.arm_mat_mult_q31(a, b)
+        exact = a.astype(object) @ b.astype(object)
+        fits = np.vectorize(lambda v: -(2**63) <= v < 2**63 and -(2**31) <= (v >> 31) < 2**31)(exact)
+        assert fits.sum() >= 8 and (np.abs(ours[fits].astype(np.int64) - theirs[fits]) <= 1).all()
+    else:
+        state = np.zeros(a.size + b.size, dtype=t.storage)
+        status, theirs = getattr(dsp, f"arm_mat_mult_{t.name}")(a, b, state)
+        _same(ours.astype(t.storage).reshape(-1), np.asarray(theirs, dtype=t.storage).reshape(-1), f"{t.system} matmul")
+    assert status == 0
+    assert c.output_shift == F.SCall("add", (F.SSym("a_shift"), F.SSym("b_shift")))
+
+
+def q_contraction_of(qualified: str, t: F.FixedPointType) -> F.QContraction:
+    c = F.q_contraction(_form(qualified), t)
+    assert isinstance(c, F.QContraction), c
+    return c
