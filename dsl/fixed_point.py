@@ -572,3 +572,48 @@ def q_contraction(form: object, t: FixedPointType) -> QContraction | str:
     value = _saturated(_call("right_shift", ACC, SConst(fraction)), t)
     shifts = _call("add", SSym(shift_of(inputs[0])), SSym(shift_of(inputs[1])))
     return QContraction(product, Conversion(value, "int64", t.storage), shifts)
+
+
+def _rescaled_wide(let: _Lets, x: SExpr, name: str) -> SExpr:
+    """TFLite's MultiplyByQuantizedMultiplier for an int64 ``x`` (its int16 kernels' wide
+    accumulators, up to 2**47): the multiplier reduced to 15 bits (rounded), the product
+    shifted right by ``15 - exponent`` rounding half up."""
+    multiplier, exponent = SSym(f"{name}_multiplier"), SSym(f"{name}_exponent")
+    reduced = _call("where", _call("lt", multiplier, _int64(0x7FFF0000)),
+                    _call("right_shift", _call("add", multiplier, _int64(1 << 15)), _int64(16)), _int64(0x7FFF))
+    total = let("total", _call("sub", _int64(15), exponent), "int64")
+    rounding = _call("left_shift", _int64(1), _call("sub", total, _int64(1)))
+    return let("rescaled", _call("right_shift", _call("add", _call("mul", x, reduced), rounding), total), "int64")
+
+
+@attrs.frozen
+class DContraction:
+    """A D type's contraction: each term's ``map`` (the two operands less their offsets,
+    multiplied) accumulates in int64 into ``acc``, which ``finalize`` rescales once by
+    ``a``'s scale times ``b``'s over the output's (per-call integers of :meth:`per_call`)."""
+
+    inputs: tuple[str, str]
+    map: SExpr
+    finalize: Conversion
+
+    def per_call(self, scales: dict[str, float], offsets: dict[str, int]) -> dict[str, int]:
+        a, b = self.inputs
+        values = {f"{n}_offset": offsets[n] for n in (a, b, "output")}
+        real = scales[a] * scales[b] / scales["output"]
+        values["output_multiplier"], values["output_exponent"] = quantize_multiplier(real)
+        return values
+
+
+def d_contraction(form: object, t: FixedPointType) -> DContraction | str:
+    """ONNX's MatMulInteger accumulators (the operands less their offsets, multiplied and
+    summed: exact), rescaled as TensorFlow Lite's FullyConnected and BatchMatMul do (D16: its
+    int16 kernels' wide rescaling of int64 accumulators), offset and saturated."""
+    assert t.family == "D", t.name
+    inputs = tuple(getattr(form, "inputs", ()))
+    if len(inputs) != 2:
+        return f"its contraction does not take two operands: no {t.system} form yet"
+    product = _call("mul", *(_call("sub", SSym(n), SSym(f"{n}_offset")) for n in inputs))
+    let = _Lets()
+    raw = _rescaled(let, ACC, "output", "int64") if t.bits == 8 else _rescaled_wide(let, ACC, "output")
+    value = _saturated(_call("add", raw, SSym("output_offset")), t)
+    return DContraction((inputs[0], inputs[1]), product, Conversion(value, "int64", t.storage, tuple(let.bound)))

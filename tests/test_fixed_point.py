@@ -899,33 +899,8 @@ def test_q_matmul_is_arm_mat_mult(t: F.FixedPointType, runtime: Path, tmp_path: 
     terms = np.asarray(_numpy(F.Conversion(c.map, "int64"), {"a": wide["a"][:, :, None], "b": wide["b"][None, :, :]}, {}))
     acc = terms.sum(axis=1)  # (int64: exact for these sizes)
     ours = _numpy(c.finalize, {"acc": acc}, {})
-    # C: the same map per term and finalize per entry
-    env = {"a": ("(int64_t)a[i][k]", "int64"), "b": ("(int64_t)b[k][j]", "int64")}
-    program = tmp_path / "matmul.c"
-    program.write_text(f"""#include <stdio.h>
-#include "opforge_internal.h"
-static const {C_TYPE[t.storage]} a[5][7] = {{{", ".join("{" + ", ".join(map(str, r)) + "}" for r in a.tolist())}}};
-static const {C_TYPE[t.storage]} b[7][3] = {{{", ".join("{" + ", ".join(map(str, r)) + "}" for r in b.tolist())}}};
-int main(void)
-{{
-    for (int i = 0; i < 5; i++) {{
-        for (int j = 0; j < 3; j++) {{
-            int64_t acc = 0;
-            for (int k = 0; k < 7; k++) acc += {scalar_c.render(c.map, "int64", env)[0]};
-            {C_TYPE[t.storage]} y;
-            {R.c_statement(c.finalize, "y", {"acc": ("acc", "int64")})}
-            printf("%lld\\n", (long long)y);
-        }}
-    }}
-    return 0;
-}}
-""")
-    exe = tmp_path / "matmul"
-    made = subprocess.run(["gcc", *STRICT, f"-I{runtime / 'src'}", f"-I{runtime / 'include'}", str(program),
-                           str(runtime / "src" / "opforge_core.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
-    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
-    from_c = np.array(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split(), dtype=np.int64)
-    assert (from_c.reshape(5, 3) == ours).all()
+    from_c = _matmul_c(runtime, tmp_path, c.map, c.finalize, a, b, {})
+    assert (from_c == ours).all()
     if t.bits == 32:
         dots = np.array([[dsp.arm_dot_prod_q31(a[i].copy(), b[:, j].copy()) for j in range(3)] for i in range(5)])
         assert (acc == dots).all()
@@ -941,7 +916,98 @@ int main(void)
     assert c.output_shift == F.SCall("add", (F.SSym("a_shift"), F.SSym("b_shift")))
 
 
+def _matmul_c(runtime: Path, tmp_path: Path, term: F.SExpr, finalize: F.Conversion, a: np.ndarray, b: np.ndarray,
+              per_call: dict[str, int]) -> np.ndarray:
+    """a @ b in C: the rule's term per product (int64), summed, and its finalize per entry."""
+    (m, k), n = a.shape, b.shape[1]
+    constants = " ".join(f"const int64_t {name} = INT64_C({v}); (void){name};" for name, v in per_call.items())
+    values = {name: (name, "int64") for name in per_call}
+    env = {"a": ("(int64_t)a[i][k]", "int64"), "b": ("(int64_t)b[k][j]", "int64"), **values}
+    ct = C_TYPE[str(a.dtype)]
+    rows = lambda x: ", ".join("{" + ", ".join(map(str, r)) + "}" for r in x.tolist())  # noqa: E731
+    program = tmp_path / "matmul.c"
+    program.write_text(f"""#include <stdio.h>
+#include "opforge_internal.h"
+static const {ct} a[{m}][{k}] = {{{rows(a)}}};
+static const {ct} b[{k}][{n}] = {{{rows(b)}}};
+int main(void)
+{{
+    {constants}
+    for (int i = 0; i < {m}; i++) {{
+        for (int j = 0; j < {n}; j++) {{
+            int64_t acc = 0;
+            for (int k = 0; k < {k}; k++) acc += {scalar_c.render(term, "int64", env)[0]};
+            {ct} y;
+            {R.c_statement(finalize, "y", {"acc": ("acc", "int64"), **values})}
+            printf("%lld\\n", (long long)y);
+        }}
+    }}
+    return 0;
+}}
+""")
+    exe = tmp_path / "matmul"
+    made = subprocess.run(["gcc", *STRICT, f"-I{runtime / 'src'}", f"-I{runtime / 'include'}", str(program),
+                           str(runtime / "src" / "opforge_core.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+    return np.array(out, dtype=np.int64).reshape(m, n)
+
+
 def q_contraction_of(qualified: str, t: F.FixedPointType) -> F.QContraction:
     c = F.q_contraction(_form(qualified), t)
     assert isinstance(c, F.QContraction), c
     return c
+
+
+def _onnx_matmul(op: str, a: np.ndarray, b: np.ndarray, attrs_: dict[str, tuple[float, int]]) -> np.ndarray:
+    """onnxruntime's MatMulInteger (the accumulators) or QLinearMatMul (int8)."""
+    from onnx import TensorProto, helper
+
+    int8 = TensorProto.INT8
+    if op == "MatMulInteger":
+        names, values = ["a", "b", "az", "bz"], {"az": (int8, attrs_["a"][1]), "bz": (int8, attrs_["b"][1])}
+        out = TensorProto.INT32
+    else:
+        names = ["a", "as", "az", "b", "bs", "bz", "os", "oz"]
+        values = {"as": (TensorProto.FLOAT, attrs_["a"][0]), "az": (int8, attrs_["a"][1]),
+                  "bs": (TensorProto.FLOAT, attrs_["b"][0]), "bz": (int8, attrs_["b"][1]),
+                  "os": (TensorProto.FLOAT, attrs_["output"][0]), "oz": (int8, attrs_["output"][1])}
+        out = int8
+    graph = helper.make_graph(
+        [helper.make_node(op, names, ["y"])], "matmul",
+        [helper.make_tensor_value_info("a", int8, list(a.shape)), helper.make_tensor_value_info("b", int8, list(b.shape))],
+        [helper.make_tensor_value_info("y", out, [a.shape[0], b.shape[1]])],
+        initializer=[helper.make_tensor(n, kind, [], [v]) for n, (kind, v) in values.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, {"a": a, "b": b})[0]
+
+
+@pytest.mark.parametrize("t", [F.D8, F.D16], ids=lambda t: t.system)
+def test_d_matmul_accumulates_as_matmul_integer(t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:
+    """math.matmul's D form: its accumulators onnxruntime's MatMulInteger's (D8), exactly; its
+    result within one step of exact and (D8) of QLinearMatMul's, which rescales in float."""
+    c = F.d_contraction(_form("math.matmul"), t)
+    assert isinstance(c, F.DContraction), c
+    rng = np.random.default_rng(t.bits + 90)
+    a = rng.integers(t.lowest, t.highest, (6, 9), endpoint=True).astype(t.storage)
+    b = rng.integers(t.lowest, t.highest, (9, 4), endpoint=True).astype(t.storage)
+    for attrs_ in ({"a": (0.02, 3), "b": (0.01, -5), "output": (0.5, -2)}, {"a": (0.1, 0), "b": (0.1, 0), "output": (0.9, 0)}):
+        attrs_ = {n: (float(np.float32(s)), o if t.bits == 8 else 0) for n, (s, o) in attrs_.items()}
+        per_call = c.per_call({n: s for n, (s, _) in attrs_.items()}, {n: o for n, (_, o) in attrs_.items()})
+        values = {k: np.int64(v) for k, v in per_call.items()}
+        terms = np.asarray(R.numpy_run(F.Conversion(c.map, "int64"),
+                                       {"a": ("a", "int64"), "b": ("b", "int64"), **{k: (k, "int64") for k in values}},
+                                       {"a": a.astype(np.int64)[:, :, None], "b": b.astype(np.int64)[None, :, :], **values}))
+        acc = terms.sum(axis=1)
+        ours = np.asarray(R.numpy_run(c.finalize, {"acc": ("acc", "int64"), **{k: (k, "int64") for k in values}},
+                                      {"acc": acc, **values}))
+        assert (_matmul_c(runtime, tmp_path, c.map, c.finalize, a, b, per_call) == ours).all()
+        real = ((a.astype(np.float64) - attrs_["a"][1]) * attrs_["a"][0]) @ ((b.astype(np.float64) - attrs_["b"][1]) * attrs_["b"][0])
+        ideal = np.clip(real / attrs_["output"][0] + attrs_["output"][1], t.lowest, t.highest)
+        assert np.abs(ours - ideal).max() <= 1.0, attrs_
+        if t.bits == 8:
+            assert (acc == _onnx_matmul("MatMulInteger", a, b, attrs_)).all()
+            theirs = _onnx_matmul("QLinearMatMul", a, b, attrs_)
+            assert np.abs(ours.astype(int) - theirs.astype(int)).max() <= 1
