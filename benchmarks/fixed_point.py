@@ -247,6 +247,8 @@ def rows(folder: Path) -> list[tuple[str, str, float, int, int]]:
         form = _op(qualified).compute
         for t in (F.D8, F.D16):
             out.append(_d_reduction_row(qualified, form, t, folder))
+    for t in (F.Q7, F.Q15, F.Q31, F.D8, F.D16):
+        out.append(_matmul_row(t, folder))
     for qualified in ("math.exp", "math.tanh", "math.sigmoid", "math.sin", "nn.softsign"):
         out.append(_interpolated_row(qualified, folder))
     return out
@@ -282,6 +284,53 @@ def _d_reduction_row(qualified: str, form: Any, t: F.FixedPointType, folder: Pat
               f"        const {ct} v = {mapped_c};\n        {step}\n    }}\n    {finalize}\n}}\n")
     return (qualified, t.system, _error(np.asarray([ours]), ideal), _text(source, folder),
             _text(_float_reduction(form, ["x"]), folder))
+
+
+def _matmul_row(t: F.FixedPointType, folder: Path) -> tuple[str, str, float, int, int]:
+    """math.matmul of (8, 16) by (16, 8): Q at shifts 1 and 2 (the output's 3), D8 at scales 0.02
+    and 0.01 (offsets 3 and -5) into 0.4 (offset -2), D16 at 1e-4 into 0.01."""
+    form = _op("math.matmul").compute
+    rng = np.random.default_rng(SEED)
+    low, high = (-(2**28), 2**28) if t.bits == 32 else (t.lowest, t.highest)
+    a = rng.integers(low, high, (8, 16), endpoint=True).astype(t.storage)
+    b = rng.integers(low, high, (16, 8), endpoint=True).astype(t.storage)
+    if t.family == "Q":
+        c = F.q_contraction(form, t)
+        per_call: dict[str, int] = {}
+        given = {"a": {"shift": 1}, "b": {"shift": 2}}
+        made = {"shift": 3}
+    else:
+        c = F.d_contraction(form, t)
+        eight = t.bits == 8  # (scales that keep most results inside the output's range)
+        given = {"a": {"scale": float(np.float32(0.02 if eight else 1e-4)), "offset": 3 if eight else 0},
+                 "b": {"scale": float(np.float32(0.01 if eight else 1e-4)), "offset": -5 if eight else 0}}
+        made = {"scale": float(np.float32(0.4 if eight else 0.01)), "offset": -2 if eight else 0}
+        per_call = c.per_call({"a": given["a"]["scale"], "b": given["b"]["scale"], "output": made["scale"]},
+                              {"a": given["a"]["offset"], "b": given["b"]["offset"], "output": made["offset"]})
+    assert not isinstance(c, str), c
+    values = {k: np.int64(v) for k, v in per_call.items()}
+    env = {"a": ("a", "int64"), "b": ("b", "int64"), **{k: (k, "int64") for k in values}}
+    terms = np.asarray(R.numpy_run(F.Conversion(c.map, "int64"), env,
+                                   {"a": a.astype(np.int64)[:, :, None], "b": b.astype(np.int64)[None, :, :], **values}))
+    ours = np.asarray(R.numpy_run(c.finalize, {"acc": ("acc", "int64"), **{k: (k, "int64") for k in values}},
+                                  {"acc": terms.sum(axis=1), **values}))
+    exact = _real(t, a, given["a"]) @ _real(t, b, given["b"])
+    ideal = _ideal(t, exact, made)
+    ct = C_TYPE[t.storage]
+    names = list(per_call)
+    term = scalar_c.render(c.map, "int64", {"a": ("(int64_t)a[i * k + p]", "int64"), "b": ("(int64_t)b[p * n + j]", "int64"),
+                                            **{v: (v, "int32") for v in names}})[0]
+    finalize = R.c_statement(c.finalize, "out[i * n + j]", {"acc": ("acc", "int64"), **{v: (v, "int32") for v in names}})
+    params = ", ".join([f"const {ct}* restrict a", f"const {ct}* restrict b", f"{ct}* restrict out", "int m", "int k",
+                        "int n", *(f"int32_t {v}" for v in names)])
+    loops = ("    for (int i = 0; i < m; i++) {\n        for (int j = 0; j < n; j++) {\n            int64_t acc = 0;\n"
+             f"            for (int p = 0; p < k; p++) acc += {term};\n            {finalize}\n        }}\n    }}\n")
+    float_loops = ("void kernel(const float* restrict a, const float* restrict b, float* restrict out, int m, int k, int n)\n"
+                   "{\n    for (int i = 0; i < m; i++) {\n        for (int j = 0; j < n; j++) {\n"
+                   "            float acc = 0.0f;\n            for (int p = 0; p < k; p++) acc += a[i * k + p] * b[p * n + j];\n"
+                   "            out[i * n + j] = acc;\n        }\n    }\n}\n")
+    return ("math.matmul", t.system, _error(ours, ideal), _text(f"void kernel({params})\n{{\n{loops}}}\n", folder),
+            _text(float_loops, folder))
 
 
 def _interpolated_row(qualified: str, folder: Path) -> tuple[str, str, float, int, int]:
