@@ -617,3 +617,51 @@ def d_contraction(form: object, t: FixedPointType) -> DContraction | str:
     raw = _rescaled(let, ACC, "output", "int64") if t.bits == 8 else _rescaled_wide(let, ACC, "output")
     value = _saturated(_call("add", raw, SSym("output_offset")), t)
     return DContraction((inputs[0], inputs[1]), product, Conversion(value, "int64", t.storage, tuple(let.bound)))
+
+
+# ------------------------------------------------------------------- what an op derives, or why not
+
+#: Forms that move stored values without computing on them: a fixed-point tensor passes through
+#: with its attributes (a tensor list's parts share them).
+MOVES = ("layout", "stream", "join", "parts")
+Derived = QKernel | DKernel | Conversion | InterpolatedTable | QReduction | DReduction | QContraction | DContraction
+
+
+def _integer_only(tree: SExpr) -> bool:
+    from dsl.scalar import FUNCTIONS
+
+    return isinstance(tree, SCall) and (FUNCTIONS[tree.fn][1] in ("int", "bool")
+                                        or any(_integer_only(a) for a in tree.args))
+
+
+def derive(op: object, t: FixedPointType) -> Derived | str:
+    """What ``op`` computes on ``t``, derived from its compute form (one of the kernels above,
+    or for a form that only moves stored values, the element unchanged), or why it has none:
+    the sentence the docs show."""
+    form = getattr(op, "compute", None)
+    kind = getattr(form, "kind", None)
+    types = {getattr(p, "type", None) for p in getattr(op, "inputs", ())}
+    if {getattr(x, "value", x) for x in types} & {"INT", "LONG", "BOOLEAN"} and kind != "layout":
+        return "it computes on integers or booleans, which have no fixed-point meaning"
+    if kind in MOVES:
+        return Conversion(X, t.storage)  # (the stored value itself)
+    if kind == "argreduction":  # (one type and attributes: the stored order is the real order)
+        return Conversion(X, t.storage)
+    if kind == "elementwise":
+        tree = form.case(())  # type: ignore[union-attr]
+        if _integer_only(tree):
+            return "it is a bit or logic operation, which has no fixed-point meaning"
+        derived = q_kernel(tree, t) if t.family == "Q" else d_kernel(tree, t)
+        if not isinstance(derived, str):
+            return derived
+        inputs = [p.name for p in getattr(op, "inputs", ())]
+        if len(inputs) == 1:
+            return table_entry(tree, t, t, inputs[0]) if t.bits == 8 else \
+                interpolated_table(tree, t, t, inputs[0]) if t.bits == 16 else \
+                f"a table of a 32-bit type is too large, and {derived}"
+        return derived
+    if kind == "reduction":
+        return q_reduction(form, t) if t.family == "Q" else d_reduction(form, t)
+    if kind == "contraction":
+        return q_contraction(form, t) if t.family == "Q" else d_contraction(form, t)
+    return f"its {kind or 'compute'} form has no {t.system} form yet"

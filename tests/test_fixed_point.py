@@ -1011,3 +1011,29 @@ def test_d_matmul_accumulates_as_matmul_integer(t: F.FixedPointType, runtime: Pa
             assert (acc == _onnx_matmul("MatMulInteger", a, b, attrs_)).all()
             theirs = _onnx_matmul("QLinearMatMul", a, b, attrs_)
             assert np.abs(ours.astype(int) - theirs.astype(int)).max() <= 1
+
+
+def test_every_op_derives_a_fixed_point_form_or_says_why() -> None:
+    """Across the catalogue: per type, a derived form or one sentence, never an exception; the
+    scope's ops (issue 20) derive in Q7, Q15, D8 and D16."""
+    counts = {}
+    for ns in CATALOGUE.namespaces:
+        for op in ns.ops:
+            if op.abstract:
+                continue
+            for t in (F.Q7, F.Q15, F.Q31, F.D8, F.D16):
+                got = F.derive(op, t)
+                assert isinstance(got, str) and got and not got.endswith(".") or not isinstance(got, str), got
+                counts[t.system] = counts.get(t.system, 0) + (not isinstance(got, str))
+    scope = ["math.add", "math.sub", "math.mul", "math.abs", "math.neg", "math.clip_by_value", "nn.relu", "math.sigmoid",
+             "math.tanh", "math.exp", "math.log", "math.max", "math.min", "math.sum", "math.mean", "math.argmax",
+             "math.matmul", "signal.sliding_window"]
+    for qualified in scope:
+        ns, _, name = qualified.partition(".")
+        op = CATALOGUE.namespace(ns).op(name)
+        for t in (F.Q7, F.Q15, F.D8, F.D16):
+            assert not isinstance(F.derive(op, t), str), (qualified, t.system, F.derive(op, t))
+    assert F.derive(CATALOGUE.namespace("bitwise").op("and"), F.Q15) == \
+        "it computes on integers or booleans, which have no fixed-point meaning"
+    assert not isinstance(F.derive(CATALOGUE.namespace("base").op("lt"), F.D8), str)  # (a bool result)
+    assert counts["Q15"] >= 100, counts
