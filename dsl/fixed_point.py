@@ -36,7 +36,7 @@ import math
 
 import attrs
 
-from dsl.scalar import SCall, SConst, SExpr, SSym, substitute
+from dsl.scalar import FUNCTIONS, SCall, SConst, SExpr, SSym, substitute
 
 #: The per-call values the conversions read besides the element ``x``.
 FACTOR = "factor"  # Q: 2**(N - shift), exact in float32 for the shifts a Q type allows
@@ -628,8 +628,7 @@ Derived = QKernel | DKernel | Conversion | InterpolatedTable | QReduction | DRed
 
 
 def _integer_only(tree: SExpr) -> bool:
-    from dsl.scalar import FUNCTIONS
-
+    """Whether the tree calls a function defined on integers or booleans only (bitwise, logic)."""
     return isinstance(tree, SCall) and (FUNCTIONS[tree.fn][1] in ("int", "bool")
                                         or any(_integer_only(a) for a in tree.args))
 

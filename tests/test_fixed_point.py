@@ -4,22 +4,26 @@ Q types, ONNX's QuantizeLinear and DequantizeLinear (run by onnxruntime) for the
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
+import cmsisdsp as dsp  # (the owners of the rules: test dependencies, never skipped)
 import numpy as np
+import onnxruntime as ort
 import pytest
+from onnx import TensorProto, helper
 
+from conftest import ROOT
 from dsl import fixed_point as F
+from dsl import loader
 from dsl.fixed_point import q_kernel
 from generators.kernels import c_runtime, numpy_runtime
 from generators.kernels import fixed_point as R
 from generators.kernels import scalar_c, scalar_numpy
 from generators.kernels.scalar_c import C_TYPE, c_array
-
-dsp = pytest.importorskip("cmsisdsp")
-ort = pytest.importorskip("onnxruntime")
-onnx = pytest.importorskip("onnx")
+from generators.python.generator import _RUNTIME
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-ffp-contract=off"]
 Q_TYPES = [F.Q7, F.Q15, F.Q31]
@@ -217,8 +221,6 @@ def test_q_nan_is_zero_and_round_trips_are_exact(t: F.FixedPointType, runtime: P
 # -------------------------------------------------------------- D types, against ONNX Runtime
 
 def _onnx(op: str, x: np.ndarray, scale: float, offset: int, stored: str) -> np.ndarray:
-    from onnx import TensorProto, helper
-
     element = {"int8": TensorProto.INT8, "int16": TensorProto.INT16, "int32": TensorProto.INT32}[stored]
     given, made = (TensorProto.FLOAT, element) if op == "QuantizeLinear" else (element, TensorProto.FLOAT)
     graph = helper.make_graph(
@@ -341,17 +343,11 @@ print("fixed point ok")
 def test_the_package_holds_fixed_point_arrays_as_numpy_users_expect(tmp_path: Path) -> None:
     """opforge.fixed_point, as generated: its doctests, CMSIS-DSP's conversions through the
     public functions, NumPy seeing real values, and its refusals."""
-    import os
-    import sys
-
-    from generators.python.generator import _RUNTIME
-    from generators.kernels.fixed_point import numpy_rules_module
-
     package = tmp_path / "opforge"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "_kernels.py").write_text(Path(numpy_runtime.__file__).read_text())
-    (package / "_fixed_point_rules.py").write_text(numpy_rules_module("rules under test"))
+    (package / "_fixed_point_rules.py").write_text(R.numpy_rules_module("rules under test"))
     (package / "fixed_point.py").write_text((_RUNTIME / "fixed_point.py").read_text())
     run = subprocess.run([sys.executable, "-c", PACKAGE_CHECKS], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(tmp_path)})
@@ -379,9 +375,6 @@ def test_a_namespace_cannot_take_the_fixed_point_module_s_name(cli) -> None:
 
 
 # ------------------------------------------- Q arithmetic derived from the catalogue's own ops
-
-from dsl import loader  # noqa: E402
-from conftest import ROOT  # noqa: E402
 
 CATALOGUE = loader.load(ROOT / "ops").catalogue
 #: The op whose tree a kernel is derived from, and CMSIS-DSP's function of the same job.
@@ -516,8 +509,6 @@ def test_a_unary_op_s_table_is_the_float_reference_quantized(qualified: str, sou
 
 def _qlinear_unary(op: str, x: np.ndarray, given: tuple[float, int], made: tuple[float, int]) -> np.ndarray:
     """onnxruntime's contrib operator ``op`` (com.microsoft: QLinearSigmoid, ...) on int8 ``x``."""
-    from onnx import TensorProto, helper
-
     values = {"xs": given[0], "xz": given[1], "ys": made[0], "yz": made[1]}
     graph = helper.make_graph(
         [helper.make_node(op, list(values), ["y"], domain="com.microsoft")], "table",
@@ -654,8 +645,6 @@ def test_a_reduction_without_a_q_form_says_why() -> None:
 
 def _qlinear_binary(op: str, x: np.ndarray, y: np.ndarray, attrs_: dict[str, tuple[float, int]]) -> np.ndarray:
     """onnxruntime's contrib QLinearAdd or QLinearMul on int8 ``x`` and ``y``."""
-    from onnx import TensorProto, helper
-
     names = ["x", "xs", "xz", "y", "ys", "yz", "os", "oz"]
     values = {"xs": attrs_["x"][0], "xz": attrs_["x"][1], "ys": attrs_["y"][0], "yz": attrs_["y"][1],
               "os": attrs_["output"][0], "oz": attrs_["output"][1]}
@@ -961,8 +950,6 @@ def q_contraction_of(qualified: str, t: F.FixedPointType) -> F.QContraction:
 
 def _onnx_matmul(op: str, a: np.ndarray, b: np.ndarray, attrs_: dict[str, tuple[float, int]]) -> np.ndarray:
     """onnxruntime's MatMulInteger (the accumulators) or QLinearMatMul (int8)."""
-    from onnx import TensorProto, helper
-
     int8 = TensorProto.INT8
     if op == "MatMulInteger":
         names, values = ["a", "b", "az", "bz"], {"az": (int8, attrs_["a"][1]), "bz": (int8, attrs_["b"][1])}
