@@ -15,7 +15,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
-from conftest import ROOT
+from conftest import ROOT, write_ops
 from dsl import fixed_point as F
 from dsl import loader
 from dsl.fixed_point import q_kernel
@@ -355,8 +355,6 @@ def test_the_package_holds_fixed_point_arrays_as_numpy_users_expect(tmp_path: Pa
 
 
 def test_a_namespace_cannot_take_the_fixed_point_module_s_name(cli) -> None:
-    from conftest import write_ops
-
     write_ops(cli.cwd, {"fixed_point.py": """
         from dsl import *
 
