@@ -28,6 +28,12 @@ tests hold them to those libraries bit for bit:
 - D from real: ``round_half_even(x / scale) + offset``, saturated (ONNX QuantizeLinear);
   NaN gives ``offset``, the stored value of real zero (ONNX leaves NaN undefined).
 - D to real: ``(stored - offset) * scale`` (ONNX DequantizeLinear).
+
+Below the conversions, the kernels an op's compute form derives, each held to its owner
+the same way: Q and D arithmetic and comparisons (``q_kernel``, ``d_kernel``), lookup
+tables of unary ops (``table_entry``; 16-bit types interpolate, ``interpolated_table``),
+reductions (``q_reduction``, ``d_reduction``) and contractions (``q_contraction``,
+``d_contraction``); ``derive`` picks the one for an op and a type, or says why there is none.
 """
 
 from __future__ import annotations
