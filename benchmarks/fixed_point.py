@@ -52,10 +52,10 @@ def _eval(code: str, values: dict[str, Any]) -> np.ndarray:
 
 
 def _numpy(conversion: F.Conversion, inputs: dict[str, np.ndarray], values: dict[str, Any]) -> np.ndarray:
-    env = {**{n: (n, str(a.dtype)) for n, a in inputs.items()},
-           **{n: (f"np.{conversion.domain}({n})" if "float" not in conversion.domain and not isinstance(v, float)
-                  else f"np.float64({n})", conversion.domain if not isinstance(v, float) else "float64")
-              for n, v in values.items()}}
+    """The rule's NumPy rendering over ``inputs``; a per-call value is a float64 scalar when it is
+    a float (scales, factors), else a scalar of the rule's domain."""
+    kinds = {n: "float64" if isinstance(v, float) else conversion.domain for n, v in values.items()}
+    env = {**{n: (n, str(a.dtype)) for n, a in inputs.items()}, **{n: (f"np.{d}({n})", d) for n, d in kinds.items()}}
     return np.asarray(R.numpy_run(conversion, env, {**inputs, **values}))
 
 
@@ -94,9 +94,7 @@ def _error(ours: np.ndarray, ideal: np.ndarray) -> float:
 def _text(source: str, folder: Path) -> int:
     runtime = folder / "runtime"
     if not runtime.exists():
-        for path, text in c_runtime.library_files("fixed-point benchmark").items():
-            (runtime / path).parent.mkdir(parents=True, exist_ok=True)
-            (runtime / path).write_text(text)
+        c_runtime.write_library(runtime, "fixed-point benchmark")
     unit = folder / "kernel.c"
     unit.write_text('#include <stdint.h>\n#include "opforge_internal.h"\n' + source)
     obj = folder / "kernel.o"

@@ -19,11 +19,7 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("runtime")
-    for path, text in c_runtime.library_files("runtime under test").items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    return root
+    return c_runtime.write_library(tmp_path_factory.mktemp("runtime"), "runtime under test")
 
 
 def _gcc(library: Path, *args: str) -> subprocess.CompletedProcess:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import re
+from pathlib import Path
 
 import jinja2
 
@@ -65,6 +66,15 @@ def library_files(header: str) -> dict[str, str]:
     files = _rendered(header, False)
     files.update({f"src/{name}": f"/* {header} */\n{text}" for name, text in sources().items()})
     return files
+
+
+def write_library(root: Path, header: str) -> Path:
+    """The runtime alone as a folder (``include/``, ``src/``) under ``root``, for builds outside
+    a generated library (the tests and benchmarks of the runtime and of the fixed-point rules)."""
+    for path, text in library_files(header).items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
 
 
 def amalgamate(text: str, files: dict[str, str]) -> str:
