@@ -52,11 +52,16 @@ def _numpy(conversion: F.Conversion, x: np.ndarray | dict[str, np.ndarray], valu
 
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("runtime")
-    for path, text in c_runtime.library_files("fixed-point rules under test").items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    return root
+    return c_runtime.write_library(tmp_path_factory.mktemp("runtime"), "fixed-point rules under test")
+
+
+def _run(runtime: Path, program: Path) -> str:
+    """``program`` compiled strictly against the runtime, run: what it printed."""
+    exe = program.with_suffix("")
+    made = subprocess.run(["gcc", *STRICT, f"-I{runtime / 'src'}", f"-I{runtime / 'include'}", str(program),
+                           str(runtime / "src" / "opforge_core.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    return subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
 
 
 def _c(runtime: Path, tmp_path: Path, conversion: F.Conversion, x: np.ndarray | dict[str, np.ndarray],
@@ -93,11 +98,7 @@ int main(void)
     return 0;
 }}
 """)
-    exe = tmp_path / "rule"
-    made = subprocess.run(["gcc", *STRICT, f"-I{runtime / 'src'}", f"-I{runtime / 'include'}", str(program),
-                           str(runtime / "src" / "opforge_core.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
-    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
-    words = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+    words = _run(runtime, program).split()
     if out_dtype == "float32":
         values = np.array([int(w, 16) for w in words], dtype=np.uint32).view(np.float32)
     else:
@@ -220,6 +221,16 @@ def test_q_nan_is_zero_and_round_trips_are_exact(t: F.FixedPointType, runtime: P
 
 # -------------------------------------------------------------- D types, against ONNX Runtime
 
+def _ort(graph: object, feeds: dict[str, np.ndarray]) -> np.ndarray:
+    """The graph's one output as onnxruntime computes it (opset 21, and Microsoft's contrib
+    domain for the QLinear operators of one node)."""
+    opsets = [helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, opset_imports=opsets)
+    model.ir_version = 10
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)[0]
+
+
 def _onnx(op: str, x: np.ndarray, scale: float, offset: int, stored: str) -> np.ndarray:
     element = {"int8": TensorProto.INT8, "int16": TensorProto.INT16, "int32": TensorProto.INT32}[stored]
     given, made = (TensorProto.FLOAT, element) if op == "QuantizeLinear" else (element, TensorProto.FLOAT)
@@ -228,10 +239,7 @@ def _onnx(op: str, x: np.ndarray, scale: float, offset: int, stored: str) -> np.
         [helper.make_tensor_value_info("x", given, [x.size])], [helper.make_tensor_value_info("y", made, [x.size])],
         initializer=[helper.make_tensor("scale", TensorProto.FLOAT, [], [scale]),
                      helper.make_tensor("offset", element, [], [offset])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
-    model.ir_version = 10
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return session.run(None, {"x": x})[0]
+    return _ort(graph, {"x": x})
 
 
 D_CASES = [(0.1, 3), (0.0078125, -128), (1.0, 0), (0.37, 11), (2.5e-4, -7)]
@@ -515,10 +523,7 @@ def _qlinear_unary(op: str, x: np.ndarray, given: tuple[float, int], made: tuple
         initializer=[helper.make_tensor(n, TensorProto.FLOAT if n.endswith("s") else TensorProto.INT8, [], [v])
                      for n, v in values.items()])
     graph.node[0].input.insert(0, "x")
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)])
-    model.ir_version = 10
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return session.run(None, {"x": x})[0]
+    return _ort(graph, {"x": x})
 
 
 @pytest.mark.parametrize("given,made", [((0.05, -3), (1 / 256, -128)), ((0.125, 10), (0.004, 7)),
@@ -592,11 +597,7 @@ int main(void)
     return 0;
 }}
 """)
-    exe = tmp_path / "reduce"
-    made = subprocess.run(["gcc", *STRICT, f"-I{runtime / 'src'}", f"-I{runtime / 'include'}", str(program),
-                           str(runtime / "src" / "opforge_core.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
-    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
-    return int(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
+    return int(_run(runtime, program))
 
 
 @pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
@@ -652,10 +653,7 @@ def _qlinear_binary(op: str, x: np.ndarray, y: np.ndarray, attrs_: dict[str, tup
         [helper.make_tensor_value_info("out", TensorProto.INT8, [x.size])],
         initializer=[helper.make_tensor(n, TensorProto.FLOAT if n.endswith("s") else TensorProto.INT8, [], [v])
                      for n, v in values.items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)])
-    model.ir_version = 10
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return session.run(None, {"x": x, "y": y})[0]
+    return _ort(graph, {"x": x, "y": y})
 
 
 D_ATTRIBUTES = [{"x": (0.05, -3), "y": (0.05, -3), "output": (0.1, 2)},
@@ -744,11 +742,7 @@ int main(void)
     return 0;
 }}
 """)
-    exe = tmp_path / "per_call"
-    made = subprocess.run(["gcc", *STRICT, f"-I{runtime / 'src'}", str(program), "-lm", "-o", str(exe)],
-                          capture_output=True, text=True)
-    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
-    lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.splitlines()
+    lines = _run(runtime, program).splitlines()
     assert [tuple(map(int, line.split())) for line in lines[:len(reals)]] == [F.quantize_multiplier(r) for r in reals]
     lines = lines[len(reals):]
     assert [int(line) for line in lines[:len(counts)]] == [F.headroom(int(n)) for n in counts]
@@ -932,11 +926,7 @@ int main(void)
     return 0;
 }}
 """)
-    exe = tmp_path / "matmul"
-    made = subprocess.run(["gcc", *STRICT, f"-I{runtime / 'src'}", f"-I{runtime / 'include'}", str(program),
-                           str(runtime / "src" / "opforge_core.c"), "-lm", "-o", str(exe)], capture_output=True, text=True)
-    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
-    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+    out = _run(runtime, program).split()
     return np.array(out, dtype=np.int64).reshape(m, n)
 
 
@@ -963,10 +953,7 @@ def _onnx_matmul(op: str, a: np.ndarray, b: np.ndarray, attrs_: dict[str, tuple[
         [helper.make_tensor_value_info("a", int8, list(a.shape)), helper.make_tensor_value_info("b", int8, list(b.shape))],
         [helper.make_tensor_value_info("y", out, [a.shape[0], b.shape[1]])],
         initializer=[helper.make_tensor(n, kind, [], [v]) for n, (kind, v) in values.items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
-    model.ir_version = 10
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return session.run(None, {"a": a, "b": b})[0]
+    return _ort(graph, {"a": a, "b": b})
 
 
 @pytest.mark.parametrize("t", [F.D8, F.D16], ids=lambda t: t.system)
