@@ -340,6 +340,8 @@ fails(ValueError, "quantize: scale must be positive and finite as a float32, not
       lambda: fp.quantize([1], "d16", scale=1e39))
 fails(ValueError, "quantize: a d8 offset must be in -128..127, not 128", lambda: fp.quantize([1], "d8", scale=1.0, offset=128))
 fails(TypeError, "quantize: x must hold real numbers (integers or floats), not bool", lambda: fp.quantize([True], "q7"))
+fails(TypeError, "quantize: shift must be an integer, got float", lambda: fp.quantize([1], "q7", shift=1.0))
+fails(TypeError, "quantize: scale must be a number, got str", lambda: fp.quantize([1], "d8", scale="1"))
 fails(TypeError, "FixedPointArray: q15 is stored as int16, not int64", lambda: fp.FixedPointArray(np.array([1]), "q15"))
 fails(TypeError, "requantize: q must be a FixedPointArray, not ndarray", lambda: fp.requantize(np.array([1])))
 fails(TypeError, "multiply: out cannot be a FixedPointArray; quantize the result instead",
@@ -356,7 +358,8 @@ def test_the_package_holds_fixed_point_arrays_as_numpy_users_expect(tmp_path: Pa
     (package / "__init__.py").write_text("")
     (package / "_kernels.py").write_text(Path(numpy_runtime.__file__).read_text())
     (package / "_fixed_point_rules.py").write_text(R.numpy_rules_module("rules under test"))
-    (package / "fixed_point.py").write_text((_RUNTIME / "fixed_point.py").read_text())
+    for runtime in ("fixed_point.py", "_runtime.py"):
+        (package / runtime).write_text((_RUNTIME / runtime).read_text())
     run = subprocess.run([sys.executable, "-c", PACKAGE_CHECKS], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert run.returncode == 0 and run.stdout.strip() == "fixed point ok", run.stdout[-3000:] + run.stderr[-3000:]

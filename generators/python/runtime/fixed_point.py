@@ -21,7 +21,6 @@ first rounded to float32, the precision the rules compute in.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 from numpy.typing import ArrayLike
 
 from opforge import _fixed_point_rules as _rules
+from opforge import _runtime as _rt
 
 __all__ = ["FixedPointArray", "quantize", "dequantize", "requantize", "TYPES"]
 
@@ -45,19 +45,13 @@ def _type(where: str, name: Any) -> _rules.Type:
     return t
 
 
-def _integer(where: str, name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{where}: {name} must be an integer, not {type(value).__name__}")
-    return int(value)
-
-
 def _attributes(where: str, t: _rules.Type, shift: Any, scale: Any, offset: Any) -> tuple:
     """(shift, scale, offset) checked for ``t``: a Q type takes only a shift, a D type a
     scale (positive, finite as float32) and an offset (a stored value)."""
     if t.family == "Q":
         if scale is not None or offset is not None:
             raise TypeError(f"{where}: {t.name} carries a shift, not a scale or an offset")
-        shift = _integer(where, "shift", 0 if shift is None else shift)
+        shift = _rt.integer(where, "shift", 0 if shift is None else shift)
         low, high = t.shifts
         if not low <= shift <= high:
             raise ValueError(f"{where}: a {t.name} shift must be in {low}..{high} (2**({t.fraction_bits} - shift) "
@@ -67,13 +61,12 @@ def _attributes(where: str, t: _rules.Type, shift: Any, scale: Any, offset: Any)
         raise TypeError(f"{where}: {t.name} carries a scale and an offset, not a shift")
     if scale is None:
         raise TypeError(f"{where}: {t.name} needs a scale")
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
-        raise TypeError(f"{where}: scale must be a real number, not {type(scale).__name__}")
+    real = _rt.real(where, "scale", scale)
     with np.errstate(over="ignore"):
-        single = float(np.float32(scale))
+        single = float(np.float32(real))
     if not (np.isfinite(single) and single > 0):
         raise ValueError(f"{where}: scale must be positive and finite as a float32, not {scale!r}")
-    offset = _integer(where, "offset", 0 if offset is None else offset)
+    offset = _rt.integer(where, "offset", 0 if offset is None else offset)
     if not t.lowest <= offset <= t.highest:
         raise ValueError(f"{where}: a {t.name} offset must be in {t.lowest}..{t.highest}, not {offset}")
     return None, single, offset
