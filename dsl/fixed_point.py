@@ -43,6 +43,7 @@ import math
 import attrs
 
 from dsl.scalar import FUNCTIONS, SCall, SConst, SExpr, SSym, substitute
+from dsl.types import DataType
 
 #: The per-call values the conversions read besides the element ``x``.
 FACTOR = "factor"  # Q: 2**(N - shift), exact in float32 for the shifts a Q type allows
@@ -646,7 +647,7 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
     form = getattr(op, "compute", None)
     kind = getattr(form, "kind", None)
     types = {getattr(p, "type", None) for p in getattr(op, "inputs", ())}
-    if {getattr(x, "value", x) for x in types} & {"INT", "LONG", "BOOLEAN"} and kind != "layout":
+    if types & {DataType.INT, DataType.LONG, DataType.BOOLEAN} and kind != "layout":
         return "it computes on integers or booleans, which have no fixed-point meaning"
     if kind in MOVES:
         return Conversion(X, t.storage)  # (the stored value itself)
