@@ -30,7 +30,9 @@ Q_TYPES = [F.Q7, F.Q15, F.Q31]
 D_TYPES = [F.D8, F.D16, F.D32]
 #: Per-call values: a Q type's factor 2**(N - shift) and shift change k are given to the rule as
 #: float32 and int values, a D type's scale and offset as float32 (the domain of the rule).
-VALUE_DTYPE = {F.FACTOR: "float32", F.SCALE: "float32", F.OFFSET: "float32"}
+VALUE_DTYPE = {F.FACTOR: "float32", F.SCALE: "float32", F.OFFSET: "float32",
+               # (a table's input and output attributes: its entries compute in float64)
+               **{f"{prefix}_{name}": "float64" for prefix in ("x", "output") for name in (F.FACTOR, F.SCALE, F.OFFSET)}}
 
 
 def _real(seed: int, scale: float = 1.0) -> np.ndarray:
@@ -471,13 +473,6 @@ def _d_values(prefix: str, scale: float, offset: int) -> dict[str, float]:
     return {f"{prefix}_{F.SCALE}": float(np.float32(scale)), f"{prefix}_{F.OFFSET}": offset}
 
 
-def _prefixed_dtypes() -> None:
-    for prefix in ("x", "output"):
-        for name in (F.FACTOR, F.SCALE, F.OFFSET):
-            VALUE_DTYPE[f"{prefix}_{name}"] = "float64"
-
-
-_prefixed_dtypes()
 TABLE_TYPES = [(F.Q7, F.Q7, [_q_values("x", F.Q7, 3) | _q_values("output", F.Q7, 1),
                              _q_values("x", F.Q7, 0) | _q_values("output", F.Q7, 0)]),
                (F.D8, F.D8, [_d_values("x", 0.05, -3) | _d_values("output", 1 / 256, -128),
