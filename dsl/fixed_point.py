@@ -207,6 +207,7 @@ class QKernel:
     value: Conversion
     per_call: tuple[tuple[str, SExpr], ...]
     output_shift: SExpr | None
+    kind: str  # the op's function: add, sub, minimum, maximum, neg, abs, mul or a comparison
 
 
 def q_kernel(tree: SExpr, t: FixedPointType) -> QKernel | str:
@@ -225,30 +226,33 @@ def q_kernel(tree: SExpr, t: FixedPointType) -> QKernel | str:
     names = [a.name for a in tree.args if isinstance(a, SSym)]
     wide = "int64" if t.bits == 32 else "int32"
     shifts = [SSym(shift_of(n)) for n in names]
+    let = _Lets()  # (a value saturation reads twice is named: computed once, in the wide dtype)
     if tree.fn in ("add", "sub", "minimum", "maximum") and len(names) == 2:
         out = _call("maximum", *shifts)
         moved = [_call("right_shift", SSym(n), SSym(aligned_by(n))) for n in names]
         value = _call(tree.fn, *moved)
         if tree.fn in ("add", "sub"):
-            value = _saturated(value, t)
+            value = _saturated(let("raw", value, wide), t)
         per_call = tuple((aligned_by(n), _call("sub", out, s)) for n, s in zip(names, shifts))
-        return QKernel(Conversion(value, wide, t.storage), per_call, out)
+        return QKernel(Conversion(value, wide, t.storage, tuple(let.bound)), per_call, out, tree.fn)
     if tree.fn in COMPARISONS and len(names) == 2:
         ups = [_call("minimum", _call("maximum", _call("sub", a, b), SConst(0)), SConst(32))
                for a, b in ((shifts[0], shifts[1]), (shifts[1], shifts[0]))]
         moved = [_call("left_shift", SSym(n), SSym(aligned_by(n))) for n in names]
-        return QKernel(Conversion(_call(tree.fn, *moved), "int64"), tuple(zip(map(aligned_by, names), ups)), None)
+        return QKernel(Conversion(_call(tree.fn, *moved), "int64"), tuple(zip(map(aligned_by, names), ups)), None,
+                       tree.fn)
     if tree.fn in ("neg", "abs") and len(names) == 1:
-        return QKernel(Conversion(_saturated(tree, t), wide, t.storage), (), shifts[0])
+        return QKernel(Conversion(_saturated(let("raw", tree, wide), t), wide, t.storage, tuple(let.bound)), (),
+                       shifts[0], tree.fn)
     if tree.fn == "mul" and len(names) == 2:
         product = _call("mul", *(SSym(n) for n in names))
         if t.bits == 32:  # (arm_mult_q31: the top 32 bits, saturated to 31, shifted back)
-            high = _call("right_shift", product, SConst(32))
+            high = let("high", _call("right_shift", product, SConst(32)), wide)
             value = _call("mul", _call("minimum", _call("maximum", high, SConst(-(2**30))), SConst(2**30 - 1)),
                           SConst(2))
         else:
-            value = _saturated(_call("right_shift", product, SConst(t.fraction_bits)), t)
-        return QKernel(Conversion(value, wide, t.storage), (), _call("add", *shifts))
+            value = _saturated(let("raw", _call("right_shift", product, SConst(t.fraction_bits)), wide), t)
+        return QKernel(Conversion(value, wide, t.storage, tuple(let.bound)), (), _call("add", *shifts), "mul")
     return f"{tree.fn} has no {t.system} arithmetic (a lookup table from the float reference is the way for it)"
 
 
@@ -291,6 +295,12 @@ def headroom(n: int) -> int:
     return max(n - 1, 0).bit_length()
 
 
+def headroom_of(count: SExpr) -> SExpr:
+    """:func:`headroom` of a count a target computes (a unit's axis size) as a per-call tree:
+    the ``headroom`` function, which each target spells as it computes it."""
+    return _call("headroom", count)
+
+
 @attrs.frozen
 class QReduction:
     """A Q type's reduction, derived from a Reduce form: each element's ``map`` (over the
@@ -315,14 +325,16 @@ def q_reduction(form: object, t: FixedPointType) -> QReduction | str:
     combine, map_, finalize = (getattr(form, f) for f in ("combine", "map", "finalize"))
     other, pre, extra = (getattr(form, f) for f in ("other", "pre", "extra_maps"))
     x_shift, h = SSym(shift_of("x")), SSym(HEADROOM)
+    let = _Lets()  # (a value saturation reads twice is named)
     if pre is not None or extra:
         return "its reduction reads a first pass or several sums"
     if other is None and map_ is None:
         if combine in ("max", "min") and finalize is None:
             return QReduction(combine, X, Conversion(ACC, t.storage, t.storage), x_shift, t.storage)
         if combine == "add" and finalize is None:
-            value = _saturated(_call("right_shift", ACC, h), t)
-            return QReduction("add", X, Conversion(value, "int64", t.storage), _call("add", x_shift, h), "int64")
+            value = _saturated(let("moved", _call("right_shift", ACC, h), "int64"), t)
+            return QReduction("add", X, Conversion(value, "int64", t.storage, tuple(let.bound)),
+                              _call("add", x_shift, h), "int64")
         if combine == "add" and finalize == _call("div", ACC, COUNT):
             return QReduction("add", X, Conversion(_call("div", ACC, COUNT), "int64", t.storage), x_shift, "int64")
     if other is not None and combine == "add" and finalize is None and map_ == _call("mul", X, SSym("y")):
@@ -330,9 +342,10 @@ def q_reduction(form: object, t: FixedPointType) -> QReduction | str:
         fraction = 2 * t.fraction_bits
         if t.bits == 32:
             product, fraction = _call("right_shift", product, SConst(14)), fraction - 14
-        value = _saturated(_call("right_shift", ACC, _call("add", SConst(fraction - t.fraction_bits), h)), t)
+        moved = let("moved", _call("right_shift", ACC, _call("add", SConst(fraction - t.fraction_bits), h)), "int64")
         shifts = _call("add", _call("add", x_shift, SSym(shift_of("y"))), h)
-        return QReduction("add", product, Conversion(value, "int64", t.storage), shifts, "int64")
+        return QReduction("add", product, Conversion(_saturated(moved, t), "int64", t.storage, tuple(let.bound)),
+                          shifts, "int64")
     return f"its reduction ({combine} of {'a map' if map_ is not None else 'x'}" \
            f"{', then a finalize' if finalize is not None else ''}) has no {t.system} form yet"
 
@@ -407,23 +420,49 @@ class DKernel:
     value: Conversion
     left_shift: int  # (add, sub: the inputs' headroom before rescaling, TFLite's left_shift)
 
-    def per_call(self, scales: dict[str, float], offsets: dict[str, int]) -> dict[str, int]:
-        """The kernel's per-call integers for the inputs' and the output's (``output``; none
-        for a comparison) scales and offsets: TFLite's multipliers and exponents, and the
-        offsets themselves."""
-        values = {f"{n}_offset": offsets[n] for n in (*self.inputs, *(() if self.kind in COMPARISONS else ("output",)))}
+    @property
+    def multipliers(self) -> tuple[tuple[str, SExpr], ...]:
+        """Each rescaling's real factor, over the tensors' ``<name>_scale`` (float64): TFLite's
+        inputs over twice the larger input scale, and that over the output's (shifted left by
+        ``left_shift``); a product's, the inputs' scales over the output's. Each becomes the
+        per-call ``<name>_multiplier`` and ``<name>_exponent`` (:func:`quantize_multiplier`)."""
+        scale = {n: SSym(f"{n}_scale") for n in (*self.inputs, "output")}
         if self.kind == "mul":
-            real = scales[self.inputs[0]] * scales[self.inputs[1]] / scales["output"]
-            values["output_multiplier"], values["output_exponent"] = quantize_multiplier(real)
-            return values
-        twice_max = 2 * max(scales[n] for n in self.inputs)
-        for n in self.inputs:
-            values[f"{n}_multiplier"], values[f"{n}_exponent"] = quantize_multiplier(scales[n] / twice_max)
-        if self.kind in COMPARISONS:
-            return values
-        real = twice_max / ((1 << self.left_shift) * scales["output"])
-        values["output_multiplier"], values["output_exponent"] = quantize_multiplier(real)
-        return values
+            return (("output", _call("div", _call("mul", *(scale[n] for n in self.inputs)), scale["output"])),)
+        twice_max = _call("mul", SConst(2.0), _call("maximum", *(scale[n] for n in self.inputs)))
+        out = [(n, _call("div", scale[n], twice_max)) for n in self.inputs]
+        if self.kind not in COMPARISONS:
+            out.append(("output", _call("div", twice_max, _call("mul", SConst(float(1 << self.left_shift)),
+                                                                scale["output"]))))
+        return tuple(out)
+
+    @property
+    def offsets(self) -> tuple[str, ...]:
+        """The tensors whose offsets the kernel reads (``<name>_offset``): a comparison's output none."""
+        return (*self.inputs, *(() if self.kind in COMPARISONS else ("output",)))
+
+    def per_call(self, scales: dict[str, float], offsets: dict[str, int]) -> dict[str, int]:
+        """The kernel's per-call integers for the tensors' scales and offsets."""
+        return _per_call(self.multipliers, self.offsets, scales, offsets)
+
+
+def _real(tree: SExpr, values: dict[str, float]) -> float:
+    """A multiplier's tree in float64 (Python's float: C's double, operation for operation)."""
+    if isinstance(tree, SConst):
+        return float(tree.value)
+    if isinstance(tree, SSym):
+        return float(values[tree.name])
+    args = [_real(a, values) for a in tree.args]  # type: ignore[union-attr]
+    return {"mul": lambda a, b: a * b, "div": lambda a, b: a / b, "maximum": max}[tree.fn](*args)  # type: ignore[union-attr]
+
+
+def _per_call(multipliers: tuple[tuple[str, SExpr], ...], offsets: tuple[str, ...], scales: dict[str, float],
+              given: dict[str, int]) -> dict[str, int]:
+    values = {f"{n}_offset": given[n] for n in offsets}
+    reals = {f"{n}_scale": v for n, v in scales.items()}
+    for name, tree in multipliers:
+        values[f"{name}_multiplier"], values[f"{name}_exponent"] = quantize_multiplier(_real(tree, reals))
+    return values
 
 
 def d_kernel(tree: SExpr, t: FixedPointType) -> DKernel | str:
@@ -515,11 +554,12 @@ class DReduction:
     finalize: Conversion
     domain: str
 
+    #: TFLite's rescaling of ``x``'s scale over the output's, and the offsets read.
+    multipliers = (("output", SCall("div", (SSym("x_scale"), SSym("output_scale")))),)
+    offsets = ("x", "output")
+
     def per_call(self, scales: dict[str, float], offsets: dict[str, int]) -> dict[str, int]:
-        """TFLite's multiplier and exponent of ``x``'s scale over the output's, and the offsets."""
-        values = {"x_offset": offsets["x"], "output_offset": offsets["output"]}
-        values["output_multiplier"], values["output_exponent"] = quantize_multiplier(scales["x"] / scales["output"])
-        return values
+        return _per_call(self.multipliers, self.offsets, scales, offsets)
 
 
 def d_reduction(form: object, t: FixedPointType) -> DReduction | str:
@@ -603,12 +643,18 @@ class DContraction:
     map: SExpr
     finalize: Conversion
 
+    @property
+    def multipliers(self) -> tuple[tuple[str, SExpr], ...]:
+        """The operands' scales over the output's."""
+        a, b = (SSym(f"{n}_scale") for n in self.inputs)
+        return (("output", _call("div", _call("mul", a, b), SSym("output_scale"))),)
+
+    @property
+    def offsets(self) -> tuple[str, ...]:
+        return (*self.inputs, "output")
+
     def per_call(self, scales: dict[str, float], offsets: dict[str, int]) -> dict[str, int]:
-        a, b = self.inputs
-        values = {f"{n}_offset": offsets[n] for n in (a, b, "output")}
-        real = scales[a] * scales[b] / scales["output"]
-        values["output_multiplier"], values["output_exponent"] = quantize_multiplier(real)
-        return values
+        return _per_call(self.multipliers, self.offsets, scales, offsets)
 
 
 def d_contraction(form: object, t: FixedPointType) -> DContraction | str:
@@ -651,8 +697,14 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
         return "it computes on integers or booleans, which have no fixed-point meaning"
     if kind in MOVES:
         return Conversion(X, t.storage)  # (the stored value itself)
-    if kind == "argreduction":  # (one type and attributes: the stored order is the real order)
-        return Conversion(X, t.storage)
+    if kind == "argreduction":
+        if getattr(form, "map", None) is None:  # (one type and attributes: the stored order is the real order)
+            return Conversion(X, t.storage)
+        if t.family == "Q" and form.map == _call("abs", X):  # type: ignore[union-attr]
+            return Conversion(X, t.storage)  # (a Q type's zero is stored 0: |stored| orders as |real|)
+        return (f"it searches for a predicate of the real values, which the stored {t.system} values do not "
+                "order" if form.searches else  # type: ignore[union-attr]
+                f"it orders |x|, which a {t.system} offset breaks: no {t.system} form yet")
     if kind == "elementwise":
         tree = form.case(())  # type: ignore[union-attr]
         if _integer_only(tree):
@@ -671,3 +723,60 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
     if kind == "contraction":
         return q_contraction(form, t) if t.family == "Q" else d_contraction(form, t)
     return f"its {kind or 'compute'} form has no {t.system} form yet"
+
+
+# ------------------------------------------------------------ what a derived kernel promises
+
+
+@attrs.frozen
+class Summary:
+    """What the docs say of a derived kernel: how it computes, the output's attributes (a
+    tree over the inputs' ``<name>_shift`` and the headroom ``h``, or None where the caller
+    chooses them), and its error against the exact result of the real values, in output
+    steps (the benchmark measures it: docs/fixed-point.md)."""
+
+    method: str
+    output_shift: SExpr | None
+    bound: str
+
+
+def summary(derived: Derived, t: FixedPointType) -> Summary:
+    """The sentence, output attributes and error bound of ``derived`` (from :func:`derive`)."""
+    if isinstance(derived, QKernel):
+        if derived.kind in COMPARISONS:
+            return Summary("the real values compared exactly: the input of the larger shift moved left, in int64",
+                           None, "exact")
+        if derived.kind in ("add", "sub", "minimum", "maximum"):
+            cmsis = {"add": f"arm_add_{t.name}", "sub": f"arm_sub_{t.name}"}.get(derived.kind)
+            return Summary(f"{derived.kind} of the inputs moved right to the larger shift"
+                           + (f", saturated ({cmsis} at equal shifts)" if cmsis else ""), derived.output_shift,
+                           "exact at equal shifts; else within 1 step (the moved input's dropped bits)")
+        if derived.kind == "mul":
+            return Summary(f"the product's top bits, saturated (arm_mult_{t.name})", derived.output_shift,
+                           "within 1 step (truncated toward minus infinity)")
+        return Summary(f"saturating (arm_{'negate' if derived.kind == 'neg' else 'abs'}_{t.name})",
+                       derived.output_shift, "exact (the lowest value saturates)")
+    if isinstance(derived, DKernel):
+        if derived.kind in COMPARISONS:
+            return Summary("both inputs rescaled as TensorFlow Lite's comparisons do, then compared", None,
+                           "exact wherever the real values differ by more than 2^-8 of the larger scale")
+        return Summary(f"TensorFlow Lite's integer {derived.kind} (31-bit multipliers, gemmlowp's rounding), "
+                       "saturated", None, "within 1 step")
+    if isinstance(derived, InterpolatedTable):
+        return Summary(f"{derived.knots} knots of the float reference, interpolated in int32 (TensorFlow Lite "
+                       "Micro's int16 activations)", None,
+                       "within 1 step at the knots; between them the interpolation's own error (1.0 to 2.5 steps "
+                       "measured for the catalogue's activations)")
+    if isinstance(derived, Conversion):
+        if derived.value == X:
+            return Summary("the stored values themselves: the output keeps the input's attributes", SSym(
+                shift_of("x")) if t.family == "Q" else None, "exact")
+        return Summary(f"a table of the float reference, one entry per stored {t.system} value", None,
+                       "within 1 step (the output's conversion of the exact value)")
+    if isinstance(derived, (QReduction, DReduction)):
+        output = derived.output_shift if isinstance(derived, QReduction) else None
+        bound = "exact" if derived.combine in ("max", "min") else "within 1 step"
+        return Summary(f"the stored values combined ({derived.combine}) in {derived.domain}, requantized once",
+                       output, bound)
+    return Summary("the products summed in int64, requantized once", getattr(derived, "output_shift", None),
+                   "within 1 step where the result does not saturate")
