@@ -204,7 +204,9 @@ def _valid_cases(op):
 
 def _run_python(unit: ET.Element, wrapper, op, case, env: dict, outputs: dict) -> None:
     """The unit's Python implementation through its own call string, into ``outputs``."""
-    call = unit.find("Implementations/Implementation[@language='Python']").get("call")
+    # (the float Implementation: a Q type's comes first, chosen by its Conditional)
+    call = next(i for i in unit.findall("Implementations/Implementation[@language='Python']")
+                if i.find("Conditional") is None).get("call")
     names = [a.strip() for a in call[call.index("(") + 1:-1].split(",")]
     values = {n: v for n, v in env.items()}
     sockets = _socket_values(op, case)
@@ -662,10 +664,10 @@ def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: lis
 
 
 @pytest.mark.parametrize(("unit", "expressions", "shape"), [
-    ("math/abs", ["output_shape", "element_count"], "x.shape"),
+    ("math/abs", ["output_shape", "element_count", "output_shift"], "x.shape"),  # (and a Q kernel's shift)
     ("nn/relu", ["output_shape", "element_count"], "x.shape"),
     ("math/log", ["output_shape", "element_count"], "x.shape"),  # a kernel per case: base given or not
-    ("math/sum", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step"],
+    ("math/sum", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step", "h", "output_shift"],
      "(keep_dims ? ((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.replace(axis, 1) : x.shape) : "
      "((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.remove(axis) : x.shape))"),
     ("math/argmax", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step"], None),

@@ -54,19 +54,34 @@ class Verdict:
         return f"{self.path}: {self.kind}{' ' if self.kind == 'ok' else ': '}{self.text}"
 
 
+#: A fixed-point tensor's attributes (guide 11.3, 11.4), as an input spec gives them.
+_ATTRIBUTES = {"shift": int, "scale": float, "offset": int}
+
+
 def parse_input(spec: str) -> tuple[str, Tensor | None]:
-    """``NAME=TYPE[d0,d1,...]`` (``x=Int8[3,4]``; ``TYPE`` as after ``System.``), or
-    ``NAME=null``: an optional input left unconnected."""
+    """``NAME=TYPE[d0,d1,...]`` (``x=Int8[3,4]``; ``TYPE`` as after ``System.``), then any of
+    a fixed-point tensor's attributes (``x=Q15[8] shift=2``, ``x=D8[8] scale=0.05 offset=-3``),
+    or ``NAME=null``: an optional input left unconnected."""
     if re.fullmatch(r"\s*\w+\s*=\s*null\s*", spec):
         return spec.split("=")[0].strip(), None
-    m = re.fullmatch(r"\s*(\w+)\s*=\s*(\w+)\s*\[([\d\s,]*)\]\s*", spec)
+    m = re.fullmatch(r"\s*(\w+)\s*=\s*(\w+)\s*\[([\d\s,]*)\]((?:\s+\w+=\S+)*)\s*", spec)
     if m is None:
-        raise ValueError(f"--input {spec!r}: expected NAME=TYPE[d0,d1,...], e.g. x=Float32[3,4]")
-    name, type_name, dims = m.groups()
+        raise ValueError(f"--input {spec!r}: expected NAME=TYPE[d0,d1,...] [shift=S | scale=S offset=O], "
+                         "e.g. x=Float32[3,4]")
+    name, type_name, dims, given = m.groups()
     if type_name not in VALUE_TYPES:
         raise ValueError(f"--input {spec!r}: unknown type {type_name!r} (known: {', '.join(VALUE_TYPES)})")
+    attributes: dict[str, Any] = {}
+    for item in given.split():
+        key, _, value = item.partition("=")
+        if key not in _ATTRIBUTES:
+            raise ValueError(f"--input {spec!r}: unknown attribute {key!r} (known: {', '.join(_ATTRIBUTES)})")
+        try:
+            attributes[f"{key}_"] = _ATTRIBUTES[key](value)
+        except ValueError:
+            raise ValueError(f"--input {spec!r}: {key} must be {_ATTRIBUTES[key].__name__}, got {value!r}") from None
     shape = tuple(int(d) for d in dims.split(",") if d.strip())
-    return name, Tensor(VALUE_TYPES[type_name], Shape(shape), rate_=DEFAULT_INPUT.rate_)
+    return name, Tensor(VALUE_TYPES[type_name], Shape(shape), rate_=DEFAULT_INPUT.rate_, **attributes)
 
 
 def parse_option(spec: str) -> tuple[str, Any]:

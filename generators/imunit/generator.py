@@ -22,7 +22,7 @@ from dsl.types import Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import black_format, c_comment, clang_format
-from generators.imunit import comparison, composed, plain, stream_unit, units
+from generators.imunit import comparison, composed, fixed_point, plain, stream_unit, units
 from generators.imunit.adapter import UnitAdapter
 from generators.imunit.documents import condition, conditions, description, head, serialize, tensor_types
 from generators.imunit.python_files import dependency, py_file, wrapper_name, wrapper_params
@@ -76,6 +76,8 @@ class ImunitGenerator:
                     files.append(GeneratedFile(f"{folder}/{op.name}.imunit", stream_unit.queue(op, header, legacy)))
                     continue
                 c_text, py_text = self._c_file(op, codes[op], shared, header, legacy), py_file(op, header)
+                if not legacy and fixed_point.of(codes[op].plain):
+                    py_text += "\n\n" + black_format(fixed_point.python_fragment(op, codes[op].plain))
                 unit = self._unit(op, header, legacy, codes[op].plain)
                 tests = comparison.unit_tests(op, unit, examples.example(op, functions), header, legacy)
                 if tests is not None:  # (the test fragments, and their association with what they test)
@@ -177,9 +179,10 @@ class ImunitGenerator:
         # (an adapter writes the API's int64 indices: only plain kernels write a unit's)
         assert not (adapter and units.index_output(op, legacy=legacy)), op.qualified_name
         self._sockets_and_options(params, op, legacy)
-        self._outputs(params, op, hidden_tag, adapter, legacy)
+        self._outputs(params, op, hidden_tag, adapter, legacy, () if legacy else kernels)
         contracts = ET.SubElement(unit, "Contracts")
-        for test, error in units.contracts(op, legacy) + plain.contracts(op, () if legacy else kernels):
+        moved = [] if legacy else fixed_point.moved_contracts(op)
+        for test, error in units.contracts(op, legacy) + plain.contracts(op, () if legacy else kernels) + moved:
             ET.SubElement(contracts, "Assert", {"test": test, "error": error})
         self._implementations(unit, params, op, legacy, hidden_tag, kernels, adapter)
         return serialize(root, header)
@@ -210,9 +213,11 @@ class ImunitGenerator:
                     ET.SubElement(one_of, "Item", {"text": value}).text = value
 
     @staticmethod
-    def _outputs(params: ET.Element, op: Op, hidden_tag: str, adapter: bool, legacy: bool) -> None:
+    def _outputs(params: ET.Element, op: Op, hidden_tag: str, adapter: bool, legacy: bool,
+                 kernels: Sequence[c_emit.PlainKernel]) -> None:
         """The Expressions the unit computes (its output shapes and the values its kernels take),
-        each output's socket, and the dims its adapter (if it has one) passes."""
+        each output's socket (with the attributes a fixed-point output's form derives), and the
+        dims its adapter (if it has one) passes."""
         values = units.hidden(op, adapter)
         for h in values:
             if h.name.startswith("output"):
@@ -221,9 +226,12 @@ class ImunitGenerator:
         out = op.outputs[0]
         shape_value = next(h.value for h in values if h.name == "output_shape")
         ET.SubElement(params, hidden_tag, {"name": "output_shape", "value": shape_value})
+        derived = fixed_point.output_attributes(kernels)  # (Expressions after the sizes they read)
         for k, socket in enumerate(units.output_sockets(out)):
             attributes = {"name": socket, "type": units.output_type(op, legacy=legacy), "shape": "output_shape",
                           "pipe": "data", "description": out.description}
+            attributes |= {attribute: f"output_{attribute}" for attribute in derived}
+            attributes |= {} if legacy else fixed_point.moved_attributes(op)  # (a move keeps them)
             if not out.count.is_single:  # a list output: the sockets its tensors fill
                 attributes["conditional"] = f"{units.PART_COUNT} > {k}"
             ET.SubElement(params, "OutputSocket", attributes)
@@ -246,6 +254,10 @@ class ImunitGenerator:
         kernels = () if legacy else tuple(given)
         for attributes in plain.expressions(op, kernels):  # the sizes the plain kernels take, each once
             ET.SubElement(params, hidden_tag, attributes)
+        for attributes in fixed_point.expressions(kernels):  # (and the shifts the Q kernels take)
+            ET.SubElement(params, hidden_tag, attributes)
+        for attribute, value in fixed_point.output_attributes(kernels).items():  # (the guide's 11.3: named on
+            ET.SubElement(params, hidden_tag, {"name": f"output_{attribute}", "value": value})  # the socket)
         impls = ET.SubElement(unit, "Implementations")
         if not legacy:  # the adapters check what they are given: a failure stops the graph
             impls.set("returnStatus", "true")
@@ -253,8 +265,17 @@ class ImunitGenerator:
             name = plain.entry_name(op, kernel)
             impl = ET.SubElement(impls, "Implementation", {"language": "C", "fragment": f"{op.name}.h:{name}",
                                                            "call": f"{name}({', '.join(plain.call_args(op, kernel))})"})
-            for test in conditions(op, kernel.variant) + plain.conditions(op, kernel):
+            types = fixed_point.conditions(op, kernel) if kernel.fixed_point else conditions(op, kernel.variant)
+            for test in types + plain.conditions(op, kernel):
                 ET.SubElement(impl, "Conditional", {"value": test})
+        for t in [] if legacy else fixed_point.moved_types(op):  # (the stored values move: the integer kernels)
+            for kernel in (k for k in kernels if not k.fixed_point and k.variant.dtype == t.storage):
+                name = plain.entry_name(op, kernel)
+                impl = ET.SubElement(impls, "Implementation", {
+                    "language": "C", "fragment": f"{op.name}.h:{name}",
+                    "call": f"{name}({', '.join(plain.call_args(op, kernel))})"})
+                for test in fixed_point.moved_conditions(op, kernel.variant, t) + plain.conditions(op, kernel):
+                    ET.SubElement(impl, "Conditional", {"value": test})
         for v in variants_of(op) if adapter else ():
             checked = UnitAdapter(op, v.dtype)
             name = checked.name
@@ -267,6 +288,20 @@ class ImunitGenerator:
             else:  # the kernel reads every input as its variant's type: each must be it
                 for test in conditions(op, v):
                     ET.SubElement(impl, "Conditional", {"value": test})
+        for t in [] if legacy or not adapter else fixed_point.moved_types(op):  # (the same, through the adapters)
+            for v in (v for v in variants_of(op) if v.dtype == t.storage):
+                checked = UnitAdapter(op, v.dtype)
+                impl = ET.SubElement(impls, "Implementation", {
+                    "language": "C", "fragment": f"{op.name}.h:{checked.name}",
+                    "call": f"{checked.name}({', '.join(value for _, value in checked.params())})"})
+                for test in fixed_point.moved_conditions(op, v, t):
+                    ET.SubElement(impl, "Conditional", {"value": test})
+        if fixed_point.of(kernels):  # (Q inputs: their own Python, over the stored values)
+            impl = ET.SubElement(impls, "Implementation", {
+                "language": "Python", "fragment": f"{op.name}.py:{fixed_point.python_name(op)}",
+                "call": f"{fixed_point.python_name(op)}({', '.join(fixed_point.python_params(op, kernels))})"})
+            ET.SubElement(impl, "Conditional", {"value": " || ".join(
+                sorted({f"{op.inputs[0].name}.type == {fixed_point.system_type(k)}" for k in fixed_point.of(kernels)}))})
         python = ET.SubElement(impls, "Implementation", {
             "language": "Python", "fragment": f"{op.name}.py:{wrapper_name(op)}",
             "call": f"{wrapper_name(op)}({', '.join(wrapper_params(op))})"})

@@ -518,7 +518,7 @@ def covers(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> bool:
     cases = {k.given for k in kernels}  # (an op's every case: each has the same kernels)
     covered: dict[str, set] = {}
     for k in kernels:
-        if not _geometry_conditions(op, k):
+        if not k.fixed_point and not _geometry_conditions(op, k):  # (a Q type's: an addition)
             covered.setdefault(k.variant.dtype, set()).add(k.given)
     return bool(kernels) and all(covered.get(v.dtype) == cases for v in variants_of(op))
 
@@ -526,7 +526,7 @@ def covers(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> bool:
 def entry_name(op: Op, kernel: c_emit.PlainKernel) -> str:
     rank = str(kernel.rank) if kernel.rank < abi.MAX_RANK else ""
     return (f"{abi.function(op)}_unit_{GEOMETRIES[kernel.geometry].name}{rank}{kernel.case}"
-            f"_{SUFFIX[kernel.variant.dtype]}")
+            f"_{kernel.fixed_point or SUFFIX[kernel.variant.dtype]}")
 
 
 def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:

@@ -10,6 +10,7 @@ import attrs
 from dsl import compute as C
 from dsl import dtypes as D
 from dsl.model import Config, Input, Op, Output
+from dsl.scalar import SExpr
 from dsl.types import DataType
 from generators import abi
 from generators.kernels import c_shapes
@@ -135,6 +136,12 @@ class PlainKernel:
     #: Args the caller converts to the output's dtype before the call (a fill's value): each must
     #: convert exactly, as the C API checks it.
     exact: tuple[str, ...] = ()
+    #: Of a fixed-point kernel (ADR 0038): the type's name (``q15``), whose stored dtype the
+    #: variant gives; the per-call values it takes, each over the inputs' attributes
+    #: (``<input>_shift``), and the output's attributes, each as a tree the target renders.
+    fixed_point: str = ""
+    per_call: tuple[tuple[str, SExpr], ...] = ()
+    output_attributes: tuple[tuple[str, SExpr], ...] = ()
 
     @property
     def name(self) -> str:

@@ -7,9 +7,10 @@ import attrs
 from dsl import compute as C
 from dsl import expr as E
 from dsl import dtypes as D
+from dsl import fixed_point as F
 from dsl.types import DataType
 from generators import abi
-from generators.kernels import scalar_c
+from generators.kernels import fixed_point, scalar_c
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.c_emit.base import (LOOP_RANKS, PLAIN_SIZES, CFragment, Emitter, OpCode, PlainKernel,
                                             axis_loops, fragment)
@@ -29,6 +30,8 @@ class _Case:
     out: str  # the output's C name
     oc: str  # the output's C type
     params: tuple[str, ...]  # the contiguous kernel's parameters before the count
+    #: Of a fixed-point case: the stored result's rule (over the stored inputs, in its domain)
+    fixed: F.Conversion | None = None
 
     @property
     def read(self) -> list[tuple[int, str]]:
@@ -39,6 +42,14 @@ class _Case:
         """The case's value, a number as a truth where the output is bool: nonzero (NaN too), as NumPy."""
         code, code_dtype = scalar_c.render(self.expr, self.compute_dtype, env | self.env_args)
         return f"({code}) != 0" if self.oc == "bool" and code_dtype != "bool" else code
+
+    def store(self, target: str, env: dict) -> str:
+        """The statement that stores the case's value for the operands ``env`` reads in ``target``."""
+        if self.fixed is None:
+            return f"{target} = ({self.oc})({self.code(env)});"
+        domain = self.fixed.domain  # (each stored input widened to the rule's domain first)
+        wide = {p: (f"(({C_TYPE[domain]}){code})", domain) for p, (code, _) in env.items()}
+        return fixed_point.c_statement(self.fixed, target, wide | self.env_args)
 
 
 #: The dtypes of numeric args (a bool arg is a truth, read as it is).
@@ -72,23 +83,55 @@ class ElementwiseEmitter(Emitter):
             for k, (given, expr) in enumerate(c.cases):
                 case = self._case(c, v, k, expr, inputs)
                 frags.append(fragment(case.name, self.contiguous(case, case.name, "int64_t")))
-                # The same loop with an int count (a 32-bit core's natural one), and for two
-                # operands one broadcast into the other, or a single element; each case its own.
-                names = [*inputs, *case.used, self.op.outputs[0].name, "n"]
-                kernels = [PlainKernel(fragment(f"{case.name}_n", self.contiguous(case, f"{case.name}_n", "int")),
-                                       v, tuple(zip([*case.params, "int n"], names)))]
-                if len(inputs) == 2:  # (a unit tries them in this order)
-                    kernels += [self.scalar(case, geometry) for geometry in ("second_scalar", "first_scalar")]
-                    kernels += [self.stretched(case, geometry) for geometry in ("second_stretched", "first_stretched")]
-                if len(inputs) >= 2:  # whatever the others do not compute: last, fewest loops first
-                    kernels += [self.broadcast(case, rank) for rank in LOOP_RANKS]
+                kernels = self.plain_kernels(case)
                 if len(c.cases) > 1:
                     kernels = [attrs.evolve(kernel, given=tuple(given), case=f"_c{k}",
                                             absent=tuple(p for p in c.optional if p not in given))
                                for kernel in kernels]
                 plain += kernels
                 frags.append(fragment(case.name + "_strided", self.strided(case)))
+        plain += self.fixed_point_kernels(c, inputs)
         return OpCode(tuple(frags), (), self.api(self.body(c, inputs, args)), tuple(plain))
+
+    def plain_kernels(self, case: _Case) -> list[PlainKernel]:
+        """The case's loop with an int count (a 32-bit core's natural one), and for two operands
+        one broadcast into the other, or a single element."""
+        names = [*case.inputs, *case.used, self.op.outputs[0].name, "n"]
+        kernels = [PlainKernel(fragment(f"{case.name}_n", self.contiguous(case, f"{case.name}_n", "int")),
+                               case.v, tuple(zip([*case.params, "int n"], names)))]
+        if len(case.inputs) == 2:  # (a unit tries them in this order)
+            kernels += [self.scalar(case, geometry) for geometry in ("second_scalar", "first_scalar")]
+            kernels += [self.stretched(case, geometry) for geometry in ("second_stretched", "first_stretched")]
+        if len(case.inputs) >= 2:  # whatever the others do not compute: last, fewest loops first
+            kernels += [self.broadcast(case, rank) for rank in LOOP_RANKS]
+        return kernels
+
+    def fixed_point_kernels(self, c: C.Elementwise, inputs: list[str]) -> list[PlainKernel]:
+        """The plain kernels of each Q type the op's tree derives a kernel for (ADR 0036, 0038):
+        the float kernels' loops over the stored values, each input moved by its per-call
+        ``<input>_k``, the output's shift an expression over the inputs' (a unit's Expressions)."""
+        op = self.op
+        if len(c.cases) != 1 or len(op.outputs) != 1 or op.args:
+            return []
+        out = op.outputs[0].name
+        kernels: list[PlainKernel] = []
+        for t in (t for t in F.TYPES.values() if t.family == "Q"):
+            derived = F.derive(op, t)
+            if not isinstance(derived, F.QKernel):
+                continue
+            stored = C_TYPE[t.storage]
+            result = t.storage if derived.output_shift is not None else "bool"  # (a comparison's: a truth)
+            v = D.Variant(t.storage, (*((p, t.storage) for p in inputs), (out, result)))
+            used = tuple(name for name, _ in derived.per_call)
+            params = (*(f"const {stored}* {abi.c_name(p)}" for p in inputs), *(f"int {abi.c_name(n)}" for n in used),
+                      f"{C_TYPE[result]}* {abi.c_name(out)}")
+            case = _Case(v, c.cases[0][1], f"{self.fn}_{t.name}", tuple(inputs), used,
+                         {n: (abi.c_name(n), "int32") for n in used}, derived.value.domain, abi.c_name(out),
+                         C_TYPE[result], params, derived.value)
+            shift = () if derived.output_shift is None else (("shift", derived.output_shift),)
+            kernels += [attrs.evolve(k, fixed_point=t.name, per_call=derived.per_call, output_attributes=shift)
+                        for k in self.plain_kernels(case)]
+        return kernels
 
     def _case(self, c: C.Elementwise, v: D.Variant, k: int, expr: E.Expr, inputs: list[str]) -> _Case:
         op = self.op
@@ -124,7 +167,7 @@ static inline void {fn}({', '.join(case.params)}, {count} n)
 {{
     {void}
     for ({count} i = 0; i < n; i++) {{
-        {case.out}[i] = ({case.oc})({case.code(env)});
+        {case.store(f'{case.out}[i]', env)}
     }}
 }}"""
 
@@ -151,7 +194,7 @@ static inline void {name}({', '.join(decls)})
                 const int at_in = (e_l * middle + e_m) * right;
                 for (int e_g2 = 0; e_g2 < group2; e_g2++) {{
                     for (int e_r = 0; e_r < right; e_r++) {{
-                        {case.out}[at_out] = ({case.oc})({case.code(env)});
+                        {case.store(f'{case.out}[at_out]', env)}
                         at_out++;
                     }}
                 }}
@@ -183,7 +226,7 @@ static inline void {name}({', '.join(decls)})
     {void}
     int o = 0;
     {loops}
-    {case.out}[o] = ({case.oc})({case.code(env)});
+    {case.store(f'{case.out}[o]', env)}
     o++;
     {closing}
 }}"""), case.v, tuple(zip(decls, names)), "broadcast", rank=rank)
@@ -205,7 +248,7 @@ static inline void {name}({', '.join(decls)})
     {void}
     {first}
     for (int i = 0; i < n; i++) {{
-        {case.out}[i] = ({case.oc})({case.code(env)});
+        {case.store(f'{case.out}[i]', env)}
     }}
 }}"""), case.v, tuple(zip(decls, names)), geometry)
 

@@ -6,9 +6,11 @@ from typing import Callable
 
 from dsl import compute as C
 from dsl import dtypes as D
+from dsl import fixed_point as F
+from dsl.scalar import SSym
 from dsl.types import DataType
 from generators import abi
-from generators.kernels import scalar_c
+from generators.kernels import fixed_point, scalar_c
 from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
 from generators.kernels.c_emit.base import PLAIN_SIZES, T_MAX, T_MIN, Emitter, OpCode, PlainKernel, fragment
 
@@ -206,7 +208,51 @@ static inline void {name}({params})
 
         plain = tuple(self.plain_axis(c, v, env_args, enums, geometry) for v in self.variants
                       for geometry in ("rows", "axis"))
+        plain += tuple(k for geometry in ("rows", "axis") for k in self.fixed_point_axis(c, geometry))
         return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)), plain)
+
+    def fixed_point_axis(self, c: C.Reduction, geometry: str) -> tuple[PlainKernel, ...]:
+        """The plain kernels of each Q type the form derives a reduction for (ADR 0036, 0038):
+        per output, the mapped stored values combined wide, then the one requantization; a sum
+        takes the headroom ``h`` of the axis's size, which the output's shift also reads."""
+        op = self.op
+        if c.args or len(op.outputs) != 1:
+            return ()
+        kernels = []
+        for t in (t for t in F.TYPES.values() if t.family == "Q"):
+            r = F.derive(op, t)
+            if not isinstance(r, F.QReduction):
+                continue
+            wide, stored = C_TYPE[r.domain], C_TYPE[t.storage]
+            name = f"{self.fn}_{t.name}_{geometry}"
+            params = [(f"const {stored}* restrict x", c.input)]
+            if c.other:
+                params.append((f"const {stored}* restrict y", c.other))
+            params += [(f"{stored}* restrict output", op.outputs[0].name)]
+            params += [(f"int {size}", size) for size in PLAIN_SIZES[geometry]]
+            uses_h = F.HEADROOM in C.symbols(r.finalize.value) | C.symbols(r.output_shift)
+            per_call = ((F.HEADROOM, F.headroom_of(SSym("size"))),) if uses_h else ()
+            params += [(f"int {n}", n) for n, _ in per_call]
+            env = {"x": (f"(({wide})x[at])", r.domain), **({"y": (f"(({wide})y[at])", r.domain)} if c.other else {})}
+            value, _ = scalar_c.render(r.map, r.domain, env)
+            final = fixed_point.c_statement(r.finalize, "output[o]", {
+                "acc": ("acc", r.domain), "n": ("size", "int32"), F.HEADROOM: (F.HEADROOM, "int32")})
+            init = "0" if r.combine == "add" else T_MIN[t.storage] if r.combine == "max" else T_MAX[t.storage]
+            single = f"""{wide} acc = {init};
+        for (int e = 0; e < size; e++) {{
+            const int at = base + e * step;
+            const {wide} mv = {value};
+            {_combine(r.domain, r.combine, "acc", "mv")}
+        }}
+        {final}"""
+            v = D.Variant(t.storage, tuple((p.name, t.storage) for p in (*op.inputs, *op.outputs)))
+            kernels.append(PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    {_plain_loops(geometry, single)}
+}}"""), v, tuple(params), geometry, c.axes, fixed_point=t.name,
+                per_call=per_call, output_attributes=(("shift", r.output_shift),)))
+        return tuple(kernels)
 
     def plain_axis(self, c: C.Reduction, v: D.Variant, env_args: dict[str, tuple[str, str]],
                    enums: dict, geometry: str) -> PlainKernel:

@@ -1,0 +1,210 @@
+"""What a unit declares for its fixed-point kernels (ADR 0038): the Q types' conditionals, the
+per-call values and the output's shift as Expressions, and the Python implementation.
+
+The kernels and their attribute trees come from :mod:`dsl.fixed_point` through the C emitter
+(``PlainKernel.fixed_point``); this module only renders them in Imaginet's terms: a tree over
+``<input>_shift`` becomes an expression over ``<input>.shift`` (authoring guide 11.3).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from dsl import compute as C
+from dsl import dtypes as D
+from dsl import fixed_point as F
+from dsl.model import Op
+from dsl.scalar import SCall, SConst, SExpr, SSym
+from generators.imunit import plain, units
+from generators.kernels import c_emit, scalar_numpy
+from generators.kernels import fixed_point as R
+
+#: Imaginet's spelling of the functions an attribute tree calls: infix, or Math's.
+_INFIX = {"add": "+", "sub": "-", "mul": "*"}
+_MATH = {"maximum": "Math.max", "minimum": "Math.min"}
+
+
+def expression(tree: SExpr, sizes: Mapping[str, str] | None = None) -> str:
+    """An attribute tree (over ``<tensor>_shift``, and the kernel's sizes, which ``sizes`` names
+    as the unit's Expressions) in Imaginet's expression language."""
+    sizes = sizes or {}
+    if isinstance(tree, SConst):
+        return str(int(tree.value))
+    if isinstance(tree, SSym) and tree.name in sizes:
+        return sizes[tree.name]
+    if isinstance(tree, SSym):
+        tensor, _, attribute = tree.name.rpartition("_")
+        if not tensor or attribute not in ("shift", "scale", "offset"):
+            raise ValueError(f"{tree.name}: not a tensor's attribute")
+        return f"{tensor}.{attribute}"
+    assert isinstance(tree, SCall), tree
+    args = [expression(a, sizes) for a in tree.args]
+    if tree.fn == "headroom" and len(args) == 1:  # (F.headroom: ceil(log2 n), 0 up to 1; null: no size yet)
+        n = args[0]
+        return f"({n} == null ? 0 : {n} > 1 ? {n}.log2.ceil : 0)"
+    if tree.fn in _INFIX and len(args) == 2:
+        return f"({args[0]} {_INFIX[tree.fn]} {args[1]})"
+    if tree.fn in _MATH and len(args) == 2:
+        return f"{_MATH[tree.fn]}({args[0]}, {args[1]})"
+    if tree.fn == "neg" and len(args) == 1:
+        return f"(-{args[0]})"
+    raise ValueError(f"{tree.fn}: no Imaginet spelling")
+
+
+def sizes(kernel: c_emit.PlainKernel) -> dict[str, str]:
+    """The kernel's sizes as its geometry's Expressions name them (``size``: ``axis_size``)."""
+    return {size: name for size, name, _, _ in plain.GEOMETRIES[kernel.geometry].sizes}
+
+
+def of(kernels: Sequence[c_emit.PlainKernel]) -> list[c_emit.PlainKernel]:
+    return [k for k in kernels if k.fixed_point]
+
+
+def system_type(kernel: c_emit.PlainKernel) -> str:
+    return f"System.{F.TYPES[kernel.fixed_point].system}"
+
+
+def conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
+    """Every input socket of the kernel's Q type (the stored values the kernel reads)."""
+    return [f"{i.name}.type == {system_type(kernel)}" for i in op.inputs]
+
+
+def expressions(kernels: Sequence[c_emit.PlainKernel]) -> list[dict[str, str]]:
+    """The per-call values the fixed-point kernels take, each once (every Q type's the same)."""
+    out: dict[str, dict[str, str]] = {}
+    for kernel in of(kernels):
+        for name, tree in kernel.per_call:
+            element = {"name": name, "value": expression(tree, sizes(kernel))}
+            assert out.setdefault(name, element) == element, (name, element)
+    return list(out.values())
+
+
+def output_attributes(kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str]:
+    """The output socket's attributes (``shift``) as the form derives them: each an
+    Expression's name, with its value (every Q type's the same expression)."""
+    found: dict[str, str] = {}
+    for kernel in of(kernels):
+        for attribute, tree in kernel.output_attributes:  # (over attributes and per-call values)
+            value = expression(tree, sizes(kernel) | {name: name for name, _ in kernel.per_call})
+            assert found.setdefault(attribute, value) == value, (attribute, value)
+    return found
+
+
+def moved_types(op: Op) -> list[F.FixedPointType]:
+    """The types whose stored values the op moves unchanged (layouts, joins, parts, arg
+    reductions: ``derive`` gives the stored value itself): its integer kernels of the type's
+    storage serve them. Not a list output made of several inputs (meshgrid: each output
+    would need its own input's attributes)."""
+    if not op.inputs or (any(not i.count.is_single for i in op.inputs)
+                         and any(not o.count.is_single for o in op.outputs)):
+        return []
+    return [t for t in F.TYPES.values() if isinstance(d := F.derive(op, t), F.Conversion) and d.value == F.X]
+
+
+def moved_conditions(op: Op, variant: D.Variant, t: F.FixedPointType) -> list[str]:
+    """Each input socket of the type's storage in ``variant`` is of the type (indices keep theirs)."""
+    tests = []
+    for i in op.inputs:
+        if i.name in C.own_dtype_inputs(op) or variant.of(i.name) != t.storage:
+            continue
+        for k, socket in enumerate(units.sockets(i)):
+            test = f"{socket}.type == System.{t.system}"
+            tests.append(f"({socket} == null || {test})" if not i.count.is_single and k >= i.count.low else test)
+    return tests
+
+
+def moved_attributes(op: Op) -> dict[str, str]:
+    """The output's attributes of a move: the first tensor's (an index output has none)."""
+    if not moved_types(op) or units.index_output(op):
+        return {}
+    first = units.first_tensor(op)
+    return {a: f"{first}.{a}" for a in dict.fromkeys(a for t in moved_types(op) for a in t.attributes)}
+
+
+def moved_contracts(op: Op) -> list[tuple[str, str]]:
+    """The tensors a move combines (a join's, set_diag's diagonal) hold one type's attributes:
+    their stored values then mean the same."""
+    if not moved_types(op):
+        return []
+    first = units.first_tensor(op)
+    data = [s for i in op.inputs if i.name not in C.own_dtype_inputs(op) for s in units.sockets(i)][1:]
+    attributes = list(dict.fromkeys(a for t in moved_types(op) for a in t.attributes))
+    return [(f"{s} == null || ({' && '.join(f'{s}.{a} == {first}.{a}' for a in attributes)})",
+             f"{s} and {first} must have the same fixed-point attributes ({s}: {{{s}.type}}, {first}: {{{first}.type}})")
+            for s in data]
+
+
+def python_name(op: Op) -> str:
+    return f"{op.name}_unit_fixed_point"
+
+
+def _reduces(kernels: Sequence[c_emit.PlainKernel]) -> bool:
+    return any(k.axis for k in of(kernels))
+
+
+def python_params(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
+    """The Python entry's parameters: the inputs, the per-call values, a reduction's NumPy axis
+    (the unit's ``numpy_axis``), the outputs."""
+    per_call = list(dict.fromkeys(name for k in of(kernels) for name, _ in k.per_call))
+    axis = [units.numpy_axis("axis")] if _reduces(kernels) else []
+    return [*(i.name for i in op.inputs), *per_call, *axis, *(o.name for o in op.outputs)]
+
+
+def _elementwise_lines(derived: F.QKernel, inputs: list[str], per_call: list[str]) -> list[str]:
+    domain = derived.value.domain
+    env = {**{p: (f"np.asarray({p}).astype(np.{domain})", domain) for p in inputs},
+           **{n: (f"np.{domain}({n})", domain) for n in per_call}}
+    lines, code = R.numpy_lines(derived.value, env)
+    return [*lines, f"result = {code}"]
+
+
+#: NumPy's reduction of each combine, over the wide mapped values.
+_COMBINE = {"add": "np.sum", "max": "np.max", "min": "np.min"}
+
+
+def _reduction_lines(derived: F.QReduction, inputs: list[str], axis: str) -> list[str]:
+    """The mapped stored values combined along the axis in the wide dtype, then the one
+    requantization (``n`` the axis's size, ``h`` its headroom)."""
+    domain = derived.domain
+    env = {p: (f"np.asarray({p}).astype(np.{domain})", domain) for p in inputs}
+    mapped, _ = scalar_numpy.render(derived.map, domain, env)
+    lines, code = R.numpy_lines(derived.finalize, {
+        "acc": ("acc", domain), "n": (f"np.int32({inputs[0]}.shape[{axis}])", "int32"),
+        F.HEADROOM: (f"np.int32({F.HEADROOM})", "int32")})
+    return [f"acc = {_COMBINE[derived.combine]}({mapped}, axis={axis}).astype(np.{domain})", *lines,
+            f"result = {code}"]
+
+
+def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> str:
+    """The Python implementation over the stored values: each Q type's rule rendered for NumPy
+    (the C kernels' own, bit for bit), chosen by the inputs' stored dtype."""
+    inputs = [i.name for i in op.inputs]
+    params = python_params(op, kernels)
+    per_call = params[len(inputs):len(params) - len(op.outputs) - (1 if _reduces(kernels) else 0)]
+    branches: list[str] = []
+    for name in dict.fromkeys(k.fixed_point for k in of(kernels)):
+        t = F.TYPES[name]
+        derived = F.derive(op, t)
+        if isinstance(derived, F.QKernel):
+            lines = _elementwise_lines(derived, inputs, per_call)
+        else:
+            assert isinstance(derived, F.QReduction), (op.qualified_name, name)
+            lines = _reduction_lines(derived, inputs, units.numpy_axis("axis"))
+        branches += [f"    {'if' if not branches else 'elif'} {inputs[0]}.dtype == np.{t.storage}:  # {t.system}",
+                     *(f"        {line}" for line in lines)]
+    out = op.outputs[0].name
+    return "\n".join([
+        f'#pragma IMAGINET_FRAGMENT_BEGIN "{python_name(op)}"',
+        '#pragma IMAGINET_FRAGMENT_DEPENDENCY "opforge_kernels"',
+        f"def {python_name(op)}({', '.join(params)}):",
+        '    """The unit\'s entry for Q inputs: their stored values, computed as the C kernels do."""',
+        "    with np.errstate(all='ignore'):",
+        *("    " + b for b in branches),
+        "        else:",
+        f"            raise TypeError(f'unsupported stored dtype {{{inputs[0]}.dtype}}')",
+        f"    np.copyto({out}, np.reshape(result, {out}.shape), casting='unsafe')",
+        "#pragma IMAGINET_FRAGMENT_END", ""])
+
+
+__all__ = ["conditions", "expression", "expressions", "of", "output_attributes", "python_fragment", "python_name",
+           "python_params"]

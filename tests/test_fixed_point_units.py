@@ -1,0 +1,347 @@
+"""Units of the Q types (ADR 0038): every op whose tree derives a Q kernel has a unit that takes
+System.Q7, Q15 and Q31 sockets, declares its output's shift as the form derives it, and computes
+in C (compiled strictly, as Imaginet assembles the fragments) what its Python implementation
+computes, bit for bit, in every geometry the unit chooses; at equal shifts what CMSIS-DSP's
+function of the same job computes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import cmsisdsp as dsp  # (the owner of the Q rules: a test dependency, never skipped)
+import attrs
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from dsl import fixed_point as F
+from dsl import loader
+from dsl import compute as C
+from generators import abi
+from generators.imunit import checker, comparison
+from generators.imunit import fixed_point as fixed_point_units
+from generators.imunit import units as units_module
+from generators.imunit.expression import VALUE_TYPES, Shape, Tensor
+from generators.kernels import examples
+from generators.kernels.evaluate import reference_functions
+from generators.kernels.scalar_c import C_TYPE, SUFFIX, c_array
+from generators.kernels.selection import code_ops
+
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"]
+CATALOGUE = loader.load(ROOT / "ops").catalogue
+Q_TYPES = [t for t in F.TYPES.values() if t.family == "Q"]
+#: Every op with a Q kernel (its tree is one arithmetic function or comparison of its inputs).
+OPS = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
+       if all(isinstance(F.derive(op, t), F.QKernel) for t in Q_TYPES)]
+#: Every op with a Q reduction.
+REDUCTIONS = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
+              if all(isinstance(F.derive(op, t), F.QReduction) for t in Q_TYPES)]
+#: CMSIS-DSP's function of the same job, at equal shifts (same shapes).
+CMSIS = {"math.add": "arm_add_{q}", "math.sub": "arm_sub_{q}", "math.mul": "arm_mult_{q}",
+         "math.neg": "arm_negate_{q}", "math.abs": "arm_abs_{q}"}
+#: Shapes of two operands: each a geometry the unit chooses a kernel for.
+SHAPES = {"same": ((3, 5), (3, 5)), "second scalar": ((3, 5), ()), "first scalar": ((), (3, 5)),
+          "stretched": ((2, 3, 4), (3, 1)), "vector": ((2, 3, 4), (4,)), "broadcast": ((2, 1, 4), (3, 1))}
+
+
+def test_the_ops_with_q_kernels_are_the_arithmetic_and_comparisons() -> None:
+    assert {op.qualified_name for op in OPS} >= {"math.add", "math.sub", "math.mul", "math.neg", "math.abs",
+                                                 "math.minimum", "math.maximum", "base.lt", "base.eq"}
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("q_units")
+    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "imunit", "-outdir",
+                    str(target)], cwd=ROOT, check=True, capture_output=True)
+    return target / "imunit"
+
+
+def _stored(t: F.FixedPointType, shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Seeded stored values with the type's ends among them (where they fit)."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(t.lowest, t.highest, int(np.prod(shape)), endpoint=True)
+    ends = [t.lowest, t.highest, 0, -1]
+    values[:min(len(ends), values.size)] = ends[:values.size]
+    return values.astype(t.storage).reshape(shape)
+
+
+@attrs.frozen
+class _Call:
+    """One case's call of the C implementation the unit chose."""
+
+    impl: ET.Element
+    args: tuple
+    arrays: dict
+    out_name: str
+    out_dtype: str
+    size: int
+
+
+def _run_c(folder: Path, calls: list[_Call], tmp_path: Path) -> list[np.ndarray]:
+    """The chosen C implementations, assembled as Imaginet assembles them (each fragment once),
+    compiled strictly, called one after the other: each call's output."""
+    chosen = [f for c in calls for f in checker.fragments_of(folder, c.impl.get("fragment", ""))]
+    decls, runs = [], []
+    for k, c in enumerate(calls):
+        passed = []
+        for source, value in c.args:
+            if source in c.arrays:
+                decls.append(c_array(f"in{k}_{source}", c.arrays[source], c.arrays[source].dtype.name))
+                passed.append(f"in{k}_{source}")
+            elif source == c.out_name:
+                decls.append(f"static {C_TYPE[c.out_dtype]} got{k}[{c.size}];")
+                passed.append(f"got{k}")
+            else:
+                assert isinstance(value, int) and not isinstance(value, bool), (source, value)
+                passed.append(str(value))
+        runs.append(f"""if ({c.impl.get("call", "").split("(")[0]}({", ".join(passed)}) != 0) {{ return 1; }}
+    for (int i = 0; i < {c.size}; i++) {{ printf("%lld\\n", (long long)got{k}[i]); }}""")
+    program = tmp_path / "unit.c"
+    program.write_text(f"""{checker.assemble_fragments(chosen)}
+#include <stdio.h>
+{chr(10).join(decls)}
+int main(void)
+{{
+    {chr(10).join(runs)}
+    return 0;
+}}
+""")
+    exe = tmp_path / "unit"
+    made = subprocess.run(["gcc", *STRICT, str(program), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    printed = iter(int(w) for w in subprocess.run([str(exe)], capture_output=True, text=True,
+                                                  check=True).stdout.split())
+    return [np.array([next(printed) for _ in range(c.size)]).astype(c.out_dtype) for c in calls]
+
+
+def _unit(folder: Path, name: str) -> ET.Element:
+    return next(u for u in ET.parse(folder / f"{name}.imunit").getroot() if isinstance(u.tag, str))
+
+
+def _run_python(folder: Path, op_name: str, impl: ET.Element, args: tuple, arrays: dict[str, np.ndarray],
+                out_name: str, got: np.ndarray) -> np.ndarray:
+    """The chosen Python implementation, the unit's .py file run as a module."""
+    scope: dict = {"__name__": f"unit_{op_name}"}
+    exec(compile((folder / f"{op_name}.py").read_text(encoding="utf-8"), f"{op_name}.py", "exec"), scope)
+    passed = [arrays[s] if s in arrays else got if s == out_name else v for s, v in args]
+    scope[impl.get("call", "").split("(")[0]](*passed)
+    return got
+
+
+def _cases(op: object) -> list[tuple[str, dict[str, tuple[int, ...]], dict[str, int]]]:
+    """(geometry, shapes, shifts) per case: for two operands every geometry, at equal and at
+    different shifts; for one, a few shifts."""
+    names = [i.name for i in op.inputs]  # type: ignore[attr-defined]
+    if len(names) == 1:
+        return [("same", {names[0]: (4, 6)}, {names[0]: s}) for s in (0, 3, -2)]
+    return [(geometry, dict(zip(names, shapes)), dict(zip(names, shifts)))
+            for geometry, shapes in SHAPES.items() for shifts in ((0, 0), (3, 1), (-2, 5))]
+
+
+@pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
+@pytest.mark.parametrize("op", OPS, ids=lambda op: op.qualified_name)
+def test_a_q_unit_computes_in_c_what_its_python_computes(op: object, t: F.FixedPointType, out: Path,
+                                                         tmp_path: Path) -> None:
+    qualified = op.qualified_name  # type: ignore[attr-defined]
+    ns, name = qualified.split(".")
+    folder = out / ns / name
+    unit = next(u for u in ET.parse(folder / f"{name}.imunit").getroot() if isinstance(u.tag, str))
+    kernel = F.derive(op, t)
+    assert isinstance(kernel, F.QKernel)
+    out_name = op.outputs[0].name  # type: ignore[attr-defined]
+    refused: list[str] = []
+    checked = []  # (what, its C call, the Python result, its arrays and shifts)
+    for k, (geometry, shapes, shifts) in enumerate(_cases(op)):
+        what = f"{qualified} {t.system} {geometry} {shifts}"
+        arrays = {n: _stored(t, shape, seed=k * 7 + j) for j, (n, shape) in enumerate(shapes.items())}
+        inputs = {n: Tensor(VALUE_TYPES[t.system], Shape(a.shape), shift_=shifts[n]) for n, a in arrays.items()}
+        # the output socket: the broadcast shape, the Q type (a comparison's: Bool), the derived shift
+        try:
+            declared = checker.outputs(folder / f"{name}.imunit", inputs)[out_name]
+        except checker.Refused:  # (the op's own shape rule: comparisons take equal shapes or a scalar)
+            refused.append(geometry)
+            continue
+        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+        assert tuple(declared.shape_.dims) == shape, what
+        if kernel.output_shift is None:
+            assert declared.type_.name == "Bool", what
+        else:
+            assert declared.type_.name == t.system, what
+            expected_shift = {"math.mul": sum(shifts.values()), "math.square": 2 * shifts.get("x", 0),
+                              "math.neg": shifts.get("x"), "math.abs": shifts.get("x")}.get(qualified,
+                                                                                             max(shifts.values()))
+            assert declared.shift_ == expected_shift, what
+        picked = checker.chosen_calls(unit, inputs, {})
+        (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
+        assert c_impl.get("fragment", "").endswith(f"_{t.name}"), (what, c_impl.get("fragment"))
+        out_dtype = t.storage if kernel.output_shift is not None else "bool"
+        size = int(np.prod(shape))
+        from_py = _run_python(folder, name, py_impl, py_args, arrays, out_name, np.empty(shape, out_dtype))
+        checked.append((what, _Call(c_impl, c_args, arrays, out_name, out_dtype, size), from_py, shifts,
+                        geometry))
+    for (what, call, from_py, shifts, geometry), from_c in zip(checked, _run_c(folder, [c[1] for c in checked],
+                                                                                 tmp_path)):
+        from_c, arrays = from_c.reshape(from_py.shape), call.arrays
+        np.testing.assert_array_equal(from_c, from_py, err_msg=f"{what}: C and Python")
+        if qualified in CMSIS and len(set(shifts.values())) == 1 and geometry == "same":
+            theirs = getattr(dsp, CMSIS[qualified].format(q=t.name))(*(a.reshape(-1) for a in arrays.values()))
+            np.testing.assert_array_equal(from_c.reshape(-1), np.asarray(theirs, t.storage), err_msg=what)
+        _exact(qualified, t, arrays, shifts, from_c, what)
+    # (every op takes some of the geometries: the same shapes, a scalar, or bias_add's vector)
+    assert len(refused) < len(_cases(op)) - 2, refused
+
+
+def _exact(qualified: str, t: F.FixedPointType, arrays: dict[str, np.ndarray], shifts: dict[str, int],
+           result: np.ndarray, what: str) -> None:
+    """Against exact integer arithmetic on the stored values (Python integers: no overflow)."""
+    exact = {n: a.astype(object) for n, a in arrays.items()}
+    top = max(shifts.values())
+    moved = [exact[n] >> (top - shifts[n]) for n in exact]
+    if qualified in ("math.add", "math.sub", "math.minimum", "math.maximum", "math.rsub"):
+        expected = {"math.add": lambda a, b: a + b, "math.sub": lambda a, b: a - b, "math.rsub": lambda a, b: b - a,
+                    "math.minimum": np.minimum, "math.maximum": np.maximum}[qualified](*moved)
+    elif qualified in ("math.neg", "math.abs"):
+        expected = -exact["x"] if qualified == "math.neg" else abs(exact["x"])
+    elif qualified in ("base.lt", "base.lte", "base.gt", "base.gte", "base.eq", "base.neq"):
+        # (the real values' order: each moved left to the smaller shift, exactly)
+        low = min(shifts.values())
+        a, b = (exact[n] << (shifts[n] - low) for n in exact)
+        expected = {"base.lt": a < b, "base.lte": a <= b, "base.gt": a > b, "base.gte": a >= b, "base.eq": a == b,
+                    "base.neq": a != b}[qualified]
+        np.testing.assert_array_equal(result, np.asarray(expected, bool), err_msg=what)
+        return
+    else:
+        return  # (products: held to arm_mult and to the rule's NumPy rendering above)
+    np.testing.assert_array_equal(result, np.clip(expected, t.lowest, t.highest).astype(t.storage), err_msg=what)
+
+
+def test_a_unit_takes_no_q_type_its_op_has_no_q_kernel_for(out: Path) -> None:
+    """math.exp has no Q arithmetic (a table is the way for it): its unit has no Q kernel, and
+    says nothing of a shift."""
+    text = (out / "math" / "exp" / "exp.imunit").read_text(encoding="utf-8")
+    assert "System.Q15" not in text and "shift" not in text
+
+
+def test_the_input_spec_of_unit_check_gives_fixed_point_attributes(out: Path) -> None:
+    name, tensor = checker.parse_input("x=Q15[4,8] shift=2")
+    assert (name, tensor.type_.name, tensor.shift_) == ("x", "Q15", 2)
+    _, tensor = checker.parse_input("x=D8[4] scale=0.5 offset=-3")
+    assert (tensor.scale_, tensor.offset_) == (0.5, -3)
+    with pytest.raises(ValueError, match="shift must be int"):
+        checker.parse_input("x=Q15[4] shift=a")
+    with pytest.raises(ValueError, match="unknown attribute 'zero'"):
+        checker.parse_input("x=Q15[4] zero=1")
+
+
+
+def test_the_ops_with_q_reductions_are_sum_mean_max_min_and_dot() -> None:
+    assert {op.qualified_name for op in REDUCTIONS} == {"math.sum", "math.mean", "math.max", "math.min", "base.dot"}
+
+
+@pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
+@pytest.mark.parametrize("op", REDUCTIONS, ids=lambda op: op.qualified_name)
+def test_a_q_reduction_unit_computes_in_c_what_its_python_computes(op: object, t: F.FixedPointType, out: Path,
+                                                                   tmp_path: Path) -> None:
+    """Along the innermost axis (rows) and an outer one (axis): C and Python bit for bit, the
+    output's shift the form's (a sum's and a dot product's grow by the headroom of the axis),
+    and the values those of exact integer arithmetic."""
+    qualified = op.qualified_name  # type: ignore[attr-defined]
+    ns, name = qualified.split(".")
+    folder, out_name = out / ns / name, op.outputs[0].name  # type: ignore[attr-defined]
+    unit = _unit(folder, name)
+    names = [i.name for i in op.inputs]  # type: ignore[attr-defined]
+    checked = []
+    for k, (shape, axis, shifts) in enumerate([((3, 37), 0, (0, 0)), ((3, 37), 1, (2, -1)), ((5, 4, 6), 1, (1, 3)),
+                                               ((2, 200), 0, (-3, 0))]):
+        arrays = {n: _stored(t, shape, seed=k * 5 + j) for j, n in enumerate(names)}
+        given = dict(zip(names, shifts))
+        inputs = {n: Tensor(VALUE_TYPES[t.system], Shape(shape), shift_=given[n]) for n in names}
+        what = f"{qualified} {t.system} {shape} axis {axis} {given}"
+        declared = checker.outputs(folder / f"{name}.imunit", inputs, {"axis": axis})[out_name]
+        numpy_axis = len(shape) - 1 - axis
+        size = shape[numpy_axis]
+        h = F.headroom(size)
+        expected_shift = {"math.sum": given["x"] + h, "base.dot": sum(given.values()) + h}.get(qualified, given["x"])
+        assert (declared.type_.name, declared.shift_) == (t.system, expected_shift), what
+        picked = checker.chosen_calls(unit, inputs, {"axis": axis})
+        (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
+        assert c_impl.get("fragment", "").endswith(f"_{t.name}"), (what, c_impl.get("fragment"))
+        result_shape = tuple(d for j, d in enumerate(shape) if j != numpy_axis)
+        from_py = _run_python(folder, name, py_impl, py_args, arrays, out_name, np.empty(result_shape, t.storage))
+        checked.append((what, _Call(c_impl, c_args, arrays, out_name, t.storage, int(np.prod(result_shape))),
+                        from_py, numpy_axis, h))
+    for (what, call, from_py, numpy_axis, h), from_c in zip(checked, _run_c(folder, [c[1] for c in checked],
+                                                                            tmp_path)):
+        from_c = from_c.reshape(from_py.shape)
+        np.testing.assert_array_equal(from_c, from_py, err_msg=f"{what}: C and Python")
+        x = call.arrays["x"].astype(object)
+        size = x.shape[numpy_axis]
+        if qualified == "base.dot":
+            products = x * call.arrays["y"].astype(object)
+            if t.bits == 32:  # (arm_dot_prod_q31: each product's lowest 14 bits dropped)
+                products = products >> 14
+            moved = (2 * t.fraction_bits - (14 if t.bits == 32 else 0) - t.fraction_bits) + h
+            expected = products.sum(axis=numpy_axis) >> moved
+        else:
+            total = x.sum(axis=numpy_axis)
+            expected = {"math.sum": total >> h,
+                        "math.mean": np.sign(total) * (abs(total) // size),  # (arm_mean: C's division)
+                        "math.max": x.max(axis=numpy_axis), "math.min": x.min(axis=numpy_axis)}[qualified]
+        np.testing.assert_array_equal(from_c, np.clip(expected, t.lowest, t.highest).astype(t.storage), err_msg=what)
+
+
+#: Every op whose stored values move unchanged (ADR 0036's moves and arg reductions).
+MOVES = [(ns, op) for ns in CATALOGUE.namespaces for op in code_ops(ns) if fixed_point_units.moved_types(op)
+         and not abi.is_stream(op)]
+
+
+def test_the_moves_are_the_layouts_joins_parts_and_arg_reductions() -> None:
+    names = {op.qualified_name for _, op in MOVES}
+    assert {"base.transpose", "base.concat", "base.gather", "base.split", "math.argmax", "nn.pad"} <= names
+    assert not names & {"math.first_index", "math.meshgrid", "math.exp"}
+
+
+@pytest.mark.parametrize("ns, op", MOVES, ids=lambda v: getattr(v, "qualified_name", ""))
+def test_a_move_unit_takes_fixed_point_tensors_through_its_integer_kernels(ns: object, op: object, out: Path) -> None:
+    """On its example, with its data inputs Q15 (shift 3) and then D8 (scale 0.25, offset -2),
+    the unit chooses the integer kernel of the type's storage, and its output keeps the first
+    input's type and attributes (an index output: Int16, none); inputs of other attributes
+    than the first's are refused."""
+    example = examples.example(op, reference_functions(ns))  # type: ignore[arg-type]
+    if example is None or example.result is None:
+        pytest.skip("no example to run (the op's unit is checked by test_imunit)")
+    env = comparison.unit_env(op, dict(example.inputs) | dict(example.args))  # type: ignore[arg-type]
+    if env is None:
+        pytest.skip("the unit cannot take the example")
+    qualified, name = op.qualified_name, op.name  # type: ignore[attr-defined]
+    folder = out / qualified.split(".")[0] / name
+    unit = _unit(folder, name)
+    data = {s for i in op.inputs if i.name not in C.own_dtype_inputs(op)  # type: ignore[attr-defined]
+            for s in units_module.sockets(i)}
+    for t, attributes in ((F.Q15, {"shift_": 3}), (F.D8, {"scale_": 0.25, "offset_": -2})):
+        if t not in fixed_point_units.moved_types(op):  # type: ignore[arg-type]
+            assert F.derive(op, t) == f"it orders |x|, which a {t.system} offset breaks: no {t.system} form yet"
+            continue
+        given = {k: attrs.evolve(v, type_=VALUE_TYPES[t.system], **attributes) if k in data and v is not None else v
+                 for k, v in env.items()}
+        c_impl = checker.chosen_calls(unit, given, given)["C"][0]
+        assert c_impl.get("fragment", "").endswith(f"_{SUFFIX[t.storage]}"), (t.system, c_impl.get("fragment"))
+        output = checker.outputs(folder / f"{name}.imunit", given, given)[op.outputs[0].name  # type: ignore[attr-defined]
+                                                                          if op.outputs[0].count.is_single  # type: ignore[attr-defined]
+                                                                          else f"{op.outputs[0].name}0"]  # type: ignore[attr-defined]
+        if units_module.index_output(op):  # type: ignore[arg-type]
+            assert output.type_.name == "Int16"
+            continue
+        assert output.type_.name == t.system
+        assert (output.shift_, output.scale_, output.offset_) == (attributes.get("shift_", 0),
+                                                                  attributes.get("scale_", 1.0),
+                                                                  attributes.get("offset_", 0)), t.system
+        others = sorted(data - {units_module.first_tensor(op)})  # type: ignore[arg-type]
+        if others and given.get(others[0]) is not None:
+            mixed = given | {others[0]: attrs.evolve(given[others[0]], shift_=5, scale_=0.5)}
+            with pytest.raises(checker.Refused, match="same fixed-point attributes"):
+                checker.outputs(folder / f"{name}.imunit", mixed, mixed)
