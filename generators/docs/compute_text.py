@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from dsl import compute as C
+from dsl import fixed_point as F
+from dsl.scalar import substitute
 from dsl.model import Op
 from generators.docs.expressions import _literal
 
@@ -180,3 +182,28 @@ def compute_text(op: Op) -> list[str]:
     if op.composition is not None and op.composition.steps:
         return _composed(op, c)
     return DESCRIBERS[type(c)](op, c)
+
+
+def fixed_point_rows(op: Op) -> list[dict[str, str]]:
+    """Per fixed-point type, what the op's form derives (ADR 0036): how it computes, the
+    output's shift, the error bound; or why there is none."""
+    rows = []
+    for t in F.TYPES.values():
+        derived = F.derive(op, t)
+        if isinstance(derived, str):
+            rows.append({"type": t.system, "reason": derived})
+            continue
+        s = F.summary(derived, t)
+        readable = {n: C.SSym(f"{n.removesuffix('_shift')}.shift") for n in C.symbols(s.output_shift)
+                    if n.endswith("_shift")} if s.output_shift is not None else {}
+        shift = (scalar_text(substitute(s.output_shift, readable)) if s.output_shift is not None else
+                 "the caller's (an argument, as a quantized model's)" if t.family == "Q" else "")
+        if F.HEADROOM in (C.symbols(s.output_shift) if s.output_shift is not None else ()):
+            shift += ", h = ceil(log2 n) for n values summed"
+        attributes = (f"shift {shift}" if t.family == "Q" else
+                      "scale and offset: the caller's" if "stored values themselves" not in s.method else
+                      "the input's scale and offset")
+        if s.output_shift is None and "compared" in s.method:
+            attributes = "a bool"
+        rows.append({"type": t.system, "method": s.method, "attributes": attributes, "bound": s.bound})
+    return rows

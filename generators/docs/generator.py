@@ -15,7 +15,7 @@ from dsl.types import DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext
 from generators.docs import markdown as md
 from generators.docs import shapes as shape_text
-from generators.docs.compute_text import compute_text
+from generators.docs.compute_text import compute_text, fixed_point_rows
 from generators.docs.expressions import READABLE, default_text
 from generators.kernels import evaluate, examples, py_names
 
@@ -225,6 +225,8 @@ class DocsGenerator:
             "creator_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, CREATOR_SCOPES)),
             "node_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, NODE_SCOPES)),
             "computes": [md.code(line) for line in compute_text(op)],
+            "fixed_point": [{k: md.cell(v) for k, v in row.items()} for row in fixed_point_rows(op)]
+            if op.compute is not None else [],
             # The output shapes and the refusals, as the op's form says them (ADR 0029).
             "output_shapes": [{"name": md.inline(name), "shape": md.code(text)}
                               for name, text in shape_text.output_shapes(op)] if op.compute is not None else [],
