@@ -148,6 +148,15 @@ def q_factor(t: FixedPointType, shift: int) -> float:
     return 2.0 ** (t.fraction_bits - shift)
 
 
+def affine(t: FixedPointType, shift: int = 0, scale: float = 1.0, offset: int = 0) -> tuple[float, int]:
+    """The tensor in the affine scheme ``real = (stored - zero_point) * scale`` that NNEF's and
+    ONNX's quantization describe: a Q type's scale is ``1 / q_factor`` (a power of two, exact)
+    and its zero point 0; a D type's are its own scale and offset."""
+    if t.family == "Q":
+        return 1.0 / q_factor(t, shift), 0
+    return scale, offset
+
+
 def from_real(t: FixedPointType) -> Conversion:
     """real (float32 ``x``) -> stored."""
     if t.family == "Q":
@@ -476,6 +485,9 @@ def d_kernel(tree: SExpr, t: FixedPointType) -> DKernel | str:
     if not (isinstance(tree, SCall) and tree.fn in ("add", "sub", "mul", *COMPARISONS) and len(tree.args) == 2
             and all(isinstance(a, SSym) for a in tree.args)):
         return "its compute is not a sum, difference, product or comparison of two inputs"
+    if t.bits == 32:  # (a 32-bit value shifted left and times a 31-bit multiplier passes 64 bits)
+        return ("TensorFlow Lite's integer arithmetic is defined for 8- and 16-bit tensors: a D32 operand's "
+                "rescaling would overflow its 64 bits")
     names = tuple(a.name for a in tree.args if isinstance(a, SSym))
     let = _Lets()
     # (D8's values less their offsets, shifted left by 20, fit int32; D16's need int64)
@@ -616,9 +628,10 @@ def q_contraction(form: object, t: FixedPointType) -> QContraction | str:
     product, fraction = _call("mul", a, b), t.fraction_bits
     if t.bits == 32:
         product, fraction = _call("right_shift", product, SConst(14)), fraction - 14
-    value = _saturated(_call("right_shift", ACC, SConst(fraction)), t)
+    let = _Lets()  # (the value saturation reads twice, named)
+    value = _saturated(let("moved", _call("right_shift", ACC, SConst(fraction)), "int64"), t)
     shifts = _call("add", SSym(shift_of(inputs[0])), SSym(shift_of(inputs[1])))
-    return QContraction(product, Conversion(value, "int64", t.storage), shifts)
+    return QContraction(product, Conversion(value, "int64", t.storage, tuple(let.bound)), shifts)
 
 
 def _rescaled_wide(let: _Lets, x: SExpr, name: str) -> SExpr:
@@ -665,6 +678,9 @@ def d_contraction(form: object, t: FixedPointType) -> DContraction | str:
     inputs = tuple(getattr(form, "inputs", ()))
     if len(inputs) != 2:
         return f"its contraction does not take two operands: no {t.system} form yet"
+    if t.bits == 32:  # (two 32-bit operands' products fill int64 alone)
+        return ("ONNX's MatMulInteger and TensorFlow Lite's integer matmuls take 8- and 16-bit operands: D32 "
+                "products would overflow a 64-bit sum")
     product = _call("mul", *(_call("sub", SSym(n), SSym(f"{n}_offset")) for n in inputs))
     let = _Lets()
     raw = _rescaled(let, ACC, "output", "int64") if t.bits == 8 else _rescaled_wide(let, ACC, "output")

@@ -1,8 +1,10 @@
-"""Units of the Q types (ADR 0038): every op whose tree derives a Q kernel has a unit that takes
-System.Q7, Q15 and Q31 sockets, declares its output's shift as the form derives it, and computes
-in C (compiled strictly, as Imaginet assembles the fragments) what its Python implementation
-computes, bit for bit, in every geometry the unit chooses; at equal shifts what CMSIS-DSP's
-function of the same job computes."""
+"""Units of the fixed-point types (ADR 0038): every op whose tree derives a Q or D kernel has a
+unit that takes System.Q7/Q15/Q31 (or D8/D16) sockets, declares its output's shift (or scale
+and offset) as the form derives it (or as the unit's options choose), and computes in C
+(compiled strictly, as Imaginet assembles the fragments) what its Python implementation
+computes, bit for bit, in every geometry the unit chooses; Q at equal shifts what CMSIS-DSP's
+function of the same job computes, D within one step of exact. Ops that move stored values take
+the types through their integer kernels."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from generators.imunit import units as units_module
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor
 from generators.kernels import examples
 from generators.kernels.evaluate import reference_functions
-from generators.kernels.scalar_c import C_TYPE, SUFFIX, c_array
+from generators.kernels.scalar_c import C_TYPE, SUFFIX, c_array, c_value
 from generators.kernels.selection import code_ops
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"]
@@ -95,9 +97,9 @@ def _run_c(folder: Path, calls: list[_Call], tmp_path: Path) -> list[np.ndarray]
             elif source == c.out_name:
                 decls.append(f"static {C_TYPE[c.out_dtype]} got{k}[{c.size}];")
                 passed.append(f"got{k}")
-            else:
-                assert isinstance(value, int) and not isinstance(value, bool), (source, value)
-                passed.append(str(value))
+            else:  # (a shift, an offset: an int; a scale: a double)
+                assert isinstance(value, (int, float)) and not isinstance(value, bool), (source, value)
+                passed.append(str(value) if isinstance(value, int) else c_value(value, "float64"))
         runs.append(f"""if ({c.impl.get("call", "").split("(")[0]}({", ".join(passed)}) != 0) {{ return 1; }}
     for (int i = 0; i < {c.size}; i++) {{ printf("%lld\\n", (long long)got{k}[i]); }}""")
     program = tmp_path / "unit.c"
@@ -191,8 +193,8 @@ def test_a_q_unit_computes_in_c_what_its_python_computes(op: object, t: F.FixedP
             theirs = getattr(dsp, CMSIS[qualified].format(q=t.name))(*(a.reshape(-1) for a in arrays.values()))
             np.testing.assert_array_equal(from_c.reshape(-1), np.asarray(theirs, t.storage), err_msg=what)
         _exact(qualified, t, arrays, shifts, from_c, what)
-    # (every op takes some of the geometries: the same shapes, a scalar, or bias_add's vector)
-    assert len(refused) < len(_cases(op)) - 2, refused
+    # (every op takes some geometry: the same shapes, a scalar, bias_add's vector; add takes them all)
+    assert checked and (qualified != "math.add" or not refused), refused
 
 
 def _exact(qualified: str, t: F.FixedPointType, arrays: dict[str, np.ndarray], shifts: dict[str, int],
@@ -236,6 +238,86 @@ def test_the_input_spec_of_unit_check_gives_fixed_point_attributes(out: Path) ->
     with pytest.raises(ValueError, match="unknown attribute 'zero'"):
         checker.parse_input("x=Q15[4] zero=1")
 
+
+
+#: Every op with a D kernel (TFLite's integer add, sub, mul and comparisons).
+D_OPS = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
+         if all(isinstance(F.derive(op, t), F.DKernel) for t in (F.D8, F.D16))]
+#: (the inputs' scales and offsets, the unit's out_scale and out_offset options)
+D_ATTRIBUTES = [((0.05, 3), (0.03, -7), (0.0, 0)), ((0.0125, -20), (0.02, 11), (0.04, 5)),
+                ((0.5, 0), (0.5, 0), (0.25, -2))]
+
+
+def test_the_ops_with_d_kernels_are_tflite_s_arithmetic_and_comparisons() -> None:
+    """(TFLite's 8- and 16-bit arithmetic; D32 has none: its rescaling would overflow 64 bits)"""
+    assert {op.qualified_name for op in D_OPS} >= {"math.add", "math.sub", "math.mul", "base.lt", "base.eq"}
+    assert all(isinstance(F.derive(op, F.D32), str) for op in D_OPS)
+
+
+@pytest.mark.parametrize("t", [F.D8, F.D16], ids=lambda t: t.system)
+@pytest.mark.parametrize("op", D_OPS, ids=lambda op: op.qualified_name)
+def test_a_d_unit_computes_in_c_what_its_python_computes(op: object, t: F.FixedPointType, out: Path,
+                                                         tmp_path: Path) -> None:
+    """D inputs of their own scales and offsets, the output's chosen by the unit's out_scale and
+    out_offset (0: the first input's): the output socket carries them, C and Python agree bit for
+    bit in every geometry, and the values are within one step of exact (comparisons: exact
+    wherever the real values differ by more than 2^-8 of the larger scale)."""
+    qualified = op.qualified_name  # type: ignore[attr-defined]
+    ns, name = qualified.split(".")
+    folder, out_name = out / ns / name, op.outputs[0].name  # type: ignore[attr-defined]
+    unit = _unit(folder, name)
+    kernel = F.derive(op, t)
+    assert isinstance(kernel, F.DKernel)
+    comparison_ = kernel.kind in F.COMPARISONS
+    names = [i.name for i in op.inputs]  # type: ignore[attr-defined]
+    geometries = SHAPES.items() if len(names) == 2 else [("same", ((4, 6),))]
+    checked, refused = [], []
+    for k, (geometry, shapes) in enumerate(geometries):
+        (xs, xo), (ys, yo), (os_, oo) = D_ATTRIBUTES[k % len(D_ATTRIBUTES)]
+        given = dict(zip(names, ((xs, xo), (ys, yo))))
+        arrays = {n: _stored(t, shape, seed=k * 3 + j) for j, (n, shape) in enumerate(zip(names, shapes))}
+        inputs = {n: Tensor(VALUE_TYPES[t.system], Shape(a.shape), scale_=given[n][0], offset_=given[n][1])
+                  for n, a in arrays.items()}
+        options = {"out_scale": os_, "out_offset": oo}
+        what = f"{qualified} {t.system} {geometry} {given} out {options}"
+        try:
+            declared = checker.outputs(folder / f"{name}.imunit", inputs, options)[out_name]
+        except checker.Refused:
+            refused.append(geometry)
+            continue
+        out_scale, out_offset = (os_, oo) if os_ else given[names[0]]
+        if comparison_:
+            assert declared.type_.name == "Bool", what
+        else:
+            assert (declared.type_.name, declared.scale_, declared.offset_) == (t.system, out_scale, out_offset), what
+        picked = checker.chosen_calls(unit, inputs, options)
+        (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
+        assert c_impl.get("fragment", "").endswith(f"_{t.name}"), (what, c_impl.get("fragment"))
+        assert py_impl.get("fragment", "").endswith("_unit_d"), (what, py_impl.get("fragment"))
+        shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+        out_dtype = "bool" if comparison_ else t.storage
+        from_py = _run_python(folder, name, py_impl, py_args, arrays, out_name, np.empty(shape, out_dtype))
+        checked.append((what, _Call(c_impl, c_args, arrays, out_name, out_dtype, int(np.prod(shape))), from_py,
+                        given, (out_scale, out_offset)))
+    # (every op takes some geometry: the same shapes, a scalar, bias_add's vector; add takes them all)
+    assert checked and (qualified != "math.add" or not refused), refused
+    for (what, call, from_py, given, (out_scale, out_offset)), from_c in zip(
+            checked, _run_c(folder, [c[1] for c in checked], tmp_path)):
+        from_c = from_c.reshape(from_py.shape)
+        np.testing.assert_array_equal(from_c, from_py, err_msg=f"{what}: C and Python")
+        real = {n: (a.astype(np.float64) - given[n][1]) * given[n][0] for n, a in call.arrays.items()}
+        a, b = (real[n] for n in kernel.inputs)  # (the tree's order: rsub's is y - x)
+        if comparison_:
+            exact = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+                     "ge": np.greater_equal}[kernel.kind](a, b)
+            decided = np.abs(a - b) > 2.0 ** -8 * max(s for s, _ in given.values())
+            np.testing.assert_array_equal(from_c[decided], np.broadcast_to(exact, from_c.shape)[decided],
+                                          err_msg=what)
+            continue
+        value = {"add": a + b, "sub": a - b, "mul": a * b}[kernel.kind]
+        ideal = np.clip(np.round(value / out_scale) + out_offset, t.lowest, t.highest)
+        worst = np.max(np.abs(from_c.astype(np.float64) - ideal))
+        assert worst <= 1, f"{what}: {worst} steps from exact"
 
 
 def test_the_ops_with_q_reductions_are_sum_mean_max_min_and_dot() -> None:
@@ -345,3 +427,110 @@ def test_a_move_unit_takes_fixed_point_tensors_through_its_integer_kernels(ns: o
             mixed = given | {others[0]: attrs.evolve(given[others[0]], shift_=5, scale_=0.5)}
             with pytest.raises(checker.Refused, match="same fixed-point attributes"):
                 checker.outputs(folder / f"{name}.imunit", mixed, mixed)
+
+
+#: Every op with a D reduction (TFLite's integer sum, mean, max and min).
+D_REDUCTIONS = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
+                if all(isinstance(F.derive(op, t), F.DReduction) for t in (F.D8, F.D16))]
+
+
+@pytest.mark.parametrize("t", [F.D8, F.D16], ids=lambda t: t.system)
+@pytest.mark.parametrize("op", D_REDUCTIONS, ids=lambda op: op.qualified_name)
+def test_a_d_reduction_unit_computes_in_c_what_its_python_computes(op: object, t: F.FixedPointType, out: Path,
+                                                                   tmp_path: Path) -> None:
+    """Along the innermost axis and an outer one, the output's scale and offset the unit's options
+    (0: the input's): C and Python bit for bit, within one step of exact (max and min exact)."""
+    qualified = op.qualified_name  # type: ignore[attr-defined]
+    ns, name = qualified.split(".")
+    folder, out_name = out / ns / name, op.outputs[0].name  # type: ignore[attr-defined]
+    unit = _unit(folder, name)
+    checked = []
+    for k, (shape, axis, (scale, offset), options) in enumerate([
+            ((3, 37), 0, (0.05, 3), {"out_scale": 0.0, "out_offset": 0}),
+            ((3, 37), 1, (0.02, -9), {"out_scale": 0.5, "out_offset": -4}),
+            ((5, 4, 6), 1, (0.125, 0), {"out_scale": 0.03, "out_offset": 7})]):
+        x = _stored(t, shape, seed=40 + k)
+        inputs = {"x": Tensor(VALUE_TYPES[t.system], Shape(shape), scale_=scale, offset_=offset)}
+        given = options | {"axis": axis}
+        what = f"{qualified} {t.system} {shape} axis {axis} x {(scale, offset)} {options}"
+        declared = checker.outputs(folder / f"{name}.imunit", inputs, given)[out_name]
+        out_scale, out_offset = (options["out_scale"], options["out_offset"]) if options["out_scale"] else (scale,
+                                                                                                            offset)
+        assert (declared.type_.name, declared.scale_, declared.offset_) == (t.system, out_scale, out_offset), what
+        picked = checker.chosen_calls(unit, inputs, given)
+        (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
+        assert c_impl.get("fragment", "").endswith(f"_{t.name}"), (what, c_impl.get("fragment"))
+        numpy_axis = len(shape) - 1 - axis
+        result_shape = tuple(d for j, d in enumerate(shape) if j != numpy_axis)
+        from_py = _run_python(folder, name, py_impl, py_args, {"x": x}, out_name, np.empty(result_shape, t.storage))
+        checked.append((what, _Call(c_impl, c_args, {"x": x}, out_name, t.storage, int(np.prod(result_shape))),
+                        from_py, numpy_axis, (scale, offset), (out_scale, out_offset)))
+    for (what, call, from_py, numpy_axis, (scale, offset), (out_scale, out_offset)), from_c in zip(
+            checked, _run_c(folder, [c[1] for c in checked], tmp_path)):
+        from_c = from_c.reshape(from_py.shape)
+        np.testing.assert_array_equal(from_c, from_py, err_msg=f"{what}: C and Python")
+        real = (call.arrays["x"].astype(np.float64) - offset) * scale
+        value = {"math.sum": np.sum, "math.mean": np.mean, "math.max": np.max,
+                 "math.min": np.min}[qualified](real, axis=numpy_axis)
+        ideal = np.clip(np.round(value / out_scale) + out_offset, t.lowest, t.highest)
+        worst = np.max(np.abs(from_c.astype(np.float64) - ideal))
+        assert worst <= (0 if qualified in ("math.max", "math.min") and out_scale == scale else 1), \
+            f"{what}: {worst} steps from exact"
+
+
+@pytest.mark.parametrize("t", [*Q_TYPES, F.D8, F.D16], ids=lambda t: t.system)
+def test_a_matmul_unit_computes_in_c_what_its_python_computes(t: F.FixedPointType, out: Path,
+                                                              tmp_path: Path) -> None:
+    """math.matmul's unit on batches of matrices: C and Python bit for bit; Q exact integer
+    arithmetic, arm_mat_mult's (tests/test_fixed_point.py holds the rule to it; Q31 drops each
+    product's lowest 14 bits, as arm_dot_prod_q31 does), its output's shift the operands' summed;
+    D within one step of exact, its output's scale and offset the unit's options."""
+    folder = out / "math" / "matmul"
+    unit = _unit(folder, "matmul")
+    cases = [((3, 4), (4, 2), (0, 0), (0.05, 3), (0.04, -2), 0.0), ((2, 3, 5), (2, 5, 4), (1, 2), (0.02, -5),
+                                                                      (0.03, 7), 0.5)]
+    checked = []
+    for k, (sa, sb, shifts, (as_, ao), (bs, bo), out_scale) in enumerate(cases):
+        arrays = {"a": _stored(t, sa, seed=60 + k), "b": _stored(t, sb, seed=70 + k)}
+        if t.family == "Q":
+            inputs = {n: Tensor(VALUE_TYPES[t.system], Shape(a.shape), shift_=s) for (n, a), s in
+                      zip(arrays.items(), shifts)}
+            options: dict = {}
+        else:
+            inputs = {"a": Tensor(VALUE_TYPES[t.system], Shape(sa), scale_=as_, offset_=ao),
+                      "b": Tensor(VALUE_TYPES[t.system], Shape(sb), scale_=bs, offset_=bo)}
+            options = {"out_scale": out_scale, "out_offset": 1}
+        what = f"math.matmul {t.system} {sa}x{sb}"
+        declared = checker.outputs(folder / "matmul.imunit", inputs, options)["output"]
+        shape = np.matmul(np.zeros(sa), np.zeros(sb)).shape
+        assert tuple(declared.shape_.dims) == shape, what
+        if t.family == "Q":
+            assert declared.shift_ == sum(shifts), what
+        else:
+            chosen = (out_scale, 1) if out_scale else (as_, ao)
+            assert (declared.scale_, declared.offset_) == chosen, what
+        picked = checker.chosen_calls(unit, inputs, options)
+        (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
+        assert c_impl.get("fragment", "").endswith(f"_{t.name}"), (what, c_impl.get("fragment"))
+        from_py = _run_python(folder, "matmul", py_impl, py_args, arrays, "output", np.empty(shape, t.storage))
+        checked.append((what, _Call(c_impl, c_args, arrays, "output", t.storage, int(np.prod(shape))), from_py,
+                        (as_, ao), (bs, bo), (chosen if t.family == "D" else None)))
+    for (what, call, from_py, (as_, ao), (bs, bo), chosen), from_c in zip(
+            checked, _run_c(folder, [c[1] for c in checked], tmp_path)):
+        from_c = from_c.reshape(from_py.shape)
+        np.testing.assert_array_equal(from_c, from_py, err_msg=f"{what}: C and Python")
+        a, b = call.arrays["a"], call.arrays["b"]
+        if t.family == "D":
+            real = np.matmul((a.astype(np.float64) - ao) * as_, (b.astype(np.float64) - bo) * bs)
+            ideal = np.clip(np.round(real / chosen[0]) + chosen[1], t.lowest, t.highest)
+            assert np.max(np.abs(from_c - ideal)) <= 1, what
+            continue
+        exact = np.zeros(from_c.shape, dtype=object)
+        ao_, bo_ = a.astype(object), b.astype(object)
+        for index in np.ndindex(*from_c.shape):
+            *batch, i, j = index
+            terms = [ao_[(*batch, i, k)] * bo_[(*batch, k, j)] for k in range(a.shape[-1])]
+            if t.bits == 32:
+                terms = [v >> 14 for v in terms]
+            exact[index] = sum(terms) >> (t.fraction_bits - (14 if t.bits == 32 else 0))
+        np.testing.assert_array_equal(from_c, np.clip(exact, t.lowest, t.highest).astype(t.storage), err_msg=what)

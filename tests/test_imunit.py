@@ -222,6 +222,8 @@ def _evaluate_unit(unit: ET.Element, env: dict) -> tuple[dict, list[str]]:
     """Evaluate the unit's hidden values in order (null where their conditional does not hold);
     return the env and failed Asserts."""
     for element in unit.find("Parameters"):
+        if element.tag.endswith("Option"):  # (an option not given is at its default, as Studio reads it)
+            env[element.get("name")] = checker.option_value(element, env)
         if element.tag in ("Expression", "Hidden"):
             condition = element.get("conditional")
             holds = condition is None or evaluate(condition, env) is True
@@ -667,7 +669,8 @@ def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: lis
     ("math/abs", ["output_shape", "element_count", "output_shift"], "x.shape"),  # (and a Q kernel's shift)
     ("nn/relu", ["output_shape", "element_count"], "x.shape"),
     ("math/log", ["output_shape", "element_count"], "x.shape"),  # a kernel per case: base given or not
-    ("math/sum", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step", "h", "output_shift"],
+    ("math/sum", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step", "h", "x_scale", "x_offset",
+                  "output_shift", "output_scale", "output_offset"],
      "(keep_dims ? ((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.replace(axis, 1) : x.shape) : "
      "((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.remove(axis) : x.shape))"),
     ("math/argmax", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step"], None),

@@ -160,7 +160,8 @@ def _conditional(element: ET.Element, thunk: Any, what: str) -> Any:
     return guarded
 
 
-def _option(element: ET.Element, given: Mapping[str, Any]) -> Any:
+def option_value(element: ET.Element, given: Mapping[str, Any]) -> Any:
+    """An option's value: given, else its default (else its first choice, else the type's zero)."""
     name = element.get("name", "")
     if name in given:
         return given[name]
@@ -238,7 +239,7 @@ def _definitions(parameters: ET.Element, inputs: Mapping[str, Tensor], options: 
                 raise Refused(f"input {name} must be connected (it is not optional)")
             definitions[name] = inputs.get(name, DEFAULT_INPUT)
         elif element.tag.endswith("Option"):
-            definitions[name] = _option(element, options)
+            definitions[name] = option_value(element, options)
         elif element.tag in ("Expression", "Hidden"):  # Hidden: the seed format's name
             value = element.get("value", (element.text or "").strip())  # the value attribute, or the text
             definitions[name] = _conditional(element, _expression(value, f"expression {name}"),
@@ -659,7 +660,7 @@ def _evaluate_compound(compound: ET.Element, path: Path, inputs: Mapping[str, Te
         elif node.tag == "UnitNode":
             unit, unit_path = _library_unit(library, node.get("unit", ""), path.parent)
             arguments = {a.get("param", ""): evaluate((a.text or "").strip(), {}, strict=True)
-                         if a.tag != "ShapeArgument" else _option(ET.Element("ShapeOption", default=a.text or ""), {})
+                         if a.tag != "ShapeArgument" else option_value(ET.Element("ShapeOption", default=a.text or ""), {})
                          for a in node if a.tag.endswith("Argument")}
             sub_inputs = {}
             for (target, target_param) in feeds:

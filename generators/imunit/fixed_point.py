@@ -8,6 +8,7 @@ The kernels and their attribute trees come from :mod:`dsl.fixed_point` through t
 
 from __future__ import annotations
 
+import inspect
 from typing import Mapping, Sequence
 
 from dsl import compute as C
@@ -134,70 +135,160 @@ def moved_contracts(op: Op) -> list[tuple[str, str]]:
             for s in data]
 
 
-def python_name(op: Op) -> str:
-    return f"{op.name}_unit_fixed_point"
+#: The options a unit with D kernels takes for its output (0: the first input's scale and offset).
+_CHOSEN = {"scale": units.Option("DoubleOption", "out_scale", "Scale of a D output (0: the first input's scale and "
+                                 "offset)", "0", minimum="0"),
+           "offset": units.Option("Int32Option", "out_offset", "Offset of a D output whose scale is given", "0")}
+
+
+def chosen_options(kernels: Sequence[c_emit.PlainKernel]) -> list[units.Option]:
+    """The options of the output's attributes the caller chooses (a D output's)."""
+    return [_CHOSEN[a] for a in dict.fromkeys(a for k in of(kernels) for a in k.chosen)]
+
+
+def chosen_attributes(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str]:
+    """Each chosen attribute's Expression (``output_scale``): the option's, else the first input's."""
+    chosen = list(dict.fromkeys(a for k in of(kernels) for a in k.chosen))
+    first = units.first_tensor(op) if chosen else ""
+    return {a: f"out_scale == 0 ? {first}.{a} : {_CHOSEN[a].name}" for a in chosen}
+
+
+def families(kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
+    """The fixed-point families the kernels compute ("Q", "D"): each has its own Python entry
+    (their stored dtypes coincide: Q7 and D8 are both int8)."""
+    return list(dict.fromkeys(F.TYPES[k.fixed_point].family for k in of(kernels)))
+
+
+def _of_family(kernels: Sequence[c_emit.PlainKernel], family: str) -> list[c_emit.PlainKernel]:
+    return [k for k in of(kernels) if F.TYPES[k.fixed_point].family == family]
+
+
+def python_name(op: Op, family: str) -> str:
+    return f"{op.name}_unit_{family.lower()}"
+
+
+def python_conditional(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) -> str:
+    """The Python entry's Conditional: the first input of one of the family's types."""
+    return " || ".join(sorted({f"{op.inputs[0].name}.type == {system_type(k)}" for k in _of_family(kernels, family)}))
 
 
 def _reduces(kernels: Sequence[c_emit.PlainKernel]) -> bool:
     return any(k.axis for k in of(kernels))
 
 
-def python_params(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
+def python_params(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) -> list[str]:
     """The Python entry's parameters: the inputs, the per-call values, a reduction's NumPy axis
     (the unit's ``numpy_axis``), the outputs."""
-    per_call = list(dict.fromkeys(name for k in of(kernels) for name, _ in k.per_call))
+    kernels = _of_family(kernels, family)
+    per_call = list(dict.fromkeys([*(name for k in of(kernels) for name, _ in k.per_call),
+                                   *(f"output_{a}" for k in of(kernels) for a in k.chosen)]))
     axis = [units.numpy_axis("axis")] if _reduces(kernels) else []
     return [*(i.name for i in op.inputs), *per_call, *axis, *(o.name for o in op.outputs)]
 
 
-def _elementwise_lines(derived: F.QKernel, inputs: list[str], per_call: list[str]) -> list[str]:
+def _elementwise_lines(derived: F.QKernel | F.DKernel, inputs: list[str], per_call: list[str]) -> list[str]:
+    """A Q kernel's per-call values are the unit's; a D kernel's multipliers come from the scales
+    here, by the same trees and the same ``quantize_multiplier`` as the C kernel's."""
     domain = derived.value.domain
-    env = {**{p: (f"np.asarray({p}).astype(np.{domain})", domain) for p in inputs},
-           **{n: (f"np.{domain}({n})", domain) for n in per_call}}
-    lines, code = R.numpy_lines(derived.value, env)
-    return [*lines, f"result = {code}"]
+    env = {p: (f"np.asarray({p}).astype(np.{domain})", domain) for p in inputs}
+    lines = []
+    if isinstance(derived, F.QKernel):
+        env |= {n: (f"np.{domain}({n})", domain) for n in per_call}
+    else:
+        lines, multipliers = _multiplier_lines(derived.multipliers, [n for n in per_call if n.endswith("_scale")])
+        env |= multipliers | {f"{n}_offset": (f"np.int32({n}_offset)", "int32") for n in derived.offsets}
+    rule_lines, code = R.numpy_lines(derived.value, env)
+    return [*lines, *rule_lines, f"result = {code}"]
 
 
 #: NumPy's reduction of each combine, over the wide mapped values.
 _COMBINE = {"add": "np.sum", "max": "np.max", "min": "np.min"}
 
 
-def _reduction_lines(derived: F.QReduction, inputs: list[str], axis: str) -> list[str]:
+def _multiplier_lines(multipliers: tuple[tuple[str, SExpr], ...], scales: list[str]) -> tuple[list[str], dict]:
+    """A D kernel's per-call multipliers from the scales: the rule's trees in float64 and
+    ``quantize_multiplier``, as the C kernel computes them."""
+    env = {n: (n, "float64") for n in scales}
+    lines, names = [], {}
+    for name, tree in multipliers:
+        real, _ = scalar_numpy.render(tree, "float64", env)
+        lines.append(f"{name}_multiplier, {name}_exponent = quantize_multiplier(float({real}))")
+        names |= {f"{name}_{part}": (f"np.int32({name}_{part})", "int32") for part in ("multiplier", "exponent")}
+    return lines, names
+
+
+def _reduction_lines(derived: F.QReduction | F.DReduction, inputs: list[str], axis: str) -> list[str]:
     """The mapped stored values combined along the axis in the wide dtype, then the one
-    requantization (``n`` the axis's size, ``h`` its headroom)."""
+    requantization (``n`` the axis's size; a Q sum's ``h`` its headroom; a D reduction's
+    multiplier from the scales)."""
     domain = derived.domain
     env = {p: (f"np.asarray({p}).astype(np.{domain})", domain) for p in inputs}
+    final = {"acc": ("acc", domain), "n": (f"np.int32({inputs[0]}.shape[{axis}])", "int32"),
+             F.HEADROOM: (f"np.int32({F.HEADROOM})", "int32")}
+    lines: list[str] = []
+    if isinstance(derived, F.DReduction):
+        lines, multipliers = _multiplier_lines(derived.multipliers, ["x_scale", "output_scale"])
+        offsets = {f"{n}_offset": (f"np.int64({n}_offset)", "int64") for n in derived.offsets}
+        env |= offsets
+        final = {k: v for k, v in final.items() if k != F.HEADROOM} | multipliers | offsets
     mapped, _ = scalar_numpy.render(derived.map, domain, env)
-    lines, code = R.numpy_lines(derived.finalize, {
-        "acc": ("acc", domain), "n": (f"np.int32({inputs[0]}.shape[{axis}])", "int32"),
-        F.HEADROOM: (f"np.int32({F.HEADROOM})", "int32")})
-    return [f"acc = {_COMBINE[derived.combine]}({mapped}, axis={axis}).astype(np.{domain})", *lines,
+    rule, code = R.numpy_lines(derived.finalize, final)
+    return [*lines, f"acc = {_COMBINE[derived.combine]}({mapped}, axis={axis}).astype(np.{domain})", *rule,
             f"result = {code}"]
 
 
-def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> str:
-    """The Python implementation over the stored values: each Q type's rule rendered for NumPy
-    (the C kernels' own, bit for bit), chosen by the inputs' stored dtype."""
+def quantize_multiplier_fragment() -> list[str]:
+    """TFLite's QuantizeMultiplier as the rules state it (``dsl.fixed_point``), its source itself."""
+    return ['#pragma IMAGINET_FRAGMENT_BEGIN "quantize_multiplier"', inspect.getsource(F.quantize_multiplier),
+            "#pragma IMAGINET_FRAGMENT_END", "", ""]
+
+
+def _contraction_lines(derived: F.QContraction | F.DContraction, inputs: list[str]) -> list[str]:
+    """Each product of a row of ``a`` and a column of ``b`` mapped in int64 (the operands
+    broadcast against each other along a new axis), summed over the inner axis, then the one
+    requantization."""
+    a, b = inputs
+    env = {a: (f"np.asarray({a}).astype(np.int64)[..., :, :, None]", "int64"),
+           b: (f"np.asarray({b}).astype(np.int64)[..., None, :, :]", "int64")}
+    final: dict = {"acc": ("acc", "int64")}
+    lines: list[str] = []
+    if isinstance(derived, F.DContraction):
+        lines, final = _multiplier_lines(derived.multipliers, [f"{n}_scale" for n in (a, b, "output")])
+        final |= {"acc": ("acc", "int64"), "output_offset": ("np.int64(output_offset)", "int64")}
+        env |= {f"{n}_offset": (f"np.int64({n}_offset)", "int64") for n in (a, b)}
+    term, _ = scalar_numpy.render(derived.map, "int64", env)
+    rule, code = R.numpy_lines(derived.finalize, final)
+    return [*lines, f"acc = np.sum({term}, axis=-2, dtype=np.int64)", *rule, f"result = {code}"]
+
+
+def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) -> str:
+    """The Python implementation over the stored values of the family's types: each type's rule
+    rendered for NumPy (the C kernels' own, bit for bit), chosen by the stored dtype."""
+    kernels = _of_family(kernels, family)
     inputs = [i.name for i in op.inputs]
-    params = python_params(op, kernels)
+    params = python_params(op, kernels, family)
     per_call = params[len(inputs):len(params) - len(op.outputs) - (1 if _reduces(kernels) else 0)]
     branches: list[str] = []
     for name in dict.fromkeys(k.fixed_point for k in of(kernels)):
         t = F.TYPES[name]
         derived = F.derive(op, t)
-        if isinstance(derived, F.QKernel):
+        if isinstance(derived, (F.QKernel, F.DKernel)):
             lines = _elementwise_lines(derived, inputs, per_call)
+        elif isinstance(derived, (F.QContraction, F.DContraction)):
+            lines = _contraction_lines(derived, inputs)
         else:
-            assert isinstance(derived, F.QReduction), (op.qualified_name, name)
+            assert isinstance(derived, (F.QReduction, F.DReduction)), (op.qualified_name, name)
             lines = _reduction_lines(derived, inputs, units.numpy_axis("axis"))
         branches += [f"    {'if' if not branches else 'elif'} {inputs[0]}.dtype == np.{t.storage}:  # {t.system}",
                      *(f"        {line}" for line in lines)]
     out = op.outputs[0].name
     return "\n".join([
-        f'#pragma IMAGINET_FRAGMENT_BEGIN "{python_name(op)}"',
+        *(quantize_multiplier_fragment() if family == "D" else []),
+        f'#pragma IMAGINET_FRAGMENT_BEGIN "{python_name(op, family)}"',
         '#pragma IMAGINET_FRAGMENT_DEPENDENCY "opforge_kernels"',
-        f"def {python_name(op)}({', '.join(params)}):",
-        '    """The unit\'s entry for Q inputs: their stored values, computed as the C kernels do."""',
+        *(['#pragma IMAGINET_FRAGMENT_DEPENDENCY "quantize_multiplier"'] if family == "D" else []),
+        f"def {python_name(op, family)}({', '.join(params)}):",
+        f'    """The unit\'s entry for {family} inputs: their stored values, computed as the C kernels do."""',
         "    with np.errstate(all='ignore'):",
         *("    " + b for b in branches),
         "        else:",
@@ -206,5 +297,5 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> str:
         "#pragma IMAGINET_FRAGMENT_END", ""])
 
 
-__all__ = ["conditions", "expression", "expressions", "of", "output_attributes", "python_fragment", "python_name",
-           "python_params"]
+__all__ = ["conditions", "expression", "expressions", "families", "of", "output_attributes", "python_conditional",
+           "python_fragment", "python_name", "python_params"]

@@ -76,8 +76,8 @@ class ImunitGenerator:
                     files.append(GeneratedFile(f"{folder}/{op.name}.imunit", stream_unit.queue(op, header, legacy)))
                     continue
                 c_text, py_text = self._c_file(op, codes[op], shared, header, legacy), py_file(op, header)
-                if not legacy and fixed_point.of(codes[op].plain):
-                    py_text += "\n\n" + black_format(fixed_point.python_fragment(op, codes[op].plain))
+                for family in [] if legacy else fixed_point.families(codes[op].plain):
+                    py_text += "\n\n" + black_format(fixed_point.python_fragment(op, codes[op].plain, family))
                 unit = self._unit(op, header, legacy, codes[op].plain)
                 tests = comparison.unit_tests(op, unit, examples.example(op, functions), header, legacy)
                 if tests is not None:  # (the test fragments, and their association with what they test)
@@ -178,7 +178,7 @@ class ImunitGenerator:
         adapter = legacy or not plain.covers(op, kernels)
         # (an adapter writes the API's int64 indices: only plain kernels write a unit's)
         assert not (adapter and units.index_output(op, legacy=legacy)), op.qualified_name
-        self._sockets_and_options(params, op, legacy)
+        self._sockets_and_options(params, op, legacy, () if legacy else kernels)
         self._outputs(params, op, hidden_tag, adapter, legacy, () if legacy else kernels)
         contracts = ET.SubElement(unit, "Contracts")
         moved = [] if legacy else fixed_point.moved_contracts(op)
@@ -188,16 +188,17 @@ class ImunitGenerator:
         return serialize(root, header)
 
     @staticmethod
-    def _sockets_and_options(params: ET.Element, op: Op, legacy: bool) -> None:
+    def _sockets_and_options(params: ET.Element, op: Op, legacy: bool,
+                             kernels: Sequence[c_emit.PlainKernel] = ()) -> None:
         """An input socket per tensor (per tensor a list may hold, the ones past its minimum
-        optional), then an option per arg."""
+        optional), then an option per arg, and the D output's scale and offset."""
         for i in op.inputs:
             for k, s in enumerate(units.sockets(i)):
                 socket = {"name": s, "pipe": "data", "description": i.description}
                 if not i.count.is_single and k >= i.count.low:
                     socket["optional"] = "true"
                 ET.SubElement(params, "InputSocket", socket)
-        for o in units.options(op):
+        for o in [*units.options(op), *fixed_point.chosen_options(kernels)]:
             attrs_ = {"name": o.name, "description": o.description}
             if o.default is not None:
                 attrs_["default"] = o.default
@@ -231,6 +232,7 @@ class ImunitGenerator:
             attributes = {"name": socket, "type": units.output_type(op, legacy=legacy), "shape": "output_shape",
                           "pipe": "data", "description": out.description}
             attributes |= {attribute: f"output_{attribute}" for attribute in derived}
+            attributes |= {a: f"output_{a}" for a in fixed_point.chosen_attributes(op, kernels)}
             attributes |= {} if legacy else fixed_point.moved_attributes(op)  # (a move keeps them)
             if not out.count.is_single:  # a list output: the sockets its tensors fill
                 attributes["conditional"] = f"{units.PART_COUNT} > {k}"
@@ -256,8 +258,9 @@ class ImunitGenerator:
             ET.SubElement(params, hidden_tag, attributes)
         for attributes in fixed_point.expressions(kernels):  # (and the shifts the Q kernels take)
             ET.SubElement(params, hidden_tag, attributes)
-        for attribute, value in fixed_point.output_attributes(kernels).items():  # (the guide's 11.3: named on
-            ET.SubElement(params, hidden_tag, {"name": f"output_{attribute}", "value": value})  # the socket)
+        attributes = fixed_point.output_attributes(kernels) | fixed_point.chosen_attributes(op, kernels)
+        for attribute, value in attributes.items():  # (the guide's 11.3, 11.4: named on the socket)
+            ET.SubElement(params, hidden_tag, {"name": f"output_{attribute}", "value": value})
         impls = ET.SubElement(unit, "Implementations")
         if not legacy:  # the adapters check what they are given: a failure stops the graph
             impls.set("returnStatus", "true")
@@ -296,12 +299,12 @@ class ImunitGenerator:
                     "call": f"{checked.name}({', '.join(value for _, value in checked.params())})"})
                 for test in fixed_point.moved_conditions(op, v, t):
                     ET.SubElement(impl, "Conditional", {"value": test})
-        if fixed_point.of(kernels):  # (Q inputs: their own Python, over the stored values)
+        for family in fixed_point.families(kernels):  # (fixed-point inputs: their own Python, over the stored values)
+            name = fixed_point.python_name(op, family)
             impl = ET.SubElement(impls, "Implementation", {
-                "language": "Python", "fragment": f"{op.name}.py:{fixed_point.python_name(op)}",
-                "call": f"{fixed_point.python_name(op)}({', '.join(fixed_point.python_params(op, kernels))})"})
-            ET.SubElement(impl, "Conditional", {"value": " || ".join(
-                sorted({f"{op.inputs[0].name}.type == {fixed_point.system_type(k)}" for k in fixed_point.of(kernels)}))})
+                "language": "Python", "fragment": f"{op.name}.py:{name}",
+                "call": f"{name}({', '.join(fixed_point.python_params(op, kernels, family))})"})
+            ET.SubElement(impl, "Conditional", {"value": fixed_point.python_conditional(op, kernels, family)})
         python = ET.SubElement(impls, "Implementation", {
             "language": "Python", "fragment": f"{op.name}.py:{wrapper_name(op)}",
             "call": f"{wrapper_name(op)}({', '.join(wrapper_params(op))})"})

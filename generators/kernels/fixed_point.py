@@ -11,6 +11,7 @@ import numpy as np
 
 from dsl import fixed_point as F
 from dsl.fixed_point import Conversion
+from dsl.scalar import SExpr
 from generators.kernels import numpy_runtime, scalar_c, scalar_numpy
 
 
@@ -28,6 +29,20 @@ def c_statement(conversion: Conversion, target: str, env: dict[str, scalar_c.Val
     # (cast's rule reads its operand more than once: a local first)
     return (f"{{ {' '.join(lets)} const {ct} v = {code}; "
             f"{target} = {scalar_c.converted('v', conversion.domain, conversion.storage)}; }}")
+
+
+def c_multipliers(multipliers: tuple[tuple[str, SExpr], ...], tensors: tuple[str, ...]) -> tuple[str, dict]:
+    """C statements that compute a D kernel's per-call multipliers and exponents from the
+    tensors' ``<name>_scale`` (doubles) by the rule's trees and ``opf_quantize_multiplier``, and
+    the env that names them."""
+    scales = {f"{n}_scale": (f"{n}_scale", "float64") for n in tensors}
+    lines, env = [], {}
+    for name, tree in multipliers:
+        real, _ = scalar_c.render(tree, "float64", scales)
+        lines += [f"int32_t {name}_multiplier;", f"int32_t {name}_exponent;",
+                  f"opf_quantize_multiplier({real}, &{name}_multiplier, &{name}_exponent);"]
+        env |= {f"{name}_{part}": (f"{name}_{part}", "int32") for part in ("multiplier", "exponent")}
+    return "\n".join(lines), env
 
 
 def numpy_lines(conversion: Conversion, env: dict[str, scalar_numpy.Value]) -> tuple[list[str], str]:

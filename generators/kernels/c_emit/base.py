@@ -142,6 +142,9 @@ class PlainKernel:
     fixed_point: str = ""
     per_call: tuple[tuple[str, SExpr], ...] = ()
     output_attributes: tuple[tuple[str, SExpr], ...] = ()
+    #: The output's attributes the caller chooses (a D output's ``scale`` and ``offset``), which
+    #: the kernel takes as ``output_<attribute>``.
+    chosen: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

@@ -6,8 +6,11 @@ from typing import Any
 
 from dsl import compute as C
 from dsl import dtypes as D
+from dsl import fixed_point as F
+from dsl.scalar import SSym
 from generators import abi
 from generators.formatting import c_comment
+from generators.kernels import fixed_point, scalar_c
 from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
 from generators.kernels.c_emit.base import PLAIN_SIZES, Emitter, OpCode, PlainKernel, axis_loops, fragment
 
@@ -331,6 +334,67 @@ class ContractionEmitter(Emitter):
                                        "batches", axes=axes))
         return tuple(kernels)
 
+    def fixed_point_matrices(self, c: C.Contraction) -> tuple[PlainKernel, ...]:
+        """Where the einsum is a batch of matrix products of two operands as stored (rows by
+        inner, inner by cols), each fixed-point type's kernel the form derives (ADR 0036, 0038):
+        the mapped products summed in int64, one requantization per element; a Q output's shift
+        the operands' summed, a D kernel's scales and offsets as arguments (its multiplier from
+        them once a call), its output's the caller's."""
+        labels = matrix_labels(c.spec)
+        if labels is None or transposes(c.spec) or len(c.inputs) != 2:
+            return ()
+        row, inner, col = labels
+        if tuple(o.labels[1:] for o in c.spec.inputs) != ((row, inner), (inner, col)):
+            return ()  # (an operand transposed: not yet)
+        x, y = c.inputs
+        out = self.op.outputs[0].name
+        axes = (("rows", x, -2), ("inner", x, -1), ("cols", y, -1))
+        kernels = []
+        for t in F.TYPES.values():
+            r = F.derive(self.op, t)
+            if not isinstance(r, (F.QContraction, F.DContraction)):
+                continue
+            ct, name = C_TYPE[t.storage], f"{self.fn}_{t.name}_matrices"
+            params = [(f"const {ct}* restrict a", x), (f"const {ct}* restrict b", y),
+                      (f"{ct}* restrict output", out), *((f"int {s}", s) for s in PLAIN_SIZES["matrices"])]
+            env = {x: ("((int64_t)ab[e_i * inner + e_k])", "int64"), y: ("((int64_t)bb[e_k * cols + e_j])", "int64")}
+            final_env: dict = {"acc": ("acc", "int64")}
+            prologue, per_call, chosen, shift = "", (), (), ()
+            if isinstance(r, F.QContraction):
+                shift = (("shift", r.output_shift),)
+            else:
+                tensors = (x, y, "output")
+                params += [p for n in tensors for p in ((f"double {n}_scale", f"{n}_scale"),
+                                                         (f"int {n}_offset", f"{n}_offset"))]
+                prologue, final_env = fixed_point.c_multipliers(r.multipliers, tensors)
+                final_env |= {"acc": ("acc", "int64"), "output_offset": ("output_offset", "int32")}
+                env |= {f"{n}_offset": (f"{n}_offset", "int32") for n in (x, y)}
+                per_call = tuple((f"{n}_{a}", SSym(f"{n}_{a}")) for n in (x, y) for a in ("scale", "offset"))
+                chosen = ("scale", "offset")
+            term, _ = scalar_c.render(r.map, "int64", env)
+            store = fixed_point.c_statement(r.finalize, "ob[e_i * cols + e_j]", final_env)
+            v = D.Variant(t.storage, tuple((p.name, t.storage) for p in (*self.op.inputs, *self.op.outputs)))
+            kernels.append(PlainKernel(fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    {prologue}
+    for (int e_r = 0; e_r < batch * rows; e_r++) {{
+        const int e_b = e_r / rows, e_i = e_r - e_b * rows;
+        const {ct}* restrict ab = a + e_b * rows * inner;
+        const {ct}* restrict bb = b + e_b * inner * cols;
+        {ct}* restrict ob = output + e_b * rows * cols;
+        for (int e_j = 0; e_j < cols; e_j++) {{
+            int64_t acc = 0;
+            for (int e_k = 0; e_k < inner; e_k++) {{
+                acc = (int64_t)((uint64_t)acc + (uint64_t)({term}));
+            }}
+            {store}
+        }}
+    }}
+}}"""), v, tuple(params), "matrices", axes=axes, fixed_point=t.name, per_call=per_call,
+                output_attributes=shift, chosen=chosen))
+        return tuple(kernels)
+
     def emit(self) -> OpCode:
         c: C.Contraction = self.op.compute  # type: ignore[assignment]
         spec = c.spec
@@ -351,7 +415,8 @@ class ContractionEmitter(Emitter):
                   "opf_einsum_plan plan;",
                   f"opf_einsum_plan_make({len(names)}, ops, labels, n_labels, out_labels, {len(spec.output.labels)}, "
                   f"{len(ids)}, &plan);"]
-        return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)), self.plain_matrices(c))
+        return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)),
+                      self.plain_matrices(c) + self.fixed_point_matrices(c))
 
     def run_plan(self, inputs: tuple[str, ...]) -> list[str]:
         """The kernel of the primary tensor's dtype over ``plan``, into the output."""

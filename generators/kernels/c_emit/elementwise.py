@@ -8,6 +8,7 @@ from dsl import compute as C
 from dsl import expr as E
 from dsl import dtypes as D
 from dsl import fixed_point as F
+from dsl.scalar import SSym
 from dsl.types import DataType
 from generators import abi
 from generators.kernels import fixed_point, scalar_c
@@ -32,6 +33,7 @@ class _Case:
     params: tuple[str, ...]  # the contiguous kernel's parameters before the count
     #: Of a fixed-point case: the stored result's rule (over the stored inputs, in its domain)
     fixed: F.Conversion | None = None
+    prologue: str = ""  # statements once per call, before the loop (a D kernel's multipliers)
 
     @property
     def read(self) -> list[tuple[int, str]]:
@@ -115,8 +117,10 @@ class ElementwiseEmitter(Emitter):
             return []
         out = op.outputs[0].name
         kernels: list[PlainKernel] = []
-        for t in (t for t in F.TYPES.values() if t.family == "Q"):
+        for t in F.TYPES.values():
             derived = F.derive(op, t)
+            if isinstance(derived, F.DKernel):
+                kernels += self.d_kernels(c, inputs, t, derived)
             if not isinstance(derived, F.QKernel):
                 continue
             stored = C_TYPE[t.storage]
@@ -132,6 +136,28 @@ class ElementwiseEmitter(Emitter):
             kernels += [attrs.evolve(k, fixed_point=t.name, per_call=derived.per_call, output_attributes=shift)
                         for k in self.plain_kernels(case)]
         return kernels
+
+    def d_kernels(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType,
+                  derived: F.DKernel) -> list[PlainKernel]:
+        """A D type's kernels: the tensors' scales (double) and offsets as arguments, the rule's
+        multipliers computed from them once per call (``opf_quantize_multiplier``, the twin of
+        ``quantize_multiplier``), the output's scale and offset the caller's."""
+        out = self.op.outputs[0].name
+        stored = C_TYPE[t.storage]
+        result = "bool" if derived.kind in F.COMPARISONS else t.storage
+        v = D.Variant(t.storage, (*((p, t.storage) for p in inputs), (out, result)))
+        tensors = [*inputs, *(() if result == "bool" else ("output",))]
+        used = tuple(f"{n}_{a}" for n in tensors for a in ("scale", "offset"))
+        params = (*(f"const {stored}* {abi.c_name(p)}" for p in inputs),
+                  *(f"{'double' if u.endswith('_scale') else 'int'} {abi.c_name(u)}" for u in used),
+                  f"{C_TYPE[result]}* {abi.c_name(out)}")
+        multipliers, env = fixed_point.c_multipliers(derived.multipliers, tuple(tensors))
+        env |= {f"{n}_offset": (abi.c_name(f"{n}_offset"), "int32") for n in derived.offsets}
+        case = _Case(v, c.cases[0][1], f"{self.fn}_{t.name}", tuple(inputs), used, env, derived.value.domain,
+                     abi.c_name(out), C_TYPE[result], params, derived.value, multipliers)
+        per_call = tuple((u, SSym(u)) for u in used if not u.startswith("output_"))
+        chosen = () if result == "bool" else ("scale", "offset")
+        return [attrs.evolve(k, fixed_point=t.name, per_call=per_call, chosen=chosen) for k in self.plain_kernels(case)]
 
     def _case(self, c: C.Elementwise, v: D.Variant, k: int, expr: E.Expr, inputs: list[str]) -> _Case:
         op = self.op
@@ -166,6 +192,7 @@ class ElementwiseEmitter(Emitter):
 static inline void {fn}({', '.join(case.params)}, {count} n)
 {{
     {void}
+    {case.prologue}
     for ({count} i = 0; i < n; i++) {{
         {case.store(f'{case.out}[i]', env)}
     }}
@@ -187,6 +214,7 @@ static inline void {fn}({', '.join(case.params)}, {count} n)
 static inline void {name}({', '.join(decls)})
 {{
     {void}
+    {case.prologue}
     int at_out = 0;
     for (int e_l = 0; e_l < left; e_l++) {{
         for (int e_g1 = 0; e_g1 < group1; e_g1++) {{
@@ -224,6 +252,7 @@ static inline void {name}({', '.join(decls)})
 static inline void {name}({', '.join(decls)})
 {{
     {void}
+    {case.prologue}
     int o = 0;
     {loops}
     {case.store(f'{case.out}[o]', env)}
@@ -246,6 +275,7 @@ static inline void {name}({', '.join(decls)})
 static inline void {name}({', '.join(decls)})
 {{
     {void}
+    {case.prologue}
     {first}
     for (int i = 0; i < n; i++) {{
         {case.store(f'{case.out}[i]', env)}

@@ -219,9 +219,9 @@ static inline void {name}({params})
         if c.args or len(op.outputs) != 1:
             return ()
         kernels = []
-        for t in (t for t in F.TYPES.values() if t.family == "Q"):
+        for t in F.TYPES.values():
             r = F.derive(op, t)
-            if not isinstance(r, F.QReduction):
+            if not isinstance(r, (F.QReduction, F.DReduction)) or (c.other and isinstance(r, F.DReduction)):
                 continue
             wide, stored = C_TYPE[r.domain], C_TYPE[t.storage]
             name = f"{self.fn}_{t.name}_{geometry}"
@@ -230,13 +230,25 @@ static inline void {name}({params})
                 params.append((f"const {stored}* restrict y", c.other))
             params += [(f"{stored}* restrict output", op.outputs[0].name)]
             params += [(f"int {size}", size) for size in PLAIN_SIZES[geometry]]
-            uses_h = F.HEADROOM in C.symbols(r.finalize.value) | C.symbols(r.output_shift)
-            per_call = ((F.HEADROOM, F.headroom_of(SSym("size"))),) if uses_h else ()
-            params += [(f"int {n}", n) for n, _ in per_call]
             env = {"x": (f"(({wide})x[at])", r.domain), **({"y": (f"(({wide})y[at])", r.domain)} if c.other else {})}
+            final_env = {"acc": ("acc", r.domain), "n": ("size", "int32")}
+            prologue, chosen = "", ()
+            if isinstance(r, F.QReduction):
+                uses_h = F.HEADROOM in C.symbols(r.finalize.value) | C.symbols(r.output_shift)
+                per_call = ((F.HEADROOM, F.headroom_of(SSym("size"))),) if uses_h else ()
+                params += [(f"int {n}", n) for n, _ in per_call]
+                final_env[F.HEADROOM] = (F.HEADROOM, "int32")
+                shift = (("shift", r.output_shift),)
+            else:  # (the scales and offsets, the rescaling's multiplier from them once a call)
+                per_call = (("x_scale", SSym("x_scale")), ("x_offset", SSym("x_offset")))
+                params += [("double x_scale", "x_scale"), ("int x_offset", "x_offset"),
+                           ("double output_scale", "output_scale"), ("int output_offset", "output_offset")]
+                prologue, more = fixed_point.c_multipliers(r.multipliers, ("x", "output"))
+                env |= {"x_offset": ("x_offset", "int32")}
+                final_env |= more | {f"{n}_offset": (f"{n}_offset", "int32") for n in r.offsets}
+                shift, chosen = (), ("scale", "offset")
             value, _ = scalar_c.render(r.map, r.domain, env)
-            final = fixed_point.c_statement(r.finalize, "output[o]", {
-                "acc": ("acc", r.domain), "n": ("size", "int32"), F.HEADROOM: (F.HEADROOM, "int32")})
+            final = fixed_point.c_statement(r.finalize, "output[o]", final_env)
             init = "0" if r.combine == "add" else T_MIN[t.storage] if r.combine == "max" else T_MAX[t.storage]
             single = f"""{wide} acc = {init};
         for (int e = 0; e < size; e++) {{
@@ -249,9 +261,10 @@ static inline void {name}({params})
             kernels.append(PlainKernel(fragment(name, f"""
 static inline void {name}({', '.join(d for d, _ in params)})
 {{
+    {prologue}
     {_plain_loops(geometry, single)}
 }}"""), v, tuple(params), geometry, c.axes, fixed_point=t.name,
-                per_call=per_call, output_attributes=(("shift", r.output_shift),)))
+                per_call=per_call, output_attributes=shift, chosen=chosen))
         return tuple(kernels)
 
     def plain_axis(self, c: C.Reduction, v: D.Variant, env_args: dict[str, tuple[str, str]],

@@ -14,5 +14,6 @@
 #include "opf_window.h"
 #include "opf_dims.h"
 #include "opf_scalar.h"
+#include "opf_fixed_point.h"
 
 #endif
