@@ -17,9 +17,11 @@ import pytest
 
 from conftest import ROOT, write_ops
 from dsl import compute as C
+from dsl import fixed_point as F
 from dsl import loader
 from dsl.types import DataType
 from generators.kernels import py_names
+from generators.kernels.fixed_point import numpy_run
 from generators.kernels.selection import code_ops
 from generators.nnef.generator import fragment_name, nnef_name
 from generators.tests import cases, golden
@@ -192,3 +194,53 @@ def test_comments_follow_language_scope_and_tokens(tmp_path: Path) -> None:
         "# Class docs",
     ]
     nnef.parse_string(document + "\n" + _GRAPH)
+
+
+@pytest.fixture(scope="module")
+def quantization(out: Path) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location("opforge_nnef_quantization", out / "opforge_nnef_quantization.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _d_cases(seed: int) -> list[tuple[float, int]]:
+    rng = np.random.default_rng(seed)
+    return [(float(s), int(o)) for s, o in zip(10.0 ** rng.uniform(-6, 2, 20), rng.integers(-100, 100, 20))]
+
+
+@pytest.mark.parametrize("name", list(F.TYPES))
+def test_a_fixed_point_tensor_s_quantization_file_is_nnef_s_and_dequantizes_as_opforge(
+        quantization: types.ModuleType, name: str) -> None:
+    """Every Q shift (and seeded D scales and offsets): the official parser reads the line as
+    zero_point_linear_quantize of the type's bits, signed, with dsl.fixed_point.affine's scale
+    and zero point, and dequantizing with what it read gives opforge's own to_real, bit for bit."""
+    t = F.TYPES[name]
+    cases = ([{"shift": s} for s in t.shifts()] if t.family == "Q" else
+             [{"scale": s, "offset": o} for s, o in _d_cases(t.bits)])
+    graph = "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external<scalar>(shape = [8]);\n    y = copy(x);\n}\n"
+    # (32-bit values: those float32 holds, as opforge's to_real computes in float32)
+    stored = np.array([t.lowest, -3, -1, 0, 1, 2, 77, t.highest if t.bits < 32 else 2**24], dtype=t.storage)
+    for attributes in cases:
+        text = quantization.quantization_file({"x": (name, attributes), "y": (name, attributes)})
+        parsed = nnef.parse_string(graph, text).tensors["x"].quantization
+        scale, zero_point = F.affine(t, **attributes)
+        assert (parsed["op-name"], parsed["bits"], parsed["signed"], parsed["symmetric"]) == \
+            ("zero_point_linear_quantize", t.bits, True, False), attributes
+        assert (float(parsed["scale"]), int(parsed["zero_point"])) == (float(np.float32(scale)), zero_point), attributes
+        theirs = (stored.astype(np.float32) - np.float32(parsed["zero_point"])) * np.float32(parsed["scale"])
+        values = {"factor": F.q_factor(t, attributes["shift"])} if t.family == "Q" else attributes
+        ours = numpy_run(F.to_real(t), {"x": ("x", "float32"), **{k: (f"np.float32({k})", "float32")
+                                                                       for k in values}},
+                         {"x": stored.astype(np.float32), **values})
+        np.testing.assert_array_equal(np.asarray(ours, np.float32).view(np.uint32), theirs.view(np.uint32),
+                                      err_msg=f"{name} {attributes}")
+
+
+def test_a_quantization_outside_the_type_is_refused(quantization: types.ModuleType) -> None:
+    with pytest.raises(ValueError, match="type must be one of q7, q15, q31, d8, d16, d32, not 'q16'"):
+        quantization.quantization("q16")
+    with pytest.raises(ValueError, match=r"q15: shift must be an int in -112..127, not 128"):
+        quantization.quantization("q15", shift=128)
+    with pytest.raises(ValueError, match="d8: scale must be positive and offset an int"):
+        quantization.quantization("d8", scale=0.0)

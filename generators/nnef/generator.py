@@ -13,6 +13,7 @@ import math
 from typing import Any, Sequence
 
 from dsl import compute as C
+from dsl import fixed_point as F
 from dsl import defaults, doc_tokens
 from dsl import expr as E
 from dsl.model import NO_DEFAULT, Arg, Namespace, Op
@@ -88,6 +89,39 @@ def _comment(text: str) -> str:
     return "# " + visible_controls(" ".join(text.split()))
 
 
+QUANTIZATION_MODULE = '''# {header}
+"""NNEF quantization of opforge's fixed-point tensors: the lines of a graph's quantization file
+(``nnef.parse_string(graph, quant_str)``, ``graph.quant`` beside ``graph.nnef``)."""
+
+#: Per type: its family (Q: shifted, D: scaled), bits, a Q type's shifts and scale at shift 0.
+TYPES = {types}
+
+
+def quantization(type: str, shift: int = 0, scale: float = 1.0, offset: int = 0) -> str:
+    """A tensor of fixed-point ``type`` as NNEF's ``zero_point_linear_quantize``:
+    ``real = (stored - zero_point) * scale``; a Q type's zero point 0 and scale 2^(shift - N)."""
+    if type not in TYPES:
+        raise ValueError(f"type must be one of {{', '.join(TYPES)}}, not {{type!r}}")
+    t = TYPES[type]
+    if t["family"] == "Q":
+        low, high = t["shifts"]
+        if not (isinstance(shift, int) and low <= shift <= high):
+            raise ValueError(f"{{type}}: shift must be an int in {{low}}..{{high}}, not {{shift!r}}")
+        scale, offset = t["scale0"] * 2.0**shift, 0
+    elif not scale > 0 or not isinstance(offset, int):
+        raise ValueError(f"{{type}}: scale must be positive and offset an int, not {{scale!r}}, {{offset!r}}")
+    return (f"zero_point_linear_quantize(zero_point = {{offset}}, scale = {{float(scale)!r}}, bits = {{t['bits']}}, "
+            "signed = true, symmetric = false)")
+
+
+def quantization_file(tensors: dict) -> str:
+    """A graph's quantization file: ``tensors`` maps a tensor's name to its ``(type, attributes)``
+    (``{{"x": ("q15", {{"shift": 1}})}}``)."""
+    return "".join(f'"{{name}}": {{quantization(type, **attributes)}};\\n'
+                   for name, (type, attributes) in tensors.items())
+'''
+
+
 class NnefGenerator:
     name = "nnef"
     summary = "NNEF fragment declarations and shape functions for nnef.infer_shapes"
@@ -98,7 +132,19 @@ class NnefGenerator:
         require_compute(context.namespaces, self.name)
         files = [GeneratedFile(f"{ns.key}.nnef", self._document(context, ns)) for ns in context.namespaces]
         files.append(GeneratedFile("opforge_nnef_shapes.py", black_format(self._shapes(context))))
+        files.append(GeneratedFile("opforge_nnef_quantization.py", black_format(self._quantization(context))))
         return files
+
+    def _quantization(self, context: GenerationContext) -> str:
+        """A graph's quantization file for opforge's fixed-point tensors (NNEF 1.0, section
+        "Quantization"): each tensor as ``zero_point_linear_quantize`` of its type's bits, signed,
+        asymmetric, with the scale and zero point of ``dsl.fixed_point.affine``."""
+        types = {name: {"family": t.family, "bits": t.bits,
+                        "shifts": (t.shifts().start, t.shifts().stop - 1) if t.family == "Q" else None,
+                        # (a Q type's scale at shift 0; each shift doubles it: affine's power of two)
+                        "scale0": F.affine(t, 0)[0] if t.family == "Q" else None}
+                 for name, t in F.TYPES.items()}
+        return QUANTIZATION_MODULE.format(header=context.header(self.name), types=repr(types))
 
     @staticmethod
     def _generic(op: Op) -> bool:
