@@ -108,6 +108,17 @@ def _loop(params: list[str], body: str) -> str:
     return f"void kernel({', '.join(params)})\n{{\n    for (int i = 0; i < n; i++) {{\n        {body}\n    }}\n}}\n"
 
 
+def _table_kernels(derived: F.Conversion | F.InterpolatedTable, t: F.FixedPointType,
+                   values: list[str]) -> tuple[str, str]:
+    """A table's fill (from the per-call ``values``, doubles) and its lookup loop, as units render them."""
+    ct = C_TYPE[t.storage]
+    fill = (f"void fill({ct}* restrict table, {', '.join(f'double {k}' for k in values)})\n{{\n"
+            f"{R.c_table_fill(derived, t, 'table', {k: (k, 'float64') for k in values})}\n}}\n")
+    lookup = _loop([f"const {ct}* restrict table", f"const {ct}* restrict x", f"{ct}* restrict output", "int n"],
+                   R.c_table_lookup(derived, t, "table", "x[i]", "output[i]"))
+    return fill, lookup
+
+
 def _fixed_kernel(conversion: F.Conversion, inputs: dict[str, str], per_call: list[str]) -> str:
     """The rule per element: inputs (name -> storage dtype) and per-call int32 values."""
     env = {**{n: (f"(({C_TYPE[conversion.domain]}){n}[i])", conversion.domain) for n in inputs},
@@ -234,12 +245,7 @@ def rows(folder: Path) -> list[tuple[str, str, float, int, int]]:
             ideal = _ideal(t, _exact(tree, {"x": _real(t, stored, given)}), made)
             if t.family == "D":
                 ideal = np.where(np.isnan(ideal), made["offset"], ideal)
-            env = {"x": ("(double)s", "float64"), **{k: (k, "float64") for k in values}}
-            fill = (f"void fill({C_TYPE[t.storage]}* restrict table, {', '.join(f'double {k}' for k in values)})\n{{\n"
-                    f"    for (int s = {t.lowest}; s <= {t.highest}; s++) {{\n"
-                    f"        {R.c_statement(entry, f'table[s - ({t.lowest})]', env)}\n    }}\n}}\n")
-            lookup = _loop([f"const {C_TYPE[t.storage]}* restrict table", f"const {C_TYPE[t.storage]}* restrict x",
-                            f"{C_TYPE[t.storage]}* restrict output", "int n"], f"output[i] = table[x[i] - ({t.lowest})];")
+            fill, lookup = _table_kernels(entry, t, list(values))
             out.append((qualified + " (table)", t.system, _error(ours, ideal), _text(fill + lookup, folder), float_text))
     for qualified in ("math.sum", "math.mean", "math.max", "math.min"):
         form = _op(qualified).compute
@@ -345,17 +351,7 @@ def _interpolated_row(qualified: str, folder: Path) -> tuple[str, str, float, in
     ours = _numpy(table.value, {"base": entries[index].astype(np.int32), "next": entries[index + 1].astype(np.int32),
                                 "fraction": fraction}, {})
     ideal = _ideal(t, _exact(tree, {"x": _real(t, stored, {"shift": shift_in})}), {"shift": shift_out})
-    env = {"x": ("(double)s", "float64"), **{k: (k, "float64") for k in values}}
-    fill = (f"void fill(int16_t* restrict table, {', '.join(f'double {k}' for k in values)})\n{{\n"
-            f"    for (int i = 0; i < {table.knots}; i++) {{\n        const int32_t s = {t.lowest} + i * {F.KNOT_STEP};\n"
-            f"        {R.c_statement(table.entry, 'table[i]', env)}\n    }}\n}}\n")
-    scalar = {"x": ("(int32_t)x[i]", "int32")}
-    lookup_env = {"base": ("table[k]", "int32"), "next": ("table[k + 1]", "int32"), "fraction": ("f", "int32")}
-    body = (f"const int32_t k = {scalar_c.render(table.index, 'int32', scalar)[0]}; "
-            f"const int32_t f = {scalar_c.render(table.fraction, 'int32', scalar)[0]}; "
-            f"{R.c_statement(table.value, 'output[i]', lookup_env)}")
-    lookup = _loop(["const int16_t* restrict table", "const int16_t* restrict x", "int16_t* restrict output", "int n"],
-                   body)
+    fill, lookup = _table_kernels(table, t, list(values))
     return (qualified + " (513 knots)", t.system, _error(ours, ideal), _text(fill + lookup, folder),
             _text(_float_kernel(tree, ["x"]), folder))
 

@@ -262,7 +262,7 @@ def q_kernel(tree: SExpr, t: FixedPointType) -> QKernel | str:
         else:
             value = _saturated(let("raw", _call("right_shift", product, SConst(t.fraction_bits)), wide), t)
         return QKernel(Conversion(value, wide, t.storage, tuple(let.bound)), (), _call("add", *shifts), "mul")
-    return f"{tree.fn} has no {t.system} arithmetic (a lookup table from the float reference is the way for it)"
+    return f"{tree.fn} has no {t.system} arithmetic"
 
 
 # ------------------------------------------------------- lookup tables through the real values
@@ -544,7 +544,9 @@ def interpolated_table(tree: SExpr, source: FixedPointType, target: FixedPointTy
     base, step = SSym("base"), _call("sub", SSym("next"), SSym("base"))
     moved = _call("right_shift", _call("add", _call("mul", step, SSym("fraction")), SConst(KNOT_STEP // 2)),
                   SConst(KNOT_BITS))
-    value = Conversion(_saturated(_call("add", base, moved), target), "int32", target.storage)
+    let = _Lets()  # (the sum saturation reads twice, named)
+    value = Conversion(_saturated(let("sum", _call("add", base, moved), "int32"), target), "int32", target.storage,
+                       tuple(let.bound))
     entry = table_entry(tree, source, target, name, output)
     if target.family == "Q":  # (knots to the nearest step: the interpolation's error then centres on 0)
         entry = attrs.evolve(entry, value=_call("round_half_even", entry.value))
@@ -733,7 +735,7 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
             return table_entry(tree, t, t, inputs[0]) if t.bits == 8 else \
                 interpolated_table(tree, t, t, inputs[0]) if t.bits == 16 else \
                 f"a table of a 32-bit type is too large, and {derived}"
-        return derived
+        return f"{derived}, and a lookup table takes one input"
     if kind == "reduction":
         return q_reduction(form, t) if t.family == "Q" else d_reduction(form, t)
     if kind == "contraction":

@@ -22,12 +22,14 @@ from conftest import ROOT
 from dsl import fixed_point as F
 from dsl import loader
 from dsl import compute as C
+from dsl.model import NO_DEFAULT
+from dsl.types import DataType
 from generators import abi
 from generators.imunit import checker, comparison
 from generators.imunit import fixed_point as fixed_point_units
 from generators.imunit import units as units_module
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor
-from generators.kernels import examples
+from generators.kernels import examples, py_names
 from generators.kernels.evaluate import reference_functions
 from generators.kernels.scalar_c import C_TYPE, SUFFIX, c_array, c_value
 from generators.kernels.selection import code_ops
@@ -221,11 +223,14 @@ def _exact(qualified: str, t: F.FixedPointType, arrays: dict[str, np.ndarray], s
     np.testing.assert_array_equal(result, np.clip(expected, t.lowest, t.highest).astype(t.storage), err_msg=what)
 
 
-def test_a_unit_takes_no_q_type_its_op_has_no_q_kernel_for(out: Path) -> None:
-    """math.exp has no Q arithmetic (a table is the way for it): its unit has no Q kernel, and
-    says nothing of a shift."""
-    text = (out / "math" / "exp" / "exp.imunit").read_text(encoding="utf-8")
-    assert "System.Q15" not in text and "shift" not in text
+def test_a_unit_takes_no_fixed_point_type_its_op_has_no_form_for(out: Path) -> None:
+    """An op whose form derives nothing for any type (a binary op without integer arithmetic) has
+    no fixed-point Implementation, and its unit says nothing of shifts, scales or offsets."""
+    op = next(op for op in code_ops(CATALOGUE.namespace("math")) if op.name == "atan2")
+    assert all(isinstance(F.derive(op, t), str) for t in F.TYPES.values())
+    text = (out / "math" / "atan2" / "atan2.imunit").read_text(encoding="utf-8")
+    assert "System.Q" not in text and "System.D" not in text
+    assert not any(word in text for word in ("shift", "scale", "offset", "Handle", "<Init"))
 
 
 def test_the_input_spec_of_unit_check_gives_fixed_point_attributes(out: Path) -> None:
@@ -534,3 +539,97 @@ def test_a_matmul_unit_computes_in_c_what_its_python_computes(t: F.FixedPointTyp
                 terms = [v >> 14 for v in terms]
             exact[index] = sum(terms) >> (t.fraction_bits - (14 if t.bits == 32 else 0))
         np.testing.assert_array_equal(from_c, np.clip(exact, t.lowest, t.highest).astype(t.storage), err_msg=what)
+
+
+#: Unary ops whose fixed-point form is a table (ADR 0036): every one's unit fills it in Init.
+TABLES = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
+          if len(op.inputs) == 1 and op.compute.kind == "elementwise" and len(op.compute.cases) == 1
+          and all(a.type in (DataType.FLOATING_POINT, DataType.NUMERIC) for a in op.args)
+          and all(isinstance(F.derive(op, t), (F.Conversion, F.InterpolatedTable)) for t in (F.Q7, F.Q15, F.D8, F.D16))]
+#: The issue's activations, compiled and run; the others are resolved (Init and body) only.
+TABLES_RUN = ["math.exp", "math.sqrt", "math.tanh", "math.sigmoid", "nn.relu", "nn.relu6", "nn.softsign", "math.clip_by_value"]
+TABLE_TYPES = [(F.Q7, {"shift_": 1}, {"out_shift": 0}), (F.Q15, {"shift_": 2}, {"out_shift": 3}),
+               (F.D8, {"scale_": 0.05, "offset_": -3}, {"out_scale": 0.02, "out_offset": 7}),
+               (F.D16, {"scale_": 0.001, "offset_": 0}, {"out_scale": 0.0, "out_offset": 0})]
+
+
+def test_the_table_units_include_the_activations() -> None:
+    assert set(TABLES_RUN) <= {op.qualified_name for op in TABLES}
+
+
+@pytest.mark.parametrize("op", TABLES, ids=lambda op: op.qualified_name)
+def test_a_table_unit_fills_its_handle_in_init_and_reads_it(op: object, out: Path, tmp_path: Path) -> None:
+    """For Q7, Q15, D8 and D16 inputs: Init fills the Handle (of the type's bytes) from the float
+    reference, the body reads it; the output's attributes are the unit's options. The issue's
+    activations run: C (Init, then the body) and Python bit for bit, every 8-bit entry within one
+    step of the exact result, every 16-bit knot too (between knots the interpolation's own error)."""
+    qualified = op.qualified_name  # type: ignore[attr-defined]
+    ns, name = qualified.split(".")
+    folder = out / ns / name
+    path = folder / f"{name}.imunit"
+    unit = _unit(folder, name)
+    reference = reference_functions(next(n for n in CATALOGUE.namespaces if n.key == ns))[py_names.ref_name(name)]
+    # (the args at their defaults; one without, as clip's bounds, given: -0.5, then 0.75)
+    given = {a.name: a.default if a.default is not NO_DEFAULT else (-0.5, 0.75)[j % 2]
+             for j, a in enumerate(op.args)}  # type: ignore[attr-defined]
+    programs, checks = [], []
+    for k, (t, attributes, options) in enumerate(TABLE_TYPES):
+        options = options | given
+        x = (np.arange(t.lowest, t.highest + 1) if t.bits == 8 else
+             np.concatenate([np.arange(t.lowest, t.highest + 1, F.KNOT_STEP), _stored(t, (600,), seed=k)]))
+        x = x.astype(t.storage)
+        inputs = {"x": Tensor(VALUE_TYPES[t.system], Shape(x.shape), **attributes)}
+        chosen = checker.implementations(path, inputs, options)
+        init = next(c for c in chosen if c.section == "Init" and c.language == "C")
+        body = next(c for c in chosen if c.section == "Implementations" and c.language == "C")
+        assert init.function.endswith(f"_{t.name}_table") and body.function.endswith(f"_{t.name}"), t.system
+        handle = init.arguments[0]
+        assert handle.shape_.dims == ((513 * 2,) if t.bits == 16 else (256,)), (t.system, handle)
+        declared = checker.outputs(path, inputs, options)["output"]
+        wanted = ({"shift_": options["out_shift"]} if t.family == "Q" else
+                  {"scale_": options["out_scale"] or attributes["scale_"],
+                   "offset_": options["out_offset"] if options["out_scale"] else attributes["offset_"]})
+        assert {a: getattr(declared, a) for a in wanted} == wanted, t.system
+        if qualified not in TABLES_RUN:
+            continue
+        init_args = ", ".join(c_value(v, "float64") if isinstance(v, float) else str(v) for v in init.arguments[1:])
+        programs.append((init, body, f"""{{
+    static int32_t handle{k}[{(handle.shape_.dims[0] + 3) // 4}];
+    {c_array(f"in{k}", x, t.storage)}
+    static {C_TYPE[t.storage]} got{k}[{x.size}];
+    if ({init.function}(handle{k}, {init_args}) != 0 || {body.function}(in{k}, handle{k}, got{k}, {x.size}) != 0) {{
+        return 1;
+    }}
+    for (int i = 0; i < {x.size}; i++) {{ printf("%d\\n", (int)got{k}[i]); }}
+}}"""))
+        py_impl, py_args = checker.chosen_calls(unit, inputs, options)["Python"]
+        from_py = _run_python(folder, name, py_impl, py_args, {"x": x}, "output", np.empty(x.shape, t.storage))
+        checks.append((t, attributes, wanted, x, from_py))
+    if not programs:
+        return
+    source = tmp_path / "tables.c"
+    fragments = [f for init, body, _ in programs for c in (init, body) for f in c.fragments]
+    source.write_text(f"{checker.assemble_fragments(fragments)}\n#include <stdio.h>\nint main(void)\n{{\n"
+                      + "\n".join(p for _, _, p in programs) + "\nreturn 0;\n}\n")
+    exe = tmp_path / "tables"
+    made = subprocess.run(["gcc", *STRICT, str(source), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    printed = iter(int(w) for w in subprocess.run([str(exe)], capture_output=True, text=True,
+                                                  check=True).stdout.split())
+    for t, attributes, wanted, x, from_py in checks:
+        from_c = np.array([next(printed) for _ in range(x.size)]).astype(t.storage)
+        np.testing.assert_array_equal(from_c, from_py, err_msg=f"{qualified} {t.system}: C and Python")
+        if t.family == "Q":
+            real = x.astype(np.float64) / 2.0 ** (t.fraction_bits - attributes["shift_"])
+        else:
+            real = (x.astype(np.float64) - attributes["offset_"]) * attributes["scale_"]
+        with np.errstate(all="ignore"):
+            exact = np.empty(real.shape, np.float64)
+            reference(real, *given.values(), exact)
+            ideal = (exact * 2.0 ** (t.fraction_bits - wanted["shift_"]) if t.family == "Q" else
+                     exact / wanted["scale_"] + wanted["offset_"])
+        ideal = np.clip(np.round(ideal), t.lowest, t.highest)
+        at = np.isfinite(exact) & ((np.arange(x.size) < 256) if t.bits == 8 else
+                                   (np.arange(x.size) < 512))  # (every 8-bit value; the 16-bit knots)
+        worst = np.max(np.abs(from_c[at].astype(np.float64) - ideal[at]))
+        assert worst <= 1, f"{qualified} {t.system}: {worst} steps from exact"

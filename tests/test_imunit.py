@@ -666,8 +666,11 @@ def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: lis
 
 
 @pytest.mark.parametrize(("unit", "expressions", "shape"), [
-    ("math/abs", ["output_shape", "element_count", "output_shift"], "x.shape"),  # (and a Q kernel's shift)
-    ("nn/relu", ["output_shape", "element_count"], "x.shape"),
+    # (and what the fixed-point kernels take: abs's Q output shift, its D table's scales and offsets)
+    ("math/abs", ["output_shape", "element_count", "x_scale", "x_offset", "output_shift", "output_scale",
+                  "output_offset"], "x.shape"),
+    ("nn/relu", ["output_shape", "element_count", "x_shift", "x_scale", "x_offset", "output_shift", "output_scale",
+                 "output_offset"], "x.shape"),
     ("math/log", ["output_shape", "element_count"], "x.shape"),  # a kernel per case: base given or not
     ("math/sum", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step", "h", "x_scale", "x_offset",
                   "output_shift", "output_scale", "output_offset"],

@@ -1,9 +1,10 @@
-"""What a unit declares for its fixed-point kernels (ADR 0038): the Q types' conditionals, the
-per-call values and the output's shift as Expressions, and the Python implementation.
+"""What a unit declares for its fixed-point kernels (ADR 0038): the types' Conditionals, the
+per-call values and the output's attributes as Expressions (or the caller's options), a table's
+Handle and Init, the moves' Implementations, and the Python implementation of each family.
 
 The kernels and their attribute trees come from :mod:`dsl.fixed_point` through the C emitter
 (``PlainKernel.fixed_point``); this module only renders them in Imaginet's terms: a tree over
-``<input>_shift`` becomes an expression over ``<input>.shift`` (authoring guide 11.3).
+``<input>_shift`` becomes an expression over ``<input>.shift`` (authoring guide 11.3, 11.4).
 """
 
 from __future__ import annotations
@@ -66,12 +67,12 @@ def system_type(kernel: c_emit.PlainKernel) -> str:
 
 
 def conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
-    """Every input socket of the kernel's Q type (the stored values the kernel reads)."""
+    """Every input socket of the kernel's type (the stored values the kernel reads)."""
     return [f"{i.name}.type == {system_type(kernel)}" for i in op.inputs]
 
 
 def expressions(kernels: Sequence[c_emit.PlainKernel]) -> list[dict[str, str]]:
-    """The per-call values the fixed-point kernels take, each once (every Q type's the same)."""
+    """The per-call values the fixed-point kernels take, each once (every type's the same)."""
     out: dict[str, dict[str, str]] = {}
     for kernel in of(kernels):
         for name, tree in kernel.per_call:
@@ -136,7 +137,8 @@ def moved_contracts(op: Op) -> list[tuple[str, str]]:
 
 
 #: The options a unit with D kernels takes for its output (0: the first input's scale and offset).
-_CHOSEN = {"scale": units.Option("DoubleOption", "out_scale", "Scale of a D output (0: the first input's scale and "
+_CHOSEN = {"shift": units.Option("Int32Option", "out_shift", "Shift of a Q output", "0"),
+           "scale": units.Option("DoubleOption", "out_scale", "Scale of a D output (0: the first input's scale and "
                                  "offset)", "0", minimum="0"),
            "offset": units.Option("Int32Option", "out_offset", "Offset of a D output whose scale is given", "0")}
 
@@ -150,7 +152,28 @@ def chosen_attributes(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> dict[str
     """Each chosen attribute's Expression (``output_scale``): the option's, else the first input's."""
     chosen = list(dict.fromkeys(a for k in of(kernels) for a in k.chosen))
     first = units.first_tensor(op) if chosen else ""
-    return {a: f"out_scale == 0 ? {first}.{a} : {_CHOSEN[a].name}" for a in chosen}
+    q_types = " || ".join(sorted({f"{first}.type == {system_type(k)}" for k in _of_family(kernels, "Q")}))
+    return {a: f"{q_types} ? out_shift : 0" if a == "shift" else f"out_scale == 0 ? {first}.{a} : {_CHOSEN[a].name}"
+            for a in chosen}
+
+
+def init_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
+    """What a table's fill is passed: the Handle, the attributes' Expressions, the args' options."""
+    args = {a.name for a in op.args}
+    return [units.value(op, source) if source in args else source for _, source in kernel.init_parameters]
+
+
+def table_handle(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str] | None:
+    """The Handle a unit's table kernels fill in Init and read per call: as many bytes as the
+    input's type needs (0 for a type without a table)."""
+    tables = [k for k in of(kernels) if k.init is not None]
+    if not tables:
+        return None
+    x = units.first_tensor(op)
+    size = "0"
+    for k in reversed(tables):
+        size = f"{x}.type == {system_type(k)} ? {k.table_bytes} : ({size})"
+    return {"name": "table", "size": size, "description": "The lookup table of the fixed-point types, filled once"}
 
 
 def families(kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
@@ -183,7 +206,14 @@ def python_params(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) ->
     per_call = list(dict.fromkeys([*(name for k in of(kernels) for name, _ in k.per_call),
                                    *(f"output_{a}" for k in of(kernels) for a in k.chosen)]))
     axis = [units.numpy_axis("axis")] if _reduces(kernels) else []
-    return [*(i.name for i in op.inputs), *per_call, *axis, *(o.name for o in op.outputs)]
+    return [*(i.name for i in op.inputs), *per_call, *table_args(op, kernels), *axis, *(o.name for o in op.outputs)]
+
+
+def table_args(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
+    """The args a table's fill reads, as the unit passes them (its options)."""
+    args = {a.name for a in op.args}
+    return list(dict.fromkeys(units.value(op, source) for k in of(kernels) for _, source in k.init_parameters
+                              if source in args))
 
 
 def _elementwise_lines(derived: F.QKernel | F.DKernel, inputs: list[str], per_call: list[str]) -> list[str]:
@@ -243,6 +273,18 @@ def quantize_multiplier_fragment() -> list[str]:
             "#pragma IMAGINET_FRAGMENT_END", "", ""]
 
 
+def _table_lines(op: Op, derived: F.Conversion | F.InterpolatedTable, t: F.FixedPointType, x: str) -> list[str]:
+    """The table filled as the Init's C fills it (the args as the unit passes them), then read for
+    every stored input."""
+    tensors = (x, "output")
+    args = {a.name: (f"np.float64({units.value(op, a.name)})", "float64") for a in op.args}
+    if t.family == "Q":  # (each factor q_factor's: 2**(N - shift), a power of two, exact)
+        env = {f"{n}_factor": (f"np.float64(2.0 ** ({t.fraction_bits} - {n}_shift))", "float64") for n in tensors}
+    else:
+        env = {f"{n}_{a}": (f"np.float64({n}_{a})", "float64") for n in tensors for a in ("scale", "offset")}
+    return R.numpy_table(derived, t, x, env | args)
+
+
 def _contraction_lines(derived: F.QContraction | F.DContraction, inputs: list[str]) -> list[str]:
     """Each product of a row of ``a`` and a column of ``b`` mapped in int64 (the operands
     broadcast against each other along a new axis), summed over the inner axis, then the one
@@ -267,7 +309,8 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) 
     kernels = _of_family(kernels, family)
     inputs = [i.name for i in op.inputs]
     params = python_params(op, kernels, family)
-    per_call = params[len(inputs):len(params) - len(op.outputs) - (1 if _reduces(kernels) else 0)]
+    per_call = params[len(inputs):len(params) - len(op.outputs) - (1 if _reduces(kernels) else 0)
+                      - len(table_args(op, kernels))]
     branches: list[str] = []
     for name in dict.fromkeys(k.fixed_point for k in of(kernels)):
         t = F.TYPES[name]
@@ -276,6 +319,8 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) 
             lines = _elementwise_lines(derived, inputs, per_call)
         elif isinstance(derived, (F.QContraction, F.DContraction)):
             lines = _contraction_lines(derived, inputs)
+        elif isinstance(derived, (F.Conversion, F.InterpolatedTable)):
+            lines = _table_lines(op, derived, t, inputs[0])
         else:
             assert isinstance(derived, (F.QReduction, F.DReduction)), (op.qualified_name, name)
             lines = _reduction_lines(derived, inputs, units.numpy_axis("axis"))

@@ -146,6 +146,7 @@ class ImunitGenerator:
             needed = {n for k in code.plain for n in k.needs}
             parts += [dependency(f.text, ref(RUNTIME)) for f in code.fragments if f.name in needed and f.name not in shared]
             parts += [dependency(k.fragment.text, ref(RUNTIME), *(ref(n) for n in k.needs)) for k in code.plain]
+            parts += [dependency(k.init.text, ref(RUNTIME)) for k in code.plain if k.init is not None]
             return "\n".join(parts + [plain.entry(op, k) for k in code.plain])
         parts += [dependency(f.text, ref(RUNTIME)) for f in code.fragments if f.name not in shared]
         api = f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.function(op)}"\n' + "".join(
@@ -161,6 +162,7 @@ class ImunitGenerator:
             parts += [UnitAdapter(op, v.dtype).fragment() for v in variants_of(op)]
             own = {f.name for f in code.fragments}  # (a hand-written fragment is there already)
             parts += [dependency(k.fragment.text, ref(RUNTIME)) for k in code.plain if k.name not in own]
+            parts += [dependency(k.init.text, ref(RUNTIME)) for k in code.plain if k.init is not None]
             parts += [plain.entry(op, k) for k in code.plain]
         return "\n".join(parts)
 
@@ -258,9 +260,22 @@ class ImunitGenerator:
             ET.SubElement(params, hidden_tag, attributes)
         for attributes in fixed_point.expressions(kernels):  # (and the shifts the Q kernels take)
             ET.SubElement(params, hidden_tag, attributes)
+        handle = fixed_point.table_handle(op, kernels)
+        if handle is not None:  # (a table, filled once by Init: the guide's stateful pattern, 9.2)
+            ET.SubElement(params, "Handle", handle)
         attributes = fixed_point.output_attributes(kernels) | fixed_point.chosen_attributes(op, kernels)
         for attribute, value in attributes.items():  # (the guide's 11.3, 11.4: named on the socket)
             ET.SubElement(params, hidden_tag, {"name": f"output_{attribute}", "value": value})
+        tables = [k for k in fixed_point.of(kernels) if k.init is not None]
+        if tables:
+            init = ET.SubElement(unit, "Init", {"returnStatus": "true"})
+            for kernel in tables:
+                name = kernel.init.name  # type: ignore[union-attr]
+                impl = ET.SubElement(init, "Implementation", {
+                    "language": "C", "fragment": f"{op.name}.h:{name}",
+                    "call": f"{name}({', '.join(fixed_point.init_args(op, kernel))})"})
+                for test in fixed_point.conditions(op, kernel):
+                    ET.SubElement(impl, "Conditional", {"value": test})
         impls = ET.SubElement(unit, "Implementations")
         if not legacy:  # the adapters check what they are given: a failure stops the graph
             impls.set("returnStatus", "true")

@@ -45,6 +45,57 @@ def c_multipliers(multipliers: tuple[tuple[str, SExpr], ...], tensors: tuple[str
     return "\n".join(lines), env
 
 
+def table_entries(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType) -> int:
+    """How many entries a unary op's table holds: one per stored 8-bit value, or the knots."""
+    return derived.knots if isinstance(derived, F.InterpolatedTable) else 1 << source.bits
+
+
+def c_table_fill(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType, entries: str,
+                 env: dict[str, scalar_c.Value]) -> str:
+    """A loop that fills ``entries`` (the table) from the float reference: entry ``i`` is the
+    op on stored input ``lowest + i`` (a knot: ``lowest + i * KNOT_STEP``), by the rule of
+    ``table_entry`` in float64; ``env`` names the per-call attributes (``x_factor``, ...)."""
+    entry = derived.entry if isinstance(derived, F.InterpolatedTable) else derived
+    step = F.KNOT_STEP if isinstance(derived, F.InterpolatedTable) else 1
+    return (f"for (int i = 0; i < {table_entries(derived, source)}; i++) {{\n"
+            f"    const double s = (double)({source.lowest} + i * {step});\n    (void)s;\n"
+            f"    {c_statement(entry, f'{entries}[i]', env | {'x': ('s', 'float64')})}\n}}")
+
+
+def c_table_lookup(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType, entries: str, x: str,
+                   target: str) -> str:
+    """Statements that store in ``target`` the table's value for the stored input ``x``: its entry,
+    or (16-bit) the interpolation between the two knots around it."""
+    if not isinstance(derived, F.InterpolatedTable):
+        return f"{target} = {entries}[(int32_t){x} - ({source.lowest})];"
+    scalar = {"x": (f"((int32_t){x})", "int32")}
+    env = {"base": (f"(int32_t){entries}[k]", "int32"), "next": (f"(int32_t){entries}[k + 1]", "int32"),
+           "fraction": ("f", "int32")}
+    return (f"{{ const int32_t k = {scalar_c.render(derived.index, 'int32', scalar)[0]}; "
+            f"const int32_t f = {scalar_c.render(derived.fraction, 'int32', scalar)[0]}; "
+            f"{c_statement(derived.value, target, env)} }}")
+
+
+def numpy_table(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType, x: str,
+                env: dict[str, scalar_numpy.Value]) -> list[str]:
+    """NumPy lines that compute ``table`` (the entries, as :func:`c_table_fill`) and ``result``
+    (the table's values for the stored inputs ``x``, as :func:`c_table_lookup`)."""
+    entry = derived.entry if isinstance(derived, F.InterpolatedTable) else derived
+    step = F.KNOT_STEP if isinstance(derived, F.InterpolatedTable) else 1
+    lines = [f"s = ({source.lowest} + {step} * np.arange({table_entries(derived, source)})).astype(np.float64)"]
+    fill, code = numpy_lines(entry, env | {"x": ("s", "float64")})
+    lines += [*fill, f"table = np.asarray({code})", f"stored = np.asarray({x}).astype(np.int32)"]
+    if not isinstance(derived, F.InterpolatedTable):
+        return [*lines, f"result = table[stored - ({source.lowest})]"]
+    scalar = {"x": ("stored", "int32")}
+    lines += [f"k = {scalar_numpy.render(derived.index, 'int32', scalar)[0]}",
+              f"f = {scalar_numpy.render(derived.fraction, 'int32', scalar)[0]}"]
+    value, code = numpy_lines(derived.value, {"base": ("table[k].astype(np.int32)", "int32"),
+                                              "next": ("table[k + 1].astype(np.int32)", "int32"),
+                                              "fraction": ("f", "int32")})
+    return [*lines, *value, f"result = {code}"]
+
+
 def numpy_lines(conversion: Conversion, env: dict[str, scalar_numpy.Value]) -> tuple[list[str], str]:
     """(assignments, expression): NumPy code (over the generated package's ``_k`` helpers)
     for the converted array; ``env`` as for :func:`c_statement`, with NumPy code. Run it as

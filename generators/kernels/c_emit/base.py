@@ -145,6 +145,11 @@ class PlainKernel:
     #: The output's attributes the caller chooses (a D output's ``scale`` and ``offset``), which
     #: the kernel takes as ``output_<attribute>``.
     chosen: tuple[str, ...] = ()
+    #: Of a kernel that reads a table (a unary op's fixed-point lookup): the fragment that fills
+    #: it once (a unit's Init), its parameters as ``parameters`` are, and the table's bytes.
+    init: CFragment | None = None
+    init_parameters: tuple[tuple[str, str], ...] = ()
+    table_bytes: int = 0
 
     @property
     def name(self) -> str:

@@ -109,11 +109,13 @@ class ElementwiseEmitter(Emitter):
         return kernels
 
     def fixed_point_kernels(self, c: C.Elementwise, inputs: list[str]) -> list[PlainKernel]:
-        """The plain kernels of each Q type the op's tree derives a kernel for (ADR 0036, 0038):
-        the float kernels' loops over the stored values, each input moved by its per-call
-        ``<input>_k``, the output's shift an expression over the inputs' (a unit's Expressions)."""
+        """The plain kernels of each fixed-point type the op's tree derives a kernel for (ADR 0036,
+        0038): the float kernels' loops over the stored values, each input moved by its per-call
+        ``<input>_k``, the output's shift an expression over the inputs' (a unit's Expressions);
+        a unary op's table. Args reach only a table (its fill reads them, as numbers)."""
         op = self.op
-        if len(c.cases) != 1 or len(op.outputs) != 1 or op.args:
+        numeric = all(abi.scalar_dtype(a.type) in _NUMERIC for a in op.args)
+        if len(c.cases) != 1 or len(op.outputs) != 1 or not numeric:
             return []
         out = op.outputs[0].name
         kernels: list[PlainKernel] = []
@@ -121,6 +123,8 @@ class ElementwiseEmitter(Emitter):
             derived = F.derive(op, t)
             if isinstance(derived, F.DKernel):
                 kernels += self.d_kernels(c, inputs, t, derived)
+            if isinstance(derived, (F.Conversion, F.InterpolatedTable)) and len(inputs) == 1:
+                kernels.append(self.table_kernel(inputs[0], t, derived))
             if not isinstance(derived, F.QKernel):
                 continue
             stored = C_TYPE[t.storage]
@@ -136,6 +140,57 @@ class ElementwiseEmitter(Emitter):
             kernels += [attrs.evolve(k, fixed_point=t.name, per_call=derived.per_call, output_attributes=shift)
                         for k in self.plain_kernels(case)]
         return kernels
+
+    def table_kernel(self, x: str, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable) -> PlainKernel:
+        """A unary op's lookup (ADR 0036's tables, TFLite Micro's way): a fill of the table from
+        the float reference for the input's and the output's attributes, run once (a unit's
+        Init, into a Handle), and a loop that reads it; the output's attributes the caller's."""
+        out, stored = self.op.outputs[0].name, C_TYPE[t.storage]
+        tensors = (x, "output")
+        if t.family == "Q":
+            attributes = [(f"int {n}_shift", f"{n}_shift") for n in tensors]
+            factors = "".join(f"const double {n}_factor = (double)opf_q_factor({t.fraction_bits}, {n}_shift);\n"
+                              for n in tensors)
+            env = {f"{n}_factor": (f"{n}_factor", "float64") for n in tensors}
+        else:
+            attributes = [p for n in tensors for p in ((f"double {n}_scale", f"{n}_scale"),
+                                                        (f"int {n}_offset", f"{n}_offset"))]
+            factors = ""
+            env = {f"{n}_{a}": (f"{n}_{a}" if a == "scale" else f"(double){n}_offset", "float64")
+                   for n in tensors for a in ("scale", "offset")}
+        used = [a.name for a in self.op.args if a.name in C.symbols(self.op.compute.case(()))]  # type: ignore[union-attr]
+        attributes += [(f"double {abi.c_name(a)}", a) for a in used]  # (the args, as the fill reads them)
+        env |= {a: (abi.c_name(a), "float64") for a in used}
+        fill_name, name = f"{self.fn}_{t.name}_table", f"{self.fn}_{t.name}_lookup"
+        # (an op that ignores its input, zeros_like, or an attribute: -Wunused quiet)
+        unused = "".join(f"(void){abi.c_name(source)};" for _, source in attributes)
+        unused += "".join(f"(void){n}_factor;" for n in tensors) if t.family == "Q" else ""
+        fill = fragment(fill_name, f"""
+static inline int {fill_name}(void* table, {', '.join(d for d, _ in attributes)})
+{{
+    {stored}* entries = ({stored}*)table;
+    {factors}
+    {unused}
+    {fixed_point.c_table_fill(derived, t, "entries", env)}
+    return 0;
+}}""")
+        lookup = f"""
+static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {stored}* {abi.c_name(out)}, int n)
+{{
+    const {stored}* entries = (const {stored}*)table;
+    for (int i = 0; i < n; i++) {{
+        {fixed_point.c_table_lookup(derived, t, "entries", f"{abi.c_name(x)}[i]", f"{abi.c_name(out)}[i]")}
+    }}
+}}"""
+        v = D.Variant(t.storage, ((x, t.storage), (out, t.storage)))
+        params = ((f"const {stored}* {abi.c_name(x)}", x), ("const void* table", "table"),
+                  (f"{stored}* {abi.c_name(out)}", out), ("int n", "n"))
+        per_call = tuple((source, SSym(source)) for _, source in attributes
+                         if not source.startswith("output_") and source not in used)
+        return PlainKernel(fragment(name, lookup), v, params, fixed_point=t.name, per_call=per_call,
+                           chosen=tuple(t.attributes), init=fill, init_parameters=(("void* table", "table"),
+                                                                                   *attributes),
+                           table_bytes=fixed_point.table_entries(derived, t) * (t.bits // 8))
 
     def d_kernels(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType,
                   derived: F.DKernel) -> list[PlainKernel]:
