@@ -590,6 +590,9 @@ def test_a_table_unit_fills_its_handle_in_init_and_reads_it(op: object, out: Pat
                   {"scale_": options["out_scale"] or attributes["scale_"],
                    "offset_": options["out_offset"] if options["out_scale"] else attributes["offset_"]})
         assert {a: getattr(declared, a) for a in wanted} == wanted, t.system
+        if t.family == "Q":  # (a shift the type does not allow: refused, not a table of nonsense)
+            with pytest.raises(checker.Refused, match=f"out_shift: a {t.system} shift must be in"):
+                checker.outputs(path, inputs, options | {"out_shift": 200})
         if qualified not in TABLES_RUN:
             continue
         init_args = ", ".join(c_value(v, "float64") if isinstance(v, float) else str(v) for v in init.arguments[1:])

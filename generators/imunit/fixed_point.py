@@ -163,6 +163,20 @@ def init_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     return [units.value(op, source) if source in args else source for _, source in kernel.init_parameters]
 
 
+def table_contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
+    """A Q table is filled for the input's and the output's shifts: each must be one the type
+    allows (``FixedPointType.shifts``: its factor a normal float), else the table means nothing."""
+    tables = [k for k in of(kernels) if k.init is not None and F.TYPES[k.fixed_point].family == "Q"]
+    x, out = (units.first_tensor(op) if tables else ""), []
+    for k in tables:
+        t = F.TYPES[k.fixed_point]
+        low, high = t.shifts().start, t.shifts().stop - 1
+        for what, value in ((x, f"{x}.shift"), ("out_shift", "out_shift")):
+            out.append((f"{x}.type != {system_type(k)} || ({value} >= {low} && {value} <= {high})",
+                        f"{what}: a {t.system} shift must be in {low}..{high} ({what}: {{{value}}})"))
+    return out
+
+
 def table_handle(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str] | None:
     """The Handle a unit's table kernels fill in Init and read per call: as many bytes as the
     input's type needs (0 for a type without a table)."""

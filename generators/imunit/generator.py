@@ -183,7 +183,7 @@ class ImunitGenerator:
         self._sockets_and_options(params, op, legacy, () if legacy else kernels)
         self._outputs(params, op, hidden_tag, adapter, legacy, () if legacy else kernels)
         contracts = ET.SubElement(unit, "Contracts")
-        moved = [] if legacy else fixed_point.moved_contracts(op)
+        moved = [] if legacy else fixed_point.moved_contracts(op) + fixed_point.table_contracts(op, kernels)
         for test, error in units.contracts(op, legacy) + plain.contracts(op, () if legacy else kernels) + moved:
             ET.SubElement(contracts, "Assert", {"test": test, "error": error})
         self._implementations(unit, params, op, legacy, hidden_tag, kernels, adapter)
