@@ -35,12 +35,17 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target / "nnef"
 
 
-@pytest.fixture(scope="module")
-def shapes(out: Path) -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location("opforge_nnef_shapes", out / "opforge_nnef_shapes.py")
+def _generated_module(out: Path, name: str) -> types.ModuleType:
+    """A generated Python module of the NNEF output (``<name>.py``), imported."""
+    spec = importlib.util.spec_from_file_location(name, out / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
+
+
+@pytest.fixture(scope="module")
+def shapes(out: Path) -> types.ModuleType:
+    return _generated_module(out, "opforge_nnef_shapes")
 
 
 def _literal(value: object) -> str:
@@ -198,10 +203,7 @@ def test_comments_follow_language_scope_and_tokens(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def quantization(out: Path) -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location("opforge_nnef_quantization", out / "opforge_nnef_quantization.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    return _generated_module(out, "opforge_nnef_quantization")
 
 
 def _d_cases(seed: int) -> list[tuple[float, int]]:
