@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import attrs
 
+from dsl import fixed_point as F
 from dsl.model import Arg, Config, Op
 from dsl.types import DataType
 from generators.naming import C_RESERVED, mangle
 
 MAX_RANK = 8
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64", "uint16", "uint32")
-DTYPE_ENUM = {d: f"OPFORGE_{d.upper()}" for d in DTYPES}
+#: The fixed-point types (ADR 0036, 0040), numbered after the plain dtypes (whose numbers stay): a
+#: descriptor of one carries its attributes (a Q type's shift, a D type's scale and offset).
+FIXED_POINT_DTYPES = tuple(F.TYPES)
+ALL_DTYPES = (*DTYPES, *FIXED_POINT_DTYPES)
+DTYPE_ENUM = {d: f"OPFORGE_{d.upper()}" for d in ALL_DTYPES}
 STATUS = (
     ("OPFORGE_OK", "ok"),
     ("OPFORGE_ERR_NULL", "a required pointer is NULL"),
@@ -27,6 +32,7 @@ STATUS = (
     ("OPFORGE_ERR_EMPTY", "the op is not defined for no elements"),
     ("OPFORGE_ERR_SIZE", "a size is negative or too large"),
     ("OPFORGE_ERR_OVERLAP", "an output overlaps an input, another output or the workspace"),
+    ("OPFORGE_ERR_ATTRIBUTE", "a fixed-point tensor's shift, scale or offset is outside its type's range"),
 )
 
 

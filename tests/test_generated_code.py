@@ -11,41 +11,26 @@ import shutil
 import subprocess
 import sys
 import venv
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, STRICT
 from dsl.loader import load
 
-STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wvla", "-ffp-contract=off"]
 NAMESPACES = [ns.key for ns in load(ROOT / "ops").catalogue.namespaces]
 GOLDEN_TESTS = ["test_core", *(f"test_{key}" for key in NAMESPACES)]
 HEAP = ("malloc", "calloc", "realloc", "free", "_sbrk", "sbrk", "aligned_alloc", "posix_memalign")
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("generated")
-    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-outdir", str(target)],
-                   cwd=ROOT, check=True, capture_output=True)
-    return target
+def out(generated: Path) -> Path:
+    return generated
 
 
 @pytest.fixture(scope="module")
-def objects(out: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    build = tmp_path_factory.mktemp("objects")
-
-    def compile_one(source: Path) -> Path:
-        obj = build / (source.stem + ".o")
-        proc = subprocess.run(["gcc", *STRICT, "-O2", f"-I{out / 'c' / 'include'}", f"-I{out / 'c' / 'src'}",
-                               "-c", str(source), "-o", str(obj)], capture_output=True, text=True)
-        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-        return obj
-
-    with ThreadPoolExecutor(os.cpu_count()) as pool:  # (one gcc per core)
-        return list(pool.map(compile_one, sorted((out / "c" / "src").glob("*.c"))))
+def objects(c_objects: list[Path]) -> list[Path]:
+    return c_objects
 
 
 def test_c_library_compiles_strictly(objects: list[Path]) -> None:
@@ -785,16 +770,16 @@ int main(void)
 {
     float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 1, 1, 1, 1, 1}, c[6];
     int32_t ints[6] = {0};
-    opforge_tensor x = {a, OPFORGE_FLOAT32, 2, {2, 3}};
-    opforge_tensor y = {b, OPFORGE_FLOAT32, 2, {2, 3}};
-    opforge_tensor out = {c, OPFORGE_FLOAT32, 2, {2, 3}};
+    opforge_tensor x = {.data = a, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {2, 3}};
+    opforge_tensor y = {.data = b, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {2, 3}};
+    opforge_tensor out = {.data = c, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {2, 3}};
     const char* detail = NULL;
     EXPECT("ok", opforge_math_add(&x, &y, &out, &detail), OPFORGE_OK, NULL);
     EXPECT("NULL descriptor", opforge_math_add(NULL, &y, &out, &detail), OPFORGE_ERR_NULL, NULL);
     opforge_tensor nodata = x;
     nodata.data = NULL;
     EXPECT("NULL data", opforge_math_add(&nodata, &y, &out, &detail), OPFORGE_ERR_NULL, NULL);
-    opforge_tensor wrong = {ints, OPFORGE_INT32, 2, {2, 3}};
+    opforge_tensor wrong = {.data = ints, .dtype = OPFORGE_INT32, .rank = 2, .shape = {2, 3}};
     EXPECT("mixed dtypes", opforge_math_add(&x, &wrong, &out, &detail), OPFORGE_ERR_CONSTRAINT, "x and y must have the same type");
     opforge_tensor bad_dtype = x;
     bad_dtype.dtype = (opforge_dtype)42;
@@ -805,14 +790,14 @@ int main(void)
     opforge_tensor negative = x;
     negative.shape[0] = -2;
     EXPECT("negative size", opforge_math_add(&negative, &y, &out, &detail), OPFORGE_ERR_SIZE, NULL);
-    opforge_tensor huge = {a, OPFORGE_FLOAT32, 2, {INT64_C(1) << 40, INT64_C(1) << 40}};
+    opforge_tensor huge = {.data = a, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {INT64_C(1) << 40, INT64_C(1) << 40}};
     EXPECT("size overflow", opforge_math_add(&huge, &y, &out, &detail), OPFORGE_ERR_SIZE, NULL);
-    opforge_tensor small = {c, OPFORGE_FLOAT32, 1, {3}};
+    opforge_tensor small = {.data = c, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {3}};
     EXPECT("output too small", opforge_math_add(&x, &y, &small, &detail), OPFORGE_ERR_SHAPE, "output: the result does not broadcast to its shape");
-    opforge_tensor row = {b, OPFORGE_FLOAT32, 1, {4}};
+    opforge_tensor row = {.data = b, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {4}};
     EXPECT("no broadcast", opforge_math_add(&x, &row, &out, &detail), OPFORGE_ERR_CONSTRAINT, "x and y must have broadcastable shapes");
     const int64_t axes[1] = {5};
-    opforge_tensor sum_out = {c, OPFORGE_FLOAT32, 1, {2}};
+    opforge_tensor sum_out = {.data = c, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {2}};
     EXPECT("axis out of range", opforge_math_sum(&x, axes, 1, false, &sum_out, &detail), OPFORGE_ERR_ARG, "axes: an axis is out of range for the rank of x");
     EXPECT("NULL axes", opforge_math_sum(&x, NULL, 1, false, &sum_out, &detail), OPFORGE_ERR_NULL, NULL);
     EXPECT("bad enum", opforge_math_round(&x, 7, &out, &detail), OPFORGE_ERR_ARG, "mode: not one of its possible values");
@@ -820,7 +805,7 @@ int main(void)
     EXPECT("constraint", opforge_math_log(&x, &one, &out, &detail), OPFORGE_ERR_CONSTRAINT, "base must be positive and not 1");
     /* tensor lists: a count out of range, a NULL list, tensors of two dtypes */
     const opforge_tensor* pair[2] = {&x, &y};
-    opforge_tensor joined = {c, OPFORGE_FLOAT32, 2, {4, 3}};
+    opforge_tensor joined = {.data = c, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {4, 3}};
     float big[12];
     joined.data = big;
     EXPECT("joined", opforge_base_concat(pair, 2, 0, &joined, &detail), OPFORGE_OK, NULL);
@@ -831,29 +816,29 @@ int main(void)
            "inputs: every tensor must have the dtype of the first");
     /* several outputs must not overlap (they are written through restrict pointers) */
     const int64_t last[1] = {1};
-    opforge_tensor mean = {c, OPFORGE_FLOAT32, 1, {2}}, variance = {c + 1, OPFORGE_FLOAT32, 1, {2}};
+    opforge_tensor mean = {.data = c, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {2}}, variance = {c + 1, OPFORGE_FLOAT32, 1, {2}};
     EXPECT("overlapping outputs", opforge_math_moments(&x, last, 1, false, &mean, &variance, &detail),
            OPFORGE_ERR_OVERLAP, "mean, variance: outputs must not overlap");
     /* in place (ADR 0006): an elementwise op's output may be one of its inputs, exactly, the
      * y of this call broadcast (the strided kernel); any other overlap is refused */
     float p[8] = {1, 2, 3, 4, 5, 6, 0, 0}, q[3] = {10, 20, 30};
-    opforge_tensor px = {p, OPFORGE_FLOAT32, 2, {2, 3}}, qy = {q, OPFORGE_FLOAT32, 1, {3}};
+    opforge_tensor px = {.data = p, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {2, 3}}, qy = {q, OPFORGE_FLOAT32, 1, {3}};
     EXPECT("add in place", opforge_math_add(&px, &qy, &px, &detail), OPFORGE_OK, NULL);
     const float added[6] = {11, 22, 33, 14, 25, 36};
     expect("add in place computes", memcmp(p, added, sizeof added) == 0 ? OPFORGE_OK : OPFORGE_ERR_ARG, OPFORGE_OK,
            NULL, NULL);
-    opforge_tensor q_out = {q, OPFORGE_FLOAT32, 1, {3}};
+    opforge_tensor q_out = {.data = q, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {3}};
     EXPECT("over the broadcast input", opforge_math_add(&px, &qy, &q_out, &detail), OPFORGE_ERR_SHAPE, NULL);
-    opforge_tensor shifted = {p + 1, OPFORGE_FLOAT32, 2, {2, 3}};
+    opforge_tensor shifted = {.data = p + 1, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {2, 3}};
     EXPECT("partial overlap", opforge_math_add(&px, &qy, &shifted, &detail), OPFORGE_ERR_OVERLAP,
            "output may be x itself (the same data, dtype and shape), no other overlap");
-    opforge_tensor flags = {p, OPFORGE_BOOL, 2, {2, 3}};
+    opforge_tensor flags = {.data = p, .dtype = OPFORGE_BOOL, .rank = 2, .shape = {2, 3}};
     EXPECT("a comparison over its input", opforge_base_gt(&px, &px, &flags, &detail), OPFORGE_ERR_OVERLAP,
            "output may be x itself (the same data, dtype and shape), no other overlap");
-    opforge_tensor transposed = {p, OPFORGE_FLOAT32, 2, {3, 2}};
+    opforge_tensor transposed = {.data = p, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {3, 2}};
     EXPECT("transpose over its input", opforge_math_transpose(&px, &transposed, &detail), OPFORGE_ERR_OVERLAP,
            "output must not overlap x");
-    opforge_tensor sums = {p + 4, OPFORGE_FLOAT32, 1, {2}};
+    opforge_tensor sums = {.data = p + 4, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {2}};
     EXPECT("sum into its input", opforge_math_sum(&px, last, 1, false, &sums, &detail), OPFORGE_ERR_OVERLAP,
            "output must not overlap x");
     variance.data = c + 2;

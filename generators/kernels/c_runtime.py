@@ -17,6 +17,7 @@ from pathlib import Path
 import jinja2
 
 from dsl import dtypes as D
+from dsl import fixed_point as F
 from generators import abi
 from generators.kernels.scalar_c import C_TYPE, SUFFIX, WIDE_UNSIGNED
 
@@ -42,7 +43,12 @@ def _values(header: str, standalone: bool) -> dict:
         "standalone": standalone,
         "linkage": "static inline " if standalone else "",
         "max_rank": abi.MAX_RANK,
-        "dtypes": [{"enum": abi.DTYPE_ENUM[d], "ctype": C_TYPE[d]} for d in abi.DTYPES],
+        "dtypes": [{"enum": abi.DTYPE_ENUM[d], "ctype": C_TYPE[F.TYPES[d].storage if d in F.TYPES else d]}
+                   for d in abi.ALL_DTYPES],
+        # (each fixed-point type's attributes: the shifts a Q type allows, a D type's offsets)
+        "fixed_point": [{"enum": abi.DTYPE_ENUM[t.name], "name": t.name, "family": t.family,
+                         "shifts": (t.shifts()[0], t.shifts()[-1]) if t.family == "Q" else None,
+                         "lowest": t.lowest, "highest": t.highest} for t in F.TYPES.values()],
         "statuses": [{"name": n, "message": m} for n, m in abi.STATUS],
         "ints": ints,
         "floats": floats,

@@ -153,7 +153,7 @@ def stream_c_function(op: Op, dtype: str, spec: dict[str, Any], cls: Any, index:
     lines = [f"/* {c_comment(op.qualified_name)} {dtype} stream case {index} (seed {spec['seed']}) */",
              f"static void case_{index}(void)", "{",
              f"static uint64_t state[{(state_bytes + 7) // 8}];",
-             f"opforge_tensor frame = {{NULL, {abi.DTYPE_ENUM[dtype]}, {len(frame)}, {{{dims}}}}};",
+             f"opforge_tensor frame = {{.data = NULL, .dtype = {abi.DTYPE_ENUM[dtype]}, .rank = {len(frame)}, .shape = {{{dims}}}}};",
              "size_t need = 0;", "bool ready = false;", "const char* detail = NULL;",
              f"bool ok = {fn}_state_size({stream['window']}, {stream['stride']}, &frame, &need, &detail) == OPFORGE_OK"
              f" && need <= sizeof state && {fn}_init(state, sizeof state, {stream['window']}, {stream['stride']}, "
@@ -163,7 +163,7 @@ def stream_c_function(op: Op, dtype: str, spec: dict[str, Any], cls: Any, index:
             block = event[1]
             lines.append(c_array(f"block_{k}", block, dtype))
             bdims = ", ".join(str(d) for d in block.shape)
-            lines.append(f"opforge_tensor t_{k} = {{(void*)block_{k}, {abi.DTYPE_ENUM[dtype]}, {block.ndim}, {{{bdims}}}}};")
+            lines.append(f"opforge_tensor t_{k} = {{.data = (void*)block_{k}, .dtype = {abi.DTYPE_ENUM[dtype]}, .rank = {block.ndim}, .shape = {{{bdims}}}}};")
             want = "==" if event[2] == "ok" else "!="
             lines.append(f"ok = ok && {fn}_enqueue(state, &t_{k}, &detail) {want} OPFORGE_OK;")
         else:
@@ -171,7 +171,7 @@ def stream_c_function(op: Op, dtype: str, spec: dict[str, Any], cls: Any, index:
             lines.append(c_array(f"want_{k}", window, dtype))
             lines.append(f"static {C_TYPE[dtype]} got_{k}[{max(1, window.size)}];")
             wdims = ", ".join(str(d) for d in window.shape)
-            lines.append(f"opforge_tensor w_{k} = {{(void*)got_{k}, {abi.DTYPE_ENUM[dtype]}, {window.ndim}, {{{wdims}}}}};")
+            lines.append(f"opforge_tensor w_{k} = {{.data = (void*)got_{k}, .dtype = {abi.DTYPE_ENUM[dtype]}, .rank = {window.ndim}, .shape = {{{wdims}}}}};")
             lines.append(f"ok = ok && {fn}_ready(state, &ready, &detail) == OPFORGE_OK && ready;")
             lines.append(f"ok = ok && {fn}_dequeue(state, &w_{k}, &detail) == OPFORGE_OK && "
                          f"memcmp(got_{k}, want_{k}, sizeof want_{k}) == 0;")

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def _tensor(name: str, data: str, arr: np.ndarray, dtype: str) -> str:
     """A descriptor over ``data`` with ``arr``'s shape."""
     dims = ", ".join(str(s) for s in arr.shape) or "0"
-    return f"opforge_tensor {name} = {{(void*){data}, {abi.DTYPE_ENUM[dtype]}, {arr.ndim}, {{{dims}}}}};"
+    return f"opforge_tensor {name} = {{.data = (void*){data}, .dtype = {abi.DTYPE_ENUM[dtype]}, .rank = {arr.ndim}, .shape = {{{dims}}}}};"
 
 
 class CArguments:
@@ -114,7 +114,7 @@ class CArguments:
         if self.wants is None:
             dt = "float64" if C.dtype_from_arg(self.op.compute) else self.case.variant_dtype(p.source)
             self.lines.append(f"static {C_TYPE[dt]} data_out{tag}[1];")
-            self.lines.append(f"opforge_tensor t_out{tag} = {{(void*)data_out{tag}, {abi.DTYPE_ENUM[dt]}, 1, {{1}}}};")
+            self.lines.append(f"opforge_tensor t_out{tag} = {{.data = (void*)data_out{tag}, .dtype = {abi.DTYPE_ENUM[dt]}, .rank = 1, .shape = {{1}}}};")
         elif self.in_place:  # the result goes over the input: its data is what is compared
             self.lines.append(c_array(f"want{tag}", self.wants[k], self.wants[k].dtype.name))
             self.call.append(f"&t_{abi.c_name(self.in_place)}")

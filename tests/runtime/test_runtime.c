@@ -79,7 +79,7 @@ static void test_broadcasting(void)
 
     /* a broadcast operand steps by 0 along the axes it lacks or has as 1 */
     float data[4] = {0};
-    const opforge_tensor column = {data, OPFORGE_FLOAT32, 2, {4, 1}};
+    const opforge_tensor column = {.data = data, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {4, 1}};
     int64_t strides[OPFORGE_MAX_RANK];
     CHECK(opf_broadcast_strides(&column, 3, (const int64_t[]){2, 4, 3}, strides));
     CHECK(strides[0] == 0 && strides[1] == 1 && strides[2] == 0);
@@ -89,7 +89,7 @@ static void test_descriptor_checks(void)
 {
     float data[6] = {0};
     const uint32_t floats = OPF_DTYPE_BIT(OPFORGE_FLOAT32) | OPF_DTYPE_BIT(OPFORGE_FLOAT64);
-    opforge_tensor t = {data, OPFORGE_FLOAT32, 2, {2, 3}};
+    opforge_tensor t = {.data = data, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {2, 3}};
     CHECK(opf_check_tensor(&t, floats) == OPFORGE_OK);
     CHECK(opf_check_tensor(NULL, floats) == OPFORGE_ERR_NULL);
     t.dtype = OPFORGE_INT32;
@@ -106,9 +106,9 @@ static void test_descriptor_checks(void)
     t.shape[1] = 3;
     CHECK(opf_check_tensor(&t, floats) == OPFORGE_ERR_SIZE);
     /* no elements: no data needed */
-    const opforge_tensor empty = {NULL, OPFORGE_FLOAT32, 2, {0, 3}};
+    const opforge_tensor empty = {.data = NULL, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {0, 3}};
     CHECK(opf_check_tensor(&empty, floats) == OPFORGE_OK);
-    const opforge_tensor missing = {NULL, OPFORGE_FLOAT32, 1, {3}};
+    const opforge_tensor missing = {.data = NULL, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {3}};
     CHECK(opf_check_tensor(&missing, floats) == OPFORGE_ERR_NULL);
 }
 
@@ -124,8 +124,8 @@ static void test_layout_edges(void)
 
     /* a flat move copies in order, and leaves an output that is x itself as it is */
     int32_t x[6] = {0, 1, 2, 3, 4, 5}, out[6] = {0};
-    const opforge_tensor t = {x, OPFORGE_INT32, 2, {2, 3}};
-    opforge_tensor into = {out, OPFORGE_INT32, 1, {6}};
+    const opforge_tensor t = {.data = x, .dtype = OPFORGE_INT32, .rank = 2, .shape = {2, 3}};
+    opforge_tensor into = {.data = out, .dtype = OPFORGE_INT32, .rank = 1, .shape = {6}};
     opf_layout_flat(&t, &into);
     CHECK(memcmp(out, x, sizeof x) == 0);
     into.data = x;
@@ -136,7 +136,7 @@ static void test_layout_edges(void)
 static void test_reduce_plans(void)
 {
     float data[24] = {0};
-    const opforge_tensor t = {data, OPFORGE_FLOAT32, 3, {2, 3, 4}};
+    const opforge_tensor t = {.data = data, .dtype = OPFORGE_FLOAT32, .rank = 3, .shape = {2, 3, 4}};
     opf_reduce_plan p;
     const int64_t middle[1] = {-2};
     opf_reduce_plan_make(&t, middle, 1, &p);
@@ -177,11 +177,11 @@ static void test_scalar_semantics(void)
 static void test_casts(void)
 {
     double doubles[2] = {0};
-    opforge_tensor d = {doubles, OPFORGE_FLOAT64, 1, {2}};
+    opforge_tensor d = {.data = doubles, .dtype = OPFORGE_FLOAT64, .rank = 1, .shape = {2}};
     opf_store_double(&d, 1, 2.5);
     CHECK(doubles[1] == 2.5);
     int16_t shorts[2] = {0};
-    opforge_tensor s = {shorts, OPFORGE_INT16, 1, {2}};
+    opforge_tensor s = {.data = shorts, .dtype = OPFORGE_INT16, .rank = 1, .shape = {2}};
     opf_store_double(&s, 0, -2.9);
     CHECK(shorts[0] == -2);
 }
@@ -261,7 +261,7 @@ static void test_dims_primitives(void)
 
     /* a result is assignable to an output it broadcasts into, and matches only its own shape */
     float data[24] = {0};
-    const opforge_tensor out = {data, OPFORGE_FLOAT32, 3, {2, 3, 4}};
+    const opforge_tensor out = {.data = data, .dtype = OPFORGE_FLOAT32, .rank = 3, .shape = {2, 3, 4}};
     const opf_dims row = dims(1, (const int64_t[]){4});
     CHECK(opf_dims_assignable(&out, &row) && !opf_dims_match(&out, &row));
     const opf_dims wider = dims(3, (const int64_t[]){2, 1, 4});

@@ -192,7 +192,7 @@ def fragment(name: str, body: str) -> CFragment:
 
 
 def mask(dtypes: set[str]) -> str:
-    return " | ".join(f"OPF_DTYPE_BIT({abi.DTYPE_ENUM[d]})" for d in abi.DTYPES if d in dtypes) or "0u"
+    return " | ".join(f"OPF_DTYPE_BIT({abi.DTYPE_ENUM[d]})" for d in abi.ALL_DTYPES if d in dtypes) or "0u"
 
 
 class Emitter:
@@ -206,6 +206,9 @@ class Emitter:
         self.primary = op.outputs[0].name if C.dtype_from_arg(op.compute) else (op.inputs or op.outputs)[0].name
         self.constraints = CConstraintRenderer(op)
         self.lists = {t.name for t in (*op.inputs, *op.outputs) if not t.count.is_single}
+        #: The fixed-point types the API function takes (ADR 0040), as variants whose dtypes are the
+        #: types' names (``q15``): a form's emitter sets them before the checks are rendered.
+        self.fixed_variants: list[D.Variant] = []
 
     def ref(self, name: str) -> str:
         """A C expression of the descriptor ``name`` (of a tensor list: its first, which the
@@ -239,12 +242,13 @@ class Emitter:
                     lines += [f"if ({p.name} < 0 || {p.name} >= {len(arg.possible_values)}) {{",
                               f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(arg.name + ': not one of its possible values')});",
                               "}"]
-                if arg.type is DataType.DATA_TYPE:
-                    lines += [f"if ((unsigned){p.name} > (unsigned)OPFORGE_DTYPE_LAST) {{",
+                if arg.type is DataType.DATA_TYPE:  # (of plain values: no fixed-point type)
+                    last = abi.DTYPE_ENUM[abi.DTYPES[-1]]
+                    lines += [f"if ((unsigned){p.name} > (unsigned){last}) {{",
                               f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(arg.name + ': not a dtype')});",
                               "}"]
         for t in (*op.inputs, *op.outputs):
-            allowed = {v.of(t.name) for v in self.variants}
+            allowed = {v.of(t.name) for v in (*self.variants, *self.fixed_variants)}
             name = abi.c_name(t.name)
             if t.name in self.lists:
                 lines += self.list_checks(t, allowed)
@@ -266,7 +270,7 @@ class Emitter:
                       f"return opf_fail(detail, OPFORGE_ERR_CONSTRAINT, {c_string(c.message)});", "}"]
         # Every tensor must have the dtype its variant (chosen by the primary tensor) gives it.
         prim = self.ref(self.primary)
-        for v in self.variants:
+        for v in (*self.variants, *self.fixed_variants):
             free = C.own_dtype_inputs(op)
             # (a list output's tensors are checked against the primary one by one, in list_checks)
             others = [t for t in (*op.inputs, *op.outputs) if t.name != self.primary and t.name not in free
@@ -342,11 +346,16 @@ class Emitter:
                 f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(t.name + ': every tensor must have the dtype ' + words)});",
                 "}", "}"]
 
-    def dispatch(self, per_variant: Callable[[D.Variant], list[str]], on: str | None = None) -> list[str]:
+    def dispatch(self, per_variant: Callable[[D.Variant], list[str]], on: str | None = None,
+                 fixed: Callable[[D.Variant], list[str]] | None = None) -> list[str]:
+        """A switch on the primary tensor's dtype: a case per variant, and per fixed-point
+        type the op takes (``fixed``'s lines)."""
         on = on or f"{self.ref(self.primary)}->dtype"
         lines = [f"switch ({on}) {{"]
         for v in self.variants:
             lines += [f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *per_variant(v), "break;", "}"]
+        for v in self.fixed_variants if fixed is not None else ():
+            lines += [f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *fixed(v), "break;", "}"]
         lines += ["default:", f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string('unsupported dtype')});", "}"]
         return lines
 
@@ -381,8 +390,9 @@ class Emitter:
 
 
 def _tensor_message(name: str, allowed: set[str]) -> str:
-    kinds = ", ".join(d for d in abi.DTYPES if d in allowed)
-    return f"{name}: NULL, dtype not one of {kinds}, rank above {abi.MAX_RANK}, or a bad size"
+    kinds = ", ".join(d for d in abi.ALL_DTYPES if d in allowed)
+    attributes = ", fixed-point attributes out of range" if allowed & set(abi.FIXED_POINT_DTYPES) else ""
+    return f"{name}: NULL, dtype not one of {kinds}, rank above {abi.MAX_RANK}{attributes}, or a bad size"
 
 
 def _variant_text(v: D.Variant) -> str:

@@ -8,9 +8,10 @@ from dsl import compute as C
 from dsl import expr as E
 from dsl import dtypes as D
 from dsl import fixed_point as F
-from dsl.scalar import SSym
+from dsl.scalar import SCall, SExpr, SSym
 from dsl.types import DataType
 from generators import abi
+from generators.formatting import c_string
 from generators.kernels import fixed_point, scalar_c
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.c_emit.base import (LOOP_RANKS, PLAIN_SIZES, CFragment, Emitter, OpCode, PlainKernel,
@@ -54,6 +55,14 @@ class _Case:
         return fixed_point.c_statement(self.fixed, target, wide | self.env_args)
 
 
+def _one_of_the_shifts(tree: SExpr) -> bool:
+    """Whether an output's shift is always one of the inputs' (an input's, or the larger of
+    them), so that it is in the type's range wherever theirs are."""
+    if isinstance(tree, SSym):
+        return True
+    return isinstance(tree, SCall) and tree.fn in ("maximum", "minimum") and all(map(_one_of_the_shifts, tree.args))
+
+
 #: The dtypes of numeric args (a bool arg is a truth, read as it is).
 _NUMERIC = ("int64", "float64")
 
@@ -93,7 +102,14 @@ class ElementwiseEmitter(Emitter):
                 plain += kernels
                 frags.append(fragment(case.name + "_strided", self.strided(case)))
         plain += self.fixed_point_kernels(c, inputs)
-        return OpCode(tuple(frags), (), self.api(self.body(c, inputs, args)), tuple(plain))
+        fixed = self.fixed_point_cases(c, inputs)
+        for _, _, case in fixed:  # (the C API's: a contiguous loop, and rows for the rest)
+            frags += [fragment(case.name, self.contiguous(case, case.name, "int64_t")),
+                      fragment(case.name + "_strided", self.strided(case))]
+        self.fixed_variants = [D.Variant(t.name, tuple((n, t.name if d == t.storage else d) for n, d in case.v.tensors))
+                               for t, _, case in fixed]
+        body = self.body(c, inputs, args, {t.name: (derived, case) for t, derived, case in fixed})
+        return OpCode(tuple(frags), (), self.api(body), tuple(plain))
 
     def plain_kernels(self, case: _Case) -> list[PlainKernel]:
         """The case's loop with an int count (a 32-bit core's natural one), and for two operands
@@ -113,33 +129,58 @@ class ElementwiseEmitter(Emitter):
         0038): the float kernels' loops over the stored values, each input moved by its per-call
         ``<input>_k``, the output's shift an expression over the inputs' (a unit's Expressions);
         a unary op's table. Args reach only a table (its fill reads them, as numbers)."""
-        op = self.op
-        numeric = all(abi.scalar_dtype(a.type) in _NUMERIC for a in op.args)
-        if len(c.cases) != 1 or len(op.outputs) != 1 or not numeric:
-            return []
-        out = op.outputs[0].name
         kernels: list[PlainKernel] = []
+        cases = {t.name: (derived, case) for t, derived, case in self.fixed_point_cases(c, inputs)}
         for t in F.TYPES.values():
-            derived = F.derive(op, t)
-            if isinstance(derived, F.DKernel):
-                kernels += self.d_kernels(c, inputs, t, derived)
-            if isinstance(derived, (F.Conversion, F.InterpolatedTable)) and len(inputs) == 1:
-                kernels.append(self.table_kernel(inputs[0], t, derived))
-            if not isinstance(derived, F.QKernel):
+            if t.name not in cases:
+                table = F.derive(self.op, t) if self._takes_fixed_point(c) else None
+                if isinstance(table, (F.Conversion, F.InterpolatedTable)) and len(inputs) == 1:
+                    kernels.append(self.table_kernel(inputs[0], t, table))
                 continue
-            stored = C_TYPE[t.storage]
-            result = t.storage if derived.output_shift is not None else "bool"  # (a comparison's: a truth)
-            v = D.Variant(t.storage, (*((p, t.storage) for p in inputs), (out, result)))
-            used = tuple(name for name, _ in derived.per_call)
-            params = (*(f"const {stored}* {abi.c_name(p)}" for p in inputs), *(f"int {abi.c_name(n)}" for n in used),
-                      f"{C_TYPE[result]}* {abi.c_name(out)}")
-            case = _Case(v, c.cases[0][1], f"{self.fn}_{t.name}", tuple(inputs), used,
-                         {n: (abi.c_name(n), "int32") for n in used}, derived.value.domain, abi.c_name(out),
-                         C_TYPE[result], params, derived.value)
+            derived, case = cases[t.name]
+            if isinstance(derived, F.DKernel):
+                per_call = tuple((u, SSym(u)) for u in case.used if not u.startswith("output_"))
+                chosen = () if case.oc == "bool" else ("scale", "offset")
+                kernels += [attrs.evolve(k, fixed_point=t.name, per_call=per_call, chosen=chosen)
+                            for k in self.plain_kernels(case)]
+                continue
             shift = () if derived.output_shift is None else (("shift", derived.output_shift),)
             kernels += [attrs.evolve(k, fixed_point=t.name, per_call=derived.per_call, output_attributes=shift)
                         for k in self.plain_kernels(case)]
         return kernels
+
+    def _takes_fixed_point(self, c: C.Elementwise) -> bool:
+        """Whether the op may have fixed-point kernels: one case, one output, numeric args."""
+        numeric = all(abi.scalar_dtype(a.type) in _NUMERIC for a in self.op.args)
+        return len(c.cases) == 1 and len(self.op.outputs) == 1 and numeric
+
+    def fixed_point_cases(self, c: C.Elementwise,
+                          inputs: list[str]) -> list[tuple[F.FixedPointType, F.QKernel | F.DKernel, _Case]]:
+        """Each fixed-point type whose rule the op's tree derives (ADR 0036) with the case that
+        computes it over the stored values: each input moved by its per-call ``<input>_k`` (Q),
+        or rescaled by multipliers computed once per call from the tensors' scales (D)."""
+        if not self._takes_fixed_point(c):
+            return []
+        cases = []
+        for t in F.TYPES.values():
+            derived = F.derive(self.op, t)
+            if isinstance(derived, F.DKernel):
+                cases.append((t, derived, self._d_case(c, inputs, t, derived)))
+            elif isinstance(derived, F.QKernel):
+                cases.append((t, derived, self._q_case(c, inputs, t, derived)))
+        return cases
+
+    def _q_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType, derived: F.QKernel) -> _Case:
+        out = self.op.outputs[0].name
+        stored = C_TYPE[t.storage]
+        result = t.storage if derived.output_shift is not None else "bool"  # (a comparison's: a truth)
+        v = D.Variant(t.storage, (*((p, t.storage) for p in inputs), (out, result)))
+        used = tuple(name for name, _ in derived.per_call)
+        params = (*(f"const {stored}* {abi.c_name(p)}" for p in inputs), *(f"int {abi.c_name(n)}" for n in used),
+                  f"{C_TYPE[result]}* {abi.c_name(out)}")
+        return _Case(v, c.cases[0][1], f"{self.fn}_{t.name}", tuple(inputs), used,
+                     {n: (abi.c_name(n), "int32") for n in used}, derived.value.domain, abi.c_name(out),
+                     C_TYPE[result], params, derived.value)
 
     def table_kernel(self, x: str, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable) -> PlainKernel:
         """A unary op's lookup (ADR 0036's tables, TFLite Micro's way): a fill of the table from
@@ -192,9 +233,8 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
                                                                                    *attributes),
                            table_bytes=fixed_point.table_entries(derived, t) * (t.bits // 8))
 
-    def d_kernels(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType,
-                  derived: F.DKernel) -> list[PlainKernel]:
-        """A D type's kernels: the tensors' scales (double) and offsets as arguments, the rule's
+    def _d_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType, derived: F.DKernel) -> _Case:
+        """A D type's case: the tensors' scales (double) and offsets as arguments, the rule's
         multipliers computed from them once per call (``opf_quantize_multiplier``, the twin of
         ``quantize_multiplier``), the output's scale and offset the caller's."""
         out = self.op.outputs[0].name
@@ -208,11 +248,8 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
                   f"{C_TYPE[result]}* {abi.c_name(out)}")
         multipliers, env = fixed_point.c_multipliers(derived.multipliers, tuple(tensors))
         env |= {f"{n}_offset": (abi.c_name(f"{n}_offset"), "int32") for n in derived.offsets}
-        case = _Case(v, c.cases[0][1], f"{self.fn}_{t.name}", tuple(inputs), used, env, derived.value.domain,
+        return _Case(v, c.cases[0][1], f"{self.fn}_{t.name}", tuple(inputs), used, env, derived.value.domain,
                      abi.c_name(out), C_TYPE[result], params, derived.value, multipliers)
-        per_call = tuple((u, SSym(u)) for u in used if not u.startswith("output_"))
-        chosen = () if result == "bool" else ("scale", "offset")
-        return [attrs.evolve(k, fixed_point=t.name, per_call=per_call, chosen=chosen) for k in self.plain_kernels(case)]
 
     def _case(self, c: C.Elementwise, v: D.Variant, k: int, expr: E.Expr, inputs: list[str]) -> _Case:
         op = self.op
@@ -347,7 +384,7 @@ static inline void {name}({', '.join(decls)})
         first = "".join(f"const {C_TYPE[case.v.of(p)]} {abi.c_name(p)}_first = {abi.c_name(p)}_row[0];\n"
                         for p, s in steps.items() if s == 0)
         return f"""{first}for (int64_t i = 0; i < inner; i++) {{
-            {case.out}_row[i] = ({case.oc})({case.code(env)});
+            {case.store(f"{case.out}_row[i]", env)}
         }}"""
 
     def row_loops(self, case: _Case) -> str:
@@ -394,6 +431,7 @@ static inline void {name}({', '.join(decls)})
 static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, const int64_t* shape, {', '.join(strides)})
 {{
     {void_s}
+    {case.prologue}
     const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
     const int64_t rows = opf_shape_numel(rank > 0 ? rank - 1 : 0, shape);
     if (inner == 0 || rows == 0) {{
@@ -410,7 +448,8 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
     }}
 }}"""
 
-    def body(self, c: C.Elementwise, inputs: list[str], args: dict) -> list[str]:
+    def body(self, c: C.Elementwise, inputs: list[str], args: dict,
+             fixed: dict[str, tuple[F.QKernel | F.DKernel, _Case]] | None = None) -> list[str]:
         op = self.op
         out = abi.c_name(op.outputs[0].name)
         names = [abi.c_name(p) for p in inputs]
@@ -445,7 +484,48 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
                          "}", "}"]
             return body
 
-        return lines + self.dispatch(per_variant)
+        def per_type(v: D.Variant) -> list[str]:
+            derived, case = (fixed or {})[v.dtype]
+            return self.fixed_point_call(derived, case, F.TYPES[v.dtype], inputs)
+
+        return lines + self.dispatch(per_variant, fixed=per_type)
+
+    def fixed_point_call(self, derived: F.QKernel | F.DKernel, case: _Case, t: F.FixedPointType,
+                         inputs: list[str]) -> list[str]:
+        """The C API's call of a fixed-point kernel (ADR 0040): its per-call values from the
+        descriptors' attributes (a Q input's move: the rule's expression over the shifts; a D
+        tensor's scale and offset as they are), and a Q output's shift, the form's, set after
+        the call (refused where it leaves the type's range)."""
+        out = abi.c_name(self.op.outputs[0].name)
+        data = [f"(const {C_TYPE[t.storage]}*){abi.c_name(p)}->data" for p in inputs]
+        odata = f"({case.oc}*){out}->data"
+        lines: list[str] = []
+        if isinstance(derived, F.QKernel):
+            env = {F.shift_of(p): (f"{abi.c_name(p)}->shift", "int32") for p in inputs}
+            for name, tree in derived.per_call:
+                lines.append(f"const int {abi.c_name(name)} = (int)({scalar_c.render(tree, 'int32', env)[0]});")
+            values = [abi.c_name(name) for name, _ in derived.per_call]
+            if derived.output_shift is not None:
+                lines.append(f"const int32_t output_shift = {scalar_c.render(derived.output_shift, 'int32', env)[0]};")
+            if derived.output_shift is not None and not _one_of_the_shifts(derived.output_shift):
+                low, high = t.shifts()[0], t.shifts()[-1]
+                message = f"{self.op.outputs[0].name}: its shift (the rule's, from the inputs') is outside {t.name}'s {low} to {high}"
+                lines += [f"if (output_shift < {low} || output_shift > {high}) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {c_string(message)});", "}"]
+        else:  # (each per-call value is a tensor's attribute: <tensor>_scale, <tensor>_offset)
+            values = []
+            for used in case.used:
+                tensor, attribute = used.rsplit("_", 1)
+                values.append(f"{out if tensor == 'output' and tensor not in inputs else abi.c_name(tensor)}->{attribute}")
+        strides = ", ".join(f"strides[{j}]" for j in range(len(inputs)))
+        lines += ["if (contiguous) {",
+                  f"{case.name}({', '.join(data + values + [odata])}, n);",
+                  "} else {",
+                  f"{case.name}_strided({', '.join(data + values + [odata])}, {out}->rank, {out}->shape, {strides});",
+                  "}"]
+        if isinstance(derived, F.QKernel) and derived.output_shift is not None:
+            lines.append(f"{out}->shift = output_shift;")
+        return lines
 
 
 # ---------------------------------------------------------------- reductions

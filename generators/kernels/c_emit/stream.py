@@ -153,7 +153,7 @@ class StreamEmitter(Emitter):
         c = self.op.compute
         x, window = abi.c_name(c.input), abi.c_name(c.window)
         shape = "\n".join([
-            "opforge_tensor frames = {NULL, s->dtype, s->frame_rank + 1, {1}};",
+            "opforge_tensor frames = {.data = NULL, .dtype = s->dtype, .rank = s->frame_rank + 1, .shape = {1}};",
             "for (int32_t d = 0; d < s->frame_rank; d++) {", "frames.shape[d + 1] = s->frame_shape[d];", "}",
             f"const opforge_tensor* {x} = &frames;", f"const int64_t {window} = s->window;",
             *c_shapes.output_checks(self.op)])

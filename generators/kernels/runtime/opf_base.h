@@ -84,8 +84,8 @@ static inline int64_t opf_numel(const opforge_tensor* t)
 }
 
 /* A usable descriptor: not NULL, a known dtype among `dtypes` (a bit set),
- * rank 0..OPFORGE_MAX_RANK, sizes >= 0 whose byte count fits in int64_t, and
- * data unless it holds no element. */
+ * rank 0..OPFORGE_MAX_RANK, a fixed-point type's attributes in its range, sizes >= 0
+ * whose byte count fits in int64_t, and data unless it holds no element. */
 static inline opforge_status opf_check_tensor(const opforge_tensor* t, uint32_t dtypes)
 {
     if (t == NULL) {
@@ -96,6 +96,9 @@ static inline opforge_status opf_check_tensor(const opforge_tensor* t, uint32_t 
     }
     if (t->rank < 0 || t->rank > OPFORGE_MAX_RANK) {
         return OPFORGE_ERR_RANK;
+    }
+    if (!opforge_attributes_valid(t)) {
+        return OPFORGE_ERR_ATTRIBUTE;
     }
     int64_t n = 1;
     const int64_t limit = INT64_MAX / (int64_t)opforge_dtype_size(t->dtype);

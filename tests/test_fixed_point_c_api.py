@@ -1,0 +1,218 @@
+"""The C API takes fixed-point tensors (ADR 0040): an elementwise op whose tree derives a Q or
+D kernel (ADR 0036) accepts OPFORGE_Q7 ... OPFORGE_D16 descriptors, reads each tensor's
+attributes from its descriptor, sets a Q output's shift by the form's rule, and computes, in
+every geometry the float kernels have (contiguous, broadcast, in place), what the NumPy
+rendering of the same rule computes, bit for bit; at equal shifts what CMSIS-DSP computes.
+Attributes outside a type's range are refused with a status."""
+
+from __future__ import annotations
+
+import collections
+import subprocess
+from pathlib import Path
+
+import cmsisdsp as dsp  # (the owner of the Q rules: a test dependency, never skipped)
+import numpy as np
+import pytest
+
+from conftest import ROOT, STRICT
+from dsl import fixed_point as F
+from dsl import loader
+from generators import abi
+from generators.kernels.scalar_c import C_TYPE, c_array
+from generators.kernels.selection import code_ops
+from test_fixed_point import _attributes, _numpy
+
+CATALOGUE = loader.load(ROOT / "ops").catalogue
+TYPES = [F.Q7, F.Q15, F.Q31, F.D8, F.D16]
+#: Every (op, type) whose tree derives an elementwise Q or D kernel.
+KERNELS = [(op, t, d) for ns in CATALOGUE.namespaces for op in code_ops(ns) for t in TYPES
+           if isinstance(d := F.derive(op, t), (F.QKernel, F.DKernel))]
+#: The shapes of each operand and the output: the same, one broadcast, a scalar.
+GEOMETRIES = {"same": ((3, 5), (3, 5)), "row": ((3, 5), (5,)), "broadcast": ((2, 3, 4), (3, 1)),
+              "scalar": ((4, 3), ())}
+#: Attributes per tensor: Q shifts equal and different; D scales and offsets (D16's offsets 0, as TFLite's).
+Q_SHIFTS = [{"x": 2, "y": 2}, {"x": 3, "y": -4}]
+D_ATTRIBUTES = [{"x": (0.05, 3), "y": (0.02, -7), "output": (0.06, 1)},
+                {"x": (0.5, -20), "y": (0.004, 11), "output": (0.01, -3)}]
+
+
+def _stored(t: F.FixedPointType, shape: tuple[int, ...], seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    values = rng.integers(t.lowest, t.highest, int(np.prod(shape)), endpoint=True)
+    ends = [t.lowest, t.highest, 0, -1][:values.size]
+    values[:len(ends)] = ends
+    return values.astype(t.storage).reshape(shape)
+
+
+def _descriptor(name: str, dtype: str, array: np.ndarray, attributes: dict) -> tuple[str, str]:
+    """(declarations, the descriptor's name) of a tensor of ``dtype`` over ``array``."""
+    data = c_array(f"{name}_data", array, str(array.dtype), const=False)  # (an output, or written in place)
+    dims = ", ".join(map(str, array.shape)) or "0"
+    fields = ", ".join(f".{k} = {'INFINITY' if v == float('inf') else repr(v)}" for k, v in attributes.items())
+    return (f"{data}\nopforge_tensor {name} = {{.data = (void*){name}_data, .dtype = {abi.DTYPE_ENUM[dtype]}, "
+            f".rank = {array.ndim}, .shape = {{{dims}}}{', ' if fields else ''}{fields}}};"), name
+
+
+class _Program:
+    """Calls of the API, one after the other, each printing its status, output shift and values."""
+
+    def __init__(self) -> None:
+        self.decls: list[str] = []
+        self.runs: list[str] = []
+        self.sizes: list[int] = []
+
+    def call(self, function: str, inputs: dict[str, tuple[str, np.ndarray, dict]],
+             output: tuple[str, tuple[int, ...], dict], in_place: str | None = None) -> None:
+        k = len(self.sizes)
+        names = []
+        for n, (dtype, array, attributes) in inputs.items():
+            decl, name = _descriptor(f"c{k}_{n}", dtype, array, attributes)
+            self.decls.append(decl)
+            names.append(name)
+        out_dtype, shape, attributes = output
+        storage = F.TYPES[out_dtype].storage if out_dtype in F.TYPES else out_dtype
+        if in_place is None:
+            decl, out = _descriptor(f"c{k}_out", out_dtype, np.zeros(shape, storage), attributes)
+            self.decls.append(decl)
+        else:
+            out = f"c{k}_{in_place}"
+        self.runs.append(f"""{{ const char* detail = NULL;
+    const opforge_status st = {function}({", ".join(f"&{n}" for n in names)}, &{out}, &detail);
+    printf("%d %d\\n", (int)st, (int){out}.shift);
+    for (int64_t i = 0; st == OPFORGE_OK && i < {int(np.prod(shape))}; i++) {{
+        printf("%lld\\n", (long long)(({C_TYPE[storage]}*){out}.data)[i]);
+    }} }}""")
+        self.sizes.append(int(np.prod(shape)))
+
+    def run(self, generated: Path, objects: list[Path], tmp_path: Path) -> list[tuple[int, int, np.ndarray]]:
+        program = tmp_path / "calls.c"
+        program.write_text("#include <math.h>\n#include <stdio.h>\n#include \"opforge/opforge_all.h\"\n" + "\n".join(self.decls)
+                           + "\nint main(void)\n{\n" + "\n".join(self.runs) + "\nreturn 0;\n}\n")
+        exe = tmp_path / "calls"
+        made = subprocess.run(["gcc", *STRICT, "-O1", f"-I{generated / 'c' / 'include'}", str(program),
+                               *map(str, objects), "-lm", "-o", str(exe)], capture_output=True, text=True)
+        assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+        words = iter(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split())
+        results = []
+        for size in self.sizes:
+            status, shift = int(next(words)), int(next(words))
+            values = np.array([int(next(words)) for _ in range(size)] if status == 0 else [])
+            results.append((status, shift, values))
+        return results
+
+
+def _expected(op: object, t: F.FixedPointType, derived: F.QKernel | F.DKernel, arrays: dict[str, np.ndarray],
+              attributes: dict) -> tuple[np.ndarray, int | None]:
+    """The rule's NumPy rendering over the broadcast inputs: (stored result, a Q output's shift)."""
+    wide = {n: a.astype("int64") for n, a in arrays.items()}
+    if isinstance(derived, F.QKernel):
+        values, shift = _attributes(derived, {n: attributes[n] for n in arrays})
+    else:
+        tensors = {n: attributes[n] for n in attributes if n in arrays or n == "output"}
+        values = derived.per_call({n: s for n, (s, _) in tensors.items()}, {n: o for n, (_, o) in tensors.items()})
+        shift = None
+    shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    result = np.broadcast_to(_numpy(derived.value, wide, values), shape)
+    return result, shift
+
+
+@pytest.fixture(scope="module")
+def results(generated: Path, c_objects: list[Path], tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Every kernel in every geometry, attributes and in place, in one compiled program."""
+    program, cases = _Program(), []
+    for op, t, derived in KERNELS:
+        inputs = [i.name for i in op.inputs]
+        geometries = GEOMETRIES if len(inputs) == 2 else {"same": ((3, 5),)}
+        for geometry, shapes in geometries.items():
+            for a, by_role in enumerate(Q_SHIFTS if t.family == "Q" else D_ATTRIBUTES):
+                given = {n: by_role[role] for n, role in (*zip(inputs, ("x", "y")), ("output", "output"))
+                         if role in by_role}
+                if t.family == "Q":
+                    attributes = dict(given)
+                    descriptor = {n: {"shift": given[n]} for n in inputs}
+                else:  # (D16's offsets are 0, as TFLite's int16 kernels require)
+                    attributes = {n: (s, o if t.bits == 8 else 0) for n, (s, o) in given.items()}
+                    descriptor = {n: {"scale": s, "offset": o} for n, (s, o) in attributes.items()}
+                arrays = {n: _stored(t, shape, 7 * a + j) for j, (n, shape) in enumerate(zip(inputs, shapes))}
+                expected, shift = _expected(op, t, derived, arrays, attributes)
+                out_dtype = t.name if expected.dtype == np.dtype(t.storage) else "bool"
+                out_attributes = descriptor.get("output", {}) if out_dtype != "bool" else {}
+                program.call(abi.function(op), {n: (t.name, arrays[n], descriptor[n]) for n in inputs},
+                             (out_dtype, expected.shape, out_attributes))
+                cases.append((f"{op.qualified_name} {t.system} {geometry} {by_role}", expected, shift))
+        if t.family == "Q" and len(inputs) == 2 and op.outputs and isinstance(derived, F.QKernel) \
+                and derived.output_shift is not None:  # in place: the output is x's descriptor itself
+            arrays = {n: _stored(t, shape, 40 + j) for j, (n, shape) in enumerate(zip(inputs, GEOMETRIES["row"]))}
+            shifts = dict(zip(inputs, Q_SHIFTS[1].values()))
+            expected, shift = _expected(op, t, derived, arrays, shifts)
+            program.call(abi.function(op), {n: (t.name, arrays[n], {"shift": shifts[n]}) for n in inputs},
+                         (t.name, (3, 5), {}), in_place=inputs[0])
+            cases.append((f"{op.qualified_name} {t.system} in place", expected, shift))
+    got = program.run(generated, c_objects, tmp_path_factory.mktemp("fixed_point_c_api"))
+    return {name: (expected, shift, result) for (name, expected, shift), result in zip(cases, got)}
+
+
+def test_every_elementwise_q_and_d_kernel_is_in_the_c_api() -> None:
+    names = {(op.qualified_name, t.name) for op, t, _ in KERNELS}
+    assert {("math.add", "q15"), ("math.mul", "q7"), ("math.neg", "q31"), ("base.lt", "q15"), ("math.add", "d8"),
+            ("math.sub", "d16"), ("base.eq", "d8")} <= names
+    assert len(KERNELS) >= 60, len(KERNELS)
+
+
+def test_c_api_computes_the_rule_bit_for_bit_in_every_geometry(results: dict) -> None:
+    """Contiguous, broadcast (the strided rows), a scalar operand, and in place: the C API's
+    result is the NumPy rendering of the rule, and a Q output's shift is the rule's. A geometry
+    an op's own constraints refuse (bias_add's bias is a row) is refused as for floats."""
+    constrained = {op.qualified_name for op, _, _ in KERNELS if any(not c.backend for _, c in op.all_constraints())}
+    refused = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_CONSTRAINT"))
+    wrong, computed = [], collections.Counter()
+    for name, (expected, shift, (status, got_shift, got)) in results.items():
+        if status == refused and name.split()[0] in constrained:
+            continue
+        if status != 0 or not np.array_equal(got.reshape(expected.shape), expected.astype(np.int64)):
+            wrong.append(f"{name}: status {status}")
+        elif shift is not None and got_shift != shift:
+            wrong.append(f"{name}: shift {got_shift}, the rule's {shift}")
+        computed[" ".join(name.split()[:2])] += 1
+    assert not wrong, wrong[:10]
+    assert set(computed) == {f"{op.qualified_name} {t.system}" for op, t, _ in KERNELS}
+    assert sum(computed.values()) >= 300, sum(computed.values())
+
+
+#: CMSIS-DSP's function of each op's job (equal shifts, equal shapes).
+CMSIS = {"math.add": "arm_add_{q}", "math.sub": "arm_sub_{q}", "math.mul": "arm_mult_{q}",
+         "math.neg": "arm_negate_{q}", "math.abs": "arm_abs_{q}"}
+
+
+@pytest.mark.parametrize("qualified", list(CMSIS))
+def test_c_api_at_equal_shifts_is_cmsis_dsp(qualified: str, results: dict) -> None:
+    for t in (F.Q7, F.Q15, F.Q31):
+        expected, _, (status, _, got) = results[f"{qualified} {t.system} same {Q_SHIFTS[0]}"]
+        inputs = [_stored(t, (3, 5), j).reshape(-1) for j in range(2 if qualified not in ("math.neg", "math.abs") else 1)]
+        theirs = np.asarray(getattr(dsp, CMSIS[qualified].format(q=t.name))(*inputs), dtype=t.storage)
+        assert status == 0 and np.array_equal(got, theirs.astype(np.int64)), (qualified, t.system)
+
+
+def test_c_api_refuses_attributes_outside_a_type_s_range(generated: Path, c_objects: list[Path],
+                                                          tmp_path: Path) -> None:
+    """A Q shift beyond the type's range, a D scale that is not positive and finite, a D8 offset
+    beyond int8, and a product whose shift would leave Q15's range: OPFORGE_ERR_ATTRIBUTE each,
+    nothing written; a float tensor's attributes mean nothing and are not read."""
+    program = _Program()
+    x = _stored(F.Q15, (4,), 1)
+    attribute_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_ATTRIBUTE"))
+    bad = [("q15", {"shift": 128}), ("q15", {"shift": -113}), ("d8", {"scale": 0.0, "offset": 0}),
+           ("d8", {"scale": float("inf"), "offset": 0}), ("d8", {"scale": 0.5, "offset": 128})]
+    for dtype, attributes in bad:
+        stored = x.astype(F.TYPES[dtype].storage) if dtype == "d8" else x
+        program.call("opforge_math_neg" if dtype == "q15" else "opforge_math_add",
+                     {n: (dtype, stored, attributes) for n in (("x",) if dtype == "q15" else ("x", "y"))},
+                     (dtype, (4,), attributes if dtype == "d8" else {}))
+    program.call("opforge_math_mul", {"x": ("q15", x, {"shift": 100}), "y": ("q15", x, {"shift": 100})},
+                 ("q15", (4,), {}))
+    program.call("opforge_math_neg", {"x": ("float32", x.astype(np.float32), {"shift": 999, "scale": -1.0})},
+                 ("float32", (4,), {}))
+    got = program.run(generated, c_objects, tmp_path)
+    assert [status for status, _, _ in got[:-1]] == [attribute_error] * (len(bad) + 1), got
+    assert got[-1][0] == 0 and list(got[-1][2]) == list(-x.astype(np.int64)), got[-1]
