@@ -18,4 +18,5 @@ if ! command -v arm-none-eabi-gcc >/dev/null 2>&1 || ! command -v qemu-system-ar
         echo "note: arm-none-eabi-gcc or qemu-system-arm is missing; the Cortex-M tests will skip" >&2
     fi
 fi
-exec "$root/.venv/bin/python" -m pytest "$@"
+# One worker per core, each test module on one worker (its generated files and builds are made once).
+exec "$root/.venv/bin/python" -m pytest -n auto --dist loadfile "$@"

@@ -9,7 +9,6 @@ the types through their integer kernels."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -57,11 +56,8 @@ def test_the_ops_with_q_kernels_are_the_arithmetic_and_comparisons() -> None:
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("q_units")
-    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "imunit", "-outdir",
-                    str(target)], cwd=ROOT, check=True, capture_output=True)
-    return target / "imunit"
+def out(generated: Path) -> Path:
+    return generated / "imunit"
 
 
 def _stored(t: F.FixedPointType, shape: tuple[int, ...], seed: int) -> np.ndarray:

@@ -3,8 +3,8 @@ reference takes its shapes from the forms, so here the forms are held to what on
 can be: on every parity case of every op, their refusals and shapes evaluate, the reference
 computes arrays of those shapes, and it refuses nothing else but what the op's constraints
 say or the form names as a run-time check of values. What the C API, the bindings, units
-and NNEF make of the same cases is the cross-target tests' (test_generated_code's golden
-and parity runs, test_shapes_across_targets)."""
+and NNEF make of the same cases is the cross-target tests' (the golden runs of test_generated_c_library, the
+parity runs of test_generated_code, test_shapes_across_targets)."""
 
 from __future__ import annotations
 

@@ -39,8 +39,8 @@ def _generate(target: Path, *extra: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _generate(tmp_path_factory.mktemp("units"))
+def out(generated: Path) -> Path:
+    return generated / "imunit"
 
 
 @pytest.fixture(scope="module")

@@ -28,11 +28,8 @@ from generators.tests import cases, golden
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("nnef")
-    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "nnef", "-outdir", str(target)],
-                   cwd=ROOT, check=True, capture_output=True)
-    return target / "nnef"
+def out(generated: Path) -> Path:
+    return generated / "nnef"
 
 
 def _generated_module(out: Path, name: str) -> types.ModuleType:

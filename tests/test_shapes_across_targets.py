@@ -29,11 +29,8 @@ import test_imunit as TI
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("across")
-    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "imunit,nnef", "-outdir", str(target)],
-                   cwd=ROOT, check=True, capture_output=True)
-    return target
+def out(generated: Path) -> Path:
+    return generated
 
 
 @pytest.fixture(scope="module")
