@@ -359,7 +359,7 @@ def test_the_package_holds_fixed_point_arrays_as_numpy_users_expect(tmp_path: Pa
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "_kernels.py").write_text(Path(numpy_runtime.__file__).read_text())
-    (package / "_fixed_point_rules.py").write_text(R.numpy_rules_module("rules under test"))
+    (package / "_fixed_point_rules.py").write_text(R.numpy_rules_module("rules under test", []))
     for runtime in ("fixed_point.py", "_runtime.py"):
         (package / runtime).write_text((_RUNTIME / runtime).read_text())
     run = subprocess.run([sys.executable, "-c", PACKAGE_CHECKS], capture_output=True, text=True,

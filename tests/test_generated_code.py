@@ -399,6 +399,71 @@ def test_bindings_raise_clear_errors(installed: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0 and proc.stdout.strip() == "bindings ok", proc.stderr[-3000:]
 
 
+FIXED_POINT_OPS = r'''
+import importlib
+import numpy as np
+from opforge import fixed_point as fp, _fixed_point_rules as rules
+
+def fails(kind, words, fn, *args, **kwargs):
+    try:
+        fn(*args, **kwargs)
+    except kind as exc:
+        assert words in str(exc), (words, str(exc))
+        return
+    raise AssertionError(f"no {kind.__name__}: {words}")
+
+rng = np.random.default_rng(20)
+checked = set()
+for (qualified, name), kernel in rules.KERNELS.items():
+    namespace, op = qualified.split(".")
+    module = importlib.import_module(f"opforge.{namespace}")
+    fn = getattr(module, op, None) or getattr(module, op + "_")
+    t = rules.TYPES[name]
+    attributes = ([{"shift": 1}, {"shift": -3}] if t.family == "Q" else
+                  [{"scale": 0.02, "offset": 3 if t.bits == 8 else 0}, {"scale": 0.05, "offset": -2 if t.bits == 8 else 0}])
+    for shapes in ([(2, 3, 4), (3, 1)], [(3, 4), (4,)], [(3, 4), (3, 4)]):
+        args = [fp.FixedPointArray(rng.integers(t.lowest, t.highest, s, endpoint=True).astype(t.storage), name, **a)
+                for s, a in zip(shapes, attributes[:len(kernel.inputs)])]
+        try:
+            from_c = fn(*args)
+        except ValueError:  # (a geometry the op's constraints refuse: so do both backends)
+            fails(ValueError, qualified, fn, *args, backend="python")
+            continue
+        from_python = fn(*args, backend="python")
+        if kernel.result == "bool":
+            assert isinstance(from_c, np.ndarray) and np.array_equal(from_c, from_python), (qualified, name)
+        else:
+            assert isinstance(from_c, fp.FixedPointArray) and from_c.type == name, (qualified, name)
+            assert np.array_equal(from_c.stored, from_python.stored), (qualified, name, shapes)
+            assert (from_c.shift, from_c.scale, from_c.offset) == (from_python.shift, from_python.scale,
+                                                                    from_python.offset), (qualified, name)
+        checked.add((qualified, name))
+assert checked == set(rules.KERNELS), set(rules.KERNELS) - checked
+from opforge import math
+x, y = fp.quantize([0.5, -0.25], "q15", shift=0), fp.quantize([0.25, 0.5], "q15", shift=1)
+assert math.add(x, y).shift == 1 and math.mul(x, y).shift == 1 and math.add(x, y).stored.tolist() == [12288, 4096]
+for backend in ("c", "python"):
+    fails(TypeError, "y must be a q15 FixedPointArray", math.add, x, np.ones(2, np.float32), backend=backend)
+    fails(TypeError, "one fixed-point type", math.add, x, fp.quantize([1, 2], "q7"), backend=backend)
+    big = fp.quantize([0.5], "q15", shift=100)
+    fails(ValueError, "outside q15's -112..127", math.mul, big, big, backend=backend)
+    fails(TypeError, "out= cannot take", math.add, x, y, out=np.empty(2, np.int16), backend=backend)
+print("fixed point ok", len(checked))
+'''
+
+
+def test_fixed_point_arrays_go_through_the_ops_on_both_backends(installed: Path, tmp_path: Path) -> None:
+    """Every op with an elementwise Q or D kernel takes FixedPointArrays (ADR 0040): the C
+    backend (the C API with the attributes in the descriptors) and the NumPy reference of the
+    same rule agree bit for bit, with the same result attributes, in every geometry the op's
+    constraints allow; mixed types and floats are TypeErrors, a shift out of range a ValueError."""
+    script = tmp_path / "fixed_point_ops.py"
+    script.write_text(FIXED_POINT_OPS)
+    proc = subprocess.run([str(installed), str(script)], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("fixed point ok"), proc.stdout + proc.stderr[-3000:]
+    assert int(proc.stdout.split()[-1]) >= 60
+
+
 def _run_corpus(installed: Path, tmp_path: Path, out: Path, cases: list, script: str) -> dict:
     """Run ``script`` in the installed package's Python over the shape corpus ``cases`` (as
     JSON) with the generated tests folder; what it reports, as JSON on stdout."""

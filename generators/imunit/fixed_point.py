@@ -9,7 +9,6 @@ The kernels and their attribute trees come from :mod:`dsl.fixed_point` through t
 
 from __future__ import annotations
 
-import inspect
 from typing import Mapping, Sequence
 
 from dsl import compute as C
@@ -230,35 +229,8 @@ def table_args(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
                               if source in args))
 
 
-def _elementwise_lines(derived: F.QKernel | F.DKernel, inputs: list[str], per_call: list[str]) -> list[str]:
-    """A Q kernel's per-call values are the unit's; a D kernel's multipliers come from the scales
-    here, by the same trees and the same ``quantize_multiplier`` as the C kernel's."""
-    domain = derived.value.domain
-    env = {p: (f"np.asarray({p}).astype(np.{domain})", domain) for p in inputs}
-    lines = []
-    if isinstance(derived, F.QKernel):
-        env |= {n: (f"np.{domain}({n})", domain) for n in per_call}
-    else:
-        lines, multipliers = _multiplier_lines(derived.multipliers, [n for n in per_call if n.endswith("_scale")])
-        env |= multipliers | {f"{n}_offset": (f"np.int32({n}_offset)", "int32") for n in derived.offsets}
-    rule_lines, code = R.numpy_lines(derived.value, env)
-    return [*lines, *rule_lines, f"result = {code}"]
-
-
 #: NumPy's reduction of each combine, over the wide mapped values.
 _COMBINE = {"add": "np.sum", "max": "np.max", "min": "np.min"}
-
-
-def _multiplier_lines(multipliers: tuple[tuple[str, SExpr], ...], scales: list[str]) -> tuple[list[str], dict]:
-    """A D kernel's per-call multipliers from the scales: the rule's trees in float64 and
-    ``quantize_multiplier``, as the C kernel computes them."""
-    env = {n: (n, "float64") for n in scales}
-    lines, names = [], {}
-    for name, tree in multipliers:
-        real, _ = scalar_numpy.render(tree, "float64", env)
-        lines.append(f"{name}_multiplier, {name}_exponent = quantize_multiplier(float({real}))")
-        names |= {f"{name}_{part}": (f"np.int32({name}_{part})", "int32") for part in ("multiplier", "exponent")}
-    return lines, names
 
 
 def _reduction_lines(derived: F.QReduction | F.DReduction, inputs: list[str], axis: str) -> list[str]:
@@ -271,7 +243,7 @@ def _reduction_lines(derived: F.QReduction | F.DReduction, inputs: list[str], ax
              F.HEADROOM: (f"np.int32({F.HEADROOM})", "int32")}
     lines: list[str] = []
     if isinstance(derived, F.DReduction):
-        lines, multipliers = _multiplier_lines(derived.multipliers, ["x_scale", "output_scale"])
+        lines, multipliers = R.numpy_multiplier_lines(derived.multipliers, ["x_scale", "output_scale"])
         offsets = {f"{n}_offset": (f"np.int64({n}_offset)", "int64") for n in derived.offsets}
         env |= offsets
         final = {k: v for k, v in final.items() if k != F.HEADROOM} | multipliers | offsets
@@ -283,7 +255,7 @@ def _reduction_lines(derived: F.QReduction | F.DReduction, inputs: list[str], ax
 
 def quantize_multiplier_fragment() -> list[str]:
     """TFLite's QuantizeMultiplier as the rules state it (``dsl.fixed_point``), its source itself."""
-    return ['#pragma IMAGINET_FRAGMENT_BEGIN "quantize_multiplier"', inspect.getsource(F.quantize_multiplier),
+    return ['#pragma IMAGINET_FRAGMENT_BEGIN "quantize_multiplier"', R.quantize_multiplier_source(),
             "#pragma IMAGINET_FRAGMENT_END", "", ""]
 
 
@@ -309,7 +281,7 @@ def _contraction_lines(derived: F.QContraction | F.DContraction, inputs: list[st
     final: dict = {"acc": ("acc", "int64")}
     lines: list[str] = []
     if isinstance(derived, F.DContraction):
-        lines, final = _multiplier_lines(derived.multipliers, [f"{n}_scale" for n in (a, b, "output")])
+        lines, final = R.numpy_multiplier_lines(derived.multipliers, [f"{n}_scale" for n in (a, b, "output")])
         final |= {"acc": ("acc", "int64"), "output_offset": ("np.int64(output_offset)", "int64")}
         env |= {f"{n}_offset": (f"np.int64({n}_offset)", "int64") for n in (a, b)}
     term, _ = scalar_numpy.render(derived.map, "int64", env)
@@ -330,7 +302,7 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) 
         t = F.TYPES[name]
         derived = F.derive(op, t)
         if isinstance(derived, (F.QKernel, F.DKernel)):
-            lines = _elementwise_lines(derived, inputs, per_call)
+            lines = R.numpy_elementwise_lines(derived, inputs, per_call)
         elif isinstance(derived, (F.QContraction, F.DContraction)):
             lines = _contraction_lines(derived, inputs)
         elif isinstance(derived, (F.Conversion, F.InterpolatedTable)):

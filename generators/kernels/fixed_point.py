@@ -7,11 +7,16 @@ saturation is written here.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
+from dsl import compute as C
 from dsl import fixed_point as F
 from dsl.fixed_point import Conversion
+from dsl.model import Op
 from dsl.scalar import SExpr
+from generators import abi
 from generators.kernels import numpy_runtime, scalar_c, scalar_numpy
 
 
@@ -29,6 +34,23 @@ def c_statement(conversion: Conversion, target: str, env: dict[str, scalar_c.Val
     # (cast's rule reads its operand more than once: a local first)
     return (f"{{ {' '.join(lets)} const {ct} v = {code}; "
             f"{target} = {scalar_c.converted('v', conversion.domain, conversion.storage)}; }}")
+
+
+def takes_fixed_point(op: Op) -> bool:
+    """Whether an elementwise op may have fixed-point kernels: one case, one output, and args
+    that are numbers (a table's fill reads them as such)."""
+    c = op.compute
+    return (isinstance(c, C.Elementwise) and len(c.cases) == 1 and len(op.outputs) == 1
+            and all(abi.scalar_dtype(a.type) in ("int64", "float64") for a in op.args))
+
+
+def api_kernels(op: Op) -> dict[str, F.QKernel | F.DKernel]:
+    """The elementwise Q and D kernels an op's tree derives, by type name: what the C API and
+    the Python package take fixed-point tensors through (ADR 0040)."""
+    if not takes_fixed_point(op):
+        return {}
+    derived = {t.name: F.derive(op, t) for t in F.TYPES.values()}
+    return {name: d for name, d in derived.items() if isinstance(d, (F.QKernel, F.DKernel))}
 
 
 def c_multipliers(multipliers: tuple[tuple[str, SExpr], ...], tensors: tuple[str, ...]) -> tuple[str, dict]:
@@ -126,6 +148,39 @@ def numpy_run(conversion: Conversion, env: dict[str, scalar_numpy.Value], values
 _VALUES = {F.FACTOR: "float32", F.SCALE: "float32", F.OFFSET: "float32"}
 
 
+def numpy_multiplier_lines(multipliers: tuple[tuple[str, SExpr], ...], scales: list[str]) -> tuple[list[str], dict]:
+    """A D kernel's per-call multipliers from the scales: the rule's trees in float64 and
+    ``quantize_multiplier``, as the C kernel computes them."""
+    env = {n: (n, "float64") for n in scales}
+    lines, names = [], {}
+    for name, tree in multipliers:
+        real, _ = scalar_numpy.render(tree, "float64", env)
+        lines.append(f"{name}_multiplier, {name}_exponent = quantize_multiplier(float({real}))")
+        names |= {f"{name}_{part}": (f"np.int32({name}_{part})", "int32") for part in ("multiplier", "exponent")}
+    return lines, names
+
+
+def numpy_elementwise_lines(derived: F.QKernel | F.DKernel, inputs: list[str], per_call: list[str]) -> list[str]:
+    """A Q kernel's per-call values are the unit's; a D kernel's multipliers come from the scales
+    here, by the same trees and the same ``quantize_multiplier`` as the C kernel's."""
+    domain = derived.value.domain
+    env = {p: (f"np.asarray({p}).astype(np.{domain})", domain) for p in inputs}
+    lines = []
+    if isinstance(derived, F.QKernel):
+        env |= {n: (f"np.{domain}({n})", domain) for n in per_call}
+    else:
+        lines, multipliers = numpy_multiplier_lines(derived.multipliers, [n for n in per_call if n.endswith("_scale")])
+        env |= multipliers | {f"{n}_offset": (f"np.int32({n}_offset)", "int32") for n in derived.offsets}
+    rule_lines, code = numpy_lines(derived.value, env)
+    return [*lines, *rule_lines, f"result = {code}"]
+
+
+def quantize_multiplier_source() -> str:
+    """TFLite's QuantizeMultiplier as the rules state it (``dsl.fixed_point``): its source itself,
+    for a target that runs Python (a unit's implementation, the package's reference)."""
+    return inspect.getsource(F.quantize_multiplier)
+
+
 def _numpy_function(name: str, conversion: Conversion, params: tuple[str, ...]) -> str:
     env = {"x": ("x", conversion.domain),
            **{p: (f"np.{_VALUES.get(p, conversion.domain)}({p})", _VALUES.get(p, conversion.domain)) for p in params}}
@@ -134,13 +189,14 @@ def _numpy_function(name: str, conversion: Conversion, params: tuple[str, ...]) 
                     f"    return {code}\n"])
 
 
-def numpy_rules_module(head: str) -> str:
+def numpy_rules_module(head: str, ops: list[Op]) -> str:
     """The generated package's ``_fixed_point_rules``: each type's facts and its conversions as
     functions over arrays, ``x`` already in the rule's domain: float32 (real values, and
-    stored values on their way to real) or, for a shift, the wider integer."""
+    stored values on their way to real) or, for a shift, the wider integer; and the ops'
+    elementwise kernels (:func:`numpy_api_kernels`)."""
     lines = [f"# {head}", '"""The fixed-point rules of ADR 0036, rendered for NumPy (run under np.errstate)."""',
-             "", "from typing import NamedTuple", "", "import numpy as np", "", "from opforge import _kernels as _k",
-             "", ""]
+             "", "import math", "from typing import Callable, NamedTuple", "", "import numpy as np", "",
+             "from opforge import _kernels as _k", "", ""]
     types, from_real, to_real, shifted = [], [], [], []
     for t in F.TYPES.values():
         params = (F.FACTOR,) if t.family == "Q" else (F.SCALE, F.OFFSET)
@@ -165,5 +221,54 @@ def numpy_rules_module(head: str) -> str:
               f"TO_REAL = {{{', '.join(to_real)}}}", f"SHIFTED = {{{', '.join(shifted)}}}", "", "",
               "def factor(t: Type, shift: int) -> float:",
               '    """2**(N - shift): real values times it are a Q type\'s stored ones (exact in float32)."""',
-              "    return 2.0 ** (t.fraction_bits - shift)", ""]
+              "    return 2.0 ** (t.fraction_bits - shift)", "", "", *numpy_api_kernels(ops)]
     return "\n".join(lines)
+
+
+def _python_function(op: Op, t: F.FixedPointType, derived: F.QKernel | F.DKernel) -> tuple[str, str]:
+    """(source, entry) of the package's reference of one kernel: a function of the stored inputs
+    (named as the op's) and the tensors' attributes (``<tensor>_shift``, or ``_scale`` and
+    ``_offset``) that returns the stored result; a Q kernel's per-call values and output shift
+    from the shifts by the rule's trees, a D kernel's multipliers by ``quantize_multiplier``."""
+    inputs = [i.name for i in op.inputs]
+    assert all(n.isidentifier() for n in inputs), inputs
+    name = f"{op.namespace.lower()}_{op.name}_{t.name}"
+    if isinstance(derived, F.QKernel):
+        attributes = [F.shift_of(n) for n in inputs]
+        env = {a: (f"np.int32({a})", "int32") for a in attributes}
+        per_call = [f"{n} = int({scalar_numpy.render(tree, 'int32', env)[0]})" for n, tree in derived.per_call]
+        body = [*per_call, *numpy_elementwise_lines(derived, inputs, [n for n, _ in derived.per_call])]
+        shift = (f"lambda {', '.join(attributes)}: int({scalar_numpy.render(derived.output_shift, 'int32', env)[0]})"
+                 if derived.output_shift is not None else "None")
+    else:
+        tensors = [*inputs, *(["output"] if "output" in derived.offsets else [])]
+        attributes = [f"{n}_{a}" for n in tensors for a in ("scale", "offset")]
+        body = numpy_elementwise_lines(derived, inputs, attributes)
+        shift = "None"
+    result = "bool" if (derived.output_shift is None if isinstance(derived, F.QKernel)
+                        else derived.kind in F.COMPARISONS) else t.storage
+    source = "".join([f"def {name}({', '.join([*inputs, *attributes])}):\n", *(f"    {line}\n" for line in body),
+                      "    return np.asarray(result)\n"])
+    entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {tuple(inputs)!r}, "
+             f"{tuple(attributes)!r}, {name}, {shift}, {result!r})")
+    return source, entry
+
+
+def numpy_api_kernels(ops: list[Op]) -> list[str]:
+    """The package's references of the kernels :func:`api_kernels` gives, and ``KERNELS``, by
+    (op, type): what ``opforge.fixed_point`` runs for ``backend="python"``."""
+    sources, entries = [], []
+    for op in ops:
+        for name, derived in api_kernels(op).items():
+            source, entry = _python_function(op, F.TYPES[name], derived)
+            sources.append(source)
+            entries.append(entry)
+    return ["class Kernel(NamedTuple):",
+            "    function: str  # the C API's",
+            "    inputs: tuple[str, ...]",
+            "    attributes: tuple[str, ...]  # what the reference takes besides the stored inputs",
+            "    reference: Callable[..., np.ndarray]",
+            "    output_shift: Callable[..., int] | None  # a Q result's shift from the inputs' (None: bool, or D)",
+            "    result: str  # the stored result's dtype",
+            "", "", quantize_multiplier_source(), "", *sources, "",
+            "KERNELS = {" + ",\n    ".join(entries) + "}", ""]

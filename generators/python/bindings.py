@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from dsl import compute as C
 from dsl import defaults, doc_tokens
 from dsl import expr as E
 from dsl import shapes as S
 from dsl import dtypes as D
+from dsl import fixed_point as F
 from dsl.model import Arg, Config, Op
 from dsl.types import DataType, Language
 from generators import abi
+from generators.kernels import fixed_point
 from generators.formatting import visible_controls
 from generators.kernels.selection import variants_of
 from generators.kernels.py_names import class_name, config_param, function_name, py_name, ref_name
@@ -121,6 +125,16 @@ def _doc(op: Op) -> str:
     for o in op.outputs:
         lines += [f"{py_name(o.name)} : " + ("list of numpy.ndarray" if not o.count.is_single else "numpy.ndarray"),
                   f"    {o.description}"]
+    fixed = fixed_point.api_kernels(op)
+    if fixed:  # (ADR 0040)
+        names = " and ".join(py_name(i.name) for i in op.inputs)
+        result = ("a bool numpy.ndarray" if all(k.kind in F.COMPARISONS for k in fixed.values()) else
+                  "a FixedPointArray of the type (a Q result's shift the rule's; a D result's scale and offset "
+                  "the first input's)")
+        lines += ["", "Notes", "-----",
+                  *textwrap.wrap(f"{names} may be opforge.fixed_point.FixedPointArrays of one type "
+                                 f"({', '.join(fixed)}): the op's fixed-point kernel computes on the stored "
+                                 f"integers, and the result is {result}.", 84)]
     messages = [c.message for _, c in op.all_constraints() if not c.backend]
     if not abi.is_stream(op):  # what the op's form refuses, on shapes and then on values (ADR 0029)
         messages += [r.message for r in op.compute.refusals(op)] + list(op.compute.value_refusals(op))
@@ -206,16 +220,31 @@ class _Binding:
         self.add(f'_op = "{op.qualified_name}"',
                  'if backend not in ("c", "python"):',
                  '    raise ValueError(f"{_op}: backend must be \'c\' or \'python\', got {backend!r}")')
+        fixed = bool(fixed_point.api_kernels(op))
+        if fixed:
+            self.fixed_point_operands()
         self.tensors()
         self.args()
         self.constraints()
         self.variant()
         self.shape()
+        if fixed:  # (the op's checks and shapes ran on the stored values: its kernel for the type)
+            self.add("if _fixed is not None:", "    return _fp.run(_op, _fixed, _fixed_given, _shape, out, backend)")
         self.call()
         body = "\n".join("    " + line for line in self.lines)
         module = "".join(line + "\n\n\n" for line in self.module)
         return (result_class(op) + module + f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}:\n"
                 f'    """{_doc(op)}\n    """\n{body}\n')
+
+    def fixed_point_operands(self) -> None:
+        """FixedPointArrays in (ADR 0040): the op's kernel for their type, and their stored
+        values in their place, on which the op's own checks and shape rule then run."""
+        names = [py_name(i.name) for i in self.op.inputs]
+        given = ", ".join(f"({i.name!r}, {n})" for i, n in zip(self.op.inputs, names))
+        self.add(f"_fixed = _fp.kernel(_op, ({given},))",
+                 "if _fixed is not None:",
+                 f"    _fixed_given = {{{', '.join(f'{i.name!r}: {n}' for i, n in zip(self.op.inputs, names))}}}",
+                 f"    {', '.join(names)}, = (v.stored for v in _fixed_given.values())")
 
     def tensors(self) -> None:
         ins = self.op.inputs
@@ -534,6 +563,8 @@ def returns(op: Op) -> str:
     """The return annotation: an array, or the op's result tuple."""
     if _listed(op):
         return "list[np.ndarray]"
+    if fixed_point.api_kernels(op):  # (FixedPointArrays in, one out: ADR 0040)
+        return "np.ndarray | _fp.FixedPointArray"
     return f"{class_name(op)}Result" if len(op.outputs) > 1 else "np.ndarray"
 
 
@@ -592,4 +623,4 @@ def stub(op: Op) -> str:
         fields = "".join(f"    {py_name(o.name)}: np.ndarray\n" for o in op.outputs)
         return (f"class {class_name(op)}Result(NamedTuple):\n{fields}\n"
                 f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}: ...\n")
-    return f"def {function_name(op.name)}({signature(op)}) -> np.ndarray: ...\n"
+    return f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}: ...\n"

@@ -42,7 +42,8 @@ class PythonGenerator:
             + "".join(f"from opforge import {n}\n" for n in [*names, RUNTIME_MODULE])
             + f"\n__all__ = {[*names, RUNTIME_MODULE]!r}\n")
         py["src/opforge/_kernels.py"] = f"# {head}\n" + _KERNELS.read_text(encoding="utf-8")
-        py["src/opforge/_fixed_point_rules.py"] = fixed_point.numpy_rules_module(head)
+        py["src/opforge/_fixed_point_rules.py"] = fixed_point.numpy_rules_module(
+            head, [op for ns in context.namespaces for op in code_ops(ns)])
         for runtime in ("_runtime.py", "_native.py", f"{RUNTIME_MODULE}.py"):
             py[f"src/opforge/{runtime}"] = f"# {head}\n" + (_RUNTIME / runtime).read_text(encoding="utf-8")
         py["src/opforge/_reference/__init__.py"] = f"# {head}\n" + '"""NumPy reference implementations."""\n'
@@ -72,6 +73,8 @@ class PythonGenerator:
                  "from typing import Literal, NamedTuple, Sequence", "", "import numpy as np",
                  "from numpy.typing import ArrayLike", "",
                  "from opforge import _kernels as _k", "from opforge import _native",
+                 *([f"from opforge import {RUNTIME_MODULE} as _fp"]
+                   if any(fixed_point.api_kernels(op) for op in ops) else []),
                  "from opforge import _runtime as _rt", f"from opforge._reference import {py_names.module_name(ns.key)} as _ref", "",
                  "",
                  "def _size_at(x: np.ndarray, axis: int) -> int:",
@@ -101,6 +104,8 @@ class PythonGenerator:
             fields = "\n".join(f"    {py_names.py_name(a.name)}: {bindings.PY_TYPE.get(a.type, 'object')} = ..."
                                for a in cfg.args)
             parts += [f"class {cfg.name}:", fields or "    ...", ""]
+        if any(fixed_point.api_kernels(op) for op in code_ops(ns)):
+            parts.insert(parts.index("from numpy.typing import ArrayLike") + 1, f"from opforge import {RUNTIME_MODULE} as _fp")
         parts += [bindings.stub(op) for op in code_ops(ns)]
         for a in ns.aliases:
             parts.append(f"from opforge.{a.target_namespace.lower()} import {py_names.function_name(a.target_op)} as "

@@ -133,7 +133,7 @@ class ElementwiseEmitter(Emitter):
         cases = {t.name: (derived, case) for t, derived, case in self.fixed_point_cases(c, inputs)}
         for t in F.TYPES.values():
             if t.name not in cases:
-                table = F.derive(self.op, t) if self._takes_fixed_point(c) else None
+                table = F.derive(self.op, t) if fixed_point.takes_fixed_point(self.op) else None
                 if isinstance(table, (F.Conversion, F.InterpolatedTable)) and len(inputs) == 1:
                     kernels.append(self.table_kernel(inputs[0], t, table))
                 continue
@@ -149,26 +149,15 @@ class ElementwiseEmitter(Emitter):
                         for k in self.plain_kernels(case)]
         return kernels
 
-    def _takes_fixed_point(self, c: C.Elementwise) -> bool:
-        """Whether the op may have fixed-point kernels: one case, one output, numeric args."""
-        numeric = all(abi.scalar_dtype(a.type) in _NUMERIC for a in self.op.args)
-        return len(c.cases) == 1 and len(self.op.outputs) == 1 and numeric
-
     def fixed_point_cases(self, c: C.Elementwise,
                           inputs: list[str]) -> list[tuple[F.FixedPointType, F.QKernel | F.DKernel, _Case]]:
-        """Each fixed-point type whose rule the op's tree derives (ADR 0036) with the case that
-        computes it over the stored values: each input moved by its per-call ``<input>_k`` (Q),
-        or rescaled by multipliers computed once per call from the tensors' scales (D)."""
-        if not self._takes_fixed_point(c):
-            return []
-        cases = []
-        for t in F.TYPES.values():
-            derived = F.derive(self.op, t)
-            if isinstance(derived, F.DKernel):
-                cases.append((t, derived, self._d_case(c, inputs, t, derived)))
-            elif isinstance(derived, F.QKernel):
-                cases.append((t, derived, self._q_case(c, inputs, t, derived)))
-        return cases
+        """Each fixed-point type whose elementwise rule the op's tree derives (ADR 0036,
+        ``fixed_point.api_kernels``) with the case that computes it over the stored values: each
+        input moved by its per-call ``<input>_k`` (Q), or rescaled by multipliers computed once
+        per call from the tensors' scales (D)."""
+        return [(F.TYPES[name], derived, self._d_case(c, inputs, F.TYPES[name], derived)
+                 if isinstance(derived, F.DKernel) else self._q_case(c, inputs, F.TYPES[name], derived))
+                for name, derived in fixed_point.api_kernels(self.op).items()]
 
     def _q_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType, derived: F.QKernel) -> _Case:
         out = self.op.outputs[0].name

@@ -46,6 +46,17 @@ def tensors(arrays: list[np.ndarray]) -> tuple[Any, Any]:
     return ffi.new("opforge_tensor*[]", [descriptors + k for k in range(len(arrays))] or [ffi.NULL]), descriptors
 
 
+def fixed_point_tensor(array: np.ndarray, fixed_type: str, shift: int | None, scale: float | None,
+                       offset: int | None) -> Any:
+    """A descriptor of a C-contiguous array of stored values of a fixed-point type (``q15``;
+    ``bool`` for a comparison's result) with its attributes (ADR 0040)."""
+    if lib is None:
+        raise RuntimeError(f"the C backend is not built ({_MISSING}); use backend='python'")
+    code = getattr(lib, f"OPFORGE_{fixed_type.upper()}")
+    return ffi.new("opforge_tensor*", [ffi.from_buffer(array), code, array.ndim, array.shape, shift or 0,
+                                       offset or 0, scale or 0.0])
+
+
 def frame(dtype: str, shape: tuple[int, ...]) -> Any:
     """A descriptor of one frame: dtype and shape, no data."""
     return ffi.new("opforge_tensor*", [ffi.NULL, _DTYPE_ENUM[dtype], len(shape), shape])

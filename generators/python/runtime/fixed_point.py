@@ -28,6 +28,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 from numpy.typing import ArrayLike
 
 from opforge import _fixed_point_rules as _rules
+from opforge import _native
 from opforge import _runtime as _rt
 
 __all__ = ["FixedPointArray", "quantize", "dequantize", "requantize", "TYPES"]
@@ -230,3 +231,75 @@ def requantize(q: FixedPointArray, fixed_type: str | None = None, *, shift: int 
             stored = rule(q._stored.astype(domain), k)
         return FixedPointArray._made(np.asarray(stored), t, shift, None, None)
     return quantize(dequantize(q), t.name, shift=shift, scale=scale, offset=offset)
+
+
+# ------------------------------------------------------------------ the ops on fixed-point arrays
+
+
+def kernel(op: str, given: tuple[tuple[str, Any], ...]) -> _rules.Kernel | None:
+    """The op's kernel for its inputs' fixed-point type (ADR 0040), or None where no input is a
+    FixedPointArray. Every input must then be one, of the same type: a float array or another
+    type is a ``TypeError`` (quantize or requantize it first), as is a type the op has no
+    kernel for (its docs' "Fixed point" table says why)."""
+    fixed = [(name, value) for name, value in given if isinstance(value, FixedPointArray)]
+    if not fixed:
+        return None
+    first_name, first = fixed[0]
+    for name, value in given:
+        if not isinstance(value, FixedPointArray):
+            raise TypeError(f"{op}: {name} must be a {first.type} FixedPointArray as {first_name} is (quantize it), "
+                            f"not {type(value).__name__}")
+        if value.type != first.type:
+            raise TypeError(f"{op}: {name} is {value.type} and {first_name} {first.type}: the inputs must have one "
+                            "fixed-point type (requantize one)")
+    found = _rules.KERNELS.get((op, first.type))
+    if found is None:
+        kinds = sorted(t for o, t in _rules.KERNELS if o == op)
+        raise TypeError(f"{op}: no {first.type} kernel" + (f" (it has {', '.join(kinds)})" if kinds else
+                                                            " (see the op's fixed-point table)"))
+    return found
+
+
+def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape: tuple[int, ...], out: Any,
+        backend: str) -> FixedPointArray | np.ndarray:
+    """The kernel on the stored values (the op's checks have passed on them): the C API with
+    the attributes in the descriptors, or the NumPy reference of the same rule. A Q result's
+    shift is the rule's; a D result takes the first input's scale and offset; a comparison
+    gives a bool ndarray."""
+    if out is not None:
+        raise TypeError(f"{op}: out= cannot take a fixed-point result (a FixedPointArray is read-only)")
+    inputs = [given[name] for name in found.inputs]
+    first = inputs[0]
+    t = first._type
+    values = {}
+    for name, q in zip(found.inputs, inputs):
+        values |= {f"{name}_shift": q._shift} if t.family == "Q" else {f"{name}_scale": q._scale,
+                                                                        f"{name}_offset": q._offset}
+    if t.family == "D":
+        values |= {"output_scale": first._scale, "output_offset": first._offset}
+    shift = None
+    if found.output_shift is not None:
+        shift = found.output_shift(*(values[f"{name}_shift"] for name in found.inputs))
+        low, high = t.shifts
+        if not low <= shift <= high:
+            raise ValueError(f"{op}: the result's shift, {shift} (the rule's, from the inputs'), is outside "
+                             f"{t.name}'s {low}..{high}")
+    if backend == "python":
+        with np.errstate(all="ignore"):
+            result = found.reference(*(q._stored for q in inputs), *(values[a] for a in found.attributes))
+        stored = np.array(np.broadcast_to(result, shape), dtype=found.result)
+    else:
+        stored = np.empty(shape, dtype=found.result)
+        descriptors = [_native.fixed_point_tensor(np.ascontiguousarray(q._stored), t.name, q._shift, q._scale,
+                                                  q._offset) for q in inputs]
+        result_type = t.name if found.result != "bool" else "bool"
+        written = _native.fixed_point_tensor(stored, result_type, 0, values.get("output_scale"),
+                                             values.get("output_offset"))
+        _native.call(op, found.function, *descriptors, written)
+        if shift is not None and written.shift != shift:  # (the C API sets it by the same rule)
+            raise RuntimeError(f"{op}: the C API's result shift {written.shift} is not the rule's {shift}")
+    if found.result == "bool":
+        return stored
+    if t.family == "Q":
+        return FixedPointArray._made(stored, t, shift, None, None)
+    return FixedPointArray._made(stored, t, None, first._scale, first._offset)
