@@ -53,6 +53,16 @@ def api_kernels(op: Op) -> dict[str, F.QKernel | F.DKernel]:
     return {name: d for name, d in derived.items() if isinstance(d, (F.QKernel, F.DKernel))}
 
 
+def api_tables(op: Op) -> dict[str, F.Conversion | F.InterpolatedTable]:
+    """The lookup tables a unary elementwise op's tree derives, by type name (8-bit: an entry per
+    stored value; 16-bit: 513 knots): what the C API and the Python package compute a unary op
+    on fixed-point tensors with (ADR 0040), the output's attributes the caller's."""
+    if not takes_fixed_point(op) or len(op.inputs) != 1:
+        return {}
+    derived = {t.name: F.derive(op, t) for t in F.TYPES.values()}
+    return {name: d for name, d in derived.items() if isinstance(d, (F.Conversion, F.InterpolatedTable))}
+
+
 def c_multipliers(multipliers: tuple[tuple[str, SExpr], ...], tensors: tuple[str, ...]) -> tuple[str, dict]:
     """C statements that compute a D kernel's per-call multipliers and exponents from the
     tensors' ``<name>_scale`` (doubles) by the rule's trees and ``opf_quantize_multiplier``, and
@@ -106,7 +116,8 @@ def numpy_table(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPoin
     step = F.KNOT_STEP if isinstance(derived, F.InterpolatedTable) else 1
     lines = [f"s = ({source.lowest} + {step} * np.arange({table_entries(derived, source)})).astype(np.float64)"]
     fill, code = numpy_lines(entry, env | {"x": ("s", "float64")})
-    lines += [*fill, f"table = np.asarray({code})", f"stored = np.asarray({x}).astype(np.int32)"]
+    # (an entry that ignores the input, zeros_like's, is one value: as many as the entries)
+    lines += [*fill, f"table = np.broadcast_to(np.asarray({code}), s.shape)", f"stored = np.asarray({x}).astype(np.int32)"]
     if not isinstance(derived, F.InterpolatedTable):
         return [*lines, f"result = table[stored - ({source.lowest})]"]
     scalar = {"x": ("stored", "int32")}
@@ -250,7 +261,32 @@ def _python_function(op: Op, t: F.FixedPointType, derived: F.QKernel | F.DKernel
     source = "".join([f"def {name}({', '.join([*inputs, *attributes])}):\n", *(f"    {line}\n" for line in body),
                       "    return np.asarray(result)\n"])
     entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {tuple(inputs)!r}, "
-             f"{tuple(attributes)!r}, {name}, {shift}, {result!r})")
+             f"{tuple(attributes)!r}, (), {name}, {shift}, {result!r}, False)")
+    return source, entry
+
+
+def _python_table(op: Op, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable) -> tuple[str, str]:
+    """(source, entry) of the package's reference of a unary op's table: filled from the float
+    reference for the input's and the output's attributes and the op's numeric args, then read
+    (:func:`numpy_table`, as the C API's fill and lookup)."""
+    x = op.inputs[0].name
+    assert x.isidentifier(), x
+    name = f"{op.namespace.lower()}_{op.name}_{t.name}"
+    tensors = (x, "output")
+    if t.family == "Q":
+        attributes = [f"{n}_shift" for n in tensors]
+        env = {f"{n}_factor": (f"np.float64(2.0 ** ({t.fraction_bits} - {n}_shift))", "float64") for n in tensors}
+    else:
+        attributes = [f"{n}_{a}" for n in tensors for a in ("scale", "offset")]
+        env = {a: (f"np.float64({a})", "float64") for a in attributes}
+    used = [a.name for a in op.args if a.name in C.symbols(op.compute.case(()))]  # type: ignore[union-attr]
+    params = [f"_arg{j}" for j in range(len(used))]  # (an arg's name may be any word: passed in order)
+    env |= {a: (f"np.float64({p})", "float64") for a, p in zip(used, params)}
+    body = numpy_table(derived, t, "stored_x", env)
+    source = "".join([f"def {name}(stored_x, {', '.join([*attributes, *params])}):\n",
+                      *(f"    {line}\n" for line in body), "    return np.asarray(result)\n"])
+    entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {(x,)!r}, {tuple(attributes)!r}, "
+             f"{tuple(used)!r}, {name}, None, {t.storage!r}, True)")
     return source, entry
 
 
@@ -259,16 +295,18 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
     (op, type): what ``opforge.fixed_point`` runs for ``backend="python"``."""
     sources, entries = [], []
     for op in ops:
-        for name, derived in api_kernels(op).items():
-            source, entry = _python_function(op, F.TYPES[name], derived)
-            sources.append(source)
-            entries.append(entry)
+        made = [_python_function(op, F.TYPES[name], d) for name, d in api_kernels(op).items()]
+        made += [_python_table(op, F.TYPES[name], d) for name, d in api_tables(op).items()]
+        sources += [source for source, _ in made]
+        entries += [entry for _, entry in made]
     return ["class Kernel(NamedTuple):",
             "    function: str  # the C API's",
             "    inputs: tuple[str, ...]",
             "    attributes: tuple[str, ...]  # what the reference takes besides the stored inputs",
+            "    args: tuple[str, ...]  # the op's args the reference takes last (a table's fill reads them)",
             "    reference: Callable[..., np.ndarray]",
             "    output_shift: Callable[..., int] | None  # a Q result's shift from the inputs' (None: bool, or D)",
             "    result: str  # the stored result's dtype",
+            "    table: bool  # a unary op's table: the output's attributes are the caller's",
             "", "", quantize_multiplier_source(), "", *sources, "",
             "KERNELS = {" + ",\n    ".join(entries) + "}", ""]

@@ -125,10 +125,13 @@ def _doc(op: Op) -> str:
     for o in op.outputs:
         lines += [f"{py_name(o.name)} : " + ("list of numpy.ndarray" if not o.count.is_single else "numpy.ndarray"),
                   f"    {o.description}"]
-    fixed = fixed_point.api_kernels(op)
+    fixed: dict = fixed_point.api_kernels(op) or fixed_point.api_tables(op)
     if fixed:  # (ADR 0040)
         names = " and ".join(py_name(i.name) for i in op.inputs)
-        result = ("a bool numpy.ndarray" if all(k.kind in F.COMPARISONS for k in fixed.values()) else
+        result = ("a bool numpy.ndarray" if all(getattr(k, "kind", "") in F.COMPARISONS for k in fixed.values()) else
+                  "a FixedPointArray of the input's type and attributes, from a table of the float reference "
+                  "(exact up to the output's rounding; 16-bit types interpolate 513 knots)"
+                  if fixed_point.api_tables(op) else
                   "a FixedPointArray of the type (a Q result's shift the rule's; a D result's scale and offset "
                   "the first input's)")
         lines += ["", "Notes", "-----",
@@ -220,7 +223,7 @@ class _Binding:
         self.add(f'_op = "{op.qualified_name}"',
                  'if backend not in ("c", "python"):',
                  '    raise ValueError(f"{_op}: backend must be \'c\' or \'python\', got {backend!r}")')
-        fixed = bool(fixed_point.api_kernels(op))
+        fixed = bool(fixed_point.api_kernels(op) or fixed_point.api_tables(op))
         if fixed:
             self.fixed_point_operands()
         self.tensors()
@@ -229,7 +232,11 @@ class _Binding:
         self.variant()
         self.shape()
         if fixed:  # (the op's checks and shapes ran on the stored values: its kernel for the type)
-            self.add("if _fixed is not None:", "    return _fp.run(_op, _fixed, _fixed_given, _shape, out, backend)")
+            c_args = [self.c_scalar(p) for p in abi.parameters(op) if p.role in ("arg", "optional")]
+            py_args = ", ".join(f"{a.name!r}: {py_name(a.name)}" for a in op.args)
+            self.add("if _fixed is not None:",
+                     f"    return _fp.run(_op, _fixed, _fixed_given, _shape, out, backend, ({''.join(a + ', ' for a in c_args)}), "
+                     f"{{{py_args}}})")
         self.call()
         body = "\n".join("    " + line for line in self.lines)
         module = "".join(line + "\n\n\n" for line in self.module)
@@ -237,14 +244,16 @@ class _Binding:
                 f'    """{_doc(op)}\n    """\n{body}\n')
 
     def fixed_point_operands(self) -> None:
-        """FixedPointArrays in (ADR 0040): the op's kernel for their type, and their stored
-        values in their place, on which the op's own checks and shape rule then run."""
+        """FixedPointArrays in (ADR 0040): the op's kernel for their type, and arrays of their
+        shapes in their place (the stored values, or zeros of a dtype the op takes), on which
+        the op's own checks and shape rule then run."""
         names = [py_name(i.name) for i in self.op.inputs]
         given = ", ".join(f"({i.name!r}, {n})" for i, n in zip(self.op.inputs, names))
+        allowed = tuple(dict.fromkeys(v.dtype for v in self.variants))
         self.add(f"_fixed = _fp.kernel(_op, ({given},))",
                  "if _fixed is not None:",
                  f"    _fixed_given = {{{', '.join(f'{i.name!r}: {n}' for i, n in zip(self.op.inputs, names))}}}",
-                 f"    {', '.join(names)}, = (v.stored for v in _fixed_given.values())")
+                 f"    {', '.join(names)}, = _fp.stand_ins(_fixed_given, {allowed!r})")
 
     def tensors(self) -> None:
         ins = self.op.inputs
@@ -563,7 +572,7 @@ def returns(op: Op) -> str:
     """The return annotation: an array, or the op's result tuple."""
     if _listed(op):
         return "list[np.ndarray]"
-    if fixed_point.api_kernels(op):  # (FixedPointArrays in, one out: ADR 0040)
+    if fixed_point.api_kernels(op) or fixed_point.api_tables(op):  # (FixedPointArrays in, one out: ADR 0040)
         return "np.ndarray | _fp.FixedPointArray"
     return f"{class_name(op)}Result" if len(op.outputs) > 1 else "np.ndarray"
 

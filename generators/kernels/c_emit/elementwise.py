@@ -108,7 +108,14 @@ class ElementwiseEmitter(Emitter):
                       fragment(case.name + "_strided", self.strided(case))]
         self.fixed_variants = [D.Variant(t.name, tuple((n, t.name if d == t.storage else d) for n, d in case.v.tensors))
                                for t, _, case in fixed]
-        body = self.body(c, inputs, args, {t.name: (derived, case) for t, derived, case in fixed})
+        tables = fixed_point.api_tables(self.op)
+        out = self.op.outputs[0].name
+        for name, derived in tables.items():  # (the C API's lookup, counting in int64_t)
+            fill = self.table_kernel(inputs[0], F.TYPES[name], derived).init
+            assert fill is not None
+            frags += [fill, self.table_apply(inputs[0], F.TYPES[name], derived)]
+            self.fixed_variants.append(D.Variant(name, ((inputs[0], name), (out, name))))
+        body = self.body(c, inputs, args, {t.name: (derived, case) for t, derived, case in fixed}, tables)
         return OpCode(tuple(frags), (), self.api(body), tuple(plain))
 
     def plain_kernels(self, case: _Case) -> list[PlainKernel]:
@@ -221,6 +228,43 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
                            chosen=tuple(t.attributes), init=fill, init_parameters=(("void* table", "table"),
                                                                                    *attributes),
                            table_bytes=fixed_point.table_entries(derived, t) * (t.bits // 8))
+
+    def table_apply(self, x: str, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable) -> CFragment:
+        """The C API's loop that reads a unary op's table (filled by ``table_kernel``'s fill)."""
+        stored, name = C_TYPE[t.storage], f"{self.fn}_{t.name}_apply"
+        lookup = fixed_point.c_table_lookup(derived, t, "entries", f"{abi.c_name(x)}[i]", "output[i]")
+        return fragment(name, f"""
+static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {stored}* output, int64_t n)
+{{
+    const {stored}* entries = (const {stored}*)table;
+    for (int64_t i = 0; i < n; i++) {{
+        {lookup}
+    }}
+}}""")
+
+    def table_call(self, x: str, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable,
+                   args: dict) -> list[str]:
+        """The C API's use of a table: filled on the stack from the descriptors' attributes (and the
+        op's numeric args) once per call, then read for every element; the output's attributes the
+        caller's, as a quantized model's are. Only x's own shape: no broadcast into the output."""
+        kernel = self.table_kernel(x, t, derived)
+        out, entries = abi.c_name(self.op.outputs[0].name), fixed_point.table_entries(derived, t)
+        values = []
+        for _, source in kernel.init_parameters[1:]:  # (after the table: attributes, then args)
+            tensor, _, attribute = source.rpartition("_")
+            if source in args:
+                given = f"(*{abi.c_name(source)})" if args[source].default is None else abi.c_name(source)
+                values.append(f"(double){given}")
+            else:
+                values.append(f"{out if tensor == 'output' else abi.c_name(tensor)}->{attribute}")
+        stored = C_TYPE[t.storage]
+        return ["if (!contiguous) {",
+                f"return opf_fail(detail, OPFORGE_ERR_SHAPE, "
+                f"{c_string(f'{self.op.outputs[0].name}: a {t.name} table gives the shape of {x}, no broadcast')});",
+                "}",
+                f"{stored} table[{entries}];",
+                f"(void){kernel.init.name}(table, {', '.join(values)});",
+                f"{self.fn}_{t.name}_apply((const {stored}*){abi.c_name(x)}->data, table, ({stored}*){out}->data, n);"]
 
     def _d_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType, derived: F.DKernel) -> _Case:
         """A D type's case: the tensors' scales (double) and offsets as arguments, the rule's
@@ -438,7 +482,8 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
 }}"""
 
     def body(self, c: C.Elementwise, inputs: list[str], args: dict,
-             fixed: dict[str, tuple[F.QKernel | F.DKernel, _Case]] | None = None) -> list[str]:
+             fixed: dict[str, tuple[F.QKernel | F.DKernel, _Case]] | None = None,
+             tables: dict[str, F.Conversion | F.InterpolatedTable] | None = None) -> list[str]:
         op = self.op
         out = abi.c_name(op.outputs[0].name)
         names = [abi.c_name(p) for p in inputs]
@@ -474,6 +519,8 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
             return body
 
         def per_type(v: D.Variant) -> list[str]:
+            if v.dtype in (tables or {}):
+                return self.table_call(inputs[0], F.TYPES[v.dtype], (tables or {})[v.dtype], args)
             derived, case = (fixed or {})[v.dtype]
             return self.fixed_point_call(derived, case, F.TYPES[v.dtype], inputs)
 

@@ -260,12 +260,23 @@ def kernel(op: str, given: tuple[tuple[str, Any], ...]) -> _rules.Kernel | None:
     return found
 
 
+def stand_ins(given: dict[str, FixedPointArray], dtypes: tuple[str, ...]) -> list[np.ndarray]:
+    """Arrays of the inputs' shapes for the op's own checks and shape rule: the stored values
+    where the op takes their dtype, else zeros of the first dtype it takes (a float-only op's
+    table: only the shapes matter)."""
+    t = next(iter(given.values()))._type
+    if t.storage in dtypes:
+        return [q._stored for q in given.values()]
+    return [np.zeros(q.shape, dtype=dtypes[0]) for q in given.values()]
+
+
 def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape: tuple[int, ...], out: Any,
-        backend: str) -> FixedPointArray | np.ndarray:
+        backend: str, c_args: tuple = (), args: dict[str, Any] | None = None) -> FixedPointArray | np.ndarray:
     """The kernel on the stored values (the op's checks have passed on them): the C API with
-    the attributes in the descriptors, or the NumPy reference of the same rule. A Q result's
-    shift is the rule's; a D result takes the first input's scale and offset; a comparison
-    gives a bool ndarray."""
+    the attributes in the descriptors (and the op's args, ``c_args`` as C takes them), or the
+    NumPy reference of the same rule. A Q result's shift is the rule's; a D result takes the
+    first input's scale and offset, as a table's result takes the input's attributes; a
+    comparison gives a bool ndarray."""
     if out is not None:
         raise TypeError(f"{op}: out= cannot take a fixed-point result (a FixedPointArray is read-only)")
     inputs = [given[name] for name in found.inputs]
@@ -277,7 +288,8 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
                                                                         f"{name}_offset": q._offset}
     if t.family == "D":
         values |= {"output_scale": first._scale, "output_offset": first._offset}
-    shift = None
+    shift = first._shift if found.table else None
+    values["output_shift"] = shift
     if found.output_shift is not None:
         shift = found.output_shift(*(values[f"{name}_shift"] for name in found.inputs))
         low, high = t.shifts
@@ -286,16 +298,17 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
                              f"{t.name}'s {low}..{high}")
     if backend == "python":
         with np.errstate(all="ignore"):
-            result = found.reference(*(q._stored for q in inputs), *(values[a] for a in found.attributes))
+            result = found.reference(*(q._stored for q in inputs), *(values[a] for a in found.attributes),
+                                     *(float((args or {})[a]) for a in found.args))
         stored = np.array(np.broadcast_to(result, shape), dtype=found.result)
     else:
         stored = np.empty(shape, dtype=found.result)
         descriptors = [_native.fixed_point_tensor(np.ascontiguousarray(q._stored), t.name, q._shift, q._scale,
                                                   q._offset) for q in inputs]
         result_type = t.name if found.result != "bool" else "bool"
-        written = _native.fixed_point_tensor(stored, result_type, 0, values.get("output_scale"),
+        written = _native.fixed_point_tensor(stored, result_type, shift, values.get("output_scale"),
                                              values.get("output_offset"))
-        _native.call(op, found.function, *descriptors, written)
+        _native.call(op, found.function, *descriptors, *c_args, written)
         if shift is not None and written.shift != shift:  # (the C API sets it by the same rule)
             raise RuntimeError(f"{op}: the C API's result shift {written.shift} is not the rule's {shift}")
     if found.result == "bool":
