@@ -96,3 +96,15 @@ def c_objects(generated: Path, tmp_path_factory: pytest.TempPathFactory) -> list
 
     with ThreadPoolExecutor(os.cpu_count()) as pool:  # (one gcc per core)
         return list(pool.map(compile_one, sorted((generated / "c" / "src").glob("*.c"))))
+
+
+#: The modules whose fixtures build the most (the package installed and rebuilt under the
+#: sanitizers, the firmware, the hostile-call builds, the units): collected first, so that each
+#: worker starts one of them while another runs the many short modules (./test.sh -n auto).
+SLOW_FIRST = ("test_generated_code.py", "test_generated_c_library.py", "test_imunit.py", "test_cli.py",
+              "test_fixed_point_units.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: k for k, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))  # (stable: each module's order kept)

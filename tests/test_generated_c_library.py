@@ -218,13 +218,13 @@ int main(void)
            "inputs: every tensor must have the dtype of the first");
     /* several outputs must not overlap (they are written through restrict pointers) */
     const int64_t last[1] = {1};
-    opforge_tensor mean = {.data = c, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {2}}, variance = {c + 1, OPFORGE_FLOAT32, 1, {2}};
+    opforge_tensor mean = {.data = c, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {2}}, variance = {.data = c + 1, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {2}};
     EXPECT("overlapping outputs", opforge_math_moments(&x, last, 1, false, &mean, &variance, &detail),
            OPFORGE_ERR_OVERLAP, "mean, variance: outputs must not overlap");
     /* in place (ADR 0006): an elementwise op's output may be one of its inputs, exactly, the
      * y of this call broadcast (the strided kernel); any other overlap is refused */
     float p[8] = {1, 2, 3, 4, 5, 6, 0, 0}, q[3] = {10, 20, 30};
-    opforge_tensor px = {.data = p, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {2, 3}}, qy = {q, OPFORGE_FLOAT32, 1, {3}};
+    opforge_tensor px = {.data = p, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {2, 3}}, qy = {.data = q, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {3}};
     EXPECT("add in place", opforge_math_add(&px, &qy, &px, &detail), OPFORGE_OK, NULL);
     const float added[6] = {11, 22, 33, 14, 25, 36};
     expect("add in place computes", memcmp(p, added, sizeof added) == 0 ? OPFORGE_OK : OPFORGE_ERR_ARG, OPFORGE_OK,

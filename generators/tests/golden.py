@@ -352,7 +352,8 @@ def philox_c_test(header: str) -> str:
 """
 
 
-_DESCRIPTOR = re.compile(r"^opforge_tensor (t_\w+) = \{\(void\*\)(data_\w+), (\w+), (\d+), \{([^}]*)\}\};$")
+_DESCRIPTOR = re.compile(r"^opforge_tensor (t_\w+) = \{\.data = \(void\*\)(data_\w+), \.dtype = (\w+), "
+                         r"\.rank = (\d+), \.shape = \{([^}]*)\}\};$")
 
 
 def _mutations(name: str, rank: int, dims: list[int], output: bool, nullable: bool) -> list[tuple[str, str]]:
