@@ -125,18 +125,26 @@ def _doc(op: Op) -> str:
     for o in op.outputs:
         lines += [f"{py_name(o.name)} : " + ("list of numpy.ndarray" if not o.count.is_single else "numpy.ndarray"),
                   f"    {o.description}"]
-    fixed: dict = fixed_point.api_kernels(op) or fixed_point.api_tables(op)
+    kernels, tables = fixed_point.api_kernels(op), fixed_point.api_tables(op)
+    fixed = {name: kernels.get(name) or tables[name] for name in (t for t in F.TYPES if t in kernels or t in tables)}
     if fixed:  # (ADR 0040)
         names = " and ".join(py_name(i.name) for i in op.inputs)
-        result = ("a bool numpy.ndarray" if all(getattr(k, "kind", "") in F.COMPARISONS for k in fixed.values()) else
-                  "a FixedPointArray of the input's type and attributes, from a table of the float reference "
-                  "(exact up to the output's rounding; 16-bit types interpolate 513 knots)"
-                  if fixed_point.api_tables(op) else
-                  "a FixedPointArray of the type (a Q result's shift the rule's; a D result's scale and offset "
-                  "the first input's)")
+        said = []
+        if kernels and all(k.kind in F.COMPARISONS for k in kernels.values()):
+            said.append("a bool numpy.ndarray")
+        elif kernels:
+            rules = [*(["a Q result's shift the rule's"] if any(F.TYPES[t].family == "Q" for t in kernels) else []),
+                     *(["a D result's scale and offset the first input's"]
+                       if any(F.TYPES[t].family == "D" for t in kernels) else [])]
+            said.append(f"in {', '.join(kernels)} a FixedPointArray of the type ({'; '.join(rules)})")
+        if tables:
+            said.append(f"in {', '.join(tables)} a FixedPointArray of the input's type and attributes, from a "
+                        "table of the float reference (within one step; 16-bit types interpolate 513 knots)")
+        result = "; ".join(said)
         lines += ["", "Notes", "-----",
-                  *textwrap.wrap(f"{names} may be opforge.fixed_point.FixedPointArrays of one type "
-                                 f"({', '.join(fixed)}): the op's fixed-point kernel computes on the stored "
+                  *textwrap.wrap((f"{names} may be an opforge.fixed_point.FixedPointArray" if len(op.inputs) == 1
+                                  else f"{names} may be opforge.fixed_point.FixedPointArrays of one type")
+                                 + f" ({', '.join(fixed)}): the op's fixed-point kernel computes on the stored "
                                  f"integers, and the result is {result}.", 84)]
     messages = [c.message for _, c in op.all_constraints() if not c.backend]
     if not abi.is_stream(op):  # what the op's form refuses, on shapes and then on values (ADR 0029)
