@@ -162,7 +162,9 @@ class ImunitGenerator:
             parts += [UnitAdapter(op, v.dtype).fragment() for v in variants_of(op)]
             own = {f.name for f in code.fragments}  # (a hand-written fragment is there already)
             parts += [dependency(k.fragment.text, ref(RUNTIME)) for k in code.plain if k.name not in own]
-            parts += [dependency(k.init.text, ref(RUNTIME)) for k in code.plain if k.init is not None]
+            # (a table's fill is also the C API's: there already)
+            parts += [dependency(k.init.text, ref(RUNTIME)) for k in code.plain
+                      if k.init is not None and k.init.name not in own]
             parts += [plain.entry(op, k) for k in code.plain]
         return "\n".join(parts)
 
