@@ -63,6 +63,13 @@ def api_tables(op: Op) -> dict[str, F.Conversion | F.InterpolatedTable]:
     return {name: d for name, d in derived.items() if isinstance(d, (F.Conversion, F.InterpolatedTable))}
 
 
+def api_types(op: Op) -> dict[str, F.QKernel | F.DKernel | F.Conversion | F.InterpolatedTable]:
+    """Every fixed-point type the C API and the Python package take for the op (its kernels'
+    and its tables'), in the types' order."""
+    derived = {**api_tables(op), **api_kernels(op)}
+    return {name: derived[name] for name in F.TYPES if name in derived}
+
+
 def c_multipliers(multipliers: tuple[tuple[str, SExpr], ...], tensors: tuple[str, ...]) -> tuple[str, dict]:
     """C statements that compute a D kernel's per-call multipliers and exponents from the
     tensors' ``<name>_scale`` (doubles) by the rule's trees and ``opf_quantize_multiplier``, and

@@ -125,8 +125,7 @@ def _doc(op: Op) -> str:
     for o in op.outputs:
         lines += [f"{py_name(o.name)} : " + ("list of numpy.ndarray" if not o.count.is_single else "numpy.ndarray"),
                   f"    {o.description}"]
-    kernels, tables = fixed_point.api_kernels(op), fixed_point.api_tables(op)
-    fixed = {name: kernels.get(name) or tables[name] for name in (t for t in F.TYPES if t in kernels or t in tables)}
+    kernels, tables, fixed = fixed_point.api_kernels(op), fixed_point.api_tables(op), fixed_point.api_types(op)
     if fixed:  # (ADR 0040)
         names = " and ".join(py_name(i.name) for i in op.inputs)
         said = []
@@ -231,7 +230,7 @@ class _Binding:
         self.add(f'_op = "{op.qualified_name}"',
                  'if backend not in ("c", "python"):',
                  '    raise ValueError(f"{_op}: backend must be \'c\' or \'python\', got {backend!r}")')
-        fixed = bool(fixed_point.api_kernels(op) or fixed_point.api_tables(op))
+        fixed = bool(fixed_point.api_types(op))
         if fixed:
             self.fixed_point_operands()
         self.tensors()
@@ -580,7 +579,7 @@ def returns(op: Op) -> str:
     """The return annotation: an array, or the op's result tuple."""
     if _listed(op):
         return "list[np.ndarray]"
-    if fixed_point.api_kernels(op) or fixed_point.api_tables(op):  # (FixedPointArrays in, one out: ADR 0040)
+    if fixed_point.api_types(op):  # (FixedPointArrays in, one out: ADR 0040)
         return "np.ndarray | _fp.FixedPointArray"
     return f"{class_name(op)}Result" if len(op.outputs) > 1 else "np.ndarray"
 
