@@ -138,11 +138,11 @@ class ElementwiseEmitter(Emitter):
         a unary op's table. Args reach only a table (its fill reads them, as numbers)."""
         kernels: list[PlainKernel] = []
         cases = {t.name: (derived, case) for t, derived, case in self.fixed_point_cases(c, inputs)}
+        tables = fixed_point.api_tables(self.op)
         for t in F.TYPES.values():
             if t.name not in cases:
-                table = F.derive(self.op, t) if fixed_point.takes_fixed_point(self.op) else None
-                if isinstance(table, (F.Conversion, F.InterpolatedTable)) and len(inputs) == 1:
-                    kernels.append(self.table_kernel(inputs[0], t, table))
+                if t.name in tables:
+                    kernels.append(self.table_kernel(inputs[0], t, tables[t.name]))
                 continue
             derived, case = cases[t.name]
             if isinstance(derived, F.DKernel):
