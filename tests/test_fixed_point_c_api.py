@@ -15,7 +15,7 @@ import cmsisdsp as dsp  # (the owner of the Q rules: a test dependency, never sk
 import numpy as np
 import pytest
 
-from conftest import ROOT, STRICT
+from conftest import ROOT, GeneratedProjects, STRICT
 from dsl import fixed_point as F
 from dsl import loader
 from generators import abi
@@ -85,7 +85,7 @@ class _Program:
     }} }}""")
         self.sizes.append(int(np.prod(shape)))
 
-    def run(self, generated: Path, objects: list[Path], tmp_path: Path) -> list[tuple[int, int, np.ndarray]]:
+    def run(self, generated: GeneratedProjects, objects: list[Path], tmp_path: Path) -> list[tuple[int, int, np.ndarray]]:
         program = tmp_path / "calls.c"
         program.write_text("#include <math.h>\n#include <stdio.h>\n#include \"opforge/opforge_all.h\"\n" + "\n".join(self.decls)
                            + "\nint main(void)\n{\n" + "\n".join(self.runs) + "\nreturn 0;\n}\n")
@@ -118,7 +118,7 @@ def _expected(op: object, t: F.FixedPointType, derived: F.QKernel | F.DKernel, a
 
 
 @pytest.fixture(scope="module")
-def results(generated: Path, c_objects: list[Path], tmp_path_factory: pytest.TempPathFactory) -> dict:
+def results(generated: GeneratedProjects, c_objects: list[Path], tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Every kernel in every geometry, attributes and in place, in one compiled program."""
     program, cases = _Program(), []
     for op, t, derived in KERNELS:
@@ -194,7 +194,7 @@ def test_c_api_at_equal_shifts_is_cmsis_dsp(qualified: str, results: dict) -> No
         assert status == 0 and np.array_equal(got, theirs.astype(np.int64)), (qualified, t.system)
 
 
-def test_c_api_refuses_attributes_outside_a_type_s_range(generated: Path, c_objects: list[Path],
+def test_c_api_refuses_attributes_outside_a_type_s_range(generated: GeneratedProjects, c_objects: list[Path],
                                                           tmp_path: Path) -> None:
     """A Q shift beyond the type's range, a D scale that is not positive and finite, a D8 offset
     beyond int8, and a product whose shift would leave Q15's range: OPFORGE_ERR_ATTRIBUTE each,

@@ -17,7 +17,7 @@ import attrs
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, GeneratedProjects
 from dsl import fixed_point as F
 from dsl import loader
 from dsl import compute as C
@@ -56,7 +56,7 @@ def test_the_ops_with_q_kernels_are_the_arithmetic_and_comparisons() -> None:
 
 
 @pytest.fixture(scope="module")
-def out(generated: Path) -> Path:
+def out(generated: GeneratedProjects) -> Path:
     return generated / "imunit"
 
 

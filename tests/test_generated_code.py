@@ -15,18 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, GeneratedProjects
 from dsl.loader import load
 
 NAMESPACES = [ns.key for ns in load(ROOT / "ops").catalogue.namespaces]
 
 
 @pytest.fixture(scope="module")
-def out(generated: Path) -> Path:
+def out(generated: GeneratedProjects) -> GeneratedProjects:
     return generated
 
 
-def test_bindings_never_call_a_builtin_an_op_shadows(out: Path) -> None:
+def test_bindings_never_call_a_builtin_an_op_shadows(out: GeneratedProjects) -> None:
     """A module with ops named all, any, sum, max, range, ... must not call those builtins by
     name: the call would reach the op (it did once: base.replace_where called base.all)."""
     import ast
@@ -42,7 +42,7 @@ def test_bindings_never_call_a_builtin_an_op_shadows(out: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def installed(out: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def installed(out: GeneratedProjects, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual env with `pip install out/python` (and pytest for the suite)."""
     env_dir = tmp_path_factory.mktemp("venv")
     venv.create(env_dir, with_pip=True)
@@ -55,7 +55,7 @@ def installed(out: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return python
 
 
-def test_generated_parity_suite_passes(installed: Path, out: Path) -> None:
+def test_generated_parity_suite_passes(installed: Path, out: GeneratedProjects) -> None:
     proc = subprocess.run([str(installed), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(out / "tests")],
                           capture_output=True, text=True, cwd=out / "tests")
     tail = proc.stdout.strip().splitlines()[-1]
@@ -69,7 +69,7 @@ RANDOM_CASES_PER_PAIR = 200
 
 
 @pytest.fixture(scope="module")
-def sanitized(installed: Path, out: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def sanitized(installed: Path, out: GeneratedProjects, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The installed package with its C backend rebuilt under the sanitizers: the environment
     that runs it (the package first on the path, the ASan runtime preloaded into Python)."""
     folder = tmp_path_factory.mktemp("sanitized")
@@ -97,7 +97,7 @@ def sanitized(installed: Path, out: Path, tmp_path_factory: pytest.TempPathFacto
 
 
 @pytest.mark.parametrize("key", NAMESPACES)
-def test_random_cases_agree_under_sanitizers(installed: Path, out: Path, sanitized: dict[str, str], key: str) -> None:
+def test_random_cases_agree_under_sanitizers(installed: Path, out: GeneratedProjects, sanitized: dict[str, str], key: str) -> None:
     """200 seeded random cases per op and dtype (the parity cases in turn, fresh values with
     NaN, infinities and integer limits, half of them resized: empty axes, broadcast 1s): C and
     the NumPy reference agree or both refuse, and no sanitizer reports anything."""
@@ -471,7 +471,7 @@ def test_fixed_point_arrays_go_through_the_ops_on_both_backends(installed: Path,
     assert int(proc.stdout.split()[-1]) >= 300
 
 
-def _run_corpus(installed: Path, tmp_path: Path, out: Path, cases: list, script: str) -> dict:
+def _run_corpus(installed: Path, tmp_path: Path, out: GeneratedProjects, cases: list, script: str) -> dict:
     """Run ``script`` in the installed package's Python over the shape corpus ``cases`` (as
     JSON) with the generated tests folder; what it reports, as JSON on stdout."""
     (tmp_path / "corpus.json").write_text(json.dumps(cases))
@@ -508,7 +508,7 @@ print(json.dumps({"cases": len(cases), "wrong": wrong[:10], "count": len(wrong)}
 '''
 
 
-def test_the_c_api_and_the_bindings_declare_the_references_shapes(installed: Path, out: Path, tmp_path: Path) -> None:
+def test_the_c_api_and_the_bindings_declare_the_references_shapes(installed: Path, out: GeneratedProjects, tmp_path: Path) -> None:
     """Issue 18's cross-target shape test, through the package: the corpus hypothesis draws for
     every op (tests/shape_corpus.py), on both backends (the C API's status and its output's
     shape, the NumPy reference's): each refuses what the reference refuses, else gives its
@@ -655,7 +655,7 @@ def _c_parameters(op) -> list[dict]:
     return params
 
 
-def test_the_c_api_refuses_and_accepts_as_the_forms_say(installed: Path, out: Path, tmp_path: Path) -> None:
+def test_the_c_api_refuses_and_accepts_as_the_forms_say(installed: Path, out: GeneratedProjects, tmp_path: Path) -> None:
     """Issue 18's cross-target shape test, straight through the C API (no binding in front):
     for the corpus hypothesis draws for every op, the function returns OK given outputs of
     the NumPy reference's shapes and refuses an output of another shape; where the reference
@@ -733,7 +733,7 @@ print(checked)
 '''
 
 
-def test_every_docs_example_is_what_the_package_computes(installed: Path, out: Path, tmp_path: Path) -> None:
+def test_every_docs_example_is_what_the_package_computes(installed: Path, out: GeneratedProjects, tmp_path: Path) -> None:
     """The examples on the docs pages, run against the installed package on both backends."""
     script = tmp_path / "examples.py"
     script.write_text(DOC_EXAMPLE_CHECK)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, GeneratedProjects
 from dsl import compute as C
 from dsl import fragments, loader
 from generators.imunit import checker, comparison, testing, units
@@ -39,7 +39,7 @@ def _generate(target: Path, *extra: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def out(generated: Path) -> Path:
+def out(generated: GeneratedProjects) -> Path:
     return generated / "imunit"
 
 

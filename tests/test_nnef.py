@@ -15,7 +15,7 @@ import nnef
 import numpy as np
 import pytest
 
-from conftest import ROOT, write_ops
+from conftest import ROOT, GeneratedProjects, write_ops
 from dsl import compute as C
 from dsl import fixed_point as F
 from dsl import loader
@@ -28,7 +28,7 @@ from generators.tests import cases, golden
 
 
 @pytest.fixture(scope="module")
-def out(generated: Path) -> Path:
+def out(generated: GeneratedProjects) -> Path:
     return generated / "nnef"
 
 

@@ -19,7 +19,7 @@ import nnef
 import pytest
 
 import shape_corpus as SC
-from conftest import ROOT, write_ops
+from conftest import ROOT, GeneratedProjects, write_ops
 from dsl import compute as C
 from generators.imunit import checker
 from generators.kernels import evaluate, py_names
@@ -29,12 +29,12 @@ import test_imunit as TI
 
 
 @pytest.fixture(scope="module")
-def out(generated: Path) -> Path:
+def out(generated: GeneratedProjects) -> GeneratedProjects:
     return generated
 
 
 @pytest.fixture(scope="module")
-def shape_functions(out: Path) -> types.ModuleType:
+def shape_functions(out: GeneratedProjects) -> types.ModuleType:
     spec = importlib.util.spec_from_file_location("across_shapes", out / "nnef" / "opforge_nnef_shapes.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
@@ -50,7 +50,7 @@ def shape_refused(op, kwargs) -> bool:
     return refused is not None or not evaluate.constraints_hold(op, kwargs)
 
 
-def unit_outcome(out: Path, ns, op, case, result):
+def unit_outcome(out: GeneratedProjects, ns, op, case, result):
     """(None: the unit refuses, or the shapes of its output sockets), or "skip" where a unit
     cannot take the case (a reduction over several axes, more tensors than its sockets)."""
     env = TI._case_env(op, case, result)
@@ -103,7 +103,7 @@ def _literal(value) -> str:
     return repr(float(value)) if isinstance(value, float) else str(value)
 
 
-def graph_outcome(out: Path, functions, op, kwargs, wants):
+def graph_outcome(out: GeneratedProjects, functions, op, kwargs, wants):
     """(None: nnef.infer_shapes refuses, or the shapes it gives) for a graph of one call of the
     op's fragment, parsed by the official nnef package with its namespace's document."""
     lines, names, operands = [], [], []
@@ -144,7 +144,7 @@ def graph_outcome(out: Path, functions, op, kwargs, wants):
 
 
 @pytest.mark.parametrize(("ns", "op"), SC.OPS, ids=[op.qualified_name for _, op in SC.OPS])
-def test_units_and_nnef_declare_the_references_shapes(out: Path, shape_functions, ns, op) -> None:
+def test_units_and_nnef_declare_the_references_shapes(out: GeneratedProjects, shape_functions, ns, op) -> None:
     checked = 0
     for dtype, spec in SC.corpus(op.qualified_name):
         case, result = SC.expected(ns, op, dtype, spec)
@@ -179,7 +179,7 @@ FIXED = [("math.add", {"x": (3, 1), "y": (1, 4)}, (3, 4)),
 
 
 @pytest.mark.parametrize(("name", "given", "want"), FIXED, ids=[f"{n}{tuple(g.values())}" for n, g, _ in FIXED])
-def test_the_wrong_shapes_of_5a768c3(out: Path, shape_functions, name: str, given: dict, want: tuple) -> None:
+def test_the_wrong_shapes_of_5a768c3(out: GeneratedProjects, shape_functions, name: str, given: dict, want: tuple) -> None:
     ns, op = next((ns, op) for ns, op in SC.OPS if op.qualified_name == name)
     spec = {"inputs": {n: {"shape": list(s), "dtype": "float32", "extreme": False} for n, s in given.items()},
             "args": {}, "seed": 1, "tol": {"ulps": 4, "abs": 0.0}}

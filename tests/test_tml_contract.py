@@ -7,13 +7,12 @@ contract for them (and gave a broadcast result the larger operand's shape)."""
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import nnef
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, GeneratedProjects
 from dsl import compute as C
 from dsl import loader
 from generators.imunit import checker
@@ -71,11 +70,11 @@ def test_the_catalogue_has_both_rules() -> None:
 
 
 @pytest.fixture(scope="module")
-def out(generated: Path) -> Path:
+def out(generated: GeneratedProjects) -> GeneratedProjects:
     return generated
 
 
-def test_nnef_shape_functions_follow_the_rule(out: Path) -> None:
+def test_nnef_shape_functions_follow_the_rule(out: GeneratedProjects) -> None:
     spec = importlib.util.spec_from_file_location("shapes", out / "nnef" / "opforge_nnef_shapes.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
@@ -91,7 +90,7 @@ def test_nnef_shape_functions_follow_the_rule(out: Path) -> None:
             assert got == rule(op, shapes), (op.qualified_name, shapes)
 
 
-def test_nnef_graphs_refuse_what_the_op_refuses(out: Path) -> None:
+def test_nnef_graphs_refuse_what_the_op_refuses(out: GeneratedProjects) -> None:
     """Through the official parser and infer_shapes, not only the shape function."""
     spec = importlib.util.spec_from_file_location("shapes2", out / "nnef" / "opforge_nnef_shapes.py")
     module = importlib.util.module_from_spec(spec)
@@ -111,7 +110,7 @@ def test_nnef_graphs_refuse_what_the_op_refuses(out: Path) -> None:
         assert got == rule(op, list(pair))
 
 
-def _unit_outcome(out: Path, op, shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+def _unit_outcome(out: GeneratedProjects, op, shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
     """The unit's output shape as unit-check evaluates it (Compounds through their steps' units),
     or None where it refuses."""
     path = out / "imunit" / op.namespace.lower() / op.name / f"{op.name}.imunit"
@@ -129,14 +128,14 @@ def _unit_outcome(out: Path, op, shapes: list[tuple[int, ...]]) -> tuple[int, ..
     return tuple(produced[op.outputs[0].name].shape_.dims)
 
 
-def test_units_declare_the_shape_the_op_gives_or_refuse(out: Path) -> None:
+def test_units_declare_the_shape_the_op_gives_or_refuse(out: GeneratedProjects) -> None:
     for op in OPS:
         for pair in PAIRS:
             shapes = shapes_for(op, pair)
             assert _unit_outcome(out, op, shapes) == rule(op, shapes), (op.qualified_name, shapes)
 
 
-def test_docs_say_each_ops_rule(out: Path) -> None:
+def test_docs_say_each_ops_rule(out: GeneratedProjects) -> None:
     for op in OPS:
         page = (out / "docs" / "docs" / f"{op.namespace.lower()}.md").read_text()
         section = page.split(f'<a id="op-{op.name}"></a>')[1].split('<a id="op-')[0]
