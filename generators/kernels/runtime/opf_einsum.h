@@ -198,7 +198,9 @@ static inline void opf_tensordot_labels(const opforge_tensor* x, const opforge_t
             out[n++] = id;
         }
     }
-    for (int32_t i = 0; i < n; i++) {
+    /* n <= OPFORGE_MAX_RANK was checked by the caller; the bound says so to the compiler too,
+     * which cannot see it and warns (-Wstringop-overflow) at -O3 when the loop is inlined. */
+    for (int32_t i = 0; i < n && i < OPFORGE_MAX_RANK; i++) {
         labels_out[i] = out[transpose_z ? n - 1 - i : i];
     }
     *n_out = n;
