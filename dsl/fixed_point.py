@@ -42,7 +42,7 @@ import math
 
 import attrs
 
-from dsl.scalar import FUNCTIONS, SCall, SConst, SExpr, SSym, substitute
+from dsl.scalar import FUNCTIONS, SCall, SConst, SExpr, SSym, substitute, symbols
 from dsl.types import DataType
 
 #: The per-call values the conversions read besides the element ``x``.
@@ -296,6 +296,16 @@ def table_entry(tree: SExpr, source: FixedPointType, target: FixedPointType, nam
 HEADROOM = "h"
 ACC, COUNT = SSym("acc"), SSym("n")
 
+#: Why a fixed-point reduction that divides by its count (a mean) refuses no elements: its
+#: float form gives NaN there, which no stored integer holds. Every target says these words.
+EMPTY_MEAN = "a fixed-point mean of no elements has no value (its float form gives NaN)"
+
+
+def _divides_by_count(finalize: "Conversion") -> bool:
+    """Whether a reduction's finalize divides by its count: it then needs one element at least
+    (:data:`EMPTY_MEAN`); max and min refuse no elements in their float form already."""
+    return COUNT.name in symbols(finalize.value) | {n for _, _, t in finalize.lets for n in symbols(t)}
+
 
 def headroom(n: int) -> int:
     """ceil(log2(n)): a sum of ``n`` stored values, shifted right by it, fits the type again
@@ -322,6 +332,11 @@ class QReduction:
     finalize: Conversion
     output_shift: SExpr
     domain: str
+
+    @property
+    def refuses_empty(self) -> bool:
+        """A mean: no elements have no value (:data:`EMPTY_MEAN`)."""
+        return _divides_by_count(self.finalize)
 
 
 def q_reduction(form: object, t: FixedPointType) -> QReduction | str:
@@ -571,6 +586,11 @@ class DReduction:
     #: TFLite's rescaling of ``x``'s scale over the output's, and the offsets read.
     multipliers = (("output", SCall("div", (SSym("x_scale"), SSym("output_scale")))),)
     offsets = ("x", "output")
+
+    @property
+    def refuses_empty(self) -> bool:
+        """A mean: no elements have no value (:data:`EMPTY_MEAN`)."""
+        return _divides_by_count(self.finalize)
 
     def per_call(self, scales: dict[str, float], offsets: dict[str, int]) -> dict[str, int]:
         return _per_call(self.multipliers, self.offsets, scales, offsets)

@@ -83,7 +83,12 @@ class GeneratedProjects:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
 
+    #: Projects another one needs beside it: the Python package builds from the C library at ../c.
+    BESIDE = {"python": ("c",)}
+
     def __truediv__(self, project: str) -> Path:
+        for needed in self.BESIDE.get(project, ()):
+            self / needed
         target = self.root / project
         if target.is_dir():
             return target

@@ -63,8 +63,13 @@ class _Program:
         self.sizes: list[int] = []
 
     def call(self, function: str, inputs: dict[str, tuple[str, np.ndarray, dict]],
-             output: tuple[str, tuple[int, ...], dict], in_place: str | None = None) -> None:
+             output: tuple[str, tuple[int, ...], dict], in_place: str | None = None, axes: tuple[int, ...] | None = None) -> None:
+        """``axes``: a reduction's (its array, its count, keep_dims false), between the inputs and the output."""
         k = len(self.sizes)
+        between = ""
+        if axes is not None:
+            self.decls.append(f"static const int64_t c{k}_axes[] = {{{', '.join(map(str, axes)) or '0'}}};")
+            between = f"c{k}_axes, {len(axes)}, false, "
         names = []
         for n, (dtype, array, attributes) in inputs.items():
             decl, name = _descriptor(f"c{k}_{n}", dtype, array, attributes)
@@ -78,7 +83,7 @@ class _Program:
         else:
             out = f"c{k}_{in_place}"
         self.runs.append(f"""{{ const char* detail = NULL;
-    const opforge_status st = {function}({", ".join(f"&{n}" for n in names)}, &{out}, &detail);
+    const opforge_status st = {function}({", ".join(f"&{n}" for n in names)}, {between}&{out}, &detail);
     printf("%d %d\\n", (int)st, (int){out}.shift);
     for (int64_t i = 0; st == OPFORGE_OK && i < {int(np.prod(shape))}; i++) {{
         printf("%lld\\n", (long long)(({C_TYPE[storage]}*){out}.data)[i]);
@@ -216,3 +221,47 @@ def test_c_api_refuses_attributes_outside_a_type_s_range(generated: GeneratedPro
     got = program.run(generated, c_objects, tmp_path)
     assert [status for status, _, _ in got[:-1]] == [attribute_error] * (len(bad) + 1), got
     assert got[-1][0] == 0 and list(got[-1][2]) == list(-x.astype(np.int64)), got[-1]
+
+
+#: CMSIS-DSP's function of each reduction, per row.
+ROWS = {"opforge_math_mean": "arm_mean_{q}", "opforge_math_max": "arm_max_no_idx_{q}",
+        "opforge_math_min": "arm_min_no_idx_{q}"}
+
+
+def test_c_api_reductions_and_matmul_are_cmsis_dsp_s(generated: GeneratedProjects, c_objects: list[Path],
+                                                   tmp_path: Path) -> None:
+    """The C API's Q reductions (over the reduce plan: any axes) and matrix products: a mean, a max
+    and a min of each row CMSIS-DSP's, a sum exact then moved right by its headroom, a dot product
+    arm_dot_prod's wide result moved as the rule says, a Q7 or Q15 matmul arm_mat_mult's bit for bit;
+    each output's shift the rule's (a sum's grows by the headroom, a product's is the operands'
+    summed); a mean of no elements refused (OPFORGE_ERR_SHAPE), a sum of none 0."""
+    program, expected = _Program(), []
+    shape_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_SHAPE"))
+    for t in (F.Q7, F.Q15, F.Q31):
+        x, y = _stored(t, (4, 6), 3), _stored(t, (4, 6), 4)
+        rows = [x[i].copy() for i in range(4)]
+        for function, cmsis in ROWS.items():
+            program.call(function, {"x": (t.name, x, {"shift": 2})}, (t.name, (4,), {}), axes=(1,))
+            expected.append((f"{function} {t.name}", 2, [int(getattr(dsp, cmsis.format(q=t.name))(r)) for r in rows]))
+        h = F.headroom(x.size)
+        program.call("opforge_math_sum", {"x": (t.name, x, {"shift": -1})}, (t.name, (), {}), axes=())
+        exact = int(x.astype(object).sum()) >> h
+        expected.append((f"sum {t.name}", -1 + h, [min(max(exact, t.lowest), t.highest)]))
+        program.call("opforge_base_dot", {"x": (t.name, x, {"shift": 1}), "y": (t.name, y, {"shift": 0})},
+                     (t.name, (), {}), axes=())
+        wide = int(getattr(dsp, f"arm_dot_prod_{t.name}")(x.reshape(-1), y.reshape(-1)))
+        moved = wide >> (t.fraction_bits - (14 if t.bits == 32 else 0) + h)
+        expected.append((f"dot {t.name}", 1 + h, [min(max(moved, t.lowest), t.highest)]))
+        if t.bits < 32:  # (Q31: arm_mat_mult_q31 keeps every product bit and wraps; the rule's held in test_fixed_point)
+            a, b = _stored(t, (5, 7), 5), _stored(t, (7, 3), 6)
+            program.call("opforge_math_matmul", {"a": (t.name, a, {"shift": 3}), "b": (t.name, b, {"shift": -2})},
+                         (t.name, (5, 3), {}))
+            _, theirs = getattr(dsp, f"arm_mat_mult_{t.name}")(a, b, np.zeros(a.size + b.size, t.storage))
+            expected.append((f"matmul {t.name}", 1, np.asarray(theirs, dtype=t.storage).reshape(-1).tolist()))
+    empty = np.zeros((0, 3), np.int16)
+    program.call("opforge_math_mean", {"x": ("q15", empty, {})}, ("q15", (3,), {}), axes=(0,))
+    program.call("opforge_math_sum", {"x": ("q15", empty, {})}, ("q15", (3,), {}), axes=(0,))
+    got = program.run(generated, c_objects, tmp_path)
+    for (name, shift, values), (status, got_shift, got_values) in zip(expected, got):
+        assert (status, got_shift, got_values.tolist()) == (0, shift, values), name
+    assert got[-2][0] == shape_error and (got[-1][0], got[-1][2].tolist()) == (0, [0, 0, 0]), got[-2:]

@@ -425,15 +425,18 @@ for (qualified, name), kernel in rules.KERNELS.items():
     # (an arg without a default, clip's bounds: a value inside the types' ranges)
     required = {p.name: 0.5 for p in list(inspect.signature(fn).parameters.values())[len(kernel.inputs):]
                 if p.default is inspect.Parameter.empty and p.kind is not p.VAR_KEYWORD}
-    for shapes in ([(2, 3, 4), (3, 1)], [(3, 4), (4,)], [(3, 4), (3, 4)]):
+    # (a reduction over its default axes, one, two kept; matmul's batches broadcast)
+    keywords = ([{}, {kernel.axes: (1,)}, {kernel.axes: (0, -1), "keep_dims": True}] if kernel.axes else [{}])
+    for shapes, more in [(s, k) for s in ([(2, 3, 4), (3, 1)], [(3, 4), (4,)], [(3, 4), (3, 4)], [(2, 3, 4), (1, 4, 5)])
+                         for k in keywords]:
         args = [fp.FixedPointArray(rng.integers(t.lowest, t.highest, s, endpoint=True).astype(t.storage), name, **a)
                 for s, a in zip(shapes, attributes[:len(kernel.inputs)])]
         try:
-            from_c = fn(*args, **required)
+            from_c = fn(*args, **required, **more)
         except ValueError:  # (a geometry the op's constraints refuse: so do both backends)
-            fails(ValueError, qualified, fn, *args, **required, backend="python")
+            fails(ValueError, qualified, fn, *args, **required, **more, backend="python")
             continue
-        from_python = fn(*args, **required, backend="python")
+        from_python = fn(*args, **required, **more, backend="python")
         if kernel.result == "bool":
             assert isinstance(from_c, np.ndarray) and np.array_equal(from_c, from_python), (qualified, name)
         else:
@@ -443,7 +446,18 @@ for (qualified, name), kernel in rules.KERNELS.items():
                                                                     from_python.offset), (qualified, name)
         checked.add((qualified, name))
 assert checked == set(rules.KERNELS), set(rules.KERNELS) - checked
-from opforge import math
+from opforge import math, base
+empty = fp.FixedPointArray(np.zeros((0, 3), np.int16), "q15")
+for backend in ("c", "python"):  # (a mean of no elements: refused alike; a sum of none is 0)
+    fails(ValueError, rules.EMPTY_MEAN, math.mean, empty, axes=(0,), backend=backend)
+    assert math.sum(empty, axes=(0,), backend=backend).stored.tolist() == [0, 0, 0]
+    # Q15 at shifts 1 and 2: sums grow their shift by the headroom (4 elements: 2), products add the shifts
+    x = fp.quantize([[0.5, 0.25], [-0.5, 1.0]], "q15", shift=1)
+    assert math.sum(x, backend=backend).shift == 3 and float(np.asarray(math.sum(x, backend=backend))) == 1.25
+    assert np.asarray(math.mean(x, axes=(1,), backend=backend)).tolist() == [0.375, 0.25]
+    assert math.matmul(x, x, backend=backend).shift == 2
+    assert np.allclose(np.asarray(math.matmul(x, x, backend=backend)), np.asarray(x) @ np.asarray(x), atol=2 ** -13)
+    assert base.dot(x, x, backend=backend).shift == 4
 q = fp.quantize([-2.0, 0.0, 0.5, 3.0], "q7", shift=2)
 assert np.abs(np.asarray(math.sigmoid(q)) - 1 / (1 + np.exp(-np.asarray(q)))).max() <= 2.0 ** -5  # (one step)
 assert math.sigmoid(q).shift == 2 and math.sigmoid(q).type == "q7"
@@ -454,7 +468,27 @@ for backend in ("c", "python"):
     fails(TypeError, "one fixed-point type", math.add, x, fp.quantize([1, 2], "q7"), backend=backend)
     big = fp.quantize([0.5], "q15", shift=100)
     fails(ValueError, "outside q15's -112..127", math.mul, big, big, backend=backend)
-    fails(TypeError, "out= cannot take", math.add, x, y, out=np.empty(2, np.int16), backend=backend)
+# out=: a writable FixedPointArray (fixed_point.empty) chooses the result's attributes where the form does not
+d = fp.quantize([0.5, -0.25, 1.0], "d8", scale=0.01, offset=3)
+e = fp.quantize([0.25, 0.5, -1.0], "d8", scale=0.02, offset=-1)
+q = fp.quantize([-2.0, 0.0, 0.5, 3.0], "q7", shift=2)
+written = {}
+for backend in ("c", "python"):
+    out = fp.empty(3, "d8", scale=0.05, offset=2)
+    assert math.add(d, e, out=out, backend=backend) is out and (out.scale, out.offset) == (float(np.float32(0.05)), 2)
+    assert np.allclose(np.asarray(out), [0.75, 0.25, 0.0], atol=0.05), np.asarray(out)
+    table = fp.empty(4, "q7", shift=3)
+    assert math.sigmoid(q, out=table, backend=backend).shift == 3
+    assert np.abs(np.asarray(table) - 1 / (1 + np.exp(-np.asarray(q)))).max() <= 2.0 ** -4
+    summed = fp.empty(2, "q15", shift=9)  # (the form's shift, as the C API sets it)
+    assert math.add(x, y, out=summed, backend=backend).shift == 1 and summed.stored.tolist() == [12288, 4096]
+    truth = np.empty(2, bool)
+    assert base.lt(x, y, out=truth, backend=backend) is truth and truth.tolist() == [False, True]
+    written[backend] = (out.stored.tolist(), table.stored.tolist())
+    fails(TypeError, "out must be a q15 FixedPointArray", math.add, x, y, out=np.empty(2, np.int16), backend=backend)
+    fails(ValueError, "out is read-only", math.add, x, y, out=x, backend=backend)
+    fails(ValueError, "out has shape (3,)", math.add, x, y, out=fp.empty(3, "q15"), backend=backend)
+assert written["c"] == written["python"], written
 print("fixed point ok", len(checked))
 '''
 

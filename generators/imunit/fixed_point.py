@@ -17,7 +17,7 @@ from dsl import fixed_point as F
 from dsl.model import Op
 from dsl.scalar import SCall, SConst, SExpr, SSym
 from generators.imunit import plain, units
-from generators.kernels import c_emit, scalar_numpy
+from generators.kernels import c_emit
 from generators.kernels import fixed_point as R
 
 #: Imaginet's spelling of the functions an attribute tree calls: infix, or Math's.
@@ -229,30 +229,6 @@ def table_args(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
                               if source in args))
 
 
-#: NumPy's reduction of each combine, over the wide mapped values.
-_COMBINE = {"add": "np.sum", "max": "np.max", "min": "np.min"}
-
-
-def _reduction_lines(derived: F.QReduction | F.DReduction, inputs: list[str], axis: str) -> list[str]:
-    """The mapped stored values combined along the axis in the wide dtype, then the one
-    requantization (``n`` the axis's size; a Q sum's ``h`` its headroom; a D reduction's
-    multiplier from the scales)."""
-    domain = derived.domain
-    env = {p: (f"np.asarray({p}).astype(np.{domain})", domain) for p in inputs}
-    final = {"acc": ("acc", domain), "n": (f"np.int32({inputs[0]}.shape[{axis}])", "int32"),
-             F.HEADROOM: (f"np.int32({F.HEADROOM})", "int32")}
-    lines: list[str] = []
-    if isinstance(derived, F.DReduction):
-        lines, multipliers = R.numpy_multiplier_lines(derived.multipliers, ["x_scale", "output_scale"])
-        offsets = {f"{n}_offset": (f"np.int64({n}_offset)", "int64") for n in derived.offsets}
-        env |= offsets
-        final = {k: v for k, v in final.items() if k != F.HEADROOM} | multipliers | offsets
-    mapped, _ = scalar_numpy.render(derived.map, domain, env)
-    rule, code = R.numpy_lines(derived.finalize, final)
-    return [*lines, f"acc = {_COMBINE[derived.combine]}({mapped}, axis={axis}).astype(np.{domain})", *rule,
-            f"result = {code}"]
-
-
 def quantize_multiplier_fragment() -> list[str]:
     """TFLite's QuantizeMultiplier as the rules state it (``dsl.fixed_point``), its source itself."""
     return ['#pragma IMAGINET_FRAGMENT_BEGIN "quantize_multiplier"', R.quantize_multiplier_source(),
@@ -271,24 +247,6 @@ def _table_lines(op: Op, derived: F.Conversion | F.InterpolatedTable, t: F.Fixed
     return R.numpy_table(derived, t, x, env | args)
 
 
-def _contraction_lines(derived: F.QContraction | F.DContraction, inputs: list[str]) -> list[str]:
-    """Each product of a row of ``a`` and a column of ``b`` mapped in int64 (the operands
-    broadcast against each other along a new axis), summed over the inner axis, then the one
-    requantization."""
-    a, b = inputs
-    env = {a: (f"np.asarray({a}).astype(np.int64)[..., :, :, None]", "int64"),
-           b: (f"np.asarray({b}).astype(np.int64)[..., None, :, :]", "int64")}
-    final: dict = {"acc": ("acc", "int64")}
-    lines: list[str] = []
-    if isinstance(derived, F.DContraction):
-        lines, final = R.numpy_multiplier_lines(derived.multipliers, [f"{n}_scale" for n in (a, b, "output")])
-        final |= {"acc": ("acc", "int64"), "output_offset": ("np.int64(output_offset)", "int64")}
-        env |= {f"{n}_offset": (f"np.int64({n}_offset)", "int64") for n in (a, b)}
-    term, _ = scalar_numpy.render(derived.map, "int64", env)
-    rule, code = R.numpy_lines(derived.finalize, final)
-    return [*lines, f"acc = np.sum({term}, axis=-2, dtype=np.int64)", *rule, f"result = {code}"]
-
-
 def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) -> str:
     """The Python implementation over the stored values of the family's types: each type's rule
     rendered for NumPy (the C kernels' own, bit for bit), chosen by the stored dtype."""
@@ -304,12 +262,13 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) 
         if isinstance(derived, (F.QKernel, F.DKernel)):
             lines = R.numpy_elementwise_lines(derived, inputs, per_call)
         elif isinstance(derived, (F.QContraction, F.DContraction)):
-            lines = _contraction_lines(derived, inputs)
+            lines = R.numpy_contraction_lines(derived, inputs)
         elif isinstance(derived, (F.Conversion, F.InterpolatedTable)):
             lines = _table_lines(op, derived, t, inputs[0])
         else:
             assert isinstance(derived, (F.QReduction, F.DReduction)), (op.qualified_name, name)
-            lines = _reduction_lines(derived, inputs, units.numpy_axis("axis"))
+            axis = units.numpy_axis("axis")
+            lines = R.numpy_reduction_lines(derived, inputs, axis, f"{inputs[0]}.shape[{axis}]", F.HEADROOM)
         branches += [f"    {'if' if not branches else 'elif'} {inputs[0]}.dtype == np.{t.storage}:  # {t.system}",
                      *(f"        {line}" for line in lines)]
     out = op.outputs[0].name

@@ -63,10 +63,23 @@ def api_tables(op: Op) -> dict[str, F.Conversion | F.InterpolatedTable]:
     return {name: d for name, d in derived.items() if isinstance(d, (F.Conversion, F.InterpolatedTable))}
 
 
-def api_types(op: Op) -> dict[str, F.QKernel | F.DKernel | F.Conversion | F.InterpolatedTable]:
-    """Every fixed-point type the C API and the Python package take for the op (its kernels'
-    and its tables'), in the types' order."""
-    derived = {**api_tables(op), **api_kernels(op)}
+def api_reductions(op: Op) -> dict[str, F.QReduction | F.DReduction | F.QContraction | F.DContraction]:
+    """The reductions and contractions an op's form derives, by type name, that the C API and the
+    package take fixed-point tensors through (ADR 0040): of an op with no compute args and one
+    output; a D reduction of one input."""
+    c = op.compute
+    if not isinstance(c, (C.Reduction, C.Contraction)) or len(op.outputs) != 1 or getattr(c, "args", ()):
+        return {}
+    found = {t.name: F.derive(op, t) for t in F.TYPES.values()}
+    return {name: d for name, d in found.items()
+            if isinstance(d, (F.QReduction, F.QContraction, F.DContraction))
+            or (isinstance(d, F.DReduction) and not getattr(c, "other", None))}
+
+
+def api_types(op: Op) -> dict[str, F.Derived]:
+    """Every fixed-point type the C API and the Python package take for the op (its kernels',
+    its tables', its reductions' and contractions'), in the types' order."""
+    derived = {**api_tables(op), **api_kernels(op), **api_reductions(op)}
     return {name: derived[name] for name in F.TYPES if name in derived}
 
 
@@ -193,6 +206,52 @@ def numpy_elementwise_lines(derived: F.QKernel | F.DKernel, inputs: list[str], p
     return [*lines, *rule_lines, f"result = {code}"]
 
 
+#: NumPy's reduction of each combine, over the wide mapped values.
+_COMBINE = {"add": "np.sum", "max": "np.max", "min": "np.min"}
+
+
+def numpy_reduction_lines(derived: F.QReduction | F.DReduction, inputs: list[str], axis: str, count: str,
+                          headroom: str, keepdims: bool = False) -> list[str]:
+    """NumPy lines that leave in ``result`` a reduction's stored values: the mapped stored inputs
+    combined along ``axis`` (code: an axis or a tuple of them; ``keepdims`` as NumPy's) in the wide dtype, then the one
+    requantization; ``count`` (code) is how many elements each result reduces, ``headroom``
+    (code) a Q sum's ``h``, a D reduction's multiplier comes from the scales."""
+    domain = derived.domain
+    env = {p: (f"np.asarray({p}).astype(np.{domain})", domain) for p in inputs}
+    final = {"acc": ("acc", domain), "n": (f"np.int64({count})", "int64"),
+             F.HEADROOM: (f"np.int32({headroom})", "int32")}
+    lines: list[str] = []
+    if isinstance(derived, F.DReduction):
+        lines, multipliers = numpy_multiplier_lines(derived.multipliers, ["x_scale", "output_scale"])
+        offsets = {f"{n}_offset": (f"np.int64({n}_offset)", "int64") for n in derived.offsets}
+        env |= offsets
+        final = {k: v for k, v in final.items() if k != F.HEADROOM} | multipliers | offsets
+    mapped, _ = scalar_numpy.render(derived.map, domain, env)
+    rule, code = numpy_lines(derived.finalize, final)
+    kept = ", keepdims=True" if keepdims else ""
+    return [*lines, f"acc = {_COMBINE[derived.combine]}({mapped}, axis={axis}{kept}).astype(np.{domain})", *rule,
+            f"result = {code}"]
+
+
+def numpy_contraction_lines(derived: F.QContraction | F.DContraction, inputs: list[str]) -> list[str]:
+    """NumPy lines that leave in ``result`` a matrix product's stored values: each product of a
+    row of ``a`` and a column of ``b`` mapped in int64 (the operands broadcast against each other
+    along a new axis, their batch axes as NumPy's matmul broadcasts them), summed over the inner
+    axis, then the one requantization."""
+    a, b = inputs
+    env = {a: (f"np.asarray({a}).astype(np.int64)[..., :, :, None]", "int64"),
+           b: (f"np.asarray({b}).astype(np.int64)[..., None, :, :]", "int64")}
+    final: dict = {"acc": ("acc", "int64")}
+    lines: list[str] = []
+    if isinstance(derived, F.DContraction):
+        lines, final = numpy_multiplier_lines(derived.multipliers, [f"{n}_scale" for n in (a, b, "output")])
+        final |= {"acc": ("acc", "int64"), "output_offset": ("np.int64(output_offset)", "int64")}
+        env |= {f"{n}_offset": (f"np.int64({n}_offset)", "int64") for n in (a, b)}
+    term, _ = scalar_numpy.render(derived.map, "int64", env)
+    rule, code = numpy_lines(derived.finalize, final)
+    return [*lines, f"acc = np.sum({term}, axis=-2, dtype=np.int64)", *rule, f"result = {code}"]
+
+
 def quantize_multiplier_source() -> str:
     """TFLite's QuantizeMultiplier as the rules state it (``dsl.fixed_point``): its source itself,
     for a target that runs Python (a unit's implementation, the package's reference)."""
@@ -297,6 +356,54 @@ def _python_table(op: Op, t: F.FixedPointType, derived: F.Conversion | F.Interpo
     return source, entry
 
 
+def _q_shift(derived: F.QReduction | F.QContraction, tensors: list[str], more: list[str]) -> str:
+    """A Q result's shift as a lambda over the inputs' shifts (and ``more``: a reduction's ``h``)."""
+    env = {F.shift_of(n): (f"np.int32({F.shift_of(n)})", "int32") for n in tensors} | \
+        {n: (f"np.int32({n})", "int32") for n in more}
+    return (f"lambda {', '.join([*(F.shift_of(n) for n in tensors), *more])}: "
+            f"int({scalar_numpy.render(derived.output_shift, 'int32', env)[0]})")
+
+
+def _python_reduction(op: Op, t: F.FixedPointType, derived: F.QReduction | F.DReduction) -> tuple[str, str]:
+    """(source, entry) of the package's reference of a reduction: a function of the stored inputs,
+    the tensors' attributes, the reduced axes (normalized: ``_k.norm_axes``), their count and a
+    Q sum's headroom ``h`` (the same ``headroom`` the C API computes), reducing as the rule says
+    (:func:`numpy_reduction_lines`) with the axes kept."""
+    c = op.compute
+    inputs = [c.input, *([c.other] if c.other else [])]  # type: ignore[union-attr]
+    assert inputs == ["x", "y"][:len(inputs)], (op.qualified_name, inputs)  # (the rules are written over x, y)
+    name = f"{op.namespace.lower()}_{op.name}_{t.name}"
+    if isinstance(derived, F.QReduction):
+        attributes, shift = [F.shift_of(n) for n in inputs], _q_shift(derived, inputs, [F.HEADROOM])
+    else:
+        attributes, shift = [f"{n}_{a}" for n in ("x", "output") for a in ("scale", "offset")], "None"
+    body = numpy_reduction_lines(derived, inputs, "axes", "count", F.HEADROOM, keepdims=True)
+    source = "".join([f"def {name}({', '.join([*inputs, *attributes, 'axes', 'count', F.HEADROOM])}):\n",
+                      *(f"    {line}\n" for line in body), "    return np.asarray(result)\n"])
+    entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {tuple(inputs)!r}, "
+             f"{tuple(attributes)!r}, (), {name}, {shift}, {t.storage!r}, False, {c.axes!r}, "  # type: ignore[union-attr]
+             f"{derived.refuses_empty!r})")
+    return source, entry
+
+
+def _python_contraction(op: Op, t: F.FixedPointType, derived: F.QContraction | F.DContraction) -> tuple[str, str]:
+    """(source, entry) of the package's reference of a matrix product: a function of the stored
+    operands and the tensors' attributes (:func:`numpy_contraction_lines`)."""
+    inputs = list(op.compute.inputs)  # type: ignore[union-attr]
+    assert all(n.isidentifier() for n in inputs), inputs
+    name = f"{op.namespace.lower()}_{op.name}_{t.name}"
+    if isinstance(derived, F.QContraction):
+        attributes, shift = [F.shift_of(n) for n in inputs], _q_shift(derived, inputs, [])
+    else:
+        attributes, shift = [f"{n}_{a}" for n in (*inputs, "output") for a in ("scale", "offset")], "None"
+    body = numpy_contraction_lines(derived, inputs)
+    source = "".join([f"def {name}({', '.join([*inputs, *attributes])}):\n", *(f"    {line}\n" for line in body),
+                      "    return np.asarray(result)\n"])
+    entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {tuple(inputs)!r}, "
+             f"{tuple(attributes)!r}, (), {name}, {shift}, {t.storage!r}, False)")
+    return source, entry
+
+
 def numpy_api_kernels(ops: list[Op]) -> list[str]:
     """The package's references of the kernels :func:`api_kernels` gives, and ``KERNELS``, by
     (op, type): what ``opforge.fixed_point`` runs for ``backend="python"``."""
@@ -304,6 +411,8 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
     for op in ops:
         made = [_python_function(op, F.TYPES[name], d) for name, d in api_kernels(op).items()]
         made += [_python_table(op, F.TYPES[name], d) for name, d in api_tables(op).items()]
+        made += [_python_reduction(op, F.TYPES[name], d) if isinstance(d, (F.QReduction, F.DReduction))
+                 else _python_contraction(op, F.TYPES[name], d) for name, d in api_reductions(op).items()]
         sources += [source for source, _ in made]
         entries += [entry for _, entry in made]
     return ["class Kernel(NamedTuple):",
@@ -315,5 +424,9 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
             "    output_shift: Callable[..., int] | None  # a Q result's shift from the inputs' (None: bool, or D)",
             "    result: str  # the stored result's dtype",
             "    table: bool  # a unary op's table: the output's attributes are the caller's",
-            "", "", quantize_multiplier_source(), "", *sources, "",
+            "    axes: str | None = None  # a reduction's axes arg: the reference takes the axes, their count and h",
+            "    refuses_empty: bool = False  # a mean: no elements have no value",
+            "", "", quantize_multiplier_source(), "", inspect.getsource(F.headroom), "",
+            f"#: Why a mean refuses no elements (dsl.fixed_point.EMPTY_MEAN).\nEMPTY_MEAN = {F.EMPTY_MEAN!r}", "", "",
+            *sources, "",
             "KERNELS = {" + ",\n    ".join(entries) + "}", ""]

@@ -125,26 +125,29 @@ def _doc(op: Op) -> str:
     for o in op.outputs:
         lines += [f"{py_name(o.name)} : " + ("list of numpy.ndarray" if not o.count.is_single else "numpy.ndarray"),
                   f"    {o.description}"]
-    kernels, tables, fixed = fixed_point.api_kernels(op), fixed_point.api_tables(op), fixed_point.api_types(op)
+    tables, fixed = fixed_point.api_tables(op), fixed_point.api_types(op)
+    computed = {**fixed_point.api_kernels(op), **fixed_point.api_reductions(op)}
     if fixed:  # (ADR 0040)
         names = " and ".join(py_name(i.name) for i in op.inputs)
         said = []
-        if kernels and all(k.kind in F.COMPARISONS for k in kernels.values()):
-            said.append("a bool numpy.ndarray")
-        elif kernels:
-            rules = [*(["a Q result's shift the rule's"] if any(F.TYPES[t].family == "Q" for t in kernels) else []),
-                     *(["a D result's scale and offset the first input's"]
-                       if any(F.TYPES[t].family == "D" for t in kernels) else [])]
-            said.append(f"in {', '.join(kernels)} a FixedPointArray of the type ({'; '.join(rules)})")
+        if computed and all(getattr(k, "kind", None) in F.COMPARISONS for k in computed.values()):
+            said.append("a bool numpy.ndarray (or out=, a bool ndarray)")
+        elif computed:
+            rules = [*(["a Q result's shift the rule's"] if any(F.TYPES[t].family == "Q" for t in computed) else []),
+                     *(["a D result's scale and offset out's, or else the first input's"]
+                       if any(F.TYPES[t].family == "D" for t in computed) else [])]
+            said.append(f"in {', '.join(computed)} a FixedPointArray of the type ({'; '.join(rules)})")
         if tables:
-            said.append(f"in {', '.join(tables)} a FixedPointArray of the input's type and attributes, from a "
-                        "table of the float reference (within one step; 16-bit types interpolate 513 knots)")
+            said.append(f"in {', '.join(tables)} a FixedPointArray of the input's type and of out's attributes, or "
+                        "else the input's, from a table of the float reference (within one step; 16-bit types "
+                        "interpolate 513 knots)")
         result = "; ".join(said)
         lines += ["", "Notes", "-----",
                   *textwrap.wrap((f"{names} may be an opforge.fixed_point.FixedPointArray" if len(op.inputs) == 1
                                   else f"{names} may be opforge.fixed_point.FixedPointArrays of one type")
                                  + f" ({', '.join(fixed)}): the op's fixed-point kernel computes on the stored "
-                                 f"integers, and the result is {result}.", 84)]
+                                 f"integers, and the result is {result}. out= then takes a FixedPointArray made by "
+                                 "opforge.fixed_point.empty, whose attributes choose the result's.", 84)]
     messages = [c.message for _, c in op.all_constraints() if not c.backend]
     if not abi.is_stream(op):  # what the op's form refuses, on shapes and then on values (ADR 0029)
         messages += [r.message for r in op.compute.refusals(op)] + list(op.compute.value_refusals(op))
@@ -239,7 +242,8 @@ class _Binding:
         self.variant()
         self.shape()
         if fixed:  # (the op's checks and shapes ran on the stored values: its kernel for the type)
-            c_args = [self.c_scalar(p) for p in abi.parameters(op) if p.role in ("arg", "optional")]
+            # (what the C API takes between the inputs and the output: args, and an array's values and count)
+            c_args = [self.c_argument(p, []) for p in abi.parameters(op) if p.role in ("arg", "optional", "array", "count")]
             py_args = ", ".join(f"{a.name!r}: {py_name(a.name)}" for a in op.args)
             self.add("if _fixed is not None:",
                      f"    return _fp.run(_op, _fixed, _fixed_given, _shape, out, backend, ({''.join(a + ', ' for a in c_args)}), "

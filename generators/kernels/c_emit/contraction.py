@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from dsl import compute as C
 from dsl import dtypes as D
@@ -12,7 +12,8 @@ from generators import abi
 from generators.formatting import c_comment
 from generators.kernels import fixed_point, scalar_c
 from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
-from generators.kernels.c_emit.base import PLAIN_SIZES, Emitter, OpCode, PlainKernel, axis_loops, fragment
+from generators.kernels.c_emit import fixed_point_api
+from generators.kernels.c_emit.base import PLAIN_SIZES, CFragment, Emitter, OpCode, PlainKernel, axis_loops, fragment
 
 
 def _accumulator(dtype: str) -> str:
@@ -415,11 +416,75 @@ static inline void {name}({', '.join(d for d, _ in params)})
                   "opf_einsum_plan plan;",
                   f"opf_einsum_plan_make({len(names)}, ops, labels, n_labels, out_labels, {len(spec.output.labels)}, "
                   f"{len(ids)}, &plan);"]
-        return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)),
-                      self.plain_matrices(c) + self.fixed_point_matrices(c))
+        fixed = {t.name: (t, r) for t, r in self.fixed_point_contractions()}
+        frags += [self.fixed_point_plan(c, t, r) for t, r in fixed.values()]
+        tensors = [p.name for p in (*self.op.inputs, *self.op.outputs)]
+        self.fixed_variants = [D.Variant(name, tuple((n, name) for n in tensors)) for name in fixed]
+        body = self.run_plan(c.inputs, lambda v: self.fixed_point_call(c, *fixed[v.dtype]))
+        return OpCode(tuple(frags), (), self.api(lines + body), self.plain_matrices(c) + self.fixed_point_matrices(c))
 
-    def run_plan(self, inputs: tuple[str, ...]) -> list[str]:
-        """The kernel of the primary tensor's dtype over ``plan``, into the output."""
+    def fixed_point_contractions(self) -> list[tuple[F.FixedPointType, F.QContraction | F.DContraction]]:
+        """Each fixed-point type the form derives a contraction for (ADR 0036, ``api_reductions``)."""
+        return [(F.TYPES[name], r) for name, r in fixed_point.api_reductions(self.op).items()
+                if isinstance(r, (F.QContraction, F.DContraction))]
+
+    def fixed_point_plan(self, c: C.Contraction, t: F.FixedPointType, r: F.QContraction | F.DContraction) -> CFragment:
+        """The C API's kernel of a fixed-point type over the einsum plan (any batch broadcast, any
+        strides): per output element its mapped products summed in int64, in order, then the one
+        requantization; a D kernel's scales and offsets as arguments, its multiplier from them
+        once a call."""
+        x, y = c.inputs
+        cx, cy = abi.c_name(x), abi.c_name(y)
+        stored, name = C_TYPE[t.storage], f"{self.fn}_{t.name}"
+        env = {x: (f"((int64_t){cx}[ar])", "int64"), y: (f"((int64_t){cy}[br])", "int64")}
+        final_env: dict = {"acc": ("acc", "int64")}
+        params = [f"const {stored}* restrict {cx}", f"const {stored}* restrict {cy}", f"{stored}* restrict output",
+                  "const opf_einsum_plan* p"]
+        prologue = ""
+        if isinstance(r, F.DContraction):
+            tensors = (x, y, "output")
+            params += [p for n in tensors for p in (f"double {abi.c_name(n)}_scale", f"int {abi.c_name(n)}_offset")]
+            prologue, final_env = fixed_point.c_multipliers(r.multipliers, tensors)
+            final_env |= {"acc": ("acc", "int64"), "output_offset": ("output_offset", "int32")}
+            env |= {f"{n}_offset": (f"{abi.c_name(n)}_offset", "int32") for n in (x, y)}
+        term, _ = scalar_c.render(r.map, "int64", env)
+        return fragment(name, f"""
+static inline void {name}({', '.join(params)})
+{{
+    {prologue}
+    int64_t oi[OPF_MAX_LOOPS] = {{0}};
+    int64_t ao = 0, bo = 0, oo = 0;
+    for (int64_t o = 0; o < p->n_out_total; o++) {{
+        int64_t ri[OPF_MAX_LOOPS] = {{0}};
+        int64_t ar = ao, br = bo;
+        int64_t acc = 0;
+        for (int64_t r = 0; r < p->n_red_total; r++) {{
+            acc = (int64_t)((uint64_t)acc + (uint64_t)({term}));
+            opf_advance(p->n_red, p->red_extent, ri, p->red_stride[0], &ar, p->red_stride[1], &br, NULL, NULL);
+        }}
+        {fixed_point.c_statement(r.finalize, "output[oo]", final_env)}
+        opf_advance(p->n_out, p->out_extent, oi, p->out_stride[0], &ao, p->out_stride[1], &bo, p->out_stride[2], &oo);
+    }}
+}}""")
+
+    def fixed_point_call(self, c: C.Contraction, t: F.FixedPointType, r: F.QContraction | F.DContraction) -> list[str]:
+        """The C API's call of a fixed-point contraction (ADR 0040): a Q output's shift the form's
+        (refused where it leaves the type's range), set after the call; a D contraction reads the
+        descriptors' scales and offsets, the output's the caller's."""
+        stored = C_TYPE[t.storage]
+        out = abi.c_name(self.op.outputs[0].name)
+        names = [abi.c_name(n) for n in c.inputs]
+        values = [f"(const {stored}*){n}->data" for n in names] + [f"({stored}*){out}->data", "&plan"]
+        if isinstance(r, F.DContraction):
+            values += [f"{n}->{a}" for n in (*names, out) for a in ("scale", "offset")]
+            return [f"{self.fn}_{t.name}({', '.join(values)});"]
+        env = {F.shift_of(n): (f"{abi.c_name(n)}->shift", "int32") for n in c.inputs}
+        return [*fixed_point_api.q_output_shift(self.op.outputs[0].name, t, r.output_shift, env),
+                f"{self.fn}_{t.name}({', '.join(values)});", f"{out}->shift = output_shift;"]
+
+    def run_plan(self, inputs: tuple[str, ...], fixed: Callable[[D.Variant], list[str]] | None = None) -> list[str]:
+        """The kernel of the primary tensor's dtype over ``plan``, into the output (a fixed-point
+        type's: ``fixed``'s lines)."""
         out = self.op.outputs[0]
 
         def per_variant(v: D.Variant) -> list[str]:
@@ -427,7 +492,7 @@ static inline void {name}({', '.join(d for d, _ in params)})
             return [f"{self.kernel_name(v)}({', '.join(data)}, ({C_TYPE[v.of(out.name)]}*)"
                     f"{abi.c_name(out.name)}->data, &plan);"]
 
-        return self.dispatch(per_variant)
+        return self.dispatch(per_variant, fixed=fixed)
 
 
 class TensorDotEmitter(ContractionEmitter):

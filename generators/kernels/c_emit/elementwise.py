@@ -8,12 +8,13 @@ from dsl import compute as C
 from dsl import expr as E
 from dsl import dtypes as D
 from dsl import fixed_point as F
-from dsl.scalar import SCall, SExpr, SSym
+from dsl.scalar import SSym
 from dsl.types import DataType
 from generators import abi
 from generators.formatting import c_string
 from generators.kernels import fixed_point, scalar_c
 from generators.kernels.scalar_c import C_TYPE
+from generators.kernels.c_emit import fixed_point_api
 from generators.kernels.c_emit.base import (LOOP_RANKS, PLAIN_SIZES, CFragment, Emitter, OpCode, PlainKernel,
                                             axis_loops, fragment)
 
@@ -53,14 +54,6 @@ class _Case:
         domain = self.fixed.domain  # (each stored input widened to the rule's domain first)
         wide = {p: (f"(({C_TYPE[domain]}){code})", domain) for p, (code, _) in env.items()}
         return fixed_point.c_statement(self.fixed, target, wide | self.env_args)
-
-
-def _one_of_the_shifts(tree: SExpr) -> bool:
-    """Whether an output's shift is always one of the inputs' (an input's, or the larger of
-    them), so that it is in the type's range wherever theirs are."""
-    if isinstance(tree, SSym):
-        return True
-    return isinstance(tree, SCall) and tree.fn in ("maximum", "minimum") and all(map(_one_of_the_shifts, tree.args))
 
 
 #: The dtypes of numeric args (a bool arg is a truth, read as it is).
@@ -542,12 +535,7 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
                 lines.append(f"const int {abi.c_name(name)} = (int)({scalar_c.render(tree, 'int32', env)[0]});")
             values = [abi.c_name(name) for name, _ in derived.per_call]
             if derived.output_shift is not None:
-                lines.append(f"const int32_t output_shift = {scalar_c.render(derived.output_shift, 'int32', env)[0]};")
-            if derived.output_shift is not None and not _one_of_the_shifts(derived.output_shift):
-                low, high = t.shifts()[0], t.shifts()[-1]
-                message = f"{self.op.outputs[0].name}: its shift (the rule's, from the inputs') is outside {t.name}'s {low} to {high}"
-                lines += [f"if (output_shift < {low} || output_shift > {high}) {{",
-                          f"return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {c_string(message)});", "}"]
+                lines += fixed_point_api.q_output_shift(self.op.outputs[0].name, t, derived.output_shift, env)
         else:  # (each per-call value is a tensor's attribute: <tensor>_scale, <tensor>_offset)
             values = []
             for used in case.used:

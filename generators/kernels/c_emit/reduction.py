@@ -12,7 +12,10 @@ from dsl.types import DataType
 from generators import abi
 from generators.kernels import fixed_point, scalar_c
 from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
-from generators.kernels.c_emit.base import PLAIN_SIZES, T_MAX, T_MIN, Emitter, OpCode, PlainKernel, fragment
+from generators.formatting import c_string
+from generators.kernels.c_emit import fixed_point_api
+from generators.kernels.c_emit.base import (PLAIN_SIZES, T_MAX, T_MIN, CFragment, Emitter, OpCode, PlainKernel,
+                                            fragment)
 
 
 def _acc_type(dtype: str, combine: str) -> str:
@@ -145,6 +148,12 @@ def _over_inner(read: str, lanes: bool, plain: bool) -> str:
         }}"""
 
 
+def _reads_headroom(r: F.QReduction) -> bool:
+    """Whether a Q reduction's result or output shift reads the headroom ``h`` of its count (a sum)."""
+    lets = {n for _, _, tree in r.finalize.lets for n in C.symbols(tree)}
+    return F.HEADROOM in C.symbols(r.finalize.value) | lets | C.symbols(r.output_shift)
+
+
 class ReductionEmitter(Emitter):
     def emit(self) -> OpCode:
         c: C.Reduction = self.op.compute  # type: ignore[assignment]
@@ -209,54 +218,69 @@ static inline void {name}({params})
         plain = tuple(self.plain_axis(c, v, env_args, enums, geometry) for v in self.variants
                       for geometry in ("rows", "axis"))
         plain += tuple(k for geometry in ("rows", "axis") for k in self.fixed_point_axis(c, geometry))
-        return OpCode(tuple(frags), (), self.api(lines + self.dispatch(per_variant)), plain)
+        fixed = dict((t.name, (t, r)) for t, r in self.fixed_point_reductions(c))
+        frags += [self.fixed_point_plan(c, t, r) for t, r in fixed.values()]
+        tensors = [p.name for p in (*self.op.inputs, *self.op.outputs)]
+        self.fixed_variants = [D.Variant(name, tuple((n, name) for n in tensors)) for name in fixed]
+        body = self.dispatch(per_variant, fixed=lambda v: self.fixed_point_call(c, *fixed[v.dtype]))
+        return OpCode(tuple(frags), (), self.api(lines + body), plain)
+
+    def fixed_point_reductions(self, c: C.Reduction) -> list[tuple[F.FixedPointType, F.QReduction | F.DReduction]]:
+        """Each fixed-point type the form derives a reduction for (ADR 0036, ``api_reductions``)."""
+        return [(F.TYPES[name], r) for name, r in fixed_point.api_reductions(self.op).items()
+                if isinstance(r, (F.QReduction, F.DReduction))]
+
+    def fixed_point_loop(self, c: C.Reduction, t: F.FixedPointType, r: F.QReduction | F.DReduction,
+                         count: tuple[str, str], plain: bool) -> tuple[list[tuple[str, str]], str, str]:
+        """(the per-call parameters, the prologue, one output's reduction into ``output[o]``) of a
+        fixed-point kernel: the mapped stored values combined wide, then the one requantization;
+        ``count`` (code, dtype) how many elements an output reduces; a Q sum's headroom ``h`` and
+        a D reduction's scales and offsets (its multiplier from them once a call) as parameters."""
+        wide = C_TYPE[r.domain]
+        env = {"x": (f"(({wide})x[at])", r.domain), **({"y": (f"(({wide})y[at])", r.domain)} if c.other else {})}
+        final_env = {"acc": ("acc", r.domain), "n": count}
+        params: list[tuple[str, str]] = []
+        prologue = ""
+        if isinstance(r, F.QReduction):
+            if _reads_headroom(r):
+                params.append((f"int {F.HEADROOM}", F.HEADROOM))
+            final_env[F.HEADROOM] = (F.HEADROOM, "int32")
+        else:
+            params += [("double x_scale", "x_scale"), ("int x_offset", "x_offset"),
+                       ("double output_scale", "output_scale"), ("int output_offset", "output_offset")]
+            prologue, more = fixed_point.c_multipliers(r.multipliers, ("x", "output"))
+            env |= {"x_offset": ("x_offset", "int32")}
+            final_env |= more | {f"{n}_offset": (f"{n}_offset", "int32") for n in r.offsets}
+        value, _ = scalar_c.render(r.map, r.domain, env)
+        init = "0" if r.combine == "add" else T_MIN[t.storage] if r.combine == "max" else T_MAX[t.storage]
+        read = f"const {wide} mv = {value};\n{_combine(r.domain, r.combine, 'acc', 'mv')}"
+        single = f"""{wide} acc = {init};
+        {_over_inner(read, lanes=False, plain=plain)}
+        {fixed_point.c_statement(r.finalize, "output[o]", final_env)}"""
+        return params, prologue, single
+
+    def fixed_point_params(self, c: C.Reduction, t: F.FixedPointType) -> list[tuple[str, str]]:
+        stored = C_TYPE[t.storage]
+        params = [(f"const {stored}* restrict x", c.input)]
+        if c.other:
+            params.append((f"const {stored}* restrict y", c.other))
+        return params + [(f"{stored}* restrict output", self.op.outputs[0].name)]
 
     def fixed_point_axis(self, c: C.Reduction, geometry: str) -> tuple[PlainKernel, ...]:
-        """The plain kernels of each Q type the form derives a reduction for (ADR 0036, 0038):
-        per output, the mapped stored values combined wide, then the one requantization; a sum
-        takes the headroom ``h`` of the axis's size, which the output's shift also reads."""
+        """The plain kernels of each fixed-point type the form derives a reduction for (ADR 0036,
+        0038), along one axis; a Q output's shift the form's, a D output's attributes the caller's."""
         op = self.op
-        if c.args or len(op.outputs) != 1:
-            return ()
         kernels = []
-        for t in F.TYPES.values():
-            r = F.derive(op, t)
-            if not isinstance(r, (F.QReduction, F.DReduction)) or (c.other and isinstance(r, F.DReduction)):
-                continue
-            wide, stored = C_TYPE[r.domain], C_TYPE[t.storage]
+        for t, r in self.fixed_point_reductions(c):
             name = f"{self.fn}_{t.name}_{geometry}"
-            params = [(f"const {stored}* restrict x", c.input)]
-            if c.other:
-                params.append((f"const {stored}* restrict y", c.other))
-            params += [(f"{stored}* restrict output", op.outputs[0].name)]
-            params += [(f"int {size}", size) for size in PLAIN_SIZES[geometry]]
-            env = {"x": (f"(({wide})x[at])", r.domain), **({"y": (f"(({wide})y[at])", r.domain)} if c.other else {})}
-            final_env = {"acc": ("acc", r.domain), "n": ("size", "int32")}
-            prologue, chosen = "", ()
+            extra, prologue, single = self.fixed_point_loop(c, t, r, ("size", "int32"), plain=True)
+            params = [*self.fixed_point_params(c, t), *((f"int {size}", size) for size in PLAIN_SIZES[geometry]), *extra]
             if isinstance(r, F.QReduction):
-                uses_h = F.HEADROOM in C.symbols(r.finalize.value) | C.symbols(r.output_shift)
-                per_call = ((F.HEADROOM, F.headroom_of(SSym("size"))),) if uses_h else ()
-                params += [(f"int {n}", n) for n, _ in per_call]
-                final_env[F.HEADROOM] = (F.HEADROOM, "int32")
-                shift = (("shift", r.output_shift),)
-            else:  # (the scales and offsets, the rescaling's multiplier from them once a call)
+                per_call = tuple((n, F.headroom_of(SSym("size"))) for _, n in extra)
+                shift, chosen = (("shift", r.output_shift),), ()
+            else:
                 per_call = (("x_scale", SSym("x_scale")), ("x_offset", SSym("x_offset")))
-                params += [("double x_scale", "x_scale"), ("int x_offset", "x_offset"),
-                           ("double output_scale", "output_scale"), ("int output_offset", "output_offset")]
-                prologue, more = fixed_point.c_multipliers(r.multipliers, ("x", "output"))
-                env |= {"x_offset": ("x_offset", "int32")}
-                final_env |= more | {f"{n}_offset": (f"{n}_offset", "int32") for n in r.offsets}
                 shift, chosen = (), ("scale", "offset")
-            value, _ = scalar_c.render(r.map, r.domain, env)
-            final = fixed_point.c_statement(r.finalize, "output[o]", final_env)
-            init = "0" if r.combine == "add" else T_MIN[t.storage] if r.combine == "max" else T_MAX[t.storage]
-            single = f"""{wide} acc = {init};
-        for (int e = 0; e < size; e++) {{
-            const int at = base + e * step;
-            const {wide} mv = {value};
-            {_combine(r.domain, r.combine, "acc", "mv")}
-        }}
-        {final}"""
             v = D.Variant(t.storage, tuple((p.name, t.storage) for p in (*op.inputs, *op.outputs)))
             kernels.append(PlainKernel(fragment(name, f"""
 static inline void {name}({', '.join(d for d, _ in params)})
@@ -266,6 +290,49 @@ static inline void {name}({', '.join(d for d, _ in params)})
 }}"""), v, tuple(params), geometry, c.axes, fixed_point=t.name,
                 per_call=per_call, output_attributes=shift, chosen=chosen))
         return tuple(kernels)
+
+    def fixed_point_plan(self, c: C.Reduction, t: F.FixedPointType, r: F.QReduction | F.DReduction) -> CFragment:
+        """The C API's kernel of a fixed-point type over the reduce plan (any axes, any strides)."""
+        name = f"{self.fn}_{t.name}"
+        extra, prologue, single = self.fixed_point_loop(c, t, r, ("p->n_inner", "int64"), plain=False)
+        params = [*self.fixed_point_params(c, t), ("const opf_reduce_plan* p", "plan"), *extra]
+        return fragment(name, f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+    {prologue}
+    int64_t oi[OPFORGE_MAX_RANK] = {{0}};
+    int64_t base = 0;
+    for (int64_t o = 0; o < p->n_outer; o++) {{
+        {single}
+        opf_advance(p->outer_rank, p->outer_shape, oi, p->outer_stride, &base, NULL, NULL, NULL, NULL);
+    }}
+}}""")
+
+    def fixed_point_call(self, c: C.Reduction, t: F.FixedPointType, r: F.QReduction | F.DReduction) -> list[str]:
+        """The C API's call of a fixed-point reduction (ADR 0040): a mean refuses no elements; a
+        Q sum's headroom from the plan's count and the output's shift the form's, set after the
+        call; a D reduction reads the descriptors' scales and offsets, the output's the caller's."""
+        stored = C_TYPE[t.storage]
+        out = abi.c_name(self.op.outputs[0].name)
+        tensors = [abi.c_name(c.input), *([abi.c_name(c.other)] if c.other else [])]
+        lines: list[str] = []
+        if r.refuses_empty:
+            lines += ["if (plan.n_inner == 0 && plan.n_outer > 0) {",
+                      f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {c_string(f'{c.input}: {F.EMPTY_MEAN}')});", "}"]
+        values = [f"(const {stored}*){n}->data" for n in tensors] + [f"({stored}*){out}->data", "&plan"]
+        if isinstance(r, F.QReduction):
+            env = {F.shift_of(n): (f"{abi.c_name(n)}->shift", "int32") for n in (c.input, c.other) if n}
+            if _reads_headroom(r):
+                lines.append(f"const int {F.HEADROOM} = (int)opf_headroom(plan.n_inner);")
+                env[F.HEADROOM] = (F.HEADROOM, "int32")
+                values.append(F.HEADROOM)
+            lines += fixed_point_api.q_output_shift(self.op.outputs[0].name, t, r.output_shift, env)
+        else:
+            values += [f"{tensors[0]}->scale", f"{tensors[0]}->offset", f"{out}->scale", f"{out}->offset"]
+        lines.append(f"{self.fn}_{t.name}({', '.join(values)});")
+        if isinstance(r, F.QReduction):
+            lines.append(f"{out}->shift = output_shift;")
+        return lines
 
     def plain_axis(self, c: C.Reduction, v: D.Variant, env_args: dict[str, tuple[str, str]],
                    enums: dict, geometry: str) -> PlainKernel:

@@ -5,7 +5,8 @@ tensor: a Q type its ``shift`` (``real = stored / 2**(N - shift)``, N = 7, 15 or
 D type its ``scale`` and ``offset`` (``real = (stored - offset) * scale``). It is not an
 ndarray: NumPy sees its real values (float32), so ``np.asarray(q)``, ``np.mean(q)`` or
 ``q + 1`` compute on what the numbers mean, never on the stored integers by mistake.
-``q.stored`` is the integer array itself (read-only).
+``q.stored`` is the integer array itself (read-only, but in :func:`empty`'s arrays, which
+an op's ``out=`` writes into, with the attributes they choose for its result).
 
     >>> q = quantize([0.5, -0.25, 3.0], "q15", shift=1)
     >>> q.stored, q.shift
@@ -28,10 +29,11 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 from numpy.typing import ArrayLike
 
 from opforge import _fixed_point_rules as _rules
+from opforge import _kernels as _k
 from opforge import _native
 from opforge import _runtime as _rt
 
-__all__ = ["FixedPointArray", "quantize", "dequantize", "requantize", "TYPES"]
+__all__ = ["FixedPointArray", "quantize", "dequantize", "requantize", "empty", "TYPES"]
 
 #: The fixed-point types by name ("q7", "q15", "q31", "d8", "d16", "d32").
 TYPES = tuple(_rules.TYPES)
@@ -92,16 +94,17 @@ class FixedPointArray(NDArrayOperatorsMixin):
 
     @classmethod
     def _made(cls, stored: np.ndarray, t: _rules.Type, shift: int | None, scale: float | None,
-              offset: int | None) -> "FixedPointArray":
-        """One whose stored array this module has just computed (checked: no copy)."""
+              offset: int | None, writable: bool = False) -> "FixedPointArray":
+        """One whose stored array this module has just computed (checked: no copy); ``writable``
+        only for :func:`empty`'s, an op's ``out=``."""
         made = cls.__new__(cls)
-        stored.setflags(write=False)
+        stored.setflags(write=writable)
         made._stored, made._type, made._shift, made._scale, made._offset = stored, t, shift, scale, offset
         return made
 
     @property
     def stored(self) -> np.ndarray:
-        """The stored integers (read-only)."""
+        """The stored integers (read-only, but in :func:`empty`'s)."""
         return self._stored
 
     @property
@@ -197,6 +200,20 @@ def quantize(x: ArrayLike, fixed_type: str, *, shift: int | None = None, scale: 
     return FixedPointArray._made(np.asarray(stored), t, shift, scale, offset)
 
 
+def empty(shape: int | tuple[int, ...], fixed_type: str, *, shift: int | None = None, scale: float | None = None,
+          offset: int | None = None) -> FixedPointArray:
+    """A writable FixedPointArray of ``shape`` (stored zeros) for an op's ``out=``, with the
+    result's attributes chosen as the C API's output descriptor carries them: a D result's
+    scale and offset, and a table op's Q shift, are these; a Q result whose shift the op's
+    form computes (a sum, a product) gets the form's, written into it."""
+    t = _type("empty", fixed_type)
+    shift, scale, offset = _attributes("empty", t, shift, scale, offset)
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if not all(isinstance(d, (int, np.integer)) and d >= 0 for d in dims):
+        raise ValueError(f"empty: shape must be sizes of 0 or more, not {shape!r}")
+    return FixedPointArray._made(np.zeros(dims, dtype=t.storage), t, shift, scale, offset, writable=True)
+
+
 def dequantize(q: FixedPointArray) -> np.ndarray:
     """The real values of ``q``, float32."""
     if not isinstance(q, FixedPointArray):
@@ -275,23 +292,30 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
     """The kernel on the stored values (the op's checks have passed on them): the C API with
     the attributes in the descriptors (and the op's args, ``c_args`` as C takes them), or the
     NumPy reference of the same rule. A Q result's shift is the rule's; a D result takes the
-    first input's scale and offset, as a table's result takes the input's attributes; a
-    comparison gives a bool ndarray."""
-    if out is not None:
-        raise TypeError(f"{op}: out= cannot take a fixed-point result (a FixedPointArray is read-only)")
+    scale and offset of ``out`` (:func:`empty`) or else the first input's, as a table's result
+    takes out's attributes or else the input's; a comparison gives a bool ndarray."""
     inputs = [given[name] for name in found.inputs]
     first = inputs[0]
     t = first._type
+    target = _target(op, out, found, t, shape)
+    chosen = target if isinstance(target, FixedPointArray) else first  # (the result's attributes: out's, or x's)
     values = {}
     for name, q in zip(found.inputs, inputs):
         values |= {f"{name}_shift": q._shift} if t.family == "Q" else {f"{name}_scale": q._scale,
                                                                         f"{name}_offset": q._offset}
     if t.family == "D":
-        values |= {"output_scale": first._scale, "output_offset": first._offset}
-    shift = first._shift if found.table else None
+        values |= {"output_scale": chosen._scale, "output_offset": chosen._offset}
+    shift = chosen._shift if found.table else None
     values["output_shift"] = shift
+    reduced: tuple = ()  # (a reduction's: its axes, their count and a Q sum's headroom, as the C API computes them)
+    if found.axes is not None:
+        axes = _k.norm_axes((args or {})[found.axes], first.ndim)
+        count = _k.reduced_count(first.shape, axes)
+        if found.refuses_empty and count == 0 and np.prod(shape) > 0:
+            raise ValueError(f"{op}: {found.inputs[0]}: {_rules.EMPTY_MEAN}")
+        reduced = (axes, count, _rules.headroom(count))
     if found.output_shift is not None:
-        shift = found.output_shift(*(values[f"{name}_shift"] for name in found.inputs))
+        shift = found.output_shift(*(values[f"{name}_shift"] for name in found.inputs), *reduced[2:])
         low, high = t.shifts
         if not low <= shift <= high:
             raise ValueError(f"{op}: the result's shift, {shift} (the rule's, from the inputs'), is outside "
@@ -299,8 +323,9 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
     if backend == "python":
         with np.errstate(all="ignore"):
             result = found.reference(*(q._stored for q in inputs), *(values[a] for a in found.attributes),
-                                     *(float((args or {})[a]) for a in found.args))
-        stored = np.array(np.broadcast_to(result, shape), dtype=found.result)
+                                     *(float((args or {})[a]) for a in found.args), *reduced)
+        # (a reduction's result has the reduced axes kept: the output's shape, with or without them)
+        stored = np.array(np.reshape(result, shape) if reduced else np.broadcast_to(result, shape), dtype=found.result)
     else:
         stored = np.empty(shape, dtype=found.result)
         descriptors = [_native.fixed_point_tensor(np.ascontiguousarray(q._stored), t.name, q._shift, q._scale,
@@ -311,8 +336,44 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
         _native.call(op, found.function, *descriptors, *c_args, written)
         if shift is not None and written.shift != shift:  # (the C API sets it by the same rule)
             raise RuntimeError(f"{op}: the C API's result shift {written.shift} is not the rule's {shift}")
+    if target is not None:  # (written whole once the kernel has succeeded; a Q shift as the C API sets it)
+        if isinstance(target, FixedPointArray):
+            np.copyto(target._stored, stored)
+            target._shift = shift if t.family == "Q" else None
+        else:
+            np.copyto(target, stored)
+        return target
     if found.result == "bool":
         return stored
     if t.family == "Q":
         return FixedPointArray._made(stored, t, shift, None, None)
-    return FixedPointArray._made(stored, t, None, first._scale, first._offset)
+    return FixedPointArray._made(stored, t, None, chosen._scale, chosen._offset)
+
+
+def _target(op: str, out: Any, found: _rules.Kernel, t: _rules.Type,
+            shape: tuple[int, ...]) -> FixedPointArray | np.ndarray | None:
+    """``out=`` checked: for a fixed-point result a writable FixedPointArray of its type
+    (:func:`empty`), for a comparison's a bool ndarray, of the result's shape either way."""
+    if out is None:
+        return None
+    if found.result == "bool":
+        if not isinstance(out, np.ndarray) or out.dtype != np.bool_:
+            raise TypeError(f"{op}: out must be a bool ndarray (a comparison's result), not {_kind(out)}")
+        stored = out
+    else:
+        if not isinstance(out, FixedPointArray) or out._type is not t:
+            raise TypeError(f"{op}: out must be a {t.name} FixedPointArray (fixed_point.empty), not {_kind(out)}")
+        stored = out._stored
+    if not stored.flags.writeable:
+        raise ValueError(f"{op}: out is read-only (make it with fixed_point.empty)")
+    if stored.shape != tuple(shape):
+        raise ValueError(f"{op}: out has shape {stored.shape}, the result {tuple(shape)}")
+    return out
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, FixedPointArray):
+        return f"a {value.type} FixedPointArray"
+    if isinstance(value, np.ndarray):
+        return f"an ndarray of {value.dtype.name}"
+    return type(value).__name__
