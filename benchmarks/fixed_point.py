@@ -27,9 +27,12 @@ sys.path.insert(0, str(ROOT))
 
 from dsl import fixed_point as F  # noqa: E402
 from dsl import loader  # noqa: E402
+from dsl.model import NO_DEFAULT  # noqa: E402
+from dsl.scalar import symbols  # noqa: E402
 from generators.kernels import c_runtime, numpy_runtime, scalar_c, scalar_numpy  # noqa: E402
 from generators.kernels import fixed_point as R  # noqa: E402
 from generators.kernels.scalar_c import C_TYPE  # noqa: E402
+from generators.kernels.selection import code_ops  # noqa: E402
 
 FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-std=c99", "-Os",
          "-ffunction-sections", "-fdata-sections", "-w"]
@@ -129,9 +132,10 @@ def _fixed_kernel(conversion: F.Conversion, inputs: dict[str, str], per_call: li
     return _loop(params, R.c_statement(conversion, "output[i]", env))
 
 
-def _float_kernel(tree: F.SExpr, names: list[str]) -> str:
-    env = {n: (f"{n}[i]", "float32") for n in names}
-    params = [*(f"const float* restrict {n}" for n in names), "float* restrict output", "int n"]
+def _float_kernel(tree: F.SExpr, names: list[str], args: tuple[str, ...] = ()) -> str:
+    env = {n: (f"{n}[i]", "float32") for n in names} | {a: (a, "float32") for a in args}
+    params = [*(f"const float* restrict {n}" for n in names), "float* restrict output", "int n",
+              *(f"float {a}" for a in args)]
     return _loop(params, f"output[i] = {scalar_c.render(tree, 'float32', env)[0]};")
 
 
@@ -163,102 +167,159 @@ def _float_reduction(form: Any, names: list[str]) -> str:
 # ------------------------------------------------------------------------------- rows
 
 
-def rows(folder: Path) -> list[tuple[str, str, float, int, int]]:
-    """(op, type, largest error in LSBs, fixed-point .text, float32 .text)"""
-    out = []
-    for qualified in ("math.add", "math.sub", "math.mul", "math.neg", "math.abs", "math.minimum", "math.maximum"):
-        tree = _tree(qualified)
-        names = [a.name for a in tree.args]
-        float_text = _text(_float_kernel(tree, names), folder)
-        for t in (F.Q7, F.Q15, F.Q31):
-            kernel = F.q_kernel(tree, t)
-            assert isinstance(kernel, F.QKernel)
-            worst = 0.0
-            for shifts in ({n: 2 for n in names}, dict(zip(names, (1, 3)))):
-                stored = {n: _stored(t, SEED + i) for i, n in enumerate(names)}
-                values = {F.shift_of(n): s for n, s in shifts.items()}
-                per_call = {name: int(_eval(scalar_numpy.render(e, "int64", {k: (k, "int64") for k in values})[0],
-                                            {k: np.int64(v) for k, v in values.items()}))
-                            for name, e in kernel.per_call}
-                out_shift = int(_eval(scalar_numpy.render(kernel.output_shift, "int64",
-                                                          {k: (k, "int64") for k in values})[0],
-                                      {k: np.int64(v) for k, v in values.items()}))
-                wide = {n: a.astype(kernel.value.domain) for n, a in stored.items()}
-                ours = _numpy(kernel.value, wide, per_call)
-                reals = {n: _real(t, stored[n], {"shift": shifts[n]}) for n in names}
-                worst = max(worst, _error(ours, _ideal(t, _exact(tree, reals), {"shift": out_shift})))
-            text = _text(_fixed_kernel(kernel.value, {n: t.storage for n in names}, [n for n, _ in kernel.per_call]),
-                         folder)
-            out.append((qualified, t.system, worst, text, float_text))
-        for t in (F.D8, F.D16):
-            kernel = F.d_kernel(tree, t)
-            if not isinstance(kernel, F.DKernel):
-                continue
-            attributes = {"x": (0.02, 10 if t.bits == 8 else 0), "y": (0.07, -20 if t.bits == 8 else 0),
-                          "output": (0.09, -5 if t.bits == 8 else 0)}
-            attributes = {n: (float(np.float32(s)), o) for n, (s, o) in attributes.items()}
-            per_call = kernel.per_call({n: s for n, (s, _) in attributes.items()},
-                                       {n: o for n, (_, o) in attributes.items()})
-            stored = {n: _stored(t, SEED + i) for i, n in enumerate(names)}
-            ours = _numpy(kernel.value, {n: a.astype("int64") for n, a in stored.items()}, per_call)
-            reals = {n: _real(t, stored[n], {"scale": attributes[n][0], "offset": attributes[n][1]}) for n in names}
-            ideal = _ideal(t, _exact(tree, reals), {"scale": attributes["output"][0], "offset": attributes["output"][1]})
-            text = _text(_fixed_kernel(kernel.value, {n: t.storage for n in names}, list(per_call)), folder)
-            out.append((qualified, t.system, _error(ours, ideal), text, float_text))
-    for qualified in ("math.sum", "math.mean", "math.max", "math.min", "base.dot"):
-        form = _op(qualified).compute
-        names = ["x", "y"] if form.other else ["x"]
-        float_text = _text(_float_reduction(form, names), folder)
-        for t in (F.Q7, F.Q15, F.Q31):
-            r = F.q_reduction(form, t)
-            assert isinstance(r, F.QReduction), r
-            n, shifts = 64, {"x": 3, "y": 1}
-            stored = {name: _stored(t, SEED + i)[:n] for i, name in enumerate(names)}
-            h = F.headroom(n)
-            wide = {name: a.astype(r.domain) for name, a in stored.items()}
-            mapped = np.asarray(_eval(scalar_numpy.render(r.map, r.domain, {k: (k, r.domain) for k in wide})[0], wide),
-                                dtype=r.domain)
-            acc = {"add": np.add, "max": np.maximum, "min": np.minimum}[r.combine].reduce(mapped)
-            ours = R.numpy_run(r.finalize, {"acc": ("acc", r.domain), "n": ("n", "int64"), F.HEADROOM: ("h", "int64")},
-                               {"acc": acc, "n": np.int64(n), "h": np.int64(h)})
-            values = {F.shift_of(k): np.int64(v) for k, v in shifts.items()} | {F.HEADROOM: np.int64(h)}
-            out_shift = int(_eval(scalar_numpy.render(r.output_shift, "int64", {k: (k, "int64") for k in values})[0],
-                                  values))
-            reals = [_real(t, stored[name], {"shift": shifts[name]}) for name in names]
-            exact = {"math.sum": np.sum, "math.mean": np.mean, "math.max": np.max, "math.min": np.min}.get(
-                qualified, lambda v: float(np.dot(v, reals[1])))(reals[0])
-            ideal = _ideal(t, np.asarray([exact]), {"shift": out_shift})
-            out.append((qualified, t.system, _error(np.asarray([ours]), ideal),
-                        _text(_fixed_reduction(r, names, t), folder), float_text))
-    for qualified in ("math.exp", "math.tanh", "math.sigmoid", "math.sin", "nn.swish", "nn.softsign"):
-        tree = _tree(qualified)
-        float_text = _text(_float_kernel(tree, ["x"]), folder)
-        for t, given, made in ((F.Q7, {"shift": 2}, {"shift": 2}), (F.D8, {"scale": 0.05, "offset": -3},
-                                                                      {"scale": 1 / 64, "offset": 0})):
-            entry = F.table_entry(tree, t, t)
-            values = {f"x_{k}": float(np.float32(v)) if k == "scale" else v for k, v in given.items()}
-            values |= {f"output_{k}": float(np.float32(v)) if k == "scale" else v for k, v in made.items()}
-            if t.family == "Q":
-                values = {"x_factor": F.q_factor(t, given["shift"]), "output_factor": F.q_factor(t, made["shift"])}
-            stored = np.arange(t.lowest, t.highest + 1)
-            ours = _numpy(entry, {"x": stored.astype(np.float64)}, {k: float(v) for k, v in values.items()})
-            ideal = _ideal(t, _exact(tree, {"x": _real(t, stored, given)}), made)
-            if t.family == "D":
-                ideal = np.where(np.isnan(ideal), made["offset"], ideal)
-            fill, lookup = _table_kernels(entry, t, list(values))
-            out.append((qualified + " (table)", t.system, _error(ours, ideal), _text(fill + lookup, folder), float_text))
-    for qualified in ("math.sum", "math.mean", "math.max", "math.min"):
-        form = _op(qualified).compute
-        for t in (F.D8, F.D16):
-            out.append(_d_reduction_row(qualified, form, t, folder))
-    for t in (F.Q7, F.Q15, F.Q31, F.D8, F.D16):
-        out.append(_matmul_row(t, folder))
-    for qualified in ("math.exp", "math.tanh", "math.sigmoid", "math.sin", "nn.softsign"):
-        out.append(_interpolated_row(qualified, folder))
+#: A value for each numeric arg a table reads that has no default (clip's bounds).
+ARG_VALUES = {"clip_value_min": -0.5, "clip_value_max": 0.75}
+#: Each type's attributes for a table's input and output: 8-bit within [-4, 4) or about [-2, 2);
+#: 16-bit the same ranges, finer.
+TABLE_ATTRIBUTES = {"q7": ({"shift": 2}, {"shift": 2}), "d8": ({"scale": 0.05, "offset": -3}, {"scale": 1 / 64, "offset": 0}),
+                    "q15": ({"shift": 2}, {"shift": 2}),
+                    "d16": ({"scale": 1 / 4096, "offset": 0}, {"scale": 1 / 4096, "offset": 0})}
+Row = tuple[str, str, float, int, int]
+
+
+def _ops() -> list[Any]:
+    return [op for ns in CATALOGUE.namespaces for op in code_ops(ns)]
+
+
+def _args(op: Any) -> dict[str, float]:
+    """The numeric args the op's tree reads: their defaults, or ARG_VALUES."""
+    used = symbols(op.compute.case(()))
+    return {a.name: float(a.default if a.default not in (None, NO_DEFAULT) else ARG_VALUES[a.name])
+            for a in op.args if a.name in used}
+
+
+def rows(folder: Path) -> list[Row]:
+    """(op, type, largest error in LSBs, fixed-point .text, float32 .text) of every kernel, table,
+    reduction and contraction the rules derive for the catalogue's ops (the C API's and the
+    package's, ``kernels.fixed_point``)."""
+    out: list[Row] = []
+    for op in _ops():
+        if R.api_kernels(op):
+            out += _elementwise_rows(op, folder)
+    for op in _ops():
+        for name, r in R.api_reductions(op).items():
+            t = F.TYPES[name]
+            if isinstance(r, F.QReduction):
+                out.append(_q_reduction_row(op, r, t, folder))
+            elif isinstance(r, F.DReduction):
+                out.append(_d_reduction_row(op.qualified_name, op.compute, t, folder))
+            else:
+                out.append(_matmul_row(t, folder))
+    for op in _ops():
+        tables = R.api_tables(op)
+        if tables:
+            float_text = _text(_float_kernel(op.compute.case(()), ["x"], tuple(_args(op))), folder)
+            out += [_table_row(op, F.TYPES[name], derived, float_text, folder) for name, derived in tables.items()]
     return out
 
 
-def _d_reduction_row(qualified: str, form: Any, t: F.FixedPointType, folder: Path) -> tuple[str, str, float, int, int]:
+def _elementwise_rows(op: Any, folder: Path) -> list[Row]:
+    """Each Q and D kernel of an elementwise op on seeded inputs: Q at equal shifts and at 1 and 3,
+    D at scales 0.02 and 0.07 into 0.09 (D8 offsets 10, -20 and -5); a comparison's error is a
+    wrong truth (1)."""
+    tree, names = op.compute.case(()), [i.name for i in op.inputs]
+    float_text = _text(_float_kernel(tree, names), folder)
+    out = []
+    for name, kernel in R.api_kernels(op).items():
+        t = F.TYPES[name]
+        stored = {n: _stored(t, SEED + i) for i, n in enumerate(names)}
+        if isinstance(kernel, F.QKernel):
+            worst = 0.0
+            for shifts in ({n: 2 for n in names}, dict(zip(names, (1, 3)))):
+                values = {F.shift_of(n): s for n, s in shifts.items()}
+                env = {k: (k, "int64") for k in values}
+                wide = {k: np.int64(v) for k, v in values.items()}
+                per_call = {p: int(_eval(scalar_numpy.render(e, "int64", env)[0], wide)) for p, e in kernel.per_call}
+                ours = _numpy(kernel.value, {n: a.astype(kernel.value.domain) for n, a in stored.items()}, per_call)
+                exact = _exact(tree, {n: _real(t, stored[n], {"shift": shifts[n]}) for n in names})
+                if kernel.output_shift is None:  # (a comparison: a truth)
+                    worst = max(worst, _error(ours, exact.astype(np.float64)))
+                    continue
+                made = {"shift": int(_eval(scalar_numpy.render(kernel.output_shift, "int64", env)[0], wide))}
+                worst = max(worst, _error(ours, _ideal(t, exact, made)))
+            per_call_names = [p for p, _ in kernel.per_call]
+        else:
+            attributes = {names[0]: (0.02, 10 if t.bits == 8 else 0), names[-1]: (0.07, -20 if t.bits == 8 else 0),
+                          "output": (0.09, -5 if t.bits == 8 else 0)}
+            attributes = {n: (float(np.float32(s)), o) for n, (s, o) in attributes.items()}
+            values = kernel.per_call({n: s for n, (s, _) in attributes.items()}, {n: o for n, (_, o) in attributes.items()})
+            ours = _numpy(kernel.value, {n: a.astype("int64") for n, a in stored.items()}, values)
+            exact = _exact(tree, {n: _real(t, stored[n], {"scale": attributes[n][0], "offset": attributes[n][1]})
+                                  for n in names})
+            worst = _error(ours, exact.astype(np.float64) if kernel.kind in F.COMPARISONS else
+                           _ideal(t, exact, {"scale": attributes["output"][0], "offset": attributes["output"][1]}))
+            per_call_names = list(values)
+        text = _text(_fixed_kernel(kernel.value, {n: t.storage for n in dict.fromkeys(names)}, per_call_names), folder)
+        out.append((op.qualified_name, t.system, worst, text, float_text))
+    return out
+
+
+def _q_reduction_row(op: Any, r: F.QReduction, t: F.FixedPointType, folder: Path) -> Row:
+    """A Q reduction of 64 elements at shifts 3 (x) and 1 (y), against the form's reduction of
+    the real values (its map, its combine, its finalize), exactly."""
+    form = op.compute
+    names = ["x", "y"] if form.other else ["x"]
+    n, shifts = 64, {"x": 3, "y": 1}
+    stored = {name: _stored(t, SEED + i)[:n] for i, name in enumerate(names)}
+    h = F.headroom(n)
+    wide = {name: a.astype(r.domain) for name, a in stored.items()}
+    mapped = np.asarray(_eval(scalar_numpy.render(r.map, r.domain, {k: (k, r.domain) for k in wide})[0], wide),
+                        dtype=r.domain)
+    acc = {"add": np.add, "max": np.maximum, "min": np.minimum}[r.combine].reduce(mapped)
+    ours = R.numpy_run(r.finalize, {"acc": ("acc", r.domain), "n": ("n", "int64"), F.HEADROOM: ("h", "int64")},
+                       {"acc": acc, "n": np.int64(n), "h": np.int64(h)})
+    values = {F.shift_of(k): np.int64(v) for k, v in shifts.items()} | {F.HEADROOM: np.int64(h)}
+    out_shift = int(_eval(scalar_numpy.render(r.output_shift, "int64", {k: (k, "int64") for k in values})[0], values))
+    exact = _exact_reduction(form, {name: _real(t, stored[name], {"shift": shifts[name]}) for name in names})
+    ideal = _ideal(t, np.asarray([exact]), {"shift": out_shift})
+    return (op.qualified_name, t.system, _error(np.asarray([ours]), ideal), _text(_fixed_reduction(r, names, t), folder),
+            _text(_float_reduction(form, names), folder))
+
+
+def _exact_reduction(form: Any, reals: dict[str, np.ndarray]) -> float:
+    """The form's reduction of real values in float64: its map, its combine, its finalize."""
+    mapped = reals["x"] if form.map is None else _exact(form.map, reals)
+    acc = {"add": np.sum, "max": np.max, "min": np.min}[form.combine](mapped)
+    if form.finalize is None:
+        return float(acc)
+    return float(_exact(form.finalize, {"acc": np.float64(acc), "n": np.float64(mapped.size)}))
+
+
+def _table_row(op: Any, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable, float_text: int,
+               folder: Path) -> Row:
+    """A unary op's table: every stored input of an 8-bit type through its entry, every 16-bit
+    one through the 513 knots and the interpolation (TABLE_ATTRIBUTES in and out; the op's args
+    at their defaults); a NaN of the float reference is the rule's real zero."""
+    tree, args = op.compute.case(()), _args(op)
+    given, made = TABLE_ATTRIBUTES[t.name]
+    given = {k: float(np.float32(v)) if k == "scale" else v for k, v in given.items()}
+    made = {k: float(np.float32(v)) if k == "scale" else v for k, v in made.items()}
+    if t.family == "Q":
+        values = {"x_factor": F.q_factor(t, given["shift"]), "output_factor": F.q_factor(t, made["shift"])}
+    else:
+        values = {f"x_{k}": float(v) for k, v in given.items()} | {f"output_{k}": float(v) for k, v in made.items()}
+    values |= args
+    stored = np.arange(t.lowest, t.highest + 1)
+    if isinstance(derived, F.InterpolatedTable):
+        knots = (t.lowest + F.KNOT_STEP * np.arange(derived.knots)).astype(np.float64)
+        entries = np.broadcast_to(_numpy(derived.entry, {"x": knots}, values), knots.shape)  # (zeros_like's: one)
+        inputs = stored.astype(np.int32)
+        index = _numpy(F.Conversion(derived.index, "int32"), {"x": inputs}, {})
+        fraction = _numpy(F.Conversion(derived.fraction, "int32"), {"x": inputs}, {})
+        ours = _numpy(derived.value, {"base": entries[index].astype(np.int32),
+                                      "next": entries[index + 1].astype(np.int32), "fraction": fraction}, {})
+        label = f"{op.qualified_name} (513 knots)"
+    else:
+        ours = np.broadcast_to(_numpy(derived, {"x": stored.astype(np.float64)}, values), stored.shape)
+        label = f"{op.qualified_name} (table)"
+    exact = _exact(tree, {"x": _real(t, stored, given), **{k: np.float64(v) for k, v in args.items()}})
+    exact = np.broadcast_to(exact, stored.shape)
+    ideal = _ideal(t, np.where(np.isnan(exact), 0.0, exact), made)  # (NaN: the rule's real zero)
+    fill, lookup = _table_kernels(derived, t, list(values))
+    return (label, t.system, _error(ours, ideal), _text(fill + lookup, folder), float_text)
+
+
+def _d_reduction_row(qualified: str, form: Any, t: F.FixedPointType, folder: Path) -> Row:
     """A D reduction of 64 elements (scale 0.02, offset 7 in; 0.3, -9 out; D16 offsets 0)."""
     r = F.d_reduction(form, t)
     assert isinstance(r, F.DReduction), r
@@ -273,7 +334,7 @@ def _d_reduction_row(qualified: str, form: Any, t: F.FixedPointType, folder: Pat
     ours = R.numpy_run(r.finalize, {"acc": ("acc", r.domain), "n": ("n", "int64"), **{k: (k, "int64") for k in per_call}},
                        {"acc": acc, "n": np.int64(64), **per_call})
     real = _real(t, x, {"scale": scales["x"], "offset": offsets["x"]})
-    exact = {"math.sum": np.sum, "math.mean": np.mean, "math.max": np.max, "math.min": np.min}[qualified](real)
+    exact = _exact_reduction(form, {"x": real})
     ideal = _ideal(t, np.asarray([exact]), {"scale": scales["output"], "offset": offsets["output"]})
     ct = C_TYPE[r.domain]
     names = list(per_call)
@@ -290,7 +351,7 @@ def _d_reduction_row(qualified: str, form: Any, t: F.FixedPointType, folder: Pat
             _text(_float_reduction(form, ["x"]), folder))
 
 
-def _matmul_row(t: F.FixedPointType, folder: Path) -> tuple[str, str, float, int, int]:
+def _matmul_row(t: F.FixedPointType, folder: Path) -> Row:
     """math.matmul of (8, 16) by (16, 8): Q at shifts 1 and 2 (the output's 3), D8 at scales 0.02
     and 0.01 (offsets 3 and -5) into 0.4 (offset -2), D16 at 1e-4 into 0.01."""
     form = _op("math.matmul").compute
@@ -337,39 +398,26 @@ def _matmul_row(t: F.FixedPointType, folder: Path) -> tuple[str, str, float, int
             _text(float_loops, folder))
 
 
-def _interpolated_row(qualified: str, folder: Path) -> tuple[str, str, float, int, int]:
-    """A Q15 op as 513 knots (shift 2 in, 0 out; exp 1 in, 3 out) and integer interpolation."""
-    t, tree = F.Q15, _tree(qualified)
-    shift_in, shift_out = (1, 3) if qualified == "math.exp" else (2, 0)
-    table = F.interpolated_table(tree, t, t)
-    values = {"x_factor": F.q_factor(t, shift_in), "output_factor": F.q_factor(t, shift_out)}
-    knots = (t.lowest + F.KNOT_STEP * np.arange(table.knots)).astype(np.float64)
-    entries = _numpy(table.entry, {"x": knots}, values)
-    stored = np.arange(t.lowest, t.highest + 1).astype(np.int32)
-    index = _numpy(F.Conversion(table.index, "int32"), {"x": stored}, {})
-    fraction = _numpy(F.Conversion(table.fraction, "int32"), {"x": stored}, {})
-    ours = _numpy(table.value, {"base": entries[index].astype(np.int32), "next": entries[index + 1].astype(np.int32),
-                                "fraction": fraction}, {})
-    ideal = _ideal(t, _exact(tree, {"x": _real(t, stored, {"shift": shift_in})}), {"shift": shift_out})
-    fill, lookup = _table_kernels(table, t, list(values))
-    return (qualified + " (513 knots)", t.system, _error(ours, ideal), _text(fill + lookup, folder),
-            _text(_float_kernel(tree, ["x"]), folder))
-
-
 def main(argv: list[str]) -> int:
     target = Path(argv[1]) if len(argv) > 1 else ROOT / "docs" / "fixed-point.md"
     with tempfile.TemporaryDirectory() as tmp:
         found = rows(Path(tmp))
     lines = ["# Fixed-point accuracy and size", "",
-             "Measured by `benchmarks/fixed_point.py` (issue 20, ADR 0036): for each op whose fixed-point form the",
-             "rules derive, the largest error over seeded random inputs, in steps of the output type (LSBs), against",
+             "Measured by `benchmarks/fixed_point.py` (issue 20, ADR 0036): for every op and type whose fixed-point",
+             "kernel, table, reduction or matrix product the rules derive (what the C API, the package and the units",
+             "compute; the ops that only move stored values are exact and not listed), the largest error over",
+             "seeded random inputs (every stored value, for a table), in steps of the output type (LSBs), against",
              "the exact result of the op's float reference on the same real values; and the Cortex-M4 `-Os` .text",
              "(bytes) of the kernel the rules render to, next to the float32 kernel of the op (newlib and libgcc",
              "calls not counted). Q results truncate as CMSIS-DSP does, so their error approaches one step (a Q31",
              "product, whose lowest bit CMSIS-DSP drops, two); D results round, within half a step and the",
              "rescaling's error. A table's size is its fill (run once per call's attributes) and its lookup loop;",
-             "a reduction's is its loop over 64 elements and the one requantization at the end. A Q15 op",
-             "interpolates 513 knots (its fill, then the lookup loop), within a step or three of exact.", "",
+             "a reduction's is its loop over 64 elements and the one requantization at the end. A 16-bit op",
+             "interpolates 513 knots (its fill, then the lookup loop): within a step or three of exact where the",
+             "op is smooth, but up to the whole jump where it jumps (floor, sign, a step's derivative), leaves its",
+             "domain (a NaN is the rules' real zero) or saturates between two knots; a comparison's error is a",
+             "wrong truth (1). Tables read input and output attributes of [-4, 4) (Q: shift 2) or about [-2, 2)",
+             "(D8: scale 0.05, offset -3 in, 1/64 out; D16: 1/4096 both), and the op's args at their defaults.", "",
              "| op | type | largest error (LSB) | fixed-point .text | float32 .text |",
              "| --- | --- | ---: | ---: | ---: |"]
     lines += [f"| {op} | {t} | {err:.3f} | {fixed} | {flt} |" for op, t, err, fixed, flt in found]

@@ -301,6 +301,13 @@ ACC, COUNT = SSym("acc"), SSym("n")
 EMPTY_MEAN = "a fixed-point mean of no elements has no value (its float form gives NaN)"
 
 
+#: Why a move refuses tensors of other attributes than its first (a join's, set_diag's
+#: diagonal): ``whose`` is "every tensor must have the first one's" (a tensor list) or
+#: "must have <first>'s". Every target formats these words.
+SAME_ATTRIBUTES = ("{name}: {whose} fixed-point attributes (the same {type} {attributes}), "
+                   "for the stored values to mean the same")
+
+
 def _divides_by_count(finalize: "Conversion") -> bool:
     """Whether a reduction's finalize divides by its count: it then needs one element at least
     (:data:`EMPTY_MEAN`); max and min refuse no elements in their float form already."""
@@ -606,6 +613,9 @@ def d_reduction(form: object, t: FixedPointType) -> DReduction | str:
     combine, map_, finalize = (getattr(form, f) for f in ("combine", "map", "finalize"))
     if any(getattr(form, f) for f in ("other", "pre", "extra_maps")) or map_ is not None:
         return f"its reduction reads a map, a first pass or a second input: no {t.system} form yet"
+    if t.bits == 32:  # (a sum of 32-bit values, or one less its offset, times a 31-bit multiplier passes 64 bits)
+        return ("TensorFlow Lite's integer reductions are defined for 8- and 16-bit tensors: a D32 accumulator's "
+                "rescaling would overflow its 64 bits")
     mean = finalize == _call("div", ACC, COUNT)
     if not (combine in ("add", "max", "min") and (finalize is None or (mean and combine == "add"))):
         return f"its reduction ({combine}{', then a finalize' if finalize is not None else ''}) has no {t.system} form yet"
@@ -734,6 +744,9 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
     if types & {DataType.INT, DataType.LONG, DataType.BOOLEAN} and kind != "layout":
         return "it computes on integers or booleans, which have no fixed-point meaning"
     if kind in MOVES:
+        if any(getattr(a, "type", None) in (DataType.FLOATING_POINT, DataType.NUMERIC) for a in getattr(op, "args", ())):
+            return (f"it writes a real-valued arg among the moved values (a pad's constant), which its integer "
+                    f"kernels would store as a {t.system} value unconverted: no {t.system} form yet")
         return Conversion(X, t.storage)  # (the stored value itself)
     if kind == "argreduction":
         if getattr(form, "map", None) is None:  # (one type and attributes: the stored order is the real order)
@@ -803,8 +816,10 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
     if isinstance(derived, InterpolatedTable):
         return Summary(f"{derived.knots} knots of the float reference, interpolated in int32 (TensorFlow Lite "
                        "Micro's int16 activations)", None,
-                       "within 1 step at the knots; between them the interpolation's own error (1.0 to 2.5 steps "
-                       "measured for the catalogue's activations)")
+                       "within 1 step at the knots; between them the interpolation's error, the curvature's over "
+                       "128 stored values (1 to 2.5 steps for smooth activations), but up to the whole jump where "
+                       "the op jumps, leaves its domain or saturates between two knots (floor, sign, a step's "
+                       "derivative, near a pole): each op's measured maximum is in docs/fixed-point.md")
     if isinstance(derived, Conversion):
         if derived.value == X:
             return Summary("the stored values themselves: the output keeps the input's attributes", SSym(

@@ -399,6 +399,16 @@ def _tree(qualified: str) -> F.SExpr:
     return op.compute.case(())
 
 
+def stored_values(t: F.FixedPointType, shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Seeded stored values of ``shape`` with the type's ends among them (where they fit): the
+    operands the C API's and the units' tests call with."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(t.lowest, t.highest, int(np.prod(shape)), endpoint=True)
+    ends = [t.lowest, t.highest, 0, -1][:values.size]
+    values[:len(ends)] = ends
+    return values.astype(t.storage).reshape(shape)
+
+
 def _stored(t: F.FixedPointType, seed: int, n: int = 400) -> np.ndarray:
     rng = np.random.default_rng(seed)
     edges = [t.lowest, t.highest, 0, 1, -1, t.lowest + 1, t.highest - 1]

@@ -21,7 +21,7 @@ from dsl import loader
 from generators import abi
 from generators.kernels.scalar_c import C_TYPE, c_array
 from generators.kernels.selection import code_ops
-from test_fixed_point import _attributes, _numpy
+from test_fixed_point import _attributes, _numpy, stored_values
 
 CATALOGUE = loader.load(ROOT / "ops").catalogue
 TYPES = [F.Q7, F.Q15, F.Q31, F.D8, F.D16]
@@ -35,14 +35,6 @@ GEOMETRIES = {"same": ((3, 5), (3, 5)), "row": ((3, 5), (5,)), "broadcast": ((2,
 Q_SHIFTS = [{"x": 2, "y": 2}, {"x": 3, "y": -4}]
 D_ATTRIBUTES = [{"x": (0.05, 3), "y": (0.02, -7), "output": (0.06, 1)},
                 {"x": (0.5, -20), "y": (0.004, 11), "output": (0.01, -3)}]
-
-
-def _stored(t: F.FixedPointType, shape: tuple[int, ...], seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    values = rng.integers(t.lowest, t.highest, int(np.prod(shape)), endpoint=True)
-    ends = [t.lowest, t.highest, 0, -1][:values.size]
-    values[:len(ends)] = ends
-    return values.astype(t.storage).reshape(shape)
 
 
 def _descriptor(name: str, dtype: str, array: np.ndarray, attributes: dict) -> tuple[str, str]:
@@ -139,7 +131,7 @@ def results(generated: GeneratedProjects, c_objects: list[Path], tmp_path_factor
                 else:  # (D16's offsets are 0, as TFLite's int16 kernels require)
                     attributes = {n: (s, o if t.bits == 8 else 0) for n, (s, o) in given.items()}
                     descriptor = {n: {"scale": s, "offset": o} for n, (s, o) in attributes.items()}
-                arrays = {n: _stored(t, shape, 7 * a + j) for j, (n, shape) in enumerate(zip(inputs, shapes))}
+                arrays = {n: stored_values(t, shape, 7 * a + j) for j, (n, shape) in enumerate(zip(inputs, shapes))}
                 expected, shift = _expected(op, t, derived, arrays, attributes)
                 out_dtype = t.name if expected.dtype == np.dtype(t.storage) else "bool"
                 out_attributes = descriptor.get("output", {}) if out_dtype != "bool" else {}
@@ -148,7 +140,7 @@ def results(generated: GeneratedProjects, c_objects: list[Path], tmp_path_factor
                 cases.append((f"{op.qualified_name} {t.system} {geometry} {by_role}", expected, shift))
         if t.family == "Q" and len(inputs) == 2 and op.outputs and isinstance(derived, F.QKernel) \
                 and derived.output_shift is not None:  # in place: the output is x's descriptor itself
-            arrays = {n: _stored(t, shape, 40 + j) for j, (n, shape) in enumerate(zip(inputs, GEOMETRIES["row"]))}
+            arrays = {n: stored_values(t, shape, 40 + j) for j, (n, shape) in enumerate(zip(inputs, GEOMETRIES["row"]))}
             shifts = dict(zip(inputs, Q_SHIFTS[1].values()))
             expected, shift = _expected(op, t, derived, arrays, shifts)
             program.call(abi.function(op), {n: (t.name, arrays[n], {"shift": shifts[n]}) for n in inputs},
@@ -194,7 +186,7 @@ CMSIS = {"math.add": "arm_add_{q}", "math.sub": "arm_sub_{q}", "math.mul": "arm_
 def test_c_api_at_equal_shifts_is_cmsis_dsp(qualified: str, results: dict) -> None:
     for t in (F.Q7, F.Q15, F.Q31):
         expected, _, (status, _, got) = results[f"{qualified} {t.system} same {Q_SHIFTS[0]}"]
-        inputs = [_stored(t, (3, 5), j).reshape(-1) for j in range(2 if qualified not in ("math.neg", "math.abs") else 1)]
+        inputs = [stored_values(t, (3, 5), j).reshape(-1) for j in range(2 if qualified not in ("math.neg", "math.abs") else 1)]
         theirs = np.asarray(getattr(dsp, CMSIS[qualified].format(q=t.name))(*inputs), dtype=t.storage)
         assert status == 0 and np.array_equal(got, theirs.astype(np.int64)), (qualified, t.system)
 
@@ -205,7 +197,7 @@ def test_c_api_refuses_attributes_outside_a_type_s_range(generated: GeneratedPro
     beyond int8, and a product whose shift would leave Q15's range: OPFORGE_ERR_ATTRIBUTE each,
     nothing written; a float tensor's attributes mean nothing and are not read."""
     program = _Program()
-    x = _stored(F.Q15, (4,), 1)
+    x = stored_values(F.Q15, (4,), 1)
     attribute_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_ATTRIBUTE"))
     bad = [("q15", {"shift": 128}), ("q15", {"shift": -113}), ("d8", {"scale": 0.0, "offset": 0}),
            ("d8", {"scale": float("inf"), "offset": 0}), ("d8", {"scale": 0.5, "offset": 128})]
@@ -238,7 +230,7 @@ def test_c_api_reductions_and_matmul_are_cmsis_dsp_s(generated: GeneratedProject
     program, expected = _Program(), []
     shape_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_SHAPE"))
     for t in (F.Q7, F.Q15, F.Q31):
-        x, y = _stored(t, (4, 6), 3), _stored(t, (4, 6), 4)
+        x, y = stored_values(t, (4, 6), 3), stored_values(t, (4, 6), 4)
         rows = [x[i].copy() for i in range(4)]
         for function, cmsis in ROWS.items():
             program.call(function, {"x": (t.name, x, {"shift": 2})}, (t.name, (4,), {}), axes=(1,))
@@ -253,7 +245,7 @@ def test_c_api_reductions_and_matmul_are_cmsis_dsp_s(generated: GeneratedProject
         moved = wide >> (t.fraction_bits - (14 if t.bits == 32 else 0) + h)
         expected.append((f"dot {t.name}", 1 + h, [min(max(moved, t.lowest), t.highest)]))
         if t.bits < 32:  # (Q31: arm_mat_mult_q31 keeps every product bit and wraps; the rule's held in test_fixed_point)
-            a, b = _stored(t, (5, 7), 5), _stored(t, (7, 3), 6)
+            a, b = stored_values(t, (5, 7), 5), stored_values(t, (7, 3), 6)
             program.call("opforge_math_matmul", {"a": (t.name, a, {"shift": 3}), "b": (t.name, b, {"shift": -2})},
                          (t.name, (5, 3), {}))
             _, theirs = getattr(dsp, f"arm_mat_mult_{t.name}")(a, b, np.zeros(a.size + b.size, t.storage))
@@ -265,3 +257,75 @@ def test_c_api_reductions_and_matmul_are_cmsis_dsp_s(generated: GeneratedProject
     for (name, shift, values), (status, got_shift, got_values) in zip(expected, got):
         assert (status, got_shift, got_values.tolist()) == (0, shift, values), name
     assert got[-2][0] == shape_error and (got[-1][0], got[-1][2].tolist()) == (0, [0, 0, 0]), got[-2:]
+
+
+MOVES = r"""#include <stdio.h>
+#include "opforge/opforge_all.h"
+/* (the call first: a printf argument's order of evaluation is unspecified) */
+#define SAY(call, t) do { const int st = (int)(call); printf("%d %d %g %d\n", st, (int)(t).shift, (t).scale, (int)(t).offset); } while (0)
+int main(void)
+{
+    const char* detail = NULL;
+    int16_t xd[6] = {-32768, -5, 7, 32767, 0, 12};
+    opforge_tensor x = {.data = xd, .dtype = OPFORGE_Q15, .rank = 2, .shape = {2, 3}, .shift = 3};
+    int16_t td[6];
+    /* (an output's attributes a move sets are not read: any, even out of range) */
+    opforge_tensor t = {.data = td, .dtype = OPFORGE_Q15, .rank = 2, .shape = {3, 2}, .shift = 999};
+    SAY(opforge_base_transpose(&x, &t, &detail), t);
+    for (int i = 0; i < 6; i++) printf("%d\n", td[i]);
+    int16_t yd[3] = {1, 2, 3};
+    opforge_tensor y = {.data = yd, .dtype = OPFORGE_Q15, .rank = 2, .shape = {1, 3}, .shift = 3};
+    const opforge_tensor* both[2] = {&x, &y};
+    int16_t cd[9];
+    opforge_tensor c = {.data = cd, .dtype = OPFORGE_Q15, .rank = 2, .shape = {3, 3}};
+    SAY(opforge_base_concat(both, 2, 0, &c, &detail), c);
+    for (int i = 0; i < 9; i++) printf("%d\n", cd[i]);
+    y.shift = 2;  /* (other attributes: the stored values mean something else) */
+    SAY(opforge_base_concat(both, 2, 0, &c, &detail), c);
+    int8_t dd[6] = {-128, 5, 100, 7, 127, -3};
+    opforge_tensor d = {.data = dd, .dtype = OPFORGE_D8, .rank = 2, .shape = {2, 3}, .scale = 0.25, .offset = -4};
+    int64_t ad[2];
+    opforge_tensor a = {.data = ad, .dtype = OPFORGE_INT64, .rank = 1, .shape = {2}};
+    SAY(opforge_math_argmax(&d, 1, false, &a, &detail), a);
+    printf("%lld\n%lld\n", (long long)ad[0], (long long)ad[1]);
+    int8_t gd[3];
+    int64_t id[3] = {2, 0, 2};
+    opforge_tensor indices = {.data = id, .dtype = OPFORGE_INT64, .rank = 1, .shape = {3}};
+    opforge_tensor g = {.data = gd, .dtype = OPFORGE_D8, .rank = 2, .shape = {1, 3}};
+    opforge_tensor first = {.data = dd, .dtype = OPFORGE_D8, .rank = 2, .shape = {1, 3}, .scale = 0.25, .offset = -4};
+    SAY(opforge_base_gather(&first, &indices, 1, &g, &detail), g);
+    for (int i = 0; i < 3; i++) printf("%d\n", gd[i]);
+    int8_t p0[3], p1[3];
+    opforge_tensor o0 = {.data = p0, .dtype = OPFORGE_D8, .rank = 2, .shape = {1, 3}};
+    opforge_tensor o1 = {.data = p1, .dtype = OPFORGE_D8, .rank = 2, .shape = {1, 3}};
+    opforge_tensor* parts[2] = {&o0, &o1};
+    SAY(opforge_base_split(&d, 2, 0, parts, 2, &detail), o0);
+    SAY(OPFORGE_OK, o1);
+    printf("%d\n%d\n", p1[0], p1[2]);
+    return 0;
+}
+"""
+
+
+def test_moves_take_fixed_point_tensors_and_pass_their_attributes_along(generated: GeneratedProjects,
+                                                                        c_objects: list[Path], tmp_path: Path) -> None:
+    """An op that moves stored values (a layout, a join, parts, an arg reduction) takes every Q and
+    D type through its integer kernels: its outputs take the first input's attributes, a join's
+    tensors must share them (OPFORGE_ERR_ATTRIBUTE otherwise), an arg reduction's indices are the
+    stored values' (the stored order is the real order) and carry none. The outputs' own attributes
+    are not read (a shift of 999, a D scale of 0)."""
+    program, exe = tmp_path / "moves.c", tmp_path / "moves"
+    program.write_text(MOVES)
+    made = subprocess.run(["gcc", *STRICT, "-O1", f"-I{generated / 'c' / 'include'}", str(program),
+                           *map(str, c_objects), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split("\n")
+    attribute_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_ATTRIBUTE"))
+    x = np.array([[-32768, -5, 7], [32767, 0, 12]])
+    assert lines[0] == "0 3 0 0" and list(map(int, lines[1:7])) == x.T.reshape(-1).tolist()
+    assert lines[7] == "0 3 0 0" and list(map(int, lines[8:17])) == [*x.reshape(-1), 1, 2, 3]
+    assert lines[17].split()[0] == str(attribute_error)
+    d = np.array([[-128, 5, 100], [7, 127, -3]])
+    assert lines[18] == "0 0 0 0" and list(map(int, lines[19:21])) == np.argmax(d, axis=1).tolist()
+    assert lines[21] == "0 0 0.25 -4" and list(map(int, lines[22:25])) == [100, -128, 100]
+    assert lines[25:27] == ["0 0 0.25 -4"] * 2 and list(map(int, lines[27:29])) == [7, -3]

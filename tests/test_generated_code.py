@@ -416,6 +416,8 @@ def fails(kind, words, fn, *args, **kwargs):
 rng = np.random.default_rng(20)
 checked = set()
 for (qualified, name), kernel in rules.KERNELS.items():
+    if kernel.moved is not None:  # (a move runs the op's own kernels: below)
+        continue
     namespace, op = qualified.split(".")
     module = importlib.import_module(f"opforge.{namespace}")
     fn = getattr(module, op, None) or getattr(module, op + "_")
@@ -445,8 +447,32 @@ for (qualified, name), kernel in rules.KERNELS.items():
             assert (from_c.shift, from_c.scale, from_c.offset) == (from_python.shift, from_python.scale,
                                                                     from_python.offset), (qualified, name)
         checked.add((qualified, name))
-assert checked == set(rules.KERNELS), set(rules.KERNELS) - checked
+computing = {key for key, kernel in rules.KERNELS.items() if kernel.moved is None}
+assert checked == computing, computing - checked
 from opforge import math, base
+# moves: the op's own kernels on the stored values, the result carrying the first input's attributes
+moves = {qualified for (qualified, _), kernel in rules.KERNELS.items() if kernel.moved is not None}
+assert {"base.concat", "base.split", "base.gather", "base.transpose", "math.argmax", "base.reshape"} <= moves, moves
+assert "nn.pad" not in moves  # (its constant is a real value)
+m = fp.quantize(np.arange(6).reshape(2, 3) / 8 - 0.25, "q15", shift=2)
+n = fp.quantize([[1.0, -1.0, 0.5]], "q15", shift=2)
+w = fp.quantize([[0.5, -2.0, 1.5], [0.25, 3.0, -1.0]], "d8", scale=0.05, offset=-3)
+for backend in ("c", "python"):
+    moved = base.transpose(m, backend=backend)
+    assert moved.shift == 2 and np.array_equal(moved.stored, m.stored.T)
+    joined = base.concat([m, n], 0, backend=backend)
+    assert joined.shift == 2 and np.array_equal(joined.stored, np.concatenate([m.stored, n.stored]))
+    fails(ValueError, "every tensor must have the first one's fixed-point attributes (the same q15 shift)",
+          base.concat, [m, fp.requantize(n, shift=3)], 0, backend=backend)
+    parts = base.split(w, 3, 1, backend=backend)
+    assert [(p.scale, p.offset, p.stored.tolist()) for p in parts] == \
+        [(w.scale, w.offset, w.stored[:, [k]].tolist()) for k in range(3)]
+    assert np.array_equal(math.argmax(w, 1, backend=backend), np.argmax(w.stored, axis=1))
+    picked = base.gather(w, np.array([2, 0]), 1, backend=backend)
+    assert (picked.scale, picked.offset) == (w.scale, w.offset) and np.array_equal(picked.stored, w.stored[:, [2, 0]])
+    fails(TypeError, "takes plain values", base.gather, w, fp.quantize([1.0], "d8", scale=1.0), 1, backend=backend)
+    fails(TypeError, "out= takes no fixed-point result", base.transpose, m, out=np.empty((3, 2), np.int16),
+          backend=backend)
 empty = fp.FixedPointArray(np.zeros((0, 3), np.int16), "q15")
 for backend in ("c", "python"):  # (a mean of no elements: refused alike; a sum of none is 0)
     fails(ValueError, rules.EMPTY_MEAN, math.mean, empty, axes=(0,), backend=backend)

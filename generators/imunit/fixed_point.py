@@ -92,14 +92,8 @@ def output_attributes(kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str]:
 
 
 def moved_types(op: Op) -> list[F.FixedPointType]:
-    """The types whose stored values the op moves unchanged (layouts, joins, parts, arg
-    reductions: ``derive`` gives the stored value itself): its integer kernels of the type's
-    storage serve them. Not a list output made of several inputs (meshgrid: each output
-    would need its own input's attributes)."""
-    if not op.inputs or (any(not i.count.is_single for i in op.inputs)
-                         and any(not o.count.is_single for o in op.outputs)):
-        return []
-    return [t for t in F.TYPES.values() if isinstance(d := F.derive(op, t), F.Conversion) and d.value == F.X]
+    """The types whose stored values the op moves unchanged (``kernels.fixed_point.moves``)."""
+    return R.moves(op)
 
 
 def moved_conditions(op: Op, variant: D.Variant, t: F.FixedPointType) -> list[str]:

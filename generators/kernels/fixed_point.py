@@ -18,6 +18,7 @@ from dsl.model import Op
 from dsl.scalar import SExpr
 from generators import abi
 from generators.kernels import numpy_runtime, scalar_c, scalar_numpy
+from generators.kernels.selection import variants_of
 
 
 def c_statement(conversion: Conversion, target: str, env: dict[str, scalar_c.Value]) -> str:
@@ -74,6 +75,41 @@ def api_reductions(op: Op) -> dict[str, F.QReduction | F.DReduction | F.QContrac
     return {name: d for name, d in found.items()
             if isinstance(d, (F.QReduction, F.QContraction, F.DContraction))
             or (isinstance(d, F.DReduction) and not getattr(c, "other", None))}
+
+
+def moves(op: Op) -> list[F.FixedPointType]:
+    """The types whose stored values the op moves unchanged (layouts, joins, parts, arg
+    reductions, the stream: ``derive`` gives the stored value itself): its integer kernels of the
+    type's storage serve them. Not a list output made of several inputs (meshgrid: each output
+    would need its own input's attributes). (``derive`` refuses a move with a real-valued arg.)"""
+    if not op.inputs or (any(not i.count.is_single for i in op.inputs)
+                         and any(not o.count.is_single for o in op.outputs)):
+        return []
+    return [t for t in F.TYPES.values() if isinstance(d := F.derive(op, t), F.Conversion) and d.value == F.X]
+
+
+def api_moves(op: Op) -> list[F.FixedPointType]:
+    """The moves the C API and the package take fixed-point tensors through (ADR 0040): not the
+    stream's (its frames are the state's, not a call's)."""
+    return [] if abi.is_stream(op) else moves(op)
+
+
+def api_takes(op: Op) -> bool:
+    """Whether the C API and the package take fixed-point tensors for the op: a kernel, a table,
+    a reduction or contraction of its own (``api_types``), or a move of stored values."""
+    return bool(api_types(op) or api_moves(op))
+
+
+def sets_attributes(op: Op) -> set[str]:
+    """The types whose output attributes the op sets rather than reads (ADR 0040): a move's
+    (the first input's), a Q result's shift (the form's). The C API neither reads nor checks
+    them in the output descriptor; a D result's scale and offset, a table's output attributes,
+    are read."""
+    set_here = {t.name for t in api_moves(op)}
+    for name, d in {**api_kernels(op), **api_reductions(op)}.items():
+        if isinstance(d, (F.QReduction, F.QContraction)) or (isinstance(d, F.QKernel) and d.output_shift is not None):
+            set_here.add(name)
+    return set_here
 
 
 def api_types(op: Op) -> dict[str, F.Derived]:
@@ -404,6 +440,23 @@ def _python_contraction(op: Op, t: F.FixedPointType, derived: F.QContraction | F
     return source, entry
 
 
+def moved_tensors(op: Op, t: F.FixedPointType) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(inputs, outputs) of a move that carry the fixed-point type ``t``: in the variant of its
+    storage, the tensors of the primary dtype (an arg reduction's indices, gather's, carry none)."""
+    v = next(v for v in variants_of(op) if v.dtype == t.storage)
+    carried = {n for n, d in v.tensors if d == v.dtype}
+    return (tuple(i.name for i in op.inputs if i.name in carried),
+            tuple(o.name for o in op.outputs if o.name in carried))
+
+
+def _python_move(op: Op, t: F.FixedPointType) -> str:
+    """The entry of a move (``api_moves``): no reference of its own, the op's code runs on the
+    stored values; ``moved`` names the outputs that carry the type (:func:`moved_tensors`)."""
+    inputs, moved = moved_tensors(op, t)
+    return (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {inputs!r}, (), (), None, None, "
+            f"{t.storage!r}, False, moved={moved!r})")
+
+
 def numpy_api_kernels(ops: list[Op]) -> list[str]:
     """The package's references of the kernels :func:`api_kernels` gives, and ``KERNELS``, by
     (op, type): what ``opforge.fixed_point`` runs for ``backend="python"``."""
@@ -413,7 +466,8 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
         made += [_python_table(op, F.TYPES[name], d) for name, d in api_tables(op).items()]
         made += [_python_reduction(op, F.TYPES[name], d) if isinstance(d, (F.QReduction, F.DReduction))
                  else _python_contraction(op, F.TYPES[name], d) for name, d in api_reductions(op).items()]
-        sources += [source for source, _ in made]
+        made += [("", _python_move(op, t)) for t in api_moves(op)]
+        sources += [source for source, _ in made if source]
         entries += [entry for _, entry in made]
     return ["class Kernel(NamedTuple):",
             "    function: str  # the C API's",
@@ -426,7 +480,10 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
             "    table: bool  # a unary op's table: the output's attributes are the caller's",
             "    axes: str | None = None  # a reduction's axes arg: the reference takes the axes, their count and h",
             "    refuses_empty: bool = False  # a mean: no elements have no value",
+            "    moved: tuple[str, ...] | None = None  # a move's outputs that carry the type (the op's own code runs)",
             "", "", quantize_multiplier_source(), "", inspect.getsource(F.headroom), "",
-            f"#: Why a mean refuses no elements (dsl.fixed_point.EMPTY_MEAN).\nEMPTY_MEAN = {F.EMPTY_MEAN!r}", "", "",
+            f"#: Why a mean refuses no elements (dsl.fixed_point.EMPTY_MEAN).\nEMPTY_MEAN = {F.EMPTY_MEAN!r}",
+            f"#: Why a move refuses tensors of other attributes (dsl.fixed_point.SAME_ATTRIBUTES).\n"
+            f"SAME_ATTRIBUTES = {F.SAME_ATTRIBUTES!r}", "", "",
             *sources, "",
             "KERNELS = {" + ",\n    ".join(entries) + "}", ""]

@@ -148,6 +148,19 @@ def _doc(op: Op) -> str:
                                  + f" ({', '.join(fixed)}): the op's fixed-point kernel computes on the stored "
                                  f"integers, and the result is {result}. out= then takes a FixedPointArray made by "
                                  "opforge.fixed_point.empty, whose attributes choose the result's.", 84)]
+    moved = fixed_point.api_moves(op)
+    if moved:  # (ADR 0040: a move's own kernels on the stored values)
+        carried = fixed_point.moved_tensors(op, moved[0])
+        one = len(carried[0]) == 1 and op.inputs[0].count.is_single
+        names = " and ".join(py_name(n) for n in carried[0])
+        given = (f"{names} may be an opforge.fixed_point.FixedPointArray" if one else
+                 f"{names} may hold opforge.fixed_point.FixedPointArrays of one type and attributes")
+        whose = "its" if one else "the first one's"
+        outputs = (f"the result carries {whose} attributes" if carried[1]
+                   else "the result (indices) is what it is for the real values, whose order the stored ones keep")
+        lines += ["", "Notes", "-----",
+                  *textwrap.wrap(f"{given} ({', '.join(t.name for t in moved)}): the op moves the stored integers, "
+                                 f"and {outputs}; out= is then refused.", 84)]
     messages = [c.message for _, c in op.all_constraints() if not c.backend]
     if not abi.is_stream(op):  # what the op's form refuses, on shapes and then on values (ADR 0029)
         messages += [r.message for r in op.compute.refusals(op)] + list(op.compute.value_refusals(op))
@@ -234,8 +247,11 @@ class _Binding:
                  'if backend not in ("c", "python"):',
                  '    raise ValueError(f"{_op}: backend must be \'c\' or \'python\', got {backend!r}")')
         fixed = bool(fixed_point.api_types(op))
-        if fixed:
+        moves = bool(fixed_point.api_moves(op))
+        if fixed or moves:
             self.fixed_point_operands()
+        if moves:  # (the op's own kernels move the stored values; its result then carries the attributes)
+            self.add("    _fp.no_out(_op, out)")
         self.tensors()
         self.args()
         self.constraints()
@@ -246,7 +262,7 @@ class _Binding:
             c_args = [self.c_argument(p, []) for p in abi.parameters(op) if p.role in ("arg", "optional", "array", "count")]
             py_args = ", ".join(f"{a.name!r}: {py_name(a.name)}" for a in op.args)
             self.add("if _fixed is not None:",
-                     f"    return _fp.run(_op, _fixed, _fixed_given, _shape, out, backend, ({''.join(a + ', ' for a in c_args)}), "
+                     f"    return _fp.run(_op, _fixed, _fixed_given, _shape, out, backend, lambda: ({''.join(a + ', ' for a in c_args)}), "
                      f"{{{py_args}}})")
         self.call()
         body = "\n".join("    " + line for line in self.lines)
@@ -421,12 +437,17 @@ class _Binding:
         c_args = [a for a in c_args if a is not None]
         self.add(f"    _native.call(_op, {abi.function(op)!r}, {', '.join(c_args)})")
         if _listed(op):
-            self.add("return [_rt.finish(w, o) for w, o in _pairs]")
+            result = "[_rt.finish(w, o) for w, o in _pairs]"
         elif several:
-            self.add(f"return {class_name(op)}Result("
-                     + ", ".join(f"_rt.finish(written{k}, out{k})" for k in range(len(op.outputs))) + ")")
+            result = (f"{class_name(op)}Result("
+                      + ", ".join(f"_rt.finish(written{k}, out{k})" for k in range(len(op.outputs))) + ")")
         else:
-            self.add("return _rt.finish(written, out)")
+            result = "_rt.finish(written, out)"
+        if fixed_point.api_moves(op):  # (FixedPointArrays in: the result carries their attributes)
+            self.add(f"_result = {result}",
+                     "return _result if _fixed is None else _fp.moved(_op, _fixed, _fixed_given, _result)")
+        else:
+            self.add(f"return {result}")
 
 
     def c_argument(self, p: abi.CParam, written: list[str]) -> str | None:
@@ -582,8 +603,8 @@ def _stream_methods(op: Op) -> str:
 def returns(op: Op) -> str:
     """The return annotation: an array, or the op's result tuple."""
     if _listed(op):
-        return "list[np.ndarray]"
-    if fixed_point.api_types(op):  # (FixedPointArrays in, one out: ADR 0040)
+        return "list[np.ndarray] | list[_fp.FixedPointArray]" if fixed_point.api_moves(op) else "list[np.ndarray]"
+    if fixed_point.api_takes(op):  # (FixedPointArrays in, one out: ADR 0040)
         return "np.ndarray | _fp.FixedPointArray"
     return f"{class_name(op)}Result" if len(op.outputs) > 1 else "np.ndarray"
 

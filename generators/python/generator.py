@@ -74,7 +74,7 @@ class PythonGenerator:
                  "from numpy.typing import ArrayLike", "",
                  "from opforge import _kernels as _k", "from opforge import _native",
                  *([f"from opforge import {RUNTIME_MODULE} as _fp"]
-                   if any(fixed_point.api_types(op) for op in ops) else []),
+                   if any(fixed_point.api_takes(op) for op in ops) else []),
                  "from opforge import _runtime as _rt", f"from opforge._reference import {py_names.module_name(ns.key)} as _ref", "",
                  "",
                  "def _size_at(x: np.ndarray, axis: int) -> int:",
@@ -104,7 +104,7 @@ class PythonGenerator:
             fields = "\n".join(f"    {py_names.py_name(a.name)}: {bindings.PY_TYPE.get(a.type, 'object')} = ..."
                                for a in cfg.args)
             parts += [f"class {cfg.name}:", fields or "    ...", ""]
-        if any(fixed_point.api_types(op) for op in code_ops(ns)):
+        if any(fixed_point.api_takes(op) for op in code_ops(ns)):
             parts.insert(parts.index("from numpy.typing import ArrayLike") + 1, f"from opforge import {RUNTIME_MODULE} as _fp")
         parts += [bindings.stub(op) for op in code_ops(ns)]
         for a in ns.aliases:

@@ -9,11 +9,12 @@ import attrs
 
 from dsl import compute as C
 from dsl import dtypes as D
+from dsl import fixed_point as F
 from dsl.model import Config, Input, Op, Output
 from dsl.scalar import SExpr
 from dsl.types import DataType
 from generators import abi
-from generators.kernels import c_shapes
+from generators.kernels import c_shapes, fixed_point
 from generators.kernels.c_constraints import CConstraintRenderer
 from generators.formatting import c_comment, c_string
 from generators.kernels.scalar_c import SUFFIX
@@ -206,9 +207,17 @@ class Emitter:
         self.primary = op.outputs[0].name if C.dtype_from_arg(op.compute) else (op.inputs or op.outputs)[0].name
         self.constraints = CConstraintRenderer(op)
         self.lists = {t.name for t in (*op.inputs, *op.outputs) if not t.count.is_single}
+        #: The types the op moves (ADR 0040), each with the variant of its storage, whose kernel
+        #: moves the stored values: every tensor of that variant's primary dtype carries the type.
+        self.moved = {t.name: v for t in fixed_point.api_moves(op) for v in self.variants if v.dtype == t.storage}
         #: The fixed-point types the API function takes (ADR 0040), as variants whose dtypes are the
-        #: types' names (``q15``): a form's emitter sets them before the checks are rendered.
+        #: types' names (``q15``): the moves' (``moved_tensors`` carry the type), or a form's emitter
+        #: sets them before the checks are rendered.
         self.fixed_variants: list[D.Variant] = []
+        for t in fixed_point.api_moves(op):
+            carried = set().union(*fixed_point.moved_tensors(op, t))
+            self.fixed_variants.append(D.Variant(t.name, tuple((n, t.name if n in carried else d)
+                                                               for n, d in self.moved[t.name].tensors)))
 
     def ref(self, name: str) -> str:
         """A C expression of the descriptor ``name`` (of a tensor list: its first, which the
@@ -247,15 +256,20 @@ class Emitter:
                     lines += [f"if ((unsigned){p.name} > (unsigned){last}) {{",
                               f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(arg.name + ': not a dtype')});",
                               "}"]
+        unread = fixed_point.sets_attributes(op)
         for t in (*op.inputs, *op.outputs):
             allowed = {v.of(t.name) for v in (*self.variants, *self.fixed_variants)}
             name = abi.c_name(t.name)
+            read = allowed - unread if t.kind == "output" else allowed
             if t.name in self.lists:
-                lines += self.list_checks(t, allowed)
+                lines += self.list_checks(t, allowed, read)
                 continue
+            # (an output's attributes the op sets: neither read nor checked)
+            check = (f"opf_check_tensor_reading({name}, {mask(allowed)}, {mask(read)})" if read != allowed
+                     else f"opf_check_tensor({name}, {mask(allowed)})")
             lines += [
                 "{",
-                f"const opforge_status st = opf_check_tensor({name}, {mask(allowed)});",
+                f"const opforge_status st = {check};",
                 "if (st != OPFORGE_OK) {",
                 f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});",
                 "}",
@@ -327,7 +341,7 @@ class Emitter:
                           fail(rule), "}", i_end, o_end]
         return [line for line in lines if line]
 
-    def list_checks(self, t: Input | Output, allowed: set[str]) -> list[str]:
+    def list_checks(self, t: Input | Output, allowed: set[str], read: set[str]) -> list[str]:
         """A tensor list: a count in range, every descriptor usable and of the first one's dtype
         (of an output list, of the primary tensor's: an output list may be empty)."""
         name, low, high = abi.c_name(t.name), t.count.low, t.count.high
@@ -339,7 +353,8 @@ class Emitter:
                 f"if ({name}_count > 0 && {name} == NULL) {{",
                 f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string(t.name + ': NULL')});", "}",
                 f"for (int32_t k = 0; k < {name}_count; k++) {{",
-                f"const opforge_status st = opf_check_tensor({name}[k], {mask(allowed)});",
+                f"const opforge_status st = opf_check_tensor_reading({name}[k], {mask(allowed)}, {mask(read)});"
+                if read != allowed else f"const opforge_status st = opf_check_tensor({name}[k], {mask(allowed)});",
                 "if (st != OPFORGE_OK) {",
                 f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});", "}",
                 f"if ({name}[k]->dtype != {first}) {{",
@@ -354,9 +369,47 @@ class Emitter:
         lines = [f"switch ({on}) {{"]
         for v in self.variants:
             lines += [f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *per_variant(v), "break;", "}"]
-        for v in self.fixed_variants if fixed is not None else ():
-            lines += [f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *fixed(v), "break;", "}"]
+        for v in self.fixed_variants:
+            if fixed is not None:
+                lines += [f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *fixed(v), "break;", "}"]
+            elif v.dtype in self.moved:  # (the storage's kernel; the attributes: api_returning)
+                lines += [f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *per_variant(self.moved[v.dtype]), "break;", "}"]
         lines += ["default:", f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string('unsupported dtype')});", "}"]
+        return lines
+
+    def moves(self) -> list[str]:
+        """Of an op that moves fixed-point types, a switch that checks and passes along their
+        attributes, whatever its kernels (a join's runtime copy moves bytes of any dtype)."""
+        cases = [(v, self.moved_attributes(v)) for v in self.fixed_variants if v.dtype in self.moved]
+        if not any(lines for _, lines in cases):  # (an arg reduction's indices carry none)
+            return []
+        return [f"switch ({self.ref(self.primary)}->dtype) {{",
+                *(line for v, lines in cases for line in (f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *lines, "break;", "}")),
+                "default:", "break;", "}"]
+
+    def moved_attributes(self, v: D.Variant) -> list[str]:
+        """A move of a fixed-point type: the tensors it combines (a join's, set_diag's diagonal)
+        must hold the first one's attributes, for their stored values to mean the same
+        (OPFORGE_ERR_ATTRIBUTE); its outputs of the type take them, before the kernel runs."""
+        t = F.TYPES[v.dtype]
+        ins, outs = fixed_point.moved_tensors(self.op, t)
+        first = self.ref(ins[0])
+        lines: list[str] = []
+        for name in ins:
+            whose = "every tensor must have the first one's" if name in self.lists else f"must have {ins[0]}'s"
+            message = c_string(F.SAME_ATTRIBUTES.format(name=name, whose=whose, type=t.name,
+                                                        attributes=" and ".join(t.attributes)))
+            others = [f"{abi.c_name(name)}[k]"] if name in self.lists else [] if name == ins[0] else [abi.c_name(name)]
+            for other in others:
+                differ = " || ".join(f"{other}->{a} != {first}->{a}" for a in t.attributes)
+                check = [f"if ({differ}) {{", f"return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {message});", "}"]
+                lines += ([f"for (int32_t k = 1; k < {abi.c_name(name)}_count; k++) {{", *check, "}"]
+                          if name in self.lists else check)
+        for o in outs:
+            target = f"{abi.c_name(o)}[k]" if o in self.lists else abi.c_name(o)
+            copies = [f"{target}->{a} = {first}->{a};" for a in ("shift", "scale", "offset")]
+            lines += ([f"for (int32_t k = 0; k < {abi.c_name(o)}_count; k++) {{", *copies, "}"]
+                      if o in self.lists else copies)
         return lines
 
     def api(self, body: list[str]) -> str:
@@ -364,7 +417,7 @@ class Emitter:
 
     def api_returning(self, body: list[str]) -> str:
         """The API function: the common checks, then ``body``, which returns."""
-        lines = self.checks() + body
+        lines = self.checks() + self.moves() + body
         text = "\n".join(lines)
         # An arg the op's compute never reads still is a parameter: keep -Wunused-parameter quiet.
         unread = [p.name for p in abi.parameters(self.op) if p.role in ("arg", "optional", "array", "count")

@@ -84,9 +84,11 @@ static inline int64_t opf_numel(const opforge_tensor* t)
 }
 
 /* A usable descriptor: not NULL, a known dtype among `dtypes` (a bit set),
- * rank 0..OPFORGE_MAX_RANK, a fixed-point type's attributes in its range, sizes >= 0
- * whose byte count fits in int64_t, and data unless it holds no element. */
-static inline opforge_status opf_check_tensor(const opforge_tensor* t, uint32_t dtypes)
+ * rank 0..OPFORGE_MAX_RANK, a fixed-point type's attributes in its range where its dtype
+ * is among `read` (an output whose attributes the op sets, a move's or a Q result's shift,
+ * need hold none), sizes >= 0 whose byte count fits in int64_t, and data unless it holds
+ * no element. */
+static inline opforge_status opf_check_tensor_reading(const opforge_tensor* t, uint32_t dtypes, uint32_t read)
 {
     if (t == NULL) {
         return OPFORGE_ERR_NULL;
@@ -97,7 +99,7 @@ static inline opforge_status opf_check_tensor(const opforge_tensor* t, uint32_t 
     if (t->rank < 0 || t->rank > OPFORGE_MAX_RANK) {
         return OPFORGE_ERR_RANK;
     }
-    if (!opforge_attributes_valid(t)) {
+    if ((OPF_DTYPE_BIT(t->dtype) & read) != 0 && !opforge_attributes_valid(t)) {
         return OPFORGE_ERR_ATTRIBUTE;
     }
     int64_t n = 1;
@@ -116,6 +118,12 @@ static inline opforge_status opf_check_tensor(const opforge_tensor* t, uint32_t 
         return OPFORGE_ERR_NULL;
     }
     return OPFORGE_OK;
+}
+
+/* opf_check_tensor_reading with every fixed-point type's attributes read. */
+static inline opforge_status opf_check_tensor(const opforge_tensor* t, uint32_t dtypes)
+{
+    return opf_check_tensor_reading(t, dtypes, dtypes);
 }
 
 /* Whether the elements of two checked descriptors share no byte (outputs written in

@@ -22,7 +22,7 @@ first rounded to float32, the precision the rules compute in.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
@@ -253,19 +253,30 @@ def requantize(q: FixedPointArray, fixed_type: str | None = None, *, shift: int 
 # ------------------------------------------------------------------ the ops on fixed-point arrays
 
 
+def _flat(given: tuple[tuple[str, Any], ...]) -> list[tuple[str, Any]]:
+    """(name, value) of every operand, a tensor list's (concat's inputs) one by one."""
+    return [(name, v) for name, value in given
+            for v in (value if isinstance(value, (list, tuple)) and any(isinstance(e, FixedPointArray) for e in value)
+                      else [value])]
+
+
 def kernel(op: str, given: tuple[tuple[str, Any], ...]) -> _rules.Kernel | None:
     """The op's kernel for its inputs' fixed-point type (ADR 0040), or None where no input is a
-    FixedPointArray. Every input must then be one, of the same type: a float array or another
-    type is a ``TypeError`` (quantize or requantize it first), as is a type the op has no
-    kernel for (its docs' "Fixed point" table says why)."""
-    fixed = [(name, value) for name, value in given if isinstance(value, FixedPointArray)]
+    FixedPointArray. The inputs that carry the type must then all be FixedPointArrays of it: a
+    float array or another type is a ``TypeError`` (quantize or requantize it first), as is a
+    type the op has no kernel for (its docs' "Fixed point" table says why); an input that holds
+    indices (gather's) takes plain integers. A move's tensors must share their attributes."""
+    for _, value in given:  # (the common case first, cheaply: plain operands, every call of the op)
+        if isinstance(value, (FixedPointArray, list, tuple)):
+            break
+    else:
+        return None
+    flat = _flat(given)
+    fixed = [(name, value) for name, value in flat if isinstance(value, FixedPointArray)]
     if not fixed:
         return None
     first_name, first = fixed[0]
-    for name, value in given:
-        if not isinstance(value, FixedPointArray):
-            raise TypeError(f"{op}: {name} must be a {first.type} FixedPointArray as {first_name} is (quantize it), "
-                            f"not {type(value).__name__}")
+    for name, value in fixed:
         if value.type != first.type:
             raise TypeError(f"{op}: {name} is {value.type} and {first_name} {first.type}: the inputs must have one "
                             "fixed-point type (requantize one)")
@@ -274,23 +285,66 @@ def kernel(op: str, given: tuple[tuple[str, Any], ...]) -> _rules.Kernel | None:
         kinds = sorted(t for o, t in _rules.KERNELS if o == op)
         raise TypeError(f"{op}: no {first.type} kernel" + (f" (it has {', '.join(kinds)})" if kinds else
                                                             " (see the op's fixed-point table)"))
+    for name, value in flat:
+        if name in found.inputs and not isinstance(value, FixedPointArray):
+            raise TypeError(f"{op}: {name} must be a {first.type} FixedPointArray as {first_name} is (quantize it), "
+                            f"not {type(value).__name__}")
+        if name not in found.inputs and isinstance(value, FixedPointArray):
+            raise TypeError(f"{op}: {name} takes plain values (indices or counts), not a FixedPointArray")
+    carried = [(name, value) for name, value in flat if name in found.inputs]
+    lead_name, lead = carried[0]
+    for name, value in carried[1:] if found.moved is not None else ():
+        if (value._shift, value._scale, value._offset) != (lead._shift, lead._scale, lead._offset):
+            listed = name == lead_name
+            raise ValueError(f"{op}: " + _rules.SAME_ATTRIBUTES.format(
+                name=name, whose="every tensor must have the first one's" if listed else f"must have {lead_name}'s",
+                type=lead.type, attributes=" and ".join(lead._type.attributes)))
     return found
 
 
-def stand_ins(given: dict[str, FixedPointArray], dtypes: tuple[str, ...]) -> list[np.ndarray]:
-    """Arrays of the inputs' shapes for the op's own checks and shape rule: the stored values
+def stand_ins(given: dict[str, Any], dtypes: tuple[str, ...]) -> list[Any]:
+    """The op's operands for its own checks and shape rule: each FixedPointArray's stored values
     where the op takes their dtype, else zeros of the first dtype it takes (a float-only op's
-    table: only the shapes matter)."""
-    t = next(iter(given.values()))._type
-    if t.storage in dtypes:
-        return [q._stored for q in given.values()]
-    return [np.zeros(q.shape, dtype=dtypes[0]) for q in given.values()]
+    table: only the shapes matter); a tensor list's one by one; other operands as given."""
+    t = next(v for _, v in _flat(tuple(given.items())) if isinstance(v, FixedPointArray))._type
+
+    def one(value: Any) -> Any:
+        if isinstance(value, FixedPointArray):
+            return value._stored if t.storage in dtypes else np.zeros(value.shape, dtype=dtypes[0])
+        if isinstance(value, (list, tuple)) and any(isinstance(e, FixedPointArray) for e in value):
+            return [one(e) for e in value]
+        return value
+
+    return [one(value) for value in given.values()]
+
+
+def moved(op: str, found: _rules.Kernel, given: dict[str, Any], result: Any) -> Any:
+    """A move's result (its own kernels ran on the stored values): each output that carries
+    the type as a FixedPointArray of the first input's attributes, as the C API passes them
+    along; an arg reduction's indices as they are."""
+    first = next(v for name, v in _flat(tuple(given.items())) if name in found.inputs)
+
+    def wrap(array: np.ndarray) -> FixedPointArray:
+        return FixedPointArray._made(np.array(array), first._type, first._shift, first._scale, first._offset)
+
+    if not found.moved:
+        return result
+    return [wrap(r) for r in result] if isinstance(result, list) else wrap(result)
+
+
+def no_out(op: str, out: Any) -> None:
+    """A move of fixed-point tensors gives new FixedPointArrays: ``out=`` is refused."""
+    if out is not None:
+        raise TypeError(f"{op}: out= takes no fixed-point result of a move (its result carries the input's "
+                        "attributes): leave it out")
 
 
 def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape: tuple[int, ...], out: Any,
-        backend: str, c_args: tuple = (), args: dict[str, Any] | None = None) -> FixedPointArray | np.ndarray:
+        backend: str, c_args: Callable[[], tuple] = tuple,
+        args: dict[str, Any] | None = None) -> FixedPointArray | np.ndarray:
     """The kernel on the stored values (the op's checks have passed on them): the C API with
-    the attributes in the descriptors (and the op's args, ``c_args`` as C takes them), or the
+    the attributes in the descriptors (and the op's args, ``c_args()`` as C takes them: made only
+    there, a Python-only install has no C to make them for), or the
     NumPy reference of the same rule. A Q result's shift is the rule's; a D result takes the
     scale and offset of ``out`` (:func:`empty`) or else the first input's, as a table's result
     takes out's attributes or else the input's; a comparison gives a bool ndarray."""
@@ -333,7 +387,7 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
         result_type = t.name if found.result != "bool" else "bool"
         written = _native.fixed_point_tensor(stored, result_type, shift, values.get("output_scale"),
                                              values.get("output_offset"))
-        _native.call(op, found.function, *descriptors, *c_args, written)
+        _native.call(op, found.function, *descriptors, *c_args(), written)
         if shift is not None and written.shift != shift:  # (the C API sets it by the same rule)
             raise RuntimeError(f"{op}: the C API's result shift {written.shift} is not the rule's {shift}")
     if target is not None:  # (written whole once the kernel has succeeded; a Q shift as the C API sets it)
