@@ -81,11 +81,14 @@ def moves(op: Op) -> list[F.FixedPointType]:
     """The types whose stored values the op moves unchanged (layouts, joins, parts, arg
     reductions, the stream: ``derive`` gives the stored value itself): its integer kernels of the
     type's storage serve them. Not a list output made of several inputs (meshgrid: each output
-    would need its own input's attributes). (``derive`` refuses a move with a real-valued arg.)"""
+    would need its own input's attributes), nor a type whose storage the op does not take.
+    (``derive`` refuses a move with a real-valued arg.)"""
     if not op.inputs or (any(not i.count.is_single for i in op.inputs)
                          and any(not o.count.is_single for o in op.outputs)):
         return []
-    return [t for t in F.TYPES.values() if isinstance(d := F.derive(op, t), F.Conversion) and d.value == F.X]
+    storages = {v.dtype for v in variants_of(op)}
+    return [t for t in F.TYPES.values()
+            if t.storage in storages and isinstance(d := F.derive(op, t), F.Conversion) and d.value == F.X]
 
 
 def api_moves(op: Op) -> list[F.FixedPointType]:
