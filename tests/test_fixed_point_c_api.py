@@ -329,3 +329,47 @@ def test_moves_take_fixed_point_tensors_and_pass_their_attributes_along(generate
     assert lines[18] == "0 0 0 0" and list(map(int, lines[19:21])) == np.argmax(d, axis=1).tolist()
     assert lines[21] == "0 0 0.25 -4" and list(map(int, lines[22:25])) == [100, -128, 100]
     assert lines[25:27] == ["0 0 0.25 -4"] * 2 and list(map(int, lines[27:29])) == [7, -3]
+
+
+STREAM = r"""#include <stdio.h>
+#include "opforge/opforge_all.h"
+int main(void)
+{
+    const char* detail = NULL;
+    static uint64_t state[256]; /* (8-byte aligned) */
+    opforge_tensor frame = {.data = NULL, .dtype = OPFORGE_Q15, .rank = 1, .shape = {2}, .shift = 3};
+    size_t bytes = 0;
+    printf("%d\n", (int)opforge_signal_sliding_window_state_size(3, 1, &frame, &bytes, &detail));
+    printf("%d\n", (int)opforge_signal_sliding_window_init(state, sizeof state, 3, 1, &frame, &detail));
+    int16_t xd[6] = {-32768, 1, 2, 3, 4, 32767};
+    opforge_tensor x = {.data = xd, .dtype = OPFORGE_Q15, .rank = 2, .shape = {3, 2}, .shift = 3};
+    printf("%d\n", (int)opforge_signal_sliding_window_enqueue(state, &x, &detail));
+    int16_t od[6];
+    opforge_tensor out = {.data = od, .dtype = OPFORGE_Q15, .rank = 2, .shape = {3, 2}, .shift = 999};
+    const int st = (int)opforge_signal_sliding_window_dequeue(state, &out, &detail);
+    printf("%d %d\n", st, (int)out.shift);
+    for (int i = 0; i < 6; i++) printf("%d\n", od[i]);
+    x.shift = 2; /* (other attributes than the frames') */
+    printf("%d\n", (int)opforge_signal_sliding_window_enqueue(state, &x, &detail));
+    frame.shift = 500; /* (out of Q15's range) */
+    printf("%d\n", (int)opforge_signal_sliding_window_state_size(3, 1, &frame, &bytes, &detail));
+    return 0;
+}
+"""
+
+
+def test_the_sliding_window_queues_fixed_point_frames(generated: GeneratedProjects, c_objects: list[Path],
+                                                      tmp_path: Path) -> None:
+    """The stream's state keeps its frames' attributes: every frame enqueued must hold them
+    (OPFORGE_ERR_ATTRIBUTE otherwise), every window dequeued takes them (the output's own are
+    not read), and a frame's attributes out of range are refused."""
+    program, exe = tmp_path / "stream.c", tmp_path / "stream"
+    program.write_text(STREAM)
+    made = subprocess.run(["gcc", *STRICT, "-O1", f"-I{generated / 'c' / 'include'}", str(program),
+                           *map(str, c_objects), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split("\n")
+    attribute_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_ATTRIBUTE"))
+    assert lines[:4] == ["0", "0", "0", "0 3"], lines
+    assert list(map(int, lines[4:10])) == [-32768, 1, 2, 3, 4, 32767]
+    assert lines[10:12] == [str(attribute_error)] * 2, lines

@@ -515,6 +515,20 @@ for backend in ("c", "python"):
     fails(ValueError, "out is read-only", math.add, x, y, out=x, backend=backend)
     fails(ValueError, "out has shape (3,)", math.add, x, y, out=fp.empty(3, "q15"), backend=backend)
 assert written["c"] == written["python"], written
+# a stream of fixed-point frames: each window takes the frames' attributes; other attributes are refused
+from opforge import signal
+frames = fp.quantize(np.arange(8).reshape(4, 2) / 4 - 1, "q15", shift=3)
+for backend in ("c", "python"):
+    queue = signal.sliding_window(3, 1, (2,), "q15", shift=3, backend=backend)
+    queue.enqueue(frames)
+    first = queue.dequeue()
+    assert (first.type, first.shift) == ("q15", 3) and np.array_equal(first.stored, frames.stored[:3]), first
+    assert np.array_equal(queue.dequeue().stored, frames.stored[1:])
+    fails(ValueError, "x: must have the frames' fixed-point attributes (the same q15 shift)", queue.enqueue,
+          fp.requantize(frames, shift=2))
+    fails(TypeError, "x must be a q15 FixedPointArray", queue.enqueue, frames.stored)
+    fails(TypeError, "shift, scale and offset belong to a fixed-point dtype", signal.sliding_window, 3, 1, (2,),
+          "float32", shift=3, backend=backend)
 print("fixed point ok", len(checked))
 '''
 

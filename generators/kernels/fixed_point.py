@@ -99,8 +99,9 @@ def api_moves(op: Op) -> list[F.FixedPointType]:
 
 def api_takes(op: Op) -> bool:
     """Whether the C API and the package take fixed-point tensors for the op: a kernel, a table,
-    a reduction or contraction of its own (``api_types``), or a move of stored values."""
-    return bool(api_types(op) or api_moves(op))
+    a reduction or contraction of its own (``api_types``), or a move of stored values (the
+    stream's frames too)."""
+    return bool(api_types(op) or moves(op))
 
 
 def sets_attributes(op: Op) -> set[str]:

@@ -504,19 +504,26 @@ def stream_binding(op: Op) -> str:
     # The queue is a class one constructs: its docs are those of a graph node, ND4J's constructors.
     doc = docstring_text("\n\n".join(doc_tokens.texts(op, Language.PYTHON, doc_tokens.NODE_SCOPES, cls, "numpy.ndarray")))
     c = op.compute
+    fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: ADR 0040)
+    attributes = (", shift: int | None = None, scale: float | None = None, offset: int | None = None"
+                  if fixed else "")
+    passed = ", shift=shift, scale=scale, offset=offset" if fixed else ""
+    kinds = ("\n\n    dtype may be a fixed-point type (\"q15\", with shift=; \"d8\", with scale= and offset=): the\n"
+             "    frames enqueued are then FixedPointArrays of those attributes, and each window dequeued one."
+             if fixed else "")
     return f'''
 class {cls}:
     """{doc}
 
     Create with {function_name(op.name)}(window, stride, frame_shape, dtype); then enqueue(x)
-    blocks of frames (axis 0), and dequeue() a window whenever ready().
+    blocks of frames (axis 0), and dequeue() a window whenever ready().{kinds}
     """
 
 ''' + _stream_init(op) + _stream_methods(op) + f'''
 def {function_name(op.name)}({c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",
-                  *, backend: Literal["c", "python"] = "c") -> {cls}:
+                  *{attributes}, backend: Literal["c", "python"] = "c") -> {cls}:
     """A new {cls} (see its documentation)."""
-    return {cls}({c.window}, {c.stride}, frame_shape, dtype, backend=backend)
+    return {cls}({c.window}, {c.stride}, frame_shape, dtype{passed}, backend=backend)
 '''
 
 
@@ -531,15 +538,20 @@ def _stream_init(op: Op) -> str:
         f"        if not {render(k.expr)}:\n            raise ValueError(_op + {(': ' + k.message)!r})\n"
         for _, k in op.all_constraints()
         if not k.backend and "input" not in {r.kind for r in E.param_refs(k.expr)})
+    fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: ADR 0040)
+    attributes = (", shift: int | None = None, scale: float | None = None, offset: int | None = None"
+                  if fixed else "")
+    kind = ("        self.fixed = _fp.frames_type(_op, dtype, shift, scale, offset)\n"
+            "        if self.fixed is not None:\n            dtype = self.fixed.stored.dtype.name\n" if fixed else "")
     return f'''    def __init__(self, {c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",
-                 *, backend: Literal["c", "python"] = "c") -> None:
+                 *{attributes}, backend: Literal["c", "python"] = "c") -> None:
         _op = "{op.qualified_name}"
         if backend not in ("c", "python"):
             raise ValueError(f"{{_op}}: backend must be 'c' or 'python', got {{backend!r}}")
         {c.window} = _rt.integer(_op, {c.window!r}, {c.window})
         {c.stride} = _rt.integer(_op, {c.stride!r}, {c.stride})
 {checks}        self.frame_shape = _rt.integers(_op, "frame_shape", frame_shape, 0, 7)
-        self.dtype = _rt.dtype(_op, "dtype", dtype, {allowed!r})
+{kind}        self.dtype = _rt.dtype(_op, "dtype", dtype, {allowed!r})
         self.window = {c.window}
         self.backend = backend
         if backend == "python":
@@ -559,6 +571,14 @@ def _stream_methods(op: Op) -> str:
     """enqueue, ready and dequeue, each on the backend the queue was made for."""
     fn = abi.function(op)
     x = op.inputs[0]
+    fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: their stored values queue)
+    stored = (f"        if self.fixed is not None:\n            {x.name} = _fp.frames(_op, self.fixed, {x.name})\n"
+              if fixed else "")
+    result = ("_rt.finish(written, out) if self.fixed is None else _fp.window(self.fixed, written)" if fixed
+              else "_rt.finish(written, out)")
+    returns = "np.ndarray | _fp.FixedPointArray" if fixed else "np.ndarray"
+    refuse_out = ("        if self.fixed is not None and out is not None:\n"
+                  "            raise TypeError(f\"{_op}: out= takes no window of fixed-point frames\")\n" if fixed else "")
     return f'''    def _call(self, python, c, *args):
         if self.backend == "python":
             try:
@@ -570,7 +590,7 @@ def _stream_methods(op: Op) -> str:
     def enqueue(self, {x.name}: ArrayLike) -> None:
         """Queue a block of frames: shape (n, *frame_shape)."""
         _op = "{op.qualified_name}"
-        ({x.name},) = _rt.tensors(_op, (({x.name!r}, {x.name}, (self.dtype,)),))
+{stored}        ({x.name},) = _rt.tensors(_op, (({x.name!r}, {x.name}, (self.dtype,)),))
         if {x.name}.shape[1:] != self.frame_shape or {x.name}.ndim == 0:
             raise ValueError(f"{{_op}}: {x.name} must have shape (n, *{{self.frame_shape}}), got {{{x.name}.shape}}")
         if self.backend == "python":
@@ -586,16 +606,16 @@ def _stream_methods(op: Op) -> str:
         self._call(None, "{fn}_ready", flag)
         return bool(flag[0])
 
-    def dequeue(self, *, out: np.ndarray | None = None) -> np.ndarray:
+    def dequeue(self, *, out: np.ndarray | None = None) -> {returns}:
         """The oldest window, shape (window, *frame_shape); ValueError if none is complete."""
         _op = "{op.qualified_name}"
-        shape = (self.window, *self.frame_shape)
+{refuse_out}        shape = (self.window, *self.frame_shape)
         written, out = _rt.output(_op, "out", out, shape, self.dtype, (), assign=False)
         if self.backend == "python":
             self._call(self._impl.dequeue, None, written)
         else:
             self._call(None, "{fn}_dequeue", _native.tensor(written))
-        return _rt.finish(written, out)
+        return {result}
 
 '''
 
@@ -653,12 +673,15 @@ def stub(op: Op) -> str:
     if abi.is_stream(op):
         c = op.compute
         cls = class_name(op)
+        fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: ADR 0040)
+        attributes = "shift: int | None = ..., scale: float | None = ..., offset: int | None = ..., " if fixed else ""
+        window = "np.ndarray | _fp.FixedPointArray" if fixed else "np.ndarray"
         params = (f"{c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = ..., dtype: str = ..., "
-                  f"*, backend: Literal['c', 'python'] = ...")
+                  f"*, {attributes}backend: Literal['c', 'python'] = ...")
         return (f"class {cls}:\n    frame_shape: tuple[int, ...]\n    dtype: str\n    window: int\n"
                 f"    def __init__(self, {params}) -> None: ...\n"
                 f"    def enqueue(self, x: ArrayLike) -> None: ...\n    def ready(self) -> bool: ...\n"
-                f"    def dequeue(self, *, out: np.ndarray | None = ...) -> np.ndarray: ...\n\n"
+                f"    def dequeue(self, *, out: np.ndarray | None = ...) -> {window}: ...\n\n"
                 f"def {function_name(op.name)}({params}) -> {cls}: ...\n")
     if len(op.outputs) > 1:
         fields = "".join(f"    {py_name(o.name)}: np.ndarray\n" for o in op.outputs)

@@ -4,16 +4,34 @@ from __future__ import annotations
 
 from dsl import compute as C
 from dsl import expr as E
+from dsl import fixed_point as F
 from generators import abi
 from generators.formatting import c_string
-from generators.kernels import c_shapes
+from generators.kernels import c_shapes, fixed_point
 from generators.kernels.c_emit.base import Emitter, OpCode, mask
 
 _CLEAR = "if (detail != NULL) {\n*detail = NULL;\n}"
 
 
 class StreamEmitter(Emitter):
-    """A sliding window: state size, init, enqueue, ready and dequeue over a caller-owned buffer."""
+    """A sliding window: state size, init, enqueue, ready and dequeue over a caller-owned buffer.
+    Its frames may be of a fixed-point type (ADR 0040): the state keeps the first frame's
+    attributes, every frame enqueued must hold them, every window dequeued takes them."""
+
+    def allowed(self) -> str:
+        """The frames' dtypes: the op's, and the fixed-point types whose stored values it moves."""
+        return mask({v.dtype for v in self.variants} | {t.name for t in fixed_point.moves(self.op)})
+
+    def same_attributes(self) -> list[str]:
+        """x, enqueued, must hold the frames' attributes (a fixed-point type's only)."""
+        lines = ["switch (s->dtype) {"]
+        for t in fixed_point.moves(self.op):
+            message = c_string(F.SAME_ATTRIBUTES.format(name="x", whose="must have the frames'", type=t.name,
+                                                        attributes=" and ".join(t.attributes)))
+            differ = " || ".join(f"x->{a} != s->{a}" for a in t.attributes)
+            lines += [f"case {abi.DTYPE_ENUM[t.name]}:", f"if ({differ}) {{",
+                      f"return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {message});", "}", "break;"]
+        return [*lines, "default:", "break;", "}"]
 
     def emit(self) -> OpCode:
         op = self.op
@@ -48,7 +66,7 @@ class StreamEmitter(Emitter):
     def state_size(self, proto: str, c: C.SlidingWindow) -> str:
         """Bytes of state for a window over frames of this shape and dtype."""
         window, stride = abi.c_name(c.window), abi.c_name(c.stride)
-        allowed = mask({v.dtype for v in self.variants})
+        allowed = self.allowed()
         checks = self._checks()
         return f"""{proto}
 {{
@@ -58,6 +76,9 @@ class StreamEmitter(Emitter):
     const opforge_status st = opf_window_frame(frame, {allowed}, &frame_bytes, detail);
     if (st != OPFORGE_OK) {{
         return st;
+    }}
+    if (!opforge_attributes_valid(frame)) {{
+        return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, "frame: its fixed-point attributes are out of its type's range");
     }}
     if (bytes == NULL) {{
         return opf_fail(detail, OPFORGE_ERR_NULL, "bytes: NULL");
@@ -72,7 +93,7 @@ class StreamEmitter(Emitter):
         """Lay out an empty queue in the caller's buffer."""
         fn = abi.function(self.op)
         window, stride = abi.c_name(c.window), abi.c_name(c.stride)
-        allowed = mask({v.dtype for v in self.variants})
+        allowed = self.allowed()
         return f"""{proto}
 {{
     size_t needed = 0;
@@ -93,6 +114,9 @@ class StreamEmitter(Emitter):
     opf_window_start(s, (ptrdiff_t){window}, (ptrdiff_t){stride}, (ptrdiff_t){C.CAPACITY_WINDOWS} * (ptrdiff_t){window},
                      (ptrdiff_t)frame_bytes);
     s->dtype = frame->dtype;
+    s->shift = frame->shift;
+    s->scale = frame->scale;
+    s->offset = frame->offset;
     s->frame_rank = frame->rank;
     for (int32_t d = 0; d < OPFORGE_MAX_RANK; d++) {{
         s->frame_shape[d] = d < frame->rank ? frame->shape[d] : 1;
@@ -103,6 +127,7 @@ class StreamEmitter(Emitter):
     def enqueue(self, proto: str) -> str:
         """Append frames, first dropping those a stride longer than the window skips."""
         full = c_string("queue is full: dequeue first")
+        same = "\n".join(self.same_attributes())
         return f"""{proto}
 {{
     {_CLEAR}
@@ -111,10 +136,11 @@ class StreamEmitter(Emitter):
     if (st != OPFORGE_OK) {{
         return st;
     }}
-    st = opf_check_tensor(x, OPF_DTYPE_BIT(s->dtype));
+    st = opf_check_tensor_reading(x, OPF_DTYPE_BIT(s->dtype), 0u);
     if (st != OPFORGE_OK) {{
         return opf_fail(detail, st, "x: NULL, a dtype other than the frames', or a bad size");
     }}
+    {same}
     if (x->rank != s->frame_rank + 1) {{
         return opf_fail(detail, OPFORGE_ERR_RANK, "x: rank must be the frame rank plus one");
     }}
@@ -165,7 +191,7 @@ class StreamEmitter(Emitter):
     if (st != OPFORGE_OK) {{
         return st;
     }}
-    st = opf_check_tensor(output, OPF_DTYPE_BIT(s->dtype));
+    st = opf_check_tensor_reading(output, OPF_DTYPE_BIT(s->dtype), 0u); /* (its attributes: the frames') */
     if (st != OPFORGE_OK) {{
         return opf_fail(detail, st, "output: NULL, a dtype other than the frames', or a bad size");
     }}
@@ -173,5 +199,8 @@ class StreamEmitter(Emitter):
     if (!opf_window_pop(s, output->data)) {{
         return opf_fail(detail, OPFORGE_ERR_EMPTY, {empty});
     }}
+    output->shift = s->shift;
+    output->scale = s->scale;
+    output->offset = s->offset;
     return OPFORGE_OK;
 }}"""

@@ -23,6 +23,10 @@ typedef struct opf_window_state {
     /* Where the frames' time ranges start (a unit's optional timestamps: a [first, last] pair
      * of floats per queued frame, after the frames), or 0 without them. */
     ptrdiff_t times;
+    /* The frames' fixed-point attributes (ADR 0040; a plain dtype's are not read): every
+     * frame enqueued holds them, and every window dequeued takes them. */
+    int32_t shift, offset;
+    double scale;
 } opf_window_state;
 
 /* Check a frame description (dtype and shape; data unused) and give its byte size. */

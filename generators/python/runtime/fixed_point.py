@@ -431,3 +431,35 @@ def _kind(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return f"an ndarray of {value.dtype.name}"
     return type(value).__name__
+
+
+# ------------------------------------------------------------------ a stream of fixed-point frames
+
+
+def frames_type(op: str, dtype: Any, shift: int | None, scale: float | None,
+                offset: int | None) -> FixedPointArray | None:
+    """A stream's frames (ADR 0040): for a fixed-point ``dtype`` ("q15"), an empty
+    FixedPointArray that holds their type and attributes (every frame enqueued must hold them,
+    every window dequeued takes them); None for a plain dtype, which takes no attributes."""
+    if isinstance(dtype, str) and dtype.lower() in _rules.TYPES:
+        t = _rules.TYPES[dtype.lower()]
+        shift, scale, offset = _attributes(op, t, shift, scale, offset)
+        return FixedPointArray._made(np.zeros(0, dtype=t.storage), t, shift, scale, offset)
+    if (shift, scale, offset) != (None, None, None):
+        raise TypeError(f"{op}: shift, scale and offset belong to a fixed-point dtype, and {dtype!r} is not one")
+    return None
+
+
+def frames(op: str, kind: FixedPointArray, x: Any) -> np.ndarray:
+    """The stored values of frames enqueued into a stream of ``kind``'s type and attributes."""
+    if not isinstance(x, FixedPointArray) or x._type is not kind._type:
+        raise TypeError(f"{op}: x must be a {kind.type} FixedPointArray as the frames are, not {_kind(x)}")
+    if (x._shift, x._scale, x._offset) != (kind._shift, kind._scale, kind._offset):
+        raise ValueError(f"{op}: " + _rules.SAME_ATTRIBUTES.format(
+            name="x", whose="must have the frames'", type=kind.type, attributes=" and ".join(kind._type.attributes)))
+    return x._stored
+
+
+def window(kind: FixedPointArray, stored: np.ndarray) -> FixedPointArray:
+    """A window dequeued from a stream of ``kind``: its stored values with the frames' attributes."""
+    return FixedPointArray._made(np.array(stored), kind._type, kind._shift, kind._scale, kind._offset)
