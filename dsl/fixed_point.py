@@ -575,6 +575,15 @@ def interpolated_table(tree: SExpr, source: FixedPointType, target: FixedPointTy
     return InterpolatedTable(entry, index, fraction, value)
 
 
+def lookup_table(tree: SExpr, t: FixedPointType, name: str = "x") -> Conversion | InterpolatedTable | None:
+    """A unary tree's table on ``t``: an entry per stored value (8-bit), 513 interpolated knots
+    (16-bit), none for a 32-bit type (too large). An op of several cases (log with a base) has a
+    table per case, each of its own tree."""
+    if t.bits == 8:
+        return table_entry(tree, t, t, name)
+    return interpolated_table(tree, t, t, name) if t.bits == 16 else None
+
+
 # ----------------------------------------------------------------- D reductions, from the form
 
 
@@ -765,9 +774,7 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
             return derived
         inputs = [p.name for p in getattr(op, "inputs", ())]
         if len(inputs) == 1:
-            return table_entry(tree, t, t, inputs[0]) if t.bits == 8 else \
-                interpolated_table(tree, t, t, inputs[0]) if t.bits == 16 else \
-                f"a table of a 32-bit type is too large, and {derived}"
+            return lookup_table(tree, t, inputs[0]) or f"a table of a 32-bit type is too large, and {derived}"
         return f"{derived}, and a lookup table takes one input"
     if kind == "reduction":
         return q_reduction(form, t) if t.family == "Q" else d_reduction(form, t)

@@ -515,6 +515,15 @@ for backend in ("c", "python"):
     fails(ValueError, "out is read-only", math.add, x, y, out=x, backend=backend)
     fails(ValueError, "out has shape (3,)", math.add, x, y, out=fp.empty(3, "q15"), backend=backend)
 assert written["c"] == written["python"], written
+# an op of several cases (log, with a base or without) fills the table of the case its args choose
+positive = fp.quantize([0.5, 1.0, 2.0, 3.0], "q7", shift=2)
+logs = {}
+for backend in ("c", "python"):
+    for base, exact in ((None, np.log), (2.0, np.log2)):
+        got = math.log(positive, base, backend=backend)
+        assert np.abs(np.asarray(got) - exact(np.asarray(positive))).max() <= 2.0 ** -5, (base, np.asarray(got))
+        logs[backend, base] = got.stored.tolist()
+assert logs["c", None] == logs["python", None] and logs["c", 2.0] == logs["python", 2.0], logs
 # a stream of fixed-point frames: each window takes the frames' attributes; other attributes are refused
 from opforge import signal
 frames = fp.quantize(np.arange(8).reshape(4, 2) / 4 - 1, "q15", shift=3)

@@ -57,11 +57,24 @@ def api_kernels(op: Op) -> dict[str, F.QKernel | F.DKernel]:
 def api_tables(op: Op) -> dict[str, F.Conversion | F.InterpolatedTable]:
     """The lookup tables a unary elementwise op's tree derives, by type name (8-bit: an entry per
     stored value; 16-bit: 513 knots): what the C API and the Python package compute a unary op
-    on fixed-point tensors with (ADR 0040), the output's attributes the caller's."""
-    if not takes_fixed_point(op) or len(op.inputs) != 1:
+    on fixed-point tensors with (ADR 0040), the output's attributes the caller's. Of an op of
+    several cases, its default case's (every case's: :func:`table_cases`)."""
+    c = op.compute
+    if not (isinstance(c, C.Elementwise) and len(op.inputs) == 1 and len(op.outputs) == 1
+            and all(abi.scalar_dtype(a.type) in ("int64", "float64") for a in op.args)):
         return {}
     derived = {t.name: F.derive(op, t) for t in F.TYPES.values()}
-    return {name: d for name, d in derived.items() if isinstance(d, (F.Conversion, F.InterpolatedTable))}
+    tables = {name: d for name, d in derived.items() if isinstance(d, (F.Conversion, F.InterpolatedTable))}
+    return tables if all(table_cases(op, F.TYPES[name]) for name in tables) else {}
+
+
+def table_cases(op: Op, t: F.FixedPointType) -> list[tuple[tuple[str, ...], SExpr, F.Conversion | F.InterpolatedTable]]:
+    """(the optional args the case takes, its tree, its table) of each case of a unary op's form,
+    in the form's order (log: with a base, then without); empty where a case has no table."""
+    c: C.Elementwise = op.compute  # type: ignore[assignment]
+    x = op.inputs[0].name
+    found = [(tuple(given), tree, F.lookup_table(tree, t, x)) for given, tree in c.cases]
+    return [(g, tree, d) for g, tree, d in found if d is not None] if all(d for _, _, d in found) else []
 
 
 def api_reductions(op: Op) -> dict[str, F.QReduction | F.DReduction | F.QContraction | F.DContraction]:
@@ -374,7 +387,8 @@ def _python_function(op: Op, t: F.FixedPointType, derived: F.QKernel | F.DKernel
 def _python_table(op: Op, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable) -> tuple[str, str]:
     """(source, entry) of the package's reference of a unary op's table: filled from the float
     reference for the input's and the output's attributes and the op's numeric args, then read
-    (:func:`numpy_table`, as the C API's fill and lookup)."""
+    (:func:`numpy_table`, as the C API's fill and lookup); of an op of several cases, the table
+    of the case the args given choose (an optional arg not given is None), as in C."""
     x = op.inputs[0].name
     assert x.isidentifier(), x
     name = f"{op.namespace.lower()}_{op.name}_{t.name}"
@@ -385,10 +399,22 @@ def _python_table(op: Op, t: F.FixedPointType, derived: F.Conversion | F.Interpo
     else:
         attributes = [f"{n}_{a}" for n in tensors for a in ("scale", "offset")]
         env = {a: (f"np.float64({a})", "float64") for a in attributes}
-    used = [a.name for a in op.args if a.name in C.symbols(op.compute.case(()))]  # type: ignore[union-attr]
+    cases = table_cases(op, t)
+    read = set().union(*(C.symbols(tree) for _, tree, _ in cases))
+    used = [a.name for a in op.args if a.name in read]
     params = [f"_arg{j}" for j in range(len(used))]  # (an arg's name may be any word: passed in order)
     env |= {a: (f"np.float64({p})", "float64") for a, p in zip(used, params)}
-    body = numpy_table(derived, t, "stored_x", env)
+    optional = [p for a, p in zip(used, params) if a in op.compute.optional]  # type: ignore[union-attr]
+    body: list[str] = []
+    for k, (given, _, case) in enumerate(cases):
+        lines = numpy_table(case, t, "stored_x", env)
+        if len(cases) == 1:
+            body = lines
+            break
+        chosen = [p for a, p in zip(used, params) if a in given]
+        cond = " and ".join([f"{p} is not None" for p in chosen] +
+                            [f"{p} is None" for p in optional if p not in chosen]) or "True"
+        body += [f"{'if' if k == 0 else 'elif'} {cond}:", *(f"    {line}" for line in lines)]
     source = "".join([f"def {name}(stored_x, {', '.join([*attributes, *params])}):\n",
                       *(f"    {line}\n" for line in body), "    return np.asarray(result)\n"])
     entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {(x,)!r}, {tuple(attributes)!r}, "

@@ -8,7 +8,7 @@ from dsl import compute as C
 from dsl import expr as E
 from dsl import dtypes as D
 from dsl import fixed_point as F
-from dsl.scalar import SSym
+from dsl.scalar import SExpr, SSym
 from dsl.types import DataType
 from generators import abi
 from generators.formatting import c_string
@@ -103,10 +103,14 @@ class ElementwiseEmitter(Emitter):
                                for t, _, case in fixed]
         tables = fixed_point.api_tables(self.op)
         out = self.op.outputs[0].name
-        for name, derived in tables.items():  # (the C API's lookup, counting in int64_t)
-            fill = self.table_kernel(inputs[0], F.TYPES[name], derived).init
-            assert fill is not None
-            frags += [fill, self.table_apply(inputs[0], F.TYPES[name], derived)]
+        for name, derived in tables.items():  # (the C API's lookup, counting in int64_t; a fill per case)
+            t = F.TYPES[name]
+            cases = fixed_point.table_cases(self.op, t)
+            for k, (_, tree, case) in enumerate(cases):
+                fill = self.table_kernel(inputs[0], t, case, tree, f"_c{k}" if len(cases) > 1 else "").init
+                assert fill is not None
+                frags.append(fill)
+            frags.append(self.table_apply(inputs[0], t, derived))
             self.fixed_variants.append(D.Variant(name, ((inputs[0], name), (out, name))))
         body = self.body(c, inputs, args, {t.name: (derived, case) for t, derived, case in fixed}, tables)
         return OpCode(tuple(frags), (), self.api(body), tuple(plain))
@@ -131,7 +135,8 @@ class ElementwiseEmitter(Emitter):
         a unary op's table. Args reach only a table (its fill reads them, as numbers)."""
         kernels: list[PlainKernel] = []
         cases = {t.name: (derived, case) for t, derived, case in self.fixed_point_cases(c, inputs)}
-        tables = fixed_point.api_tables(self.op)
+        # (a unit's table of an op of several cases, log's with a base: not yet, its Init would need the cases)
+        tables = fixed_point.api_tables(self.op) if len(c.cases) == 1 else {}
         for t in F.TYPES.values():
             if t.name not in cases:
                 if t.name in tables:
@@ -171,7 +176,8 @@ class ElementwiseEmitter(Emitter):
                      {n: (abi.c_name(n), "int32") for n in used}, derived.value.domain, abi.c_name(out),
                      C_TYPE[result], params, derived.value)
 
-    def table_kernel(self, x: str, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable) -> PlainKernel:
+    def table_kernel(self, x: str, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable,
+                     tree: SExpr | None = None, suffix: str = "") -> PlainKernel:
         """A unary op's lookup (ADR 0036's tables, TFLite Micro's way): a fill of the table from
         the float reference for the input's and the output's attributes, run once (a unit's
         Init, into a Handle), and a loop that reads it; the output's attributes the caller's."""
@@ -188,10 +194,11 @@ class ElementwiseEmitter(Emitter):
             factors = ""
             env = {f"{n}_{a}": (f"{n}_{a}" if a == "scale" else f"(double){n}_offset", "float64")
                    for n in tensors for a in ("scale", "offset")}
-        used = [a.name for a in self.op.args if a.name in C.symbols(self.op.compute.case(()))]  # type: ignore[union-attr]
+        tree = self.op.compute.case(()) if tree is None else tree  # type: ignore[union-attr]
+        used = [a.name for a in self.op.args if a.name in C.symbols(tree)]
         attributes += [(f"double {abi.c_name(a)}", a) for a in used]  # (the args, as the fill reads them)
         env |= {a: (abi.c_name(a), "float64") for a in used}
-        fill_name, name = f"{self.fn}_{t.name}_table", f"{self.fn}_{t.name}_lookup"
+        fill_name, name = f"{self.fn}_{t.name}_table{suffix}", f"{self.fn}_{t.name}_lookup{suffix}"
         # (an op that ignores its input, zeros_like, or an attribute: -Wunused quiet)
         unused = "".join(f"(void){abi.c_name(source)};" for _, source in attributes)
         unused += "".join(f"(void){n}_factor;" for n in tensors) if t.family == "Q" else ""
@@ -240,23 +247,33 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
         """The C API's use of a table: filled on the stack from the descriptors' attributes (and the
         op's numeric args) once per call, then read for every element; the output's attributes the
         caller's, as a quantized model's are. Only x's own shape: no broadcast into the output."""
-        kernel = self.table_kernel(x, t, derived)
         out, entries = abi.c_name(self.op.outputs[0].name), fixed_point.table_entries(derived, t)
-        values = []
-        for _, source in kernel.init_parameters[1:]:  # (after the table: attributes, then args)
-            tensor, _, attribute = source.rpartition("_")
-            if source in args:
-                given = f"(*{abi.c_name(source)})" if args[source].default is None else abi.c_name(source)
-                values.append(f"(double){given}")
-            else:
-                values.append(f"{out if tensor == 'output' else abi.c_name(tensor)}->{attribute}")
         stored = C_TYPE[t.storage]
-        return ["if (!contiguous) {",
-                f"return opf_fail(detail, OPFORGE_ERR_SHAPE, "
-                f"{c_string(f'{self.op.outputs[0].name}: a {t.name} table gives the shape of {x}, no broadcast')});",
-                "}",
-                f"{stored} table[{entries}];",
-                f"(void){kernel.init.name}(table, {', '.join(values)});",
+        lines = ["if (!contiguous) {",
+                 f"return opf_fail(detail, OPFORGE_ERR_SHAPE, "
+                 f"{c_string(f'{self.op.outputs[0].name}: a {t.name} table gives the shape of {x}, no broadcast')});",
+                 "}",
+                 f"{stored} table[{entries}];"]
+        cases = fixed_point.table_cases(self.op, t)
+        optional = self.op.compute.optional  # type: ignore[union-attr]
+        for k, (given, tree, case) in enumerate(cases):  # (an op of several cases: its table by the args given)
+            kernel = self.table_kernel(x, t, case, tree, f"_c{k}" if len(cases) > 1 else "")
+            values = []
+            for _, source in kernel.init_parameters[1:]:  # (after the table: attributes, then args)
+                tensor, _, attribute = source.rpartition("_")
+                if source in args:
+                    value = f"(*{abi.c_name(source)})" if args[source].default is None else abi.c_name(source)
+                    values.append(f"(double){value}")
+                else:
+                    values.append(f"{out if tensor == 'output' else abi.c_name(tensor)}->{attribute}")
+            fill = f"(void){kernel.init.name}(table, {', '.join(values)});"  # type: ignore[union-attr]
+            if len(cases) == 1:
+                lines.append(fill)
+                continue
+            cond = " && ".join([f"{abi.c_name(p)} != NULL" for p in given] +
+                               [f"{abi.c_name(p)} == NULL" for p in optional if p not in given]) or "true"
+            lines += [f"{'if' if k == 0 else 'else if'} ({cond}) {{", fill, "}"]
+        return [*lines,
                 f"{self.fn}_{t.name}_apply((const {stored}*){abi.c_name(x)}->data, table, ({stored}*){out}->data, n);"]
 
     def _d_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType, derived: F.DKernel) -> _Case:

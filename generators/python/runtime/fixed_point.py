@@ -377,7 +377,7 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
     if backend == "python":
         with np.errstate(all="ignore"):
             result = found.reference(*(q._stored for q in inputs), *(values[a] for a in found.attributes),
-                                     *(float((args or {})[a]) for a in found.args), *reduced)
+                                     *(_number((args or {})[a]) for a in found.args), *reduced)
         # (a reduction's result has the reduced axes kept: the output's shape, with or without them)
         stored = np.array(np.reshape(result, shape) if reduced else np.broadcast_to(result, shape), dtype=found.result)
     else:
@@ -402,6 +402,11 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
     if t.family == "Q":
         return FixedPointArray._made(stored, t, shift, None, None)
     return FixedPointArray._made(stored, t, None, chosen._scale, chosen._offset)
+
+
+def _number(value: Any) -> float | None:
+    """An arg as a table's fill reads it: a float, or None for an optional one not given."""
+    return None if value is None else float(value)
 
 
 def _target(op: str, out: Any, found: _rules.Kernel, t: _rules.Type,
