@@ -8,6 +8,7 @@ the types through their integer kernels."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -532,11 +533,16 @@ def test_a_matmul_unit_computes_in_c_what_its_python_computes(t: F.FixedPointTyp
 
 #: Unary ops whose fixed-point form is a table (ADR 0036): every one's unit fills it in Init.
 TABLES = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
-          if len(op.inputs) == 1 and op.compute.kind == "elementwise" and len(op.compute.cases) == 1
+          if len(op.inputs) == 1 and op.compute.kind == "elementwise"
           and all(a.type in (DataType.FLOATING_POINT, DataType.NUMERIC) for a in op.args)
           and all(isinstance(F.derive(op, t), (F.Conversion, F.InterpolatedTable)) for t in (F.Q7, F.Q15, F.D8, F.D16))]
 #: The issue's activations, compiled and run; the others are resolved (Init and body) only.
-TABLES_RUN = ["math.exp", "math.sqrt", "math.tanh", "math.sigmoid", "nn.relu", "nn.relu6", "nn.softsign", "math.clip_by_value"]
+TABLES_RUN = ["math.exp", "math.sqrt", "math.tanh", "math.sigmoid", "nn.relu", "nn.relu6", "nn.softsign", "math.clip_by_value",
+              "math.log"]
+#: Each table unit with its args at their defaults, and an op of several cases with the other case
+#: chosen too (log with a base: its Init fills the table of ln(x) / ln(base)).
+TABLE_CALLS = [(op, {}) for op in TABLES] + [(op, {"use_base": True, "base": 2.0}) for op in TABLES
+                                             if op.qualified_name == "math.log"]
 TABLE_TYPES = [(F.Q7, {"shift_": 1}, {"out_shift": 0}), (F.Q15, {"shift_": 2}, {"out_shift": 3}),
                (F.D8, {"scale_": 0.05, "offset_": -3}, {"out_scale": 0.02, "out_offset": 7}),
                (F.D16, {"scale_": 0.001, "offset_": 0}, {"out_scale": 0.0, "out_offset": 0})]
@@ -546,8 +552,9 @@ def test_the_table_units_include_the_activations() -> None:
     assert set(TABLES_RUN) <= {op.qualified_name for op in TABLES}
 
 
-@pytest.mark.parametrize("op", TABLES, ids=lambda op: op.qualified_name)
-def test_a_table_unit_fills_its_handle_in_init_and_reads_it(op: object, out: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("op, case", TABLE_CALLS,
+                         ids=lambda v: getattr(v, "qualified_name", None) or "+".join(f"{k}={w}" for k, w in v.items()))
+def test_a_table_unit_fills_its_handle_in_init_and_reads_it(op: object, case: dict, out: Path, tmp_path: Path) -> None:
     """For Q7, Q15, D8 and D16 inputs: Init fills the Handle (of the type's bytes) from the float
     reference, the body reads it; the output's attributes are the unit's options. The issue's
     activations run: C (Init, then the body) and Python bit for bit, every 8-bit entry within one
@@ -559,11 +566,11 @@ def test_a_table_unit_fills_its_handle_in_init_and_reads_it(op: object, out: Pat
     unit = _unit(folder, name)
     reference = reference_functions(next(n for n in CATALOGUE.namespaces if n.key == ns))[py_names.ref_name(name)]
     # (the args at their defaults; one without, as clip's bounds, given: -0.5, then 0.75)
-    given = {a.name: a.default if a.default is not NO_DEFAULT else (-0.5, 0.75)[j % 2]
+    given = {a.name: case.get(a.name, a.default if a.default is not NO_DEFAULT else (-0.5, 0.75)[j % 2])
              for j, a in enumerate(op.args)}  # type: ignore[attr-defined]
     programs, checks = [], []
     for k, (t, attributes, options) in enumerate(TABLE_TYPES):
-        options = options | given
+        options = options | {a: v for a, v in given.items() if v is not None} | case  # (None: the option unset)
         x = (np.arange(t.lowest, t.highest + 1) if t.bits == 8 else
              np.concatenate([np.arange(t.lowest, t.highest + 1, F.KNOT_STEP), stored_values(t, (600,), seed=k)]))
         x = x.astype(t.storage)
@@ -571,7 +578,8 @@ def test_a_table_unit_fills_its_handle_in_init_and_reads_it(op: object, out: Pat
         chosen = checker.implementations(path, inputs, options)
         init = next(c for c in chosen if c.section == "Init" and c.language == "C")
         body = next(c for c in chosen if c.section == "Implementations" and c.language == "C")
-        assert init.function.endswith(f"_{t.name}_table") and body.function.endswith(f"_{t.name}"), t.system
+        assert re.search(rf"_{t.name}_table(_c\d+)?$", init.function) and body.function.endswith(f"_{t.name}"), \
+            (t.system, init.function, body.function)
         handle = init.arguments[0]
         assert handle.shape_.dims == ((513 * 2,) if t.bits == 16 else (256,)), (t.system, handle)
         declared = checker.outputs(path, inputs, options)["output"]

@@ -213,7 +213,14 @@ def python_params(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) ->
     per_call = list(dict.fromkeys([*(name for k in of(kernels) for name, _ in k.per_call),
                                    *(f"output_{a}" for k in of(kernels) for a in k.chosen)]))
     axis = [units.numpy_axis("axis")] if _reduces(kernels) else []
-    return [*(i.name for i in op.inputs), *per_call, *table_args(op, kernels), *axis, *(o.name for o in op.outputs)]
+    return [*(i.name for i in op.inputs), *per_call, *table_args(op, kernels), *case_flags(kernels), *axis,
+            *(o.name for o in op.outputs)]
+
+
+def case_flags(kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
+    """The ``use_<arg>`` options that choose the case of a table of several (log's base)."""
+    return list(dict.fromkeys(f"use_{p}" for k in of(kernels) if k.init is not None
+                              for p in (*(k.given or ()), *k.absent)))
 
 
 def table_args(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
@@ -227,6 +234,21 @@ def quantize_multiplier_fragment() -> list[str]:
     """TFLite's QuantizeMultiplier as the rules state it (``dsl.fixed_point``), its source itself."""
     return ['#pragma IMAGINET_FRAGMENT_BEGIN "quantize_multiplier"', R.quantize_multiplier_source(),
             "#pragma IMAGINET_FRAGMENT_END", "", ""]
+
+
+def _table_cases_lines(op: Op, kernels: Sequence[c_emit.PlainKernel], t: F.FixedPointType, x: str) -> list[str]:
+    """The table of the type's kernel, or of several (log's, with a base or not) the one the
+    ``use_<arg>`` options choose, as the Init's Conditionals choose its fill."""
+    cases = R.table_cases(op, t)
+    if len(cases) == 1:
+        return _table_lines(op, cases[0][2], t, x)
+    optional = [p for k in of(kernels) if k.fixed_point == t.name for p in (*(k.given or ()), *k.absent)]
+    lines: list[str] = []
+    for k, (given, _, table) in enumerate(cases):
+        cond = " and ".join([f"use_{p}" for p in given] + [f"not use_{p}" for p in dict.fromkeys(optional)
+                                                            if p not in given]) or "True"
+        lines += [f"{'if' if k == 0 else 'elif'} {cond}:", *(f"    {line}" for line in _table_lines(op, table, t, x))]
+    return lines
 
 
 def _table_lines(op: Op, derived: F.Conversion | F.InterpolatedTable, t: F.FixedPointType, x: str) -> list[str]:
@@ -248,7 +270,7 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) 
     inputs = [i.name for i in op.inputs]
     params = python_params(op, kernels, family)
     per_call = params[len(inputs):len(params) - len(op.outputs) - (1 if _reduces(kernels) else 0)
-                      - len(table_args(op, kernels))]
+                      - len(table_args(op, kernels)) - len(case_flags(kernels))]
     branches: list[str] = []
     for name in dict.fromkeys(k.fixed_point for k in of(kernels)):
         t = F.TYPES[name]
@@ -258,7 +280,7 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) 
         elif isinstance(derived, (F.QContraction, F.DContraction)):
             lines = R.numpy_contraction_lines(derived, inputs)
         elif isinstance(derived, (F.Conversion, F.InterpolatedTable)):
-            lines = _table_lines(op, derived, t, inputs[0])
+            lines = _table_cases_lines(op, kernels, t, inputs[0])
         else:
             assert isinstance(derived, (F.QReduction, F.DReduction)), (op.qualified_name, name)
             axis = units.numpy_axis("axis")

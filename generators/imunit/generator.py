@@ -276,7 +276,7 @@ class ImunitGenerator:
                 impl = ET.SubElement(init, "Implementation", {
                     "language": "C", "fragment": f"{op.name}.h:{name}",
                     "call": f"{name}({', '.join(fixed_point.init_args(op, kernel))})"})
-                for test in fixed_point.conditions(op, kernel):
+                for test in fixed_point.conditions(op, kernel) + plain.case_conditions(op, kernel):
                     ET.SubElement(impl, "Conditional", {"value": test})
         impls = ET.SubElement(unit, "Implementations")
         if not legacy:  # the adapters check what they are given: a failure stops the graph

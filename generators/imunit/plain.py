@@ -503,6 +503,11 @@ def _geometry_conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     return (same if geometry.same_shapes else []) + [c.format(**names) for c in geometry.conditions] + fewer
 
 
+def case_conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
+    """The Conditionals of the kernel's case alone (a table's Init: filled for the case's tree)."""
+    return _case_conditions(op, kernel)
+
+
 def _case_conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     """An optional arg is given when its ``use_<arg>`` option is set (``units.options``); an
     input of its own dtype (cast's) that the kernel reads has the kernel's type for it."""

@@ -135,12 +135,16 @@ class ElementwiseEmitter(Emitter):
         a unary op's table. Args reach only a table (its fill reads them, as numbers)."""
         kernels: list[PlainKernel] = []
         cases = {t.name: (derived, case) for t, derived, case in self.fixed_point_cases(c, inputs)}
-        # (a unit's table of an op of several cases, log's with a base: not yet, its Init would need the cases)
-        tables = fixed_point.api_tables(self.op) if len(c.cases) == 1 else {}
+        tables = fixed_point.api_tables(self.op)
         for t in F.TYPES.values():
             if t.name not in cases:
-                if t.name in tables:
-                    kernels.append(self.table_kernel(inputs[0], t, tables[t.name]))
+                table_cases = fixed_point.table_cases(self.op, t) if t.name in tables else []
+                for k, (given, tree, table) in enumerate(table_cases):  # (several: chosen by the args given)
+                    kernel = self.table_kernel(inputs[0], t, table, tree, f"_c{k}" if len(table_cases) > 1 else "")
+                    if len(table_cases) > 1:
+                        kernel = attrs.evolve(kernel, given=given, case=f"_c{k}",
+                                              absent=tuple(p for p in c.optional if p not in given))
+                    kernels.append(kernel)
                 continue
             derived, case = cases[t.name]
             if isinstance(derived, F.DKernel):
