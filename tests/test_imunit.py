@@ -671,7 +671,9 @@ def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: lis
                   "output_offset"], "x.shape"),
     ("nn/relu", ["output_shape", "element_count", "x_shift", "x_scale", "x_offset", "output_shift", "output_scale",
                  "output_offset"], "x.shape"),
-    ("math/log", ["output_shape", "element_count"], "x.shape"),  # a kernel per case: base given or not
+    # (a kernel per case, base given or not, and a table per case in each fixed-point type)
+    ("math/log", ["output_shape", "element_count", "x_shift", "x_scale", "x_offset", "output_shift", "output_scale",
+                  "output_offset"], "x.shape"),
     ("math/sum", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step", "h", "x_scale", "x_offset",
                   "output_shift", "output_scale", "output_offset"],
      "(keep_dims ? ((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.replace(axis, 1) : x.shape) : "
