@@ -218,7 +218,7 @@ static inline void {name}({params})
         plain = tuple(self.plain_axis(c, v, env_args, enums, geometry) for v in self.variants
                       for geometry in ("rows", "axis"))
         plain += tuple(k for geometry in ("rows", "axis") for k in self.fixed_point_axis(c, geometry))
-        fixed = dict((t.name, (t, r)) for t, r in self.fixed_point_reductions(c))
+        fixed = {t.name: (t, r) for t, r in self.fixed_point_reductions(c)}
         frags += [self.fixed_point_plan(c, t, r) for t, r in fixed.values()]
         tensors = [p.name for p in (*self.op.inputs, *self.op.outputs)]
         self.fixed_variants = [D.Variant(name, tuple((n, name) for n in tensors)) for name in fixed]
@@ -260,6 +260,7 @@ static inline void {name}({params})
         return params, prologue, single
 
     def fixed_point_params(self, c: C.Reduction, t: F.FixedPointType) -> list[tuple[str, str]]:
+        """A fixed-point kernel's stored operands and output, as (declaration, source) pairs."""
         stored = C_TYPE[t.storage]
         params = [(f"const {stored}* restrict x", c.input)]
         if c.other:
