@@ -83,20 +83,25 @@ class _Program:
         self.sizes.append(int(np.prod(shape)))
 
     def run(self, generated: GeneratedProjects, objects: list[Path], tmp_path: Path) -> list[tuple[int, int, np.ndarray]]:
-        program = tmp_path / "calls.c"
-        program.write_text("#include <math.h>\n#include <stdio.h>\n#include \"opforge/opforge_all.h\"\n" + "\n".join(self.decls)
-                           + "\nint main(void)\n{\n" + "\n".join(self.runs) + "\nreturn 0;\n}\n")
-        exe = tmp_path / "calls"
-        made = subprocess.run(["gcc", *STRICT, "-O1", f"-I{generated / 'c' / 'include'}", str(program),
-                               *map(str, objects), "-lm", "-o", str(exe)], capture_output=True, text=True)
-        assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
-        words = iter(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split())
+        source = ("#include <math.h>\n#include <stdio.h>\n#include \"opforge/opforge_all.h\"\n" + "\n".join(self.decls)
+                  + "\nint main(void)\n{\n" + "\n".join(self.runs) + "\nreturn 0;\n}\n")
+        words = iter(_printed(generated, objects, tmp_path, "calls", source).split())
         results = []
         for size in self.sizes:
             status, shift = int(next(words)), int(next(words))
             values = np.array([int(next(words)) for _ in range(size)] if status == 0 else [])
             results.append((status, shift, values))
         return results
+
+
+def _printed(generated: GeneratedProjects, objects: list[Path], tmp_path: Path, name: str, source: str) -> str:
+    """What a C program over the C API prints: compiled strictly (no warning) with the library's objects, run."""
+    program, exe = tmp_path / f"{name}.c", tmp_path / name
+    program.write_text(source)
+    made = subprocess.run(["gcc", *STRICT, "-O1", f"-I{generated / 'c' / 'include'}", str(program),
+                           *map(str, objects), "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
+    return subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
 
 
 def _expected(op: object, t: F.FixedPointType, derived: F.QKernel | F.DKernel, arrays: dict[str, np.ndarray],
@@ -314,12 +319,7 @@ def test_moves_take_fixed_point_tensors_and_pass_their_attributes_along(generate
     tensors must share them (OPFORGE_ERR_ATTRIBUTE otherwise), an arg reduction's indices are the
     stored values' (the stored order is the real order) and carry none. The outputs' own attributes
     are not read (a shift of 999, a D scale of 0)."""
-    program, exe = tmp_path / "moves.c", tmp_path / "moves"
-    program.write_text(MOVES)
-    made = subprocess.run(["gcc", *STRICT, "-O1", f"-I{generated / 'c' / 'include'}", str(program),
-                           *map(str, c_objects), "-lm", "-o", str(exe)], capture_output=True, text=True)
-    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
-    lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split("\n")
+    lines = _printed(generated, c_objects, tmp_path, "moves", MOVES).split("\n")
     attribute_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_ATTRIBUTE"))
     x = np.array([[-32768, -5, 7], [32767, 0, 12]])
     assert lines[0] == "0 3 0 0" and list(map(int, lines[1:7])) == x.T.reshape(-1).tolist()
@@ -363,12 +363,7 @@ def test_the_sliding_window_queues_fixed_point_frames(generated: GeneratedProjec
     """The stream's state keeps its frames' attributes: every frame enqueued must hold them
     (OPFORGE_ERR_ATTRIBUTE otherwise), every window dequeued takes them (the output's own are
     not read), and a frame's attributes out of range are refused."""
-    program, exe = tmp_path / "stream.c", tmp_path / "stream"
-    program.write_text(STREAM)
-    made = subprocess.run(["gcc", *STRICT, "-O1", f"-I{generated / 'c' / 'include'}", str(program),
-                           *map(str, c_objects), "-lm", "-o", str(exe)], capture_output=True, text=True)
-    assert made.returncode == 0 and made.stderr == "", made.stderr[-3000:]
-    lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split("\n")
+    lines = _printed(generated, c_objects, tmp_path, "stream", STREAM).split("\n")
     attribute_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_ATTRIBUTE"))
     assert lines[:4] == ["0", "0", "0", "0 3"], lines
     assert list(map(int, lines[4:10])) == [-32768, 1, 2, 3, 4, 32767]
