@@ -535,22 +535,43 @@ def d_kernel(tree: SExpr, t: FixedPointType) -> DKernel | str:
 #: int16 activations: 513 entries, the last at the type's end), interpolated between.
 KNOT_BITS = 7
 KNOT_STEP = 1 << KNOT_BITS
+#: Knots are int32 and unsaturated up to +-KNOT_LIMIT; the interpolation saturates after. A
+#: knot saturated to the type would bend the line toward it where the op leaves the output's
+#: range between two knots (exp on Q15 then missed by 101 steps). 2**23 keeps a knots'
+#: difference times a fraction (below KNOT_STEP) within int32.
+KNOT_LIMIT = 1 << 23
+#: The most the interpolation may miss the exact stored output by at a knot interval's
+#: midpoint: every fill checks all of them, and refuses the attributes and args otherwise.
+#: A smooth op misses by its curvature over 128 stored values (measured at most 6.4 steps
+#: where the catalogue's ops are accepted); a jump, a pole or a domain edge by hundreds.
+MIDPOINT_MISS = 8
+TABLE_MISS = ("{name}: a {type} table's interpolation misses the float reference by more than {miss} steps "
+              "between two knots at these attributes and args (the op jumps, has a pole or leaves its domain "
+              "there)")
 
 
 @attrs.frozen
 class InterpolatedTable:
-    """A unary op on a 16-bit type as 513 table entries and an integer interpolation.
+    """A unary op on a 16-bit type as 513 int32 knots and an integer interpolation.
 
-    ``entry`` gives knot ``i``'s stored output for ``x = lowest + i * KNOT_STEP`` (float64,
-    ``table_entry``'s rule, but a Q knot rounded to the nearest step rather than truncated:
-    an interpolation is no conversion, and rounded knots centre its error); ``index`` and ``fraction`` (over the stored input ``x``, int32)
-    say which knots an input falls between and how far; ``value`` (over ``base``, the knot
-    below, ``next``, the knot above, and ``fraction``, int32) interpolates, rounding half up."""
+    ``entry`` gives knot ``i``'s output for ``x = lowest + i * KNOT_STEP`` (float64, ``table_entry``'s
+    rule, but a Q knot rounded to the nearest step rather than truncated, and clamped to
+    +-KNOT_LIMIT rather than saturated to the type: an interpolation is no conversion, and rounded
+    knots centre its error); ``index`` and ``fraction`` (over the stored input ``x``, int32) say which
+    knots an input falls between and how far; ``value`` (over ``base``, the knot below, ``next``, the
+    knot above, and ``fraction``, int32) interpolates, rounding half up, and saturates. ``midpoint``
+    (over ``knot``, the entry's rule at an interval's midpoint, ``x = lowest + i * KNOT_STEP +
+    KNOT_STEP / 2``) is the exact stored output there: the fill evaluates the rule every half
+    interval, keeps the knots, compares each midpoint with ``value`` at ``fraction = KNOT_STEP / 2``
+    and refuses where they differ by more than MIDPOINT_MISS (:data:`TABLE_MISS`). A jump, a pole or
+    a domain edge between two knots misses there by half of itself or more; a smooth op's error
+    is largest near the midpoint, and a kink's at most twice what the midpoint shows."""
 
     entry: Conversion
     index: SExpr
     fraction: SExpr
     value: Conversion
+    midpoint: Conversion
 
     @property
     def knots(self) -> int:
@@ -570,9 +591,13 @@ def interpolated_table(tree: SExpr, source: FixedPointType, target: FixedPointTy
     value = Conversion(_saturated(let("sum", _call("add", base, moved), "int32"), target), "int32", target.storage,
                        tuple(let.bound))
     entry = table_entry(tree, source, target, name, output)
-    if target.family == "Q":  # (knots to the nearest step: the interpolation's error then centres on 0)
+    if target.family == "Q":  # (to the nearest step: the interpolation's error then centres on 0)
         entry = attrs.evolve(entry, value=_call("round_half_even", entry.value))
-    return InterpolatedTable(entry, index, fraction, value)
+    clamped = _call("minimum", _call("maximum", entry.value, SConst(-KNOT_LIMIT)), SConst(KNOT_LIMIT))
+    entry = attrs.evolve(entry, value=clamped, storage="int32")  # (a NaN stays NaN, then cast's 0)
+    # (the knot rule at a midpoint, saturated: what an exact table would store there)
+    midpoint = Conversion(_saturated(SSym("knot"), target), "int32", target.storage)
+    return InterpolatedTable(entry, index, fraction, value, midpoint)
 
 
 def lookup_table(tree: SExpr, t: FixedPointType, name: str = "x") -> Conversion | InterpolatedTable | None:
@@ -822,11 +847,12 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
                        "saturated", None, "within 1 step")
     if isinstance(derived, InterpolatedTable):
         return Summary(f"{derived.knots} knots of the float reference, interpolated in int32 (TensorFlow Lite "
-                       "Micro's int16 activations)", None,
-                       "within 1 step at the knots; between them the interpolation's error, the curvature's over "
-                       "128 stored values (1 to 2.5 steps for smooth activations), but up to the whole jump where "
-                       "the op jumps, leaves its domain or saturates between two knots (floor, sign, a step's "
-                       "derivative, near a pole): each op's measured maximum is in docs/fixed-point.md")
+                       "Micro's int16 activations), saturated after", None,
+                       f"within {MIDPOINT_MISS} steps at every interval's midpoint, which the fill checks: it "
+                       "refuses the attributes and args where the op jumps, has a pole or leaves its domain between "
+                       "two knots (floor, sign, log near 0). Where the op bends smoothly the midpoint is the worst "
+                       "place (within a step); a kink between two knots misses by at most twice as much elsewhere. "
+                       "Each op's measured maximum is in docs/fixed-point.md")
     if isinstance(derived, Conversion):
         if derived.value == X:
             return Summary("the stored values themselves: the output keeps the input's attributes", SSym(

@@ -19,6 +19,8 @@ from conftest import ROOT, GeneratedProjects, STRICT
 from dsl import fixed_point as F
 from dsl import loader
 from generators import abi
+from generators.kernels import fixed_point as R
+from generators.kernels import numpy_runtime
 from generators.kernels.scalar_c import C_TYPE, c_array
 from generators.kernels.selection import code_ops
 from test_fixed_point import _attributes, _numpy, stored_values
@@ -368,3 +370,51 @@ def test_the_sliding_window_queues_fixed_point_frames(generated: GeneratedProjec
     assert lines[:4] == ["0", "0", "0", "0 3"], lines
     assert list(map(int, lines[4:10])) == [-32768, 1, 2, 3, 4, 32767]
     assert lines[10:12] == [str(attribute_error)] * 2, lines
+
+
+def test_a_16_bit_table_refuses_where_its_interpolation_misses(generated: GeneratedProjects, c_objects: list[Path],
+                                                               tmp_path: Path) -> None:
+    """A 16-bit table's fill checks its interpolation at every knot interval's midpoint: where the
+    op jumps (floor), has a pole (log1p at -1) or bends too fast for its knots (sqrt at 0), the call
+    is refused with OPFORGE_ERR_ATTRIBUTE, nothing written; where it bends smoothly (tanh, exp,
+    whose knots now run past the output's range and saturate after the interpolation), it gives
+    the package's NumPy rendering of the same table bit for bit, within the bound of exact."""
+    attribute_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_ATTRIBUTE"))
+    calls = [("math.floor", F.Q15, "refused"), ("math.log1p", F.Q15, "refused"), ("math.sqrt", F.D16, "refused"),
+             ("math.tanh", F.Q15, "kept"), ("math.exp", F.Q15, "kept"), ("math.exp", F.D16, "kept")]
+    attributes = {"q15": ({"shift": 2}, {"shift": 2}), "d16": ({"scale": 1 / 4096, "offset": 0},
+                                                                {"scale": 1 / 2048, "offset": 0})}
+    program, expected = _Program(), []
+    for j, (qualified, t, _) in enumerate(calls):
+        op = next(o for ns in CATALOGUE.namespaces for o in code_ops(ns) if o.qualified_name == qualified)
+        given, made = attributes[t.name]
+        x = stored_values(t, (300,), 60 + j)
+        program.call(abi.function(op), {"x": (t.name, x, given)}, (t.name, x.shape, made))
+        ((_, _, table),) = R.table_cases(op, t)
+        values = ({f"{n}_factor": F.q_factor(t, a["shift"]) for n, a in (("x", given), ("output", made))}
+                  if t.family == "Q" else {f"{n}_{k}": float(v) for n, a in (("x", given), ("output", made))
+                                           for k, v in a.items()})
+        space = {"np": np, "_k": numpy_runtime, "stored_x": x, **values}
+        try:
+            with np.errstate(all="ignore"):
+                exec("\n".join(R.numpy_table(table, t, "stored_x", {k: (k, "float64") for k in values})), space)
+            expected.append(np.asarray(space["result"]).astype(np.int64))
+        except ValueError as refused:
+            assert str(refused) == R.table_miss("x", t), refused
+            expected.append(None)
+    got = program.run(generated, c_objects, tmp_path)
+    for (qualified, t, outcome), theirs, (status, _, values) in zip(calls, expected, got):
+        assert (theirs is None) == (outcome == "refused"), (qualified, t.system)
+        if theirs is None:
+            assert status == attribute_error, (qualified, t.system, status)
+        else:
+            assert status == 0 and np.array_equal(values, theirs), (qualified, t.system, status)
+            given, made = attributes[t.name]
+            x = stored_values(t, (300,), 60 + [c[:2] for c in calls].index((qualified, t)))
+            if t.family == "Q":
+                real, step = x / F.q_factor(t, given["shift"]), 1 / F.q_factor(t, made["shift"])
+            else:
+                real, step = x * given["scale"], made["scale"]
+            exact = np.clip({"math.tanh": np.tanh, "math.exp": np.exp}[qualified](real) / step, t.lowest, t.highest)
+            assert np.abs(values - exact).max() <= F.MIDPOINT_MISS + 1, (qualified, t.system)
+

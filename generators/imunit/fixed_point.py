@@ -260,7 +260,7 @@ def _table_lines(op: Op, derived: F.Conversion | F.InterpolatedTable, t: F.Fixed
         env = {f"{n}_factor": (f"np.float64(2.0 ** ({t.fraction_bits} - {n}_shift))", "float64") for n in tensors}
     else:
         env = {f"{n}_{a}": (f"np.float64({n}_{a})", "float64") for n in tensors for a in ("scale", "offset")}
-    return R.numpy_table(derived, t, x, env | args)
+    return R.numpy_table(derived, t, x, env | args, x)
 
 
 def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) -> str:

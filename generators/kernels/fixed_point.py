@@ -155,16 +155,47 @@ def table_entries(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPo
     return derived.knots if isinstance(derived, F.InterpolatedTable) else 1 << source.bits
 
 
+def table_storage(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType) -> str:
+    """The dtype of a table's entries: the type's own, or int32 knots (``KNOT_LIMIT``)."""
+    return derived.entry.storage if isinstance(derived, F.InterpolatedTable) else source.storage  # type: ignore[return-value]
+
+
+def table_bytes(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType) -> int:
+    return table_entries(derived, source) * np.dtype(table_storage(derived, source)).itemsize
+
+
+def table_miss(name: str, t: F.FixedPointType) -> str:
+    """The words of a fill that refuses (:data:`dsl.fixed_point.TABLE_MISS`)."""
+    return F.TABLE_MISS.format(name=name, type=t.name, miss=F.MIDPOINT_MISS)
+
+
 def c_table_fill(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType, entries: str,
                  env: dict[str, scalar_c.Value]) -> str:
     """A loop that fills ``entries`` (the table) from the float reference: entry ``i`` is the
-    op on stored input ``lowest + i`` (a knot: ``lowest + i * KNOT_STEP``), by the rule of
-    ``table_entry`` in float64; ``env`` names the per-call attributes (``x_factor``, ...)."""
-    entry = derived.entry if isinstance(derived, F.InterpolatedTable) else derived
-    step = F.KNOT_STEP if isinstance(derived, F.InterpolatedTable) else 1
-    return (f"for (int i = 0; i < {table_entries(derived, source)}; i++) {{\n"
-            f"    const double s = (double)({source.lowest} + i * {step});\n    (void)s;\n"
-            f"    {c_statement(entry, f'{entries}[i]', env | {'x': ('s', 'float64')})}\n}}")
+    op on stored input ``lowest + i``, by the rule of ``table_entry`` in float64; ``env`` names
+    the per-call attributes (``x_factor``, ...). A 16-bit table's loop runs every half interval:
+    a knot (``lowest + i * KNOT_STEP``) is kept, a midpoint saturated and compared with the
+    interpolation between its knots once the knot after it is in: ``return -2``
+    (IPWIN_RET_ERROR) where they differ by more than MIDPOINT_MISS (``InterpolatedTable``)."""
+    if not isinstance(derived, F.InterpolatedTable):
+        return (f"for (int i = 0; i < {table_entries(derived, source)}; i++) {{\n"
+                f"    const double s = (double)({source.lowest} + i);\n    (void)s;\n"
+                f"    {c_statement(derived, f'{entries}[i]', env | {'x': ('s', 'float64')})}\n}}")
+    half = F.KNOT_STEP // 2
+    got = c_statement(derived.value, "got", {"base": (f"{entries}[j / 2 - 1]", "int32"),
+                                             "next": (f"{entries}[j / 2]", "int32"), "fraction": (str(half), "int32")})
+    return (f"int32_t exact = 0;\n"
+            f"for (int j = 0; j < {2 * derived.knots - 1}; j++) {{\n"
+            f"    const double s = (double)({source.lowest} + j * {half});\n    (void)s;\n"
+            f"    int32_t knot;\n"
+            f"    {c_statement(derived.entry, 'knot', env | {'x': ('s', 'float64')})}\n"
+            f"    if (j % 2 != 0) {{\n"
+            f"        {c_statement(derived.midpoint, 'exact', {'knot': ('knot', 'int32')})}\n"
+            f"        continue;\n    }}\n"
+            f"    {entries}[j / 2] = knot;\n"
+            f"    if (j > 0) {{\n        int32_t got;\n        {got}\n"
+            f"        if (exact - got > {F.MIDPOINT_MISS} || got - exact > {F.MIDPOINT_MISS}) {{\n"
+            f"            return -2;\n        }}\n    }}\n}}")
 
 
 def c_table_lookup(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType, entries: str, x: str,
@@ -174,25 +205,35 @@ def c_table_lookup(derived: F.Conversion | F.InterpolatedTable, source: F.FixedP
     if not isinstance(derived, F.InterpolatedTable):
         return f"{target} = {entries}[(int32_t){x} - ({source.lowest})];"
     scalar = {"x": (f"((int32_t){x})", "int32")}
-    env = {"base": (f"(int32_t){entries}[k]", "int32"), "next": (f"(int32_t){entries}[k + 1]", "int32"),
-           "fraction": ("f", "int32")}
+    env = {"base": (f"{entries}[k]", "int32"), "next": (f"{entries}[k + 1]", "int32"), "fraction": ("f", "int32")}
     return (f"{{ const int32_t k = {scalar_c.render(derived.index, 'int32', scalar)[0]}; "
             f"const int32_t f = {scalar_c.render(derived.fraction, 'int32', scalar)[0]}; "
             f"{c_statement(derived.value, target, env)} }}")
 
 
 def numpy_table(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType, x: str,
-                env: dict[str, scalar_numpy.Value]) -> list[str]:
-    """NumPy lines that compute ``table`` (the entries, as :func:`c_table_fill`) and ``result``
-    (the table's values for the stored inputs ``x``, as :func:`c_table_lookup`)."""
-    entry = derived.entry if isinstance(derived, F.InterpolatedTable) else derived
-    step = F.KNOT_STEP if isinstance(derived, F.InterpolatedTable) else 1
-    lines = [f"s = ({source.lowest} + {step} * np.arange({table_entries(derived, source)})).astype(np.float64)"]
-    fill, code = numpy_lines(entry, env | {"x": ("s", "float64")})
-    # (an entry that ignores the input, zeros_like's, is one value: as many as the entries)
-    lines += [*fill, f"table = np.broadcast_to(np.asarray({code}), s.shape)", f"stored = np.asarray({x}).astype(np.int32)"]
+                env: dict[str, scalar_numpy.Value], name: str = "x") -> list[str]:
+    """NumPy lines that compute ``table`` (the entries, as :func:`c_table_fill`, raising
+    ``ValueError`` where its check refuses; ``name`` is the input's, for the message) and
+    ``result`` (the table's values for the stored inputs ``x``, as :func:`c_table_lookup`)."""
     if not isinstance(derived, F.InterpolatedTable):
-        return [*lines, f"result = table[stored - ({source.lowest})]"]
+        lines = [f"s = ({source.lowest} + np.arange({table_entries(derived, source)})).astype(np.float64)"]
+        fill, code = numpy_lines(derived, env | {"x": ("s", "float64")})
+        # (an entry that ignores the input, zeros_like's, is one value: as many as the entries)
+        return [*lines, *fill, f"table = np.broadcast_to(np.asarray({code}), s.shape)",
+                f"result = table[np.asarray({x}).astype(np.int32) - ({source.lowest})]"]
+    half = F.KNOT_STEP // 2  # (every half interval: the knots, and the midpoints the fill checks)
+    lines = [f"s = ({source.lowest} + {half} * np.arange({2 * derived.knots - 1})).astype(np.float64)"]
+    fill, code = numpy_lines(derived.entry, env | {"x": ("s", "float64")})
+    lines += [*fill, f"knot = np.broadcast_to(np.asarray({code}), s.shape)", "table = knot[0::2]"]
+    exact, exact_code = numpy_lines(derived.midpoint, {"knot": ("knot[1::2]", "int32")})
+    got, got_code = numpy_lines(derived.value, {"base": ("table[:-1]", "int32"), "next": ("table[1:]", "int32"),
+                                                "fraction": (f"np.int32({half})", "int32")})
+    lines += [*exact, f"exact = np.asarray({exact_code}).astype(np.int32)",
+              *got, f"got = np.asarray({got_code}).astype(np.int32)",
+              f"if np.any(np.abs(exact - got) > {F.MIDPOINT_MISS}):",
+              f"    raise ValueError({table_miss(name, source)!r})",
+              f"stored = np.asarray({x}).astype(np.int32)"]
     scalar = {"x": ("stored", "int32")}
     lines += [f"k = {scalar_numpy.render(derived.index, 'int32', scalar)[0]}",
               f"f = {scalar_numpy.render(derived.fraction, 'int32', scalar)[0]}"]
@@ -407,7 +448,7 @@ def _python_table(op: Op, t: F.FixedPointType, derived: F.Conversion | F.Interpo
     optional = [p for a, p in zip(used, params) if a in op.compute.optional]  # type: ignore[union-attr]
     body: list[str] = []
     for k, (given, _, case) in enumerate(cases):
-        lines = numpy_table(case, t, "stored_x", env)
+        lines = numpy_table(case, t, "stored_x", env, x)
         if len(cases) == 1:
             body = lines
             break

@@ -206,10 +206,11 @@ class ElementwiseEmitter(Emitter):
         # (an op that ignores its input, zeros_like, or an attribute: -Wunused quiet)
         unused = "".join(f"(void){abi.c_name(source)};" for _, source in attributes)
         unused += "".join(f"(void){n}_factor;" for n in tensors) if t.family == "Q" else ""
+        entry = C_TYPE[fixed_point.table_storage(derived, t)]
         fill = fragment(fill_name, f"""
 static inline int {fill_name}(void* table, {', '.join(d for d, _ in attributes)})
 {{
-    {stored}* entries = ({stored}*)table;
+    {entry}* entries = ({entry}*)table;
     {factors}
     {unused}
     {fixed_point.c_table_fill(derived, t, "entries", env)}
@@ -218,7 +219,7 @@ static inline int {fill_name}(void* table, {', '.join(d for d, _ in attributes)}
         lookup = f"""
 static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {stored}* {abi.c_name(out)}, int n)
 {{
-    const {stored}* entries = (const {stored}*)table;
+    const {entry}* entries = (const {entry}*)table;
     for (int i = 0; i < n; i++) {{
         {fixed_point.c_table_lookup(derived, t, "entries", f"{abi.c_name(x)}[i]", f"{abi.c_name(out)}[i]")}
     }}
@@ -231,16 +232,17 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
         return PlainKernel(fragment(name, lookup), v, params, fixed_point=t.name, per_call=per_call,
                            chosen=tuple(t.attributes), init=fill, init_parameters=(("void* table", "table"),
                                                                                    *attributes),
-                           table_bytes=fixed_point.table_entries(derived, t) * (t.bits // 8))
+                           table_bytes=fixed_point.table_bytes(derived, t))
 
     def table_apply(self, x: str, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable) -> CFragment:
         """The C API's loop that reads a unary op's table (filled by ``table_kernel``'s fill)."""
         stored, name = C_TYPE[t.storage], f"{self.fn}_{t.name}_apply"
+        entry = C_TYPE[fixed_point.table_storage(derived, t)]
         lookup = fixed_point.c_table_lookup(derived, t, "entries", f"{abi.c_name(x)}[i]", "output[i]")
         return fragment(name, f"""
 static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {stored}* output, int64_t n)
 {{
-    const {stored}* entries = (const {stored}*)table;
+    const {entry}* entries = (const {entry}*)table;
     for (int64_t i = 0; i < n; i++) {{
         {lookup}
     }}
@@ -257,7 +259,7 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
                  f"return opf_fail(detail, OPFORGE_ERR_SHAPE, "
                  f"{c_string(f'{self.op.outputs[0].name}: a {t.name} table gives the shape of {x}, no broadcast')});",
                  "}",
-                 f"{stored} table[{entries}];"]
+                 f"{C_TYPE[fixed_point.table_storage(derived, t)]} table[{entries}];"]
         cases = fixed_point.table_cases(self.op, t)
         optional = self.op.compute.optional  # type: ignore[union-attr]
         for k, (given, tree, case) in enumerate(cases):  # (an op of several cases: its table by the args given)
@@ -270,7 +272,12 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
                     values.append(f"(double){value}")
                 else:
                     values.append(f"{out if tensor == 'output' else abi.c_name(tensor)}->{attribute}")
-            fill = f"(void){kernel.init.name}(table, {', '.join(values)});"  # type: ignore[union-attr]
+            fill = f"{kernel.init.name}(table, {', '.join(values)})"  # type: ignore[union-attr]
+            if isinstance(case, F.InterpolatedTable):  # (its fill checks the interpolation: refused, a status)
+                miss = c_string(fixed_point.table_miss(x, t))
+                fill = f"if ({fill} != 0) {{\nreturn opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {miss});\n}}"
+            else:
+                fill = f"(void){fill};"
             if len(cases) == 1:
                 lines.append(fill)
                 continue

@@ -376,8 +376,11 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
                              f"{t.name}'s {low}..{high}")
     if backend == "python":
         with np.errstate(all="ignore"):
-            result = found.reference(*(q._stored for q in inputs), *(values[a] for a in found.attributes),
-                                     *(_number((args or {})[a]) for a in found.args), *reduced)
+            try:
+                result = found.reference(*(q._stored for q in inputs), *(values[a] for a in found.attributes),
+                                         *(_number((args or {})[a]) for a in found.args), *reduced)
+            except ValueError as refused:  # (a 16-bit table's fill, as the C API's: TABLE_MISS)
+                raise ValueError(f"{op}: {refused}") from None
         # (a reduction's result has the reduced axes kept: the output's shape, with or without them)
         stored = np.array(np.reshape(result, shape) if reduced else np.broadcast_to(result, shape), dtype=found.result)
     else:
