@@ -541,8 +541,8 @@ def _stream_init(op: Op) -> str:
     fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: ADR 0040)
     attributes = (", shift: int | None = None, scale: float | None = None, offset: int | None = None"
                   if fixed else "")
-    kind = ("        self.fixed = _fp.frames_type(_op, dtype, shift, scale, offset)\n"
-            "        if self.fixed is not None:\n            dtype = self.fixed.stored.dtype.name\n" if fixed else "")
+    kind = ("        self._fixed = _fp.frames_type(_op, dtype, shift, scale, offset)\n"
+            "        if self._fixed is not None:\n            dtype = self._fixed.stored.dtype.name\n" if fixed else "")
     return f'''    def __init__(self, {c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",
                  *{attributes}, backend: Literal["c", "python"] = "c") -> None:
         _op = "{op.qualified_name}"
@@ -572,12 +572,12 @@ def _stream_methods(op: Op) -> str:
     fn = abi.function(op)
     x = op.inputs[0]
     fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: their stored values queue)
-    stored = (f"        if self.fixed is not None:\n            {x.name} = _fp.frames(_op, self.fixed, {x.name})\n"
+    stored = (f"        if self._fixed is not None:\n            {x.name} = _fp.frames(_op, self._fixed, {x.name})\n"
               if fixed else "")
-    result = ("_rt.finish(written, out) if self.fixed is None else _fp.window(self.fixed, written)" if fixed
+    result = ("_rt.finish(written, out) if self._fixed is None else _fp.window(self._fixed, written)" if fixed
               else "_rt.finish(written, out)")
     returns = "np.ndarray | _fp.FixedPointArray" if fixed else "np.ndarray"
-    refuse_out = ("        if self.fixed is not None and out is not None:\n"
+    refuse_out = ("        if self._fixed is not None and out is not None:\n"
                   "            raise TypeError(f\"{_op}: out= takes no window of fixed-point frames\")\n" if fixed else "")
     return f'''    def _call(self, python, c, *args):
         if self.backend == "python":
