@@ -188,6 +188,20 @@ def shifted(t: FixedPointType, to: FixedPointType | None = None) -> Conversion:
     return Conversion(_saturated(moved, to), wide, to.storage)
 
 
+def bit_utilization(t: FixedPointType) -> Conversion:
+    """The bits a stored Q value uses, its sign bit included, as the FixedPoint library's
+    BitUtilization unit counts them (``32 - __builtin_clrsb(x)``): the bit length of ``x``, or
+    of ``~x`` where it is negative, plus one (1 for 0 and -1, 16 for Q15's 32767), int8. The
+    bit length as a popcount of the value with every bit below its highest set (portable C,
+    and NumPy has no bit length)."""
+    assert t.family == "Q", t.name
+    let = _Lets()
+    smeared = let("magnitude", _call("where", _call("lt", X, SConst(0)), _call("bitwise_not", X), X), "int32")
+    for k in (1, 2, 4, 8, 16):
+        smeared = let("smeared", _call("bitwise_or", smeared, _call("right_shift", smeared, SConst(k))), "int32")
+    return Conversion(_call("add", _call("popcount", smeared), SConst(1)), "int32", "int8", tuple(let.bound))
+
+
 # ------------------------------------------------------------ Q arithmetic derived from an op's tree
 
 

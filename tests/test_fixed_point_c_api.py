@@ -23,7 +23,7 @@ from generators.kernels import fixed_point as R
 from generators.kernels import numpy_runtime
 from generators.kernels.scalar_c import C_TYPE, c_array
 from generators.kernels.selection import code_ops
-from test_fixed_point import _attributes, _numpy, stored_values
+from test_fixed_point import _attributes, _numpy, _real, stored_values
 
 CATALOGUE = loader.load(ROOT / "ops").catalogue
 TYPES = [F.Q7, F.Q15, F.Q31, F.D8, F.D16]
@@ -418,3 +418,116 @@ def test_a_16_bit_table_refuses_where_its_interpolation_misses(generated: Genera
             exact = np.clip({"math.tanh": np.tanh, "math.exp": np.exp}[qualified](real) / step, t.lowest, t.highest)
             assert np.abs(values - exact).max() <= F.MIDPOINT_MISS + 1, (qualified, t.system)
 
+
+def _conversion_call(k: int, function: str, x: tuple[str, np.ndarray, dict], output: tuple[str, dict],
+                     shape: tuple[int, ...] | None = None) -> tuple[str, str]:
+    """(declarations, statements) of one conversion (the output of x's shape, or ``shape``): its
+    status, then its values (a float's bits)."""
+    (dtype, array, attributes), (out_dtype, out_attributes) = x, output
+    storage = F.TYPES[out_dtype].storage if out_dtype in F.TYPES else out_dtype
+    out = np.zeros(array.shape if shape is None else shape, storage)
+    declared = [_descriptor(f"c{k}_x", dtype, array, attributes)[0],
+                _descriptor(f"c{k}_out", out_dtype, out, out_attributes)[0]]
+    show = ('{ uint32_t bits; memcpy(&bits, &v[i], sizeof bits); printf("%08x\\n", (unsigned)bits); }'
+            if storage == "float32" else 'printf("%lld\\n", (long long)v[i]);')
+    return "\n".join(declared), f"""{{ const char* detail = NULL;
+    const opforge_status st = {function}(&c{k}_x, &c{k}_out, &detail);
+    const {C_TYPE[storage]}* v = (const {C_TYPE[storage]}*)c{k}_out.data;
+    printf("%d\\n", (int)st);
+    for (int64_t i = 0; st == OPFORGE_OK && i < {out.size}; i++) {show} }}"""
+
+
+def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: GeneratedProjects, c_objects: list[Path],
+                                                            tmp_path: Path) -> None:
+    """opforge_quantize, opforge_dequantize, opforge_requantize and opforge_bit_utilization: the
+    rules of dsl.fixed_point, bit for bit what the package's NumPy rendering of the same rules
+    gives for every type and pair of types, and CMSIS-DSP's arm_float_to_qN, arm_qN_to_float,
+    arm_shift_q15 and arm_q15_to_q7 where it has the conversion; the bits used as the reference
+    library's BitUtilization counts them. Bad descriptors, shapes and overlaps: a status each."""
+    real = _real(3, 2.0)
+    attributes = {"q7": {"shift": 1}, "q15": {"shift": 1}, "q31": {"shift": 1}, "d8": {"scale": 0.05, "offset": -3},
+                  "d16": {"scale": 0.001, "offset": 0}, "d32": {"scale": 1e-6, "offset": 5}}
+    at_zero = {"q7": {"shift": 0}, "q15": {"shift": 0}, "q31": {"shift": 0}}
+
+    def values(t: F.FixedPointType, given: dict) -> dict[str, float]:
+        return ({F.FACTOR: F.q_factor(t, given["shift"])} if t.family == "Q" else
+                {F.SCALE: float(np.float32(given["scale"])), F.OFFSET: float(given["offset"])})
+
+    def quantized(t: F.FixedPointType, given: dict, x: np.ndarray = real) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return _numpy(F.from_real(t), x, values(t, given)).astype(t.storage)
+
+    def dequantized(t: F.FixedPointType, given: dict, stored: np.ndarray) -> np.ndarray:
+        return _numpy(F.to_real(t), stored.astype(np.float32), values(t, given)).astype(np.float32)
+
+    calls: list[tuple[str, tuple, tuple, np.ndarray]] = []  # (function, x, output, expected)
+    for t in F.TYPES.values():
+        for given in (attributes[t.name], at_zero.get(t.name, attributes[t.name])):
+            stored = quantized(t, given)
+            calls.append(("opforge_quantize", ("float32", real, {}), (t.name, given), stored))
+            calls.append(("opforge_dequantize", (t.name, stored, given), ("float32", {}), dequantized(t, given, stored)))
+        stored = quantized(t, attributes[t.name])
+        for to in F.TYPES.values():
+            made = {"shift": 3} if to.family == "Q" else attributes[to.name]
+            if t.family == to.family == "Q":
+                k = (t.fraction_bits - to.fraction_bits) + (made["shift"] - attributes[t.name]["shift"])
+                rule = F.shifted(t, to)
+                expected = _numpy(rule, stored.astype(rule.domain), {F.SHIFT_BY: k}).astype(to.storage)
+            else:
+                expected = quantized(to, made, dequantized(t, attributes[t.name], stored))
+            calls.append(("opforge_requantize", (t.name, stored, attributes[t.name]), (to.name, made), expected))
+        if t.family == "Q":
+            used = np.array([(int(v) if v >= 0 else ~int(v)).bit_length() + 1 for v in stored], np.int8)
+            calls.append(("opforge_bit_utilization", (t.name, stored, attributes[t.name]), ("int8", {}), used))
+    # the owners: CMSIS-DSP at shift 0 (where its C casts are defined: |x| far below 2^31 steps), and
+    # its shifts between Q types
+    finite = np.abs(real) <= 8
+    for t, to_q, from_q in ((F.Q7, dsp.arm_float_to_q7, dsp.arm_q7_to_float),
+                            (F.Q15, dsp.arm_float_to_q15, dsp.arm_q15_to_float),
+                            (F.Q31, dsp.arm_float_to_q31, dsp.arm_q31_to_float)):
+        stored = quantized(t, {"shift": 0})
+        assert np.array_equal(stored[finite], np.asarray(to_q(real[finite])).astype(t.storage)), t.system
+        assert np.array_equal(dequantized(t, {"shift": 0}, stored), np.asarray(from_q(stored), np.float32)), t.system
+    q15 = quantized(F.Q15, {"shift": 1})
+    shifted = next(e for f, x, o, e in calls if f == "opforge_requantize" and x[0] == "q15" and o[0] == "q15")
+    assert np.array_equal(shifted, dsp.arm_shift_q15(q15, -2)), "arm_shift_q15"
+    to_q7 = np.asarray(_numpy(F.shifted(F.Q15, F.Q7), q15.astype(np.int32), {F.SHIFT_BY: 8})).astype(np.int8)
+    assert np.array_equal(to_q7, dsp.arm_q15_to_q7(q15)), "arm_q15_to_q7"
+    # refused: a float input to requantize, two shapes, attributes out of range, bits of a D type
+    bad = [("opforge_requantize", ("float32", real, {}), ("q15", {"shift": 0}), None),
+           ("opforge_quantize", ("float32", real[:5], {}), ("q15", {"shift": 0}), real.shape),
+           ("opforge_quantize", ("float32", real, {}), ("q15", {"shift": 500}), None),
+           ("opforge_bit_utilization", ("d8", quantized(F.D8, attributes["d8"]), attributes["d8"]), ("int8", {}), None)]
+    decls, runs = [], []
+    for k, (function, x, output, _) in enumerate(calls):
+        decl, run = _conversion_call(k, function, x, output)
+        decls.append(decl)
+        runs.append(run)
+    for j, (function, x, output, shape) in enumerate(bad):
+        decl, run = _conversion_call(len(calls) + j, function, x, output, shape)
+        decls.append(decl)
+        runs.append(run)
+    # in place: two dtypes over the same bytes would alias two types: refused both ways
+    decls.append(f"{c_array('own', real, 'float32', const=False)}\n"
+                 f"opforge_tensor own_x = {{.data = own, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {{{real.size}}}}};\n"
+                 f"opforge_tensor own_q = {{.data = own, .dtype = OPFORGE_Q15, .rank = 1, .shape = {{{real.size}}}, "
+                 f".shift = 1}};")
+    runs.append("""{ const char* detail = NULL;
+    printf("%d %d\\n", (int)opforge_quantize(&own_x, &own_q, &detail), (int)opforge_dequantize(&own_q, &own_x, &detail)); }""")
+    source = ("#include <math.h>\n#include <stdio.h>\n#include <string.h>\n#include \"opforge/opforge_all.h\"\n"
+              + "\n".join(decls) + "\nint main(void)\n{\n" + "\n".join(runs) + "\nreturn 0;\n}\n")
+    words = iter(_printed(generated, c_objects, tmp_path, "conversions", source).split())
+    for function, x, output, expected in calls:
+        status = int(next(words))
+        assert status == 0, (function, x[0], output[0], status)
+        got = [next(words) for _ in range(expected.size)]
+        if expected.dtype == np.float32:
+            assert got == [f"{b:08x}" for b in expected.view(np.uint32)], (function, x[0], output[0])
+        else:
+            assert [int(w) for w in got] == expected.astype(np.int64).tolist(), (function, x[0], output[0])
+    statuses = [int(next(words)) for _ in bad]  # (refused: no values printed)
+    names = {n: abi.STATUS.index(next(s for s in abi.STATUS if s[0] == n)) for n in
+             ("OPFORGE_ERR_DTYPE", "OPFORGE_ERR_SHAPE", "OPFORGE_ERR_ATTRIBUTE", "OPFORGE_ERR_OVERLAP")}
+    assert statuses == [names["OPFORGE_ERR_DTYPE"], names["OPFORGE_ERR_SHAPE"], names["OPFORGE_ERR_ATTRIBUTE"],
+                        names["OPFORGE_ERR_DTYPE"]], statuses
+    assert [int(next(words)), int(next(words))] == [names["OPFORGE_ERR_OVERLAP"]] * 2

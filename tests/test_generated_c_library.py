@@ -32,7 +32,7 @@ def objects(c_objects: list[Path]) -> list[Path]:
 
 
 def test_c_library_compiles_strictly(objects: list[Path]) -> None:
-    assert {o.stem for o in objects} >= {"opforge_core", "math", "random", "bitwise", "signal"}
+    assert {o.stem for o in objects} >= {"opforge_core", "opforge_fixed_point", "math", "random", "bitwise", "signal"}
 
 
 def test_no_heap_functions_in_any_object(objects: list[Path]) -> None:
@@ -52,7 +52,7 @@ def test_headers_and_kernels_follow_the_imaginet_style(out: GeneratedProjects) -
     assert re.search(r"static inline void opforge_math_sum_f32\w*\(const float\* restrict x", math_c)
     cmake = (out / "c" / "CMakeLists.txt").read_text()
     listed = " ".join(f"src/{key}.c" for key in NAMESPACES)
-    assert f"add_library(opforge STATIC src/opforge_core.c {listed})" in cmake
+    assert f"add_library(opforge STATIC src/opforge_core.c src/opforge_fixed_point.c {listed})" in cmake
     # Aliases are the target's function under a second name, declared where the alias lives.
     math_h = (out / "c" / "include" / "opforge" / "math.h").read_text()
     assert '#include "opforge/bitwise.h"' in math_h

@@ -526,6 +526,10 @@ for backend in ("c", "python"):
         assert np.abs(np.asarray(got) - exact(np.asarray(positive))).max() <= 2.0 ** -5, (base, np.asarray(got))
         logs[backend, base] = got.stored.tolist()
 assert logs["c", None] == logs["python", None] and logs["c", 2.0] == logs["python", 2.0], logs
+# the bits a Q value uses, its sign bit included (the FixedPoint library's BitUtilization)
+used = fp.FixedPointArray(np.array([0, -1, 1, -2, 32767, -32768, 255, 256], np.int16), "q15")
+assert fp.bit_utilization(used).tolist() == [1, 1, 2, 2, 16, 16, 9, 10] and fp.bit_utilization(used).dtype == np.int8
+fails(TypeError, "q must be q7, q15 or q31", fp.bit_utilization, fp.quantize([1.0], "d8", scale=1.0))
 # a 16-bit table checks its interpolation when it fills: refused where the op jumps between two knots (floor),
 # alike; where it bends smoothly (tanh) within its bound, alike
 steps = fp.quantize(np.linspace(-3.0, 3.0, 13), "q15", shift=2)

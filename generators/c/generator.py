@@ -11,7 +11,7 @@ from dsl.types import DataType, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.kernels import c_emit as emit
-from generators.kernels import c_runtime
+from generators.kernels import c_conversions, c_runtime
 from generators.formatting import c_comment, clang_format
 from generators.kernels.selection import code_ops, require_compute
 
@@ -27,6 +27,7 @@ class CGenerator:
         sources: dict[str, str] = {}
         header_all = c_comment(context.header(self.name))
         sources.update(c_runtime.library_files(header_all))
+        sources[f"src/{c_conversions.SOURCE}"] = c_conversions.source(header_all)
         for ns in context.namespaces:
             header = c_comment(context.header(self.name, [ns]))
             codes = {o.name: emit.emit(o) for o in code_ops(ns)}
@@ -95,7 +96,7 @@ class CGenerator:
         return "\n".join(lines + ["#endif", ""])
 
     def _cmake(self, namespaces: Sequence[Namespace], header: str) -> str:
-        sources = " ".join(["src/opforge_core.c", *(f"src/{ns.key}.c" for ns in namespaces)])
+        sources = " ".join(["src/opforge_core.c", f"src/{c_conversions.SOURCE}", *(f"src/{ns.key}.c" for ns in namespaces)])
         return f"""# {header}
 cmake_minimum_required(VERSION 3.13)
 project(opforge C)

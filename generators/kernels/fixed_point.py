@@ -356,7 +356,7 @@ def _numpy_function(name: str, conversion: Conversion, params: tuple[str, ...]) 
     env = {"x": ("x", conversion.domain),
            **{p: (f"np.{_VALUES.get(p, conversion.domain)}({p})", _VALUES.get(p, conversion.domain)) for p in params}}
     lines, code = numpy_lines(conversion, env)
-    return "".join([f"def {name}(x, {', '.join(params)}):\n", *(f"    {line}\n" for line in lines),
+    return "".join([f"def {name}({', '.join(['x', *params])}):\n", *(f"    {line}\n" for line in lines),
                     f"    return {code}\n"])
 
 
@@ -368,7 +368,7 @@ def numpy_rules_module(head: str, ops: list[Op]) -> str:
     lines = [f"# {head}", '"""The fixed-point rules of ADR 0036, rendered for NumPy (run under np.errstate)."""',
              "", "import math", "from typing import Callable, NamedTuple", "", "import numpy as np", "",
              "from opforge import _kernels as _k", "", ""]
-    types, from_real, to_real, shifted = [], [], [], []
+    types, from_real, to_real, shifted, bits = [], [], [], [], []
     for t in F.TYPES.values():
         params = (F.FACTOR,) if t.family == "Q" else (F.SCALE, F.OFFSET)
         lines.append(_numpy_function(f"{t.name}_from_real", F.from_real(t), params))
@@ -379,6 +379,9 @@ def numpy_rules_module(head: str, ops: list[Op]) -> str:
         fraction = t.fraction_bits if t.family == "Q" else None
         types.append(f"{t.name!r}: Type({t.name!r}, {t.family!r}, {t.storage!r}, {t.bits}, {fraction!r}, {shifts!r}, "
                      f"{t.attributes!r}, {t.lowest}, {t.highest})")
+        if t.family == "Q":
+            lines.append(_numpy_function(f"{t.name}_bit_utilization", F.bit_utilization(t), ()))
+            bits.append(f"{t.name!r}: {t.name}_bit_utilization")
         for to in (u for u in F.TYPES.values() if t.family == u.family == "Q"):
             rule = F.shifted(t, to)
             lines.append(_numpy_function(f"{t.name}_to_{to.name}_shifted", rule, (F.SHIFT_BY,)))
@@ -389,7 +392,8 @@ def numpy_rules_module(head: str, ops: list[Op]) -> str:
               "    shifts: tuple[int, int] | None  # (lowest, highest) of a Q type's shift",
               "    attributes: tuple[str, ...]", "    lowest: int", "    highest: int", "", "",
               f"TYPES = {{{', '.join(types)}}}", f"FROM_REAL = {{{', '.join(from_real)}}}",
-              f"TO_REAL = {{{', '.join(to_real)}}}", f"SHIFTED = {{{', '.join(shifted)}}}", "", "",
+              f"TO_REAL = {{{', '.join(to_real)}}}", f"SHIFTED = {{{', '.join(shifted)}}}",
+              f"BIT_UTILIZATION = {{{', '.join(bits)}}}", "", "",
               "def factor(t: Type, shift: int) -> float:",
               '    """2**(N - shift): real values times it are a Q type\'s stored ones (exact in float32)."""',
               "    return 2.0 ** (t.fraction_bits - shift)", "", "", *numpy_api_kernels(ops)]

@@ -11,7 +11,7 @@ from generators import abi
 from generators.api import GeneratedFile, GenerationContext, GenerationError
 from generators.kernels.selection import code_ops, require_compute
 from generators.formatting import black_format
-from generators.kernels import fixed_point, py_names, reference
+from generators.kernels import c_conversions, fixed_point, py_names, reference
 from generators.python import bindings
 
 _HERE = Path(__file__).resolve().parent
@@ -114,7 +114,7 @@ class PythonGenerator:
 
     def _build_script(self, context: GenerationContext, head: str) -> str:
         cdef = self._cdef(context)
-        sources = ["opforge_core.c"] + [f"{ns.key}.c" for ns in context.namespaces]
+        sources = ["opforge_core.c", c_conversions.SOURCE] + [f"{ns.key}.c" for ns in context.namespaces]
         return f'''# {head}
 """Builds the C backend (opforge._opforge_c) from the generated C library with cffi.
 

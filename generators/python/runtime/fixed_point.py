@@ -33,7 +33,7 @@ from opforge import _kernels as _k
 from opforge import _native
 from opforge import _runtime as _rt
 
-__all__ = ["FixedPointArray", "quantize", "dequantize", "requantize", "empty", "TYPES"]
+__all__ = ["FixedPointArray", "quantize", "dequantize", "requantize", "bit_utilization", "empty", "TYPES"]
 
 #: The fixed-point types by name ("q7", "q15", "q31", "d8", "d16", "d32").
 TYPES = tuple(_rules.TYPES)
@@ -248,6 +248,19 @@ def requantize(q: FixedPointArray, fixed_type: str | None = None, *, shift: int 
             stored = rule(q._stored.astype(domain), k)
         return FixedPointArray._made(np.asarray(stored), t, shift, None, None)
     return quantize(dequantize(q), t.name, shift=shift, scale=scale, offset=offset)
+
+
+def bit_utilization(q: FixedPointArray) -> np.ndarray:
+    """The bits each stored value of a Q7, Q15 or Q31 array uses, its sign bit included, int8:
+    1 for 0 and -1, 16 for Q15's 32767 (the FixedPoint library's BitUtilization unit,
+    ``32 - __builtin_clrsb(x)``; the C API's ``opforge_bit_utilization``). The type's bits less
+    the largest of them is the headroom left before the shift must grow."""
+    if not isinstance(q, FixedPointArray):
+        raise TypeError(f"bit_utilization: q must be a FixedPointArray, not {type(q).__name__}")
+    if q._type.family != "Q":
+        raise TypeError(f"bit_utilization: q must be q7, q15 or q31, not {q.type} (a D type's stored values "
+                        "carry an offset)")
+    return np.asarray(_rules.BIT_UTILIZATION[q.type](q._stored.astype(np.int32)), dtype=np.int8)
 
 
 # ------------------------------------------------------------------ the ops on fixed-point arrays
