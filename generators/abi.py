@@ -151,6 +151,19 @@ def stream_prototypes(op: Op) -> dict[str, str]:
     }
 
 
+def table_prototypes(op: Op) -> dict[str, str]:
+    """A table op's prepared-table functions (ADR 0043): ``table`` fills an ``opforge_table``
+    for x's dtype and attributes, the output's and the op's args (its parameters the op's, the
+    output const, the table before ``detail``); ``lookup`` reads it."""
+    fn = function(op)
+    params = [f"{'const opforge_tensor*' if p.role == 'output' else p.ctype} {p.name}" for p in parameters(op)
+              if p.role != "detail"]  # (the output's dtype and attributes are read, never its data)
+    x, out = c_name(op.inputs[0].name), c_name(op.outputs[0].name)
+    return {"table": f"opforge_status {fn}_table({', '.join(params)}, opforge_table* table, const char** detail)",
+            "lookup": f"opforge_status {fn}_lookup(const opforge_tensor* {x}, const opforge_table* table, "
+                      f"opforge_tensor* {out}, const char** detail)"}
+
+
 def prototypes(op: Op) -> list[str]:
     """Every API function of an op."""
     if is_stream(op):

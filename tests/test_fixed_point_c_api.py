@@ -531,3 +531,52 @@ def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: Generated
     assert statuses == [names["OPFORGE_ERR_DTYPE"], names["OPFORGE_ERR_SHAPE"], names["OPFORGE_ERR_ATTRIBUTE"],
                         names["OPFORGE_ERR_DTYPE"]], statuses
     assert [int(next(words)), int(next(words))] == [names["OPFORGE_ERR_OVERLAP"]] * 2
+
+
+def test_a_prepared_table_computes_what_the_op_computes(generated: GeneratedProjects, c_objects: list[Path],
+                                                        tmp_path: Path) -> None:
+    """ADR 0043: <op>_table fills an opforge_table once, <op>_lookup reads it for any tensors of
+    that dtype and those attributes, bit for bit what the op's own call (which fills a table on
+    its stack every time) gives; a table of other attributes or of another op, another shape and
+    a NULL table are refused; the fill's own refusals (floor's jumps) and an op of several cases
+    (log with a base, and without) carry over."""
+    status = {n: i for i, (n, _) in enumerate(abi.STATUS)}
+    decls, runs = [], []
+    cases = [("tanh", "q15", {"shift": 2}, {"shift": 1}, ""), ("sigmoid", "d8", {"scale": 0.05, "offset": -3},
+                                                                    {"scale": 1 / 256, "offset": -128}, ""),
+             ("log", "q7", {"shift": 2}, {"shift": 3}, "&base, "), ("log", "d8", {"scale": 0.02, "offset": -128}, {"scale": 0.05, "offset": 100}, "NULL, "),
+             ("exp", "d16", {"scale": 1 / 4096, "offset": 0}, {"scale": 1 / 2048, "offset": 0}, "")]
+    for k, (name, dtype, given, made, args) in enumerate(cases):
+        t = F.TYPES[dtype]
+        x = stored_values(t, (2, 150), 80 + k)
+        if name == "log":
+            x = np.abs(x).astype(t.storage)
+        for role, array, attributes in (("x", x, given), ("y", x[::-1].copy(), given), ("a", x, made), ("b", x, made),
+                                        ("z", x, made)):
+            decls.append(_descriptor(f"t{k}_{role}", dtype, array if role in "xy" else np.zeros_like(array),
+                                     attributes)[0])
+        other = {"shift": given["shift"] + 1} if t.family == "Q" else {"scale": given["scale"] * 2, "offset": 0}
+        decls.append(_descriptor(f"t{k}_o", dtype, x, other)[0])
+        fn = f"opforge_math_{name}"
+        runs.append(f"""{{ const char* detail = NULL; static opforge_table table;
+    printf("%d\\n", (int){fn}_table(&t{k}_x, {args}&t{k}_a, &table, &detail));
+    printf("%d\\n", (int){fn}_lookup(&t{k}_x, &table, &t{k}_a, &detail));
+    printf("%d\\n", (int){fn}_lookup(&t{k}_y, &table, &t{k}_b, &detail));
+    printf("%d\\n", (int){fn}(&t{k}_x, {args}&t{k}_z, &detail));
+    for (int64_t i = 0; i < {x.size}; i++) {{
+        const {C_TYPE[t.storage]}* a = (const {C_TYPE[t.storage]}*)t{k}_a.data;
+        const {C_TYPE[t.storage]}* z = (const {C_TYPE[t.storage]}*)t{k}_z.data;
+        if (a[i] != z[i]) {{ printf("differs at %lld\\n", (long long)i); return 1; }}
+    }}
+    printf("%d\\n", (int){fn}_lookup(&t{k}_o, &table, &t{k}_b, &detail));
+    printf("%d\\n", (int)opforge_math_{'exp' if name != 'exp' else 'tanh'}_lookup(&t{k}_x, &table, &t{k}_b, &detail));
+    printf("%d\\n", (int){fn}_lookup(&t{k}_x, NULL, &t{k}_b, &detail)); }}""")
+    # the fill's refusal: floor jumps between every two knots of Q15
+    decls.append(_descriptor("f_x", "q15", stored_values(F.Q15, (8,), 1), {"shift": 2})[0])
+    runs.append("""{ const char* detail = NULL; static opforge_table table;
+    printf("%d\\n", (int)opforge_math_floor_table(&f_x, &f_x, &table, &detail)); }""")
+    source = ("#include <math.h>\n#include <stdio.h>\n#include \"opforge/opforge_all.h\"\nstatic const double base = 2.0;\n"
+              + "\n".join(decls) + "\nint main(void)\n{\n" + "\n".join(runs) + "\nreturn 0;\n}\n")
+    printed = _printed(generated, c_objects, tmp_path, "tables", source).split()
+    expected = [status["OPFORGE_OK"]] * 4 + [status["OPFORGE_ERR_ATTRIBUTE"]] * 2 + [status["OPFORGE_ERR_NULL"]]
+    assert printed == [str(s) for s in expected * len(cases) + [status["OPFORGE_ERR_ATTRIBUTE"]]], printed

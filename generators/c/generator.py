@@ -11,7 +11,7 @@ from dsl.types import DataType, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.kernels import c_emit as emit
-from generators.kernels import c_conversions, c_runtime
+from generators.kernels import c_conversions, c_runtime, fixed_point
 from generators.formatting import c_comment, clang_format
 from generators.kernels.selection import code_ops, require_compute
 
@@ -60,6 +60,15 @@ class CGenerator:
                     for i, value in enumerate(arg.possible_values):
                         parts.append(f"#define {abi.enum_constant(op, arg, i)} {i} /* {c_comment(value)} */")
             parts += [self._doc(op), *(p + ";" for p in abi.prototypes(op)), ""]
+            tables = fixed_point.api_tables(op)
+            if tables:
+                fn, protos = abi.function(op), abi.table_prototypes(op)
+                parts += [f"/* {fn}'s fixed-point table, prepared once (ADR 0043): {fn}_table checks what {fn} "
+                          f"checks and fills table for x's dtype ({', '.join(tables)}) and attributes, the output's "
+                          f"attributes and the args; {fn}_lookup then computes {fn} from it for any x and output of "
+                          "that dtype and those attributes (one shape, no broadcast), with no float work, and "
+                          "refuses others with OPFORGE_ERR_ATTRIBUTE. */",
+                          protos["table"] + ";", protos["lookup"] + ";", ""]
         for alias in ns.aliases:
             target = catalogue.resolve(alias)
             if target is None or abi.is_stream(target):

@@ -50,6 +50,8 @@ def _values(header: str, standalone: bool) -> dict:
                          "shifts": (t.shifts()[0], t.shifts()[-1]) if t.family == "Q" else None,
                          "lowest": t.lowest, "highest": t.highest} for t in F.TYPES.values()],
         "statuses": [{"name": n, "message": m} for n, m in abi.STATUS],
+        # (a table's entries: an 8-bit type's 256 bytes, or a 16-bit type's int32 knots)
+        "table_words": max((1 << 16) // F.KNOT_STEP + 1, 256 // 4),
         "ints": ints,
         "floats": floats,
     }

@@ -113,7 +113,8 @@ class ElementwiseEmitter(Emitter):
             frags.append(self.table_apply(inputs[0], t, derived))
             self.fixed_variants.append(D.Variant(name, ((inputs[0], name), (out, name))))
         body = self.body(c, inputs, args, {t.name: (derived, case) for t, derived, case in fixed}, tables)
-        return OpCode(tuple(frags), (), self.api(body), tuple(plain))
+        api = self.api(body) + (self.table_api(inputs[0], tables, args) if tables else "")
+        return OpCode(tuple(frags), (), api, tuple(plain))
 
     def plain_kernels(self, case: _Case) -> list[PlainKernel]:
         """The case's loop with an int count (a 32-bit core's natural one), and for two operands
@@ -248,20 +249,14 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
     }}
 }}""")
 
-    def table_call(self, x: str, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable,
-                   args: dict) -> list[str]:
-        """The C API's use of a table: filled on the stack from the descriptors' attributes (and the
-        op's numeric args) once per call, then read for every element; the output's attributes the
-        caller's, as a quantized model's are. Only x's own shape: no broadcast into the output."""
-        out, entries = abi.c_name(self.op.outputs[0].name), fixed_point.table_entries(derived, t)
-        stored = C_TYPE[t.storage]
-        lines = ["if (!contiguous) {",
-                 f"return opf_fail(detail, OPFORGE_ERR_SHAPE, "
-                 f"{c_string(f'{self.op.outputs[0].name}: a {t.name} table gives the shape of {x}, no broadcast')});",
-                 "}",
-                 f"{C_TYPE[fixed_point.table_storage(derived, t)]} table[{entries}];"]
+    def table_fill(self, x: str, t: F.FixedPointType, args: dict, entries: str) -> list[str]:
+        """Statements that fill ``entries`` (a table's bytes) for the descriptors' attributes and the
+        op's numeric args, by the fill of the case the args given choose; a 16-bit fill that
+        refuses returns OPFORGE_ERR_ATTRIBUTE (``TABLE_MISS``)."""
+        out = abi.c_name(self.op.outputs[0].name)
         cases = fixed_point.table_cases(self.op, t)
         optional = self.op.compute.optional  # type: ignore[union-attr]
+        lines: list[str] = []
         for k, (given, tree, case) in enumerate(cases):  # (an op of several cases: its table by the args given)
             kernel = self.table_kernel(x, t, case, tree, f"_c{k}" if len(cases) > 1 else "")
             values = []
@@ -272,7 +267,7 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
                     values.append(f"(double){value}")
                 else:
                     values.append(f"{out if tensor == 'output' else abi.c_name(tensor)}->{attribute}")
-            fill = f"{kernel.init.name}(table, {', '.join(values)})"  # type: ignore[union-attr]
+            fill = f"{kernel.init.name}({entries}, {', '.join(values)})"  # type: ignore[union-attr]
             if isinstance(case, F.InterpolatedTable):  # (its fill checks the interpolation: refused, a status)
                 miss = c_string(fixed_point.table_miss(x, t))
                 fill = f"if ({fill} != 0) {{\nreturn opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {miss});\n}}"
@@ -284,8 +279,70 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
             cond = " && ".join([f"{abi.c_name(p)} != NULL" for p in given] +
                                [f"{abi.c_name(p)} == NULL" for p in optional if p not in given]) or "true"
             lines += [f"{'if' if k == 0 else 'else if'} ({cond}) {{", fill, "}"]
-        return [*lines,
+        return lines
+
+    def table_call(self, x: str, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable,
+                   args: dict) -> list[str]:
+        """The C API's use of a table: filled on the stack from the descriptors' attributes (and the
+        op's numeric args) once per call, then read for every element; the output's attributes the
+        caller's, as a quantized model's are. Only x's own shape: no broadcast into the output."""
+        out, entries = abi.c_name(self.op.outputs[0].name), fixed_point.table_entries(derived, t)
+        stored = C_TYPE[t.storage]
+        return ["if (!contiguous) {",
+                f"return opf_fail(detail, OPFORGE_ERR_SHAPE, "
+                f"{c_string(f'{self.op.outputs[0].name}: a {t.name} table gives the shape of {x}, no broadcast')});",
+                "}",
+                f"{C_TYPE[fixed_point.table_storage(derived, t)]} table[{entries}];",
+                *self.table_fill(x, t, args, "table"),
                 f"{self.fn}_{t.name}_apply((const {stored}*){abi.c_name(x)}->data, table, ({stored}*){out}->data, n);"]
+
+    def table_api(self, x: str, tables: dict[str, F.Conversion | F.InterpolatedTable], args: dict) -> str:
+        """The prepared-table functions (ADR 0043): ``_table`` checks what the op checks and fills
+        an ``opforge_table`` once for x's dtype and attributes, the output's and the args;
+        ``_lookup`` reads it for tensors of that dtype and those attributes (refused otherwise),
+        with no float work per call."""
+        out = abi.c_name(self.op.outputs[0].name)
+        name = c_string(self.op.qualified_name)
+        protos = abi.table_prototypes(self.op)
+        fills = []
+        for type_name in tables:
+            t = F.TYPES[type_name]
+            fills += [f"case {abi.DTYPE_ENUM[t.name]}: {{", *self.table_fill(x, t, args, "table->entries"), "break;", "}"]
+        body = [f"if (table == NULL) {{ return opf_fail(detail, OPFORGE_ERR_NULL, {c_string('table: NULL')}); }}",
+                f"switch ({abi.c_name(x)}->dtype) {{", *fills,
+                "default:", f"return opf_fail(detail, OPFORGE_ERR_DTYPE, "
+                f"{c_string(f'{x}: no table for its dtype (one of ' + ', '.join(tables) + ')')});", "}",
+                f"opf_table_keep(table, {name}, {abi.c_name(x)}, {out});", "return OPFORGE_OK;"]
+        fill_text = self.api_returning(body).replace(abi.prototype(self.op), protos["table"], 1)
+        bits = " | ".join(f"OPF_DTYPE_BIT({abi.DTYPE_ENUM[n]})" for n in tables)
+        applies = []
+        for type_name, derived in tables.items():
+            t = F.TYPES[type_name]
+            stored = C_TYPE[t.storage]
+            applies += [f"case {abi.DTYPE_ENUM[t.name]}:",
+                        f"{self.fn}_{t.name}_apply((const {stored}*){abi.c_name(x)}->data, table->entries, "
+                        f"({stored}*){out}->data, n);", "break;"]
+        tensors = " ".join(
+            f"{{ const opforge_status st = opf_check_tensor({abi.c_name(n)}, {bits}); if (st != OPFORGE_OK) {{ "
+            f"return opf_fail(detail, st, {c_string(f'{n}: NULL, dtype not one of ' + ', '.join(tables) + ', rank above 8, fixed-point attributes out of range, or a bad size')}); }} }}"
+            for n in (x, self.op.outputs[0].name))
+        mismatch = c_string(f"table: filled for another op, dtype or attributes than {x}'s and "
+                            f"{self.op.outputs[0].name}'s")
+        lookup = [protos["lookup"], "{", "if (detail != NULL) { *detail = NULL; }",
+                  f"if (table == NULL) {{ return opf_fail(detail, OPFORGE_ERR_NULL, {c_string('table: NULL')}); }}",
+                  tensors,
+                  f"if (!opf_same_shape({abi.c_name(x)}, {out}) || {abi.c_name(x)}->dtype != {out}->dtype) {{",
+                  f"return opf_fail(detail, OPFORGE_ERR_SHAPE, "
+                  f"{c_string(f'{self.op.outputs[0].name}: must have the shape and dtype of {x}')});", "}",
+                  f"if (!opf_may_write_over({abi.c_name(x)}, {out}, true)) {{",
+                  f"return opf_fail(detail, OPFORGE_ERR_OVERLAP, "
+                  f"{c_string(f'{self.op.outputs[0].name} may be {x} itself, no other overlap')});", "}",
+                  f"if (!opf_table_fits(table, {name}, {abi.c_name(x)}, {out})) {{",
+                  f"return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {mismatch});", "}",
+                  f"const int64_t n = opf_numel({abi.c_name(x)});",
+                  f"switch ({abi.c_name(x)}->dtype) {{", *applies, "default:", "break;", "}",
+                  "return OPFORGE_OK;", "}"]
+        return "\n" + fill_text + "\n" + self.linkage + "\n".join(lookup) + "\n"
 
     def _d_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType, derived: F.DKernel) -> _Case:
         """A D type's case: the tensors' scales (double) and offsets as arguments, the rule's

@@ -5,7 +5,11 @@
 #define OPF_FIXED_POINT_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "opforge/opforge.h"
 
 /* real as multiplier * 2^(exponent - 31), multiplier of 31 bits: TensorFlow Lite's
  * QuantizeMultiplier (dsl.fixed_point.quantize_multiplier). round() is half away from
@@ -53,6 +57,37 @@ static inline int32_t opf_headroom(int64_t n)
 static inline float opf_q_factor(int32_t fraction_bits, int32_t shift)
 {
     return ldexpf(1.0f, fraction_bits - shift);
+}
+
+
+/* Keeps in a prepared table what it was filled for: the op, x's dtype, and both tensors'
+ * attributes (ADR 0043). */
+static inline void opf_table_keep(opforge_table* table, const char* op, const opforge_tensor* x,
+                                  const opforge_tensor* output)
+{
+    table->op = op;
+    table->dtype = x->dtype;
+    table->x_shift = x->shift;
+    table->x_offset = x->offset;
+    table->x_scale = x->scale;
+    table->output_shift = output->shift;
+    table->output_offset = output->offset;
+    table->output_scale = output->scale;
+}
+
+/* Whether a prepared table was filled by `op` for x's dtype and the attributes of x and
+ * output that its family reads: a Q type's shifts, a D type's scales and offsets. */
+static inline bool opf_table_fits(const opforge_table* table, const char* op, const opforge_tensor* x,
+                                  const opforge_tensor* output)
+{
+    if (table->op == NULL || strcmp(table->op, op) != 0 || table->dtype != x->dtype) {
+        return false;
+    }
+    if (x->dtype == OPFORGE_Q7 || x->dtype == OPFORGE_Q15 || x->dtype == OPFORGE_Q31) {
+        return table->x_shift == x->shift && table->output_shift == output->shift;
+    }
+    return table->x_scale == x->scale && table->x_offset == x->offset && table->output_scale == output->scale &&
+           table->output_offset == output->offset;
 }
 
 #endif
