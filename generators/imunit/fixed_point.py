@@ -180,7 +180,10 @@ def table_handle(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str
     size = "0"
     for k in reversed(tables):
         size = f"{x}.type == {system_type(k)} ? {k.table_bytes} : ({size})"
-    return {"name": "table", "size": size, "description": "The lookup table of the fixed-point types, filled once"}
+    return {"name": "table", "size": size,
+            "description": "The lookup table of the fixed-point types, filled once by Init, which fails where a "
+                           "16-bit table's interpolation misses the float reference by more than "
+                           f"{F.MIDPOINT_MISS} steps (the op jumps, has a pole or leaves its domain between two knots)"}
 
 
 def families(kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
