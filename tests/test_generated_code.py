@@ -473,8 +473,15 @@ for backend in ("c", "python"):
     picked = base.gather(w, np.array([2, 0]), 1, backend=backend)
     assert (picked.scale, picked.offset) == (w.scale, w.offset) and np.array_equal(picked.stored, w.stored[:, [2, 0]])
     fails(TypeError, "takes plain values", base.gather, w, fp.quantize([1.0], "d8", scale=1.0), 1, backend=backend)
-    fails(TypeError, "out= takes no fixed-point result", base.transpose, m, out=np.empty((3, 2), np.int16),
+    # out=: a move writes the stored values into it and gives it the input's attributes
+    target = fp.empty((3, 2), "q15", shift=7)
+    assert base.transpose(m, out=target, backend=backend) is target and target.shift == 2
+    assert np.array_equal(target.stored, m.stored.T)
+    fails(TypeError, "out must be a q15 FixedPointArray", base.transpose, m, out=np.empty((3, 2), np.int16),
           backend=backend)
+    fails(ValueError, "out is read-only", base.transpose, m, out=fp.quantize(np.zeros((3, 2)), "q15"), backend=backend)
+    indices = np.empty(2, np.int64)
+    assert math.argmax(w, 1, out=indices, backend=backend) is indices and indices.tolist() == np.argmax(w.stored, 1).tolist()
 empty = fp.FixedPointArray(np.zeros((0, 3), np.int16), "q15")
 for backend in ("c", "python"):  # (a mean of no elements: refused alike; a sum of none is 0)
     fails(ValueError, rules.EMPTY_MEAN, math.mean, empty, axes=(0,), backend=backend)

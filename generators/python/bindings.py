@@ -156,11 +156,14 @@ def _doc(op: Op) -> str:
         given = (f"{names} may be an opforge.fixed_point.FixedPointArray" if one else
                  f"{names} may hold opforge.fixed_point.FixedPointArrays of one type and attributes")
         whose = "its" if one else "the first one's"
+        single = len(op.outputs) == 1 and op.outputs[0].count.is_single  # (a list of results: no out= to hold them)
         outputs = (f"the result carries {whose} attributes" if carried[1]
                    else "the result (indices) is what it is for the real values, whose order the stored ones keep")
         lines += ["", "Notes", "-----",
                   *textwrap.wrap(f"{given} ({', '.join(t.name for t in moved)}): the op moves the stored integers, "
-                                 f"and {outputs}; out= is then refused.", 84)]
+                                 f"and {outputs}" + ("; out= (fixed_point.empty) takes the stored values and those "
+                                                     "attributes." if carried[1] and single else
+                                                     "; out= is then refused." if carried[1] else "."), 84)]
     messages = [c.message for _, c in op.all_constraints() if not c.backend]
     if not abi.is_stream(op):  # what the op's form refuses, on shapes and then on values (ADR 0029)
         messages += [r.message for r in op.compute.refusals(op)] + list(op.compute.value_refusals(op))
@@ -250,8 +253,10 @@ class _Binding:
         moves = bool(fixed_point.api_moves(op))
         if fixed or moves:
             self.fixed_point_operands()
-        if moves:  # (the op's own kernels move the stored values; its result then carries the attributes)
-            self.add("    _fp.no_out(_op, out)")
+        if moves:  # (the op's own kernels move the stored values into out=, if given; it then takes the attributes)
+            self.add("_fixed_out = None",
+                     "if _fixed is not None:",
+                     "    _fixed_out, out = _fp.move_out(_op, _fixed, _fixed_given, out)")
         self.tensors()
         self.args()
         self.constraints()
@@ -445,7 +450,7 @@ class _Binding:
             result = "_rt.finish(written, out)"
         if fixed_point.api_moves(op):  # (FixedPointArrays in: the result carries their attributes)
             self.add(f"_result = {result}",
-                     "return _result if _fixed is None else _fp.moved(_op, _fixed, _fixed_given, _result)")
+                     "return _result if _fixed is None else _fp.moved(_op, _fixed, _fixed_given, _result, _fixed_out)")
         else:
             self.add(f"return {result}")
 

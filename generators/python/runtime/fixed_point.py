@@ -331,10 +331,12 @@ def stand_ins(given: dict[str, Any], dtypes: tuple[str, ...]) -> list[Any]:
     return [one(value) for value in given.values()]
 
 
-def moved(op: str, found: _rules.Kernel, given: dict[str, Any], result: Any) -> Any:
+def moved(op: str, found: _rules.Kernel, given: dict[str, Any], result: Any,
+          out: FixedPointArray | None = None) -> Any:
     """A move's result (its own kernels ran on the stored values): each output that carries
     the type as a FixedPointArray of the first input's attributes, as the C API passes them
-    along; an arg reduction's indices as they are."""
+    along (``out``, where given, takes them: it holds the result already); an arg
+    reduction's indices as they are."""
     first = next(v for name, v in _flat(tuple(given.items())) if name in found.inputs)
 
     def wrap(array: np.ndarray) -> FixedPointArray:
@@ -342,14 +344,30 @@ def moved(op: str, found: _rules.Kernel, given: dict[str, Any], result: Any) -> 
 
     if not found.moved:
         return result
+    if out is not None:
+        out._shift, out._scale, out._offset = first._shift, first._scale, first._offset
+        return out
     return [wrap(r) for r in result] if isinstance(result, list) else wrap(result)
 
 
-def no_out(op: str, out: Any) -> None:
-    """A move of fixed-point tensors gives new FixedPointArrays: ``out=`` is refused."""
-    if out is not None:
-        raise TypeError(f"{op}: out= takes no fixed-point result of a move (its result carries the input's "
-                        "attributes): leave it out")
+def move_out(op: str, found: _rules.Kernel, given: dict[str, Any], out: Any) -> tuple[Any, Any]:
+    """(the FixedPointArray ``out=`` of a move, what the op's own call writes into): a writable
+    FixedPointArray of the inputs' type (:func:`empty`), whose stored array the op's kernels
+    fill and whose attributes become the first input's, as the C API sets a move's output's;
+    an arg reduction's indices take a plain integer array, as without fixed point."""
+    if out is None or not found.moved:
+        if isinstance(out, FixedPointArray):
+            raise TypeError(f"{op}: out must be a plain integer array (the result holds indices), not {_kind(out)}")
+        return None, out
+    t = next(v for name, v in _flat(tuple(given.items())) if name in found.inputs)._type
+    if isinstance(out, (list, tuple)):
+        raise TypeError(f"{op}: out= takes no list of fixed-point results (each carries the input's attributes): "
+                        "leave it out")
+    if not isinstance(out, FixedPointArray) or out._type is not t:
+        raise TypeError(f"{op}: out must be a {t.name} FixedPointArray (fixed_point.empty), not {_kind(out)}")
+    if not out._stored.flags.writeable:
+        raise ValueError(f"{op}: out is read-only (make it with fixed_point.empty)")
+    return out, out._stored
 
 
 def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape: tuple[int, ...], out: Any,
