@@ -554,14 +554,14 @@ KNOT_STEP = 1 << KNOT_BITS
 #: range between two knots (exp on Q15 then missed by 101 steps). 2**23 keeps a knots'
 #: difference times a fraction (below KNOT_STEP) within int32.
 KNOT_LIMIT = 1 << 23
-#: The most the interpolation may miss the exact stored output by at a knot interval's
-#: midpoint: every fill checks all of them, and refuses the attributes and args otherwise.
-#: A smooth op misses by its curvature over 128 stored values (measured at most 6.4 steps
-#: where the catalogue's ops are accepted); a jump, a pole or a domain edge by hundreds.
-MIDPOINT_MISS = 8
+#: The most a 16-bit table's value may differ from the exact stored output, at any input: every
+#: fill checks all 65,536 and refuses the attributes and args otherwise. A smooth op misses by
+#: its curvature over 128 stored values (at most 6.4 steps where the benchmark's attributes
+#: accept the catalogue's ops); a jump, a pole or a domain edge between two knots by hundreds.
+TABLE_BOUND = 8
 TABLE_MISS = ("{name}: a {type} table's interpolation misses the float reference by more than {miss} steps "
-              "between two knots at these attributes and args (the op jumps, has a pole or leaves its domain "
-              "there)")
+              "at these attributes and args (the op jumps, has a pole, leaves its domain or bends too fast "
+              "between two knots)")
 
 
 @attrs.frozen
@@ -573,19 +573,19 @@ class InterpolatedTable:
     +-KNOT_LIMIT rather than saturated to the type: an interpolation is no conversion, and rounded
     knots centre its error); ``index`` and ``fraction`` (over the stored input ``x``, int32) say which
     knots an input falls between and how far; ``value`` (over ``base``, the knot below, ``next``, the
-    knot above, and ``fraction``, int32) interpolates, rounding half up, and saturates. ``midpoint``
-    (over ``knot``, the entry's rule at an interval's midpoint, ``x = lowest + i * KNOT_STEP +
-    KNOT_STEP / 2``) is the exact stored output there: the fill evaluates the rule every half
-    interval, keeps the knots, compares each midpoint with ``value`` at ``fraction = KNOT_STEP / 2``
-    and refuses where they differ by more than MIDPOINT_MISS (:data:`TABLE_MISS`). A jump, a pole or
-    a domain edge between two knots misses there by half of itself or more; a smooth op's error
-    is largest near the midpoint, and a kink's at most twice what the midpoint shows."""
+    knot above, and ``fraction``, int32) interpolates, rounding half up, and saturates. ``exact``
+    (over ``knot``, the entry's rule at any stored input) is the exact stored output there: the
+    fill evaluates the rule at every stored input, keeps the knots, and compares every other
+    input's ``exact`` with its ``value``, refusing where one differs by more than TABLE_BOUND
+    (:data:`TABLE_MISS`). No midpoint or sample would do: a jump can fall between any two of
+    them (floor at Q15 shift 9 jumps every 64 stored values, on the midpoints), a pole's reach
+    can be one stored value."""
 
     entry: Conversion
     index: SExpr
     fraction: SExpr
     value: Conversion
-    midpoint: Conversion
+    exact: Conversion
 
     @property
     def knots(self) -> int:
@@ -609,9 +609,9 @@ def interpolated_table(tree: SExpr, source: FixedPointType, target: FixedPointTy
         entry = attrs.evolve(entry, value=_call("round_half_even", entry.value))
     clamped = _call("minimum", _call("maximum", entry.value, SConst(-KNOT_LIMIT)), SConst(KNOT_LIMIT))
     entry = attrs.evolve(entry, value=clamped, storage="int32")  # (a NaN stays NaN, then cast's 0)
-    # (the knot rule at a midpoint, saturated: what an exact table would store there)
-    midpoint = Conversion(_saturated(SSym("knot"), target), "int32", target.storage)
-    return InterpolatedTable(entry, index, fraction, value, midpoint)
+    # (the knot rule at any input, saturated: what an exact table would store there)
+    exact = Conversion(_saturated(SSym("knot"), target), "int32", target.storage)
+    return InterpolatedTable(entry, index, fraction, value, exact)
 
 
 def lookup_table(tree: SExpr, t: FixedPointType, name: str = "x") -> Conversion | InterpolatedTable | None:
@@ -862,10 +862,10 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
     if isinstance(derived, InterpolatedTable):
         return Summary(f"{derived.knots} knots of the float reference, interpolated in int32 (TensorFlow Lite "
                        "Micro's int16 activations), saturated after", None,
-                       f"within {MIDPOINT_MISS} steps at every interval's midpoint, which the fill checks: it "
-                       "refuses the attributes and args where the op jumps, has a pole or leaves its domain between "
-                       "two knots (floor, sign, log near 0). Where the op bends smoothly the midpoint is the worst "
-                       "place (within a step); a kink between two knots misses by at most twice as much elsewhere. "
+                       f"within {TABLE_BOUND} steps of the exact result (rounded to a step) at every input, which "
+                       "the fill checks "
+                       "(all 65,536): it refuses the attributes and args where the op jumps, has a pole, leaves its "
+                       "domain or bends too fast between two knots (floor, sign, log near 0). "
                        "Each op's measured maximum is in docs/fixed-point.md")
     if isinstance(derived, Conversion):
         if derived.value == X:

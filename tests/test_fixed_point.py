@@ -840,6 +840,48 @@ def test_a_q15_op_interpolates_its_513_knots(qualified: str, shift_in: int, shif
     assert error.max() <= bound, (qualified, error.max())
 
 
+#: Where a 16-bit fill refuses (ADR 0041), at fine attributes (Q15 shifts 0 to 7, D16 scales
+#: 2^-12 and 0.001) and at every attribute tried (Q15 shifts 0 to 15; D16 scales up to 0.5, offsets
+#: from -32767 to 20000): a pole at 0, which every 16-bit table holds, everywhere; floor's jumps
+#: where they exceed the bound (not at a coarse step, where one jump is within 8 steps, nor where
+#: they fall on the knots' midpoints, from Q15 shift 9 on, which no sample of the inputs would
+#: catch); tanh where 128 stored values span its bend (Q15 shifts 8 to 11); sigmoid nowhere.
+REFUSALS = {"math.log": ("all", "all"), "math.reciprocal": ("all", "all"), "math.floor": ("all", "some"),
+            "math.tanh": ("none", "some"), "math.sigmoid": ("none", "none")}
+
+
+@pytest.mark.parametrize("t", [F.Q15, F.D16], ids=lambda t: t.system)
+@pytest.mark.parametrize("qualified", list(REFUSALS))
+def test_a_16_bit_fill_refuses_where_its_interpolation_misses(qualified: str, t: F.FixedPointType) -> None:
+    """ADR 0041: the fill (the package's NumPy lines, as C's) checks every stored input and raises
+    TABLE_MISS where one misses the exact result by more than TABLE_BOUND steps (REFUSALS)."""
+    table = F.interpolated_table(_tree(qualified), t, t)
+    if t.family == "Q":
+        attributes = [{"x_factor": F.q_factor(t, s), "output_factor": F.q_factor(t, s)} for s in range(0, 16)]
+        fine = [s < 8 for s in range(0, 16)]
+    else:
+        scales = (2.0**-12, 0.001, 0.01, 0.5)
+        attributes = [{"x_scale": s, "x_offset": o, "output_scale": s, "output_offset": 0}
+                      for s in scales for o in (-32767, -1000, 0, 20000)]
+        fine = [a["x_scale"] <= 0.001 for a in attributes]
+    refused = []
+    for values in attributes:
+        space = {"np": np, "_k": numpy_runtime, "stored_x": np.arange(4, dtype=t.storage), **values}
+        try:
+            with np.errstate(all="ignore"):
+                exec("\n".join(R.numpy_table(table, t, "stored_x", {k: (k, "float64") for k in values})), space)
+            refused.append(False)
+        except ValueError as miss:
+            assert str(miss) == R.table_miss("x", t)
+            refused.append(True)
+    at_fine = [r for r, f in zip(refused, fine) if f]
+    kinds = {"all": all, "none": lambda r: not any(r), "some": lambda r: any(r) and not all(r)}
+    where_fine, anywhere = REFUSALS[qualified]
+    assert kinds[where_fine](at_fine) and kinds[anywhere](refused), (qualified, list(zip(attributes, refused)))
+    if qualified == "math.floor" and t.family == "Q":  # (its jumps on the midpoints, 64 stored values apart)
+        assert refused[9:12] == [True] * 3 and refused[12:] == [False] * 4, refused
+
+
 @pytest.mark.parametrize("t", [F.D8, F.D16], ids=lambda t: t.system)
 @pytest.mark.parametrize("qualified", ["math.sum", "math.mean", "math.max", "math.min"])
 def test_d_reductions_rescale_once(qualified: str, t: F.FixedPointType, runtime: Path, tmp_path: Path) -> None:

@@ -374,7 +374,7 @@ def test_the_sliding_window_queues_fixed_point_frames(generated: GeneratedProjec
 
 def test_a_16_bit_table_refuses_where_its_interpolation_misses(generated: GeneratedProjects, c_objects: list[Path],
                                                                tmp_path: Path) -> None:
-    """A 16-bit table's fill checks its interpolation at every knot interval's midpoint: where the
+    """A 16-bit table's fill checks its interpolation at every stored input: where the
     op jumps (floor), has a pole (log1p at -1) or bends too fast for its knots (sqrt at 0), the call
     is refused with OPFORGE_ERR_ATTRIBUTE, nothing written; where it bends smoothly (tanh, exp,
     whose knots now run past the output's range and saturate after the interpolation), it gives
@@ -416,7 +416,7 @@ def test_a_16_bit_table_refuses_where_its_interpolation_misses(generated: Genera
             else:
                 real, step = x * given["scale"], made["scale"]
             exact = np.clip({"math.tanh": np.tanh, "math.exp": np.exp}[qualified](real) / step, t.lowest, t.highest)
-            assert np.abs(values - exact).max() <= F.MIDPOINT_MISS + 1, (qualified, t.system)
+            assert np.abs(values - exact).max() <= F.TABLE_BOUND + 1, (qualified, t.system)
 
 
 def _conversion_call(k: int, function: str, x: tuple[str, np.ndarray, dict], output: tuple[str, dict],

@@ -183,7 +183,8 @@ def table_handle(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str
     return {"name": "table", "size": size,
             "description": "The lookup table of the fixed-point types, filled once by Init, which fails where a "
                            "16-bit table's interpolation misses the float reference by more than "
-                           f"{F.MIDPOINT_MISS} steps (the op jumps, has a pole or leaves its domain between two knots)"}
+                           f"{F.TABLE_BOUND} steps at some input (the op jumps, has a pole or leaves its domain "
+                           "between two knots)"}
 
 
 def families(kernels: Sequence[c_emit.PlainKernel]) -> list[str]:

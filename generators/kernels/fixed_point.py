@@ -166,35 +166,39 @@ def table_bytes(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPoin
 
 def table_miss(name: str, t: F.FixedPointType) -> str:
     """The words of a fill that refuses (:data:`dsl.fixed_point.TABLE_MISS`)."""
-    return F.TABLE_MISS.format(name=name, type=t.name, miss=F.MIDPOINT_MISS)
+    return F.TABLE_MISS.format(name=name, type=t.name, miss=F.TABLE_BOUND)
 
 
 def c_table_fill(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType, entries: str,
                  env: dict[str, scalar_c.Value]) -> str:
     """A loop that fills ``entries`` (the table) from the float reference: entry ``i`` is the
     op on stored input ``lowest + i``, by the rule of ``table_entry`` in float64; ``env`` names
-    the per-call attributes (``x_factor``, ...). A 16-bit table's loop runs every half interval:
-    a knot (``lowest + i * KNOT_STEP``) is kept, a midpoint saturated and compared with the
-    interpolation between its knots once the knot after it is in: ``return -2``
-    (IPWIN_RET_ERROR) where they differ by more than MIDPOINT_MISS (``InterpolatedTable``)."""
+    the per-call attributes (``x_factor``, ...). A 16-bit table's loop runs over every stored
+    input and one past the last: a knot (every KNOT_STEP) is kept; any other input's exact
+    output waits in ``pending`` until the knot after it is in, and is then compared with the
+    interpolation: ``return -2`` (IPWIN_RET_ERROR) where they differ by more than TABLE_BOUND
+    (``InterpolatedTable``). The op's tree is inlined once."""
     if not isinstance(derived, F.InterpolatedTable):
         return (f"for (int i = 0; i < {table_entries(derived, source)}; i++) {{\n"
                 f"    const double s = (double)({source.lowest} + i);\n    (void)s;\n"
                 f"    {c_statement(derived, f'{entries}[i]', env | {'x': ('s', 'float64')})}\n}}")
-    half = F.KNOT_STEP // 2
-    got = c_statement(derived.value, "got", {"base": (f"{entries}[j / 2 - 1]", "int32"),
-                                             "next": (f"{entries}[j / 2]", "int32"), "fraction": (str(half), "int32")})
-    return (f"int32_t exact = 0;\n"
-            f"for (int j = 0; j < {2 * derived.knots - 1}; j++) {{\n"
-            f"    const double s = (double)({source.lowest} + j * {half});\n    (void)s;\n"
+    step, bound = F.KNOT_STEP, F.TABLE_BOUND
+    got = c_statement(derived.value, "got", {"base": (f"{entries}[k - 1]", "int32"), "next": ("knot", "int32"),
+                                             "fraction": ("q", "int32")})
+    return (f"int32_t pending[{step - 1}];\n"
+            f"for (int32_t j = 0; j <= {1 << source.bits}; j++) {{\n"
+            f"    const double s = (double)({source.lowest} + j);\n    (void)s;\n"
             f"    int32_t knot;\n"
             f"    {c_statement(derived.entry, 'knot', env | {'x': ('s', 'float64')})}\n"
-            f"    if (j % 2 != 0) {{\n"
-            f"        {c_statement(derived.midpoint, 'exact', {'knot': ('knot', 'int32')})}\n"
+            f"    const int32_t r = j & {step - 1};\n"
+            f"    if (r != 0) {{\n"
+            f"        {c_statement(derived.exact, 'pending[r - 1]', {'knot': ('knot', 'int32')})}\n"
             f"        continue;\n    }}\n"
-            f"    {entries}[j / 2] = knot;\n"
-            f"    if (j > 0) {{\n        int32_t got;\n        {got}\n"
-            f"        if (exact - got > {F.MIDPOINT_MISS} || got - exact > {F.MIDPOINT_MISS}) {{\n"
+            f"    const int32_t k = j >> {F.KNOT_BITS};\n"
+            f"    {entries}[k] = knot;\n"
+            f"    for (int32_t q = 1; k > 0 && q < {step}; q++) {{\n"
+            f"        int32_t got;\n        {got}\n"
+            f"        if (pending[q - 1] - got > {bound} || got - pending[q - 1] > {bound}) {{\n"
             f"            return -2;\n        }}\n    }}\n}}")
 
 
@@ -222,16 +226,20 @@ def numpy_table(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPoin
         # (an entry that ignores the input, zeros_like's, is one value: as many as the entries)
         return [*lines, *fill, f"table = np.broadcast_to(np.asarray({code}), s.shape)",
                 f"result = table[np.asarray({x}).astype(np.int32) - ({source.lowest})]"]
-    half = F.KNOT_STEP // 2  # (every half interval: the knots, and the midpoints the fill checks)
-    lines = [f"s = ({source.lowest} + {half} * np.arange({2 * derived.knots - 1})).astype(np.float64)"]
+    # (every stored input and one past the last: the knots, and every input's exact output to check)
+    lines = [f"s = ({source.lowest} + np.arange({(1 << source.bits) + 1})).astype(np.float64)"]
     fill, code = numpy_lines(derived.entry, env | {"x": ("s", "float64")})
-    lines += [*fill, f"knot = np.broadcast_to(np.asarray({code}), s.shape)", "table = knot[0::2]"]
-    exact, exact_code = numpy_lines(derived.midpoint, {"knot": ("knot[1::2]", "int32")})
-    got, got_code = numpy_lines(derived.value, {"base": ("table[:-1]", "int32"), "next": ("table[1:]", "int32"),
-                                                "fraction": (f"np.int32({half})", "int32")})
+    lines += [*fill, f"knot = np.broadcast_to(np.asarray({code}), s.shape)", f"table = knot[::{F.KNOT_STEP}]"]
+    exact, exact_code = numpy_lines(derived.exact, {"knot": ("knot[:-1]", "int32")})
+    inputs = {"x": (f"np.arange({source.lowest}, {source.highest + 1}, dtype=np.int32)", "int32")}
+    lines += [f"k = {scalar_numpy.render(derived.index, 'int32', inputs)[0]}",
+              f"f = {scalar_numpy.render(derived.fraction, 'int32', inputs)[0]}"]
+    got, got_code = numpy_lines(derived.value, {"base": ("table[k].astype(np.int32)", "int32"),
+                                                "next": ("table[k + 1].astype(np.int32)", "int32"),
+                                                "fraction": ("f", "int32")})
     lines += [*exact, f"exact = np.asarray({exact_code}).astype(np.int32)",
               *got, f"got = np.asarray({got_code}).astype(np.int32)",
-              f"if np.any(np.abs(exact - got) > {F.MIDPOINT_MISS}):",
+              f"if np.any(np.abs(exact - got) > {F.TABLE_BOUND}):",
               f"    raise ValueError({table_miss(name, source)!r})",
               f"stored = np.asarray({x}).astype(np.int32)"]
     scalar = {"x": ("stored", "int32")}
