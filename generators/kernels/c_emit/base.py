@@ -415,15 +415,16 @@ class Emitter:
     def api(self, body: list[str]) -> str:
         return self.api_returning(body + ["return OPFORGE_OK;"])
 
-    def api_returning(self, body: list[str]) -> str:
-        """The API function: the common checks, then ``body``, which returns."""
+    def api_returning(self, body: list[str], prototype: str | None = None) -> str:
+        """The API function (``prototype``, by default the op's): the common checks, then ``body``,
+        which returns."""
         lines = self.checks() + self.moves() + body
         text = "\n".join(lines)
         # An arg the op's compute never reads still is a parameter: keep -Wunused-parameter quiet.
         unread = [p.name for p in abi.parameters(self.op) if p.role in ("arg", "optional", "array", "count")
                   and not re.search(rf"\b{re.escape(p.name)}\b", text)]
         voids = "".join(f"(void){name};\n" for name in unread)
-        return self.linkage + abi.prototype(self.op) + "\n{\n" + voids + text + "\n}\n"
+        return self.linkage + (prototype or abi.prototype(self.op)) + "\n{\n" + voids + text + "\n}\n"
 
     @staticmethod
     def axis_sizes(x: str, axis: str) -> list[str]:

@@ -313,7 +313,7 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
                 "default:", f"return opf_fail(detail, OPFORGE_ERR_DTYPE, "
                 f"{c_string(f'{x}: no table for its dtype (one of ' + ', '.join(tables) + ')')});", "}",
                 f"opf_table_keep(table, {name}, {abi.c_name(x)}, {out});", "return OPFORGE_OK;"]
-        fill_text = self.api_returning(body).replace(abi.prototype(self.op), protos["table"], 1)
+        fill_text = self.api_returning(body, protos["table"])
         bits = " | ".join(f"OPF_DTYPE_BIT({abi.DTYPE_ENUM[n]})" for n in tables)
         applies = []
         for type_name, derived in tables.items():
