@@ -16,6 +16,7 @@ from dsl.types import DataType
 from generators import abi
 from generators.kernels import c_shapes, fixed_point
 from generators.kernels.c_constraints import CConstraintRenderer
+from generators.kernels.c_emit.fixed_point_api import same_attributes
 from generators.formatting import c_comment, c_string
 from generators.kernels.scalar_c import SUFFIX
 from generators.kernels.selection import variants_of
@@ -397,12 +398,9 @@ class Emitter:
         lines: list[str] = []
         for name in ins:
             whose = "every tensor must have the first one's" if name in self.lists else f"must have {ins[0]}'s"
-            message = c_string(F.SAME_ATTRIBUTES.format(name=name, whose=whose, type=t.name,
-                                                        attributes=" and ".join(t.attributes)))
             others = [f"{abi.c_name(name)}[k]"] if name in self.lists else [] if name == ins[0] else [abi.c_name(name)]
             for other in others:
-                differ = " || ".join(f"{other}->{a} != {first}->{a}" for a in t.attributes)
-                check = [f"if ({differ}) {{", f"return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {message});", "}"]
+                check = same_attributes(t, other, first, name, whose)
                 lines += ([f"for (int32_t k = 1; k < {abi.c_name(name)}_count; k++) {{", *check, "}"]
                           if name in self.lists else check)
         for o in outs:

@@ -1,6 +1,6 @@
 """What a C API function does around its fixed-point kernel, whatever its form (ADR 0040): a Q
 output's shift, the form's rule over the inputs' shifts, computed before the call and refused
-where it leaves the type's range."""
+where it leaves the type's range; and a tensor refused where its attributes are not another's."""
 
 from __future__ import annotations
 
@@ -29,3 +29,13 @@ def q_output_shift(output: str, t: F.FixedPointType, tree: SExpr, env: dict[str,
         lines += [f"if (output_shift < {low} || output_shift > {high}) {{",
                   f"return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {c_string(message)});", "}"]
     return lines
+
+
+def same_attributes(t: F.FixedPointType, tensor: str, reference: str, name: str, whose: str) -> list[str]:
+    """C lines returning OPFORGE_ERR_ATTRIBUTE (``SAME_ATTRIBUTES``'s words for ``name`` and
+    ``whose``) where the descriptor ``tensor`` does not hold the attributes of ``t`` that
+    ``reference`` holds (a join's tensors, a stream's frames)."""
+    message = c_string(F.SAME_ATTRIBUTES.format(name=name, whose=whose, type=t.name,
+                                                attributes=" and ".join(t.attributes)))
+    differ = " || ".join(f"{tensor}->{a} != {reference}->{a}" for a in t.attributes)
+    return [f"if ({differ}) {{", f"return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {message});", "}"]

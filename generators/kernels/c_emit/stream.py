@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dsl import compute as C
 from dsl import expr as E
-from dsl import fixed_point as F
 from generators import abi
 from generators.formatting import c_string
 from generators.kernels import c_shapes, fixed_point
 from generators.kernels.c_emit.base import Emitter, OpCode, mask
+from generators.kernels.c_emit.fixed_point_api import same_attributes
 
 _CLEAR = "if (detail != NULL) {\n*detail = NULL;\n}"
 
@@ -26,11 +26,8 @@ class StreamEmitter(Emitter):
         """x, enqueued, must hold the frames' attributes (a fixed-point type's only)."""
         lines = ["switch (s->dtype) {"]
         for t in fixed_point.moves(self.op):
-            message = c_string(F.SAME_ATTRIBUTES.format(name="x", whose="must have the frames'", type=t.name,
-                                                        attributes=" and ".join(t.attributes)))
-            differ = " || ".join(f"x->{a} != s->{a}" for a in t.attributes)
-            lines += [f"case {abi.DTYPE_ENUM[t.name]}:", f"if ({differ}) {{",
-                      f"return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {message});", "}", "break;"]
+            lines += [f"case {abi.DTYPE_ENUM[t.name]}:", *same_attributes(t, "x", "s", "x", "must have the frames'"),
+                      "break;"]
         return [*lines, "default:", "break;", "}"]
 
     def emit(self) -> OpCode:
