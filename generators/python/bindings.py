@@ -503,6 +503,10 @@ class _Binding:
         return py_name(p.source)
 
 
+#: The keywords of a stream whose frames may be of a fixed-point type (its constructor's and function's).
+_FRAME_ATTRIBUTES = ", shift: int | None = None, scale: float | None = None, offset: int | None = None"
+
+
 def stream_binding(op: Op) -> str:
     """A stateful op: a class (queue in a state buffer) and a factory function named after the op."""
     cls = class_name(op)
@@ -510,8 +514,7 @@ def stream_binding(op: Op) -> str:
     doc = docstring_text("\n\n".join(doc_tokens.texts(op, Language.PYTHON, doc_tokens.NODE_SCOPES, cls, "numpy.ndarray")))
     c = op.compute
     fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: ADR 0040)
-    attributes = (", shift: int | None = None, scale: float | None = None, offset: int | None = None"
-                  if fixed else "")
+    attributes = _FRAME_ATTRIBUTES if fixed else ""
     passed = ", shift=shift, scale=scale, offset=offset" if fixed else ""
     kinds = ("\n\n    dtype may be a fixed-point type (\"q15\", with shift=; \"d8\", with scale= and offset=): the\n"
              "    frames enqueued are then FixedPointArrays of those attributes, and each window dequeued one."
@@ -544,8 +547,7 @@ def _stream_init(op: Op) -> str:
         for _, k in op.all_constraints()
         if not k.backend and "input" not in {r.kind for r in E.param_refs(k.expr)})
     fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: ADR 0040)
-    attributes = (", shift: int | None = None, scale: float | None = None, offset: int | None = None"
-                  if fixed else "")
+    attributes = _FRAME_ATTRIBUTES if fixed else ""
     kind = ("        self._fixed = _fp.frames_type(_op, dtype, shift, scale, offset)\n"
             "        if self._fixed is not None:\n            dtype = self._fixed.stored.dtype.name\n" if fixed else "")
     return f'''    def __init__(self, {c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",

@@ -102,6 +102,14 @@ class FixedPointArray(NDArrayOperatorsMixin):
         made._stored, made._type, made._shift, made._scale, made._offset = stored, t, shift, scale, offset
         return made
 
+    def _like(self, stored: ArrayLike) -> "FixedPointArray":
+        """``stored`` (copied) as an array of this one's type and attributes."""
+        return FixedPointArray._made(np.array(stored), self._type, self._shift, self._scale, self._offset)
+
+    def _same_attributes(self, other: "FixedPointArray") -> bool:
+        """Whether ``other`` holds this one's attributes (its stored values then mean the same)."""
+        return (self._shift, self._scale, self._offset) == (other._shift, other._scale, other._offset)
+
     @property
     def stored(self) -> np.ndarray:
         """The stored integers (read-only, but in :func:`empty`'s)."""
@@ -143,7 +151,7 @@ class FixedPointArray(NDArrayOperatorsMixin):
 
     def __getitem__(self, key: Any) -> "FixedPointArray":
         """A part, with the same attributes (they are the whole tensor's)."""
-        return FixedPointArray._made(np.array(self._stored[key]), self._type, self._shift, self._scale, self._offset)
+        return self._like(self._stored[key])
 
     def real(self) -> np.ndarray:
         """The real values, float32 (a new array)."""
@@ -307,7 +315,7 @@ def kernel(op: str, given: tuple[tuple[str, Any], ...]) -> _rules.Kernel | None:
     carried = [(name, value) for name, value in flat if name in found.inputs]
     lead_name, lead = carried[0]
     for name, value in carried[1:] if found.moved is not None else ():
-        if (value._shift, value._scale, value._offset) != (lead._shift, lead._scale, lead._offset):
+        if not value._same_attributes(lead):
             listed = name == lead_name
             raise ValueError(f"{op}: " + _rules.SAME_ATTRIBUTES.format(
                 name=name, whose="every tensor must have the first one's" if listed else f"must have {lead_name}'s",
@@ -338,16 +346,12 @@ def moved(op: str, found: _rules.Kernel, given: dict[str, Any], result: Any,
     along (``out``, where given, takes them: it holds the result already); an arg
     reduction's indices as they are."""
     first = next(v for name, v in _flat(tuple(given.items())) if name in found.inputs)
-
-    def wrap(array: np.ndarray) -> FixedPointArray:
-        return FixedPointArray._made(np.array(array), first._type, first._shift, first._scale, first._offset)
-
     if not found.moved:
         return result
     if out is not None:
         out._shift, out._scale, out._offset = first._shift, first._scale, first._offset
         return out
-    return [wrap(r) for r in result] if isinstance(result, list) else wrap(result)
+    return [first._like(r) for r in result] if isinstance(result, list) else first._like(result)
 
 
 def move_out(op: str, found: _rules.Kernel, given: dict[str, Any], out: Any) -> tuple[Any, Any]:
@@ -493,7 +497,7 @@ def frames(op: str, kind: FixedPointArray, x: Any) -> np.ndarray:
     """The stored values of frames enqueued into a stream of ``kind``'s type and attributes."""
     if not isinstance(x, FixedPointArray) or x._type is not kind._type:
         raise TypeError(f"{op}: x must be a {kind.type} FixedPointArray as the frames are, not {_kind(x)}")
-    if (x._shift, x._scale, x._offset) != (kind._shift, kind._scale, kind._offset):
+    if not x._same_attributes(kind):
         raise ValueError(f"{op}: " + _rules.SAME_ATTRIBUTES.format(
             name="x", whose="must have the frames'", type=kind.type, attributes=" and ".join(kind._type.attributes)))
     return x._stored
@@ -501,4 +505,4 @@ def frames(op: str, kind: FixedPointArray, x: Any) -> np.ndarray:
 
 def window(kind: FixedPointArray, stored: np.ndarray) -> FixedPointArray:
     """A window dequeued from a stream of ``kind``: its stored values with the frames' attributes."""
-    return FixedPointArray._made(np.array(stored), kind._type, kind._shift, kind._scale, kind._offset)
+    return kind._like(stored)
