@@ -49,12 +49,14 @@ def _descriptor(name: str, dtype: str, array: np.ndarray, attributes: dict) -> t
 
 
 class _Program:
-    """Calls of the API, one after the other, each printing its status, output shift and values."""
+    """Calls of the API, one after the other, each printing its status, output shift and values
+    (a float exactly: %.17g of its double)."""
 
     def __init__(self) -> None:
         self.decls: list[str] = []
         self.runs: list[str] = []
         self.sizes: list[int] = []
+        self.parsers: list[type] = []
 
     def call(self, function: str, inputs: dict[str, tuple[str, np.ndarray, dict]],
              output: tuple[str, tuple[int, ...], dict], in_place: str | None = None, axes: tuple[int, ...] | None = None) -> None:
@@ -76,22 +78,25 @@ class _Program:
             self.decls.append(decl)
         else:
             out = f"c{k}_{in_place}"
+        real = storage in ("float32", "float64")
+        shown = "%.17g\\n\", (double)" if real else "%lld\\n\", (long long)"
         self.runs.append(f"""{{ const char* detail = NULL;
     const opforge_status st = {function}({", ".join(f"&{n}" for n in names)}, {between}&{out}, &detail);
     printf("%d %d\\n", (int)st, (int){out}.shift);
     for (int64_t i = 0; st == OPFORGE_OK && i < {int(np.prod(shape))}; i++) {{
-        printf("%lld\\n", (long long)(({C_TYPE[storage]}*){out}.data)[i]);
+        printf("{shown}(({C_TYPE[storage]}*){out}.data)[i]);
     }} }}""")
         self.sizes.append(int(np.prod(shape)))
+        self.parsers.append(float if real else int)
 
     def run(self, generated: GeneratedProjects, objects: list[Path], tmp_path: Path) -> list[tuple[int, int, np.ndarray]]:
         source = ("#include <math.h>\n#include <stdio.h>\n#include \"opforge/opforge_all.h\"\n" + "\n".join(self.decls)
                   + "\nint main(void)\n{\n" + "\n".join(self.runs) + "\nreturn 0;\n}\n")
         words = iter(_printed(generated, objects, tmp_path, "calls", source).split())
         results = []
-        for size in self.sizes:
+        for size, parse in zip(self.sizes, self.parsers):
             status, shift = int(next(words)), int(next(words))
-            values = np.array([int(next(words)) for _ in range(size)] if status == 0 else [])
+            values = np.array([parse(next(words)) for _ in range(size)] if status == 0 else [])
             results.append((status, shift, values))
         return results
 
@@ -419,24 +424,6 @@ def test_a_16_bit_table_refuses_where_its_interpolation_misses(generated: Genera
             assert np.abs(values - exact).max() <= F.TABLE_BOUND + 1, (qualified, t.system)
 
 
-def _conversion_call(k: int, function: str, x: tuple[str, np.ndarray, dict], output: tuple[str, dict],
-                     shape: tuple[int, ...] | None = None) -> tuple[str, str]:
-    """(declarations, statements) of one conversion (the output of x's shape, or ``shape``): its
-    status, then its values (a float's bits)."""
-    (dtype, array, attributes), (out_dtype, out_attributes) = x, output
-    storage = F.TYPES[out_dtype].storage if out_dtype in F.TYPES else out_dtype
-    out = np.zeros(array.shape if shape is None else shape, storage)
-    declared = [_descriptor(f"c{k}_x", dtype, array, attributes)[0],
-                _descriptor(f"c{k}_out", out_dtype, out, out_attributes)[0]]
-    show = ('{ uint32_t bits; memcpy(&bits, &v[i], sizeof bits); printf("%08x\\n", (unsigned)bits); }'
-            if storage == "float32" else 'printf("%lld\\n", (long long)v[i]);')
-    return "\n".join(declared), f"""{{ const char* detail = NULL;
-    const opforge_status st = {function}(&c{k}_x, &c{k}_out, &detail);
-    const {C_TYPE[storage]}* v = (const {C_TYPE[storage]}*)c{k}_out.data;
-    printf("%d\\n", (int)st);
-    for (int64_t i = 0; st == OPFORGE_OK && i < {out.size}; i++) {show} }}"""
-
-
 def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: GeneratedProjects, c_objects: list[Path],
                                                             tmp_path: Path) -> None:
     """opforge_quantize, opforge_dequantize, opforge_requantize and opforge_bit_utilization: the
@@ -498,39 +485,34 @@ def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: Generated
            ("opforge_quantize", ("float32", real[:5], {}), ("q15", {"shift": 0}), real.shape),
            ("opforge_quantize", ("float32", real, {}), ("q15", {"shift": 500}), None),
            ("opforge_bit_utilization", ("d8", quantized(F.D8, attributes["d8"]), attributes["d8"]), ("int8", {}), None)]
-    decls, runs = [], []
-    for k, (function, x, output, _) in enumerate(calls):
-        decl, run = _conversion_call(k, function, x, output)
-        decls.append(decl)
-        runs.append(run)
-    for j, (function, x, output, shape) in enumerate(bad):
-        decl, run = _conversion_call(len(calls) + j, function, x, output, shape)
-        decls.append(decl)
-        runs.append(run)
-    # in place: two dtypes over the same bytes would alias two types: refused both ways
-    decls.append(f"{c_array('own', real, 'float32', const=False)}\n"
-                 f"opforge_tensor own_x = {{.data = own, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {{{real.size}}}}};\n"
-                 f"opforge_tensor own_q = {{.data = own, .dtype = OPFORGE_Q15, .rank = 1, .shape = {{{real.size}}}, "
-                 f".shift = 1}};")
-    runs.append("""{ const char* detail = NULL;
-    printf("%d %d\\n", (int)opforge_quantize(&own_x, &own_q, &detail), (int)opforge_dequantize(&own_q, &own_x, &detail)); }""")
-    source = ("#include <math.h>\n#include <stdio.h>\n#include <string.h>\n#include \"opforge/opforge_all.h\"\n"
-              + "\n".join(decls) + "\nint main(void)\n{\n" + "\n".join(runs) + "\nreturn 0;\n}\n")
-    words = iter(_printed(generated, c_objects, tmp_path, "conversions", source).split())
-    for function, x, output, expected in calls:
-        status = int(next(words))
+    program = _Program()
+    for function, (dtype, array, given), (out_dtype, made), _ in calls:
+        program.call(function, {"x": (dtype, array, given)}, (out_dtype, array.shape, made))
+    for function, (dtype, array, given), (out_dtype, made), shape in bad:
+        program.call(function, {"x": (dtype, array, given)}, (out_dtype, shape or array.shape, made))
+    got = program.run(generated, c_objects, tmp_path)
+    for (function, x, output, expected), (status, _, printed) in zip(calls, got):
         assert status == 0, (function, x[0], output[0], status)
-        got = [next(words) for _ in range(expected.size)]
-        if expected.dtype == np.float32:
-            assert got == [f"{b:08x}" for b in expected.view(np.uint32)], (function, x[0], output[0])
+        if expected.dtype == np.float32:  # (the float's digits: exact, as its bits)
+            assert np.array_equal(printed.astype(np.float32).view(np.uint32), expected.view(np.uint32)), \
+                (function, x[0], output[0])
         else:
-            assert [int(w) for w in got] == expected.astype(np.int64).tolist(), (function, x[0], output[0])
-    statuses = [int(next(words)) for _ in bad]  # (refused: no values printed)
+            assert printed.astype(np.int64).tolist() == expected.astype(np.int64).tolist(), (function, x[0], output[0])
+    statuses = [status for status, _, _ in got[len(calls):]]  # (refused: no values printed)
     names = {n: abi.STATUS.index(next(s for s in abi.STATUS if s[0] == n)) for n in
              ("OPFORGE_ERR_DTYPE", "OPFORGE_ERR_SHAPE", "OPFORGE_ERR_ATTRIBUTE", "OPFORGE_ERR_OVERLAP")}
     assert statuses == [names["OPFORGE_ERR_DTYPE"], names["OPFORGE_ERR_SHAPE"], names["OPFORGE_ERR_ATTRIBUTE"],
                         names["OPFORGE_ERR_DTYPE"]], statuses
-    assert [int(next(words)), int(next(words))] == [names["OPFORGE_ERR_OVERLAP"]] * 2
+    # in place: two dtypes over the same bytes would alias two types: refused both ways
+    source = (f"#include <math.h>\n#include <stdio.h>\n#include \"opforge/opforge_all.h\"\n"
+              f"{c_array('own', real, 'float32', const=False)}\n"
+              f"opforge_tensor own_x = {{.data = own, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {{{real.size}}}}};\n"
+              f"opforge_tensor own_q = {{.data = own, .dtype = OPFORGE_Q15, .rank = 1, .shape = {{{real.size}}}, "
+              ".shift = 1};\nint main(void)\n{\nconst char* detail = NULL;\n"
+              'printf("%d %d\\n", (int)opforge_quantize(&own_x, &own_q, &detail), '
+              "(int)opforge_dequantize(&own_q, &own_x, &detail));\nreturn 0;\n}\n")
+    overlaps = _printed(generated, c_objects, tmp_path, "overlaps", source).split()
+    assert overlaps == [str(names["OPFORGE_ERR_OVERLAP"])] * 2, overlaps
 
 
 def test_a_prepared_table_computes_what_the_op_computes(generated: GeneratedProjects, c_objects: list[Path],
