@@ -768,12 +768,89 @@ def d_contraction(form: object, t: FixedPointType) -> DContraction | str:
     return DContraction((inputs[0], inputs[1]), product, Conversion(value, "int64", t.storage, tuple(let.bound)))
 
 
+# ------------------------------------------------- clamps: minima and maxima with real bounds
+
+#: Why a clamp refuses a NaN bound: its float result is NaN everywhere, which no stored value holds.
+CLAMP_NAN = ("{name}: a {type} clamp's bound must be a number, not NaN (the float result would be NaN "
+             "everywhere, which no stored value holds)")
+
+
+def factor_of(t: FixedPointType, name: str) -> SExpr:
+    """Tensor ``name``'s :func:`q_factor` as a tree over its ``<name>_shift`` (for the targets
+    that compute it per call: 2**(N - shift) is exact in float64)."""
+    return _call("pow", SConst(2.0), _call("sub", SConst(t.fraction_bits), SSym(shift_of(name))))
+
+
+@attrs.frozen
+class Clamp:
+    """A unary op whose tree takes only minima and maxima of its input and real bounds (its args,
+    constants): clip, relu6, hard_tanh. Each bound becomes a stored value of the input's type
+    once a call (``bounds``: per-call name -> the type's :func:`from_real` of the bound, in
+    float64, at the input's attributes; the reference library's Clip quantizes its min and max
+    so), and ``value`` is the tree on the stored input and those; the output keeps the input's
+    attributes. Exact: from_real is monotone and gives each stored value back from its real
+    value, so it commutes with minima and maxima (CMSIS-DSP's ``arm_clip_q15`` on the bounds so
+    converted). A NaN bound is refused (``CLAMP_NAN``)."""
+
+    input: str
+    family: str  # the type's: which attributes the bounds read and the output takes
+    args: tuple[str, ...]  # the op's args the bounds read, in the op's order
+    bounds: tuple[tuple[str, Conversion], ...]
+    value: Conversion
+
+    @property
+    def per_call(self) -> tuple[tuple[str, Conversion], ...]:
+        return self.bounds
+
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        """The input's attributes, which the bounds read and the output takes."""
+        return ((shift_of(self.input),) if self.family == "Q"
+                else (f"{self.input}_scale", f"{self.input}_offset"))
+
+
+def clamp(tree: SExpr, t: FixedPointType, name: str, args: tuple[str, ...]) -> Clamp | None:
+    """The clamp of a unary op whose tree is minima and maxima of its input ``name``, its
+    ``args`` and number constants (:class:`Clamp`), or None for any other tree."""
+    bounds: dict[SExpr, str] = {}
+    let = _Lets()  # (an inner minimum or maximum, named: a tree would repeat it where read twice)
+
+    def stored(node: SExpr, top: bool = False) -> SExpr | None:
+        if node == SSym(name):
+            return node
+        if (isinstance(node, SSym) and node.name in args) or (
+                isinstance(node, SConst) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)):
+            label = node.name if isinstance(node, SSym) else f"bound{len(bounds)}"
+            return SSym(bounds.setdefault(node, f"{label}_stored"))
+        if isinstance(node, SCall) and node.fn in ("minimum", "maximum") and len(node.args) == 2:
+            parts = [stored(a) for a in node.args]
+            if None in parts:
+                return None
+            value = _call(node.fn, *parts)  # type: ignore[arg-type]
+            return value if top else let("clamped", value, t.storage)
+        return None
+
+    if not (isinstance(tree, SCall) and tree.fn in ("minimum", "maximum")):
+        return None
+    value = stored(tree, top=True)
+    if value is None or not bounds or name not in symbols(value).union(*(symbols(v) for _, _, v in let.bound)):
+        return None
+    rule = from_real(t)
+    per_input = ({FACTOR: factor_of(t, name)} if t.family == "Q"
+                 else {SCALE: SSym(f"{name}_scale"), OFFSET: SSym(f"{name}_offset")})
+    converted = tuple((label, Conversion(substitute(substitute(rule.value, per_input), {"x": bound}), "float64",
+                                         t.storage)) for bound, label in bounds.items())
+    used = tuple(a for a in args if SSym(a) in bounds)
+    return Clamp(name, t.family, used, converted, Conversion(value, t.storage, None, tuple(let.bound)))
+
+
 # ------------------------------------------------------------------- what an op derives, or why not
 
 #: Forms that move stored values without computing on them: a fixed-point tensor passes through
 #: with its attributes (a tensor list's parts share them).
 MOVES = ("layout", "stream", "join", "parts")
-Derived = QKernel | DKernel | Conversion | InterpolatedTable | QReduction | DReduction | QContraction | DContraction
+Derived = (QKernel | DKernel | Clamp | Conversion | InterpolatedTable | QReduction | DReduction | QContraction
+           | DContraction)
 
 
 def _integer_only(tree: SExpr) -> bool:
@@ -808,10 +885,14 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
         tree = form.case(())  # type: ignore[union-attr]
         if _integer_only(tree):
             return "it is a bit or logic operation, which has no fixed-point meaning"
+        inputs = [p.name for p in getattr(op, "inputs", ())]
+        if len(inputs) == 1:
+            clamped = clamp(tree, t, inputs[0], tuple(a.name for a in getattr(op, "args", ())))
+            if clamped is not None:
+                return clamped
         derived = q_kernel(tree, t) if t.family == "Q" else d_kernel(tree, t)
         if not isinstance(derived, str):
             return derived
-        inputs = [p.name for p in getattr(op, "inputs", ())]
         if len(inputs) == 1:
             return lookup_table(tree, t, inputs[0]) or f"a table of a 32-bit type is too large, and {derived}"
         return f"{derived}, and a lookup table takes one input"
@@ -835,6 +916,7 @@ class Summary:
     method: str
     output_shift: SExpr | None
     bound: str
+    keeps: bool = False  # the output keeps the input's attributes (a move's, a clamp's)
 
 
 def summary(derived: Derived, t: FixedPointType) -> Summary:
@@ -859,6 +941,14 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
                            "exact wherever the real values differ by more than 2^-8 of the larger scale")
         return Summary(f"TensorFlow Lite's integer {derived.kind} (31-bit multipliers, gemmlowp's rounding), "
                        "saturated", None, "within 1 step")
+    if isinstance(derived, Clamp):
+        cmsis = f" (CMSIS-DSP's arm_clip_{t.name})" if t.family == "Q" else ""
+        return Summary("each bound converted to the input's stored values once a call (its from-real rule, as the "
+                       f"reference library's Clip quantizes its bounds), then minima and maxima of the stored values"
+                       f"{cmsis}: the output keeps the input's attributes",
+                       SSym(shift_of(derived.input)) if t.family == "Q" else None,
+                       "exact: the stored conversion of the clamp of the real values (a bound between two "
+                       "steps rounded by the type's from-real rule; a NaN bound is refused)", keeps=True)
     if isinstance(derived, InterpolatedTable):
         return Summary(f"{derived.knots} knots of the float reference, interpolated in int32 (TensorFlow Lite "
                        "Micro's int16 activations), saturated after", None,
@@ -870,7 +960,7 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
     if isinstance(derived, Conversion):
         if derived.value == X:
             return Summary("the stored values themselves: the output keeps the input's attributes", SSym(
-                shift_of("x")) if t.family == "Q" else None, "exact")
+                shift_of("x")) if t.family == "Q" else None, "exact", keeps=True)
         return Summary(f"a table of the float reference, one entry per stored {t.system} value", None,
                        "within 1 step (the output's conversion of the exact value)")
     if isinstance(derived, (QReduction, DReduction)):

@@ -409,6 +409,28 @@ def stored_values(t: F.FixedPointType, shape: tuple[int, ...], seed: int) -> np.
     return values.astype(t.storage).reshape(shape)
 
 
+def clamped_exactly(t: F.FixedPointType, stored: np.ndarray, tree: F.SExpr, args: dict[str, float],
+                    attributes: dict) -> np.ndarray:
+    """The op's tree on the exact real values of ``stored`` and the real bounds (float64), converted
+    by the type's from-real rule in float64: what a clamp promises, exactly."""
+    if t.family == "Q":
+        factor = 2.0 ** (t.fraction_bits - attributes["shift"])
+        real, back = stored / factor, (lambda v: np.trunc(v * factor))
+    else:
+        scale, offset = attributes["scale"], attributes["offset"]
+        real, back = (stored.astype(np.float64) - offset) * scale, (lambda v: np.round(v / scale) + offset)
+    env = {"x": real, **args}
+
+    def value(node: F.SExpr) -> np.ndarray:
+        if isinstance(node, F.SConst):
+            return np.float64(node.value)
+        if isinstance(node, F.SSym):
+            return env[node.name]
+        return {"minimum": np.minimum, "maximum": np.maximum}[node.fn](*map(value, node.args))
+
+    return np.clip(back(value(tree)), t.lowest, t.highest).astype(np.int64)
+
+
 def _stored(t: F.FixedPointType, seed: int, n: int = 400) -> np.ndarray:
     rng = np.random.default_rng(seed)
     edges = [t.lowest, t.highest, 0, 1, -1, t.lowest + 1, t.highest - 1]

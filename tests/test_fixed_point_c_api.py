@@ -8,6 +8,7 @@ Attributes outside a type's range are refused with a status."""
 from __future__ import annotations
 
 import collections
+import math
 import subprocess
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from generators.kernels import fixed_point as R
 from generators.kernels import numpy_runtime
 from generators.kernels.scalar_c import C_TYPE, c_array
 from generators.kernels.selection import code_ops
-from test_fixed_point import _attributes, _numpy, _real, stored_values
+from test_fixed_point import _attributes, _numpy, _real, clamped_exactly, stored_values
 
 CATALOGUE = loader.load(ROOT / "ops").catalogue
 TYPES = [F.Q7, F.Q15, F.Q31, F.D8, F.D16]
@@ -57,15 +58,18 @@ class _Program:
         self.runs: list[str] = []
         self.sizes: list[int] = []
         self.parsers: list[type] = []
+        self.attributes: list[tuple[float, int]] = []  # (after run: each output's scale and offset)
 
     def call(self, function: str, inputs: dict[str, tuple[str, np.ndarray, dict]],
-             output: tuple[str, tuple[int, ...], dict], in_place: str | None = None, axes: tuple[int, ...] | None = None) -> None:
-        """``axes``: a reduction's (its array, its count, keep_dims false), between the inputs and the output."""
+             output: tuple[str, tuple[int, ...], dict], in_place: str | None = None,
+             axes: tuple[int, ...] | None = None, args: tuple[str, ...] = ()) -> None:
+        """``axes``: a reduction's (its array, its count, keep_dims false), between the inputs and the output;
+        ``args``: C expressions there."""
         k = len(self.sizes)
-        between = ""
+        between = "".join(f"{a}, " for a in args)
         if axes is not None:
             self.decls.append(f"static const int64_t c{k}_axes[] = {{{', '.join(map(str, axes)) or '0'}}};")
-            between = f"c{k}_axes, {len(axes)}, false, "
+            between += f"c{k}_axes, {len(axes)}, false, "
         names = []
         for n, (dtype, array, attributes) in inputs.items():
             decl, name = _descriptor(f"c{k}_{n}", dtype, array, attributes)
@@ -82,7 +86,7 @@ class _Program:
         shown = "%.17g\\n\", (double)" if real else "%lld\\n\", (long long)"
         self.runs.append(f"""{{ const char* detail = NULL;
     const opforge_status st = {function}({", ".join(f"&{n}" for n in names)}, {between}&{out}, &detail);
-    printf("%d %d\\n", (int)st, (int){out}.shift);
+    printf("%d %d %.17g %d\\n", (int)st, (int){out}.shift, {out}.scale, (int){out}.offset);
     for (int64_t i = 0; st == OPFORGE_OK && i < {int(np.prod(shape))}; i++) {{
         printf("{shown}(({C_TYPE[storage]}*){out}.data)[i]);
     }} }}""")
@@ -96,6 +100,7 @@ class _Program:
         results = []
         for size, parse in zip(self.sizes, self.parsers):
             status, shift = int(next(words)), int(next(words))
+            self.attributes.append((float(next(words)), int(next(words))))  # (the output's scale and offset)
             values = np.array([parse(next(words)) for _ in range(size)] if status == 0 else [])
             results.append((status, shift, values))
         return results
@@ -562,3 +567,57 @@ def test_a_prepared_table_computes_what_the_op_computes(generated: GeneratedProj
     printed = _printed(generated, c_objects, tmp_path, "tables", source).split()
     expected = [status["OPFORGE_OK"]] * 4 + [status["OPFORGE_ERR_ATTRIBUTE"]] * 2 + [status["OPFORGE_ERR_NULL"]]
     assert printed == [str(s) for s in expected * len(cases) + [status["OPFORGE_ERR_ATTRIBUTE"]]], printed
+
+
+#: Every (op, type) whose tree is a clamp: minima and maxima of the input and real bounds.
+CLAMPS = [(op, t, d) for ns in CATALOGUE.namespaces for op in code_ops(ns) for t in F.TYPES.values()
+          if isinstance(d := F.derive(op, t), F.Clamp)]
+#: Each clamp op's args, as a call gives them: bounds between steps and beyond the type's range.
+CLAMP_ARGS = {"math.clip_by_value": [(-0.3, 1.1), (-1e9, 0.7), (0.25, 0.25)], "nn.relu6": [(0.0,), (-0.55,)],
+              "nn.hard_tanh": [()]}
+
+
+def test_c_api_clamps_are_exact_cmsis_dsp_s_arm_clip_and_refuse_a_nan_bound(
+        generated: GeneratedProjects, c_objects: list[Path], tmp_path: Path) -> None:
+    """clip_by_value, relu6 and hard_tanh in every Q and D type: each bound converted to a stored
+    value by the type's from-real rule, then minima and maxima of the stored values. The result
+    is the rule on the exact real values (no step lost, Q31 and D32 included), in Q CMSIS-DSP's
+    arm_clip on the bounds so converted, and the output takes the input's attributes whatever
+    its descriptor held; a NaN bound is refused (OPFORGE_ERR_ARG)."""
+    program, cases = _Program(), []
+    for op, t, derived in CLAMPS:
+        tree = op.compute.case(())
+        for k, given in enumerate(CLAMP_ARGS[op.qualified_name]):
+            attributes = {"shift": (-2, 0, 5)[k % 3]} if t.family == "Q" else {"scale": (0.05, 0.003)[k % 2],
+                                                                             "offset": (3, -11)[k % 2]}
+            x = stored_values(t, (40,), 9 + k)
+            args = dict(zip([a.name for a in op.args], given))
+            program.call(abi.function(op), {"x": (t.name, x, attributes)},
+                         (t.name, (40,), {"shift": 99} if t.family == "Q" else {"scale": 7.0, "offset": 1}),
+                         args=tuple(repr(float(v)) for v in given))
+            cases.append((op, t, derived, x, args, attributes, clamped_exactly(t, x, tree, args, attributes)))
+    refusals = []
+    for op, t, _ in CLAMPS:
+        attributes = {"shift": 1} if t.family == "Q" else {"scale": 0.5, "offset": 0}
+        for nan in range(len(op.args)):  # (clip's constraint, min <= max, refuses a NaN first)
+            program.call(abi.function(op), {"x": (t.name, stored_values(t, (4,), 1), attributes)},
+                         (t.name, (4,), attributes),
+                         args=tuple("NAN" if j == nan else "0.5" for j in range(len(op.args))))
+            refusals.append("OPFORGE_ERR_CONSTRAINT" if op.constraints else "OPFORGE_ERR_ARG")
+    got = program.run(generated, c_objects, tmp_path)
+    statuses = [abi.STATUS[status][0] for status, _, _ in got[len(cases):]]
+    assert statuses == refusals and "OPFORGE_ERR_ARG" in statuses, statuses
+    for (op, t, derived, x, args, attributes, exact), (status, shift, values), kept in zip(cases, got,
+                                                                                            program.attributes):
+        name = f"{op.qualified_name} {t.system} {args}"
+        assert status == 0 and values.tolist() == exact.tolist(), name
+        assert (shift == attributes["shift"] if t.family == "Q"
+                else kept == (float(attributes["scale"]), attributes["offset"])), (name, shift, kept)
+        if t.family == "Q":
+            bounds = R.numpy_bound_lines(derived, t, {a: repr(v) for a, v in args.items()})
+            scope: dict = {"np": np, "math": math, "_k": numpy_runtime, F.shift_of("x"): attributes["shift"]}
+            exec("\n".join(bounds), scope)  # (the package's own rendering of the bounds' rule)
+            lo, hi = (scope[n] for n, _ in derived.bounds)  # (each clamp's: a maximum, then a minimum)
+            theirs = getattr(dsp, f"arm_clip_{t.name}")(x, lo, hi)
+            assert np.array_equal(np.asarray(theirs, dtype=np.int64), exact), name
+    assert {(op.qualified_name, t.name) for op, t, _ in CLAMPS} >= {("math.clip_by_value", n) for n in F.TYPES}

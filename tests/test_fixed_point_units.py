@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, GeneratedProjects
-from test_fixed_point import stored_values
+from test_fixed_point import clamped_exactly, stored_values
 from dsl import fixed_point as F
 from dsl import loader
 from dsl import compute as C
@@ -538,8 +538,7 @@ TABLES = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
           and all(a.type in (DataType.FLOATING_POINT, DataType.NUMERIC) for a in op.args)
           and all(isinstance(F.derive(op, t), (F.Conversion, F.InterpolatedTable)) for t in (F.Q7, F.Q15, F.D8, F.D16))]
 #: The issue's activations, compiled and run; the others are resolved (Init and body) only.
-TABLES_RUN = ["math.exp", "math.sqrt", "math.tanh", "math.sigmoid", "nn.relu", "nn.relu6", "nn.softsign", "math.clip_by_value",
-              "math.log"]
+TABLES_RUN = ["math.exp", "math.sqrt", "math.tanh", "math.sigmoid", "nn.relu", "nn.softsign", "math.log"]
 #: Each table unit with its args at their defaults, and an op of several cases with the other case
 #: chosen too (log with a base: its Init fills the table of ln(x) / ln(base)).
 TABLE_CALLS = [(op, {}) for op in TABLES] + [(op, {"use_base": True, "base": 2.0}) for op in TABLES
@@ -646,3 +645,51 @@ def test_a_table_unit_fills_its_handle_in_init_and_reads_it(op: object, case: di
                                    (np.arange(x.size) < 512))  # (every 8-bit value; the 16-bit knots)
         worst = np.max(np.abs(from_c[at].astype(np.float64) - ideal[at]))
         assert worst <= 1, f"{qualified} {t.system}: {worst} steps from exact"
+
+
+#: Every op whose tree is a clamp (minima and maxima of its input and real bounds), in every type.
+CLAMP_OPS = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
+             if all(isinstance(F.derive(op, t), F.Clamp) for t in F.TYPES.values())]
+CLAMP_ATTRIBUTES = {"Q": ({"shift": 0}, {"shift": 3}),
+                    "D": ({"scale": 0.05, "offset": -3}, {"scale": 0.004, "offset": 9})}
+
+
+def test_the_clamps_are_clip_relu6_and_hard_tanh() -> None:
+    assert {op.qualified_name for op in CLAMP_OPS} == {"math.clip_by_value", "nn.relu6", "nn.hard_tanh"}
+
+
+@pytest.mark.parametrize("op", CLAMP_OPS, ids=lambda op: op.qualified_name)
+def test_a_clamp_unit_converts_its_bounds_in_expressions_and_clips_the_stored_values(op: object, out: Path,
+                                                                                     tmp_path: Path) -> None:
+    """In every Q and D type the unit's Expressions convert each bound to a stored value (the type's
+    from-real rule, as the reference library's Clip quantizes its min and max), its C kernel (CMSIS-DSP's
+    arm_clip in Q) and its Python take them, and both give the op's tree on the exact real values; the
+    output socket keeps the input's attributes, and a NaN bound is refused by an Assert."""
+    qualified = op.qualified_name  # type: ignore[attr-defined]
+    ns, name = qualified.split(".")
+    folder = out / ns / name
+    unit = _unit(folder, name)
+    tree = op.compute.case(())  # type: ignore[attr-defined]
+    given = {"clip_value_min": -0.3, "clip_value_max": 0.45, "cutoff": -0.05}
+    calls, checks = [], []
+    for k, t in enumerate(F.TYPES.values()):
+        for attributes in CLAMP_ATTRIBUTES[t.family]:
+            x = stored_values(t, (5, 8), seed=k)
+            options = {a.name: given[a.name] for a in op.args}  # type: ignore[attr-defined]
+            inputs = {"x": Tensor(VALUE_TYPES[t.system], Shape(x.shape), **{f"{a}_": v for a, v in attributes.items()})}
+            declared = checker.outputs(folder / f"{name}.imunit", inputs, options)["output"]
+            assert {a: getattr(declared, f"{a}_") for a in attributes} == attributes, (t.system, declared)
+            picked = checker.chosen_calls(unit, inputs, options)
+            (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
+            assert c_impl.get("fragment", "").endswith(f"_{t.name}"), (t.system, c_impl.get("fragment"))
+            from_py = _run_python(folder, name, py_impl, py_args, {"x": x}, "output", np.empty(x.shape, t.storage))
+            calls.append(_Call(c_impl, c_args, {"x": x}, "output", t.storage, x.size))
+            checks.append((f"{qualified} {t.system} {attributes}", from_py,
+                           clamped_exactly(t, x, tree, options, attributes)))
+            if op.args:  # type: ignore[attr-defined]
+                nan = {a: float("nan") for a in options}
+                with pytest.raises(checker.Refused, match="bound must be a number, not NaN|must not exceed"):
+                    checker.chosen_calls(unit, inputs, nan)
+    for (what, from_py, exact), from_c in zip(checks, _run_c(folder, calls, tmp_path)):
+        np.testing.assert_array_equal(from_c.reshape(from_py.shape), from_py, err_msg=f"{what}: C and Python")
+        np.testing.assert_array_equal(from_c.astype(np.int64).reshape(-1), exact.reshape(-1), err_msg=what)

@@ -1120,9 +1120,8 @@ def test_units_take_the_element_types_of_the_real_units_of_their_job(out: Path) 
 #: The Q types a real unit of the same job takes and opforge's does not (issue 20 asks for every
 #: op whose real unit takes a Q type, with the same types), and why.
 Q_GAPS = {
-    # a table of a 32-bit type would hold 2^32 entries: clip needs its bounds quantized instead
-    # (arm_clip_q31), log CMSIS-DSP's arm_vlog_q31 (a normalised mantissa and its exponent)
-    "math/clip_by_value": {"Q31"},
+    # a table of a 32-bit type would hold 2^32 entries: log needs CMSIS-DSP's arm_vlog_q31 (a
+    # normalised mantissa and its exponent)
     "math/log": {"Q31"},  # (its Q15 is offered, but every fill refuses: test_fixed_point's log test)
     # a norm's square root after the sum has no Q form yet (arm_sqrt_q15's Newton steps)
     "math/norm2": {"Q15", "Q31"},

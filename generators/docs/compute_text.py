@@ -201,8 +201,7 @@ def fixed_point_rows(op: Op) -> list[dict[str, str]]:
         if F.HEADROOM in (C.symbols(s.output_shift) if s.output_shift is not None else ()):
             shift += ", h = ceil(log2 n) for n values summed"
         attributes = (f"shift {shift}" if t.family == "Q" else
-                      "scale and offset: the caller's" if "stored values themselves" not in s.method else
-                      "the input's scale and offset")
+                      "the input's scale and offset" if s.keeps else "scale and offset: the caller's")
         if s.output_shift is None and "compared" in s.method:
             attributes = "a bool"
         rows.append({"type": t.system, "method": s.method, "attributes": attributes, "bound": s.bound})

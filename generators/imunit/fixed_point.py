@@ -29,8 +29,8 @@ def expression(tree: SExpr, sizes: Mapping[str, str] | None = None) -> str:
     """An attribute tree (over ``<tensor>_shift``, and the kernel's sizes, which ``sizes`` names
     as the unit's Expressions) in Imaginet's expression language."""
     sizes = sizes or {}
-    if isinstance(tree, SConst):
-        return str(int(tree.value))
+    if isinstance(tree, SConst):  # (a shift's integers; a clamp's real bounds and factors)
+        return str(tree.value) if isinstance(tree.value, float) else str(int(tree.value))
     if isinstance(tree, SSym) and tree.name in sizes:
         return sizes[tree.name]
     if isinstance(tree, SSym):
@@ -49,7 +49,26 @@ def expression(tree: SExpr, sizes: Mapping[str, str] | None = None) -> str:
         return f"{_MATH[tree.fn]}({args[0]}, {args[1]})"
     if tree.fn == "neg" and len(args) == 1:
         return f"(-{args[0]})"
+    if tree.fn in _SPELLED:
+        return _SPELLED[tree.fn].format(*args)
     raise ValueError(f"{tree.fn}: no Imaginet spelling")
+
+
+#: Imaginet's spelling of the functions a conversion from real values calls (a clamp's bounds):
+#: ``round`` rounds half to even (.NET's Math.Round), ``pow`` of 2 is exact, a NaN differs from itself.
+_SPELLED = {"div": "({} / {})", "pow": "pow({}, {})", "round_half_even": "round({})", "isnan": "({0} != {0})",
+            "where": "({} ? {} : {})"}
+
+
+def conversion_expression(conversion: F.Conversion, names: Mapping[str, str]) -> str:
+    """A conversion to a stored integer (a clamp's bound: :func:`dsl.fixed_point.clamp`) in
+    Imaginet's expression language, its symbols the tensors' attributes and ``names`` (the args'
+    options): the value, then cast's rule (truncated toward zero, saturated; a NaN is refused
+    before, by the unit's contract)."""
+    assert not conversion.lets and conversion.storage is not None, conversion
+    t = next(t for t in F.TYPES.values() if t.storage == conversion.storage)
+    value = expression(conversion.value, names)
+    return f"Math.max(Math.min(trunc({value}), {t.highest}), {t.lowest})"
 
 
 def sizes(kernel: c_emit.PlainKernel) -> dict[str, str]:
@@ -70,14 +89,39 @@ def conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     return [f"{i.name}.type == {system_type(kernel)}" for i in op.inputs]
 
 
-def expressions(kernels: Sequence[c_emit.PlainKernel]) -> list[dict[str, str]]:
-    """The per-call values the fixed-point kernels take, each once (every type's the same)."""
+def expressions(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[dict[str, str]]:
+    """The per-call values the fixed-point kernels take, each once (every type's the same); a
+    clamp's stored bounds, which each type converts by its own rule, chosen by the input's type."""
     out: dict[str, dict[str, str]] = {}
+    by_type: dict[str, dict[str, str]] = {}
+    args = {a.name: units.value(op, a.name) for a in op.args}
     for kernel in of(kernels):
         for name, tree in kernel.per_call:
+            if isinstance(tree, F.Conversion):
+                by_type.setdefault(name, {})[system_type(kernel)] = conversion_expression(tree, args)
+                continue
             element = {"name": name, "value": expression(tree, sizes(kernel))}
             assert out.setdefault(name, element) == element, (name, element)
+    x = units.first_tensor(op) if by_type else ""
+    for name, values in by_type.items():
+        chosen = "0"  # (a type without the bound: a float input's, never read)
+        for system, value in reversed(values.items()):
+            chosen = f"{x}.type == {system} ? {value} : ({chosen})"
+        out[name] = {"name": name, "value": chosen}
     return list(out.values())
+
+
+def clamp_contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
+    """A clamp's bounds must be numbers for its fixed-point types (``CLAMP_NAN``): the float
+    result of a NaN bound is NaN everywhere, which no stored value holds."""
+    clamps = {k.fixed_point: d for k in of(kernels) if isinstance(d := F.derive(op, F.TYPES[k.fixed_point]), F.Clamp)}
+    if not clamps:
+        return []
+    x = units.first_tensor(op)
+    types = " || ".join(sorted(f"{x}.type == System.{F.TYPES[t].system}" for t in clamps))
+    read = dict.fromkeys(a for d in clamps.values() for a in d.args)
+    return [(f"!({types}) || {units.value(op, a)} == {units.value(op, a)}",
+             F.CLAMP_NAN.format(name=a, type=f"{{{x}.type}}")) for a in read]
 
 
 def output_attributes(kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str]:
@@ -279,7 +323,7 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) 
     for name in dict.fromkeys(k.fixed_point for k in of(kernels)):
         t = F.TYPES[name]
         derived = F.derive(op, t)
-        if isinstance(derived, (F.QKernel, F.DKernel)):
+        if isinstance(derived, (F.QKernel, F.DKernel, F.Clamp)):
             lines = R.numpy_elementwise_lines(derived, inputs, per_call)
         elif isinstance(derived, (F.QContraction, F.DContraction)):
             lines = R.numpy_contraction_lines(derived, inputs)

@@ -185,7 +185,8 @@ class ImunitGenerator:
         self._sockets_and_options(params, op, legacy, () if legacy else kernels)
         self._outputs(params, op, hidden_tag, adapter, legacy, () if legacy else kernels)
         contracts = ET.SubElement(unit, "Contracts")
-        moved = [] if legacy else fixed_point.moved_contracts(op) + fixed_point.table_contracts(op, kernels)
+        moved = [] if legacy else (fixed_point.moved_contracts(op) + fixed_point.table_contracts(op, kernels)
+                                   + fixed_point.clamp_contracts(op, kernels))
         for test, error in units.contracts(op, legacy) + plain.contracts(op, () if legacy else kernels) + moved:
             ET.SubElement(contracts, "Assert", {"test": test, "error": error})
         self._implementations(unit, params, op, legacy, hidden_tag, kernels, adapter)
@@ -260,7 +261,7 @@ class ImunitGenerator:
         kernels = () if legacy else tuple(given)
         for attributes in plain.expressions(op, kernels):  # the sizes the plain kernels take, each once
             ET.SubElement(params, hidden_tag, attributes)
-        for attributes in fixed_point.expressions(kernels):  # (and the shifts the Q kernels take)
+        for attributes in fixed_point.expressions(op, kernels):  # (and the shifts the Q kernels take)
             ET.SubElement(params, hidden_tag, attributes)
         handle = fixed_point.table_handle(op, kernels)
         if handle is not None:  # (a table, filled once by Init: the guide's stateful pattern, 9.2)

@@ -45,13 +45,13 @@ def takes_fixed_point(op: Op) -> bool:
             and all(abi.scalar_dtype(a.type) in ("int64", "float64") for a in op.args))
 
 
-def api_kernels(op: Op) -> dict[str, F.QKernel | F.DKernel]:
-    """The elementwise Q and D kernels an op's tree derives, by type name: what the C API and
-    the Python package take fixed-point tensors through (ADR 0040)."""
+def api_kernels(op: Op) -> dict[str, F.QKernel | F.DKernel | F.Clamp]:
+    """The elementwise Q and D kernels an op's tree derives (clamps among them), by type name:
+    what the C API and the Python package take fixed-point tensors through (ADR 0040)."""
     if not takes_fixed_point(op):
         return {}
     derived = {t.name: F.derive(op, t) for t in F.TYPES.values()}
-    return {name: d for name, d in derived.items() if isinstance(d, (F.QKernel, F.DKernel))}
+    return {name: d for name, d in derived.items() if isinstance(d, (F.QKernel, F.DKernel, F.Clamp))}
 
 
 def api_tables(op: Op) -> dict[str, F.Conversion | F.InterpolatedTable]:
@@ -119,12 +119,13 @@ def api_takes(op: Op) -> bool:
 
 def sets_attributes(op: Op) -> set[str]:
     """The types whose output attributes the op sets rather than reads (ADR 0040): a move's
-    (the first input's), a Q result's shift (the form's). The C API neither reads nor checks
-    them in the output descriptor; a D result's scale and offset, a table's output attributes,
-    are read."""
+    and a clamp's (the first input's), a Q result's shift (the form's). The C API neither reads
+    nor checks them in the output descriptor; a D result's scale and offset, a table's output
+    attributes, are read."""
     set_here = {t.name for t in api_moves(op)}
     for name, d in {**api_kernels(op), **api_reductions(op)}.items():
-        if isinstance(d, (F.QReduction, F.QContraction)) or (isinstance(d, F.QKernel) and d.output_shift is not None):
+        if isinstance(d, (F.QReduction, F.QContraction, F.Clamp)) or (
+                isinstance(d, F.QKernel) and d.output_shift is not None):
             set_here.add(name)
     return set_here
 
@@ -293,13 +294,15 @@ def numpy_multiplier_lines(multipliers: tuple[tuple[str, SExpr], ...], scales: l
     return lines, names
 
 
-def numpy_elementwise_lines(derived: F.QKernel | F.DKernel, inputs: list[str], per_call: list[str]) -> list[str]:
-    """A Q kernel's per-call values are the unit's; a D kernel's multipliers come from the scales
-    here, by the same trees and the same ``quantize_multiplier`` as the C kernel's."""
+def numpy_elementwise_lines(derived: F.QKernel | F.DKernel | F.Clamp, inputs: list[str],
+                            per_call: list[str]) -> list[str]:
+    """A Q kernel's per-call values (a clamp's stored bounds) are the unit's; a D kernel's
+    multipliers come from the scales here, by the same trees and the same
+    ``quantize_multiplier`` as the C kernel's."""
     domain = derived.value.domain
     env = {p: (f"np.asarray({p}).astype(np.{domain})", domain) for p in inputs}
     lines = []
-    if isinstance(derived, F.QKernel):
+    if isinstance(derived, (F.QKernel, F.Clamp)):
         env |= {n: (f"np.{domain}({n})", domain) for n in per_call}
     else:
         lines, multipliers = numpy_multiplier_lines(derived.multipliers, [n for n in per_call if n.endswith("_scale")])
@@ -437,6 +440,38 @@ def _python_function(op: Op, t: F.FixedPointType, derived: F.QKernel | F.DKernel
     return source, entry
 
 
+def numpy_bound_lines(derived: F.Clamp, t: F.FixedPointType, args: dict[str, str]) -> list[str]:
+    """NumPy lines that refuse a NaN bound (``CLAMP_NAN``, a ValueError) and compute a clamp's
+    stored bounds by their rules from the input's attributes (named as the clamp's) and the
+    args (``args``: each arg's code, a float)."""
+    env: dict[str, scalar_numpy.Value] = {a: (f"np.float64({code})", "float64") for a, code in args.items()}
+    env |= {a: (f"np.{'float64' if a.endswith('_scale') else 'int32'}({a})",
+                "float64" if a.endswith("_scale") else "int32") for a in derived.attributes}
+    lines = [line for a, code in args.items() for line in (
+        f"if math.isnan({code}):", f"    raise ValueError({F.CLAMP_NAN.format(name=a, type=t.name)!r})")]
+    for name, bound in derived.bounds:
+        rule, code = numpy_lines(bound, env)
+        lines += [*rule, f"{name} = int({code})"]
+    return lines
+
+
+def _python_clamp(op: Op, t: F.FixedPointType, derived: F.Clamp) -> tuple[str, str]:
+    """(source, entry) of the package's reference of a clamp: a function of the stored input, its
+    attributes and the args the bounds read (in order), whose result keeps the input's
+    attributes (``kept``)."""
+    assert derived.input.isidentifier(), derived.input
+    name = f"{op.namespace.lower()}_{op.name}_{t.name}"
+    params = {a: f"_arg{j}" for j, a in enumerate(derived.args)}  # (an arg's name may be any word)
+    body = [*numpy_bound_lines(derived, t, params),
+            *numpy_elementwise_lines(derived, [derived.input], [n for n, _ in derived.bounds])]
+    shift = f"lambda {F.shift_of(derived.input)}: {F.shift_of(derived.input)}" if t.family == "Q" else "None"
+    source = "".join([f"def {name}({', '.join([derived.input, *derived.attributes, *params.values()])}):\n",
+                      *(f"    {line}\n" for line in body), "    return np.asarray(result)\n"])
+    entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {(derived.input,)!r}, "
+             f"{derived.attributes!r}, {derived.args!r}, {name}, {shift}, {t.storage!r}, False, kept=True)")
+    return source, entry
+
+
 def _python_table(op: Op, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable) -> tuple[str, str]:
     """(source, entry) of the package's reference of a unary op's table: filled from the float
     reference for the input's and the output's attributes and the op's numeric args, then read
@@ -545,7 +580,8 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
     (op, type): what ``opforge.fixed_point`` runs for ``backend="python"``."""
     sources, entries = [], []
     for op in ops:
-        made = [_python_function(op, F.TYPES[name], d) for name, d in api_kernels(op).items()]
+        made = [_python_clamp(op, F.TYPES[name], d) if isinstance(d, F.Clamp)
+                else _python_function(op, F.TYPES[name], d) for name, d in api_kernels(op).items()]
         made += [_python_table(op, F.TYPES[name], d) for name, d in api_tables(op).items()]
         made += [_python_reduction(op, F.TYPES[name], d) if isinstance(d, (F.QReduction, F.DReduction))
                  else _python_contraction(op, F.TYPES[name], d) for name, d in api_reductions(op).items()]
@@ -564,6 +600,7 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
             "    axes: str | None = None  # a reduction's axes arg: the reference takes the axes, their count and h",
             "    refuses_empty: bool = False  # a mean: no elements have no value",
             "    moved: tuple[str, ...] | None = None  # a move's outputs that carry the type (the op's own code runs)",
+            "    kept: bool = False  # a clamp's: the result keeps the input's attributes",
             "", "", quantize_multiplier_source(), "", inspect.getsource(F.headroom), "",
             f"#: Why a mean refuses no elements (dsl.fixed_point.EMPTY_MEAN).\nEMPTY_MEAN = {F.EMPTY_MEAN!r}",
             f"#: Why a move refuses tensors of other attributes (dsl.fixed_point.SAME_ATTRIBUTES).\n"

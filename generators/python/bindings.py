@@ -127,11 +127,16 @@ def _doc(op: Op) -> str:
                   f"    {o.description}"]
     tables, fixed = fixed_point.api_tables(op), fixed_point.api_types(op)
     computed = {**fixed_point.api_kernels(op), **fixed_point.api_reductions(op)}
+    clamps = bool(computed) and all(isinstance(k, F.Clamp) for k in computed.values())  # (ADR 0044)
     if fixed:  # (ADR 0040)
         names = " and ".join(py_name(i.name) for i in op.inputs)
         said = []
         if computed and all(getattr(k, "kind", None) in F.COMPARISONS for k in computed.values()):
             said.append("a bool numpy.ndarray (or out=, a bool ndarray)")
+        elif clamps:
+            said.append(f"in {', '.join(computed)} a FixedPointArray of the input's type and attributes (each bound "
+                        "converted to a stored value by the type's from-real rule, then the stored values clamped: "
+                        "exact; a NaN bound raises ValueError)")
         elif computed:
             rules = [*(["a Q result's shift the rule's"] if any(F.TYPES[t].family == "Q" for t in computed) else []),
                      *(["a D result's scale and offset out's, or else the first input's"]
@@ -147,7 +152,8 @@ def _doc(op: Op) -> str:
                                   else f"{names} may be opforge.fixed_point.FixedPointArrays of one type")
                                  + f" ({', '.join(fixed)}): the op's fixed-point kernel computes on the stored "
                                  f"integers, and the result is {result}. out= then takes a FixedPointArray made by "
-                                 "opforge.fixed_point.empty, whose attributes choose the result's.", 84)]
+                                 "opforge.fixed_point.empty" + (", which takes the input's attributes." if clamps
+                                                                else ", whose attributes choose the result's."), 84)]
     moved = fixed_point.api_moves(op)
     if moved:  # (ADR 0040: a move's own kernels on the stored values)
         carried = fixed_point.moved_tensors(op, moved[0])

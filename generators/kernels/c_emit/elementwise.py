@@ -154,13 +154,18 @@ class ElementwiseEmitter(Emitter):
                 kernels += [attrs.evolve(k, fixed_point=t.name, per_call=per_call, chosen=chosen)
                             for k in self.plain_kernels(case)]
                 continue
+            if isinstance(derived, F.Clamp):  # (the output: the input's attributes)
+                kept = tuple((a, SSym(f"{derived.input}_{a}")) for a in t.attributes)
+                kernels += [attrs.evolve(k, fixed_point=t.name, per_call=derived.per_call, output_attributes=kept)
+                            for k in self.plain_kernels(case)]
+                continue
             shift = () if derived.output_shift is None else (("shift", derived.output_shift),)
             kernels += [attrs.evolve(k, fixed_point=t.name, per_call=derived.per_call, output_attributes=shift)
                         for k in self.plain_kernels(case)]
         return kernels
 
-    def fixed_point_cases(self, c: C.Elementwise,
-                          inputs: list[str]) -> list[tuple[F.FixedPointType, F.QKernel | F.DKernel, _Case]]:
+    def fixed_point_cases(self, c: C.Elementwise, inputs: list[str]
+                          ) -> list[tuple[F.FixedPointType, F.QKernel | F.DKernel | F.Clamp, _Case]]:
         """Each fixed-point type whose elementwise rule the op's tree derives (ADR 0036,
         ``fixed_point.api_kernels``) with the case that computes it over the stored values: each
         input moved by its per-call ``<input>_k`` (Q), or rescaled by multipliers computed once
@@ -169,10 +174,14 @@ class ElementwiseEmitter(Emitter):
                  if isinstance(derived, F.DKernel) else self._q_case(c, inputs, F.TYPES[name], derived))
                 for name, derived in fixed_point.api_kernels(self.op).items()]
 
-    def _q_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType, derived: F.QKernel) -> _Case:
+    def _q_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType,
+                derived: F.QKernel | F.Clamp) -> _Case:
+        """A Q kernel's case, or a clamp's (either family): the stored inputs and the per-call
+        integers (a Q input's move, a clamp's stored bounds)."""
         out = self.op.outputs[0].name
         stored = C_TYPE[t.storage]
-        result = t.storage if derived.output_shift is not None else "bool"  # (a comparison's: a truth)
+        # (a comparison's result: a truth)
+        result = t.storage if isinstance(derived, F.Clamp) or derived.output_shift is not None else "bool"
         v = D.Variant(t.storage, (*((p, t.storage) for p in inputs), (out, result)))
         used = tuple(name for name, _ in derived.per_call)
         params = (*(f"const {stored}* {abi.c_name(p)}" for p in inputs), *(f"int {abi.c_name(n)}" for n in used),
@@ -560,7 +569,7 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
 }}"""
 
     def body(self, c: C.Elementwise, inputs: list[str], args: dict,
-             fixed: dict[str, tuple[F.QKernel | F.DKernel, _Case]] | None = None,
+             fixed: dict[str, tuple[F.QKernel | F.DKernel | F.Clamp, _Case]] | None = None,
              tables: dict[str, F.Conversion | F.InterpolatedTable] | None = None) -> list[str]:
         op = self.op
         out = abi.c_name(op.outputs[0].name)
@@ -600,21 +609,37 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
             if v.dtype in (tables or {}):
                 return self.table_call(inputs[0], F.TYPES[v.dtype], (tables or {})[v.dtype], args)
             derived, case = (fixed or {})[v.dtype]
-            return self.fixed_point_call(derived, case, F.TYPES[v.dtype], inputs)
+            return self.fixed_point_call(derived, case, F.TYPES[v.dtype], inputs, args)
 
         return lines + self.dispatch(per_variant, fixed=per_type)
 
-    def fixed_point_call(self, derived: F.QKernel | F.DKernel, case: _Case, t: F.FixedPointType,
-                         inputs: list[str]) -> list[str]:
+    def fixed_point_call(self, derived: F.QKernel | F.DKernel | F.Clamp, case: _Case, t: F.FixedPointType,
+                         inputs: list[str], args: dict) -> list[str]:
         """The C API's call of a fixed-point kernel (ADR 0040): its per-call values from the
         descriptors' attributes (a Q input's move: the rule's expression over the shifts; a D
-        tensor's scale and offset as they are), and a Q output's shift, the form's, set after
-        the call (refused where it leaves the type's range)."""
+        tensor's scale and offset as they are; a clamp's bounds converted to stored values, a
+        NaN one refused), and a Q output's shift, the form's, set after the call (refused where
+        it leaves the type's range); a clamp's output takes the input's attributes."""
         out = abi.c_name(self.op.outputs[0].name)
         data = [f"(const {C_TYPE[t.storage]}*){abi.c_name(p)}->data" for p in inputs]
         odata = f"({case.oc}*){out}->data"
         lines: list[str] = []
-        if isinstance(derived, F.QKernel):
+        if isinstance(derived, F.Clamp):
+            x = abi.c_name(derived.input)
+            env: dict[str, scalar_c.Value] = {
+                **{a: (f"(*{abi.c_name(a)})" if args[a].default is None else abi.c_name(a), "float64")
+                   for a in derived.args},
+                **{f"{derived.input}_{a}": (f"{x}->{a}", "float64" if a == "scale" else "int32")
+                   for a in t.attributes}}
+            for a in derived.args:
+                message = F.CLAMP_NAN.format(name=a, type=t.name)
+                lines += [f"if ({env[a][0]} != {env[a][0]}) {{",
+                          f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(message)});", "}"]
+            for name, bound in derived.bounds:
+                lines += [f"{C_TYPE[t.storage]} {abi.c_name(name)};",
+                          fixed_point.c_statement(bound, abi.c_name(name), env)]
+            values = [abi.c_name(name) for name, _ in derived.bounds]
+        elif isinstance(derived, F.QKernel):
             env = {F.shift_of(p): (f"{abi.c_name(p)}->shift", "int32") for p in inputs}
             for name, tree in derived.per_call:
                 lines.append(f"const int {abi.c_name(name)} = (int)({scalar_c.render(tree, 'int32', env)[0]});")
@@ -634,6 +659,8 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
                   "}"]
         if isinstance(derived, F.QKernel) and derived.output_shift is not None:
             lines.append(f"{out}->shift = output_shift;")
+        if isinstance(derived, F.Clamp):
+            lines += [f"{out}->{a} = {abi.c_name(derived.input)}->{a};" for a in t.attributes]
         return lines
 
 

@@ -382,12 +382,14 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
     there, a Python-only install has no C to make them for), or the
     NumPy reference of the same rule. A Q result's shift is the rule's; a D result takes the
     scale and offset of ``out`` (:func:`empty`) or else the first input's, as a table's result
-    takes out's attributes or else the input's; a comparison gives a bool ndarray."""
+    takes out's attributes or else the input's, and a clamp's the input's always; a comparison
+    gives a bool ndarray."""
     inputs = [given[name] for name in found.inputs]
     first = inputs[0]
     t = first._type
     target = _target(op, out, found, t, shape)
-    chosen = target if isinstance(target, FixedPointArray) else first  # (the result's attributes: out's, or x's)
+    # (the result's attributes: out's, or x's; a clamp's always x's)
+    chosen = target if isinstance(target, FixedPointArray) and not found.kept else first
     values = {}
     for name, q in zip(found.inputs, inputs):
         values |= {f"{name}_shift": q._shift} if t.family == "Q" else {f"{name}_scale": q._scale,
@@ -432,6 +434,7 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
         if isinstance(target, FixedPointArray):
             np.copyto(target._stored, stored)
             target._shift = shift if t.family == "Q" else None
+            target._scale, target._offset = chosen._scale, chosen._offset
         else:
             np.copyto(target, stored)
         return target
