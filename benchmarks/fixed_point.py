@@ -218,11 +218,14 @@ def _elementwise_rows(op: Any, folder: Path) -> list[Row]:
     D at scales 0.02 and 0.07 into 0.09 (D8 offsets 10, -20 and -5); a comparison's error is a
     wrong truth (1)."""
     tree, names = op.compute.case(()), [i.name for i in op.inputs]
-    float_text = _text(_float_kernel(tree, names), folder)
+    float_text = _text(_float_kernel(tree, names, tuple(_args(op))), folder)  # (a clamp's bounds: its args)
     out = []
     for name, kernel in R.api_kernels(op).items():
         t = F.TYPES[name]
         stored = {n: _stored(t, SEED + i) for i, n in enumerate(names)}
+        if isinstance(kernel, F.Clamp):
+            out.append(_clamp_row(op, t, kernel, stored[names[0]], float_text, folder))
+            continue
         if isinstance(kernel, F.QKernel):
             worst = 0.0
             for shifts in ({n: 2 for n in names}, dict(zip(names, (1, 3)))):
@@ -252,6 +255,23 @@ def _elementwise_rows(op: Any, folder: Path) -> list[Row]:
         text = _text(_fixed_kernel(kernel.value, {n: t.storage for n in dict.fromkeys(names)}, per_call_names), folder)
         out.append((op.qualified_name, t.system, worst, text, float_text))
     return out
+
+
+def _clamp_row(op: Any, t: F.FixedPointType, clamp: F.Clamp, stored: np.ndarray, float_text: int,
+               folder: Path) -> Row:
+    """A clamp at Q shift 2 or D scale 0.02 (D8 offset 10), its args at their defaults (or
+    ARG_VALUES): the bounds converted by their rules, then the stored values clamped, against the
+    exact result of the real values (a bound between two steps: its conversion's rounding)."""
+    attributes = {"shift": 2} if t.family == "Q" else {"scale": 0.02, "offset": 10 if t.bits == 8 else 0}
+    args = _args(op)
+    env = {**{a: (a, "float64") for a in args},
+           **{f"{clamp.input}_{a}": (f"np.float64({clamp.input}_{a})", "float64") for a in attributes}}
+    values = {**args, **{f"{clamp.input}_{a}": v for a, v in attributes.items()}}
+    bounds = {n: int(R.numpy_run(b, env, values)) for n, b in clamp.bounds}  # type: ignore[call-overload]
+    ours = _numpy(clamp.value, {clamp.input: stored}, bounds)
+    exact = _exact(op.compute.case(()), {clamp.input: _real(t, stored, attributes)} | args)
+    text = _text(_fixed_kernel(clamp.value, {clamp.input: t.storage}, list(bounds)), folder)
+    return (op.qualified_name, t.system, _error(ours, _ideal(t, exact, attributes)), text, float_text)
 
 
 def _q_reduction_row(op: Any, r: F.QReduction, t: F.FixedPointType, folder: Path) -> Row:
@@ -419,7 +439,10 @@ def main(argv: list[str]) -> int:
              "(ADR 0041): \"refused\" where the op jumps (floor, sign, a step's derivative), has a pole, leaves",
              f"its domain or bends too fast between two knots, missing by more than {F.TABLE_BOUND} steps somewhere,",
              "as the C API, the package and the units refuse such a call; a comparison's error is a",
-             "wrong truth (1). Tables read input and output attributes of [-4, 4) (Q: shift 2) or about [-2, 2)",
+             "wrong truth (1). A clamp (clip, relu6, hard_tanh: ADR 0044) converts its bounds to stored values",
+             "by the type's from-real rule and clamps the stored values, in every type: its only error is that",
+             "rounding of a bound between two steps. Tables read input and output attributes of [-4, 4)",
+             "(Q: shift 2) or about [-2, 2)",
              "(D8: scale 0.05, offset -3 in, 1/64 out; D16: 1/4096 both), and the op's args at their defaults.", "",
              "| op | type | largest error (LSB) | fixed-point .text | float32 .text |",
              "| --- | --- | ---: | ---: | ---: |"]
