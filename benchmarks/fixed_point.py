@@ -154,11 +154,14 @@ def _fixed_reduction(r: F.QReduction, names: list[str], t: F.FixedPointType) -> 
 
 
 def _float_reduction(form: Any, names: list[str]) -> str:
-    """The float32 reduction the op's form describes (sum, mean, max, min, dot), in a loop."""
-    value = "x[i] * y[i]" if form.other else "x[i]"
+    """The float32 reduction the op's form describes (sum, mean, max, min, dot, norm): its map per
+    element, its combine and its finalize, rendered as the float kernels render them, in a loop."""
+    value = "x[i]" if form.map is None else scalar_c.render(form.map, "float32",
+                                                            {n: (f"{n}[i]", "float32") for n in names})[0]
     step = {"add": "acc += v;", "max": "if (v > acc) acc = v;", "min": "if (v < acc) acc = v;"}[form.combine]
     first = "0.0f" if form.combine == "add" else "x[0]"
-    result = "acc / (float)n" if form.finalize is not None else "acc"
+    result = "acc" if form.finalize is None else scalar_c.render(
+        form.finalize, "float32", {"acc": ("acc", "float32"), "n": ("(float)n", "float32")})[0]
     params = ", ".join([*(f"const float* restrict {n}" for n in names), "float* restrict output", "int n"])
     return (f"void kernel({params})\n{{\n    float acc = {first};\n    for (int i = 0; i < n; i++) {{\n"
             f"        const float v = {value};\n        {step}\n    }}\n    *output = {result};\n}}\n")

@@ -382,6 +382,8 @@ def q_reduction(form: object, t: FixedPointType) -> QReduction | str:
                               _call("add", x_shift, h), "int64")
         if combine == "add" and finalize == _call("div", ACC, COUNT):
             return QReduction("add", X, Conversion(_call("div", ACC, COUNT), "int64", t.storage), x_shift, "int64")
+    if other is None and combine == "add" and map_ == _call("mul", X, X) and finalize == _call("sqrt", ACC):
+        return _q_norm(t)
     if other is not None and combine == "add" and finalize is None and map_ == _call("mul", X, SSym("y")):
         product = _call("mul", X, SSym("y"))
         fraction = 2 * t.fraction_bits
@@ -393,6 +395,31 @@ def q_reduction(form: object, t: FixedPointType) -> QReduction | str:
                           shifts, "int64")
     return f"its reduction ({combine} of {'a map' if map_ is not None else 'x'}" \
            f"{', then a finalize' if finalize is not None else ''}) has no {t.system} form yet"
+
+
+def root_headroom(h: SExpr) -> SExpr:
+    """ceil(h / 2): the bits the square root of a sum of ``n`` squares grows by, for ``h`` the
+    sum's :func:`headroom` (ceil(log2 sqrt(n)), the real Norm unit's ``(n.sqrt).log2.ceil``)."""
+    return _call("div", _call("add", h, SConst(1)), SConst(2))
+
+
+def _q_norm(t: FixedPointType) -> QReduction:
+    """The Euclidean norm: the squares summed in int64 (Q31: each square's lowest 14 bits dropped
+    first, as ``arm_dot_prod_q31`` does), then the integer square root of the sum moved right by
+    twice the root's headroom ``g`` (Q31: by 2g - 14, a left shift where negative), saturated;
+    the output's shift the input's plus ``g``. Q7 and Q15 are the floor of the exact norm in output
+    steps; the real Norm unit's ``arm_sqrt_q31`` approximates it."""
+    square, dropped = _call("mul", X, X), 0
+    if t.bits == 32:
+        square, dropped = _call("right_shift", square, SConst(14)), 14
+    let = _Lets()
+    g = let("root_headroom", root_headroom(SSym(HEADROOM)), "int64")
+    k = let("k", _call("sub", _call("mul", SConst(2), g), SConst(dropped)), "int64")
+    moved = _call("where", _call("ge", k, SConst(0)), _call("right_shift", ACC, k),
+                  _call("left_shift", ACC, _call("neg", k)))
+    root = let("root", _call("isqrt", moved), "int64")
+    return QReduction("add", square, Conversion(_saturated(root, t), "int64", t.storage, tuple(let.bound)),
+                      _call("add", SSym(shift_of("x")), root_headroom(SSym(HEADROOM))), "int64")
 
 
 # ------------------------------------------------ D arithmetic: integer rescaling, as TFLite does

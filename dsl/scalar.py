@@ -68,6 +68,8 @@ FUNCTIONS: dict[str, tuple[int, str]] = {
     "bitwise_and": (2, "int"), "bitwise_or": (2, "int"), "bitwise_xor": (2, "int"),
     "bitwise_not": (1, "int"), "left_shift": (2, "int"), "right_shift": (2, "int"),
     "rotl": (2, "int"), "rotr": (2, "int"), "popcount": (1, "int"),
+    # integer square root: the floor of the square root (0 for a negative operand)
+    "isqrt": (1, "int"),
     # selection
     "where": (3, "any"),
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 from pathlib import Path
 
@@ -124,3 +125,27 @@ def test_cast_rule_in_c_is_the_references(tmp_path: Path) -> None:
         at += want.nbytes
         assert np.array_equal(got, want, equal_nan=True), (want.dtype, got, want)
     assert at == len(data)
+
+
+def test_integer_square_roots_are_exact_in_c_and_numpy(library: Path, tmp_path: Path) -> None:
+    """isqrt (a fixed-point norm's root) is the floor of the exact square root, 0 below zero: C's
+    digit-by-digit opf_isqrt_i64 and NumPy's float root corrected by one (``_k.isqrt``) give
+    Python's math.isqrt at the squares, their neighbours, int64's end and seeded values."""
+    rng = np.random.default_rng(7)
+    roots = np.concatenate([np.arange(0, 70), rng.integers(0, 3037000499, 200), [3037000499]]).astype(np.int64)
+    values = np.concatenate([roots * roots, roots * roots - 1, roots * roots + 1,
+                             rng.integers(0, 2**63 - 1, 300, dtype=np.int64), [2**63 - 1, -1, -2**63]])
+    values = values.astype(np.int64)
+    want = [math.isqrt(int(v)) if v >= 0 else 0 for v in values]
+    assert numpy_runtime.isqrt(values).tolist() == want
+    source = tmp_path / "isqrt.c"
+    literals = ", ".join(f"INT64_C({int(v)})" if v > -2**63 else "INT64_MIN" for v in values)
+    source.write_text('#include <stdio.h>\n#include "opforge_internal.h"\nint main(void)\n{\n'
+                      f"    static const int64_t v[] = {{{literals}}};\n"
+                      f"    for (int i = 0; i < {values.size}; i++) {{\n"
+                      '        printf("%lld\\n", (long long)opf_isqrt_i64(v[i]));\n    }\n    return 0;\n}\n')
+    proc = _gcc(library, "-O2", "-fsanitize=undefined", "-fno-sanitize-recover=all", str(source),
+                str(library / "src" / "opforge_core.c"), "-lm", "-o", str(tmp_path / "isqrt"))
+    assert proc.returncode == 0, proc.stderr
+    printed = subprocess.run([str(tmp_path / "isqrt")], capture_output=True, text=True, check=True).stdout.split()
+    assert [int(w) for w in printed] == want

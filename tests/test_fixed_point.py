@@ -663,8 +663,9 @@ def test_q_reductions_derived_from_the_forms_are_cmsis_dsp_s(qualified: str, t: 
 
 
 def test_a_reduction_without_a_q_form_says_why() -> None:
-    assert F.q_reduction(_form("math.norm2"), F.Q15) == \
+    assert F.q_reduction(_form("math.entropy"), F.Q15) == \
         "its reduction (add of a map, then a finalize) has no Q15 form yet"
+    assert isinstance(F.q_reduction(_form("math.norm2"), F.Q15), F.QReduction)  # (an integer root: ADR 0045)
     assert F.q_reduction(_form("math.prod"), F.Q15) == "its reduction (mul of x) has no Q15 form yet"
     assert [F.headroom(n) for n in (0, 1, 2, 3, 4, 5, 1024, 1025)] == [0, 0, 1, 2, 2, 3, 10, 11]
 

@@ -241,9 +241,10 @@ def test_c_api_reductions_and_matmul_are_cmsis_dsp_s(generated: GeneratedProject
                                                    tmp_path: Path) -> None:
     """The C API's Q reductions (over the reduce plan: any axes) and matrix products: a mean, a max
     and a min of each row CMSIS-DSP's, a sum exact then moved right by its headroom, a dot product
-    arm_dot_prod's wide result moved as the rule says, a Q7 or Q15 matmul arm_mat_mult's bit for bit;
-    each output's shift the rule's (a sum's grows by the headroom, a product's is the operands'
-    summed); a mean of no elements refused (OPFORGE_ERR_SHAPE), a sum of none 0."""
+    arm_dot_prod's wide result moved as the rule says, a norm the integer root of the sum of
+    squares, a Q7 or Q15 matmul arm_mat_mult's bit for bit; each output's shift the rule's (a sum's
+    grows by the headroom, a norm's by half of it, a product's is the operands' summed); a mean of
+    no elements refused (OPFORGE_ERR_SHAPE), a sum of none 0."""
     program, expected = _Program(), []
     shape_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_SHAPE"))
     for t in (F.Q7, F.Q15, F.Q31):
@@ -256,6 +257,12 @@ def test_c_api_reductions_and_matmul_are_cmsis_dsp_s(generated: GeneratedProject
         program.call("opforge_math_sum", {"x": (t.name, x, {"shift": -1})}, (t.name, (), {}), axes=())
         exact = int(x.astype(object).sum()) >> h
         expected.append((f"sum {t.name}", -1 + h, [min(max(exact, t.lowest), t.highest)]))
+        # (a norm of each row: the integer root of the squares' sum, Q31's squares less 14 bits each)
+        program.call("opforge_math_norm2", {"x": (t.name, x, {"shift": 3})}, (t.name, (4,), {}), axes=(1,))
+        g, dropped = (F.headroom(6) + 1) // 2, (14 if t.bits == 32 else 0)
+        sums = [sum((int(v) * int(v)) >> dropped for v in r) for r in rows]
+        roots = [math.isqrt(v >> (2 * g - dropped) if 2 * g >= dropped else v << (dropped - 2 * g)) for v in sums]
+        expected.append((f"norm2 {t.name}", 3 + g, [min(r, t.highest) for r in roots]))
         program.call("opforge_base_dot", {"x": (t.name, x, {"shift": 1}), "y": (t.name, y, {"shift": 0})},
                      (t.name, (), {}), axes=())
         wide = int(getattr(dsp, f"arm_dot_prod_{t.name}")(x.reshape(-1), y.reshape(-1)))

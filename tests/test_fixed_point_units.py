@@ -8,6 +8,7 @@ the types through their integer kernels."""
 
 from __future__ import annotations
 
+import math
 import re
 import subprocess
 import xml.etree.ElementTree as ET
@@ -315,8 +316,9 @@ def test_a_d_unit_computes_in_c_what_its_python_computes(op: object, t: F.FixedP
         assert worst <= 1, f"{what}: {worst} steps from exact"
 
 
-def test_the_ops_with_q_reductions_are_sum_mean_max_min_and_dot() -> None:
-    assert {op.qualified_name for op in REDUCTIONS} == {"math.sum", "math.mean", "math.max", "math.min", "base.dot"}
+def test_the_ops_with_q_reductions_are_sum_mean_max_min_dot_and_norm2() -> None:
+    assert {op.qualified_name for op in REDUCTIONS} == {"math.sum", "math.mean", "math.max", "math.min", "base.dot",
+                                                        "math.norm2"}
 
 
 @pytest.mark.parametrize("t", Q_TYPES, ids=lambda t: t.system)
@@ -324,8 +326,9 @@ def test_the_ops_with_q_reductions_are_sum_mean_max_min_and_dot() -> None:
 def test_a_q_reduction_unit_computes_in_c_what_its_python_computes(op: object, t: F.FixedPointType, out: Path,
                                                                    tmp_path: Path) -> None:
     """Along the innermost axis (rows) and an outer one (axis): C and Python bit for bit, the
-    output's shift the form's (a sum's and a dot product's grow by the headroom of the axis),
-    and the values those of exact integer arithmetic."""
+    output's shift the form's (a sum's and a dot product's grow by the headroom of the axis, a
+    norm's by half of it, rounded up), and the values those of exact integer arithmetic (a Q7 or
+    Q15 norm the floor of the exact one in output steps)."""
     qualified = op.qualified_name  # type: ignore[attr-defined]
     ns, name = qualified.split(".")
     folder, out_name = out / ns / name, op.outputs[0].name  # type: ignore[attr-defined]
@@ -342,7 +345,8 @@ def test_a_q_reduction_unit_computes_in_c_what_its_python_computes(op: object, t
         numpy_axis = len(shape) - 1 - axis
         size = shape[numpy_axis]
         h = F.headroom(size)
-        expected_shift = {"math.sum": given["x"] + h, "base.dot": sum(given.values()) + h}.get(qualified, given["x"])
+        expected_shift = {"math.sum": given["x"] + h, "base.dot": sum(given.values()) + h,
+                          "math.norm2": given["x"] + (h + 1) // 2}.get(qualified, given["x"])
         assert (declared.type_.name, declared.shift_) == (t.system, expected_shift), what
         picked = checker.chosen_calls(unit, inputs, {"axis": axis})
         (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
@@ -363,6 +367,11 @@ def test_a_q_reduction_unit_computes_in_c_what_its_python_computes(op: object, t
                 products = products >> 14
             moved = (2 * t.fraction_bits - (14 if t.bits == 32 else 0) - t.fraction_bits) + h
             expected = products.sum(axis=numpy_axis) >> moved
+        elif qualified == "math.norm2":  # (Q31: each square's lowest 14 bits dropped, as arm_dot_prod_q31)
+            squares = (x * x) >> 14 if t.bits == 32 else x * x
+            k = 2 * ((h + 1) // 2) - (14 if t.bits == 32 else 0)
+            sums = squares.sum(axis=numpy_axis)
+            expected = np.vectorize(lambda v: math.isqrt(v >> k if k >= 0 else v << -k), otypes=[object])(sums)
         else:
             total = x.sum(axis=numpy_axis)
             expected = {"math.sum": total >> h,

@@ -1123,8 +1123,6 @@ Q_GAPS = {
     # a table of a 32-bit type would hold 2^32 entries: log needs CMSIS-DSP's arm_vlog_q31 (a
     # normalised mantissa and its exponent)
     "math/log": {"Q31"},  # (its Q15 is offered, but every fill refuses: test_fixed_point's log test)
-    # a norm's square root after the sum has no Q form yet (arm_sqrt_q15's Newton steps)
-    "math/norm2": {"Q15", "Q31"},
 }
 
 

@@ -144,6 +144,17 @@ def popcount(a):
     return np.bitwise_count(a.astype(_UNSIGNED[a.dtype])).astype(a.dtype)
 
 
+def isqrt(a):
+    """The floor of the square root of each integer (0 for a negative one), exactly, in a's dtype:
+    float64's square root is within one of it for any int64, then corrected (in uint64: no overflow)."""
+    a = np.asarray(a)
+    v = np.maximum(a, 0).astype(np.uint64)
+    r = np.floor(np.sqrt(v.astype(np.float64))).astype(np.uint64)
+    r = np.where(r * r > v, r - np.uint64(1), r)
+    r = np.where((r + np.uint64(1)) * (r + np.uint64(1)) <= v, r + np.uint64(1), r)
+    return r.astype(a.dtype)
+
+
 def round_half_away(x):
     t = np.trunc(x)
     return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(np.asarray(x).dtype)

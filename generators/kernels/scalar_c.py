@@ -105,8 +105,8 @@ def _call(fn: str, a: list[str], dtype: str, raw: list[Value]) -> str:
         return f"(({a[0]}) < 0 ? ({t})({w})(({w})0 - ({w})({a[0]})) : ({a[0]}))"
     if fn in ("div", "pow", "left_shift", "right_shift", "mod", "floor_mod", "floor_div", "rotl", "rotr"):
         return f"opf_{fn}_{sfx}({a[0]}, {a[1]})"
-    if fn == "popcount":
-        return f"opf_popcount_{sfx}({a[0]})"
+    if fn in ("popcount", "isqrt"):
+        return f"opf_{fn}_{sfx}({a[0]})"
     if fn == "minimum":
         return f"(({a[0]}) < ({a[1]}) ? ({a[0]}) : ({a[1]}))"
     if fn == "maximum":

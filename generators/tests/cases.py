@@ -25,7 +25,7 @@ EXACT = {"add", "sub", "mul", "div", "neg", "abs", "minimum", "maximum", "sqrt",
          "ge", "where", "floor", "ceil", "round_half_even", "round_half_away", "sign", "isnan", "isinf",
          "isfinite", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
          "bitwise_xor", "bitwise_not", "left_shift", "right_shift", "mod", "floor_mod", "floor_div", "rotl", "rotr",
-         "popcount"}
+         "popcount", "isqrt"}
 
 
 def _seed(*parts: object) -> int:

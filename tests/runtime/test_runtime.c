@@ -172,6 +172,9 @@ static void test_scalar_semantics(void)
     CHECK(opf_left_shift_u8(1, 7) == 128 && opf_left_shift_u8(1, 8) == 0);
     CHECK(opf_left_shift_i8(1, -1) == 0);
     CHECK(opf_popcount_u8(255) == 8 && opf_popcount_i64(-1) == 64);
+    CHECK(opf_isqrt_i64(0) == 0 && opf_isqrt_i64(-5) == 0 && opf_isqrt_i64(15) == 3 && opf_isqrt_i64(16) == 4);
+    CHECK(opf_isqrt_i64(INT64_MAX) == 3037000499 && opf_isqrt_u8(255) == 15 && opf_isqrt_i8(INT8_MAX) == 11);
+    CHECK(opf_isqrt_u32(UINT32_MAX) == 65535u && opf_isqrt_i32(2147395600) == 46340);
 }
 
 static void test_casts(void)
