@@ -44,6 +44,11 @@ class Elementwise:
         """The expression when exactly the optional args ``given`` are set."""
         return next(e for g, e in self.cases if set(g) == set(given))
 
+    def presence(self, given: tuple[str, ...]) -> tuple[tuple[str, bool], ...]:
+        """When the case of ``given`` applies, the rule every target renders as it tests an arg's
+        presence: each optional arg and whether it is set (those ``given``, first) or not."""
+        return (*((p, True) for p in given), *((p, False) for p in self.optional if p not in given))
+
     def problems(self, op: Any, check: Check) -> None:
         inputs = check.inputs
         for p in self.params:

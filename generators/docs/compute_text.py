@@ -57,8 +57,7 @@ def _elementwise(op: Op, c: C.Elementwise) -> list[str]:
     for given, expr in c.cases:
         when = ""
         if c.optional:
-            unset = [p for p in c.optional if p not in given]
-            when = " when " + ", ".join([f"{p} is given" for p in given] + [f"{p} is None" for p in unset])
+            when = " when " + ", ".join(f"{p} is {'given' if set_ else 'None'}" for p, set_ in c.presence(given))
         text = scalar_text(expr)
         if text.startswith("(") and text.endswith(")"):
             text = text[1:-1]  # outer parentheses of an infix operation

@@ -267,8 +267,7 @@ def python_params(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) ->
 
 def case_flags(kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
     """The ``use_<arg>`` options that choose the case of a table of several (log's base)."""
-    return list(dict.fromkeys(f"use_{p}" for k in of(kernels) if k.init is not None
-                              for p in (*(k.given or ()), *k.absent)))
+    return list(dict.fromkeys(f"use_{p}" for k in of(kernels) if k.init is not None for p, _ in k.presence or ()))
 
 
 def table_args(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
@@ -290,11 +289,10 @@ def _table_cases_lines(op: Op, kernels: Sequence[c_emit.PlainKernel], t: F.Fixed
     cases = R.table_cases(op, t)
     if len(cases) == 1:
         return _table_lines(op, cases[0][2], t, x)
-    optional = [p for k in of(kernels) if k.fixed_point == t.name for p in (*(k.given or ()), *k.absent)]
     lines: list[str] = []
     for k, (given, _, table) in enumerate(cases):
-        cond = " and ".join([f"use_{p}" for p in given] + [f"not use_{p}" for p in dict.fromkeys(optional)
-                                                            if p not in given]) or "True"
+        presence = op.compute.presence(given)  # type: ignore[union-attr]
+        cond = " and ".join(f"use_{p}" if set_ else f"not use_{p}" for p, set_ in presence) or "True"
         lines += [f"{'if' if k == 0 else 'elif'} {cond}:", *(f"    {line}" for line in _table_lines(op, table, t, x))]
     return lines
 

@@ -513,18 +513,18 @@ def _case_conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     input of its own dtype (cast's) that the kernel reads has the kernel's type for it."""
     read = {source for _, source in kernel.parameters}
     own = [f"{i}.type == {units.VALUE_TYPE[kernel.variant.of(i)]}" for i in C.own_dtype_inputs(op) if i in read]
-    return own + [f"use_{p} == true" for p in kernel.given or ()] + [f"use_{p} == false" for p in kernel.absent]
+    return own + [f"use_{p} == {'true' if given else 'false'}" for p, given in kernel.presence or ()]
 
 
 def covers(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> bool:
     """Whether the plain kernels compute every case the unit's Asserts let through: for each
     dtype and each case of the op's optional args, one chosen by its element types (and that
     case) alone. Such a unit needs no checked adapter, nor the dims it takes (ADR 0032)."""
-    cases = {k.given for k in kernels}  # (an op's every case: each has the same kernels)
+    cases = {k.presence for k in kernels}  # (an op's every case: each has the same kernels)
     covered: dict[str, set] = {}
     for k in kernels:
         if not k.fixed_point and not _geometry_conditions(op, k):  # (a Q type's: an addition)
-            covered.setdefault(k.variant.dtype, set()).add(k.given)
+            covered.setdefault(k.variant.dtype, set()).add(k.presence)
     return bool(kernels) and all(covered.get(v.dtype) == cases for v in variants_of(op))
 
 

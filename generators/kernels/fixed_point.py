@@ -492,16 +492,16 @@ def _python_table(op: Op, t: F.FixedPointType, derived: F.Conversion | F.Interpo
     used = [a.name for a in op.args if a.name in read]
     params = [f"_arg{j}" for j in range(len(used))]  # (an arg's name may be any word: passed in order)
     env |= {a: (f"np.float64({p})", "float64") for a, p in zip(used, params)}
-    optional = [p for a, p in zip(used, params) if a in op.compute.optional]  # type: ignore[union-attr]
+    param_of = dict(zip(used, params))
     body: list[str] = []
     for k, (given, _, case) in enumerate(cases):
         lines = numpy_table(case, t, "stored_x", env, x)
         if len(cases) == 1:
             body = lines
             break
-        chosen = [p for a, p in zip(used, params) if a in given]
-        cond = " and ".join([f"{p} is not None" for p in chosen] +
-                            [f"{p} is None" for p in optional if p not in chosen]) or "True"
+        presence = op.compute.presence(given)  # type: ignore[union-attr]
+        cond = " and ".join(f"{param_of[a]} is {'not ' if set_ else ''}None" for a, set_ in presence
+                            if a in param_of) or "True"
         body += [f"{'if' if k == 0 else 'elif'} {cond}:", *(f"    {line}" for line in lines)]
     source = "".join([f"def {name}(stored_x, {', '.join([*attributes, *params])}):\n",
                       *(f"    {line}\n" for line in body), "    return np.asarray(result)\n"])

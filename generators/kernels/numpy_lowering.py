@@ -74,8 +74,8 @@ class NumpyLowering:
                 env |= {p: (py_name(p), abi.scalar_dtype(args[p].type)) for p in c.params if p not in inputs}
                 code, _ = scalar_numpy.render(expr, v.of(inputs[0]), env)
                 per_dtype.append((v.of(inputs[0]), code))
-            cond = " and ".join([f"{py_name(p)} is not None" for p in given] +
-                                [f"{py_name(p)} is None" for p in c.optional if p not in given]) or "True"
+            cond = " and ".join(f"{py_name(p)} is {'not ' if set_ else ''}None"
+                                for p, set_ in c.presence(given)) or "True"
             lines.append(f"{'if' if k == 0 else 'elif'} {cond}:")
             lines += _by_dtype(py_name(inputs[0]), per_dtype, "result", indent=1)
         return ["with np.errstate(all='ignore'):", *("    " + line for line in lines),

@@ -122,10 +122,10 @@ class PlainKernel:
     axis: str = ""
     #: Sizes that are one axis of a tensor: (size, tensor, its axis counted from the last, -1).
     axes: tuple[tuple[str, str, int], ...] = ()
-    #: Of an op with several cases (an elementwise op's optional args given or not): the
-    #: optional args its case has, and those it has not; None for an op of one case.
-    given: tuple[str, ...] | None = None
-    absent: tuple[str, ...] = ()
+    #: Of an op with several cases (an elementwise op's optional args given or not): when its
+    #: case applies (``Elementwise.presence``: each optional arg, set or not); None for an op of
+    #: one case.
+    presence: tuple[tuple[str, bool], ...] | None = None
     case: str = ""  # the case's suffix in names ("_c1"), "" for an op of one case
     #: Of a geometry of a loop per axis (strided): how many axes it loops over, the output's
     #: rank at most (fewer loops: a smaller kernel for the low ranks most tensors have).

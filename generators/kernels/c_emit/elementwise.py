@@ -19,6 +19,12 @@ from generators.kernels.c_emit.base import (LOOP_RANKS, PLAIN_SIZES, CFragment, 
                                             axis_loops, fragment)
 
 
+def c_presence(presence: tuple[tuple[str, bool], ...]) -> str:
+    """A case's presence rule (``Elementwise.presence``) in C: an optional arg is a pointer, NULL
+    where it is not given."""
+    return " && ".join(f"{abi.c_name(p)} {'!=' if given else '=='} NULL" for p, given in presence) or "true"
+
+
 @attrs.frozen
 class _Case:
     """One case of an elementwise op for one dtype variant: what its kernels are made of."""
@@ -89,9 +95,7 @@ class ElementwiseEmitter(Emitter):
                 frags.append(fragment(case.name, self.contiguous(case, case.name, "int64_t")))
                 kernels = self.plain_kernels(case)
                 if len(c.cases) > 1:
-                    kernels = [attrs.evolve(kernel, given=tuple(given), case=f"_c{k}",
-                                            absent=tuple(p for p in c.optional if p not in given))
-                               for kernel in kernels]
+                    kernels = [attrs.evolve(kernel, presence=c.presence(given), case=f"_c{k}") for kernel in kernels]
                 plain += kernels
                 frags.append(fragment(case.name + "_strided", self.strided(case)))
         plain += self.fixed_point_kernels(c, inputs)
@@ -143,8 +147,7 @@ class ElementwiseEmitter(Emitter):
                 for k, (given, tree, table) in enumerate(table_cases):  # (several: chosen by the args given)
                     kernel = self.table_kernel(inputs[0], t, table, tree, f"_c{k}" if len(table_cases) > 1 else "")
                     if len(table_cases) > 1:
-                        kernel = attrs.evolve(kernel, given=given, case=f"_c{k}",
-                                              absent=tuple(p for p in c.optional if p not in given))
+                        kernel = attrs.evolve(kernel, presence=c.presence(given), case=f"_c{k}")
                     kernels.append(kernel)
                 continue
             derived, case = cases[t.name]
@@ -264,7 +267,6 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
         refuses returns OPFORGE_ERR_ATTRIBUTE (``TABLE_MISS``)."""
         out = abi.c_name(self.op.outputs[0].name)
         cases = fixed_point.table_cases(self.op, t)
-        optional = self.op.compute.optional  # type: ignore[union-attr]
         lines: list[str] = []
         for k, (given, tree, case) in enumerate(cases):  # (an op of several cases: its table by the args given)
             kernel = self.table_kernel(x, t, case, tree, f"_c{k}" if len(cases) > 1 else "")
@@ -285,8 +287,7 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
             if len(cases) == 1:
                 lines.append(fill)
                 continue
-            cond = " && ".join([f"{abi.c_name(p)} != NULL" for p in given] +
-                               [f"{abi.c_name(p)} == NULL" for p in optional if p not in given]) or "true"
+            cond = c_presence(self.op.compute.presence(given))  # type: ignore[union-attr]
             lines += [f"{'if' if k == 0 else 'else if'} ({cond}) {{", fill, "}"]
         return lines
 
@@ -593,8 +594,7 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
                         for p, (_, dtype) in case.env_args.items()]
                 data = [f"(const {C_TYPE[v.of(p)]}*){abi.c_name(p)}->data" for p in inputs]
                 odata = f"({C_TYPE[v.of(op.outputs[0].name)]}*){out}->data"
-                cond = " && ".join([f"{abi.c_name(p)} != NULL" for p in given] +
-                                   [f"{abi.c_name(p)} == NULL" for p in c.optional if p not in given]) or "true"
+                cond = c_presence(c.presence(given))
                 name = self.kernel_name(v, suffix)
                 strides = ", ".join(f"strides[{j}]" for j in range(len(inputs)))
                 body += [f"if ({cond}) {{",
