@@ -810,14 +810,16 @@ def factor_of(t: FixedPointType, name: str) -> SExpr:
 
 @attrs.frozen
 class Clamp:
-    """A unary op whose tree takes only minima and maxima of its input and real bounds (its args,
-    constants): clip, relu6, hard_tanh. Each bound becomes a stored value of the input's type
+    """A unary op whose tree takes only minima, maxima and selections by comparisons (``where``)
+    of its input and real bounds (its args, constants): clip, relu6, hard_tanh, relu, step (the
+    comparisons' bounds: :func:`clamp`). Each bound becomes a stored value of the input's type
     once a call (``bounds``: per-call name -> the type's :func:`from_real` of the bound, in
     float64, at the input's attributes; the reference library's Clip quantizes its min and max
     so), and ``value`` is the tree on the stored input and those; the output keeps the input's
     attributes. Exact: from_real is monotone and gives each stored value back from its real
     value, so it commutes with minima and maxima (CMSIS-DSP's ``arm_clip_q15`` on the bounds so
-    converted). A NaN bound is refused (``CLAMP_NAN``)."""
+    converted), and a comparison of an integer with a real bound is that with the bound rounded
+    down (``>``, ``<=``) or up (``<``, ``>=``). A NaN bound is refused (``CLAMP_NAN``)."""
 
     input: str
     family: str  # the type's: which attributes the bounds read and the output takes
@@ -836,39 +838,85 @@ class Clamp:
                 else (f"{self.input}_scale", f"{self.input}_offset"))
 
 
+#: A comparison with its operands swapped.
+_FLIPPED = {"gt": "lt", "lt": "gt", "ge": "le", "le": "ge"}
+
+
 def clamp(tree: SExpr, t: FixedPointType, name: str, args: tuple[str, ...]) -> Clamp | None:
-    """The clamp of a unary op whose tree is minima and maxima of its input ``name``, its
-    ``args`` and number constants (:class:`Clamp`), or None for any other tree."""
-    bounds: dict[SExpr, str] = {}
-    let = _Lets()  # (an inner minimum or maximum, named: a tree would repeat it where read twice)
+    """The clamp of a unary op whose tree is minima, maxima and selections (``where``) by a
+    comparison of its input ``name`` with a real bound, over that input, its ``args`` and number
+    constants (:class:`Clamp`: clip, relu6, hard_tanh, relu, step), or None for any other tree.
+
+    A value is converted by the type's from-real rule (``<bound>_stored``); a comparison's bound
+    by the rounding that keeps the comparison of integers exact (``x > b`` is ``x > floor(b)``,
+    ``x < b`` is ``x < ceil(b)``; ``<bound>_floor``, ``<bound>_ceil``), saturated one past the
+    type's ends (so that it stays true or false for every stored value as it is for the real
+    ones), in int64. A tree that compares computes in the type's wide integer."""
+    values: dict[SExpr, str] = {}
+    thresholds: dict[tuple[SExpr, str], str] = {}
+    let = _Lets()  # (an inner minimum, maximum or selection, named: a tree would repeat it where read twice)
+    x = SSym(name)
+
+    def real(node: SExpr) -> bool:
+        return (isinstance(node, SSym) and node.name in args) or (
+            isinstance(node, SConst) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool))
+
+    def label(node: SExpr) -> str:
+        return node.name if isinstance(node, SSym) else f"bound{len(values) + len(thresholds)}"
+
+    def condition(node: SExpr) -> SExpr | None:
+        if not (isinstance(node, SCall) and node.fn in _FLIPPED and len(node.args) == 2):
+            return None
+        left, right = node.args
+        fn = node.fn
+        if right == x and real(left):
+            left, right, fn = right, left, _FLIPPED[fn]
+        if left != x or not real(right):
+            return None
+        rounding = "floor" if fn in ("gt", "le") else "ceil"
+        key = (right, rounding)
+        return _call(fn, x, SSym(thresholds.setdefault(key, f"{label(right)}_{rounding}")))
 
     def stored(node: SExpr, top: bool = False) -> SExpr | None:
-        if node == SSym(name):
+        if node == x:
             return node
-        if (isinstance(node, SSym) and node.name in args) or (
-                isinstance(node, SConst) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)):
-            label = node.name if isinstance(node, SSym) else f"bound{len(bounds)}"
-            return SSym(bounds.setdefault(node, f"{label}_stored"))
-        if isinstance(node, SCall) and node.fn in ("minimum", "maximum") and len(node.args) == 2:
+        if real(node):
+            return SSym(values.setdefault(node, f"{label(node)}_stored"))
+        if not isinstance(node, SCall):
+            return None
+        if node.fn in ("minimum", "maximum") and len(node.args) == 2:
             parts = [stored(a) for a in node.args]
-            if None in parts:
-                return None
-            value = _call(node.fn, *parts)  # type: ignore[arg-type]
-            return value if top else let("clamped", value, t.storage)
-        return None
+        elif node.fn == "where" and len(node.args) == 3:
+            parts = [condition(node.args[0]), stored(node.args[1]), stored(node.args[2])]
+        else:
+            return None
+        if None in parts:
+            return None
+        value = _call(node.fn, *parts)  # type: ignore[arg-type]
+        return value if top else let("clamped", value, "wide")
 
-    if not (isinstance(tree, SCall) and tree.fn in ("minimum", "maximum")):
+    if not (isinstance(tree, SCall) and tree.fn in ("minimum", "maximum", "where")):
         return None
     value = stored(tree, top=True)
-    if value is None or not bounds or name not in symbols(value).union(*(symbols(v) for _, _, v in let.bound)):
+    if value is None or (not values and not thresholds) or name not in symbols(value).union(
+            *(symbols(v) for _, _, v in let.bound)):
         return None
-    rule = from_real(t)
     per_input = ({FACTOR: factor_of(t, name)} if t.family == "Q"
                  else {SCALE: SSym(f"{name}_scale"), OFFSET: SSym(f"{name}_offset")})
-    converted = tuple((label, Conversion(substitute(substitute(rule.value, per_input), {"x": bound}), "float64",
-                                         t.storage)) for bound, label in bounds.items())
-    used = tuple(a for a in args if SSym(a) in bounds)
-    return Clamp(name, t.family, used, converted, Conversion(value, t.storage, None, tuple(let.bound)))
+    rule = substitute(from_real(t).value, per_input)
+    per_call = [(n, Conversion(substitute(rule, {"x": bound}), "float64", t.storage)) for bound, n in values.items()]
+    # (a bound in stored steps, unrounded: Q's from-real less its truncation, D's less its rounding)
+    steps = (_call("mul", X, factor_of(t, name)) if t.family == "Q"
+             else _call("add", _call("div", X, SSym(f"{name}_scale")), SSym(f"{name}_offset")))
+    for (bound, rounding), n in thresholds.items():
+        edge = _call(rounding, substitute(steps, {"x": bound}))
+        within = _call("minimum", _call("maximum", edge, SConst(float(t.lowest - 1))), SConst(float(t.highest + 1)))
+        per_call.append((n, Conversion(within, "float64", "int64")))
+    domain = t.storage if not thresholds else ("int64" if t.bits == 32 else "int32")
+    lets = tuple((n, domain if d == "wide" else d, v) for n, d, v in let.bound)
+    used = tuple(a for a in args if SSym(a) in values or any(SSym(a) == b for b, _ in thresholds))
+    return Clamp(name, t.family, used, tuple(per_call),
+                 Conversion(value, domain, t.storage if thresholds else None, lets))
 
 
 # ------------------------------------------------------------------- what an op derives, or why not
@@ -969,9 +1017,12 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
         return Summary(f"TensorFlow Lite's integer {derived.kind} (31-bit multipliers, gemmlowp's rounding), "
                        "saturated", None, "within 1 step")
     if isinstance(derived, Clamp):
-        cmsis = f" (CMSIS-DSP's arm_clip_{t.name})" if t.family == "Q" else ""
+        selects = any(isinstance(r, Conversion) and r.storage == "int64" for _, r in derived.bounds)
+        cmsis = f" (CMSIS-DSP's arm_clip_{t.name})" if t.family == "Q" and not selects else ""
         return Summary("each bound converted to the input's stored values once a call (its from-real rule, as the "
-                       f"reference library's Clip quantizes its bounds), then minima and maxima of the stored values"
+                       "reference library's Clip quantizes its bounds"
+                       + ("; a compared bound rounded down for > and <=, up for < and >=" if selects else "")
+                       + f"), then {'selections' if selects else 'minima and maxima'} of the stored values"
                        f"{cmsis}: the output keeps the input's attributes",
                        SSym(shift_of(derived.input)) if t.family == "Q" else None,
                        "exact: the stored conversion of the clamp of the real values (a bound between two "

@@ -4,9 +4,11 @@ Q types, ONNX's QuantizeLinear and DequantizeLinear (run by onnxruntime) for the
 
 from __future__ import annotations
 
+import operator
 import os
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import cmsisdsp as dsp  # (the owners of the rules: test dependencies, never skipped)
@@ -411,24 +413,32 @@ def stored_values(t: F.FixedPointType, shape: tuple[int, ...], seed: int) -> np.
 
 def clamped_exactly(t: F.FixedPointType, stored: np.ndarray, tree: F.SExpr, args: dict[str, float],
                     attributes: dict) -> np.ndarray:
-    """The op's tree on the exact real values of ``stored`` and the real bounds (float64), converted
-    by the type's from-real rule in float64: what a clamp promises, exactly."""
+    """The op's tree (minima, maxima, selections by comparisons) on the exact values of ``stored``
+    and the bounds, in rationals, counted in the input's steps, then converted by the type's
+    from-real rule (Q truncated toward zero, D rounded half to even), saturated: what a clamp
+    promises. A bound is counted in steps as the rule defines it, in float64 (Q: times 2**(N -
+    shift), exact; D: divided by the scale, a float64 quotient)."""
     if t.family == "Q":
         factor = 2.0 ** (t.fraction_bits - attributes["shift"])
-        real, back = stored / factor, (lambda v: np.trunc(v * factor))
+        steps, back = (lambda b: Fraction(b * factor)), int
+        offset = 0
     else:
         scale, offset = attributes["scale"], attributes["offset"]
-        real, back = (stored.astype(np.float64) - offset) * scale, (lambda v: np.round(v / scale) + offset)
-    env = {"x": real, **args}
+        steps, back = (lambda b: Fraction(b / scale)), round
+    compare = {"gt": operator.gt, "ge": operator.ge, "lt": operator.lt, "le": operator.le}
 
-    def value(node: F.SExpr) -> np.ndarray:
+    def value(node: F.SExpr, x: Fraction) -> Fraction | bool:
         if isinstance(node, F.SConst):
-            return np.float64(node.value)
+            return steps(float(node.value))
         if isinstance(node, F.SSym):
-            return env[node.name]
-        return {"minimum": np.minimum, "maximum": np.maximum}[node.fn](*map(value, node.args))
+            return x if node.name == "x" else steps(float(args[node.name]))
+        parts = [value(a, x) for a in node.args]  # type: ignore[union-attr]
+        if node.fn == "where":  # type: ignore[union-attr]
+            return parts[1] if parts[0] else parts[2]
+        return {"minimum": min, "maximum": max, **compare}[node.fn](*parts)  # type: ignore[union-attr]
 
-    return np.clip(back(value(tree)), t.lowest, t.highest).astype(np.int64)
+    return np.array([min(max(back(value(tree, Fraction(int(s) - offset))) + offset, t.lowest), t.highest)
+                     for s in stored.reshape(-1)], dtype=np.int64).reshape(stored.shape)
 
 
 def _stored(t: F.FixedPointType, seed: int, n: int = 400) -> np.ndarray:

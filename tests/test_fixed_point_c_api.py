@@ -581,16 +581,18 @@ CLAMPS = [(op, t, d) for ns in CATALOGUE.namespaces for op in code_ops(ns) for t
           if isinstance(d := F.derive(op, t), F.Clamp)]
 #: Each clamp op's args, as a call gives them: bounds between steps and beyond the type's range.
 CLAMP_ARGS = {"math.clip_by_value": [(-0.3, 1.1), (-1e9, 0.7), (0.25, 0.25)], "nn.relu6": [(0.0,), (-0.55,)],
-              "nn.hard_tanh": [()]}
+              "nn.hard_tanh": [()], "nn.relu": [(0.0,), (0.3,), (-1e9,)], "math.step": [()],
+              "nn.leaky_relu_derivative": [(0.01,), (-0.2,)]}
 
 
 def test_c_api_clamps_are_exact_cmsis_dsp_s_arm_clip_and_refuse_a_nan_bound(
         generated: GeneratedProjects, c_objects: list[Path], tmp_path: Path) -> None:
-    """clip_by_value, relu6 and hard_tanh in every Q and D type: each bound converted to a stored
-    value by the type's from-real rule, then minima and maxima of the stored values. The result
-    is the rule on the exact real values (no step lost, Q31 and D32 included), in Q CMSIS-DSP's
-    arm_clip on the bounds so converted, and the output takes the input's attributes whatever
-    its descriptor held; a NaN bound is refused (OPFORGE_ERR_ARG)."""
+    """clip_by_value, relu6, hard_tanh, relu, step and leaky_relu_derivative in every Q and D type:
+    each value bound converted to a stored value by the type's from-real rule, each comparison's
+    bound rounded as keeps the comparison exact, then minima, maxima and selections of the stored
+    values. The result is the rule on the exact real values (no step lost, Q31 and D32 included),
+    a clip's in Q CMSIS-DSP's arm_clip on the bounds so converted, and the output takes the input's
+    attributes whatever its descriptor held; a NaN bound is refused (OPFORGE_ERR_ARG)."""
     program, cases = _Program(), []
     for op, t, derived in CLAMPS:
         tree = op.compute.case(())
@@ -624,7 +626,8 @@ def test_c_api_clamps_are_exact_cmsis_dsp_s_arm_clip_and_refuse_a_nan_bound(
             bounds = R.numpy_bound_lines(derived, t, {a: repr(v) for a, v in args.items()})
             scope: dict = {"np": np, "math": math, "_k": numpy_runtime, F.shift_of("x"): attributes["shift"]}
             exec("\n".join(bounds), scope)  # (the package's own rendering of the bounds' rule)
-            lo, hi = (scope[n] for n, _ in derived.bounds)  # (each clamp's: a maximum, then a minimum)
-            theirs = getattr(dsp, f"arm_clip_{t.name}")(x, lo, hi)
-            assert np.array_equal(np.asarray(theirs, dtype=np.int64), exact), name
+            if op.compute.case(()).fn == "minimum":  # (a clip: a maximum, then a minimum; not a selection)
+                lo, hi = (scope[n] for n, _ in derived.bounds)
+                theirs = getattr(dsp, f"arm_clip_{t.name}")(x, lo, hi)
+                assert np.array_equal(np.asarray(theirs, dtype=np.int64), exact), name
     assert {(op.qualified_name, t.name) for op, t, _ in CLAMPS} >= {("math.clip_by_value", n) for n in F.TYPES}

@@ -669,7 +669,8 @@ def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: lis
     # (and what the fixed-point kernels take: abs's Q output shift, its D table's scales and offsets)
     ("math/abs", ["output_shape", "element_count", "x_scale", "x_offset", "output_shift", "output_scale",
                   "output_offset"], "x.shape"),
-    ("nn/relu", ["output_shape", "element_count", "x_shift", "x_scale", "x_offset", "output_shift", "output_scale",
+    # (a clamp's bounds in stored values: relu's result for x <= cutoff, and cutoff rounded down)
+    ("nn/relu", ["output_shape", "element_count", "bound1_stored", "cutoff_floor", "output_shift", "output_scale",
                  "output_offset"], "x.shape"),
     # (a kernel per case, base given or not, and a table per case in each fixed-point type)
     ("math/log", ["output_shape", "element_count", "x_shift", "x_scale", "x_offset", "output_shift", "output_scale",

@@ -57,7 +57,7 @@ def expression(tree: SExpr, sizes: Mapping[str, str] | None = None) -> str:
 #: Imaginet's spelling of the functions a conversion from real values calls (a clamp's bounds):
 #: ``round`` rounds half to even (.NET's Math.Round), ``pow`` of 2 is exact, a NaN differs from itself.
 _SPELLED = {"div": "({} / {})", "pow": "pow({}, {})", "round_half_even": "round({})", "isnan": "({0} != {0})",
-            "where": "({} ? {} : {})"}
+            "where": "({} ? {} : {})", "floor": "floor({})", "ceil": "ceil({})"}
 
 
 def conversion_expression(conversion: F.Conversion, names: Mapping[str, str]) -> str:
@@ -66,8 +66,10 @@ def conversion_expression(conversion: F.Conversion, names: Mapping[str, str]) ->
     options): the value, then cast's rule (truncated toward zero, saturated; a NaN is refused
     before, by the unit's contract)."""
     assert not conversion.lets and conversion.storage is not None, conversion
-    t = next(t for t in F.TYPES.values() if t.storage == conversion.storage)
     value = expression(conversion.value, names)
+    t = next((t for t in F.TYPES.values() if t.storage == conversion.storage), None)
+    if t is None:  # (a comparison's bound, int64: its tree keeps it one past the type's ends)
+        return f"trunc({value})"
     return f"Math.max(Math.min(trunc({value}), {t.highest}), {t.lowest})"
 
 

@@ -187,10 +187,14 @@ class ElementwiseEmitter(Emitter):
         result = t.storage if isinstance(derived, F.Clamp) or derived.output_shift is not None else "bool"
         v = D.Variant(t.storage, (*((p, t.storage) for p in inputs), (out, result)))
         used = tuple(name for name, _ in derived.per_call)
-        params = (*(f"const {stored}* {abi.c_name(p)}" for p in inputs), *(f"int {abi.c_name(n)}" for n in used),
+        # (an int each; a clamp's comparison bound one past the type's ends: int64)
+        wide = {name: "int64" for name, rule in derived.per_call
+                if isinstance(rule, F.Conversion) and rule.storage == "int64"}
+        params = (*(f"const {stored}* {abi.c_name(p)}" for p in inputs),
+                  *(f"{'int64_t' if n in wide else 'int'} {abi.c_name(n)}" for n in used),
                   f"{C_TYPE[result]}* {abi.c_name(out)}")
         return _Case(v, c.cases[0][1], f"{self.fn}_{t.name}", tuple(inputs), used,
-                     {n: (abi.c_name(n), "int32") for n in used}, derived.value.domain, abi.c_name(out),
+                     {n: (abi.c_name(n), wide.get(n, "int32")) for n in used}, derived.value.domain, abi.c_name(out),
                      C_TYPE[result], params, derived.value)
 
     def table_kernel(self, x: str, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable,
@@ -636,7 +640,7 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
                 lines += [f"if ({env[a][0]} != {env[a][0]}) {{",
                           f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(message)});", "}"]
             for name, bound in derived.bounds:
-                lines += [f"{C_TYPE[t.storage]} {abi.c_name(name)};",
+                lines += [f"{C_TYPE[bound.storage or t.storage]} {abi.c_name(name)};",
                           fixed_point.c_statement(bound, abi.c_name(name), env)]
             values = [abi.c_name(name) for name, _ in derived.bounds]
         elif isinstance(derived, F.QKernel):
