@@ -414,7 +414,12 @@ def fails(kind, words, fn, *args, **kwargs):
     raise AssertionError(f"no {kind.__name__}: {words}")
 
 rng = np.random.default_rng(20)
-checked = set()
+checked, compared = set(), set()
+# (where a 16-bit table jumps, has a pole or leaves its domain within the attributes' ranges, its fill
+# refuses every call, on both backends: these ops, and nothing else, are never compared)
+JUMPS = {"math.sqrt", "math.tan", "math.asin", "math.acos", "math.log1p", "math.reciprocal", "math.rsqrt",
+         "math.floor", "math.ceil", "math.sign", "math.log", "math.acosh", "math.atanh",
+         "math.rectified_tanh_derivative", "nn.selu_derivative"}
 for (qualified, name), kernel in rules.KERNELS.items():
     if kernel.moved is not None:  # (a move runs the op's own kernels: below)
         continue
@@ -422,8 +427,10 @@ for (qualified, name), kernel in rules.KERNELS.items():
     module = importlib.import_module(f"opforge.{namespace}")
     fn = getattr(module, op, None) or getattr(module, op + "_")
     t = rules.TYPES[name]
+    # (D16 within about [-8, 8), as TFLite's int16 activations hold their inputs: its tables compute there)
     attributes = ([{"shift": 1}, {"shift": -3}] if t.family == "Q" else
-                  [{"scale": 0.02, "offset": 3 if t.bits == 8 else 0}, {"scale": 0.05, "offset": -2 if t.bits == 8 else 0}])
+                  [{"scale": 0.02, "offset": 3}, {"scale": 0.05, "offset": -2}] if t.bits == 8 else
+                  [{"scale": 1 / 4096, "offset": 0}, {"scale": 1 / 2048, "offset": 0}])
     # (an arg without a default, clip's bounds: a value inside the types' ranges)
     required = {p.name: 0.5 for p in list(inspect.signature(fn).parameters.values())[len(kernel.inputs):]
                 if p.default is inspect.Parameter.empty and p.kind is not p.VAR_KEYWORD}
@@ -449,8 +456,11 @@ for (qualified, name), kernel in rules.KERNELS.items():
             assert (from_c.shift, from_c.scale, from_c.offset) == (from_python.shift, from_python.scale,
                                                                     from_python.offset), (qualified, name)
         checked.add((qualified, name))
+        compared.add((qualified, name))
 computing = {key for key, kernel in rules.KERNELS.items() if kernel.moved is None}
 assert checked == computing, computing - checked
+refused_everywhere = {(q, n) for q in JUMPS for n in ("q15", "d16")}
+assert computing - compared == refused_everywhere, sorted((computing - compared) ^ refused_everywhere)
 from opforge import math, base
 # moves: the op's own kernels on the stored values, the result carrying the first input's attributes
 moves = {qualified for (qualified, _), kernel in rules.KERNELS.items() if kernel.moved is not None}
