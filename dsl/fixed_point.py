@@ -795,11 +795,11 @@ def d_contraction(form: object, t: FixedPointType) -> DContraction | str:
     return DContraction((inputs[0], inputs[1]), product, Conversion(value, "int64", t.storage, tuple(let.bound)))
 
 
-# ------------------------------------------------- clamps: minima and maxima with real bounds
+# --------------------------------- clamps: minima, maxima and selections with real bounds
 
-#: Why a clamp refuses a NaN bound: its float result is NaN everywhere, which no stored value holds.
-CLAMP_NAN = ("{name}: a {type} clamp's bound must be a number, not NaN (the float result would be NaN "
-             "everywhere, which no stored value holds)")
+#: Why a clamp refuses a NaN bound: no stored value holds it (a minimum or maximum with it is NaN
+#: everywhere, a comparison with it false everywhere).
+CLAMP_NAN = "{name}: a {type} clamp's bound must be a number, not NaN (no stored value holds it)"
 
 
 def factor_of(t: FixedPointType, name: str) -> SExpr:
@@ -836,6 +836,11 @@ class Clamp:
         """The input's attributes, which the bounds read and the output takes."""
         return ((shift_of(self.input),) if self.family == "Q"
                 else (f"{self.input}_scale", f"{self.input}_offset"))
+
+    @property
+    def selects(self) -> bool:
+        """Whether the tree compares (a selection's bound is an int64 one past the type's ends)."""
+        return any(rule.storage == "int64" for _, rule in self.bounds)
 
 
 #: A comparison with its operands swapped.
@@ -1017,7 +1022,7 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
         return Summary(f"TensorFlow Lite's integer {derived.kind} (31-bit multipliers, gemmlowp's rounding), "
                        "saturated", None, "within 1 step")
     if isinstance(derived, Clamp):
-        selects = any(isinstance(r, Conversion) and r.storage == "int64" for _, r in derived.bounds)
+        selects = derived.selects
         cmsis = f" (CMSIS-DSP's arm_clip_{t.name})" if t.family == "Q" and not selects else ""
         return Summary("each bound converted to the input's stored values once a call (its from-real rule, as the "
                        "reference library's Clip quantizes its bounds"

@@ -114,8 +114,8 @@ def expressions(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[dict[str,
 
 
 def clamp_contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
-    """A clamp's bounds must be numbers for its fixed-point types (``CLAMP_NAN``): the float
-    result of a NaN bound is NaN everywhere, which no stored value holds."""
+    """A clamp's bounds must be numbers for its fixed-point types (``CLAMP_NAN``): no stored
+    value holds a NaN."""
     clamps = {k.fixed_point: d for k in of(kernels) if isinstance(d := F.derive(op, F.TYPES[k.fixed_point]), F.Clamp)}
     if not clamps:
         return []

@@ -187,7 +187,7 @@ class ElementwiseEmitter(Emitter):
         result = t.storage if isinstance(derived, F.Clamp) or derived.output_shift is not None else "bool"
         v = D.Variant(t.storage, (*((p, t.storage) for p in inputs), (out, result)))
         used = tuple(name for name, _ in derived.per_call)
-        # (an int each; a clamp's comparison bound one past the type's ends: int64)
+        # (an int each; a clamp's compared bound, one past the type's ends: int64)
         wide = {name: "int64" for name, rule in derived.per_call
                 if isinstance(rule, F.Conversion) and rule.storage == "int64"}
         params = (*(f"const {stored}* {abi.c_name(p)}" for p in inputs),
