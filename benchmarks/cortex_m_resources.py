@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from dsl import fixed_point as F  # noqa: E402
 from dsl import loader  # noqa: E402
 from generators import abi  # noqa: E402
 from generators.docs.expressions import READABLE  # noqa: E402
@@ -31,7 +32,7 @@ from generators.kernels.selection import code_ops  # noqa: E402
 
 FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-std=c99", "-Os",
          "-ffunction-sections", "-fdata-sections", "-ffp-contract=off"]
-ROLES = ("workspace", "state_size", "init", "enqueue", "ready", "dequeue")
+ROLES = ("workspace", "state_size", "init", "enqueue", "ready", "dequeue", "table", "lookup")  # (an op's entry points)
 _NODE = re.compile(r'node: \{ title: "([^"]+)" label: "([^"\\]+)\\n[^"]*?(?:\\n(\d+) bytes \((\w+)\))?" \}')
 _EDGE = re.compile(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"')
 
@@ -83,7 +84,7 @@ def main(target: Path) -> None:
                        cwd=ROOT, check=True, capture_output=True)
         sizes, nodes, edges = build(out)
     titles = {name: title for title, (name, _) in nodes.items()}
-    suffixes = "|".join(SUFFIX.values())
+    suffixes = "|".join([*SUFFIX.values(), *F.TYPES])  # (a kernel of a dtype or of a fixed-point type)
     rows, total = [], 0
     for ns in catalogue.namespaces:
         for op in code_ops(ns):
