@@ -157,11 +157,18 @@ def affine(t: FixedPointType, shift: int = 0, scale: float = 1.0, offset: int = 
     return scale, offset
 
 
+def in_steps(t: FixedPointType) -> SExpr:
+    """A real ``x`` counted in the type's steps, before from-real rounds it: Q ``x * factor``
+    (the stored value, which the cast truncates); D ``x / scale`` (the offset is added after
+    rounding)."""
+    return _call("mul", X, SSym(FACTOR)) if t.family == "Q" else _call("div", X, SSym(SCALE))
+
+
 def from_real(t: FixedPointType) -> Conversion:
     """real (float32 ``x``) -> stored."""
     if t.family == "Q":
-        return Conversion(_call("mul", X, SSym(FACTOR)), "float32", t.storage)
-    rounded = _call("add", _call("round_half_even", _call("div", X, SSym(SCALE))), SSym(OFFSET))
+        return Conversion(in_steps(t), "float32", t.storage)
+    rounded = _call("add", _call("round_half_even", in_steps(t)), SSym(OFFSET))
     return Conversion(_call("where", _call("isnan", X), SSym(OFFSET), rounded), "float32", t.storage)
 
 
@@ -910,9 +917,8 @@ def clamp(tree: SExpr, t: FixedPointType, name: str, args: tuple[str, ...]) -> C
                  else {SCALE: SSym(f"{name}_scale"), OFFSET: SSym(f"{name}_offset")})
     rule = substitute(from_real(t).value, per_input)
     per_call = [(n, Conversion(substitute(rule, {"x": bound}), "float64", t.storage)) for bound, n in values.items()]
-    # (a bound in stored steps, unrounded: Q's from-real less its truncation, D's less its rounding)
-    steps = (_call("mul", X, factor_of(t, name)) if t.family == "Q"
-             else _call("add", _call("div", X, SSym(f"{name}_scale")), SSym(f"{name}_offset")))
+    # (a bound as a stored value, unrounded: the steps from-real counts, plus a D type's offset)
+    steps = substitute(in_steps(t) if t.family == "Q" else _call("add", in_steps(t), SSym(OFFSET)), per_input)
     for (bound, rounding), n in thresholds.items():
         edge = _call(rounding, substitute(steps, {"x": bound}))
         within = _call("minimum", _call("maximum", edge, SConst(float(t.lowest - 1))), SConst(float(t.highest + 1)))

@@ -640,7 +640,7 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
                 lines += [f"if ({env[a][0]} != {env[a][0]}) {{",
                           f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(message)});", "}"]
             for name, bound in derived.bounds:
-                lines += [f"{C_TYPE[bound.storage or t.storage]} {abi.c_name(name)};",
+                lines += [f"{C_TYPE[bound.storage]} {abi.c_name(name)};",  # type: ignore[index]
                           fixed_point.c_statement(bound, abi.c_name(name), env)]
             values = [abi.c_name(name) for name, _ in derived.bounds]
         elif isinstance(derived, F.QKernel):
