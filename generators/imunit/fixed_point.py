@@ -105,12 +105,18 @@ def expressions(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[dict[str,
             element = {"name": name, "value": expression(tree, sizes(kernel))}
             assert out.setdefault(name, element) == element, (name, element)
     x = units.first_tensor(op) if by_type else ""
-    for name, values in by_type.items():
-        chosen = "0"  # (a type without the bound: a float input's, never read)
-        for system, value in reversed(values.items()):
-            chosen = f"{x}.type == {system} ? {value} : ({chosen})"
-        out[name] = {"name": name, "value": chosen}
+    for name, values in by_type.items():  # (a type without the bound, a float input's: 0, never read)
+        out[name] = {"name": name, "value": by_input_type(x, values)}
     return list(out.values())
+
+
+def by_input_type(x: str, values: Mapping[str, object], otherwise: str = "0") -> str:
+    """An expression whose value is ``values``' for the type of socket ``x`` (by System type
+    name), else ``otherwise``: a chain of conditionals, the first type's outermost."""
+    chosen = otherwise
+    for system, value in reversed(values.items()):
+        chosen = f"{x}.type == {system} ? {value} : ({chosen})"
+    return chosen
 
 
 def clamp_contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
@@ -222,10 +228,7 @@ def table_handle(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str
     tables = [k for k in of(kernels) if k.init is not None]
     if not tables:
         return None
-    x = units.first_tensor(op)
-    size = "0"
-    for k in reversed(tables):
-        size = f"{x}.type == {system_type(k)} ? {k.table_bytes} : ({size})"
+    size = by_input_type(units.first_tensor(op), {system_type(k): k.table_bytes for k in tables})
     return {"name": "table", "size": size,
             "description": "The lookup table of the fixed-point types, filled once by Init, which fails where a "
                            "16-bit table's interpolation misses the float reference by more than "
