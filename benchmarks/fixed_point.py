@@ -229,6 +229,9 @@ def _elementwise_rows(op: Any, folder: Path) -> list[Row]:
         if isinstance(kernel, F.Clamp):
             out.append(_clamp_row(op, t, kernel, stored[names[0]], float_text, folder))
             continue
+        if isinstance(kernel, F.Log):
+            out.append(_log_row(op, t, kernel, stored[names[0]], float_text, folder))
+            continue
         if isinstance(kernel, F.QKernel):
             worst = 0.0
             for shifts in ({n: 2 for n in names}, dict(zip(names, (1, 3)))):
@@ -275,6 +278,23 @@ def _clamp_row(op: Any, t: F.FixedPointType, clamp: F.Clamp, stored: np.ndarray,
     exact = _exact(op.compute.case(()), {clamp.input: _real(t, stored, attributes)} | args)
     text = _text(_fixed_kernel(clamp.value, {clamp.input: t.storage}, list(bounds)), folder)
     return (op.qualified_name, t.system, _error(ours, _ideal(t, exact, attributes)), text, float_text)
+
+
+def _log_row(op: Any, t: F.FixedPointType, log: F.Log, stored: np.ndarray, float_text: int, folder: Path) -> Row:
+    """A logarithm (the reference library's Log) at Q shift 8, natural, on the positive stored
+    values: its constants by their rules, then arm_vlog's steps, against the exact logarithm at the
+    output's shift."""
+    x, shift = log.input, 8
+    positive = np.abs(stored.astype(np.int64)).clip(1).astype(t.storage)
+    lines = R.numpy_log_lines(log, op, {a: "None" for a in log.args})
+    space: dict[str, Any] = {"np": np, "_k": numpy_runtime, F.shift_of(x): shift}
+    exec("\n".join(lines), space)  # (the package's own rendering of the constants' rules)
+    constants = {n: space[n] for n, _ in log.constants}
+    ours = _numpy(log.value, {x: positive.astype(log.value.domain)}, constants)
+    exact = _exact(op.compute.case(()), {x: _real(t, positive, {"shift": shift})})
+    ideal = _ideal(t, exact, {"shift": space["output_shift"]})
+    text = _text(_fixed_kernel(log.value, {x: t.storage}, list(constants)), folder)
+    return (op.qualified_name, t.system, _error(ours, ideal), text, float_text)
 
 
 def _q_reduction_row(op: Any, r: F.QReduction, t: F.FixedPointType, folder: Path) -> Row:

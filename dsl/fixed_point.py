@@ -930,13 +930,121 @@ def clamp(tree: SExpr, t: FixedPointType, name: str, args: tuple[str, ...]) -> C
                  Conversion(value, domain, t.storage if thresholds else None, lets))
 
 
+# ---------------------------------------- logarithms: the reference library's Log, CMSIS-DSP's arm_vlog
+
+#: ln 2 in Q15 and Q31, truncated: the 1 / log2(e) by which CMSIS-DSP's ``arm_vlog`` turns the
+#: binary logarithm it finds into a natural one (a constant of its algorithm, so of the results).
+LN2_STORED = {16: 0x58B9, 32: 0x58B90BFB}
+#: The shift of ``arm_vlog``'s result: Q4.11 for a Q15 input, Q5.26 for Q31 (room for ln 2**-N).
+LOG_SHIFT = {16: 4, 32: 5}
+#: The shift the reference library's Log passes ``arm_scale``; its Q15 factor is quantized at the
+#: output's shift plus one for it (``shift_corr``), its Q31 factor at the output's.
+SCALE_SHIFT = 5
+#: The per-call real factor of a log's case (1, or 1 / ln(base)), which its constants read.
+LOG_FACTOR = "log_factor"
+
+
+@attrs.frozen
+class Log:
+    """A unary op each of whose cases is the natural logarithm of its input times a real factor
+    of its args (``log``: ln(x), ln(x) / ln(base)), on Q15 and Q31, computed as the reference
+    library's Log unit computes with CMSIS-DSP (``log_cmsis_q15``): ``arm_vlog`` (the logarithm of
+    the stored value as a Q value of shift 0, in :data:`LOG_SHIFT`), ``arm_scale`` by the factor
+    quantized (``scale_q``) with :data:`SCALE_SHIFT`, ``arm_offset`` by ``shift * ln 2`` times the
+    factor quantized (``offset_q``): the input's shift adds its logarithm. Both constants are
+    quantized as the reference's Expressions do (``quantize``: rounded half to even, saturated),
+    once a call, from the case's factor (``factors``: the args the case takes, and the factor's
+    tree over them; ``Elementwise.presence`` says which applies), the input's shift and the
+    output's. The output's shift is the reference's ``floor(log2(shift + 8))``, which it leaves
+    undefined from shift -8 down: 0 there (``ilog2`` of at least 1). Bit for bit the reference's
+    for positive stored values; 0 (ln 0 = -inf) gives the type's lowest value, a negative one 0
+    (NaN's conversion), as the real value's conversion would."""
+
+    input: str
+    args: tuple[str, ...]  # the args the factors read, in the op's order
+    factors: tuple[tuple[tuple[str, ...], SExpr], ...]
+    output_shift: SExpr
+    constants: tuple[tuple[str, Conversion], ...]
+    value: Conversion
+    family = "Q"
+
+    @property
+    def per_call(self) -> tuple[tuple[str, Conversion], ...]:
+        return self.constants
+
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        return (shift_of(self.input),)
+
+
+def _log_factor(tree: SExpr, name: str, args: tuple[str, ...]) -> SExpr | None:
+    """The real factor of a tree that is ln(``name``) times or over a real tree of ``args`` and
+    numbers (1 for ln itself), or None."""
+    log = _call("log", SSym(name))
+
+    def real(node: SExpr) -> bool:
+        if isinstance(node, SSym):
+            return node.name in args
+        if isinstance(node, SConst):
+            return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        return FUNCTIONS.get(node.fn, (0, ""))[1] in ("num", "float") and all(real(a) for a in node.args)
+
+    if tree == log:
+        return SConst(1.0)
+    if isinstance(tree, SCall) and tree.fn in ("mul", "div") and len(tree.args) == 2:
+        a, b = tree.args
+        if a == log and real(b):
+            return b if tree.fn == "mul" else _call("div", SConst(1.0), b)
+        if b == log and real(a) and tree.fn == "mul":
+            return a
+    return None
+
+
+def q_log(cases: tuple[tuple[tuple[str, ...], SExpr], ...], t: FixedPointType, name: str,
+          args: tuple[str, ...]) -> Log | None:
+    """The :class:`Log` of a unary op's cases on Q15 or Q31, or None (another type, or a case that
+    is not a logarithm times a real factor)."""
+    if t.family != "Q" or t.bits not in LN2_STORED:
+        return None
+    factors = tuple((tuple(given), _log_factor(tree, name, args)) for given, tree in cases)
+    if any(f is None for _, f in factors):
+        return None
+    n, wide = t.fraction_bits, ("int64" if t.bits == 32 else "int32")
+    shift, out = SSym(shift_of(name)), SSym("output_shift")
+    output_shift = _call("ilog2", _call("maximum", _call("add", shift, SConst(8)), SConst(1)))
+    factor = SSym(LOG_FACTOR)
+    correction = 1 if t.bits == 16 else 0  # (the reference's shift_corr)
+
+    def quantized(value: SExpr, at: SExpr) -> Conversion:  # (Imaginet's quantize: value * 2**N / 2**shift)
+        steps = _call("mul", value, _call("pow", SConst(2.0), _call("sub", SConst(float(n)), at)))
+        return Conversion(_call("round_half_even", steps), "float64", t.storage)
+
+    constants = (("scale_q", quantized(factor, _call("add", out, SConst(correction)) if correction else out)),
+                 ("offset_q", quantized(_call("mul", _call("mul", shift, SConst(math.log(2.0))), factor), out)))
+    let = _Lets()
+    x = SSym(name)
+    log = let("log", _call("q_log", x), t.storage)
+    product = _call("mul", log, SSym("scale_q"))
+    if t.bits == 16:  # (arm_scale_q15: the product shifted right by 15 - shift, saturated)
+        scaled = _call("right_shift", product, SConst(n - SCALE_SHIFT))
+    else:  # (arm_scale_q31: its top 32 bits, then left by shift + 1, saturated)
+        scaled = _call("mul", _call("right_shift", product, SConst(32)), SConst(1 << (SCALE_SHIFT + 1)))
+    scaled = let("scaled", _saturated(let("product", scaled, wide), t), wide)
+    summed = _saturated(_call("add", scaled, SSym("offset_q")), t)  # (arm_offset: saturating)
+    value = _call("where", _call("gt", x, SConst(0)), summed,
+                  _call("where", _call("eq", x, SConst(0)), SConst(t.lowest), SConst(0)))
+    used = tuple(a for a in args if any(a in symbols(f) for _, f in factors))  # type: ignore[arg-type]
+    return Log(name, used, factors, output_shift, constants,  # type: ignore[arg-type]
+               Conversion(value, wide, t.storage, tuple(let.bound)))
+
+
 # ------------------------------------------------------------------- what an op derives, or why not
 
 #: Forms that move stored values without computing on them: a fixed-point tensor passes through
 #: with its attributes (a tensor list's parts share them).
 MOVES = ("layout", "stream", "join", "parts")
-Derived = (QKernel | DKernel | Clamp | Conversion | InterpolatedTable | QReduction | DReduction | QContraction
-           | DContraction)
+Derived = (QKernel | DKernel | Clamp | Log | Conversion | InterpolatedTable | QReduction | DReduction
+           | QContraction | DContraction)
 
 
 def _integer_only(tree: SExpr) -> bool:
@@ -972,8 +1080,12 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
         if _integer_only(tree):
             return "it is a bit or logic operation, which has no fixed-point meaning"
         inputs = [p.name for p in getattr(op, "inputs", ())]
+        args = tuple(a.name for a in getattr(op, "args", ()))
+        logged = q_log(form.cases, t, inputs[0], args) if len(inputs) == 1 else None  # type: ignore[union-attr]
+        if logged is not None:
+            return logged
         if len(inputs) == 1:
-            clamped = clamp(tree, t, inputs[0], tuple(a.name for a in getattr(op, "args", ())))
+            clamped = clamp(tree, t, inputs[0], args)
             if clamped is not None:
                 return clamped
         derived = q_kernel(tree, t) if t.family == "Q" else d_kernel(tree, t)
@@ -1038,6 +1150,15 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
                        SSym(shift_of(derived.input)) if t.family == "Q" else None,
                        "exact: the stored conversion of the clamp of the real values (a bound between two "
                        "steps rounded by the type's from-real rule; a NaN bound is refused)", keeps=True)
+    if isinstance(derived, Log):
+        return Summary(f"the reference library's Log unit, with CMSIS-DSP: arm_vlog_{t.name} (the log of the stored "
+                       f"value in Q{LOG_SHIFT[t.bits]}.{t.fraction_bits - LOG_SHIFT[t.bits]}), arm_scale_{t.name} "
+                       "by the case's factor (1, or 1/ln(base)) quantized, arm_offset_"
+                       f"{t.name} by shift * ln 2 times it; 0 gives the lowest value, a negative input 0",
+                       derived.output_shift, "bit for bit the reference library's Log: " + (
+                           "within 2 steps of the exact logarithm (arm_vlog's Q4.11)" if t.bits == 16 else
+                           "within 66 steps of the exact logarithm (arm_scale_q31 keeps the product's top 32 bits, "
+                           "then shifts them left by 6)"))
     if isinstance(derived, InterpolatedTable):
         return Summary(f"{derived.knots} knots of the float reference, interpolated in int32 (TensorFlow Lite "
                        "Micro's int16 activations), saturated after", None,

@@ -127,6 +127,42 @@ def test_cast_rule_in_c_is_the_references(tmp_path: Path) -> None:
     assert at == len(data)
 
 
+def test_q_logarithms_are_cmsis_dsp_s_arm_vlog_in_c_and_numpy(library: Path, tmp_path: Path) -> None:
+    """q_log (a Q15 or Q31 logarithm's, ADR 0046) is CMSIS-DSP's arm_vlog bit for bit: C's
+    opf_q_log_i16 and _i32 and NumPy's ``_k.q_log`` at every positive Q15 value and at seeded Q31
+    values, the powers of two and their neighbours (under UBSan); the lowest value for 0 and below.
+    ilog2 (its output shift's) is the bit length less one."""
+    import cmsisdsp as dsp  # (the owner of arm_vlog: a test dependency, never skipped)
+    rng = np.random.default_rng(11)
+    q15 = np.arange(-3, 2**15, dtype=np.int16)
+    powers = np.int64(2) ** np.arange(31)
+    q31 = np.concatenate([rng.integers(1, 2**31 - 1, 20000), powers, powers[1:] - 1, powers[:-1] + 1,
+                          [2**31 - 1, 0, -1, -2**31]]).astype(np.int32)
+    want = {}
+    for name, values in (("i16", q15), ("i32", q31)):
+        positive = values > 0
+        theirs = getattr(dsp, f"arm_vlog_q{15 if name == 'i16' else 31}")(values[positive])
+        want[name] = np.where(positive, 0, np.iinfo(values.dtype).min).astype(values.dtype)
+        want[name][positive] = theirs
+        assert np.array_equal(numpy_runtime.q_log(values), want[name]), name
+    ints = np.array([-5, 0, 1, 2, 3, 4, 7, 8, 9, 135, 2**31 - 1], dtype=np.int32)
+    assert numpy_runtime.ilog2(ints).tolist() == [int(v).bit_length() - 1 if v > 1 else 0 for v in ints]
+    source = tmp_path / "q_log.c"
+    source.write_text('#include <stdio.h>\n#include "opforge_internal.h"\nint main(void)\n{\n'
+                      f"    static const int16_t a[] = {{{', '.join(map(str, q15.tolist()))}}};\n"
+                      f"    static const int32_t b[] = {{{', '.join(f'(int32_t){v}' for v in q31.tolist())}}};\n"
+                      f"    static const int32_t c[] = {{{', '.join(f'(int32_t){v}' for v in ints.tolist())}}};\n"
+                      f"    for (int i = 0; i < {q15.size}; i++) {{ printf(\"%d\\n\", (int)opf_q_log_i16(a[i])); }}\n"
+                      f"    for (int i = 0; i < {q31.size}; i++) {{ printf(\"%ld\\n\", (long)opf_q_log_i32(b[i])); }}\n"
+                      f"    for (int i = 0; i < {ints.size}; i++) {{ printf(\"%d\\n\", (int)opf_ilog2_i32(c[i])); }}\n"
+                      "    return 0;\n}\n")
+    proc = _gcc(library, "-O2", "-fsanitize=undefined", "-fno-sanitize-recover=all", str(source),
+                str(library / "src" / "opforge_core.c"), "-lm", "-o", str(tmp_path / "q_log"))
+    assert proc.returncode == 0, proc.stderr
+    printed = [int(w) for w in subprocess.run([str(tmp_path / "q_log")], capture_output=True, text=True,
+                                              check=True).stdout.split()]
+    assert printed == [*want["i16"].tolist(), *want["i32"].tolist(), *numpy_runtime.ilog2(ints).tolist()]
+
 def test_integer_square_roots_are_exact_in_c_and_numpy(library: Path, tmp_path: Path) -> None:
     """isqrt (a fixed-point norm's root) is the floor of the exact square root, 0 below zero: C's
     digit-by-digit opf_isqrt_i64 and NumPy's float root corrected by one (``_k.isqrt``) give

@@ -4,6 +4,7 @@ Q types, ONNX's QuantizeLinear and DequantizeLinear (run by onnxruntime) for the
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 import subprocess
@@ -1092,3 +1093,30 @@ def test_every_op_derives_a_fixed_point_form_or_says_why() -> None:
         "it computes on integers or booleans, which have no fixed-point meaning"
     assert not isinstance(F.derive(CATALOGUE.namespace("base").op("lt"), F.D8), str)  # (a bool result)
     assert counts["Q15"] >= 100, counts
+
+
+#: Q shifts a log's input takes in the tests: the reference's range and below it (-8 and less,
+#: where its rule is undefined and opforge's gives 0), and the bases (None: the natural log).
+LOG_SHIFTS = (0, 3, 8, 15, 24, -2, -9)
+LOG_BASES = (None, 10.0, 2.0, 1.5)
+
+
+def reference_log(t: F.FixedPointType, x: np.ndarray, shift: int, base: float | None) -> tuple[np.ndarray, int]:
+    """The reference library's Log unit on Q15 and Q31 (``log_cmsis_q15``, ``log_cmsis_q31``), run
+    through CMSIS-DSP itself: ``arm_vlog``, ``arm_scale`` by ``scale_q`` with shift 5, ``arm_offset``
+    by ``offset_q``, its Expressions evaluated as written there (``quantize``: rounded half to even,
+    saturated); 0 gives the lowest value and a negative value 0, the conversions of -inf and NaN."""
+    n = t.fraction_bits
+    out_shift = int(math.floor(math.log2(shift + 8))) if shift + 8 > 0 else 0
+    actual = math.e if base is None else base
+
+    def quantize(value: float, at: int) -> int:
+        return max(t.lowest, min(t.highest, round(value * 2**n / 2**at)))
+
+    offset_q = quantize(math.log(2.0**shift) / math.log(actual), out_shift)
+    scale_q = quantize(1 / math.log(actual), out_shift + (1 if t.bits == 16 else 0))
+    positive = x > 0
+    logs = getattr(dsp, f"arm_vlog_{t.name}")(np.where(positive, x, 1).astype(t.storage))
+    scaled = getattr(dsp, f"arm_scale_{t.name}")(logs, scale_q, 5)
+    result = getattr(dsp, f"arm_offset_{t.name}")(scaled, offset_q)
+    return np.where(positive, result, np.where(x == 0, t.lowest, 0)).astype(np.int64), out_shift

@@ -24,7 +24,8 @@ from generators.kernels import fixed_point as R
 from generators.kernels import numpy_runtime
 from generators.kernels.scalar_c import C_TYPE, c_array
 from generators.kernels.selection import code_ops
-from test_fixed_point import _attributes, _numpy, _real, clamped_exactly, stored_values
+from test_fixed_point import (LOG_BASES, LOG_SHIFTS, _attributes, _numpy, _real, clamped_exactly, reference_log,
+                              stored_values)
 
 CATALOGUE = loader.load(ROOT / "ops").catalogue
 TYPES = [F.Q7, F.Q15, F.Q31, F.D8, F.D16]
@@ -631,3 +632,26 @@ def test_c_api_clamps_are_exact_cmsis_dsp_s_arm_clip_and_refuse_a_nan_bound(
                 theirs = getattr(dsp, f"arm_clip_{t.name}")(x, lo, hi)
                 assert np.array_equal(np.asarray(theirs, dtype=np.int64), exact), name
     assert {(op.qualified_name, t.name) for op, t, _ in CLAMPS} >= {("math.clip_by_value", n) for n in F.TYPES}
+
+
+
+def test_c_api_q_log_is_the_reference_library_s_log_bit_for_bit(generated: GeneratedProjects, c_objects: list[Path],
+                                                                 tmp_path: Path) -> None:
+    """log on Q15 and Q31 computes what the reference library's Log unit computes with CMSIS-DSP
+    (arm_vlog, arm_scale, arm_offset; ADR 0046), with or without a base, at every shift tried, and
+    sets the output's shift by its rule; 0 and negative inputs give the conversions of -inf and NaN."""
+    op = CATALOGUE.namespace("math").op("log")
+    program, cases = _Program(), []
+    for t in (F.Q15, F.Q31):
+        assert isinstance(F.derive(op, t), F.Log), t.name
+        for k, shift in enumerate(LOG_SHIFTS):
+            base = LOG_BASES[k % len(LOG_BASES)]
+            x = np.concatenate([stored_values(t, (60,), 3 + k), [0, -1, 1, 2, t.highest, t.lowest]]).astype(t.storage)
+            program.call(abi.function(op), {"x": (t.name, x, {"shift": shift})}, (t.name, x.shape, {"shift": 99}),
+                         args=("NULL" if base is None else f"&(double){{{base!r}}}",))
+            cases.append((t, shift, base, reference_log(t, x, shift, base)))
+    for (t, shift, base, (expected, out_shift)), (status, got_shift, values) in zip(cases, program.run(
+            generated, c_objects, tmp_path)):
+        name = f"{t.system} shift {shift} base {base}"
+        assert status == 0 and got_shift == out_shift, (name, status, got_shift)
+        assert values.tolist() == expected.tolist(), name

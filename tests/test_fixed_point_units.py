@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, GeneratedProjects
-from test_fixed_point import clamped_exactly, stored_values
+from test_fixed_point import LOG_BASES, LOG_SHIFTS, clamped_exactly, reference_log, stored_values
 from dsl import fixed_point as F
 from dsl import loader
 from dsl import compute as C
@@ -545,7 +545,8 @@ def test_a_matmul_unit_computes_in_c_what_its_python_computes(t: F.FixedPointTyp
 TABLES = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
           if len(op.inputs) == 1 and op.compute.kind == "elementwise"
           and all(a.type in (DataType.FLOATING_POINT, DataType.NUMERIC) for a in op.args)
-          and all(isinstance(F.derive(op, t), (F.Conversion, F.InterpolatedTable)) for t in (F.Q7, F.Q15, F.D8, F.D16))]
+          and all(isinstance(F.derive(op, t), (F.Conversion, F.InterpolatedTable)) for t in (F.Q7, F.D8, F.D16))
+          and isinstance(F.derive(op, F.Q15), (F.Conversion, F.InterpolatedTable, F.Log))]  # (log: arm_vlog's)
 #: The issue's activations, compiled and run; the others are resolved (Init and body) only.
 TABLES_RUN = ["math.exp", "math.sqrt", "math.tanh", "math.sigmoid", "nn.softsign", "math.log"]
 #: Each table unit with its args at their defaults, and an op of several cases with the other case
@@ -579,6 +580,8 @@ def test_a_table_unit_fills_its_handle_in_init_and_reads_it(op: object, case: di
              for j, a in enumerate(op.args)}  # type: ignore[attr-defined]
     programs, checks = [], []
     for k, (t, attributes, options) in enumerate(TABLE_TYPES):
+        if isinstance(F.derive(op, t), F.Log):  # (log's Q15: the reference library's Log, tested below)
+            continue
         options = options | {a: v for a, v in given.items() if v is not None} | case  # (None: the option unset)
         x = (np.arange(t.lowest, t.highest + 1) if t.bits == 8 else
              np.concatenate([np.arange(t.lowest, t.highest + 1, F.KNOT_STEP), stored_values(t, (600,), seed=k)]))
@@ -703,3 +706,30 @@ def test_a_clamp_unit_converts_its_bounds_in_expressions_and_clips_the_stored_va
     for (what, from_py, exact), from_c in zip(checks, _run_c(folder, calls, tmp_path)):
         np.testing.assert_array_equal(from_c.reshape(from_py.shape), from_py, err_msg=f"{what}: C and Python")
         np.testing.assert_array_equal(from_c.astype(np.int64).reshape(-1), exact.reshape(-1), err_msg=what)
+
+
+def test_a_q_log_unit_is_the_reference_library_s_log(out: Path, tmp_path: Path) -> None:
+    """log's unit on Q15 and Q31 declares the reference library's Log output shift and computes, in
+    C and in Python, what that unit computes with CMSIS-DSP (arm_vlog, arm_scale, arm_offset; ADR
+    0046), with its constants in Expressions, with and without a base."""
+    folder = out / "math" / "log"
+    unit = _unit(folder, "log")
+    calls, checks = [], []
+    for t in (F.Q15, F.Q31):
+        for k, shift in enumerate(LOG_SHIFTS):
+            base = LOG_BASES[k % len(LOG_BASES)]
+            options = {} if base is None else {"use_base": True, "base": base}
+            x = np.concatenate([stored_values(t, (40,), seed=k), [0, -1, 1, 2, t.highest, t.lowest]]).astype(t.storage)
+            inputs = {"x": Tensor(VALUE_TYPES[t.system], Shape(x.shape), shift_=shift)}
+            expected, out_shift = reference_log(t, x, shift, base)
+            declared = checker.outputs(folder / "log.imunit", inputs, options)["output"]
+            assert declared.shift_ == out_shift, (t.system, shift, declared)
+            picked = checker.chosen_calls(unit, inputs, options)
+            (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
+            assert c_impl.get("fragment", "").endswith(f"_{t.name}"), (t.system, c_impl.get("fragment"))
+            from_py = _run_python(folder, "log", py_impl, py_args, {"x": x}, "output", np.empty(x.shape, t.storage))
+            calls.append(_Call(c_impl, c_args, {"x": x}, "output", t.storage, x.size))
+            checks.append((f"{t.system} shift {shift} base {base}", from_py, expected))
+    for (what, from_py, expected), from_c in zip(checks, _run_c(folder, calls, tmp_path)):
+        np.testing.assert_array_equal(from_py.astype(np.int64), expected, err_msg=f"{what}: Python")
+        np.testing.assert_array_equal(from_c.astype(np.int64).reshape(-1), expected, err_msg=f"{what}: C")

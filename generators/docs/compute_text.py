@@ -27,6 +27,8 @@ def scalar_text(node: object) -> str:
         return f"({args[0]} {_INFIX[node.fn]} {args[1]})"
     if node.fn == "neg":
         return f"-{args[0]}"
+    if node.fn == "ilog2":  # (a fixed-point kernel's: an output shift's integer log)
+        return f"floor(log2({args[0]}))"
     return f"{node.fn}({', '.join(args)})"
 
 

@@ -54,10 +54,12 @@ def expression(tree: SExpr, sizes: Mapping[str, str] | None = None) -> str:
     raise ValueError(f"{tree.fn}: no Imaginet spelling")
 
 
-#: Imaginet's spelling of the functions a conversion from real values calls (a clamp's bounds):
-#: ``round`` rounds half to even (.NET's Math.Round), ``pow`` of 2 is exact, a NaN differs from itself.
+#: Imaginet's spelling of the functions a conversion from real values calls (a clamp's bounds, a
+#: logarithm's constants and output shift): ``round`` rounds half to even (.NET's Math.Round), ``pow``
+#: of 2 is exact, a NaN differs from itself, ``log2`` is bare only (the guide).
 _SPELLED = {"div": "({} / {})", "pow": "pow({}, {})", "round_half_even": "round({})", "isnan": "({0} != {0})",
-            "where": "({} ? {} : {})", "floor": "floor({})", "ceil": "ceil({})"}
+            "where": "({} ? {} : {})", "floor": "floor({})", "ceil": "ceil({})", "log": "log({})",
+            "ilog2": "floor(log2({}))"}
 
 
 def conversion_expression(conversion: F.Conversion, names: Mapping[str, str]) -> str:
@@ -98,9 +100,11 @@ def expressions(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[dict[str,
     by_type: dict[str, dict[str, str]] = {}
     args = {a.name: units.value(op, a.name) for a in op.args}
     for kernel in of(kernels):
+        derived = F.derive(op, F.TYPES[kernel.fixed_point])
+        names = log_names(op, derived) if isinstance(derived, F.Log) else args
         for name, tree in kernel.per_call:
             if isinstance(tree, F.Conversion):
-                by_type.setdefault(name, {})[system_type(kernel)] = conversion_expression(tree, args)
+                by_type.setdefault(name, {})[system_type(kernel)] = conversion_expression(tree, names)
                 continue
             element = {"name": name, "value": expression(tree, sizes(kernel))}
             assert out.setdefault(name, element) == element, (name, element)
@@ -108,6 +112,21 @@ def expressions(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[dict[str,
     for name, values in by_type.items():  # (a type without the bound, a float input's: 0, never read)
         out[name] = {"name": name, "value": by_input_type(x, values)}
     return list(out.values())
+
+
+def log_names(op: Op, derived: F.Log) -> dict[str, str]:
+    """What a logarithm's constants read, as the unit's Expressions (ADR 0046): the args' options,
+    the output's shift by its rule, and the factor of the case the ``use_<arg>`` options choose."""
+    names = {a.name: units.value(op, a.name) for a in op.args}
+    names["output_shift"] = expression(derived.output_shift)
+    factor = ""
+    for given, tree in reversed(derived.factors):  # (the first case's test outermost)
+        presence = op.compute.presence(given)  # type: ignore[union-attr]
+        test = " && ".join(f"use_{p} == {'true' if set_ else 'false'}" for p, set_ in presence)
+        value = expression(tree, names)
+        factor = value if not factor or not test else f"({test} ? {value} : {factor})"
+    names[F.LOG_FACTOR] = factor
+    return names
 
 
 def by_input_type(x: str, values: Mapping[str, object], otherwise: str = "0") -> str:
@@ -132,15 +151,24 @@ def clamp_contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple
              F.CLAMP_NAN.format(name=a, type=f"{{{x}.type}}")) for a in read]
 
 
-def output_attributes(kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str]:
-    """The output socket's attributes (``shift``) as the form derives them: each an
-    Expression's name, with its value (every Q type's the same expression)."""
-    found: dict[str, str] = {}
+def output_attributes(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str]:
+    """The output socket's attributes (``shift``, ``scale``, ``offset``), each an Expression's name
+    with its value: the form's rule where a kernel derives the attribute, the caller's option where
+    it chooses it (:func:`chosen_attributes`), by the input's type where the types differ (log: Q15
+    and Q31 derive the shift, Q7's table takes out_shift)."""
+    derived: dict[str, dict[str, str]] = {}
     for kernel in of(kernels):
         for attribute, tree in kernel.output_attributes:  # (over attributes and per-call values)
             value = expression(tree, sizes(kernel) | {name: name for name, _ in kernel.per_call})
-            assert found.setdefault(attribute, value) == value, (attribute, value)
-    return found
+            derived.setdefault(attribute, {})[system_type(kernel)] = value
+    chosen = chosen_attributes(op, kernels)
+    found = {}
+    for attribute, values in derived.items():
+        if len(set(values.values())) == 1 and attribute not in chosen:
+            found[attribute] = next(iter(values.values()))
+        else:
+            found[attribute] = by_input_type(units.first_tensor(op), values, chosen.get(attribute, "0"))
+    return found | {a: v for a, v in chosen.items() if a not in found}
 
 
 def moved_types(op: Op) -> list[F.FixedPointType]:
@@ -194,10 +222,12 @@ def chosen_options(kernels: Sequence[c_emit.PlainKernel]) -> list[units.Option]:
 
 
 def chosen_attributes(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str]:
-    """Each chosen attribute's Expression (``output_scale``): the option's, else the first input's."""
+    """Each chosen attribute's Expression (``output_scale``): the option's, else the first input's
+    (a Q shift: the option's for the types whose kernels choose it, else 0)."""
     chosen = list(dict.fromkeys(a for k in of(kernels) for a in k.chosen))
     first = units.first_tensor(op) if chosen else ""
-    q_types = " || ".join(sorted({f"{first}.type == {system_type(k)}" for k in _of_family(kernels, "Q")}))
+    q_types = " || ".join(sorted({f"{first}.type == {system_type(k)}" for k in _of_family(kernels, "Q")
+                                  if "shift" in k.chosen}))
     return {a: f"{q_types} ? out_shift : 0" if a == "shift" else f"out_scale == 0 ? {first}.{a} : {_CHOSEN[a].name}"
             for a in chosen}
 
@@ -326,7 +356,7 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) 
     for name in dict.fromkeys(k.fixed_point for k in of(kernels)):
         t = F.TYPES[name]
         derived = F.derive(op, t)
-        if isinstance(derived, (F.QKernel, F.DKernel, F.Clamp)):
+        if isinstance(derived, (F.QKernel, F.DKernel, F.Clamp, F.Log)):
             lines = R.numpy_elementwise_lines(derived, inputs, per_call)
         elif isinstance(derived, (F.QContraction, F.DContraction)):
             lines = R.numpy_contraction_lines(derived, inputs)

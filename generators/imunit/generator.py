@@ -232,12 +232,11 @@ class ImunitGenerator:
         out = op.outputs[0]
         shape_value = next(h.value for h in values if h.name == "output_shape")
         ET.SubElement(params, hidden_tag, {"name": "output_shape", "value": shape_value})
-        derived = fixed_point.output_attributes(kernels)  # (Expressions after the sizes they read)
+        derived = fixed_point.output_attributes(op, kernels)  # (Expressions after the sizes they read)
         for k, socket in enumerate(units.output_sockets(out)):
             attributes = {"name": socket, "type": units.output_type(op, legacy=legacy), "shape": "output_shape",
                           "pipe": "data", "description": out.description}
             attributes |= {attribute: f"output_{attribute}" for attribute in derived}
-            attributes |= {a: f"output_{a}" for a in fixed_point.chosen_attributes(op, kernels)}
             attributes |= {} if legacy else fixed_point.moved_attributes(op)  # (a move keeps them)
             if not out.count.is_single:  # a list output: the sockets its tensors fill
                 attributes["conditional"] = f"{units.PART_COUNT} > {k}"
@@ -266,7 +265,7 @@ class ImunitGenerator:
         handle = fixed_point.table_handle(op, kernels)
         if handle is not None:  # (a table, filled once by Init: the guide's stateful pattern, 9.2)
             ET.SubElement(params, "Handle", handle)
-        attributes = fixed_point.output_attributes(kernels) | fixed_point.chosen_attributes(op, kernels)
+        attributes = fixed_point.output_attributes(op, kernels)
         for attribute, value in attributes.items():  # (the guide's 11.3, 11.4: named on the socket)
             ET.SubElement(params, hidden_tag, {"name": f"output_{attribute}", "value": value})
         tables = [k for k in fixed_point.of(kernels) if k.init is not None]

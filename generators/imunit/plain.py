@@ -520,7 +520,8 @@ def covers(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> bool:
     """Whether the plain kernels compute every case the unit's Asserts let through: for each
     dtype and each case of the op's optional args, one chosen by its element types (and that
     case) alone. Such a unit needs no checked adapter, nor the dims it takes (ADR 0032)."""
-    cases = {k.presence for k in kernels}  # (an op's every case: each has the same kernels)
+    # (an op's every case: each has the same float kernels; a logarithm's Q kernel serves them all)
+    cases = {k.presence for k in kernels if not k.fixed_point}
     covered: dict[str, set] = {}
     for k in kernels:
         if not k.fixed_point and not _geometry_conditions(op, k):  # (a Q type's: an addition)

@@ -38,20 +38,28 @@ def c_statement(conversion: Conversion, target: str, env: dict[str, scalar_c.Val
 
 
 def takes_fixed_point(op: Op) -> bool:
-    """Whether an elementwise op may have fixed-point kernels: one case, one output, and args
-    that are numbers (a table's fill reads them as such)."""
+    """Whether an elementwise op may have fixed-point kernels: one output, and args that are
+    numbers (a table's fill reads them as such)."""
     c = op.compute
-    return (isinstance(c, C.Elementwise) and len(c.cases) == 1 and len(op.outputs) == 1
+    return (isinstance(c, C.Elementwise) and len(op.outputs) == 1
             and all(abi.scalar_dtype(a.type) in ("int64", "float64") for a in op.args))
 
 
-def api_kernels(op: Op) -> dict[str, F.QKernel | F.DKernel | F.Clamp]:
-    """The elementwise Q and D kernels an op's tree derives (clamps among them), by type name:
-    what the C API and the Python package take fixed-point tensors through (ADR 0040)."""
+#: The elementwise kernels of :func:`api_kernels`.
+Kernel = F.QKernel | F.DKernel | F.Clamp | F.Log
+
+
+def api_kernels(op: Op) -> dict[str, Kernel]:
+    """The elementwise Q and D kernels an op's tree derives (clamps and logarithms among them), by
+    type name: what the C API and the Python package take fixed-point tensors through (ADR 0040).
+    Of an op of several cases, a logarithm's (each case a factor of its constants); the others
+    derive from one case."""
     if not takes_fixed_point(op):
         return {}
+    single = len(op.compute.cases) == 1  # type: ignore[union-attr]
     derived = {t.name: F.derive(op, t) for t in F.TYPES.values()}
-    return {name: d for name, d in derived.items() if isinstance(d, (F.QKernel, F.DKernel, F.Clamp))}
+    return {name: d for name, d in derived.items()
+            if isinstance(d, F.Log) or (single and isinstance(d, (F.QKernel, F.DKernel, F.Clamp)))}
 
 
 def api_tables(op: Op) -> dict[str, F.Conversion | F.InterpolatedTable]:
@@ -124,7 +132,7 @@ def sets_attributes(op: Op) -> set[str]:
     attributes, are read."""
     set_here = {t.name for t in api_moves(op)}
     for name, d in {**api_kernels(op), **api_reductions(op)}.items():
-        if isinstance(d, (F.QReduction, F.QContraction, F.Clamp)) or (
+        if isinstance(d, (F.QReduction, F.QContraction, F.Clamp, F.Log)) or (
                 isinstance(d, F.QKernel) and d.output_shift is not None):
             set_here.add(name)
     return set_here
@@ -294,15 +302,14 @@ def numpy_multiplier_lines(multipliers: tuple[tuple[str, SExpr], ...], scales: l
     return lines, names
 
 
-def numpy_elementwise_lines(derived: F.QKernel | F.DKernel | F.Clamp, inputs: list[str],
-                            per_call: list[str]) -> list[str]:
-    """A Q kernel's per-call values (a clamp's stored bounds) are the unit's; a D kernel's
-    multipliers come from the scales here, by the same trees and the same
+def numpy_elementwise_lines(derived: Kernel, inputs: list[str], per_call: list[str]) -> list[str]:
+    """A Q kernel's per-call values (a clamp's stored bounds, a logarithm's constants) are the
+    caller's; a D kernel's multipliers come from the scales here, by the same trees and the same
     ``quantize_multiplier`` as the C kernel's."""
     domain = derived.value.domain
     env = {p: (f"np.asarray({p}).astype(np.{domain})", domain) for p in inputs}
     lines = []
-    if isinstance(derived, (F.QKernel, F.Clamp)):
+    if isinstance(derived, (F.QKernel, F.Clamp, F.Log)):
         env |= {n: (f"np.{domain}({n})", domain) for n in per_call}
     else:
         lines, multipliers = numpy_multiplier_lines(derived.multipliers, [n for n in per_call if n.endswith("_scale")])
@@ -472,6 +479,46 @@ def _python_clamp(op: Op, t: F.FixedPointType, derived: F.Clamp) -> tuple[str, s
     return source, entry
 
 
+def numpy_log_lines(derived: F.Log, op: Op, args: dict[str, str]) -> list[str]:
+    """NumPy lines that compute a logarithm's per-call values as the C API does (ADR 0046): the
+    output's shift by its rule from the input's (``<input>_shift``), the factor of the case the
+    args given choose (``args``: each arg's code, None where not given), the two constants."""
+    env: dict[str, scalar_numpy.Value] = {a: (f"np.float64({code})", "float64") for a, code in args.items()}
+    shift = F.shift_of(derived.input)
+    env[shift] = (f"np.int32({shift})", "int32")
+    lines = [f"output_shift = int({scalar_numpy.render(derived.output_shift, 'int32', env)[0]})"]
+    env["output_shift"] = ("np.int32(output_shift)", "int32")
+    for k, (given, tree) in enumerate(derived.factors):
+        presence = op.compute.presence(given)  # type: ignore[union-attr]
+        cond = " and ".join(f"{args[a]} is {'not ' if set_ else ''}None" for a, set_ in presence if a in args)
+        lines += [f"{'if' if k == 0 else 'elif'} {cond or 'True'}:",
+                  f"    {F.LOG_FACTOR} = {scalar_numpy.render(tree, 'float64', env)[0]}"]
+    env[F.LOG_FACTOR] = (f"np.float64({F.LOG_FACTOR})", "float64")
+    for name, rule in derived.constants:
+        rule_lines, code = numpy_lines(rule, env)
+        lines += [*rule_lines, f"{name} = int({code})"]
+    return lines
+
+
+def _python_log(op: Op, t: F.FixedPointType, derived: F.Log) -> tuple[str, str]:
+    """(source, entry) of the package's reference of a logarithm: a function of the stored input,
+    its shift and the args the factors read (in order, None where not given); the result's shift
+    the rule's."""
+    x = derived.input
+    assert x.isidentifier(), x
+    name = f"{op.namespace.lower()}_{op.name}_{t.name}"
+    params = {a: f"_arg{j}" for j, a in enumerate(derived.args)}  # (an arg's name may be any word)
+    body = [*numpy_log_lines(derived, op, params),
+            *numpy_elementwise_lines(derived, [x], [n for n, _ in derived.constants])]
+    env = {F.shift_of(x): (f"np.int32({F.shift_of(x)})", "int32")}
+    shift = f"lambda {F.shift_of(x)}: int({scalar_numpy.render(derived.output_shift, 'int32', env)[0]})"
+    source = "".join([f"def {name}({', '.join([x, *derived.attributes, *params.values()])}):\n",
+                      *(f"    {line}\n" for line in body), "    return np.asarray(result)\n"])
+    entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {(x,)!r}, "
+             f"{derived.attributes!r}, {derived.args!r}, {name}, {shift}, {t.storage!r}, False)")
+    return source, entry
+
+
 def _python_table(op: Op, t: F.FixedPointType, derived: F.Conversion | F.InterpolatedTable) -> tuple[str, str]:
     """(source, entry) of the package's reference of a unary op's table: filled from the float
     reference for the input's and the output's attributes and the op's numeric args, then read
@@ -581,6 +628,7 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
     sources, entries = [], []
     for op in ops:
         made = [_python_clamp(op, F.TYPES[name], d) if isinstance(d, F.Clamp)
+                else _python_log(op, F.TYPES[name], d) if isinstance(d, F.Log)
                 else _python_function(op, F.TYPES[name], d) for name, d in api_kernels(op).items()]
         made += [_python_table(op, F.TYPES[name], d) for name, d in api_tables(op).items()]
         made += [_python_reduction(op, F.TYPES[name], d) if isinstance(d, (F.QReduction, F.DReduction))

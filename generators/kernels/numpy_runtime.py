@@ -155,6 +155,40 @@ def isqrt(a):
     return r.astype(a.dtype)
 
 
+#: CMSIS-DSP's arm_vlog by stored dtype: the fraction bits N of the Q input, the integer bits of
+#: the result (Q4.11, Q5.26), ln 2 in Q(N) truncated.
+_Q_LOG = {np.dtype(np.int16): (15, 4, 0x58B9), np.dtype(np.int32): (31, 5, 0x58B90BFB)}
+
+
+def q_log(a):
+    """The natural logarithm of each positive Q15 or Q31 value (stored / 2**N), in Q4.11 or Q5.26,
+    as CMSIS-DSP's arm_vlog finds it, bit for bit (the C runtime's opf_q_log): the mantissa in
+    [1, 2) squared N times, each square of 2 or more a binary digit of log2 (and halved), the digits
+    less the bits the normalization moved, times ln 2. The type's lowest value for a <= 0."""
+    a = np.asarray(a)
+    n, whole, ln2 = _Q_LOG[a.dtype]
+    positive = a > 0
+    v = np.where(positive, a, 1).astype(np.int64)
+    lead = n + 1 - np.frexp(v.astype(np.float64))[1].astype(np.int64)  # (zeros above the highest 1)
+    m = v << (lead - 1)  # (Q(N - 1): in [1, 2))
+    digits = np.zeros_like(m)
+    digit = 1 << (n - whole - 1)  # (0.5 in the result's fraction bits)
+    for _ in range(n):
+        m = (m * m) >> (n - 1)
+        big = m >= (1 << n)
+        digits += np.where(big, digit, 0)
+        m = np.where(big, m >> 1, m)
+        digit >>= 1
+    log = ((digits - (lead << (n - whole))) * ln2) >> n
+    return np.where(positive, log, np.iinfo(a.dtype).min).astype(a.dtype)
+
+
+def ilog2(a):
+    """The floor of the base-2 logarithm of each positive integer (its bit length less one); 0 below 2."""
+    a = np.asarray(a)
+    return np.where(a > 1, np.frexp(np.maximum(a, 1).astype(np.float64))[1] - 1, 0).astype(a.dtype)
+
+
 def round_half_away(x):
     t = np.trunc(x)
     return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t).astype(np.asarray(x).dtype)

@@ -24,6 +24,9 @@ C_TYPE = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_
           "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "float32": "float", "float64": "double"}
 SUFFIX = {"bool": "b", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
           "float32": "f32", "float64": "f64"}
+#: Functions the fixed-point kernels call that no op may (not in dsl.scalar.FUNCTIONS), and the
+#: dtypes each is defined for: CMSIS-DSP's arm_vlog (``q_log``), an output shift's ``ilog2``.
+KERNEL_ONLY = {"q_log": ("int16", "int32"), "ilog2": ("int32",)}
 #: Unsigned type integer arithmetic wraps in (at least as wide as int).
 WIDE_UNSIGNED = {"int8": "uint32_t", "int16": "uint32_t", "int32": "uint32_t", "int64": "uint64_t",
                  "uint8": "uint32_t", "uint16": "uint32_t", "uint32": "uint32_t"}
@@ -106,6 +109,10 @@ def _call(fn: str, a: list[str], dtype: str, raw: list[Value]) -> str:
     if fn in ("div", "pow", "left_shift", "right_shift", "mod", "floor_mod", "floor_div", "rotl", "rotr"):
         return f"opf_{fn}_{sfx}({a[0]}, {a[1]})"
     if fn in ("popcount", "isqrt"):
+        return f"opf_{fn}_{sfx}({a[0]})"
+    if fn in KERNEL_ONLY:  # (a fixed-point kernel's: defined for the dtypes it computes in)
+        if dtype not in KERNEL_ONLY[fn]:
+            raise ValueError(f"{fn} is not defined for {dtype}")
         return f"opf_{fn}_{sfx}({a[0]})"
     if fn == "minimum":
         return f"(({a[0]}) < ({a[1]}) ? ({a[0]}) : ({a[1]}))"

@@ -67,7 +67,7 @@ def _call(fn: str, a: list[str], dtype: str, raw: list[Value]) -> str:
     else:
         if fn in ("div", "pow", "left_shift", "right_shift", "mod", "floor_mod", "floor_div", "rotl", "rotr"):
             return f"_k.{fn}({a[0]}, {a[1]})"
-        if fn in ("popcount", "isqrt"):
+        if fn in ("popcount", "isqrt", "q_log", "ilog2"):
             return f"_k.{fn}({a[0]})"
         if fn in ("floor", "ceil", "round_half_even", "round_half_away"):
             return a[0]

@@ -168,7 +168,7 @@ class ElementwiseEmitter(Emitter):
         return kernels
 
     def fixed_point_cases(self, c: C.Elementwise, inputs: list[str]
-                          ) -> list[tuple[F.FixedPointType, F.QKernel | F.DKernel | F.Clamp, _Case]]:
+                          ) -> list[tuple[F.FixedPointType, fixed_point.Kernel, _Case]]:
         """Each fixed-point type whose elementwise rule the op's tree derives (ADR 0036,
         ``fixed_point.api_kernels``) with the case that computes it over the stored values: each
         input moved by its per-call ``<input>_k`` (Q), or rescaled by multipliers computed once
@@ -178,9 +178,9 @@ class ElementwiseEmitter(Emitter):
                 for name, derived in fixed_point.api_kernels(self.op).items()]
 
     def _q_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType,
-                derived: F.QKernel | F.Clamp) -> _Case:
-        """A Q kernel's case, or a clamp's (either family): the stored inputs and the per-call
-        integers (a Q input's move, a clamp's stored bounds)."""
+                derived: F.QKernel | F.Clamp | F.Log) -> _Case:
+        """A Q kernel's case, a clamp's (either family) or a logarithm's: the stored inputs and the
+        per-call integers (a Q input's move, a clamp's stored bounds, a logarithm's constants)."""
         out = self.op.outputs[0].name
         stored = C_TYPE[t.storage]
         # (a comparison's result: a truth)
@@ -574,7 +574,7 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
 }}"""
 
     def body(self, c: C.Elementwise, inputs: list[str], args: dict,
-             fixed: dict[str, tuple[F.QKernel | F.DKernel | F.Clamp, _Case]] | None = None,
+             fixed: dict[str, tuple[fixed_point.Kernel, _Case]] | None = None,
              tables: dict[str, F.Conversion | F.InterpolatedTable] | None = None) -> list[str]:
         op = self.op
         out = abi.c_name(op.outputs[0].name)
@@ -617,7 +617,7 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
 
         return lines + self.dispatch(per_variant, fixed=per_type)
 
-    def fixed_point_call(self, derived: F.QKernel | F.DKernel | F.Clamp, case: _Case, t: F.FixedPointType,
+    def fixed_point_call(self, derived: fixed_point.Kernel, case: _Case, t: F.FixedPointType,
                          inputs: list[str], args: dict) -> list[str]:
         """The C API's call of a fixed-point kernel (ADR 0040): its per-call values from the
         descriptors' attributes (a Q input's move: the rule's expression over the shifts; a D
@@ -643,6 +643,8 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
                 lines += [f"{C_TYPE[bound.storage]} {abi.c_name(name)};",  # type: ignore[index]
                           fixed_point.c_statement(bound, abi.c_name(name), env)]
             values = [abi.c_name(name) for name, _ in derived.bounds]
+        elif isinstance(derived, F.Log):
+            lines, values = self.log_constants(derived, t, args)
         elif isinstance(derived, F.QKernel):
             env = {F.shift_of(p): (f"{abi.c_name(p)}->shift", "int32") for p in inputs}
             for name, tree in derived.per_call:
@@ -661,11 +663,34 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
                   "} else {",
                   f"{case.name}_strided({', '.join(data + values + [odata])}, {out}->rank, {out}->shape, {strides});",
                   "}"]
-        if isinstance(derived, F.QKernel) and derived.output_shift is not None:
+        if isinstance(derived, (F.QKernel, F.Log)) and derived.output_shift is not None:
             lines.append(f"{out}->shift = output_shift;")
         if isinstance(derived, F.Clamp):
             lines += [f"{out}->{a} = {abi.c_name(derived.input)}->{a};" for a in t.attributes]
         return lines
+
+
+    def log_constants(self, derived: F.Log, t: F.FixedPointType, args: dict) -> tuple[list[str], list[str]]:
+        """The C API's per-call values of a logarithm (ADR 0046): the output's shift by the rule (set
+        in the output's descriptor after the call), the factor of the case the args given choose,
+        and the two constants quantized from them."""
+        x = abi.c_name(derived.input)
+        env: dict[str, scalar_c.Value] = {F.shift_of(derived.input): (f"{x}->shift", "int32")}
+        lines = fixed_point_api.q_output_shift(self.op.outputs[0].name, t, derived.output_shift, env)
+        env |= {"output_shift": ("output_shift", "int32"),
+                **{a: (f"(*{abi.c_name(a)})" if args[a].default is None else abi.c_name(a), "float64")
+                   for a in derived.args}}
+        c: C.Elementwise = self.op.compute  # type: ignore[assignment]
+        lines.append(f"double {F.LOG_FACTOR} = 1.0;")
+        for k, (given, tree) in enumerate(derived.factors):
+            lines += [f"{'if' if k == 0 else '} else if'} ({c_presence(c.presence(given))}) {{",
+                      f"{F.LOG_FACTOR} = {scalar_c.render(tree, 'float64', env)[0]};"]
+        lines.append("}")
+        env[F.LOG_FACTOR] = (F.LOG_FACTOR, "float64")
+        for name, rule in derived.constants:
+            lines += [f"{C_TYPE[rule.storage]} {abi.c_name(name)};",  # type: ignore[index]
+                      fixed_point.c_statement(rule, abi.c_name(name), env)]
+        return lines, [abi.c_name(name) for name, _ in derived.constants]
 
 
 # ---------------------------------------------------------------- reductions
