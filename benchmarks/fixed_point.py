@@ -232,6 +232,9 @@ def _elementwise_rows(op: Any, folder: Path) -> list[Row]:
         if isinstance(kernel, F.Log):
             out.append(_log_row(op, t, kernel, stored[names[0]], float_text, folder))
             continue
+        if isinstance(kernel, F.DLog):
+            out.append(_d_log_row(op, t, kernel, stored[names[0]], float_text, folder))
+            continue
         if isinstance(kernel, F.QKernel):
             worst = 0.0
             for shifts in ({n: 2 for n in names}, dict(zip(names, (1, 3)))):
@@ -295,6 +298,30 @@ def _log_row(op: Any, t: F.FixedPointType, log: F.Log, stored: np.ndarray, float
     ideal = _ideal(t, exact, {"shift": space["output_shift"]})
     text = _text(_fixed_kernel(log.value, {x: t.storage}, list(constants)), folder)
     return (op.qualified_name, t.system, _error(ours, ideal), text, float_text)
+
+
+def _d_log_row(op: Any, t: F.FixedPointType, log: F.DLog, stored: np.ndarray, float_text: int,
+               folder: Path) -> Row:
+    """A D16 logarithm, natural, of the values above the input's offset (scale 1/4096, offset 0)
+    into scale 1/2048, against the exact logarithm."""
+    x, attributes = log.input, {"x_scale": 1 / 4096, "x_offset": 0, "output_scale": 1 / 2048, "output_offset": 0}
+    positive = np.abs(stored.astype(np.int64)).clip(1).astype(t.storage)
+    lines = R.numpy_elementwise_lines(log, [x], [*attributes, F.LOG_FACTOR])
+    space: dict[str, Any] = {"np": np, "_k": numpy_runtime, "quantize_multiplier": F.quantize_multiplier, x: positive,
+                             F.LOG_FACTOR: 1.0, **attributes}
+    exec("\n".join(lines), space)  # (the package's own rendering)
+    exact = _exact(op.compute.case(()), {x: _real(t, positive, {"scale": 1 / 4096, "offset": 0})})
+    ideal = _ideal(t, exact, {"scale": 1 / 2048, "offset": 0})
+    params = [*(f"double {n}" if n.endswith("_scale") else f"int32_t {n}" for n in attributes),
+              f"double {F.LOG_FACTOR}"]
+    multipliers, env = R.c_multipliers(log.multipliers, (x, "output"), (F.LOG_FACTOR,))
+    env |= {n: (n, "int32") for n in attributes if n.endswith("_offset")} | {"log_k": ("log_k", "int64")}
+    env |= {x: (f"((int32_t){x}[i])", "int32")}
+    k_line = R.c_statement(log.constants[0][1], "log_k", {"x_scale": ("x_scale", "float64")})
+    body = R.c_statement(log.value, "output[i]", env)
+    source = (f"void kernel(const int16_t* restrict {x}, int16_t* restrict output, int n, {', '.join(params)})\n{{\n"
+              f"{multipliers}\nint64_t log_k;\n{k_line}\nfor (int i = 0; i < n; i++) {{\n{body}\n}}\n}}\n")
+    return (op.qualified_name, t.system, _error(np.asarray(space["result"]), ideal), _text(source, folder), float_text)
 
 
 def _q_reduction_row(op: Any, r: F.QReduction, t: F.FixedPointType, folder: Path) -> Row:

@@ -1038,12 +1038,75 @@ def q_log(cases: tuple[tuple[tuple[str, ...], SExpr], ...], t: FixedPointType, n
                Conversion(value, wide, t.storage, tuple(let.bound)))
 
 
+
+#: A D16 logarithm reads its input less its offset as a Q31 value, moved left by this (below
+#: 2**31), so that arm_vlog_q31 gives its logarithm less 16 ln 2, in Q5.26.
+D_LOG_MOVE = 15
+
+
+@attrs.frozen
+class DLog:
+    """A logarithm (as :class:`Log`: ln of the input times a real factor per case) on D16: the
+    stored value less the input's offset, ``t``, moved left by :data:`D_LOG_MOVE` and read as a
+    Q31 value by ``q_log`` (arm_vlog_q31: ln t - 16 ln 2 in Q5.26), plus the per-call ``log_k``,
+    16 ln 2 + ln(x_scale) in Q5.26 (rounded half to even): the real value's logarithm in Q5.26,
+    saturated to int32; then TensorFlow Lite's rescaling by the case's factor over the output's
+    scale times 2**26 (``output_multiplier``, ``output_exponent``), the output's offset added,
+    saturated. ``t = 0`` gives the lowest value (ln 0 = -inf), ``t < 0`` the output's offset (NaN's
+    conversion: real zero). The output's scale and offset are the caller's, as every D kernel's."""
+
+    input: str
+    args: tuple[str, ...]
+    factors: tuple[tuple[tuple[str, ...], SExpr], ...]
+    constants: tuple[tuple[str, Conversion], ...]  # (log_k, over the input's scale)
+    value: Conversion
+    family = "D"
+
+    @property
+    def multipliers(self) -> tuple[tuple[str, SExpr], ...]:
+        """The rescaling of a Q5.26 logarithm into output steps, over the factor and the output's scale."""
+        return (("output", _call("div", SSym(LOG_FACTOR), _call("mul", SSym("output_scale"),
+                                                               SConst(float(1 << (31 - LOG_SHIFT[32])))))),)
+
+    @property
+    def offsets(self) -> tuple[str, ...]:
+        return (self.input, "output")
+
+
+def d_log(cases: tuple[tuple[tuple[str, ...], SExpr], ...], t: FixedPointType, name: str,
+          args: tuple[str, ...]) -> DLog | None:
+    """The :class:`DLog` of a unary op's cases on D16, or None."""
+    if t.family != "D" or t.bits != 16:
+        return None
+    factors = tuple((tuple(given), _log_factor(tree, name, args)) for given, tree in cases)
+    if any(f is None for _, f in factors):
+        return None
+    fraction = 31 - LOG_SHIFT[32]
+    moved_bits = 31 - D_LOG_MOVE  # (16 ln 2: t moved left by 15 and read as a Q31 value is t / 2**16)
+    log_k = _call("mul", _call("add", SConst(moved_bits * math.log(2.0)), _call("log", SSym(f"{name}_scale"))),
+                  SConst(float(1 << fraction)))
+    constants = (("log_k", Conversion(_call("round_half_even", log_k), "float64", "int64")),)
+    let = _Lets()
+    centred = let("centred", _call("sub", SSym(name), SSym(f"{name}_offset")), "int32")
+    moved = _call("left_shift", _call("maximum", centred, SConst(1)), SConst(D_LOG_MOVE))
+    logged = let("log", _call("q_log", let("moved", moved, "int32")), "int32")
+    summed = _call("add", logged, SSym("log_k"))
+    real_log = let("real_log", _call("minimum", _call("maximum", summed, SConst(-(2**31))), SConst(2**31 - 1)),
+                   "int64")
+    raw = _rescaled(let, real_log, "output", "int64")
+    value = _call("where", _call("gt", centred, SConst(0)), _saturated(_call("add", raw, SSym("output_offset")), t),
+                  _call("where", _call("eq", centred, SConst(0)), SConst(t.lowest), SSym("output_offset")))
+    used = tuple(a for a in args if any(a in symbols(f) for _, f in factors))  # type: ignore[arg-type]
+    return DLog(name, used, factors, constants,  # type: ignore[arg-type]
+                Conversion(value, "int32", t.storage, tuple(let.bound)))
+
+
 # ------------------------------------------------------------------- what an op derives, or why not
 
 #: Forms that move stored values without computing on them: a fixed-point tensor passes through
 #: with its attributes (a tensor list's parts share them).
 MOVES = ("layout", "stream", "join", "parts")
-Derived = (QKernel | DKernel | Clamp | Log | Conversion | InterpolatedTable | QReduction | DReduction
+Derived = (QKernel | DKernel | Clamp | Log | DLog | Conversion | InterpolatedTable | QReduction | DReduction
            | QContraction | DContraction)
 
 
@@ -1081,13 +1144,12 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
             return "it is a bit or logic operation, which has no fixed-point meaning"
         inputs = [p.name for p in getattr(op, "inputs", ())]
         args = tuple(a.name for a in getattr(op, "args", ()))
-        logged = q_log(form.cases, t, inputs[0], args) if len(inputs) == 1 else None  # type: ignore[union-attr]
-        if logged is not None:
-            return logged
-        if len(inputs) == 1:
-            clamped = clamp(tree, t, inputs[0], args)
-            if clamped is not None:
-                return clamped
+        if len(inputs) == 1:  # (a logarithm's steps, a clamp's bounds: before arithmetic and tables)
+            logarithm = q_log if t.family == "Q" else d_log
+            cases = form.cases  # type: ignore[union-attr]
+            found = logarithm(cases, t, inputs[0], args) or clamp(tree, t, inputs[0], args)
+            if found is not None:
+                return found
         derived = q_kernel(tree, t) if t.family == "Q" else d_kernel(tree, t)
         if not isinstance(derived, str):
             return derived
@@ -1159,13 +1221,19 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
                            "within 2 steps of the exact logarithm (arm_vlog's Q4.11)" if t.bits == 16 else
                            "within 66 steps of the exact logarithm (arm_scale_q31 keeps the product's top 32 bits, "
                            "then shifts them left by 6)"))
+    if isinstance(derived, DLog):
+        return Summary("the input less its offset read as a Q31 value through arm_vlog_q31's steps (the reference "
+                       "library's Log), plus 16 ln 2 + ln(scale) in Q5.26, then TensorFlow Lite's rescaling by the "
+                       "case's factor (1, or 1/ln(base)) over the output's scale; an input at the offset gives the "
+                       "lowest value, below it the output's offset (real zero)", None,
+                       "within 1 step (measured: docs/fixed-point.md)")
     if isinstance(derived, InterpolatedTable):
         return Summary(f"{derived.knots} knots of the float reference, interpolated in int32 (TensorFlow Lite "
                        "Micro's int16 activations), saturated after", None,
                        f"within {TABLE_BOUND} steps of the exact result (rounded to a step) at every input, which "
                        "the fill checks "
                        "(all 65,536): it refuses the attributes and args where the op jumps, has a pole, leaves its "
-                       "domain or bends too fast between two knots (floor, sign, log near 0). "
+                       "domain or bends too fast between two knots (floor, sign, log1p near -1). "
                        "Each op's measured maximum is in docs/fixed-point.md")
     if isinstance(derived, Conversion):
         if derived.value == X:

@@ -655,3 +655,44 @@ def test_c_api_q_log_is_the_reference_library_s_log_bit_for_bit(generated: Gener
         name = f"{t.system} shift {shift} base {base}"
         assert status == 0 and got_shift == out_shift, (name, status, got_shift)
         assert values.tolist() == expected.tolist(), name
+
+
+#: A D16 logarithm's attributes in the tests: (x scale, x offset, output scale, output offset).
+D_LOG_ATTRIBUTES = [(1 / 4096, 0, 1 / 2048, 0), (0.001, 0, 0.002, 0), (0.05, -300, 0.0005, 100), (3.0, 7, 0.01, -50)]
+
+
+def exact_d_log(t: F.FixedPointType, x: np.ndarray, attributes: tuple[float, int, float, int],
+                base: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """(the exact stored logarithm, unrounded and saturated, where the real value is positive; the
+    stored result elsewhere: the lowest value at real zero, the output's offset below it)."""
+    scale, offset, out_scale, out_offset = attributes
+    real = (x.astype(np.float64) - offset) * scale
+    with np.errstate(all="ignore"):
+        exact = np.log(real) / (1.0 if base is None else math.log(base)) / out_scale + out_offset
+    return np.clip(exact, t.lowest, t.highest), np.where(real == 0, t.lowest, out_offset)
+
+
+def test_c_api_d16_log_is_within_a_step_of_the_exact_logarithm(generated: GeneratedProjects, c_objects: list[Path],
+                                                               tmp_path: Path) -> None:
+    """log on D16 (ADR 0046: arm_vlog_q31's steps on the input less its offset, TensorFlow Lite's
+    rescaling) is within one step of the exact logarithm at every stored value, with or without a
+    base, the output's scale and offset the caller's; real zero gives the lowest value, a negative
+    real the output's offset (real zero's stored value, NaN's conversion)."""
+    op = CATALOGUE.namespace("math").op("log")
+    t = F.D16
+    assert isinstance(F.derive(op, t), F.DLog)
+    program, cases = _Program(), []
+    x = np.arange(t.lowest, t.highest + 1).astype(t.storage)
+    for k, attributes in enumerate(D_LOG_ATTRIBUTES):
+        base = LOG_BASES[k % len(LOG_BASES)]
+        scale, offset, out_scale, out_offset = attributes
+        program.call(abi.function(op), {"x": (t.name, x, {"scale": scale, "offset": offset})},
+                     (t.name, x.shape, {"scale": out_scale, "offset": out_offset}),
+                     args=("NULL" if base is None else f"&(double){{{base!r}}}",))
+        cases.append((attributes, base, *exact_d_log(t, x, attributes, base)))
+    for (attributes, base, exact, elsewhere), (status, _, values) in zip(cases, program.run(generated, c_objects,
+                                                                                            tmp_path)):
+        positive = (x.astype(np.int64) - attributes[1]) > 0
+        assert status == 0, (attributes, base, status)
+        assert np.max(np.abs(values[positive] - exact[positive])) <= 1, (attributes, base)
+        assert values[~positive].tolist() == elsewhere[~positive].astype(np.int64).tolist(), (attributes, base)

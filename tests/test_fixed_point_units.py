@@ -21,6 +21,7 @@ import pytest
 
 from conftest import ROOT, GeneratedProjects
 from test_fixed_point import LOG_BASES, LOG_SHIFTS, clamped_exactly, reference_log, stored_values
+from test_fixed_point_c_api import D_LOG_ATTRIBUTES, exact_d_log
 from dsl import fixed_point as F
 from dsl import loader
 from dsl import compute as C
@@ -545,8 +546,9 @@ def test_a_matmul_unit_computes_in_c_what_its_python_computes(t: F.FixedPointTyp
 TABLES = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
           if len(op.inputs) == 1 and op.compute.kind == "elementwise"
           and all(a.type in (DataType.FLOATING_POINT, DataType.NUMERIC) for a in op.args)
-          and all(isinstance(F.derive(op, t), (F.Conversion, F.InterpolatedTable)) for t in (F.Q7, F.D8, F.D16))
-          and isinstance(F.derive(op, F.Q15), (F.Conversion, F.InterpolatedTable, F.Log))]  # (log: arm_vlog's)
+          and all(isinstance(F.derive(op, t), (F.Conversion, F.InterpolatedTable)) for t in (F.Q7, F.D8))
+          and all(isinstance(F.derive(op, t), (F.Conversion, F.InterpolatedTable, F.Log, F.DLog))  # (log: arm_vlog's)
+                  for t in (F.Q15, F.D16))]
 #: The issue's activations, compiled and run; the others are resolved (Init and body) only.
 TABLES_RUN = ["math.exp", "math.sqrt", "math.tanh", "math.sigmoid", "nn.softsign", "math.log"]
 #: Each table unit with its args at their defaults, and an op of several cases with the other case
@@ -580,7 +582,7 @@ def test_a_table_unit_fills_its_handle_in_init_and_reads_it(op: object, case: di
              for j, a in enumerate(op.args)}  # type: ignore[attr-defined]
     programs, checks = [], []
     for k, (t, attributes, options) in enumerate(TABLE_TYPES):
-        if isinstance(F.derive(op, t), F.Log):  # (log's Q15: the reference library's Log, tested below)
+        if isinstance(F.derive(op, t), (F.Log, F.DLog)):  # (log's Q15 and D16: arm_vlog's, tested below)
             continue
         options = options | {a: v for a, v in given.items() if v is not None} | case  # (None: the option unset)
         x = (np.arange(t.lowest, t.highest + 1) if t.bits == 8 else
@@ -733,3 +735,35 @@ def test_a_q_log_unit_is_the_reference_library_s_log(out: Path, tmp_path: Path) 
     for (what, from_py, expected), from_c in zip(checks, _run_c(folder, calls, tmp_path)):
         np.testing.assert_array_equal(from_py.astype(np.int64), expected, err_msg=f"{what}: Python")
         np.testing.assert_array_equal(from_c.astype(np.int64).reshape(-1), expected, err_msg=f"{what}: C")
+
+
+def test_a_d16_log_unit_is_within_a_step_of_the_exact_logarithm(out: Path, tmp_path: Path) -> None:
+    """log's unit on D16 (ADR 0046) takes the output's scale and offset from its options, its factor
+    from an Expression (use_base), and computes in C what its Python computes, within one step of
+    the exact logarithm; real zero gives the lowest value, a negative real the output's offset."""
+    folder = out / "math" / "log"
+    unit = _unit(folder, "log")
+    t = F.D16
+    calls, checks = [], []
+    for k, attributes in enumerate(D_LOG_ATTRIBUTES):
+        base = LOG_BASES[k % len(LOG_BASES)]
+        scale, offset, out_scale, out_offset = attributes
+        options = {"out_scale": out_scale, "out_offset": out_offset} | ({} if base is None else
+                                                                         {"use_base": True, "base": base})
+        x = np.concatenate([stored_values(t, (50,), seed=k), [offset, offset - 1, offset + 1, t.highest]])
+        x = x.astype(t.storage)
+        inputs = {"x": Tensor(VALUE_TYPES[t.system], Shape(x.shape), scale_=scale, offset_=offset)}
+        declared = checker.outputs(folder / "log.imunit", inputs, options)["output"]
+        assert (declared.scale_, declared.offset_) == (out_scale, out_offset), declared
+        picked = checker.chosen_calls(unit, inputs, options)
+        (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
+        assert c_impl.get("fragment", "").endswith("_d16"), c_impl.get("fragment")
+        from_py = _run_python(folder, "log", py_impl, py_args, {"x": x}, "output", np.empty(x.shape, t.storage))
+        calls.append(_Call(c_impl, c_args, {"x": x}, "output", t.storage, x.size))
+        checks.append((f"D16 {attributes} base {base}", x, attributes, base, from_py))
+    for (what, x, attributes, base, from_py), from_c in zip(checks, _run_c(folder, calls, tmp_path)):
+        np.testing.assert_array_equal(from_c.reshape(from_py.shape), from_py, err_msg=f"{what}: C and Python")
+        exact, elsewhere = exact_d_log(t, x, attributes, base)
+        positive = (x.astype(np.int64) - attributes[1]) > 0
+        assert np.max(np.abs(from_py[positive].astype(np.float64) - exact[positive])) <= 1, what
+        assert from_py[~positive].tolist() == elsewhere[~positive].astype(np.int64).tolist(), what

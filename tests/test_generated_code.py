@@ -461,7 +461,7 @@ for (qualified, name), kernel in rules.KERNELS.items():
         compared.add((qualified, name))
 computing = {key for key, kernel in rules.KERNELS.items() if kernel.moved is None}
 assert checked == computing, computing - checked
-# (but log's Q15: the reference library's Log, arm_vlog's, no table)
+# (but log's Q15 and D16: arm_vlog's steps, no table)
 refused_everywhere = {(q, n) for q in JUMPS for n in ("q15", "d16") if rules.KERNELS[(q, n)].table}
 assert computing - compared == refused_everywhere, sorted((computing - compared) ^ refused_everywhere)
 from opforge import math, base

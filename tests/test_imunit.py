@@ -672,10 +672,10 @@ def test_axis_options_count_from_the_innermost(out: Path, unit: str, inputs: lis
     # (a clamp's bounds in stored values: relu's result for x <= cutoff, and cutoff rounded down)
     ("nn/relu", ["output_shape", "element_count", "bound1_stored", "cutoff_floor", "output_shift", "output_scale",
                  "output_offset"], "x.shape"),
-    # (a kernel per case, base given or not, a table per case in Q7, D8 and D16; Q15 and Q31 the
-    # reference library's Log, its constants in Expressions)
-    ("math/log", ["output_shape", "element_count", "x_shift", "x_scale", "x_offset", "scale_q", "offset_q",
-                  "output_shift", "output_scale", "output_offset"], "x.shape"),
+    # (a kernel per case, base given or not, a table per case in Q7 and D8; Q15 and Q31 the reference
+    # library's Log, its constants in Expressions; D16 the same steps, its factor an Expression)
+    ("math/log", ["output_shape", "element_count", "x_shift", "x_scale", "x_offset", "log_factor", "scale_q",
+                  "offset_q", "output_shift", "output_scale", "output_offset"], "x.shape"),
     ("math/sum", ["numpy_axis", "output_shape", "axis_size", "axis_slot", "axis_step", "h", "x_scale", "x_offset",
                   "output_shift", "output_scale", "output_offset"],
      "(keep_dims ? ((axis >= -x.shape.count && axis < x.shape.count) ? x.shape.replace(axis, 1) : x.shape) : "

@@ -7,6 +7,7 @@ from typing import Sequence
 
 from dsl.model import Catalogue, Namespace, Op
 from dsl import doc_tokens
+from dsl import fixed_point as F
 from dsl.types import DataType, Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
@@ -63,13 +64,16 @@ class CGenerator:
             tables = fixed_point.api_tables(op)
             if tables:
                 fn, protos = abi.function(op), abi.table_prototypes(op)
+                sixteen = any(F.TYPES[t].bits == 16 for t in tables)
+                fills = ("256 evaluations of the float reference for an 8-bit type, 65,537 for a 16-bit one, whose "
+                         "fill checks every input (ADR 0041)" if sixteen else
+                         "256 evaluations of the float reference")
                 parts += [f"/* {fn}'s fixed-point table, prepared once (ADR 0043): {fn}_table checks what {fn} "
                           f"checks and fills table for x's dtype ({', '.join(tables)}) and attributes, the output's "
                           f"attributes and the args; {fn}_lookup then computes {fn} from it for any x and output of "
                           "that dtype and those attributes (one shape, no broadcast), with no float work, and "
-                          "refuses others with OPFORGE_ERR_ATTRIBUTE. A call of the op fills its table every time: "
-                          "256 evaluations of the float reference for an 8-bit type, 65,537 for a 16-bit one, "
-                          "whose fill checks every input (ADR 0041). */",
+                          f"refuses others with OPFORGE_ERR_ATTRIBUTE. A call of the op fills its table every time: "
+                          f"{fills}. */",
                           protos["table"] + ";", protos["lookup"] + ";", ""]
         for alias in ns.aliases:
             target = catalogue.resolve(alias)

@@ -101,12 +101,12 @@ def expressions(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[dict[str,
     args = {a.name: units.value(op, a.name) for a in op.args}
     for kernel in of(kernels):
         derived = F.derive(op, F.TYPES[kernel.fixed_point])
-        names = log_names(op, derived) if isinstance(derived, F.Log) else args
+        names = log_names(op, derived) if isinstance(derived, (F.Log, F.DLog)) else args
         for name, tree in kernel.per_call:
             if isinstance(tree, F.Conversion):
                 by_type.setdefault(name, {})[system_type(kernel)] = conversion_expression(tree, names)
                 continue
-            element = {"name": name, "value": expression(tree, sizes(kernel))}
+            element = {"name": name, "value": names[name] if name == F.LOG_FACTOR else expression(tree, sizes(kernel))}
             assert out.setdefault(name, element) == element, (name, element)
     x = units.first_tensor(op) if by_type else ""
     for name, values in by_type.items():  # (a type without the bound, a float input's: 0, never read)
@@ -114,11 +114,12 @@ def expressions(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[dict[str,
     return list(out.values())
 
 
-def log_names(op: Op, derived: F.Log) -> dict[str, str]:
+def log_names(op: Op, derived: F.Log | F.DLog) -> dict[str, str]:
     """What a logarithm's constants read, as the unit's Expressions (ADR 0046): the args' options,
-    the output's shift by its rule, and the factor of the case the ``use_<arg>`` options choose."""
+    a Q output's shift by its rule, and the factor of the case the ``use_<arg>`` options choose."""
     names = {a.name: units.value(op, a.name) for a in op.args}
-    names["output_shift"] = expression(derived.output_shift)
+    if isinstance(derived, F.Log):
+        names["output_shift"] = expression(derived.output_shift)
     factor = ""
     for given, tree in reversed(derived.factors):  # (the first case's test outermost)
         presence = op.compute.presence(given)  # type: ignore[union-attr]
@@ -243,11 +244,11 @@ def table_contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple
     allows (``FixedPointType.shifts``: its factor a normal float), else the table means nothing."""
     tables = [k for k in of(kernels) if k.init is not None and F.TYPES[k.fixed_point].family == "Q"]
     x, out = (units.first_tensor(op) if tables else ""), []
-    for k in tables:
-        t = F.TYPES[k.fixed_point]
+    for name in dict.fromkeys(k.fixed_point for k in tables):  # (a type's tables of several cases: once)
+        t = F.TYPES[name]
         low, high = t.shifts().start, t.shifts().stop - 1
         for what, value in ((x, f"{x}.shift"), ("out_shift", "out_shift")):
-            out.append((f"{x}.type != {system_type(k)} || ({value} >= {low} && {value} <= {high})",
+            out.append((f"{x}.type != System.{t.system} || ({value} >= {low} && {value} <= {high})",
                         f"{what}: a {t.system} shift must be in {low}..{high} ({what}: {{{value}}})"))
     return out
 
@@ -356,7 +357,7 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) 
     for name in dict.fromkeys(k.fixed_point for k in of(kernels)):
         t = F.TYPES[name]
         derived = F.derive(op, t)
-        if isinstance(derived, (F.QKernel, F.DKernel, F.Clamp, F.Log)):
+        if isinstance(derived, (F.QKernel, F.DKernel, F.Clamp, F.Log, F.DLog)):
             lines = R.numpy_elementwise_lines(derived, inputs, per_call)
         elif isinstance(derived, (F.QContraction, F.DContraction)):
             lines = R.numpy_contraction_lines(derived, inputs)

@@ -46,7 +46,7 @@ def takes_fixed_point(op: Op) -> bool:
 
 
 #: The elementwise kernels of :func:`api_kernels`.
-Kernel = F.QKernel | F.DKernel | F.Clamp | F.Log
+Kernel = F.QKernel | F.DKernel | F.Clamp | F.Log | F.DLog
 
 
 def api_kernels(op: Op) -> dict[str, Kernel]:
@@ -59,7 +59,7 @@ def api_kernels(op: Op) -> dict[str, Kernel]:
     single = len(op.compute.cases) == 1  # type: ignore[union-attr]
     derived = {t.name: F.derive(op, t) for t in F.TYPES.values()}
     return {name: d for name, d in derived.items()
-            if isinstance(d, F.Log) or (single and isinstance(d, (F.QKernel, F.DKernel, F.Clamp)))}
+            if isinstance(d, (F.Log, F.DLog)) or (single and isinstance(d, (F.QKernel, F.DKernel, F.Clamp)))}
 
 
 def api_tables(op: Op) -> dict[str, F.Conversion | F.InterpolatedTable]:
@@ -145,11 +145,12 @@ def api_types(op: Op) -> dict[str, F.Derived]:
     return {name: derived[name] for name in F.TYPES if name in derived}
 
 
-def c_multipliers(multipliers: tuple[tuple[str, SExpr], ...], tensors: tuple[str, ...]) -> tuple[str, dict]:
+def c_multipliers(multipliers: tuple[tuple[str, SExpr], ...], tensors: tuple[str, ...],
+                  reals: tuple[str, ...] = ()) -> tuple[str, dict]:
     """C statements that compute a D kernel's per-call multipliers and exponents from the
-    tensors' ``<name>_scale`` (doubles) by the rule's trees and ``opf_quantize_multiplier``, and
-    the env that names them."""
-    scales = {f"{n}_scale": (f"{n}_scale", "float64") for n in tensors}
+    tensors' ``<name>_scale`` (and ``reals``: other doubles, a logarithm's factor) by the rule's
+    trees and ``opf_quantize_multiplier``, and the env that names them."""
+    scales = {f"{n}_scale": (f"{n}_scale", "float64") for n in tensors} | {n: (n, "float64") for n in reals}
     lines, env = [], {}
     for name, tree in multipliers:
         real, _ = scalar_c.render(tree, "float64", scales)
@@ -311,9 +312,14 @@ def numpy_elementwise_lines(derived: Kernel, inputs: list[str], per_call: list[s
     lines = []
     if isinstance(derived, (F.QKernel, F.Clamp, F.Log)):
         env |= {n: (f"np.{domain}({n})", domain) for n in per_call}
-    else:
-        lines, multipliers = numpy_multiplier_lines(derived.multipliers, [n for n in per_call if n.endswith("_scale")])
+    else:  # (a D logarithm's factor is a real per-call value too, and its log_k comes from x's scale)
+        reals = [n for n in per_call if n.endswith("_scale") or n == F.LOG_FACTOR]
+        lines, multipliers = numpy_multiplier_lines(derived.multipliers, reals)
         env |= multipliers | {f"{n}_offset": (f"np.int32({n}_offset)", "int32") for n in derived.offsets}
+        for name, rule in getattr(derived, "constants", ()):
+            rule_lines, code = numpy_lines(rule, {n: (f"np.float64({n})", "float64") for n in reals})
+            lines += [*rule_lines, f"{name} = int({code})"]
+            env[name] = (f"np.int64({name})", "int64")
     rule_lines, code = numpy_lines(derived.value, env)
     return [*lines, *rule_lines, f"result = {code}"]
 
@@ -488,11 +494,7 @@ def numpy_log_lines(derived: F.Log, op: Op, args: dict[str, str]) -> list[str]:
     env[shift] = (f"np.int32({shift})", "int32")
     lines = [f"output_shift = int({scalar_numpy.render(derived.output_shift, 'int32', env)[0]})"]
     env["output_shift"] = ("np.int32(output_shift)", "int32")
-    for k, (given, tree) in enumerate(derived.factors):
-        presence = op.compute.presence(given)  # type: ignore[union-attr]
-        cond = " and ".join(f"{args[a]} is {'not ' if set_ else ''}None" for a, set_ in presence if a in args)
-        lines += [f"{'if' if k == 0 else 'elif'} {cond or 'True'}:",
-                  f"    {F.LOG_FACTOR} = {scalar_numpy.render(tree, 'float64', env)[0]}"]
+    lines += numpy_log_factor_lines(derived, op, args, env)
     env[F.LOG_FACTOR] = (f"np.float64({F.LOG_FACTOR})", "float64")
     for name, rule in derived.constants:
         rule_lines, code = numpy_lines(rule, env)
@@ -516,6 +518,38 @@ def _python_log(op: Op, t: F.FixedPointType, derived: F.Log) -> tuple[str, str]:
                       *(f"    {line}\n" for line in body), "    return np.asarray(result)\n"])
     entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {(x,)!r}, "
              f"{derived.attributes!r}, {derived.args!r}, {name}, {shift}, {t.storage!r}, False)")
+    return source, entry
+
+
+def numpy_log_factor_lines(derived: F.Log | F.DLog, op: Op, args: dict[str, str],
+                           env: dict[str, scalar_numpy.Value]) -> list[str]:
+    """NumPy lines that set ``log_factor``, the factor of the case the args given choose (``args``:
+    each arg's code, None where not given; ``env`` renders them)."""
+    lines = []
+    for k, (given, tree) in enumerate(derived.factors):
+        presence = op.compute.presence(given)  # type: ignore[union-attr]
+        cond = " and ".join(f"{args[a]} is {'not ' if set_ else ''}None" for a, set_ in presence if a in args)
+        lines += [f"{'if' if k == 0 else 'elif'} {cond or 'True'}:",
+                  f"    {F.LOG_FACTOR} = {scalar_numpy.render(tree, 'float64', env)[0]}"]
+    return lines
+
+
+def _python_dlog(op: Op, t: F.FixedPointType, derived: F.DLog) -> tuple[str, str]:
+    """(source, entry) of the package's reference of a D logarithm: a function of the stored input,
+    the input's and the output's scales and offsets and the args the factors read (None where not
+    given); the output's attributes the caller's."""
+    x = derived.input
+    assert x.isidentifier(), x
+    name = f"{op.namespace.lower()}_{op.name}_{t.name}"
+    params = {a: f"_arg{j}" for j, a in enumerate(derived.args)}
+    attributes = tuple(f"{n}_{a}" for n in (x, "output") for a in ("scale", "offset"))
+    reals = {a: (f"np.float64({p})", "float64") for a, p in params.items()}
+    body = [*numpy_log_factor_lines(derived, op, params, reals),
+            *numpy_elementwise_lines(derived, [x], [*attributes, F.LOG_FACTOR])]
+    source = "".join([f"def {name}({', '.join([x, *attributes, *params.values()])}):\n",
+                      *(f"    {line}\n" for line in body), "    return np.asarray(result)\n"])
+    entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {(x,)!r}, "
+             f"{attributes!r}, {derived.args!r}, {name}, None, {t.storage!r}, False)")
     return source, entry
 
 
@@ -629,6 +663,7 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
     for op in ops:
         made = [_python_clamp(op, F.TYPES[name], d) if isinstance(d, F.Clamp)
                 else _python_log(op, F.TYPES[name], d) if isinstance(d, F.Log)
+                else _python_dlog(op, F.TYPES[name], d) if isinstance(d, F.DLog)
                 else _python_function(op, F.TYPES[name], d) for name, d in api_kernels(op).items()]
         made += [_python_table(op, F.TYPES[name], d) for name, d in api_tables(op).items()]
         made += [_python_reduction(op, F.TYPES[name], d) if isinstance(d, (F.QReduction, F.DReduction))

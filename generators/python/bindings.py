@@ -143,9 +143,9 @@ def _doc(op: Op) -> str:
                        if any(F.TYPES[t].family == "D" for t in computed) else [])]
             said.append(f"in {', '.join(computed)} a FixedPointArray of the type ({'; '.join(rules)})")
         if tables:
+            knots = "; 16-bit types interpolate 513 knots" if any(F.TYPES[t].bits == 16 for t in tables) else ""
             said.append(f"in {', '.join(tables)} a FixedPointArray of the input's type and of out's attributes, or "
-                        "else the input's, from a table of the float reference (within one step; 16-bit types "
-                        "interpolate 513 knots)")
+                        f"else the input's, from a table of the float reference (within one step{knots})")
         result = "; ".join(said)
         lines += ["", "Notes", "-----",
                   *textwrap.wrap((f"{names} may be an opforge.fixed_point.FixedPointArray" if len(op.inputs) == 1

@@ -151,7 +151,7 @@ class ElementwiseEmitter(Emitter):
                     kernels.append(kernel)
                 continue
             derived, case = cases[t.name]
-            if isinstance(derived, F.DKernel):
+            if isinstance(derived, (F.DKernel, F.DLog)):
                 per_call = tuple((u, SSym(u)) for u in case.used if not u.startswith("output_"))
                 chosen = () if case.oc == "bool" else ("scale", "offset")
                 kernels += [attrs.evolve(k, fixed_point=t.name, per_call=per_call, chosen=chosen)
@@ -174,7 +174,7 @@ class ElementwiseEmitter(Emitter):
         input moved by its per-call ``<input>_k`` (Q), or rescaled by multipliers computed once
         per call from the tensors' scales (D)."""
         return [(F.TYPES[name], derived, self._d_case(c, inputs, F.TYPES[name], derived)
-                 if isinstance(derived, F.DKernel) else self._q_case(c, inputs, F.TYPES[name], derived))
+                 if isinstance(derived, (F.DKernel, F.DLog)) else self._q_case(c, inputs, F.TYPES[name], derived))
                 for name, derived in fixed_point.api_kernels(self.op).items()]
 
     def _q_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType,
@@ -358,23 +358,29 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
                   "return OPFORGE_OK;", "}"]
         return "\n" + fill_text + "\n" + self.linkage + "\n".join(lookup) + "\n"
 
-    def _d_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType, derived: F.DKernel) -> _Case:
-        """A D type's case: the tensors' scales (double) and offsets as arguments, the rule's
-        multipliers computed from them once per call (``opf_quantize_multiplier``, the twin of
-        ``quantize_multiplier``), the output's scale and offset the caller's."""
+    def _d_case(self, c: C.Elementwise, inputs: list[str], t: F.FixedPointType, derived: F.DKernel | F.DLog) -> _Case:
+        """A D type's case: the tensors' scales (double) and offsets as arguments (a logarithm's
+        factor too), the rule's multipliers computed from them once per call
+        (``opf_quantize_multiplier``, the twin of ``quantize_multiplier``; a logarithm's ``log_k``
+        by its rule), the output's scale and offset the caller's."""
         out = self.op.outputs[0].name
         stored = C_TYPE[t.storage]
-        result = "bool" if derived.kind in F.COMPARISONS else t.storage
+        result = "bool" if getattr(derived, "kind", None) in F.COMPARISONS else t.storage
         v = D.Variant(t.storage, (*((p, t.storage) for p in inputs), (out, result)))
         tensors = [*inputs, *(() if result == "bool" else ("output",))]
-        used = tuple(f"{n}_{a}" for n in tensors for a in ("scale", "offset"))
+        reals = (F.LOG_FACTOR,) if isinstance(derived, F.DLog) else ()
+        used = (*(f"{n}_{a}" for n in tensors for a in ("scale", "offset")), *reals)
         params = (*(f"const {stored}* {abi.c_name(p)}" for p in inputs),
-                  *(f"{'double' if u.endswith('_scale') else 'int'} {abi.c_name(u)}" for u in used),
+                  *(f"{'int' if u.endswith('_offset') else 'double'} {abi.c_name(u)}" for u in used),
                   f"{C_TYPE[result]}* {abi.c_name(out)}")
-        multipliers, env = fixed_point.c_multipliers(derived.multipliers, tuple(tensors))
+        prologue, env = fixed_point.c_multipliers(derived.multipliers, tuple(tensors), reals)
         env |= {f"{n}_offset": (abi.c_name(f"{n}_offset"), "int32") for n in derived.offsets}
+        scales = {f"{n}_scale": (abi.c_name(f"{n}_scale"), "float64") for n in tensors}
+        for name, rule in getattr(derived, "constants", ()):  # (a logarithm's log_k, from x's scale)
+            prologue += f"\nint64_t {name};\n{fixed_point.c_statement(rule, name, scales)}"
+            env[name] = (name, "int64")
         return _Case(v, c.cases[0][1], f"{self.fn}_{t.name}", tuple(inputs), used, env, derived.value.domain,
-                     abi.c_name(out), C_TYPE[result], params, derived.value, multipliers)
+                     abi.c_name(out), C_TYPE[result], params, derived.value, prologue)
 
     def _case(self, c: C.Elementwise, v: D.Variant, k: int, expr: E.Expr, inputs: list[str]) -> _Case:
         op = self.op
@@ -645,6 +651,10 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
             values = [abi.c_name(name) for name, _ in derived.bounds]
         elif isinstance(derived, F.Log):
             lines, values = self.log_constants(derived, t, args)
+        elif isinstance(derived, F.DLog):  # (the tensors' scales and offsets, then the case's factor)
+            lines = self.log_factor(derived, args, {})
+            values = [f"{out if tensor == 'output' else abi.c_name(tensor)}->{attribute}"
+                      for tensor, attribute in (u.rsplit("_", 1) for u in case.used[:-1])] + [F.LOG_FACTOR]
         elif isinstance(derived, F.QKernel):
             env = {F.shift_of(p): (f"{abi.c_name(p)}->shift", "int32") for p in inputs}
             for name, tree in derived.per_call:
@@ -670,6 +680,18 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
         return lines
 
 
+    def log_factor(self, derived: F.Log | F.DLog, args: dict, env: dict[str, scalar_c.Value]) -> list[str]:
+        """C lines that set ``log_factor``, the factor of the case the args given choose (an optional
+        arg is a pointer, NULL where not given)."""
+        env = env | {a: (f"(*{abi.c_name(a)})" if args[a].default is None else abi.c_name(a), "float64")
+                     for a in derived.args}
+        c: C.Elementwise = self.op.compute  # type: ignore[assignment]
+        lines = [f"double {F.LOG_FACTOR} = 1.0;"]
+        for k, (given, tree) in enumerate(derived.factors):
+            lines += [f"{'if' if k == 0 else '} else if'} ({c_presence(c.presence(given))}) {{",
+                      f"{F.LOG_FACTOR} = {scalar_c.render(tree, 'float64', env)[0]};"]
+        return [*lines, "}"]
+
     def log_constants(self, derived: F.Log, t: F.FixedPointType, args: dict) -> tuple[list[str], list[str]]:
         """The C API's per-call values of a logarithm (ADR 0046): the output's shift by the rule (set
         in the output's descriptor after the call), the factor of the case the args given choose,
@@ -677,15 +699,8 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
         x = abi.c_name(derived.input)
         env: dict[str, scalar_c.Value] = {F.shift_of(derived.input): (f"{x}->shift", "int32")}
         lines = fixed_point_api.q_output_shift(self.op.outputs[0].name, t, derived.output_shift, env)
-        env |= {"output_shift": ("output_shift", "int32"),
-                **{a: (f"(*{abi.c_name(a)})" if args[a].default is None else abi.c_name(a), "float64")
-                   for a in derived.args}}
-        c: C.Elementwise = self.op.compute  # type: ignore[assignment]
-        lines.append(f"double {F.LOG_FACTOR} = 1.0;")
-        for k, (given, tree) in enumerate(derived.factors):
-            lines += [f"{'if' if k == 0 else '} else if'} ({c_presence(c.presence(given))}) {{",
-                      f"{F.LOG_FACTOR} = {scalar_c.render(tree, 'float64', env)[0]};"]
-        lines.append("}")
+        env["output_shift"] = ("output_shift", "int32")
+        lines += self.log_factor(derived, args, env)
         env[F.LOG_FACTOR] = (F.LOG_FACTOR, "float64")
         for name, rule in derived.constants:
             lines += [f"{C_TYPE[rule.storage]} {abi.c_name(name)};",  # type: ignore[index]
