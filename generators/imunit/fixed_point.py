@@ -260,11 +260,11 @@ def table_handle(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> dict[str, str
     if not tables:
         return None
     size = by_input_type(units.first_tensor(op), {system_type(k): k.table_bytes for k in tables})
+    checked = (", which fails where a 16-bit table's interpolation misses the float reference by more than "
+               f"{F.TABLE_BOUND} steps at some input (the op jumps, has a pole or leaves its domain between two "
+               "knots)") if any(F.TYPES[k.fixed_point].bits == 16 for k in tables) else ""
     return {"name": "table", "size": size,
-            "description": "The lookup table of the fixed-point types, filled once by Init, which fails where a "
-                           "16-bit table's interpolation misses the float reference by more than "
-                           f"{F.TABLE_BOUND} steps at some input (the op jumps, has a pole or leaves its domain "
-                           "between two knots)"}
+            "description": f"The lookup table of the fixed-point types, filled once by Init{checked}"}
 
 
 def families(kernels: Sequence[c_emit.PlainKernel]) -> list[str]:

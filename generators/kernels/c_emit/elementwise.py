@@ -651,10 +651,6 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
             values = [abi.c_name(name) for name, _ in derived.bounds]
         elif isinstance(derived, F.Log):
             lines, values = self.log_constants(derived, t, args)
-        elif isinstance(derived, F.DLog):  # (the tensors' scales and offsets, then the case's factor)
-            lines = self.log_factor(derived, args, {})
-            values = [f"{out if tensor == 'output' else abi.c_name(tensor)}->{attribute}"
-                      for tensor, attribute in (u.rsplit("_", 1) for u in case.used[:-1])] + [F.LOG_FACTOR]
         elif isinstance(derived, F.QKernel):
             env = {F.shift_of(p): (f"{abi.c_name(p)}->shift", "int32") for p in inputs}
             for name, tree in derived.per_call:
@@ -662,11 +658,13 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
             values = [abi.c_name(name) for name, _ in derived.per_call]
             if derived.output_shift is not None:
                 lines += fixed_point_api.q_output_shift(self.op.outputs[0].name, t, derived.output_shift, env)
-        else:  # (each per-call value is a tensor's attribute: <tensor>_scale, <tensor>_offset)
+        else:  # (each per-call value is a tensor's attribute: <tensor>_scale, <tensor>_offset; a D log's factor)
+            lines = self.log_factor(derived, args, {}) if isinstance(derived, F.DLog) else []
             values = []
             for used in case.used:
                 tensor, attribute = used.rsplit("_", 1)
-                values.append(f"{out if tensor == 'output' and tensor not in inputs else abi.c_name(tensor)}->{attribute}")
+                holder = out if tensor == "output" and tensor not in inputs else abi.c_name(tensor)
+                values.append(F.LOG_FACTOR if used == F.LOG_FACTOR else f"{holder}->{attribute}")
         strides = ", ".join(f"strides[{j}]" for j in range(len(inputs)))
         lines += ["if (contiguous) {",
                   f"{case.name}({', '.join(data + values + [odata])}, n);",
@@ -678,7 +676,6 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
         if isinstance(derived, F.Clamp):
             lines += [f"{out}->{a} = {abi.c_name(derived.input)}->{a};" for a in t.attributes]
         return lines
-
 
     def log_factor(self, derived: F.Log | F.DLog, args: dict, env: dict[str, scalar_c.Value]) -> list[str]:
         """C lines that set ``log_factor``, the factor of the case the args given choose (an optional
