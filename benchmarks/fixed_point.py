@@ -209,6 +209,8 @@ def rows(folder: Path) -> list[Row]:
             else:
                 out.append(_matmul_row(t, folder))
     for op in _ops():
+        out += [_dense_row(op, F.TYPES[name], d, folder) for name, d in R.api_dense(op).items()]
+    for op in _ops():
         tables = R.api_tables(op)
         if tables:
             float_text = _text(_float_kernel(op.compute.case(()), ["x"], tuple(_args(op))), folder)
@@ -322,6 +324,39 @@ def _d_log_row(op: Any, t: F.FixedPointType, log: F.DLog, stored: np.ndarray, fl
     source = (f"void kernel(const int16_t* restrict {x}, int16_t* restrict output, int n, {', '.join(params)})\n{{\n"
               f"{multipliers}\nint64_t log_k;\n{k_line}\nfor (int i = 0; i < n; i++) {{\n{body}\n}}\n}}\n")
     return (op.qualified_name, t.system, _error(np.asarray(space["result"]), ideal), _text(source, folder), float_text)
+
+
+def _dense_row(op: Any, t: F.FixedPointType, d: F.QDense | F.DDense, folder: Path) -> Row:
+    """A dense layer of 32 rows of 4 features into 8 units (Q shifts 0, 0 and 1; D8 scales 0.02,
+    0.01 and 0.001 into 0.01, offsets 10, -3, 4 and -5; D16 2**-12 each into 2**-10), against the
+    exact x @ weights + bias, and the kernel's .text next to the float32 fragment's (made extern:
+    a static inline function has no .text of its own)."""
+    x, w, b = d.inputs
+    stored = {x: _stored(t, SEED)[:128].reshape(32, 4), w: _stored(t, SEED + 1)[:32].reshape(4, 8),
+              b: _stored(t, SEED + 2)[:8]}
+    if isinstance(d, F.QDense):
+        shifts = {x: 0, w: 0, b: 1}
+        space: dict[str, Any] = {"bias_k": t.fraction_bits - (14 if t.bits == 32 else 0) + 1}
+        reals = {n: _real(t, a, {"shift": shifts[n]}) for n, a in stored.items()}
+        made = {"shift": 0}
+    else:
+        attributes = ({x: (0.02, 10), w: (0.01, -3), b: (0.001, 4), "output": (0.01, -5)} if t.bits == 8 else
+                      {x: (2**-12, 0), w: (2**-12, 0), b: (2**-12, 0), "output": (2**-10, 0)})
+        space = {f"{n}_{a}": v for n, (s, o) in attributes.items() for a, v in (("scale", s), ("offset", o))}
+        reals = {n: _real(t, a, {"scale": attributes[n][0], "offset": attributes[n][1]}) for n, a in stored.items()}
+        made = {"scale": attributes["output"][0], "offset": attributes["output"][1]}
+    space |= {"np": np, "_k": numpy_runtime, "quantize_multiplier": F.quantize_multiplier, **stored}
+    exec("\n".join(R.numpy_dense_lines(d)), space)  # (the package's own rendering)
+    ideal = _ideal(t, reals[x] @ reals[w] + reals[b], made)
+    from generators.kernels.c_emit.fragment import FragmentEmitter
+    code = FragmentEmitter(op).emit()
+    texts = {f.name: f.text for f in code.fragments}
+    fixed = next(k for k in code.plain if k.fixed_point == t.name)
+    single = next(k for k in code.plain if not k.fixed_point and k.variant.dtype == "float32")
+    source = fixed.fragment.text.replace("static inline ", "")
+    floats = ("".join(texts[n] for n in single.needs) + single.fragment.text).replace("static inline ", "")
+    return (op.qualified_name, t.system, _error(np.asarray(space["result"]), ideal), _text(source, folder),
+            _text(floats, folder))
 
 
 def _q_reduction_row(op: Any, r: F.QReduction, t: F.FixedPointType, folder: Path) -> Row:

@@ -802,6 +802,109 @@ def d_contraction(form: object, t: FixedPointType) -> DContraction | str:
     return DContraction((inputs[0], inputs[1]), product, Conversion(value, "int64", t.storage, tuple(let.bound)))
 
 
+# ------------------------------------------------------ dense layers: a contraction and a bias
+
+#: The most a dense layer's moved bias holds (in the sum's steps): beyond it the result saturates
+#: in every type (2**61 over the sum's fraction bits passes Q31's range), and the sum stays in int64.
+BIAS_LIMIT = 1 << 61
+
+
+@attrs.frozen
+class _Operands:
+    """A contraction's operands, for deriving a dense layer's products as a matmul's."""
+
+    inputs: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class QDense:
+    """A Q dense layer (a dense fragment: rows of x times a matrix of weights, plus a bias vector):
+    the products summed in int64 as :func:`q_contraction` sums them, starting from the bias moved
+    to the sum's fraction bits, as CMSIS-NN's fully connected layers start theirs from the shifted
+    bias; then the contraction's one requantization, and its output shift (x's plus the weights').
+    ``bias`` is the moved bias, over the stored ``<bias>`` and the per-call ``bias_k`` (the sum's
+    fraction bits less the bias's: a left shift, saturated at :data:`BIAS_LIMIT`, or a right shift,
+    toward minus infinity, where negative)."""
+
+    inputs: tuple[str, str, str]  # (x, the weights, the bias)
+    contraction: QContraction
+    bias: Conversion
+    per_call: tuple[tuple[str, SExpr], ...]
+
+    @property
+    def output_shift(self) -> SExpr:
+        return self.contraction.output_shift
+
+
+def dense(inputs: tuple[str, ...], t: FixedPointType) -> QDense | DDense | str:
+    """The dense layer of a dense fragment's inputs (x, the weights, the bias) on ``t``
+    (:class:`QDense`, :class:`DDense`), or why there is none."""
+    if len(inputs) != 3:
+        return f"its dense layer does not take one bias vector: no {t.system} form yet"
+    x, w, b = inputs
+    return _q_dense(x, w, b, t) if t.family == "Q" else _d_dense(x, w, b, t)
+
+
+def _q_dense(x: str, w: str, b: str, t: FixedPointType) -> QDense:
+    contraction = q_contraction(_Operands((x, w)), t)
+    assert isinstance(contraction, QContraction), contraction
+    # (the sum's fraction bits, 2N less the operands' shifts (Q31: 14 fewer, its products' dropped
+    # bits), less the bias's, N less its shift)
+    fraction = t.fraction_bits - (14 if t.bits == 32 else 0)
+    k = _call("add", _call("sub", _call("sub", SConst(fraction), SSym(shift_of(x))), SSym(shift_of(w))),
+              SSym(shift_of(b)))
+    let = _Lets()
+    bias, k_sym = let("bias", SSym(b), "int64"), SSym("bias_k")
+    left = let("left", _call("minimum", k_sym, SConst(62)), "int64")
+    room = _call("right_shift", SConst(BIAS_LIMIT), left)
+    held = _call("where", _call("gt", _call("abs", bias), room),
+                 _call("where", _call("gt", bias, SConst(0)), SConst(BIAS_LIMIT), SConst(-BIAS_LIMIT)),
+                 _call("left_shift", bias, left))
+    moved = _call("where", _call("ge", k_sym, SConst(0)), held,
+                  _call("right_shift", bias, _call("minimum", _call("neg", k_sym), SConst(63))))
+    return QDense((x, w, b), contraction, Conversion(moved, "int64", None, tuple(let.bound)), (("bias_k", k),))
+
+
+@attrs.frozen
+class DDense:
+    """A D dense layer: TensorFlow Lite's FullyConnected (its int8 and int16 kernels): the operands
+    less their offsets multiplied and summed in int64 (:func:`d_contraction`), starting from the
+    bias in the sum's units (x's scale times the weights'): the bias less its offset rescaled by its
+    scale over those (``bias_multiplier``, ``bias_exponent``), saturated to int32 as TensorFlow
+    Lite's int32 bias holds it; then the contraction's one rescaling into the output's scale and
+    offset, which are the caller's."""
+
+    inputs: tuple[str, str, str]
+    contraction: DContraction
+    bias: Conversion
+
+    @property
+    def multipliers(self) -> tuple[tuple[str, SExpr], ...]:
+        x, w, b = (SSym(f"{n}_scale") for n in self.inputs)
+        return (*self.contraction.multipliers, ("bias", _call("div", b, _call("mul", x, w))))
+
+    @property
+    def offsets(self) -> tuple[str, ...]:
+        return (*self.inputs, "output")
+
+    def per_call(self, scales: dict[str, float], offsets: dict[str, int]) -> dict[str, int]:
+        return _per_call(self.multipliers, self.offsets, scales, offsets)
+
+
+def _d_dense(x: str, w: str, b: str, t: FixedPointType) -> DDense | str:
+    contraction = d_contraction(_Operands((x, w)), t)
+    if isinstance(contraction, str):
+        return contraction
+    let = _Lets()
+    centred = let("centred", _call("sub", SSym(b), SSym(f"{b}_offset")), "int64")
+    exponent = SSym("bias_exponent")
+    shifted = let("shifted", _call("left_shift", centred, _call("maximum", exponent, SConst(0))), "int64")
+    held = let("held", _call("minimum", _call("maximum", shifted, SConst(-(2**31))), SConst(2**31 - 1)), "int64")
+    right = let("right", _call("maximum", _call("neg", exponent), SConst(0)), "int32")
+    value = _rounding_shift(let, _high_mul(let, held, SSym("bias_multiplier")), right)
+    return DDense((x, w, b), contraction, Conversion(value, "int64", None, tuple(let.bound)))
+
+
 # --------------------------------- clamps: minima, maxima and selections with real bounds
 
 #: Why a clamp refuses a NaN bound: no stored value holds it (a minimum or maximum with it is NaN
@@ -1107,7 +1210,7 @@ def d_log(cases: tuple[tuple[tuple[str, ...], SExpr], ...], t: FixedPointType, n
 #: with its attributes (a tensor list's parts share them).
 MOVES = ("layout", "stream", "join", "parts")
 Derived = (QKernel | DKernel | Clamp | Log | DLog | Conversion | InterpolatedTable | QReduction | DReduction
-           | QContraction | DContraction)
+           | QContraction | DContraction | QDense | DDense)
 
 
 def _integer_only(tree: SExpr) -> bool:
@@ -1158,6 +1261,8 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
         return f"{derived}, and a lookup table takes one input"
     if kind == "reduction":
         return q_reduction(form, t) if t.family == "Q" else d_reduction(form, t)
+    if kind == "fragment" and getattr(form, "layout", None) == "dense":
+        return dense(tuple(p.name for p in getattr(op, "inputs", ())), t)
     if kind == "contraction":
         return q_contraction(form, t) if t.family == "Q" else d_contraction(form, t)
     return f"its {kind or 'compute'} form has no {t.system} form yet"
@@ -1241,6 +1346,16 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
                 shift_of("x")) if t.family == "Q" else None, "exact", keeps=True)
         return Summary(f"a table of the float reference, one entry per stored {t.system} value", None,
                        "within 1 step (the output's conversion of the exact value)")
+    if isinstance(derived, QDense):
+        return Summary("the products of a row of x and a column of the weights summed in int64 (CMSIS-DSP's "
+                       f"arm_mat_mult_{t.name}), starting from the bias moved to the sum's fraction bits (CMSIS-NN's "
+                       "fully connected layers), requantized once, saturated", derived.output_shift,
+                       "within 1 step (truncated toward minus infinity) where the result does not saturate")
+    if isinstance(derived, DDense):
+        return Summary("TensorFlow Lite's FullyConnected: the operands less their offsets multiplied and summed in "
+                       "int64, starting from the bias rescaled to x's scale times the weights' (held in int32, as "
+                       "its int32 bias), then rescaled once into the output's scale and offset", None,
+                       "within 1 step where the bias in those units fits int32 and the result does not saturate")
     if isinstance(derived, (QReduction, DReduction)):
         output = derived.output_shift if isinstance(derived, QReduction) else None
         bound = "exact" if derived.combine in ("max", "min") else "within 1 step"

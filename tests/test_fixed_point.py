@@ -1120,3 +1120,43 @@ def reference_log(t: F.FixedPointType, x: np.ndarray, shift: int, base: float | 
     scaled = getattr(dsp, f"arm_scale_{t.name}")(logs, scale_q, 5)
     result = getattr(dsp, f"arm_offset_{t.name}")(scaled, offset_q)
     return np.where(positive, result, np.where(x == 0, t.lowest, 0)).astype(np.int64), out_shift
+
+
+def test_d8_dense_is_onnxruntime_s_qgemm_within_a_step() -> None:
+    """nn.linear's D8 form (ADR 0047) starts each sum from the bias in x's scale times the weights'
+    (within one of the exact value there, in int32); given that bias, onnxruntime's QGemm (its
+    contrib domain: int8 operands, an int32 bias, float rescaling) computes the same layer within one
+    step, and the exact result is within one step too."""
+    op = CATALOGUE.namespace("nn").op("linear")
+    d = F.derive(op, F.D8)
+    assert isinstance(d, F.DDense), d
+    rng = np.random.default_rng(47)
+    x, w, b = (rng.integers(-128, 127, shape, endpoint=True).astype(np.int8) for shape in ((5, 7), (7, 3), (3,)))
+    for (sx, ox), (sw, ow), (sb, ob), (so, oo) in [((0.02, 3), (0.01, 0), (0.05, -2), (0.1, 5)),
+                                                   ((0.5, -20), (0.002, 7), (0.0001, 0), (0.03, -3))]:
+        values = {"x": x, "weights": w, "bias": b, "np": np, "_k": numpy_runtime,
+                  "quantize_multiplier": F.quantize_multiplier, "x_scale": sx, "x_offset": ox, "weights_scale": sw,
+                  "weights_offset": ow, "bias_scale": sb, "bias_offset": ob, "output_scale": so, "output_offset": oo}
+        exec("\n".join(R.numpy_dense_lines(d)), values)  # (the package's rendering, C's bit for bit)
+        ours = np.asarray(values["result"]).astype(np.int64)
+        bias = np.asarray(R.numpy_run(d.bias, {"bias": ("bias", "int64"), "bias_offset": ("bias_offset", "int64"),
+                                                 "bias_multiplier": ("bias_multiplier", "int64"),
+                                                 "bias_exponent": ("bias_exponent", "int64")},
+                                      {"bias": b.astype(np.int64), "bias_offset": np.int64(ob),
+                                       **{f"bias_{k}": np.int64(v) for k, v in zip(
+                                           ("multiplier", "exponent"), F.quantize_multiplier(sb / (sx * sw)))}}))
+        assert np.max(np.abs(bias - (b.astype(np.float64) - ob) * sb / (sx * sw))) <= 1
+        int8, f32 = TensorProto.INT8, TensorProto.FLOAT
+        names = ["a", "as", "az", "b", "bs", "bz", "c", "ys", "yz"]
+        constants = {"as": (f32, sx), "az": (int8, ox), "bs": (f32, sw), "bz": (int8, ow), "ys": (f32, so),
+                     "yz": (int8, oo)}
+        graph = helper.make_graph(
+            [helper.make_node("QGemm", names, ["y"], domain="com.microsoft")], "dense",
+            [helper.make_tensor_value_info("a", int8, [5, 7]), helper.make_tensor_value_info("b", int8, [7, 3]),
+             helper.make_tensor_value_info("c", TensorProto.INT32, [3])],
+            [helper.make_tensor_value_info("y", int8, [5, 3])],
+            initializer=[helper.make_tensor(n, kind, [], [v]) for n, (kind, v) in constants.items()])
+        theirs = _ort(graph, {"a": x, "b": w, "c": bias.astype(np.int32)}).astype(np.int64)
+        assert np.max(np.abs(ours - theirs)) <= 1, (ours, theirs)
+        real = ((x.astype(np.float64) - ox) * sx) @ ((w.astype(np.float64) - ow) * sw) + (b - ob) * sb
+        assert np.max(np.abs(ours - np.clip(real / so + oo, -128, 127))) <= 1

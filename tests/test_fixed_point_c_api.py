@@ -10,7 +10,9 @@ from __future__ import annotations
 import collections
 import math
 import subprocess
+from fractions import Fraction
 from pathlib import Path
+from typing import Callable
 
 import cmsisdsp as dsp  # (the owner of the Q rules: a test dependency, never skipped)
 import numpy as np
@@ -696,3 +698,78 @@ def test_c_api_d16_log_is_within_a_step_of_the_exact_logarithm(generated: Genera
         assert status == 0, (attributes, base, status)
         assert np.max(np.abs(values[positive] - exact[positive])) <= 1, (attributes, base)
         assert values[~positive].tolist() == elsewhere[~positive].astype(np.int64).tolist(), (attributes, base)
+
+
+#: A dense layer's attributes in the tests: Q shifts of x, the weights and the bias (a bias far
+#: above the products: it moves left and saturates), D scales and offsets of x, the weights, the
+#: bias and the output (D16's offsets 0).
+DENSE_SHIFTS = [(0, 0, 0), (2, -1, 3), (1, 1, -20), (0, 0, 25)]
+DENSE_ATTRIBUTES = [((0.02, 3), (0.01, 0), (0.05, -2), (0.1, 5)), ((0.5, -20), (0.002, 7), (0.0001, 0), (0.03, -3))]
+
+
+def _exact_dense(x: np.ndarray, w: np.ndarray, b: np.ndarray, real: Callable[[str, np.ndarray], list]) -> list[list]:
+    """The exact x @ w + b of the real values (``real(tensor, stored)``: Fractions), row by row."""
+    xs, ws, bs = real("x", x), real("w", w), real("b", b[None, :])[0]
+    return [[sum(xs[i][k] * ws[k][j] for k in range(x.shape[1])) + bs[j] for j in range(w.shape[1])]
+            for i in range(x.shape[0])]
+
+
+def test_c_api_dense_layers_sum_from_their_bias(generated: GeneratedProjects, c_objects: list[Path],
+                                                tmp_path: Path) -> None:
+    """nn.linear on Q7, Q15, Q31, D8 and D16 (x @ weights + bias): each sum starts from the bias in
+    the sum's units, then one requantization. Q: the floor of the exact result in output steps (the
+    operands' shifts summed; Q31's products less 14 bits each, within one step), saturated, and with
+    no bias CMSIS-DSP's arm_mat_mult bit for bit; D: within one step of the exact result in the
+    output's scale and offset (the caller's), saturated; the package's reference computes the same."""
+    op = CATALOGUE.namespace("nn").op("linear")
+    program, cases = _Program(), []
+    for t in (F.Q7, F.Q15, F.Q31, F.D8, F.D16):
+        x, w, b = stored_values(t, (4, 6), 11), stored_values(t, (6, 3), 12), stored_values(t, (3,), 13)
+        attributes = DENSE_SHIFTS if t.family == "Q" else DENSE_ATTRIBUTES
+        for k, given in enumerate(attributes):
+            bias = np.zeros_like(b) if k == 0 else b
+            if t.family == "Q":
+                descriptors = [{"shift": s} for s in given]
+                out: dict = {}
+            else:
+                given = tuple((s, o if t.bits == 8 else 0) for s, o in given)  # type: ignore[assignment]
+                descriptors = [{"scale": s, "offset": o} for s, o in given[:3]]  # type: ignore[index]
+                out = {"scale": given[3][0], "offset": given[3][1]}  # type: ignore[index]
+            program.call(abi.function(op), {n: (t.name, a, d) for n, a, d in zip(("x", "weights", "bias"), (x, w, bias),
+                                                                                 descriptors)}, (t.name, (4, 3), out))
+            cases.append((t, given, x, w, bias))
+    for (t, given, x, w, bias), (status, shift, values) in zip(cases, program.run(generated, c_objects, tmp_path)):
+        name = f"{t.system} {given}"
+        assert status == 0, (name, status)
+        derived = F.derive(op, t)
+        if t.family == "Q":
+            sx, sw, sb = given  # type: ignore[misc]
+            assert shift == sx + sw, name
+            steps = {"x": sx, "w": sw, "b": sb}
+            exact = _exact_dense(x, w, bias, lambda n, a: [[int(v) / Fraction(2) ** (t.fraction_bits - steps[n])
+                                                             for v in row] for row in a])
+            ideal = [min(max(math.floor(v * Fraction(2) ** (t.fraction_bits - sx - sw)), t.lowest), t.highest)
+                     for row in exact for v in row]
+            slack = 1 if t.bits == 32 else 0  # (Q31: each product's lowest 14 bits dropped first)
+            assert all(abs(g - i) <= slack for g, i in zip(values.tolist(), ideal)), (name, values, ideal)
+            if not bias.any() and t.bits < 32:
+                _, theirs = getattr(dsp, f"arm_mat_mult_{t.name}")(x, w, np.zeros(x.size + w.size, t.storage))
+                assert values.tolist() == np.asarray(theirs, dtype=np.int64).reshape(-1).tolist(), name
+            reference = R.numpy_dense_lines(derived)
+            # (the bias moves to the sum's fraction bits: N less the operands' shifts, Q31's less 14)
+            scope = {"np": np, "_k": numpy_runtime, "x": x, "weights": w, "bias": bias,
+                     "bias_k": t.fraction_bits - (14 if t.bits == 32 else 0) - sx - sw + sb}
+        else:
+            (sx, ox), (sw, ow), (sb, ob), (so, oo) = given  # type: ignore[misc]
+            reals = {"x": (sx, ox), "w": (sw, ow), "b": (sb, ob)}
+            exact = _exact_dense(x, w, bias, lambda n, a: [[(int(v) - reals[n][1]) * Fraction(reals[n][0])
+                                                             for v in row] for row in a])
+            ideal = [min(max(float(v / Fraction(so)) + oo, t.lowest), t.highest) for row in exact for v in row]
+            assert all(abs(g - i) <= 1 for g, i in zip(values.tolist(), ideal)), (name, values, ideal)
+            reference = R.numpy_dense_lines(derived)
+            scope = {"np": np, "_k": numpy_runtime, "x": x, "weights": w, "bias": bias,
+                     "quantize_multiplier": F.quantize_multiplier,
+                     **{f"{n}_{a}": v for n, pair in zip(("x", "weights", "bias", "output"), given)
+                        for a, v in zip(("scale", "offset"), pair)}}
+        exec("\n".join(reference), scope)  # (the package's own rendering of the rule)
+        assert np.asarray(scope["result"]).reshape(-1).tolist() == values.tolist(), name

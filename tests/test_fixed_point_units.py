@@ -767,3 +767,45 @@ def test_a_d16_log_unit_is_within_a_step_of_the_exact_logarithm(out: Path, tmp_p
         positive = (x.astype(np.int64) - attributes[1]) > 0
         assert np.max(np.abs(from_py[positive].astype(np.float64) - exact[positive])) <= 1, what
         assert from_py[~positive].tolist() == elsewhere[~positive].astype(np.int64).tolist(), what
+
+
+@pytest.mark.parametrize("t", [F.Q7, F.Q15, F.Q31, F.D8, F.D16], ids=lambda t: t.system)
+def test_a_dense_unit_computes_in_c_what_its_python_computes(t: F.FixedPointType, out: Path, tmp_path: Path) -> None:
+    """nn.linear's unit on rows of x (x @ weights + bias): C and Python bit for bit, its bias_k (Q)
+    an Expression of the shifts, its output's shift the rule's (x's plus the weights'), a D output's
+    scale and offset the unit's options; within one step of the exact result, saturated."""
+    folder = out / "nn" / "linear"
+    unit = _unit(folder, "linear")
+    arrays = {"x": stored_values(t, (2, 3, 5), seed=81), "weights": stored_values(t, (5, 4), seed=82),
+              "bias": stored_values(t, (4,), seed=83)}
+    if t.family == "Q":
+        attributes = {"x": {"shift_": 1}, "weights": {"shift_": 2}, "bias": {"shift_": 4}}
+        options: dict = {}
+    else:
+        zero = t.bits == 16  # (D16's offsets 0, as TFLite's int16 kernels take them)
+        attributes = {"x": {"scale_": 0.05, "offset_": 0 if zero else 3},
+                      "weights": {"scale_": 0.02, "offset_": 0 if zero else -4},
+                      "bias": {"scale_": 0.01, "offset_": 0 if zero else 2}}
+        options = {"out_scale": 0.04, "out_offset": 0 if zero else -1}
+    inputs = {n: Tensor(VALUE_TYPES[t.system], Shape(a.shape), **attributes[n]) for n, a in arrays.items()}
+    declared = checker.outputs(folder / "linear.imunit", inputs, options)["output"]
+    assert tuple(declared.shape_.dims) == (2, 3, 4)
+    if t.family == "Q":
+        assert declared.shift_ == 3, declared
+    else:
+        assert (declared.scale_, declared.offset_) == (0.04, options["out_offset"]), declared
+    picked = checker.chosen_calls(unit, inputs, options)
+    (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
+    assert c_impl.get("fragment", "").endswith(f"_{t.name}"), c_impl.get("fragment")
+    from_py = _run_python(folder, "linear", py_impl, py_args, arrays, "output", np.empty((2, 3, 4), t.storage))
+    (from_c,) = _run_c(folder, [_Call(c_impl, c_args, arrays, "output", t.storage, 24)], tmp_path)
+    np.testing.assert_array_equal(from_c.reshape(from_py.shape), from_py, err_msg=f"{t.system}: C and Python")
+    if t.family == "Q":
+        real = {n: a.astype(np.float64) / 2.0 ** (t.fraction_bits - attributes[n]["shift_"]) for n, a in arrays.items()}
+        ideal = (real["x"] @ real["weights"] + real["bias"]) * 2.0 ** (t.fraction_bits - 3)
+    else:
+        real = {n: (a.astype(np.float64) - attributes[n]["offset_"]) * attributes[n]["scale_"]
+                for n, a in arrays.items()}
+        ideal = (real["x"] @ real["weights"] + real["bias"]) / 0.04 + options["out_offset"]
+    ideal = np.clip(ideal, t.lowest, t.highest)
+    assert np.max(np.abs(from_py.astype(np.float64) - ideal)) <= 1, t.system

@@ -428,9 +428,11 @@ for (qualified, name), kernel in rules.KERNELS.items():
     fn = getattr(module, op, None) or getattr(module, op + "_")
     t = rules.TYPES[name]
     # (D16 within about [-8, 8), as TFLite's int16 activations hold their inputs: its tables compute there)
-    attributes = ([{"shift": 1}, {"shift": -3}] if t.family == "Q" else
-                  [{"scale": 0.02, "offset": 3}, {"scale": 0.05, "offset": -2}] if t.bits == 8 else
-                  [{"scale": 1 / 4096, "offset": 0}, {"scale": 1 / 2048, "offset": 0}])
+    attributes = ([{"shift": 1}, {"shift": -3}, {"shift": 2}] if t.family == "Q" else
+                  [{"scale": 0.02, "offset": 3}, {"scale": 0.05, "offset": -2}, {"scale": 0.01, "offset": 1}]
+                  if t.bits == 8 else
+                  [{"scale": 1 / 4096, "offset": 0}, {"scale": 1 / 2048, "offset": 0},
+                   {"scale": 1 / 1024, "offset": 0}])
     # (an arg without a default, clip's bounds: a value inside the types' ranges)
     required = {p.name: 0.5 for p in list(inspect.signature(fn).parameters.values())[len(kernel.inputs):]
                 if p.default is inspect.Parameter.empty and p.kind is not p.VAR_KEYWORD}
@@ -438,8 +440,10 @@ for (qualified, name), kernel in rules.KERNELS.items():
     keywords = ([{}, {kernel.axes: (1,)}, {kernel.axes: (0, -1), "keep_dims": True}] if kernel.axes else [{}])
     if kernel.args and not kernel.table:  # (a clamp's, a logarithm's optional args given too: log's base)
         keywords.append({a: 2.0 for a in kernel.args if a not in required})
-    for shapes, more in [(s, k) for s in ([(2, 3, 4), (3, 1)], [(3, 4), (4,)], [(3, 4), (3, 4)], [(2, 3, 4), (1, 4, 5)])
-                         for k in keywords]:
+    # (a dense layer's rows, weights and bias; the others' pairs, broadcast or not)
+    geometries = (([(2, 3, 4), (4, 5), (5,)], [(3, 4), (4, 2), (2,)]) if len(kernel.inputs) == 3 else
+                  ([(2, 3, 4), (3, 1)], [(3, 4), (4,)], [(3, 4), (3, 4)], [(2, 3, 4), (1, 4, 5)]))
+    for shapes, more in [(s, k) for s in geometries for k in keywords]:
         args = [fp.FixedPointArray(rng.integers(t.lowest, t.highest, s, endpoint=True).astype(t.storage), name, **a)
                 for s, a in zip(shapes, attributes[:len(kernel.inputs)])]
         try:

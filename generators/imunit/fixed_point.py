@@ -94,24 +94,33 @@ def conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
 
 
 def expressions(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[dict[str, str]]:
-    """The per-call values the fixed-point kernels take, each once (every type's the same); a
-    clamp's stored bounds, which each type converts by its own rule, chosen by the input's type."""
-    out: dict[str, dict[str, str]] = {}
-    by_type: dict[str, dict[str, str]] = {}
+    """The per-call values the fixed-point kernels take, each once: one Expression where every type
+    computes it alike, else chosen by the input's type (a clamp's stored bounds, which each type
+    converts by its own rule; a dense layer's bias_k, which counts each type's fraction bits)."""
+    values: dict[str, dict[str, str]] = {}
     args = {a.name: units.value(op, a.name) for a in op.args}
     for kernel in of(kernels):
         derived = F.derive(op, F.TYPES[kernel.fixed_point])
         names = log_names(op, derived) if isinstance(derived, (F.Log, F.DLog)) else args
         for name, tree in kernel.per_call:
-            if isinstance(tree, F.Conversion):
-                by_type.setdefault(name, {})[system_type(kernel)] = conversion_expression(tree, names)
-                continue
-            element = {"name": name, "value": names[name] if name == F.LOG_FACTOR else expression(tree, sizes(kernel))}
-            assert out.setdefault(name, element) == element, (name, element)
-    x = units.first_tensor(op) if by_type else ""
-    for name, values in by_type.items():  # (a type without the bound, a float input's: 0, never read)
-        out[name] = {"name": name, "value": by_input_type(x, values)}
-    return list(out.values())
+            value = (conversion_expression(tree, names) if isinstance(tree, F.Conversion) else
+                     names[name] if name == F.LOG_FACTOR else expression(tree, sizes(kernel)))
+            values.setdefault(name, {})[system_type(kernel)] = value
+    out = []
+    # (the converted values after the others: they read the args' options; a type without the value,
+    # a float input's, gives 0, never read)
+    ordered = sorted(values.items(), key=lambda item: _converted(kernels, item[0]))
+    for name, by_type in ordered:
+        alike = len(set(by_type.values())) == 1 and not _converted(kernels, name)
+        out.append({"name": name, "value": next(iter(by_type.values())) if alike
+                    else by_input_type(units.first_tensor(op), by_type)})
+    return out
+
+
+def _converted(kernels: Sequence[c_emit.PlainKernel], name: str) -> bool:
+    """Whether the per-call value ``name`` is a conversion to a stored value (a clamp's bound): its
+    Expression is always chosen by the input's type (a float input's 0)."""
+    return any(isinstance(tree, F.Conversion) for k in of(kernels) for n, tree in k.per_call if n == name)
 
 
 def log_names(op: Op, derived: F.Log | F.DLog) -> dict[str, str]:
@@ -361,6 +370,8 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) 
             lines = R.numpy_elementwise_lines(derived, inputs, per_call)
         elif isinstance(derived, (F.QContraction, F.DContraction)):
             lines = R.numpy_contraction_lines(derived, inputs)
+        elif isinstance(derived, (F.QDense, F.DDense)):
+            lines = R.numpy_dense_lines(derived)
         elif isinstance(derived, (F.Conversion, F.InterpolatedTable)):
             lines = _table_cases_lines(op, kernels, t, inputs[0])
         else:

@@ -98,6 +98,16 @@ def api_reductions(op: Op) -> dict[str, F.QReduction | F.DReduction | F.QContrac
             or (isinstance(d, F.DReduction) and not getattr(c, "other", None))}
 
 
+def api_dense(op: Op) -> dict[str, F.QDense | F.DDense]:
+    """The dense layers (a dense fragment's x, weights and bias) an op derives, by type name, that the
+    C API, the package and the units take fixed-point tensors through."""
+    c = op.compute
+    if not (isinstance(c, C.DenseFragment) and len(op.outputs) == 1):
+        return {}
+    found = {t.name: F.derive(op, t) for t in F.TYPES.values()}
+    return {name: d for name, d in found.items() if isinstance(d, (F.QDense, F.DDense))}
+
+
 def moves(op: Op) -> list[F.FixedPointType]:
     """The types whose stored values the op moves unchanged (layouts, joins, parts, arg
     reductions, the stream: ``derive`` gives the stored value itself): its integer kernels of the
@@ -131,8 +141,8 @@ def sets_attributes(op: Op) -> set[str]:
     nor checks them in the output descriptor; a D result's scale and offset, a table's output
     attributes, are read."""
     set_here = {t.name for t in api_moves(op)}
-    for name, d in {**api_kernels(op), **api_reductions(op)}.items():
-        if isinstance(d, (F.QReduction, F.QContraction, F.Clamp, F.Log)) or (
+    for name, d in {**api_kernels(op), **api_reductions(op), **api_dense(op)}.items():
+        if isinstance(d, (F.QReduction, F.QContraction, F.Clamp, F.Log, F.QDense)) or (
                 isinstance(d, F.QKernel) and d.output_shift is not None):
             set_here.add(name)
     return set_here
@@ -141,7 +151,7 @@ def sets_attributes(op: Op) -> set[str]:
 def api_types(op: Op) -> dict[str, F.Derived]:
     """Every fixed-point type the C API and the Python package take for the op (its kernels',
     its tables', its reductions' and contractions'), in the types' order."""
-    derived = {**api_tables(op), **api_kernels(op), **api_reductions(op)}
+    derived = {**api_tables(op), **api_kernels(op), **api_reductions(op), **api_dense(op)}
     return {name: derived[name] for name in F.TYPES if name in derived}
 
 
@@ -368,6 +378,55 @@ def numpy_contraction_lines(derived: F.QContraction | F.DContraction, inputs: li
     term, _ = scalar_numpy.render(derived.map, "int64", env)
     rule, code = numpy_lines(derived.finalize, final)
     return [*lines, f"acc = np.sum({term}, axis=-2, dtype=np.int64)", *rule, f"result = {code}"]
+
+
+def numpy_dense_lines(derived: F.QDense | F.DDense, per_call: dict[str, str] | None = None) -> list[str]:
+    """NumPy lines that leave in ``result`` a dense layer's stored values: each output the bias in the
+    sum's units (its rule) plus the products of a row of x and a column of the weights, summed in
+    int64, then the one requantization. ``per_call`` gives the code of a Q layer's ``bias_k`` (else
+    the name itself); a D layer's multipliers come from the scales, offsets by name."""
+    x, w, b = derived.inputs
+    env = {x: (f"np.asarray({x}).astype(np.int64)[..., :, None]", "int64"),
+           w: (f"np.asarray({w}).astype(np.int64)", "int64")}
+    bias_env: dict = {b: (f"np.asarray({b}).astype(np.int64)", "int64")}
+    final: dict = {"acc": ("acc", "int64")}
+    lines: list[str] = []
+    if isinstance(derived, F.QDense):
+        bias_env["bias_k"] = (f"np.int64({(per_call or {}).get('bias_k', 'bias_k')})", "int64")
+    else:
+        lines, multipliers = numpy_multiplier_lines(derived.multipliers, [f"{n}_scale" for n in (x, w, b, "output")])
+        final |= multipliers | {"output_offset": ("np.int64(output_offset)", "int64")}
+        bias_env |= multipliers | {f"{b}_offset": (f"np.int64({b}_offset)", "int64")}
+        env |= {f"{n}_offset": (f"np.int64({n}_offset)", "int64") for n in (x, w)}
+    term, _ = scalar_numpy.render(derived.contraction.map, "int64", env)
+    bias_rule, bias = numpy_lines(derived.bias, bias_env)
+    rule, code = numpy_lines(derived.contraction.finalize, final)
+    return [*lines, *bias_rule, f"acc = np.asarray({bias}).astype(np.int64) + np.sum({term}, axis=-2, dtype=np.int64)",
+            *rule, f"result = {code}"]
+
+
+def _python_dense(op: Op, t: F.FixedPointType, derived: F.QDense | F.DDense) -> tuple[str, str]:
+    """(source, entry) of the package's reference of a dense layer: a function of the stored x,
+    weights and bias and the tensors' attributes (:func:`numpy_dense_lines`); a Q result's shift
+    the rule's, a D result's attributes the caller's."""
+    inputs = list(derived.inputs)
+    assert all(n.isidentifier() for n in inputs), inputs
+    name = f"{op.namespace.lower()}_{op.name}_{t.name}"
+    if isinstance(derived, F.QDense):
+        attributes = [F.shift_of(n) for n in inputs]
+        env = {a: (f"np.int32({a})", "int32") for a in attributes}
+        k = scalar_numpy.render(derived.per_call[0][1], "int32", env)[0]
+        body = [f"bias_k = int({k})", *numpy_dense_lines(derived)]
+        shift = (f"lambda {', '.join(attributes)}: "
+                 f"int({scalar_numpy.render(derived.output_shift, 'int32', env)[0]})")
+    else:
+        attributes = [f"{n}_{a}" for n in (*inputs, "output") for a in ("scale", "offset")]
+        body, shift = numpy_dense_lines(derived), "None"
+    source = "".join([f"def {name}({', '.join([*inputs, *attributes])}):\n", *(f"    {line}\n" for line in body),
+                      "    return np.asarray(result)\n"])
+    entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {tuple(inputs)!r}, "
+             f"{tuple(attributes)!r}, (), {name}, {shift}, {t.storage!r}, False)")
+    return source, entry
 
 
 def quantize_multiplier_source() -> str:
@@ -668,6 +727,7 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
         made += [_python_table(op, F.TYPES[name], d) for name, d in api_tables(op).items()]
         made += [_python_reduction(op, F.TYPES[name], d) if isinstance(d, (F.QReduction, F.DReduction))
                  else _python_contraction(op, F.TYPES[name], d) for name, d in api_reductions(op).items()]
+        made += [_python_dense(op, F.TYPES[name], d) for name, d in api_dense(op).items()]
         made += [("", _python_move(op, t)) for t in api_moves(op)]
         sources += [source for source, _ in made if source]
         entries += [entry for _, entry in made]

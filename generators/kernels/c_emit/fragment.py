@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-
-
 from dsl import compute as C
 from dsl import dtypes as D
+from dsl import fixed_point as F
 from dsl import fragments
 from dsl import validate
+from dsl.scalar import SSym
 from dsl.types import DataType
 from generators import abi
 from generators.formatting import c_string
-from generators.kernels import c_shapes
+from generators.kernels import c_shapes, fixed_point, scalar_c
+from generators.kernels.c_emit.fixed_point_api import q_output_shift
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, PlainKernel, _tensor_message, fragment, mask
 
@@ -47,10 +48,99 @@ class FragmentEmitter(Emitter):
             includes += [i for i in incs if i not in includes]
         by_name, named = {t.name: t for t in texts}, dict(c.c_fragments)
         kernels = {v.dtype: self.kernel(c, v, by_name[named[v.dtype]], needs[named[v.dtype]]) for v in self.variants}
-        api = self.api(self.prelude(c) + self.dispatch(lambda v: self.invoke(kernels[v.dtype])))
+        dense = self.fixed_point_dense()  # (a dense layer's fixed-point types: the API function takes them too)
+        tensors = [t.name for t in (*self.op.inputs, *self.op.outputs)]
+        self.fixed_variants += [D.Variant(name, tuple((n, name) for n in tensors)) for name in dense]
+        api = self.api(self.prelude(c) + self.dispatch(lambda v: self.invoke(kernels[v.dtype]),
+                                                       fixed=lambda v: self.dense_call(*dense[v.dtype])))
         if isinstance(c, C.MatrixFragment) and c.workspace is not None:
             api = self.workspace_function(c) + "\n" + api
-        return OpCode(tuple(texts), tuple(includes), api, tuple(kernels.values()))
+        fixed = tuple(k for _, k in dense.values())
+        return OpCode((*texts, *(k.fragment for k in fixed)), tuple(includes), api, (*kernels.values(), *fixed))
+
+    def fixed_point_dense(self) -> dict[str, tuple[F.QDense | F.DDense, PlainKernel]]:
+        """Each fixed-point type's dense layer (``fixed_point.api_dense``): rows of x by the
+        weights' columns, each output's sum starting from its bias in the sum's units (the rule's),
+        the products added in int64, then one requantization; its parameters the float fragment's
+        (x, rows, len, the weights, their columns, the bias), then a Q layer's ``bias_k`` or a D
+        layer's scales and offsets (its multipliers from them once a call), then the output."""
+        found: dict[str, tuple[F.QDense | F.DDense, PlainKernel]] = {}
+        layers = fixed_point.api_dense(self.op)
+        if not layers:
+            return found
+        x, w, b = (i.name for i in self.op.inputs)
+        o = self.op.outputs[0].name
+        cx, cw, cb, co = (abi.c_name(n) for n in (x, w, b, o))
+        for name, d in layers.items():
+            t = F.TYPES[name]
+            ct = C_TYPE[t.storage]
+            params = [(f"const {ct}* restrict {cx}", x), *_LINES[1], (f"const {ct}* restrict {cw}", w),
+                      (f"int {cw}_cols", f"cols:{w}"), (f"const {ct}* restrict {cb}", b)]
+            env = {x: (f"((int64_t){cx}[r * len + k])", "int64"), w: (f"((int64_t){cw}[k * {cw}_cols + j])", "int64")}
+            bias_env: dict[str, scalar_c.Value] = {b: (f"((int64_t){cb}[j])", "int64")}
+            final_env: dict[str, scalar_c.Value] = {"acc": ("acc", "int64")}
+            prologue, per_call, chosen, shift = "", d.per_call if isinstance(d, F.QDense) else (), (), ()
+            if isinstance(d, F.QDense):
+                params.append(("int bias_k", "bias_k"))
+                bias_env["bias_k"] = ("bias_k", "int32")
+                shift = (("shift", d.output_shift),)
+            else:
+                tensors = (x, w, b, "output")
+                params += [p for n in tensors for p in ((f"double {abi.c_name(n)}_scale", f"{n}_scale"),
+                                                         (f"int {abi.c_name(n)}_offset", f"{n}_offset"))]
+                prologue, multipliers = fixed_point.c_multipliers(d.multipliers, tensors)
+                offsets = {f"{n}_offset": (f"{abi.c_name(n)}_offset", "int32") for n in tensors}
+                final_env |= multipliers | offsets
+                bias_env |= multipliers | offsets
+                env |= offsets
+                per_call = tuple((f"{n}_{a}", SSym(f"{n}_{a}")) for n in (x, w, b) for a in ("scale", "offset"))
+                chosen = ("scale", "offset")
+            params.append((f"{ct}* restrict {co}", o))
+            term, _ = scalar_c.render(d.contraction.map, "int64", env)
+            fn = f"{self.fn}_{t.name}_lines"
+            text = fragment(fn, f"""
+static inline void {fn}({', '.join(p for p, _ in params)})
+{{
+    {prologue}
+    for (int r = 0; r < rows; r++) {{
+        for (int j = 0; j < {cw}_cols; j++) {{
+            int64_t acc;
+            {fixed_point.c_statement(d.bias, "acc", bias_env)}
+            for (int k = 0; k < len; k++) {{
+                acc = (int64_t)((uint64_t)acc + (uint64_t)({term}));
+            }}
+            {fixed_point.c_statement(d.contraction.finalize, f"{co}[r * {cw}_cols + j]", final_env)}
+        }}
+    }}
+}}""")
+            v = D.Variant(t.storage, tuple((n, t.storage) for n in (x, w, b, o)))
+            found[name] = (d, PlainKernel(text, v, tuple(params), "lines", fixed_point=t.name, per_call=per_call,
+                                          output_attributes=shift, chosen=chosen))
+        return found
+
+    def dense_call(self, d: F.QDense | F.DDense, kernel: PlainKernel) -> list[str]:
+        """The C API's call of a dense layer's kernel (ADR 0040): a Q layer's ``bias_k`` and output
+        shift by the rule from the descriptors' shifts (the shift refused where it leaves the type's
+        range, set after the call); a D layer's scales and offsets from the descriptors, the output's
+        the caller's."""
+        t = F.TYPES[kernel.fixed_point]
+        out = abi.c_name(self.op.outputs[0].name)
+        lines: list[str] = []
+        if isinstance(d, F.QDense):
+            env = {F.shift_of(i.name): (f"{abi.c_name(i.name)}->shift", "int32") for i in self.op.inputs}
+            lines += q_output_shift(self.op.outputs[0].name, t, d.output_shift, env)
+            lines.append(f"const int bias_k = (int)({scalar_c.render(d.per_call[0][1], 'int32', env)[0]});")
+        values = []
+        for _, source in kernel.parameters:
+            tensor, _, attribute = source.rpartition("_")
+            if source == "bias_k":
+                values.append(source)
+            elif attribute in ("scale", "offset") and tensor in (*d.inputs, "output"):
+                values.append(f"{out if tensor == 'output' else abi.c_name(tensor)}->{attribute}")
+            else:
+                values.append(self.api_value(source, kernel.variant))
+        lines.append(f"{kernel.name}({', '.join(values)});")
+        return lines + ([f"{out}->shift = output_shift;"] if isinstance(d, F.QDense) else [])
 
     def kernel(self, c: C.FragmentKernel, v: D.Variant, text: CFragment, needs: tuple[str, ...]) -> PlainKernel:
         """The fragment of dtype ``v`` as a plain kernel: its parameters in the order it takes
