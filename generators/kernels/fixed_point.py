@@ -380,11 +380,11 @@ def numpy_contraction_lines(derived: F.QContraction | F.DContraction, inputs: li
     return [*lines, f"acc = np.sum({term}, axis=-2, dtype=np.int64)", *rule, f"result = {code}"]
 
 
-def numpy_dense_lines(derived: F.QDense | F.DDense, per_call: dict[str, str] | None = None) -> list[str]:
+def numpy_dense_lines(derived: F.QDense | F.DDense) -> list[str]:
     """NumPy lines that leave in ``result`` a dense layer's stored values: each output the bias in the
     sum's units (its rule) plus the products of a row of x and a column of the weights, summed in
-    int64, then the one requantization. ``per_call`` gives the code of a Q layer's ``bias_k`` (else
-    the name itself); a D layer's multipliers come from the scales, offsets by name."""
+    int64, then the one requantization. A Q layer's ``bias_k`` is a name in scope; a D layer's
+    multipliers come from the scales, its offsets by name."""
     x, w, b = derived.inputs
     env = {x: (f"np.asarray({x}).astype(np.int64)[..., :, None]", "int64"),
            w: (f"np.asarray({w}).astype(np.int64)", "int64")}
@@ -392,7 +392,7 @@ def numpy_dense_lines(derived: F.QDense | F.DDense, per_call: dict[str, str] | N
     final: dict = {"acc": ("acc", "int64")}
     lines: list[str] = []
     if isinstance(derived, F.QDense):
-        bias_env["bias_k"] = (f"np.int64({(per_call or {}).get('bias_k', 'bias_k')})", "int64")
+        bias_env["bias_k"] = ("np.int64(bias_k)", "int64")
     else:
         lines, multipliers = numpy_multiplier_lines(derived.multipliers, [f"{n}_scale" for n in (x, w, b, "output")])
         final |= multipliers | {"output_offset": ("np.int64(output_offset)", "int64")}
