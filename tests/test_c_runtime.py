@@ -147,21 +147,27 @@ def test_q_logarithms_are_cmsis_dsp_s_arm_vlog_in_c_and_numpy(library: Path, tmp
         assert np.array_equal(numpy_runtime.q_log(values), want[name]), name
     ints = np.array([-5, 0, 1, 2, 3, 4, 7, 8, 9, 135, 2**31 - 1], dtype=np.int32)
     assert numpy_runtime.ilog2(ints).tolist() == [int(v).bit_length() - 1 if v > 1 else 0 for v in ints]
-    source = tmp_path / "q_log.c"
-    source.write_text('#include <stdio.h>\n#include "opforge_internal.h"\nint main(void)\n{\n'
-                      f"    static const int16_t a[] = {{{', '.join(map(str, q15.tolist()))}}};\n"
-                      f"    static const int32_t b[] = {{{', '.join(f'(int32_t){v}' for v in q31.tolist())}}};\n"
-                      f"    static const int32_t c[] = {{{', '.join(f'(int32_t){v}' for v in ints.tolist())}}};\n"
-                      f"    for (int i = 0; i < {q15.size}; i++) {{ printf(\"%d\\n\", (int)opf_q_log_i16(a[i])); }}\n"
-                      f"    for (int i = 0; i < {q31.size}; i++) {{ printf(\"%ld\\n\", (long)opf_q_log_i32(b[i])); }}\n"
-                      f"    for (int i = 0; i < {ints.size}; i++) {{ printf(\"%d\\n\", (int)opf_ilog2_i32(c[i])); }}\n"
-                      "    return 0;\n}\n")
-    proc = _gcc(library, "-O2", "-fsanitize=undefined", "-fno-sanitize-recover=all", str(source),
-                str(library / "src" / "opforge_core.c"), "-lm", "-o", str(tmp_path / "q_log"))
-    assert proc.returncode == 0, proc.stderr
-    printed = [int(w) for w in subprocess.run([str(tmp_path / "q_log")], capture_output=True, text=True,
-                                              check=True).stdout.split()]
+    printed = _printed_under_ubsan(library, tmp_path, "q_log", [
+        f"static const int16_t a[] = {{{', '.join(map(str, q15.tolist()))}}};",
+        f"static const int32_t b[] = {{{', '.join(f'(int32_t){v}' for v in q31.tolist())}}};",
+        f"static const int32_t c[] = {{{', '.join(f'(int32_t){v}' for v in ints.tolist())}}};",
+        f'for (int i = 0; i < {q15.size}; i++) {{ printf("%d\\n", (int)opf_q_log_i16(a[i])); }}',
+        f'for (int i = 0; i < {q31.size}; i++) {{ printf("%ld\\n", (long)opf_q_log_i32(b[i])); }}',
+        f'for (int i = 0; i < {ints.size}; i++) {{ printf("%d\\n", (int)opf_ilog2_i32(c[i])); }}'])
     assert printed == [*want["i16"].tolist(), *want["i32"].tolist(), *numpy_runtime.ilog2(ints).tolist()]
+
+
+def _printed_under_ubsan(library: Path, tmp_path: Path, name: str, body: list[str]) -> list[int]:
+    """The integers a program of the runtime prints (``body``: main's statements), compiled strictly
+    with the undefined-behaviour sanitizer, which stops it at the first such behaviour."""
+    source = tmp_path / f"{name}.c"
+    source.write_text('#include <stdio.h>\n#include "opforge_internal.h"\nint main(void)\n{\n'
+                      + "".join(f"    {line}\n" for line in body) + "    return 0;\n}\n")
+    proc = _gcc(library, "-O2", "-fsanitize=undefined", "-fno-sanitize-recover=all", str(source),
+                str(library / "src" / "opforge_core.c"), "-lm", "-o", str(tmp_path / name))
+    assert proc.returncode == 0, proc.stderr
+    return [int(w) for w in subprocess.run([str(tmp_path / name)], capture_output=True, text=True,
+                                           check=True).stdout.split()]
 
 def test_integer_square_roots_are_exact_in_c_and_numpy(library: Path, tmp_path: Path) -> None:
     """isqrt (a fixed-point norm's root) is the floor of the exact square root, 0 below zero: C's
@@ -174,14 +180,7 @@ def test_integer_square_roots_are_exact_in_c_and_numpy(library: Path, tmp_path: 
     values = values.astype(np.int64)
     want = [math.isqrt(int(v)) if v >= 0 else 0 for v in values]
     assert numpy_runtime.isqrt(values).tolist() == want
-    source = tmp_path / "isqrt.c"
     literals = ", ".join(f"INT64_C({int(v)})" if v > -2**63 else "INT64_MIN" for v in values)
-    source.write_text('#include <stdio.h>\n#include "opforge_internal.h"\nint main(void)\n{\n'
-                      f"    static const int64_t v[] = {{{literals}}};\n"
-                      f"    for (int i = 0; i < {values.size}; i++) {{\n"
-                      '        printf("%lld\\n", (long long)opf_isqrt_i64(v[i]));\n    }\n    return 0;\n}\n')
-    proc = _gcc(library, "-O2", "-fsanitize=undefined", "-fno-sanitize-recover=all", str(source),
-                str(library / "src" / "opforge_core.c"), "-lm", "-o", str(tmp_path / "isqrt"))
-    assert proc.returncode == 0, proc.stderr
-    printed = subprocess.run([str(tmp_path / "isqrt")], capture_output=True, text=True, check=True).stdout.split()
-    assert [int(w) for w in printed] == want
+    assert _printed_under_ubsan(library, tmp_path, "isqrt", [
+        f"static const int64_t v[] = {{{literals}}};",
+        f'for (int i = 0; i < {values.size}; i++) {{ printf("%lld\\n", (long long)opf_isqrt_i64(v[i])); }}']) == want
