@@ -1069,7 +1069,6 @@ class Log:
     output_shift: SExpr
     constants: tuple[tuple[str, Conversion], ...]
     value: Conversion
-    family = "Q"
 
     @property
     def per_call(self) -> tuple[tuple[str, Conversion], ...]:
@@ -1163,7 +1162,6 @@ class DLog:
     factors: tuple[tuple[tuple[str, ...], SExpr], ...]
     constants: tuple[tuple[str, Conversion], ...]  # (log_k, over the input's scale)
     value: Conversion
-    family = "D"
 
     @property
     def multipliers(self) -> tuple[tuple[str, SExpr], ...]:
