@@ -20,7 +20,7 @@ import pytest
 from conftest import ROOT, GeneratedProjects
 from dsl import compute as C
 from dsl import fragments, loader
-from generators.imunit import checker, comparison, testing, units
+from generators.imunit import checker, comparison, conversions, testing, units
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate, parse
 from generators.kernels import py_names
 from generators.kernels.selection import code_ops
@@ -58,8 +58,10 @@ def _unit_files(root: Path) -> list[Path]:
     return sorted(root.glob("*/*/*.imunit"))
 
 
-def test_one_folder_per_op(out: Path) -> None:
-    assert len(_unit_files(out)) == len(OPS)
+def test_one_folder_per_op(out: Path, legacy: Path) -> None:
+    """A unit per op, and (in the current style) the conversion units (ADR 0048)."""
+    assert len(_unit_files(out)) == len(OPS) + len(conversions.UNITS)
+    assert len(_unit_files(legacy)) == len(OPS)
     assert not (out / "README.md").exists()  # no op is left without a unit
     for ns, op in OPS:
         folder = out / ns.key / op.name
@@ -788,6 +790,9 @@ def test_units_run_their_comparison_tests_in_one_cortex_m4_image(out: Path, tmp_
 #: Units with no comparison tests: a Compound has no code of its own (its nodes' units are
 #: tested), a stream's lifecycle is replayed by test_queue_c_implementation_replays_the_reference.
 UNTESTED_UNITS = {"math/squared_difference/squared_difference.imunit", "signal/sliding_window/sliding_window.imunit"}
+#: The conversion units carry no associated tests: tests/test_conversion_units.py holds them to their
+#: owners (CMSIS-DSP, onnxruntime, the reference library's own fragments).
+CONVERSION_UNITS = {f"{conversions.FOLDER}/{make.__name__}/{make.__name__}.imunit" for make in conversions.UNITS}
 
 
 @pytest.mark.parametrize("style", ["current", "legacy"])
@@ -797,7 +802,8 @@ def test_every_unit_passes_its_comparison_tests_in_c_and_python(out: Path, legac
     and the Python tests, each with its checks."""
     root = out if style == "current" else legacy
     outcomes = testing.run([root])
-    assert {str(o.path.relative_to(root)) for o in outcomes if o.kind == "none"} == UNTESTED_UNITS
+    untested = UNTESTED_UNITS | (CONVERSION_UNITS if style == "current" else set())
+    assert {str(o.path.relative_to(root)) for o in outcomes if o.kind == "none"} == untested
     bad = [o.line() for o in outcomes if o.kind not in ("passed", "none")]
     assert bad == [], bad[:5]
     for o in (o for o in outcomes if o.kind == "passed"):

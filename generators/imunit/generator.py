@@ -22,7 +22,7 @@ from dsl.types import Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import black_format, c_comment, clang_format
-from generators.imunit import comparison, composed, fixed_point, plain, stream_unit, units
+from generators.imunit import comparison, composed, conversions, fixed_point, plain, stream_unit, units
 from generators.imunit.adapter import UnitAdapter
 from generators.imunit.documents import condition, conditions, description, head, serialize, tensor_types
 from generators.imunit.python_files import dependency, py_file, wrapper_name, wrapper_params
@@ -88,6 +88,11 @@ class ImunitGenerator:
                 c_files[f"{folder}/{op.name}.h"] = c_text
                 files.append(GeneratedFile(f"{folder}/{op.name}.py", py_text))
                 files.append(GeneratedFile(f"{folder}/{op.name}.imunit", unit))
+        if not legacy:  # the conversion units, whatever the namespaces (the seed format has no Q or D types)
+            assert conversions.FOLDER not in {ns.key for ns in context.namespaces}, conversions.FOLDER
+            conversion_c, conversion_files = conversions.files(SHARED_PATH, RUNTIME)
+            c_files |= conversion_c
+            files += conversion_files
         c_files[comparison.CHECKS_C] = f"/* {c_comment(shared_header)} */\n" + _CHECKS_C.read_text(encoding="utf-8")
         files.append(GeneratedFile(comparison.CHECKS_PY, black_format(f"# {shared_header}\n" +
                                                                       _CHECKS_PY.read_text(encoding="utf-8"))))
