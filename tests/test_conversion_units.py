@@ -355,3 +355,6 @@ def test_the_conversion_units_check_as_the_reference_units_do(out: Path) -> None
         assert sum(v.kind == "ok" for v in verdicts) == (1 if path.name == "quantize" else 4), verdicts
     assert {p.parent.name for p in REFERENCE.rglob("*.imunit")} == set(REFERENCE_UNITS.values())
     assert {p.stem for p in out.rglob("*.imunit")} == {*REFERENCE_UNITS, "requantize"}
+    for folder in out.iterdir():  # (and each its comparison tests, as every opforge unit)
+        assert {p.name for p in folder.iterdir()} == {f"{folder.name}{suffix}" for suffix in
+                                                       (".imunit", ".h", ".py", "_tests.c", "_tests.py")}

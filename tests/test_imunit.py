@@ -790,9 +790,6 @@ def test_units_run_their_comparison_tests_in_one_cortex_m4_image(out: Path, tmp_
 #: Units with no comparison tests: a Compound has no code of its own (its nodes' units are
 #: tested), a stream's lifecycle is replayed by test_queue_c_implementation_replays_the_reference.
 UNTESTED_UNITS = {"math/squared_difference/squared_difference.imunit", "signal/sliding_window/sliding_window.imunit"}
-#: The conversion units carry no associated tests: tests/test_conversion_units.py holds them to their
-#: owners (CMSIS-DSP, onnxruntime, the reference library's own fragments).
-CONVERSION_UNITS = {f"{conversions.FOLDER}/{make.__name__}/{make.__name__}.imunit" for make in conversions.UNITS}
 
 
 @pytest.mark.parametrize("style", ["current", "legacy"])
@@ -802,8 +799,7 @@ def test_every_unit_passes_its_comparison_tests_in_c_and_python(out: Path, legac
     and the Python tests, each with its checks."""
     root = out if style == "current" else legacy
     outcomes = testing.run([root])
-    untested = UNTESTED_UNITS | (CONVERSION_UNITS if style == "current" else set())
-    assert {str(o.path.relative_to(root)) for o in outcomes if o.kind == "none"} == untested
+    assert {str(o.path.relative_to(root)) for o in outcomes if o.kind == "none"} == UNTESTED_UNITS
     bad = [o.line() for o in outcomes if o.kind not in ("passed", "none")]
     assert bad == [], bad[:5]
     for o in (o for o in outcomes if o.kind == "passed"):

@@ -163,7 +163,7 @@ _BUFFER = {"output": "got", "scratch": "scratch"}
 
 
 @attrs.frozen
-class _Value:
+class CallValue:
     """A call argument: what it is (an input, an output, a scratch tensor or a value) and its data."""
 
     role: str
@@ -193,40 +193,42 @@ def unit_tests(op: Op, unit_xml: str, example: Example | None, header: str, lega
     wants = dict(output_wants(op, example.result, legacy))
     name = f"{abi.function(op)}_test"
 
-    def values(language: str) -> list[_Value]:
+    def values(language: str) -> list[CallValue]:
         out = []
         for source, value in picked[language][1]:
             if source in sockets:
-                out.append(_Value("input", source, sockets[source]))
+                out.append(CallValue("input", source, sockets[source]))
             elif source in wants:
                 want = wants[source]
                 if want is not None and (value is None or tuple(value.shape_.dims) != want.shape
                                          or DTYPE_OF[value.type_.name] != want.dtype.name):
                     raise ValueError(f"{op.qualified_name}: output {source} is declared {value}, the reference "
                                      f"gives {want.dtype.name}{list(want.shape)}")
-                out.append(_Value("output", source, want))
+                out.append(CallValue("output", source, want))
             elif isinstance(value, Tensor):
-                out.append(_Value("scratch", source, np.empty(value.shape_.dims, DTYPE_OF[value.type_.name])))
+                out.append(CallValue("scratch", source, np.empty(value.shape_.dims, DTYPE_OF[value.type_.name])))
             else:
-                out.append(_Value("value", source, value=value))
+                out.append(CallValue("value", source, value=value))
         return out
 
     status = unit.find("Implementations").get("returnStatus") == "true"  # type: ignore[union-attr]
     c_impl, py_impl = picked["C"][0], picked["Python"][0]
     what = (f"{op.qualified_name} on its example ({example.dtype}), through the unit's call: the result the NumPy "
             "reference gives")
-    c_text = _c_file(header, op, name, what, c_impl, values("C"), status)
-    py_text = _py_file(header, op, name, what, py_impl, values("Python"))
+    c_text = c_test_file(header, op.qualified_name, name, what, c_impl, values("C"), status)
+    py_text = py_test_file(header, op.qualified_name, name, what, py_impl, values("Python"))
     return UnitTests(c_text, c_impl.get("fragment", "").split(":")[1], py_text,
                      py_impl.get("fragment", "").split(":")[1], name)
 
 
-def _c_file(header: str, op: Op, name: str, what: str, impl: ET.Element, args: list[_Value], status: bool) -> str:
+def c_test_file(header: str, subject: str, name: str, what: str, impl: ET.Element, args: list[CallValue],
+                status: bool) -> str:
+    """The C test fragment ``name`` of the unit ``subject``: ``impl``'s call on ``args``, each output checked."""
     lines, passed, checks = [], [], []
     for a in args:
         if a.role == "value":
             if isinstance(a.value, (str, Shape)):
-                raise ValueError(f"{op.qualified_name}: the C call passes {a.name} = {a.value!r}")
+                raise ValueError(f"{subject}: the C call passes {a.name} = {a.value!r}")
             passed.append(str(int(a.value)) if isinstance(a.value, bool) else
                           str(a.value) if isinstance(a.value, int) else c_value(a.value, "float64"))
         elif a.array is None:  # an unconnected socket, or an output socket no tensor reaches
@@ -251,7 +253,7 @@ def _c_file(header: str, op: Op, name: str, what: str, impl: ET.Element, args: l
     run = [f'int failed = opforge_expect_status(__func__, "{function}", 0, {call});'] if status else \
         ["int failed = 0;", f"{call};"]
     return "\n".join([
-        f"/* {header} */", f"/* Comparison tests of the unit {op.qualified_name}: {what}. */",
+        f"/* {header} */", f"/* Comparison tests of the unit {subject}: {what}. */",
         "#pragma IMAGINET_INCLUDES_BEGIN", "#include <stddef.h>", "#include <stdint.h>", "#include <stdbool.h>",
         "#include <math.h>", "#pragma IMAGINET_INCLUDES_END", "",
         "/* clang-format off */",  # (a pragma is one line)
@@ -268,7 +270,8 @@ def _py_literal(array: np.ndarray) -> str:
     return f"np.array({text}, dtype={array.dtype.name!r}).reshape({tuple(array.shape)!r})"
 
 
-def _py_file(header: str, op: Op, name: str, what: str, impl: ET.Element, args: list[_Value]) -> str:
+def py_test_file(header: str, subject: str, name: str, what: str, impl: ET.Element, args: list[CallValue]) -> str:
+    """The Python test fragment ``name`` of the unit ``subject``, as :func:`c_test_file`."""
     lines, passed, checks = [], [], []
     for a in args:
         if a.role == "value":
@@ -290,12 +293,12 @@ def _py_file(header: str, op: Op, name: str, what: str, impl: ET.Element, args: 
                               f"{TOLERANCE.get(a.array.dtype.name, 0.0)})")
     call = f"{impl.get('call', '').split('(')[0]}({', '.join(passed)})"
     return "\n".join([
-        f"# {header}", f'"""Comparison tests of the unit {op.qualified_name}:', f'{what}."""', "",
+        f"# {header}", f'"""Comparison tests of the unit {subject}:', f'{what}."""', "",
         "#pragma IMAGINET_INCLUDES_BEGIN", "import numpy as np", "#pragma IMAGINET_INCLUDES_END", "", "",
         f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"',
         f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{impl.get("fragment")}"',
         f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "../../{CHECKS_PY}:{CHECKS}"',
-        f"def {name}():", f'    """{op.qualified_name} on its example: the number of checks that fail."""',
+        f"def {name}():", f'    """{subject} on its example: the number of checks that fail."""',
         *(f"    {line}" for line in lines), "    with np.errstate(all=\"ignore\"):", f"        {call}",
         "    failed = 0", *(f"    {c}" for c in checks), "    return failed", "", "",
         "#pragma IMAGINET_FRAGMENT_END", ""])

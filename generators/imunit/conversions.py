@@ -8,7 +8,9 @@ over ``count`` elements. Each kernel is rendered from the conversion rules of
 API's ``opforge_quantize`` and friends and the package's ``fixed_point`` module render them, so
 the three agree bit for bit. Beyond the reference (whose D types are commented out), Quantize
 takes D8, D16 and D32 with their scale and offset, and Requantize changes any type into any
-other (exactly between Q types; through the real value otherwise).
+other (exactly between Q types; through the real value otherwise). Each unit carries a comparison
+test (``<unit>_tests.c`` and ``.py``) of one case against the rule's result, as every opforge unit
+does; tests/test_conversion_units.py holds every type to the rules' owners.
 """
 
 from __future__ import annotations
@@ -16,13 +18,16 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import attrs
+import numpy as np
 
 from dsl import fixed_point as F
 from generators.api import GENERATED_MARK, GeneratedFile
+from generators.formatting import black_format
+from generators.imunit import checker, comparison
 from generators.imunit.documents import serialize
 from generators.imunit.python_files import dependency, python_file
 from generators.kernels import scalar_c
-from generators.kernels.fixed_point import c_statement, numpy_lines
+from generators.kernels.fixed_point import c_statement, numpy_lines, numpy_run
 from generators.kernels.scalar_c import C_TYPE
 
 #: Where the units go (a folder no namespace has), and the source their header names.
@@ -395,12 +400,62 @@ def bit_utilization() -> _Unit:
 
 UNITS = (quantize, dequantize, q_shift, requantize, bit_utilization)
 
+#: Each unit's comparison test (ADR 0035's, as every opforge unit has): its input, the input's
+#: values, and the options; the expected output is the rule's, evaluated now.
+_REALS = np.array([0.0, 0.3, -0.3, 1.7, -2.5, 100.0, -100.0, 0.000123], np.float32)
+_Q15 = np.array([0, 1, -1, 12345, -12345, 32767, -32768, 300], np.int16)
+TEST_CASES: dict[str, tuple[str, np.ndarray, dict[str, object]]] = {  # (the input as unit-check takes it)
+    "quantize": ("input=Float32[8]", _REALS, {"output_type": "q15", "shift": 2}),
+    "dequantize": ("input=D8[8] scale=0.05 offset=-3", np.array([0, 1, -1, 127, -128, -3, 40, -90], np.int8), {}),
+    "q_shift": ("input=Q15[8] shift=1", _Q15, {"shift": -3}),
+    "requantize": ("input=Q15[8] shift=1", _Q15, {"output_type": "d8", "scale": 0.01, "offset": 5}),
+    "bit_utilization": ("input=Q15[8] shift=0", _Q15, {}),
+}
 
-def files(shared_path: str, runtime: str) -> tuple[dict[str, str], list[GeneratedFile]]:
-    """The units' C files (to be formatted with the others) and their documents and Python files;
-    each C fragment depends on the shared runtime (``shared_path:runtime``)."""
+
+def _expected(kernel: _Kernel, args: dict[str, object], x: np.ndarray) -> np.ndarray:
+    """The kernel's rule on ``x`` as the rule's NumPy rendering computes it, now."""
+    scope: dict[str, object] = {"np": np, **args}
+    values = {v.name: eval(v.python, scope) for v in kernel.values}  # (our own rendering)
+    dtypes = {v.name: v.dtype for v in kernel.values}
+    current = np.asarray(x).astype(kernel.steps[0].rule.domain)
+    for step in kernel.steps:
+        env = {"x": ("x", step.rule.domain)} | {symbol: (name, dtypes[name]) for symbol, name in step.values}
+        current = np.asarray(numpy_run(step.rule, env, {"x": current, **values}))
+    return current.astype(kernel.target)
+
+
+def _tests(unit: _Unit, header: str) -> tuple[str, str, str, str]:
+    """(the C test file, the Python one, the fragment they test, the test's name)."""
+    spec, x, options = TEST_CASES[unit.name]
+    _, tensor = checker.parse_input(spec)
+    picked = checker.chosen_calls(unit.root.find("Unit"), {"input": tensor}, options)  # type: ignore[arg-type]
+    (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
+    kernel = next(k for k in unit.kernels if c_impl.get("fragment", "").endswith(f":{k.name}"))
+    given = {name: value for name, value in c_args if name not in ("input", "output", "count")}
+    want = _expected(kernel, given, x)
+
+    def values(args: tuple) -> list[comparison.CallValue]:
+        return [comparison.CallValue("input", name, x) if name == "input" else
+                comparison.CallValue("output", name, want) if name == "output" else
+                comparison.CallValue("value", name, value=value) for name, value in args]
+
+    subject, name = f"fixed_point.{unit.name}", f"opforge_{unit.name}_test"
+    chosen = ", ".join(f"{k}={v}" for k, v in options.items())
+    what = (f"{spec.removeprefix('input=')}{' with ' + chosen if chosen else ''}, through the unit's call: the "
+            "rule's result")
+    return (comparison.c_test_file(header, subject, name, what, c_impl, values(c_args), True),
+            comparison.py_test_file(header, subject, name, what, py_impl, values(py_args)),
+            kernel.name, name)
+
+
+def files(shared_path: str, runtime: str) -> tuple[dict[str, str], dict[str, tuple[str, str]], list[GeneratedFile]]:
+    """The units' C files (to be formatted with the others), the C fragment each unit's C test
+    is associated with (once formatted: ``file -> (fragment, test)``), and their documents and
+    Python files; each C fragment depends on the shared runtime (``shared_path:runtime``)."""
     header = f"{GENERATED_MARK}: generated by opforge (imunit) from {SOURCE}"
     c_files: dict[str, str] = {}
+    tests: dict[str, tuple[str, str]] = {}
     generated: list[GeneratedFile] = []
     for make in UNITS:
         unit = make()
@@ -411,9 +466,15 @@ def files(shared_path: str, runtime: str) -> tuple[dict[str, str], list[Generate
             c_parts += ["", f'#pragma IMAGINET_FRAGMENT_BEGIN "{kernel.name}"',
                         f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{shared_path}:{runtime}"', kernel.c_function(),
                         "#pragma IMAGINET_FRAGMENT_END"]
+        c_test, py_test, tested, test = _tests(unit, header)
         c_files[f"{folder}.h"] = "\n".join(c_parts) + "\n"
+        c_files[f"{folder}_tests.c"] = c_test
+        tests[f"{folder}.h"] = (tested, f"{unit.name}_tests.c:{test}")
         fragments = [dependency(f'#pragma IMAGINET_FRAGMENT_BEGIN "{k.name}"\n{k.python_function()}'
                                 "#pragma IMAGINET_FRAGMENT_END\n", "opforge_kernels") for k in unit.kernels]
-        generated.append(GeneratedFile(f"{folder}.py", python_file(header, f"{unit.name} unit", [], fragments)))
+        python = comparison.associate(python_file(header, f"{unit.name} unit", [], fragments), tested,
+                                      f"{unit.name}_tests.py:{test}")
+        generated.append(GeneratedFile(f"{folder}.py", python))
+        generated.append(GeneratedFile(f"{folder}_tests.py", black_format(py_test)))
         generated.append(GeneratedFile(f"{folder}.imunit", serialize(unit.root, header)))
-    return c_files, generated
+    return c_files, tests, generated

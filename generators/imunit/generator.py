@@ -90,8 +90,9 @@ class ImunitGenerator:
                 files.append(GeneratedFile(f"{folder}/{op.name}.imunit", unit))
         if not legacy:  # the conversion units, whatever the namespaces (the seed format has no Q or D types)
             assert conversions.FOLDER not in {ns.key for ns in context.namespaces}, conversions.FOLDER
-            conversion_c, conversion_files = conversions.files(SHARED_PATH, RUNTIME)
+            conversion_c, conversion_tests, conversion_files = conversions.files(SHARED_PATH, RUNTIME)
             c_files |= conversion_c
+            associations |= conversion_tests
             files += conversion_files
         c_files[comparison.CHECKS_C] = f"/* {c_comment(shared_header)} */\n" + _CHECKS_C.read_text(encoding="utf-8")
         files.append(GeneratedFile(comparison.CHECKS_PY, black_format(f"# {shared_header}\n" +
