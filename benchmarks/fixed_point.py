@@ -210,6 +210,7 @@ def rows(folder: Path) -> list[Row]:
                 out.append(_matmul_row(t, folder))
     for op in _ops():
         out += [_dense_row(op, F.TYPES[name], d, folder) for name, d in R.api_dense(op).items()]
+        out += [_softmax_row(op, F.TYPES[name], d, folder) for name, d in R.api_softmax(op).items()]
     for op in _ops():
         tables = R.api_tables(op)
         if tables:
@@ -354,6 +355,32 @@ def _dense_row(op: Any, t: F.FixedPointType, d: F.QDense | F.DDense, folder: Pat
     fixed = next(k for k in code.plain if k.fixed_point == t.name)
     single = next(k for k in code.plain if not k.fixed_point and k.variant.dtype == "float32")
     source = fixed.fragment.text.replace("static inline ", "")
+    floats = ("".join(texts[n] for n in single.needs) + single.fragment.text).replace("static inline ", "")
+    return (op.qualified_name, t.system, _error(np.asarray(space["result"]), ideal), _text(source, folder),
+            _text(floats, folder))
+
+
+def _softmax_row(op: Any, t: F.FixedPointType, d: F.Softmax, folder: Path) -> Row:
+    """A softmax over 128 rows of 32 values (Q7 shift 2; D8 scale 0.05, offset 3 into TFLite's 1/256
+    and -128), against the exact softmax of the real values, and the kernel's and its table fill's
+    .text next to the float32 fragment's (made extern: a static inline function has no .text)."""
+    stored = _stored(t, SEED)[:4096].reshape(128, 32)
+    if t.family == "Q":
+        given, space, made = {"shift": 2}, {"x_shift": 2}, {"shift": 0}
+    else:
+        given, made = {"scale": 0.05, "offset": 3}, {"scale": 1 / 256, "offset": -128}
+        space = {"x_scale": 0.05, "output_scale": 1 / 256, "output_offset": -128}
+    space |= {"np": np, "_k": numpy_runtime, "quantize_multiplier": F.quantize_multiplier, d.x: stored}
+    exec("\n".join(R.numpy_softmax_lines(d, t, "-1")), space)  # (the package's own rendering)
+    real = _real(t, stored, given)
+    p = np.exp(real - real.max(axis=-1, keepdims=True))
+    ideal = _ideal(t, p / p.sum(axis=-1, keepdims=True), made)
+    from generators.kernels.c_emit.fragment import FragmentEmitter
+    code = FragmentEmitter(op).emit()
+    texts = {f.name: f.text for f in code.fragments}
+    fixed = next(k for k in code.plain if k.fixed_point == t.name)
+    single = next(k for k in code.plain if not k.fixed_point and k.variant.dtype == "float32")
+    source = (fixed.init.text + fixed.fragment.text).replace("static inline ", "")  # type: ignore[union-attr]
     floats = ("".join(texts[n] for n in single.needs) + single.fragment.text).replace("static inline ", "")
     return (op.qualified_name, t.system, _error(np.asarray(space["result"]), ideal), _text(source, folder),
             _text(floats, folder))

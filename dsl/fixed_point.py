@@ -905,6 +905,81 @@ def _d_dense(x: str, w: str, b: str, t: FixedPointType) -> DDense | str:
     return DDense((x, w, b), contraction, Conversion(value, "int64", None, tuple(let.bound)))
 
 
+# ------------------------------------------- softmax: a table of exponentials, one rescaling
+
+#: An 8-bit softmax's table holds e^(-d * step) for the 256 stored differences d from a row's
+#: largest value, in 2**-SOFTMAX_BITS steps (2**30 at d = 0, so a row's sum of 2**31 entries
+#: stays in int64); each element's share of its row's sum is taken in 2**-31 steps.
+SOFTMAX_BITS = 30
+SOFTMAX_ENTRIES = 256
+#: The per-call real step of the input's stored values (Q: 2**(shift - N); D: its scale).
+STEP = "x_real_step"
+#: The reciprocal of a row's sum the shares take: 2**RECIPROCAL_BITS // sum.
+RECIPROCAL_BITS = 61
+
+
+@attrs.frozen
+class Softmax:
+    """An 8-bit softmax along an axis (a softmax fragment), as TensorFlow Lite Micro's int8
+    softmax computes one: per row the largest stored value m; each element's e^(-(m - x) * step)
+    from a table of :data:`SOFTMAX_ENTRIES` entries (``entry``: rounded half to even in
+    2**-SOFTMAX_BITS steps, filled once for the input's step, the per-call :data:`STEP`); their
+    sum in int64; each element's share, ``entry * (2**61 // sum)`` rounded to 2**-31 steps and held
+    below 2**31 (``share``, over the symbols ``e`` and ``reciprocal``); then ``finalize``, the one
+    rescaling of the share (``acc``) into the output's steps (TFLite's MultiplyByQuantizedMultiplier
+    by the ``output`` multiplier, 2**-31 over the output's step), plus its offset, saturated. A Q
+    output's shift is 0 (real = stored / 2**N: a probability's range); a D output's scale and
+    offset are the caller's."""
+
+    x: str
+    entry: Conversion
+    share: Conversion
+    finalize: Conversion
+    output_shift: SExpr | None
+    output_step: SExpr  # a Q output's 2**-N; a D output's ``output_scale``
+
+    @property
+    def multipliers(self) -> tuple[tuple[str, SExpr], ...]:
+        """The output's rescaling: 2**-31 (a share's step) over the output's step."""
+        return (("output", _call("div", SConst(2.0 ** -31), self.output_step)),)
+
+    def constant_multiplier(self) -> tuple[int, int] | None:
+        """A Q output's multiplier and exponent (its step is a constant), or None for a D output's
+        (from its scale, per call)."""
+        tree = self.multipliers[0][1]
+        return None if symbols(tree) else quantize_multiplier(_real(tree, {}))
+
+
+def softmax(form: object, inputs: tuple[str, ...], t: FixedPointType) -> Softmax | str:
+    """The softmax of a softmax fragment on ``t`` (:class:`Softmax`), or why there is none."""
+    names = {name for _, name in getattr(form, "c_fragments", ())}
+    if getattr(form, "layout", None) != "axis" or not names or not all(n.startswith("softmax_") for n in names):
+        return "its fragment form has no fixed-point form yet"
+    if t.bits != 8:
+        return (f"a {t.system} row's differences from its largest value would need a table of {2 ** t.bits:,} "
+                f"exponentials: no {t.system} form yet (an interpolated table, as TensorFlow Lite Micro's int16 "
+                "softmax has, would be one)")
+    d = X  # (the table's index: the stored difference from the row's largest value, 0 to 255)
+    exponential = _call("exp", _call("neg", _call("mul", d, SSym(STEP))))
+    entry = Conversion(_call("round_half_even", _call("mul", exponential, SConst(float(2 ** SOFTMAX_BITS)))),
+                       "float64", "int32")
+    rounded = _call("right_shift", _call("add", _call("mul", SSym("e"), SSym("reciprocal")),
+                                         _int64(1 << (RECIPROCAL_BITS - 32))), _int64(RECIPROCAL_BITS - 31))
+    share = Conversion(_call("minimum", rounded, _int64(2**31 - 1)), "int64", None)
+    let = _Lets()
+    offset = SConst(0) if t.family == "Q" else SSym("output_offset")
+    value = _saturated(_call("add", _rescaled(let, SSym("acc"), "output", "int64"), offset), t)
+    finalize = Conversion(value, "int32", t.storage, tuple(let.bound))
+    if t.family == "Q":
+        return Softmax(inputs[0], entry, share, finalize, SConst(0), SConst(2.0 ** -t.fraction_bits))
+    return Softmax(inputs[0], entry, share, finalize, None, SSym("output_scale"))
+
+
+def softmax_step(t: FixedPointType, shift: int = 0, scale: float = 1.0) -> float:
+    """The real step of ``t``'s stored values: a Q type's 2**(shift - N), a D type's scale."""
+    return 2.0 ** (shift - t.fraction_bits) if t.family == "Q" else scale
+
+
 # --------------------------------- clamps: minima, maxima and selections with real bounds
 
 #: Why a clamp refuses a NaN bound: no stored value holds it (a minimum or maximum with it is NaN
@@ -1208,7 +1283,7 @@ def d_log(cases: tuple[tuple[tuple[str, ...], SExpr], ...], t: FixedPointType, n
 #: with its attributes (a tensor list's parts share them).
 MOVES = ("layout", "stream", "join", "parts")
 Derived = (QKernel | DKernel | Clamp | Log | DLog | Conversion | InterpolatedTable | QReduction | DReduction
-           | QContraction | DContraction | QDense | DDense)
+           | QContraction | DContraction | QDense | DDense | Softmax)
 
 
 def _integer_only(tree: SExpr) -> bool:
@@ -1261,6 +1336,8 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
         return q_reduction(form, t) if t.family == "Q" else d_reduction(form, t)
     if kind == "fragment" and getattr(form, "layout", None) == "dense":
         return dense(tuple(p.name for p in getattr(op, "inputs", ())), t)
+    if kind == "fragment" and getattr(form, "layout", None) == "axis":
+        return softmax(form, tuple(p.name for p in getattr(op, "inputs", ())), t)
     if kind == "contraction":
         return q_contraction(form, t) if t.family == "Q" else d_contraction(form, t)
     return f"its {kind or 'compute'} form has no {t.system} form yet"
@@ -1344,6 +1421,10 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
                 shift_of("x")) if t.family == "Q" else None, "exact", keeps=True)
         return Summary(f"a table of the float reference, one entry per stored {t.system} value", None,
                        "within 1 step (the output's conversion of the exact value)")
+    if isinstance(derived, Softmax):
+        return Summary(f"TensorFlow Lite Micro's int8 softmax: e^(-(m - x)·step) from a table of {SOFTMAX_ENTRIES} "
+                       f"entries in 2^-{SOFTMAX_BITS} steps (m the row's largest value), the row's sum in int64, each "
+                       "share by its reciprocal, one rescaling", derived.output_shift, "within 1 step")
     if isinstance(derived, QDense):
         return Summary("the products of a row of x and a column of the weights summed in int64 (CMSIS-DSP's "
                        f"arm_mat_mult_{t.name}), starting from the bias moved to the sum's fraction bits (CMSIS-NN's "

@@ -438,8 +438,9 @@ for (qualified, name), kernel in rules.KERNELS.items():
                 if p.default is inspect.Parameter.empty and p.kind is not p.VAR_KEYWORD}
     # (a reduction over its default axes, one, two kept; matmul's batches broadcast)
     keywords = ([{}, {kernel.axes: (1,)}, {kernel.axes: (0, -1), "keep_dims": True}] if kernel.axes else [{}])
-    if kernel.args and not kernel.table:  # (a clamp's, a logarithm's optional args given too: log's base)
-        keywords.append({a: 2.0 for a in kernel.args if a not in required})
+    if kernel.args and not kernel.table:  # (a clamp's, a logarithm's optional args given too: log's base;
+        # a softmax's axis: the first)
+        keywords.append({a: 0 if a == "axis" else 2.0 for a in kernel.args if a not in required})
     # (a dense layer's rows, weights and bias; the others' pairs, broadcast or not)
     geometries = (([(2, 3, 4), (4, 5), (5,)], [(3, 4), (4, 2), (2,)]) if len(kernel.inputs) == 3 else
                   ([(2, 3, 4), (3, 1)], [(3, 4), (4,)], [(3, 4), (3, 4)], [(2, 3, 4), (1, 4, 5)]))

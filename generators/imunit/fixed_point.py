@@ -253,10 +253,11 @@ def table_contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple
     allows (``FixedPointType.shifts``: its factor a normal float), else the table means nothing."""
     tables = [k for k in of(kernels) if k.init is not None and F.TYPES[k.fixed_point].family == "Q"]
     x, out = (units.first_tensor(op) if tables else ""), []
+    chosen = {k.fixed_point for k in tables if "shift" in k.chosen}  # (a softmax's output shift is 0)
     for name in dict.fromkeys(k.fixed_point for k in tables):  # (a type's tables of several cases: once)
         t = F.TYPES[name]
         low, high = t.shifts().start, t.shifts().stop - 1
-        for what, value in ((x, f"{x}.shift"), ("out_shift", "out_shift")):
+        for what, value in ((x, f"{x}.shift"), *((("out_shift", "out_shift"),) if name in chosen else ())):
             out.append((f"{x}.type != System.{t.system} || ({value} >= {low} && {value} <= {high})",
                         f"{what}: a {t.system} shift must be in {low}..{high} ({what}: {{{value}}})"))
     return out
@@ -372,6 +373,8 @@ def python_fragment(op: Op, kernels: Sequence[c_emit.PlainKernel], family: str) 
             lines = R.numpy_contraction_lines(derived, inputs)
         elif isinstance(derived, (F.QDense, F.DDense)):
             lines = R.numpy_dense_lines(derived)
+        elif isinstance(derived, F.Softmax):
+            lines = R.numpy_softmax_lines(derived, t, units.numpy_axis("axis"))
         elif isinstance(derived, (F.Conversion, F.InterpolatedTable)):
             lines = _table_cases_lines(op, kernels, t, inputs[0])
         else:

@@ -108,6 +108,58 @@ def api_dense(op: Op) -> dict[str, F.QDense | F.DDense]:
     return {name: d for name, d in found.items() if isinstance(d, (F.QDense, F.DDense))}
 
 
+def api_softmax(op: Op) -> dict[str, F.Softmax]:
+    """The 8-bit softmaxes (a softmax fragment along an axis) an op derives, by type name, that the C
+    API, the package and the units take fixed-point tensors through."""
+    if not (isinstance(op.compute, C.AxisFragment) and len(op.inputs) == 1 and len(op.outputs) == 1):
+        return {}
+    found = {t.name: F.derive(op, t) for t in F.TYPES.values()}
+    return {name: d for name, d in found.items() if isinstance(d, F.Softmax)}
+
+
+def numpy_softmax_lines(derived: F.Softmax, t: F.FixedPointType, axis: str) -> list[str]:
+    """NumPy lines that leave in ``result`` a softmax's stored values along ``axis``: the table of
+    the input's step (``x_shift``, or ``x_scale``, in scope), each row's largest value, the entries
+    of the differences from it, their sum, each share by the sum's reciprocal, one rescaling (a D
+    output's scale and offset in scope)."""
+    x = derived.x
+    step = f"2.0 ** ({x}_shift - {t.fraction_bits})" if t.family == "Q" else f"{x}_scale"
+    fill, entries = numpy_lines(derived.entry, {"x": (f"np.arange({F.SOFTMAX_ENTRIES}, dtype=np.float64)", "float64"),
+                                                F.STEP: (f"np.float64({step})", "float64")})
+    constant = derived.constant_multiplier()
+    if constant is None:
+        lines, multiplier = numpy_multiplier_lines(derived.multipliers, ["output_scale"])
+        final = multiplier | {"output_offset": ("np.int32(output_offset)", "int32")}
+    else:
+        lines, final = [], {"output_multiplier": (f"np.int32({constant[0]})", "int32"),
+                            "output_exponent": (f"np.int32({constant[1]})", "int32")}
+    share_rule, share = numpy_lines(derived.share, {"e": ("e", "int64"), "reciprocal": ("reciprocal", "int64")})
+    rule, code = numpy_lines(derived.finalize, final | {"acc": ("acc", "int64")})
+    return [*lines, *fill, f"table = np.asarray({entries}).astype(np.int64)",
+            f"stored = np.asarray({x}).astype(np.int64)",
+            f"largest = np.max(stored, axis={axis}, keepdims=True, initial={t.lowest})",
+            "e = table[largest - stored]",
+            f"total = np.sum(e, axis={axis}, keepdims=True, dtype=np.int64)",
+            f"reciprocal = np.where(total > 0, np.int64(1 << {F.RECIPROCAL_BITS}) // np.maximum(total, 1), 0)",
+            *share_rule, f"acc = np.asarray({share}).astype(np.int64)", *rule, f"result = {code}"]
+
+
+def _python_softmax(op: Op, t: F.FixedPointType, derived: F.Softmax) -> tuple[str, str]:
+    """(source, entry) of the package's reference of a softmax: a function of the stored x, the
+    input's step (its shift or scale), a D output's scale and offset, and the axis."""
+    x = derived.x
+    name = f"{op.namespace.lower()}_{op.name}_{t.name}"
+    attributes = [F.shift_of(x)] if t.family == "Q" else [f"{x}_scale", "output_scale", "output_offset"]
+    axis = op.compute.axis  # type: ignore[union-attr]
+    body = [f"{axis} = int({axis})", *numpy_softmax_lines(derived, t, axis)]
+    source = "".join([f"def {name}({', '.join([x, *attributes, axis])}):\n", *(f"    {line}\n" for line in body),
+                      "    return np.asarray(result)\n"])
+    shift = f"lambda {F.shift_of(x)}: 0" if t.family == "Q" else "None"
+    entry = (f"({op.qualified_name!r}, {t.name!r}): Kernel({abi.function(op)!r}, {(x,)!r}, {tuple(attributes)!r}, "
+             f"{(axis,)!r}, {name}, {shift}, {t.storage!r}, False)")
+    return source, entry
+
+
 def moves(op: Op) -> list[F.FixedPointType]:
     """The types whose stored values the op moves unchanged (layouts, joins, parts, arg
     reductions, the stream: ``derive`` gives the stored value itself): its integer kernels of the
@@ -141,8 +193,9 @@ def sets_attributes(op: Op) -> set[str]:
     nor checks them in the output descriptor; a D result's scale and offset, a table's output
     attributes, are read."""
     set_here = {t.name for t in api_moves(op)}
-    for name, d in {**api_kernels(op), **api_reductions(op), **api_dense(op)}.items():
+    for name, d in {**api_kernels(op), **api_reductions(op), **api_dense(op), **api_softmax(op)}.items():
         if isinstance(d, (F.QReduction, F.QContraction, F.Clamp, F.Log, F.QDense)) or (
+                isinstance(d, F.Softmax) and d.output_shift is not None) or (
                 isinstance(d, F.QKernel) and d.output_shift is not None):
             set_here.add(name)
     return set_here
@@ -151,7 +204,7 @@ def sets_attributes(op: Op) -> set[str]:
 def api_types(op: Op) -> dict[str, F.Derived]:
     """Every fixed-point type the C API and the Python package take for the op (its kernels',
     its tables', its reductions' and contractions'), in the types' order."""
-    derived = {**api_tables(op), **api_kernels(op), **api_reductions(op), **api_dense(op)}
+    derived = {**api_tables(op), **api_kernels(op), **api_reductions(op), **api_dense(op), **api_softmax(op)}
     return {name: derived[name] for name in F.TYPES if name in derived}
 
 
@@ -728,6 +781,7 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
         made += [_python_reduction(op, F.TYPES[name], d) if isinstance(d, (F.QReduction, F.DReduction))
                  else _python_contraction(op, F.TYPES[name], d) for name, d in api_reductions(op).items()]
         made += [_python_dense(op, F.TYPES[name], d) for name, d in api_dense(op).items()]
+        made += [_python_softmax(op, F.TYPES[name], d) for name, d in api_softmax(op).items()]
         made += [("", _python_move(op, t)) for t in api_moves(op)]
         sources += [source for source, _ in made if source]
         entries += [entry for _, entry in made]

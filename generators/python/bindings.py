@@ -126,7 +126,8 @@ def _doc(op: Op) -> str:
         lines += [f"{py_name(o.name)} : " + ("list of numpy.ndarray" if not o.count.is_single else "numpy.ndarray"),
                   f"    {o.description}"]
     tables, fixed = fixed_point.api_tables(op), fixed_point.api_types(op)
-    computed = {**fixed_point.api_kernels(op), **fixed_point.api_reductions(op), **fixed_point.api_dense(op)}
+    computed = {**fixed_point.api_kernels(op), **fixed_point.api_reductions(op), **fixed_point.api_dense(op),
+                **fixed_point.api_softmax(op)}
     clamps = bool(computed) and all(isinstance(k, F.Clamp) for k in computed.values())  # (ADR 0044)
     if fixed:  # (ADR 0040)
         names = " and ".join(py_name(i.name) for i in op.inputs)

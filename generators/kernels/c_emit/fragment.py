@@ -48,15 +48,118 @@ class FragmentEmitter(Emitter):
             includes += [i for i in incs if i not in includes]
         by_name, named = {t.name: t for t in texts}, dict(c.c_fragments)
         kernels = {v.dtype: self.kernel(c, v, by_name[named[v.dtype]], needs[named[v.dtype]]) for v in self.variants}
-        dense = self.fixed_point_dense()  # (a dense layer's fixed-point types: the API function takes them too)
+        # (a dense layer's or a softmax's fixed-point types: the API function takes them too)
+        dense, softmax = self.fixed_point_dense(), self.fixed_point_softmax()
         tensors = [t.name for t in (*self.op.inputs, *self.op.outputs)]
-        self.fixed_variants += [D.Variant(name, tuple((n, name) for n in tensors)) for name in dense]
-        api = self.api(self.prelude(c) + self.dispatch(lambda v: self.invoke(kernels[v.dtype]),
-                                                       fixed=lambda v: self.dense_call(*dense[v.dtype])))
+        self.fixed_variants += [D.Variant(name, tuple((n, name) for n in tensors)) for name in [*dense, *softmax]]
+
+        def fixed_call(v: D.Variant) -> list[str]:
+            return self.dense_call(*dense[v.dtype]) if v.dtype in dense else self.softmax_call(*softmax[v.dtype])
+
+        api = self.api(self.prelude(c) + self.dispatch(lambda v: self.invoke(kernels[v.dtype]), fixed=fixed_call))
         if isinstance(c, C.MatrixFragment) and c.workspace is not None:
             api = self.workspace_function(c) + "\n" + api
-        fixed = tuple(k for _, k in dense.values())
-        return OpCode((*texts, *(k.fragment for k in fixed)), tuple(includes), api, (*kernels.values(), *fixed))
+        fixed = tuple(k for _, k in [*dense.values(), *softmax.values()])
+        tables = tuple(k.init for k in fixed if k.init is not None)
+        return OpCode((*texts, *tables, *(k.fragment for k in fixed)), tuple(includes), api,
+                      (*kernels.values(), *fixed))
+
+    def fixed_point_softmax(self) -> dict[str, tuple[F.Softmax, PlainKernel]]:
+        """Each 8-bit type's softmax along the axis (``fixed_point.api_softmax``, TFLite Micro's
+        int8 softmax): a fill of the table of exponentials for the input's step (its shift or
+        scale), run once (a unit's Init, into a Handle; the C API's call, on its stack), and the
+        kernel in the float fragment's calling convention (x, step, size, slot) that reads it, then
+        a D output's scale and offset, then the output."""
+        found: dict[str, tuple[F.Softmax, PlainKernel]] = {}
+        for name, d in fixed_point.api_softmax(self.op).items():
+            t = F.TYPES[name]
+            ct, x, o = C_TYPE[t.storage], abi.c_name(d.x), abi.c_name(self.op.outputs[0].name)
+            if t.family == "Q":
+                attribute = (f"int {d.x}_shift", f"{d.x}_shift")
+                step = f"ldexp(1.0, {d.x}_shift - {t.fraction_bits})"
+            else:
+                attribute, step = (f"double {d.x}_scale", f"{d.x}_scale"), f"{d.x}_scale"
+            fill_name, fn = f"{self.fn}_{t.name}_table", f"{self.fn}_{t.name}_axis"
+            entry = fixed_point.c_statement(d.entry, "entries[i]", {"x": ("(double)i", "float64"),
+                                                                      F.STEP: (F.STEP, "float64")})
+            fill = fragment(fill_name, f"""
+static inline int {fill_name}(void* table, {attribute[0]})
+{{
+    int32_t* entries = (int32_t*)table;
+    const double {F.STEP} = {step};
+    for (int i = 0; i < {F.SOFTMAX_ENTRIES}; i++) {{
+        {entry}
+    }}
+    return 0;
+}}""")
+            constant = d.constant_multiplier()
+            if constant is None:
+                prologue, final = fixed_point.c_multipliers(d.multipliers, ("output",))
+                final |= {"output_offset": ("output_offset", "int32")}
+                chosen = [("double output_scale", "output_scale"), ("int output_offset", "output_offset")]
+            else:
+                prologue = (f"const int32_t output_multiplier = {constant[0]};\n"
+                            f"const int32_t output_exponent = {constant[1]};")
+                final, chosen = {n: (n, "int32") for n in ("output_multiplier", "output_exponent")}, []
+            final |= {"acc": ("acc", "int64")}
+            share = fixed_point.c_statement(d.share, "acc", {"e": ("e", "int64"),
+                                                             "reciprocal": ("reciprocal", "int64")})
+            at = f"{x}[first + (int64_t)i * step]"
+            params = [(f"const {ct}* restrict {x}", d.x), *_PLAIN[C.AxisFragment][1], ("const void* table", "table"),
+                      *chosen, (f"{ct}* restrict {o}", self.op.outputs[0].name)]
+            text = fragment(fn, f"""
+static inline void {fn}({', '.join(p for p, _ in params)})
+{{
+    const int32_t* entries = (const int32_t*)table;
+    {prologue}
+    for (int64_t j = 0; j < slot; j++) {{
+        for (int64_t k = 0; k < step; k++) {{
+            const int64_t first = j * size * step + k;
+            int32_t largest = {t.lowest};
+            for (int i = 0; i < size; i++) {{
+                largest = {at} > largest ? {at} : largest;
+            }}
+            int64_t total = 0;
+            for (int i = 0; i < size; i++) {{
+                total += entries[largest - {at}];
+            }}
+            const int64_t reciprocal = total > 0 ? ((int64_t)1 << {F.RECIPROCAL_BITS}) / total : 0;
+            for (int i = 0; i < size; i++) {{
+                const int64_t e = entries[largest - {at}];
+                int64_t acc;
+                {share}
+                {fixed_point.c_statement(d.finalize, f"{o}[first + (int64_t)i * step]", final)}
+            }}
+        }}
+    }}
+}}""")
+            v = D.Variant(t.storage, ((d.x, t.storage), (self.op.outputs[0].name, t.storage)))
+            found[name] = (d, PlainKernel(
+                text, v, tuple(params), "axis", self.op.compute.axis, fixed_point=t.name,  # type: ignore[union-attr]
+                per_call=((attribute[1], SSym(attribute[1])),), chosen=() if constant else ("scale", "offset"),
+                output_attributes=(("shift", d.output_shift),) if d.output_shift is not None else (),
+                init=fill, init_parameters=(("void* table", "table"), attribute), table_bytes=4 * F.SOFTMAX_ENTRIES))
+        return found
+
+    def softmax_call(self, d: F.Softmax, kernel: PlainKernel) -> list[str]:
+        """The C API's call of a softmax's kernel (ADR 0049): its table filled on the stack for x's
+        attributes, the kernel over the axis sizes of the prelude, a Q output's shift set to 0, a D
+        output's scale and offset the caller's."""
+        x, out = abi.c_name(d.x), abi.c_name(self.op.outputs[0].name)
+        t = F.TYPES[kernel.fixed_point]
+        attribute = f"{x}->shift" if t.family == "Q" else f"{x}->scale"
+        values = []
+        for _, source in kernel.parameters:
+            if source == "table":
+                values.append("table")
+            elif source in ("output_scale", "output_offset"):
+                values.append(f"{out}->{source.removeprefix('output_')}")
+            else:
+                values.append(self.api_value(source, kernel.variant))
+        fill = kernel.init.name  # type: ignore[union-attr]
+        lines = [f"int32_t table[{F.SOFTMAX_ENTRIES}];", f"(void){fill}(table, {attribute});",
+                 f"{kernel.name}({', '.join(values)});"]
+        return lines + ([f"{out}->shift = 0;"] if d.output_shift is not None else [])
 
     def fixed_point_dense(self) -> dict[str, tuple[F.QDense | F.DDense, PlainKernel]]:
         """Each fixed-point type's dense layer (``fixed_point.api_dense``): rows of x by the
