@@ -923,7 +923,7 @@ class Softmax:
     """An 8-bit softmax along an axis (a softmax fragment), as TensorFlow Lite Micro's int8
     softmax computes one: per row the largest stored value m; each element's e^(-(m - x) * step)
     from a table of :data:`SOFTMAX_ENTRIES` entries (``entry``: rounded half to even in
-    2**-SOFTMAX_BITS steps, filled once for the input's step, the per-call :data:`STEP`); their
+    2**-SOFTMAX_BITS steps, filled once for the input's ``step``, the per-call :data:`STEP`); their
     sum in int64; each element's share, ``entry * (2**61 // sum)`` rounded to 2**-31 steps and held
     below 2**31 (``share``, over the symbols ``e`` and ``reciprocal``); then ``finalize``, the one
     rescaling of the share (``acc``) into the output's steps (TFLite's MultiplyByQuantizedMultiplier
@@ -932,11 +932,17 @@ class Softmax:
     offset are the caller's."""
 
     x: str
+    step: SExpr  # the input's real step (float64), over its attribute: Q 2**(shift - N), D its scale
     entry: Conversion
     share: Conversion
     finalize: Conversion
     output_shift: SExpr | None
     output_step: SExpr  # a Q output's 2**-N; a D output's ``output_scale``
+
+    @property
+    def attribute(self) -> str:
+        """The input's attribute the table is filled for: ``<x>_shift`` or ``<x>_scale``."""
+        return next(iter(symbols(self.step)))
 
     @property
     def multipliers(self) -> tuple[tuple[str, SExpr], ...]:
@@ -970,14 +976,11 @@ def softmax(form: object, inputs: tuple[str, ...], t: FixedPointType) -> Softmax
     offset = SConst(0) if t.family == "Q" else SSym("output_offset")
     value = _saturated(_call("add", _rescaled(let, SSym("acc"), "output", "int64"), offset), t)
     finalize = Conversion(value, "int32", t.storage, tuple(let.bound))
+    x = inputs[0]
     if t.family == "Q":
-        return Softmax(inputs[0], entry, share, finalize, SConst(0), SConst(2.0 ** -t.fraction_bits))
-    return Softmax(inputs[0], entry, share, finalize, None, SSym("output_scale"))
-
-
-def softmax_step(t: FixedPointType, shift: int = 0, scale: float = 1.0) -> float:
-    """The real step of ``t``'s stored values: a Q type's 2**(shift - N), a D type's scale."""
-    return 2.0 ** (shift - t.fraction_bits) if t.family == "Q" else scale
+        step = _call("pow", SConst(2.0), _call("sub", SSym(shift_of(x)), SConst(t.fraction_bits)))
+        return Softmax(x, step, entry, share, finalize, SConst(0), SConst(2.0 ** -t.fraction_bits))
+    return Softmax(x, SSym(f"{x}_scale"), entry, share, finalize, None, SSym("output_scale"))
 
 
 # --------------------------------- clamps: minima, maxima and selections with real bounds

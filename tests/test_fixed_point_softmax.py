@@ -61,7 +61,7 @@ def _attributes(t: F.FixedPointType, k: int) -> tuple[dict, float, int, float, i
     """(the rule's names, x's step and offset, the output's step and offset) of case ``k``."""
     if t.family == "Q":
         shift = Q_SHIFTS[k % len(Q_SHIFTS)]
-        return {"x_shift": shift}, F.softmax_step(t, shift), 0, 2.0 ** -t.fraction_bits, 0
+        return {"x_shift": shift}, 2.0 ** (shift - t.fraction_bits), 0, 2.0 ** -t.fraction_bits, 0
     scale, offset, out_scale, out_offset = D_ATTRIBUTES[k % len(D_ATTRIBUTES)]
     return ({"x_scale": scale, "output_scale": out_scale, "output_offset": out_offset}, scale, offset, out_scale,
             out_offset)
@@ -161,7 +161,7 @@ def test_a_softmax_unit_fills_its_table_in_init_and_computes_in_c_what_its_pytho
             table = np.asarray(R.numpy_run(F.derive(OP, t).entry, {
                 "x": ("x", "float64"), F.STEP: ("np.float64(s)", "float64")}, {
                 "x": np.arange(F.SOFTMAX_ENTRIES, dtype=np.float64),
-                "s": F.softmax_step(t, names.get("x_shift", 0), names.get("x_scale", 1.0))}), np.int32)
+                "s": 2.0 ** (names["x_shift"] - t.fraction_bits) if t.family == "Q" else names["x_scale"]}), np.int32)
             from_py = _run_python(folder, "softmax", py_impl, py_args, {"x": x, "table": table}, "output",
                                   np.empty(x.shape, t.storage))
             # (the Handle, as Init fills it: the rule's table, which the C call then reads)

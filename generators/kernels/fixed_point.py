@@ -122,8 +122,9 @@ def numpy_softmax_lines(derived: F.Softmax, t: F.FixedPointType, axis: str) -> l
     the input's step (``x_shift``, or ``x_scale``, in scope), each row's largest value, the entries
     of the differences from it, their sum, each share by the sum's reciprocal, one rescaling (a D
     output's scale and offset in scope)."""
-    x = derived.x
-    step = f"2.0 ** ({x}_shift - {t.fraction_bits})" if t.family == "Q" else f"{x}_scale"
+    x, kind = derived.x, "int32" if t.family == "Q" else "float64"  # (the attribute: a shift, or a scale)
+    step, _ = scalar_numpy.render(derived.step, "float64", {derived.attribute: (f"np.{kind}({derived.attribute})",
+                                                                                 kind)})
     fill, entries = numpy_lines(derived.entry, {"x": (f"np.arange({F.SOFTMAX_ENTRIES}, dtype=np.float64)", "float64"),
                                                 F.STEP: (f"np.float64({step})", "float64")})
     constant = derived.constant_multiplier()
@@ -149,7 +150,7 @@ def _python_softmax(op: Op, t: F.FixedPointType, derived: F.Softmax) -> tuple[st
     input's step (its shift or scale), a D output's scale and offset, and the axis."""
     x = derived.x
     name = f"{op.namespace.lower()}_{op.name}_{t.name}"
-    attributes = [F.shift_of(x)] if t.family == "Q" else [f"{x}_scale", "output_scale", "output_offset"]
+    attributes = [derived.attribute, *(() if t.family == "Q" else ("output_scale", "output_offset"))]
     axis = op.compute.axis  # type: ignore[union-attr]
     body = [f"{axis} = int({axis})", *numpy_softmax_lines(derived, t, axis)]
     source = "".join([f"def {name}({', '.join([x, *attributes, axis])}):\n", *(f"    {line}\n" for line in body),

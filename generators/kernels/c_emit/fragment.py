@@ -74,11 +74,9 @@ class FragmentEmitter(Emitter):
         for name, d in fixed_point.api_softmax(self.op).items():
             t = F.TYPES[name]
             ct, x, o = C_TYPE[t.storage], abi.c_name(d.x), abi.c_name(self.op.outputs[0].name)
-            if t.family == "Q":
-                attribute = (f"int {d.x}_shift", f"{d.x}_shift")
-                step = f"ldexp(1.0, {d.x}_shift - {t.fraction_bits})"
-            else:
-                attribute, step = (f"double {d.x}_scale", f"{d.x}_scale"), f"{d.x}_scale"
+            kind = "int32" if t.family == "Q" else "float64"  # (a shift, or a scale)
+            attribute = (f"{'int' if t.family == 'Q' else 'double'} {d.attribute}", d.attribute)
+            step, _ = scalar_c.render(d.step, "float64", {d.attribute: (d.attribute, kind)})
             fill_name, fn = f"{self.fn}_{t.name}_table", f"{self.fn}_{t.name}_axis"
             entry = fixed_point.c_statement(d.entry, "entries[i]", {"x": ("(double)i", "float64"),
                                                                       F.STEP: (F.STEP, "float64")})
@@ -146,8 +144,7 @@ static inline void {fn}({', '.join(p for p, _ in params)})
         attributes, the kernel over the axis sizes of the prelude, a Q output's shift set to 0, a D
         output's scale and offset the caller's."""
         x, out = abi.c_name(d.x), abi.c_name(self.op.outputs[0].name)
-        t = F.TYPES[kernel.fixed_point]
-        attribute = f"{x}->shift" if t.family == "Q" else f"{x}->scale"
+        attribute = f"{x}->{d.attribute.rpartition('_')[2]}"
         values = []
         for _, source in kernel.parameters:
             if source == "table":
