@@ -932,17 +932,13 @@ class Softmax:
     offset are the caller's."""
 
     x: str
-    step: SExpr  # the input's real step (float64), over its attribute: Q 2**(shift - N), D its scale
+    attribute: str  # the input's attribute the table is filled for: ``<x>_shift`` or ``<x>_scale``
+    step: SExpr  # the input's real step (float64): Q 1 / ``<x>_factor`` (the type's q_factor), D its scale
     entry: Conversion
     share: Conversion
     finalize: Conversion
     output_shift: SExpr | None
     output_step: SExpr  # a Q output's 2**-N; a D output's ``output_scale``
-
-    @property
-    def attribute(self) -> str:
-        """The input's attribute the table is filled for: ``<x>_shift`` or ``<x>_scale``."""
-        return next(iter(symbols(self.step)))
 
     @property
     def multipliers(self) -> tuple[tuple[str, SExpr], ...]:
@@ -977,10 +973,10 @@ def softmax(form: object, inputs: tuple[str, ...], t: FixedPointType) -> Softmax
     value = _saturated(_call("add", _rescaled(let, SSym("acc"), "output", "int64"), offset), t)
     finalize = Conversion(value, "int32", t.storage, tuple(let.bound))
     x = inputs[0]
-    if t.family == "Q":
-        step = _call("pow", SConst(2.0), _call("sub", SSym(shift_of(x)), SConst(t.fraction_bits)))
-        return Softmax(x, step, entry, share, finalize, SConst(0), SConst(2.0 ** -t.fraction_bits))
-    return Softmax(x, SSym(f"{x}_scale"), entry, share, finalize, None, SSym("output_scale"))
+    if t.family == "Q":  # (the factor as every Q rule reads it: 2**(N - shift), exact)
+        step = _call("div", SConst(1.0), SSym(f"{x}_{FACTOR}"))
+        return Softmax(x, shift_of(x), step, entry, share, finalize, SConst(0), SConst(2.0 ** -t.fraction_bits))
+    return Softmax(x, f"{x}_scale", SSym(f"{x}_scale"), entry, share, finalize, None, SSym("output_scale"))
 
 
 # --------------------------------- clamps: minima, maxima and selections with real bounds

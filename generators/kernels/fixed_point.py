@@ -122,9 +122,10 @@ def numpy_softmax_lines(derived: F.Softmax, t: F.FixedPointType, axis: str) -> l
     the input's step (``x_shift``, or ``x_scale``, in scope), each row's largest value, the entries
     of the differences from it, their sum, each share by the sum's reciprocal, one rescaling (a D
     output's scale and offset in scope)."""
-    x, kind = derived.x, "int32" if t.family == "Q" else "float64"  # (the attribute: a shift, or a scale)
-    step, _ = scalar_numpy.render(derived.step, "float64", {derived.attribute: (f"np.{kind}({derived.attribute})",
-                                                                                 kind)})
+    x = derived.x
+    values = ({f"{x}_{F.FACTOR}": (f"np.float64(2.0 ** ({t.fraction_bits} - {derived.attribute}))", "float64")}
+              if t.family == "Q" else {derived.attribute: (f"np.float64({derived.attribute})", "float64")})
+    step, _ = scalar_numpy.render(derived.step, "float64", values)
     fill, entries = numpy_lines(derived.entry, {"x": (f"np.arange({F.SOFTMAX_ENTRIES}, dtype=np.float64)", "float64"),
                                                 F.STEP: (f"np.float64({step})", "float64")})
     constant = derived.constant_multiplier()

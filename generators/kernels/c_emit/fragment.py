@@ -74,9 +74,10 @@ class FragmentEmitter(Emitter):
         for name, d in fixed_point.api_softmax(self.op).items():
             t = F.TYPES[name]
             ct, x, o = C_TYPE[t.storage], abi.c_name(d.x), abi.c_name(self.op.outputs[0].name)
-            kind = "int32" if t.family == "Q" else "float64"  # (a shift, or a scale)
             attribute = (f"{'int' if t.family == 'Q' else 'double'} {d.attribute}", d.attribute)
-            step, _ = scalar_c.render(d.step, "float64", {d.attribute: (d.attribute, kind)})
+            values = ({f"{d.x}_{F.FACTOR}": (f"(double)opf_q_factor({t.fraction_bits}, {d.attribute})", "float64")}
+                      if t.family == "Q" else {d.attribute: (d.attribute, "float64")})
+            step, _ = scalar_c.render(d.step, "float64", values)
             fill_name, fn = f"{self.fn}_{t.name}_table", f"{self.fn}_{t.name}_axis"
             entry = fixed_point.c_statement(d.entry, "entries[i]", {"x": ("(double)i", "float64"),
                                                                       F.STEP: (F.STEP, "float64")})
