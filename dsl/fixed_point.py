@@ -956,7 +956,7 @@ def softmax(form: object, inputs: tuple[str, ...], t: FixedPointType) -> Softmax
     """The softmax of a softmax fragment on ``t`` (:class:`Softmax`), or why there is none."""
     names = {name for _, name in getattr(form, "c_fragments", ())}
     if getattr(form, "layout", None) != "axis" or not names or not all(n.startswith("softmax_") for n in names):
-        return "its fragment form has no fixed-point form yet"
+        return f"its fragment form has no {t.system} form yet"
     if t.bits != 8:
         return (f"a {t.system} row's differences from its largest value would need a table of {2 ** t.bits:,} "
                 f"exponentials: no {t.system} form yet (an interpolated table, as TensorFlow Lite Micro's int16 "
