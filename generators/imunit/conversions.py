@@ -160,6 +160,21 @@ def _head(name: str, display: str, description: str, usage: str) -> tuple[ET.Ele
     return root, unit
 
 
+def _listed(types: list[F.FixedPointType]) -> str:
+    names = [t.system for t in types]
+    return f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _sections(unit: ET.Element, description: str, test: str, accepted: str) -> tuple[ET.Element, ET.Element]:
+    """The unit's Parameters, opened with its input socket, and its Contracts, opened with the
+    Assert that the input's type is one the unit takes (``accepted``, in words)."""
+    params = ET.SubElement(unit, "Parameters")
+    ET.SubElement(params, "InputSocket", {"name": "input", "text": "Input", "description": description})
+    contracts = ET.SubElement(unit, "Contracts")
+    ET.SubElement(contracts, "Assert", {"test": test, "error": f"The input must be {accepted}"})
+    return params, contracts
+
+
 def _option(params: ET.Element, tag: str, name: str, text: str, description: str, default: str,
             minimum: str | None = None) -> ET.Element:
     attributes = {"name": name, "text": text, "description": description, "default": default}
@@ -235,8 +250,7 @@ def quantize() -> _Unit:
         "D8, D16 and D32 (scaled: round-half-even(x / scale) + offset, saturated, as ONNX's "
         "QuantizeLinear; NaN gives the offset). The shape is kept.",
         "Before the fixed-point units of a graph that reads float32 data.")
-    params = ET.SubElement(unit, "Parameters")
-    ET.SubElement(params, "InputSocket", {"name": "input", "text": "Input", "description": "Real values (float32)"})
+    params, contracts = _sections(unit, "Real values (float32)", _is("input", "Float32"), "float32")
     _type_option(params, types, "The fixed-point type of the output")
     _output_attribute_options(params)
     _count(params)
@@ -244,8 +258,6 @@ def quantize() -> _Unit:
         "name": "output", "text": "Output", "type": "System.parseType(output_type)", "shape": "input.shape",
         "shift": "shift", "scale": "scale", "offset": "offset",
         "description": "The stored values of the chosen type, with the given shift (Q) or scale and offset (D)"})
-    contracts = ET.SubElement(unit, "Contracts")
-    ET.SubElement(contracts, "Assert", {"test": _is("input", "Float32"), "error": "The input must be float32"})
     _output_attribute_asserts(contracts, types, "output_type")
     kernels = []
     for t in types:
@@ -264,16 +276,12 @@ def dequantize() -> _Unit:
         "stored / 2^(N - shift) (exact, as CMSIS-DSP's arm_q15_to_float; Q31 rounded to float32), a "
         "D type's (stored - offset) * scale (ONNX's DequantizeLinear). The shape is kept.",
         "After the fixed-point units of a graph, to read, show or post-process their results.")
-    params = ET.SubElement(unit, "Parameters")
-    ET.SubElement(params, "InputSocket", {"name": "input", "text": "Input",
-                                          "description": "A fixed-point tensor: Q7, Q15, Q31, D8, D16 or D32"})
+    params, contracts = _sections(unit, f"A fixed-point tensor: {_listed(types)}", _any_of("input", types),
+                                  _listed(types))
     _count(params)
     _input_attributes(params)
     ET.SubElement(params, "OutputSocket", {"name": "output", "text": "Output", "type": "System.Float32",
                                            "shape": "input.shape", "description": "The real values"})
-    contracts = ET.SubElement(unit, "Contracts")
-    ET.SubElement(contracts, "Assert", {"test": _any_of("input", types),
-                                        "error": "The input must be Q7, Q15, Q31, D8, D16 or D32"})
     kernels = []
     for t in types:
         values, symbols = _attribute_values(t, "", "input_shift", "input_scale", "input_offset")
@@ -300,9 +308,7 @@ def q_shift() -> _Unit:
         "the bits a right shift drops and the values a left shift saturates.",
         "To give a fixed-point tensor the range (a higher shift) or the precision (a lower one) the next "
         "unit needs.")
-    params = ET.SubElement(unit, "Parameters")
-    ET.SubElement(params, "InputSocket", {"name": "input", "text": "Input",
-                                          "description": "A Q7, Q15 or Q31 tensor"})
+    params, contracts = _sections(unit, f"A {_listed(Q_TYPES)} tensor", _any_of("input", Q_TYPES), _listed(Q_TYPES))
     _count(params)
     _option(params, "Int32Option", "shift", "Shift", "How much the output's shift exceeds the input's: "
             "positive shifts the stored values right (a larger range), negative left", "0")
@@ -311,9 +317,6 @@ def q_shift() -> _Unit:
     ET.SubElement(params, "OutputSocket", {"name": "output", "text": "Output", "type": "input.type",
                                            "shape": "input.shape", "shift": "output_shift",
                                            "description": "The same type, with the shift raised by the option"})
-    contracts = ET.SubElement(unit, "Contracts")
-    ET.SubElement(contracts, "Assert", {"test": _any_of("input", Q_TYPES),
-                                        "error": "The input must be Q7, Q15 or Q31"})
     kernels = []
     for t in Q_TYPES:
         low, high = t.shifts().start, t.shifts().stop - 1
@@ -338,9 +341,8 @@ def requantize() -> _Unit:
         "value in float32: Dequantize, then Quantize.",
         "Between units that take different fixed-point types, or to give a tensor the range, or the "
         "scale and offset, the next unit needs.")
-    params = ET.SubElement(unit, "Parameters")
-    ET.SubElement(params, "InputSocket", {"name": "input", "text": "Input",
-                                          "description": "A fixed-point tensor: Q7, Q15, Q31, D8, D16 or D32"})
+    params, contracts = _sections(unit, f"A fixed-point tensor: {_listed(types)}", _any_of("input", types),
+                                  _listed(types))
     _type_option(params, types, "The fixed-point type of the output")
     _output_attribute_options(params)
     _count(params)
@@ -349,9 +351,6 @@ def requantize() -> _Unit:
         "name": "output", "text": "Output", "type": "System.parseType(output_type)", "shape": "input.shape",
         "shift": "shift", "scale": "scale", "offset": "offset",
         "description": "The stored values of the chosen type, with the given shift (Q) or scale and offset (D)"})
-    contracts = ET.SubElement(unit, "Contracts")
-    ET.SubElement(contracts, "Assert", {"test": _any_of("input", types),
-                                        "error": "The input must be Q7, Q15, Q31, D8, D16 or D32"})
     _output_attribute_asserts(contracts, types, "output_type")
     kernels = []
     for t in types:
@@ -380,15 +379,10 @@ def bit_utilization() -> _Unit:
         "for 0 and -1, 16 for Q15's 32767 (32 - __builtin_clrsb(x)). The type's bits less the largest "
         "of them is the headroom left. The shape is kept.",
         "To see how much of a fixed-point type's range the data uses, and so choose its shift.")
-    params = ET.SubElement(unit, "Parameters")
-    ET.SubElement(params, "InputSocket", {"name": "input", "text": "Input",
-                                          "description": "A Q7, Q15 or Q31 tensor"})
+    params, contracts = _sections(unit, f"A {_listed(Q_TYPES)} tensor", _any_of("input", Q_TYPES), _listed(Q_TYPES))
     _count(params)
     ET.SubElement(params, "OutputSocket", {"name": "output", "text": "Output", "type": "System.Int8",
                                            "shape": "input.shape", "description": "The bits each value uses"})
-    contracts = ET.SubElement(unit, "Contracts")
-    ET.SubElement(contracts, "Assert", {"test": _any_of("input", Q_TYPES),
-                                        "error": "The input must be Q7, Q15 or Q31"})
     kernels = []
     for t in Q_TYPES:
         rule = F.bit_utilization(t)
