@@ -361,15 +361,17 @@ def _dense_row(op: Any, t: F.FixedPointType, d: F.QDense | F.DDense, folder: Pat
 
 
 def _softmax_row(op: Any, t: F.FixedPointType, d: F.Softmax, folder: Path) -> Row:
-    """A softmax over 128 rows of 32 values (Q7 shift 2; D8 scale 0.05, offset 3 into TFLite's 1/256
-    and -128), against the exact softmax of the real values, and the kernel's and its table fill's
-    .text next to the float32 fragment's (made extern: a static inline function has no .text)."""
+    """A softmax over 128 rows of 32 values (Q shift 2; D8 scale 0.05, offset 3 into TFLite's int8
+    output, 1/256 and -128; D16 scale 0.001, offset 3 into its int16 output, 2^-15 and 0), against
+    the exact softmax of the real values, and the kernel's and its table fill's .text next to the
+    float32 fragment's (made extern: a static inline function has no .text)."""
     stored = _stored(t, SEED)[:4096].reshape(128, 32)
     if t.family == "Q":
         given, space, made = {"shift": 2}, {"x_shift": 2}, {"shift": 0}
     else:
-        given, made = {"scale": 0.05, "offset": 3}, {"scale": 1 / 256, "offset": -128}
-        space = {"x_scale": 0.05, "output_scale": 1 / 256, "output_offset": -128}
+        scale, out_scale, out_offset = (0.05, 1 / 256, -128) if t.bits == 8 else (0.001, 2.0 ** -15, 0)
+        given, made = {"scale": scale, "offset": 3}, {"scale": out_scale, "offset": out_offset}
+        space = {"x_scale": scale, "output_scale": out_scale, "output_offset": out_offset}
     space |= {"np": np, "_k": numpy_runtime, "quantize_multiplier": F.quantize_multiplier, d.x: stored}
     exec("\n".join(R.numpy_softmax_lines(d, t, "-1")), space)  # (the package's own rendering)
     real = _real(t, stored, given)

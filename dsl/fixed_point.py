@@ -909,7 +909,9 @@ def _d_dense(x: str, w: str, b: str, t: FixedPointType) -> DDense | str:
 
 #: An 8-bit softmax's table holds e^(-d * step) for the 256 stored differences d from a row's
 #: largest value, in 2**-SOFTMAX_BITS steps (2**30 at d = 0, so a row's sum of 2**31 entries
-#: stays in int64); each element's share of its row's sum is taken in 2**-31 steps.
+#: stays in int64); each element's share of its row's sum is taken in 2**-31 steps. A 16-bit
+#: difference d = 256 * high + low has e^(-d * step) = e^(-low * step) * e^(-256 * high * step):
+#: its table holds a second part of SOFTMAX_ENTRIES entries, of the high byte's differences.
 SOFTMAX_BITS = 30
 SOFTMAX_ENTRIES = 256
 #: The per-call real step of the input's stored values (Q: 2**(shift - N); D: its scale).
@@ -920,10 +922,13 @@ RECIPROCAL_BITS = 61
 
 @attrs.frozen
 class Softmax:
-    """An 8-bit softmax along an axis (a softmax fragment), as TensorFlow Lite Micro's int8
+    """An 8- or 16-bit softmax along an axis (a softmax fragment), as TensorFlow Lite Micro's int8
     softmax computes one: per row the largest stored value m; each element's e^(-(m - x) * step)
     from a table of :data:`SOFTMAX_ENTRIES` entries (``entry``: rounded half to even in
-    2**-SOFTMAX_BITS steps, filled once for the input's ``step``, the per-call :data:`STEP`); their
+    2**-SOFTMAX_BITS steps, filled once for the input's ``step``, the per-call :data:`STEP`) or, for
+    a 16-bit type, the product of two (``combine``, over the symbols ``low`` and ``high``: the
+    entries of the difference's low byte and of its high byte, the second part's entry i being
+    ``entry`` at the difference 256 * i), rounded back to 2**-SOFTMAX_BITS steps; their
     sum in int64; each element's share, ``entry * (2**61 // sum)`` rounded to 2**-31 steps and held
     below 2**31 (``share``, over the symbols ``e`` and ``reciprocal``); then ``finalize``, the one
     rescaling of the share (``acc``) into the output's steps (TFLite's MultiplyByQuantizedMultiplier
@@ -939,6 +944,12 @@ class Softmax:
     finalize: Conversion
     output_shift: SExpr | None
     output_step: SExpr  # a Q output's 2**-N; a D output's ``output_scale``
+    combine: Conversion | None = None  # a 16-bit difference's exponential from its two bytes' entries
+
+    @property
+    def parts(self) -> int:
+        """The table's parts of :data:`SOFTMAX_ENTRIES` entries: one per byte of a difference."""
+        return 1 if self.combine is None else 2
 
     @property
     def multipliers(self) -> tuple[tuple[str, SExpr], ...]:
@@ -957,11 +968,11 @@ def softmax(form: object, inputs: tuple[str, ...], t: FixedPointType) -> Softmax
     names = {name for _, name in getattr(form, "c_fragments", ())}
     if getattr(form, "layout", None) != "axis" or not names or not all(n.startswith("softmax_") for n in names):
         return f"its fragment form has no {t.system} form yet"
-    if t.bits != 8:
-        return (f"a {t.system} row's differences from its largest value would need a table of {2 ** t.bits:,} "
-                f"exponentials: no {t.system} form yet (an interpolated table, as TensorFlow Lite Micro's int16 "
-                "softmax has, would be one)")
-    d = X  # (the table's index: the stored difference from the row's largest value, 0 to 255)
+    if t.bits > 16:
+        return (f"a {t.system} row's differences from its largest value span {t.bits} bits: their exponentials "
+                f"would take a table part per byte, and a share in 2^-31 steps is coarser than the {t.system} "
+                "output's step (neither CMSIS-NN nor onnxruntime has a 32-bit softmax)")
+    d = X  # (the table's index: a stored difference (or its high byte's) from the row's largest value)
     exponential = _call("exp", _call("neg", _call("mul", d, SSym(STEP))))
     entry = Conversion(_call("round_half_even", _call("mul", exponential, SConst(float(2 ** SOFTMAX_BITS)))),
                        "float64", "int32")
@@ -972,11 +983,15 @@ def softmax(form: object, inputs: tuple[str, ...], t: FixedPointType) -> Softmax
     offset = SConst(0) if t.family == "Q" else SSym("output_offset")
     value = _saturated(_call("add", _rescaled(let, SSym("acc"), "output", "int64"), offset), t)
     finalize = Conversion(value, "int32", t.storage, tuple(let.bound))
+    combine = None if t.bits == 8 else Conversion(_call("right_shift", _call(
+        "add", _call("mul", SSym("low"), SSym("high")), _int64(1 << (SOFTMAX_BITS - 1))), _int64(SOFTMAX_BITS)),
+        "int64", None)
     x = inputs[0]
     if t.family == "Q":  # (the factor as every Q rule reads it: 2**(N - shift), exact)
         step = _call("div", SConst(1.0), SSym(f"{x}_{FACTOR}"))
-        return Softmax(x, shift_of(x), step, entry, share, finalize, SConst(0), SConst(2.0 ** -t.fraction_bits))
-    return Softmax(x, f"{x}_scale", SSym(f"{x}_scale"), entry, share, finalize, None, SSym("output_scale"))
+        return Softmax(x, shift_of(x), step, entry, share, finalize, SConst(0), SConst(2.0 ** -t.fraction_bits),
+                       combine)
+    return Softmax(x, f"{x}_scale", SSym(f"{x}_scale"), entry, share, finalize, None, SSym("output_scale"), combine)
 
 
 # --------------------------------- clamps: minima, maxima and selections with real bounds
@@ -1421,9 +1436,13 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
         return Summary(f"a table of the float reference, one entry per stored {t.system} value", None,
                        "within 1 step (the output's conversion of the exact value)")
     if isinstance(derived, Softmax):
-        return Summary(f"TensorFlow Lite Micro's int8 softmax: e^(-(m - x)·step) from a table of {SOFTMAX_ENTRIES} "
-                       f"entries in 2^-{SOFTMAX_BITS} steps (m the row's largest value), the row's sum in int64, each "
-                       "share by its reciprocal, one rescaling", derived.output_shift, "within 1 step")
+        table = (f"from a table of {SOFTMAX_ENTRIES} entries" if derived.combine is None else
+                 f"as the product of two tables' entries ({SOFTMAX_ENTRIES} each: m - x's low byte's, its high "
+                 "byte's)")
+        widened = "" if derived.combine is None else ", widened to 16-bit differences"
+        return Summary(f"TensorFlow Lite Micro's int8 softmax{widened}: e^(-(m - x)·step) {table} in "
+                       f"2^-{SOFTMAX_BITS} steps (m the row's largest value), the row's sum in int64, each share by "
+                       "its reciprocal, one rescaling", derived.output_shift, "within 1 step")
     if isinstance(derived, QDense):
         return Summary("the products of a row of x and a column of the weights summed in int64 (CMSIS-DSP's "
                        f"arm_mat_mult_{t.name}), starting from the bias moved to the sum's fraction bits (CMSIS-NN's "

@@ -1,7 +1,8 @@
-"""nn.softmax in Q7 and D8 (ADR 0049): TensorFlow Lite Micro's int8 softmax, derived from the
-softmax fragment. The rule is within one step of the exact softmax of the real values and of
-onnxruntime's QLinearSoftmax (D8); the C API, the units' C and Python and the package's reference
-compute it bit for bit; a Q output's shift is 0."""
+"""nn.softmax in Q7, Q15, D8 and D16 (ADR 0049): TensorFlow Lite Micro's int8 softmax, derived
+from the softmax fragment (a 16-bit difference's exponential the product of its two bytes'
+entries). The rule is within one step of the exact softmax of the real values and of onnxruntime's
+QLinearSoftmax (D8); the C API, the units' C and Python and the package's reference compute it bit
+for bit; a Q output's shift is 0."""
 
 from __future__ import annotations
 
@@ -26,20 +27,24 @@ from generators.kernels import numpy_runtime
 
 CATALOGUE = loader.load(ROOT / "ops").catalogue
 OP = CATALOGUE.namespace("nn").op("softmax")
-TYPES = [F.Q7, F.D8]
+TYPES = [F.Q7, F.Q15, F.D8, F.D16]
 Q_SHIFTS = [0, 2, 5, -3]
-#: (x's scale and offset, the output's): TFLite's int8 softmax output (1/256, -128) among them.
-D_ATTRIBUTES = [(0.05, 3, 1 / 256, -128), (0.2, -10, 0.004, -100), (0.01, 0, 1 / 128, 0), (1.5, 20, 0.01, -120)]
+#: (x's scale and offset, the output's), by the type's bits: TFLite's int8 softmax output (1/256,
+#: -128) and its int16 one (2^-15, 0) among them.
+D_ATTRIBUTES = {8: [(0.05, 3, 1 / 256, -128), (0.2, -10, 0.004, -100), (0.01, 0, 1 / 128, 0), (1.5, 20, 0.01, -120)],
+                16: [(0.001, 0, 2.0 ** -15, 0), (0.0004, -300, 1 / 20000, -16000), (0.002, 17, 2.0 ** -15, 0),
+                     (0.05, 20, 1 / 30000, -100)]}
 
 
-def test_softmax_derives_for_the_8_bit_types_and_says_why_not_for_the_others() -> None:
+def test_softmax_derives_for_the_8_and_16_bit_types_and_says_why_not_for_the_others() -> None:
     for t in F.TYPES.values():
         derived = F.derive(OP, t)
-        if t.bits == 8:
+        if t.bits <= 16:
             assert isinstance(derived, F.Softmax), t.name
             assert (derived.output_shift == F.SConst(0)) == (t.family == "Q")
+            assert derived.parts == t.bits // 8
         else:
-            assert isinstance(derived, str) and "table of" in derived, (t.name, derived)
+            assert isinstance(derived, str) and "span 32 bits" in derived, (t.name, derived)
     assert isinstance(F.derive(CATALOGUE.namespace("nn").op("log_softmax"), F.Q7), str)  # (not a softmax)
 
 
@@ -62,7 +67,7 @@ def _attributes(t: F.FixedPointType, k: int) -> tuple[dict, float, int, float, i
     if t.family == "Q":
         shift = Q_SHIFTS[k % len(Q_SHIFTS)]
         return {"x_shift": shift}, 2.0 ** (shift - t.fraction_bits), 0, 2.0 ** -t.fraction_bits, 0
-    scale, offset, out_scale, out_offset = D_ATTRIBUTES[k % len(D_ATTRIBUTES)]
+    scale, offset, out_scale, out_offset = D_ATTRIBUTES[t.bits][k % len(D_ATTRIBUTES[t.bits])]
     return ({"x_scale": scale, "output_scale": out_scale, "output_offset": out_offset}, scale, offset, out_scale,
             out_offset)
 
@@ -107,7 +112,7 @@ def _quantized_softmax(x: np.ndarray, scale: float, offset: int, out_scale: floa
 def test_d8_softmax_is_onnxruntime_s_qlinear_softmax_within_a_step() -> None:
     """onnxruntime computes in float32 from a table of exponentials of its own: within one step."""
     rng = np.random.default_rng(5)
-    for scale, offset, out_scale, out_offset in D_ATTRIBUTES:
+    for scale, offset, out_scale, out_offset in D_ATTRIBUTES[8]:
         x = rng.integers(-128, 127, (20, 12), endpoint=True).astype(np.int8)
         got = _reference(F.D8, x, {"x_scale": scale, "output_scale": out_scale, "output_offset": out_offset}, -1)
         theirs = _quantized_softmax(x, scale, offset, out_scale, out_offset)
@@ -116,7 +121,7 @@ def test_d8_softmax_is_onnxruntime_s_qlinear_softmax_within_a_step() -> None:
 
 def test_c_api_softmax_is_the_rule_bit_for_bit(generated: GeneratedProjects, c_objects: list[Path],
                                                tmp_path: Path) -> None:
-    """opforge_nn_softmax on Q7 and D8 descriptors, along each axis: the rule's NumPy rendering bit
+    """opforge_nn_softmax on Q7, Q15, D8 and D16 descriptors, along each axis: the rule's NumPy rendering bit
     for bit; a Q output's shift set to 0 (whatever the descriptor held), a D output's scale and
     offset the caller's."""
     program, cases = _Program(), []
@@ -137,7 +142,7 @@ def test_c_api_softmax_is_the_rule_bit_for_bit(generated: GeneratedProjects, c_o
 
 def test_a_softmax_unit_fills_its_table_in_init_and_computes_in_c_what_its_python_computes(
         generated: GeneratedProjects, tmp_path: Path) -> None:
-    """The unit on Q7 and D8 sockets: its output socket (Q: shift 0; D: the options' scale and
+    """The unit on Q7, Q15, D8 and D16 sockets: its output socket (Q: shift 0; D: the options' scale and
     offset), its Init choosing the type's fill (the C API's test runs that fill), its C (compiled
     strictly, given the rule's table) and its Python bit for bit the rule's."""
     folder = generated / "imunit" / "nn" / "softmax"
@@ -158,9 +163,10 @@ def test_a_softmax_unit_fills_its_table_in_init_and_computes_in_c_what_its_pytho
             assert len(init) == 1 and init[0].fragments[-1].name.endswith(f"_{t.name}_table"), init
             picked = checker.chosen_calls(unit, {"x": tensor}, options)
             (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
+            differences = np.arange(F.SOFTMAX_ENTRIES, dtype=np.float64)  # (and the high bytes' for 16 bits)
             table = np.asarray(R.numpy_run(F.derive(OP, t).entry, {
                 "x": ("x", "float64"), F.STEP: ("np.float64(s)", "float64")}, {
-                "x": np.arange(F.SOFTMAX_ENTRIES, dtype=np.float64),
+                "x": np.concatenate([differences * F.SOFTMAX_ENTRIES ** p for p in range(t.bits // 8)]),
                 "s": 2.0 ** (names["x_shift"] - t.fraction_bits) if t.family == "Q" else names["x_scale"]}), np.int32)
             from_py = _run_python(folder, "softmax", py_impl, py_args, {"x": x, "table": table}, "output",
                                   np.empty(x.shape, t.storage))

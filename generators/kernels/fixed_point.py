@@ -109,7 +109,7 @@ def api_dense(op: Op) -> dict[str, F.QDense | F.DDense]:
 
 
 def api_softmax(op: Op) -> dict[str, F.Softmax]:
-    """The 8-bit softmaxes (a softmax fragment along an axis) an op derives, by type name, that the C
+    """The 8- and 16-bit softmaxes (a softmax fragment along an axis) an op derives, by type name, that the C
     API, the package and the units take fixed-point tensors through."""
     if not (isinstance(op.compute, C.AxisFragment) and len(op.inputs) == 1 and len(op.outputs) == 1):
         return {}
@@ -126,7 +126,11 @@ def numpy_softmax_lines(derived: F.Softmax, t: F.FixedPointType, axis: str) -> l
     values = ({f"{x}_{F.FACTOR}": (f"np.float64(2.0 ** ({t.fraction_bits} - {derived.attribute}))", "float64")}
               if t.family == "Q" else {derived.attribute: (f"np.float64({derived.attribute})", "float64")})
     step, _ = scalar_numpy.render(derived.step, "float64", values)
-    fill, entries = numpy_lines(derived.entry, {"x": (f"np.arange({F.SOFTMAX_ENTRIES}, dtype=np.float64)", "float64"),
+    differences = f"np.arange({F.SOFTMAX_ENTRIES}, dtype=np.float64)"
+    if derived.parts > 1:  # (part p's entry i: the difference i * 256**p)
+        differences = (f"np.concatenate([{differences}"
+                       f"{''.join(f', {differences} * {F.SOFTMAX_ENTRIES ** p}.0' for p in range(1, derived.parts))}])")
+    fill, entries = numpy_lines(derived.entry, {"x": (differences, "float64"),
                                                 F.STEP: (f"np.float64({step})", "float64")})
     constant = derived.constant_multiplier()
     if constant is None:
@@ -135,12 +139,18 @@ def numpy_softmax_lines(derived: F.Softmax, t: F.FixedPointType, axis: str) -> l
     else:
         lines, final = [], {"output_multiplier": (f"np.int32({constant[0]})", "int32"),
                             "output_exponent": (f"np.int32({constant[1]})", "int32")}
+    exponential = ["e = table[largest - stored]"]
+    if derived.combine is not None:  # (a 16-bit difference's two bytes, each part's entry, their product)
+        combine_rule, combined = numpy_lines(derived.combine, {"low": ("low", "int64"), "high": ("high", "int64")})
+        exponential = ["d = largest - stored", f"low = table[d & {F.SOFTMAX_ENTRIES - 1}]",
+                       f"high = table[{F.SOFTMAX_ENTRIES} + (d >> 8)]", *combine_rule,
+                       f"e = np.asarray({combined}).astype(np.int64)"]
     share_rule, share = numpy_lines(derived.share, {"e": ("e", "int64"), "reciprocal": ("reciprocal", "int64")})
     rule, code = numpy_lines(derived.finalize, final | {"acc": ("acc", "int64")})
     return [*lines, *fill, f"table = np.asarray({entries}).astype(np.int64)",
             f"stored = np.asarray({x}).astype(np.int64)",
             f"largest = np.max(stored, axis={axis}, keepdims=True, initial={t.lowest})",
-            "e = table[largest - stored]",
+            *exponential,
             f"total = np.sum(e, axis={axis}, keepdims=True, dtype=np.int64)",
             f"reciprocal = np.where(total > 0, np.int64(1 << {F.RECIPROCAL_BITS}) // np.maximum(total, 1), 0)",
             *share_rule, f"acc = np.asarray({share}).astype(np.int64)", *rule, f"result = {code}"]

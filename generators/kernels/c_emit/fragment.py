@@ -65,8 +65,8 @@ class FragmentEmitter(Emitter):
                       (*kernels.values(), *fixed))
 
     def fixed_point_softmax(self) -> dict[str, tuple[F.Softmax, PlainKernel]]:
-        """Each 8-bit type's softmax along the axis (``fixed_point.api_softmax``, TFLite Micro's
-        int8 softmax): a fill of the table of exponentials for the input's step (its shift or
+        """Each 8- and 16-bit type's softmax along the axis (``fixed_point.api_softmax``, TFLite
+        Micro's int8 softmax): a fill of the table of exponentials for the input's step (its shift or
         scale), run once (a unit's Init, into a Handle; the C API's call, on its stack), and the
         kernel in the float fragment's calling convention (x, step, size, slot) that reads it, then
         a D output's scale and offset, then the output."""
@@ -79,15 +79,18 @@ class FragmentEmitter(Emitter):
                       if t.family == "Q" else {d.attribute: (d.attribute, "float64")})
             step, _ = scalar_c.render(d.step, "float64", values)
             fill_name, fn = f"{self.fn}_{t.name}_table", f"{self.fn}_{t.name}_axis"
-            entry = fixed_point.c_statement(d.entry, "entries[i]", {"x": ("(double)i", "float64"),
-                                                                      F.STEP: (F.STEP, "float64")})
+            parts = [fixed_point.c_statement(d.entry, f"entries[{F.SOFTMAX_ENTRIES * p} + i]" if p else "entries[i]",
+                                             {"x": (f"(double)i * {F.SOFTMAX_ENTRIES ** p}" if p else "(double)i",
+                                                    "float64"), F.STEP: (F.STEP, "float64")})
+                     for p in range(d.parts)]  # (part p's entry i: the difference i * 256**p)
+            fills = "\n        ".join(parts)
             fill = fragment(fill_name, f"""
 static inline int {fill_name}(void* table, {attribute[0]})
 {{
     int32_t* entries = (int32_t*)table;
     const double {F.STEP} = {step};
     for (int i = 0; i < {F.SOFTMAX_ENTRIES}; i++) {{
-        {entry}
+        {fills}
     }}
     return 0;
 }}""")
@@ -104,6 +107,13 @@ static inline int {fill_name}(void* table, {attribute[0]})
             share = fixed_point.c_statement(d.share, "acc", {"e": ("e", "int64"),
                                                              "reciprocal": ("reciprocal", "int64")})
             at = f"{x}[first + (int64_t)i * step]"
+            if d.combine is None:
+                exponential = f"const int64_t e = entries[largest - {at}];"
+            else:  # (a 16-bit difference's two bytes, each part's entry, their product)
+                combined = fixed_point.c_statement(d.combine, "e", {"low": ("low", "int64"), "high": ("high", "int64")})
+                exponential = (f"const int32_t d = largest - {at};\n"
+                               f"const int64_t low = entries[d & {F.SOFTMAX_ENTRIES - 1}], "
+                               f"high = entries[{F.SOFTMAX_ENTRIES} + (d >> 8)];\nint64_t e;\n{combined}")
             params = [(f"const {ct}* restrict {x}", d.x), *_PLAIN[C.AxisFragment][1], ("const void* table", "table"),
                       *chosen, (f"{ct}* restrict {o}", self.op.outputs[0].name)]
             text = fragment(fn, f"""
@@ -120,11 +130,12 @@ static inline void {fn}({', '.join(p for p, _ in params)})
             }}
             int64_t total = 0;
             for (int i = 0; i < size; i++) {{
-                total += entries[largest - {at}];
+                {exponential}
+                total += e;
             }}
             const int64_t reciprocal = total > 0 ? ((int64_t)1 << {F.RECIPROCAL_BITS}) / total : 0;
             for (int i = 0; i < size; i++) {{
-                const int64_t e = entries[largest - {at}];
+                {exponential}
                 int64_t acc;
                 {share}
                 {fixed_point.c_statement(d.finalize, f"{o}[first + (int64_t)i * step]", final)}
@@ -137,7 +148,8 @@ static inline void {fn}({', '.join(p for p, _ in params)})
                 text, v, tuple(params), "axis", self.op.compute.axis, fixed_point=t.name,  # type: ignore[union-attr]
                 per_call=((attribute[1], SSym(attribute[1])),), chosen=() if constant else ("scale", "offset"),
                 output_attributes=(("shift", d.output_shift),) if d.output_shift is not None else (),
-                init=fill, init_parameters=(("void* table", "table"), attribute), table_bytes=4 * F.SOFTMAX_ENTRIES))
+                init=fill, init_parameters=(("void* table", "table"), attribute),
+                table_bytes=4 * F.SOFTMAX_ENTRIES * d.parts))
         return found
 
     def softmax_call(self, d: F.Softmax, kernel: PlainKernel) -> list[str]:
@@ -155,7 +167,7 @@ static inline void {fn}({', '.join(p for p, _ in params)})
             else:
                 values.append(self.api_value(source, kernel.variant))
         fill = kernel.init.name  # type: ignore[union-attr]
-        lines = [f"int32_t table[{F.SOFTMAX_ENTRIES}];", f"(void){fill}(table, {attribute});",
+        lines = [f"int32_t table[{kernel.table_bytes // 4}];", f"(void){fill}(table, {attribute});",
                  f"{kernel.name}({', '.join(values)});"]
         return lines + ([f"{out}->shift = 0;"] if d.output_shift is not None else [])
 
