@@ -60,7 +60,7 @@ PAIRS: list[tuple[str, dict[str, str], dict[str, str], str, dict[str, str], dict
     # (three inputs: the real stack_x2_f32 does not compile, a comma is missing in its parameters)
     ("base/stack", {"inputs0": "[16,8]", "inputs1": "[16,8]", "inputs2": "[16,8]", "inputs3": "null"}, {},
      "Imaginet.Units.Math/Multifold/Stack", {"i0": "[16,8]", "i1": "[16,8]", "i2": "[16,8]", "i3": "null"}, {}),
-    ("math/transpose", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Meta/Transpose", {"input": "[16,8]"}, {}),
+    ("math/matrix_transpose", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Meta/Transpose", {"input": "[16,8]"}, {}),
     ("math/sum", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Single/Sum", {"input": "[16,8]"}, {}),
     ("math/mean", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Single/Average", {"input": "[16,8]"}, {}),
     ("math/max", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Single/Max", {"input": "[16,8]"}, {}),
@@ -92,7 +92,7 @@ RELATED = [
      "Take's one index is an option its Asserts check at build time; gather's indices are a socket, "
      "data it checks in the firmware"),
     (("base/transpose", {"x": "[16,8]"}, {}, "Imaginet.Units.Math/Meta/Transpose", {"input": "[16,8]"}, {}),
-     "base.transpose reverses every axis of any rank (a strided move); math.transpose, above, swaps "
+     "base.transpose reverses every axis of any rank (a strided move); math.matrix_transpose, above, swaps "
      "the last two as the real one does"),
 ]
 

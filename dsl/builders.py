@@ -186,7 +186,7 @@ class ConfigRef:
 # ---------------------------------------------------------------- blocks
 
 _PROPERTIES = {
-    "op": ("display_name", "display_path", "native_name", "abstract", "onnx"),
+    "op": ("display_name", "display_path", "native_name", "abstract", "onnx", "numpy"),
     "mixin": ("display_path", "abstract"),
     "config": (),
 }
@@ -496,6 +496,7 @@ class Op(_Block):
             native_name=props.get("native_name", self.name),
             abstract=props.get("abstract", False),
             onnx=props.get("onnx"),
+            numpy=props.get("numpy"),
             location=self.location,
             compute=self.compute[0] if self.compute else None,
             compute_location=self.compute[1] if self.compute else None,

@@ -69,14 +69,24 @@ class Variant:
 
 
 def primary_type(op: object) -> DataType:
-    """The type whose dtypes make the variants: the first tensor's, or the output's
-    when the output's dtype comes from a ``dtype`` arg (one_hot's indices are LONG)."""
+    """The type whose dtypes make the variants: the first tensor's that is not BOOLEAN (a
+    condition that comes first, as NumPy's where's does, does not choose them), else the first
+    tensor's; or the output's when the output's dtype comes from a ``dtype`` arg (one_hot's
+    indices are LONG)."""
     from dsl.compute import dtype_from_arg
 
     if dtype_from_arg(getattr(op, "compute", None)) and op.outputs:  # type: ignore[attr-defined]
         return op.outputs[0].type  # type: ignore[attr-defined]
     tensors = (*op.inputs, *op.outputs)  # type: ignore[attr-defined]
-    return tensors[0].type if tensors else DataType.NUMERIC
+    chosen = next((t for t in tensors if t.type is not DataType.BOOLEAN), tensors[0] if tensors else None)
+    return chosen.type if chosen is not None else DataType.NUMERIC
+
+
+def primary_input(op: object) -> object:
+    """The input whose dtype chooses the variant (by :func:`primary_type`'s rule): the first input
+    that is not BOOLEAN, else the first."""
+    inputs = op.inputs  # type: ignore[attr-defined]
+    return next((i for i in inputs if i.type is not DataType.BOOLEAN), inputs[0])
 
 
 def variants(op: object, dtypes: tuple[str, ...] | None = None) -> Iterator[Variant]:

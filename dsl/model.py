@@ -183,6 +183,9 @@ class Op:
     location: Location
     #: The ONNX operator of the same meaning (``"Add"``, ``"ReduceSum"``), if any.
     onnx: str | None = None
+    #: The NumPy function of the same meaning (``"fmod"``, ``"linalg.cholesky"``), if any: the
+    #: package's function computes what it computes on the same inputs (ADR 0050).
+    numpy: str | None = None
     #: What the op computes (None: a documentation-only op).
     compute: Compute | None = None
     compute_location: Location | None = None

@@ -17,9 +17,11 @@ from dsl import defaults, doc_tokens
 from dsl import expr as E
 from dsl import model as M
 from dsl.model import NO_DEFAULT, Location, Problem
+from dsl.recovery import did_you_mean
 from dsl.types import CONCRETE_DTYPES, TENSOR_TYPES, Count, DataType, DocScope, Language
 
 #: An ONNX operator name, optionally with its domain (``com.microsoft.Gelu``).
+NUMPY_NAME = re.compile(r"(?:[a-z]+\.)?[a-z_][a-z0-9_]*")
 ONNX_NAME = re.compile(r"(?:[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\.)?[A-Z][A-Za-z0-9]*")
 
 
@@ -442,7 +444,26 @@ def op_problems(op: M.Op, prop_locations: Mapping[str, Location] | None = None) 
         problems.append(Problem(at("native_name"), ctx, m))
     if op.onnx is not None and not (isinstance(op.onnx, str) and ONNX_NAME.fullmatch(op.onnx)):
         problems.append(Problem(at("onnx"), ctx, f"onnx must name an ONNX operator such as 'Add' or 'ReduceSum', got {op.onnx!r}"))
+    if op.numpy is not None and (m := numpy_name_problem(op.numpy)) is not None:
+        problems.append(Problem(at("numpy"), ctx, m))
     return problems
+
+
+def numpy_name_problem(name: object) -> str | None:
+    """Why ``name`` is not a NumPy function (``"fmod"``, ``"linalg.cholesky"``), or None."""
+    import numpy  # (here: loading ops that declare no NumPy name needs none)
+
+    if not (isinstance(name, str) and NUMPY_NAME.fullmatch(name)):
+        return f"numpy must name a NumPy function such as 'fmod' or 'linalg.cholesky', got {name!r}"
+    module, _, function = name.rpartition(".")
+    owner = numpy.linalg if module == "linalg" else numpy if not module else None
+    if owner is None:
+        return f"numpy: {module!r} is not a NumPy module opforge knows (numpy or numpy.linalg), in {name!r}"
+    if not callable(getattr(owner, function, None)):
+        public = [n for n in dir(owner) if not n.startswith("_") and callable(getattr(owner, n))]
+        where = f"numpy.{module}" if module else "numpy"
+        return f"numpy: {where} has no function {function!r}{did_you_mean(function, public)}"
+    return None
 
 
 # ---------------------------------------------------------------- namespace, catalogue

@@ -18,7 +18,8 @@ with Namespace("base"):
     with Op("eq", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "Equal"
-        Elementwise(lambda x, y: x == y)
+        op.numpy = "equal"
+        Elementwise(lambda x, y: x == y, broadcast="numpy")
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -27,7 +28,8 @@ with Namespace("base"):
 
     with Op("neq", compare) as op:
         op.display_path = "/Base/Comparison"
-        Elementwise(lambda x, y: x != y)
+        op.numpy = "not_equal"
+        Elementwise(lambda x, y: x != y, broadcast="numpy")
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -37,30 +39,35 @@ with Namespace("base"):
     with Op("gt", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "Greater"
-        Elementwise(lambda x, y: x > y)
+        op.numpy = "greater"
+        Elementwise(lambda x, y: x > y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Elementwise x > y. NaN compares false.")
 
     with Op("gte", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "GreaterOrEqual"
-        Elementwise(lambda x, y: x >= y)
+        op.numpy = "greater_equal"
+        Elementwise(lambda x, y: x >= y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Elementwise x >= y. NaN compares false.")
 
     with Op("lt", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "Less"
-        Elementwise(lambda x, y: x < y)
+        op.numpy = "less"
+        Elementwise(lambda x, y: x < y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Elementwise x < y. NaN compares false.")
 
     with Op("lte", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "LessOrEqual"
-        Elementwise(lambda x, y: x <= y)
+        op.numpy = "less_equal"
+        Elementwise(lambda x, y: x <= y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Elementwise x <= y. NaN compares false.")
 
     with Op("not") as op:
         op.display_path = "/Base/Logic"
         op.onnx = "Not"
+        op.numpy = "logical_not"
         Input(BOOLEAN, "x", description="Input tensor")
         Output(BOOLEAN, "output", description="Result, with the shape of x")
         Elementwise(lambda x: fn.logical_not(x))
@@ -93,9 +100,10 @@ with Namespace("base"):
     with Op("where") as op:
         op.display_path = "/Base/Selection"
         op.onnx = "Where"
+        op.numpy = "where"
+        condition = Input(BOOLEAN, "condition", description="Which of x and y to take")
         x = Input(NDARRAY, "x", description="Values where condition is true")
         y = Input(NDARRAY, "y", description="Values where condition is false")
-        condition = Input(BOOLEAN, "condition", description="Which of x and y to take")
         Output(
             NDARRAY,
             "output",
@@ -108,13 +116,14 @@ with Namespace("base"):
             & broadcastable_shapes(x, condition)
             & broadcastable_shapes(y, condition),
         )
-        Elementwise(lambda x, y, condition: fn.where(condition, x, y))
+        Elementwise(lambda condition, x, y: fn.where(condition, x, y))
         Doc(
             Language.ANY,
             DocScope.ALL,
             """
             Elementwise selection: output = x where condition is true, else y, with
-            NumPy broadcasting of all three (ONNX Where takes the condition first).
+            NumPy broadcasting of all three; the condition comes first, as in NumPy's
+            and ONNX's Where.
             """,
         )
 
@@ -157,6 +166,7 @@ with Namespace("base"):
 
     with Op("zeros_like") as op:
         op.display_path = "/Base/Creation"
+        op.numpy = "zeros_like"
         Input(NDARRAY, "x", description="Tensor whose shape and type the result takes")
         Output(
             NDARRAY,
@@ -172,6 +182,7 @@ with Namespace("base"):
 
     with Op("ones_like") as op:
         op.display_path = "/Base/Creation"
+        op.numpy = "ones_like"
         Input(NDARRAY, "x", description="Tensor whose shape and type the result takes")
         Output(
             NDARRAY,

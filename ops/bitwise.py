@@ -14,24 +14,28 @@ with Namespace("bitwise"):
     with Op("and", bitwise_pair) as op:
         op.display_path = "/Bitwise"
         op.onnx = "BitwiseAnd"
+        op.numpy = "bitwise_and"
         Elementwise(lambda x, y: x & y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Bitwise AND operation. Supports broadcasting.")
 
     with Op("or", bitwise_pair) as op:
         op.display_path = "/Bitwise"
         op.onnx = "BitwiseOr"
+        op.numpy = "bitwise_or"
         Elementwise(lambda x, y: x | y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Bitwise OR operation. Supports broadcasting.")
 
     with Op("xor", bitwise_pair) as op:
         op.display_path = "/Bitwise"
         op.onnx = "BitwiseXor"
+        op.numpy = "bitwise_xor"
         Elementwise(lambda x, y: x ^ y, broadcast="numpy")
         Doc(Language.ANY, DocScope.ALL, "Bitwise XOR operation. Supports broadcasting.")
 
     with Op("left_shift", bitwise_pair) as op:
         op.display_path = "/Bitwise"
         op.onnx = "BitShift"
+        op.numpy = "left_shift"
         Elementwise(lambda x, y: x << y, broadcast="numpy")
         Doc(
             Language.ANY,
@@ -47,6 +51,7 @@ with Namespace("bitwise"):
     with Op("right_shift", bitwise_pair) as op:
         op.display_path = "/Bitwise"
         op.onnx = "BitShift"
+        op.numpy = "right_shift"
         Elementwise(lambda x, y: x >> y, broadcast="numpy")
         Doc(
             Language.ANY,

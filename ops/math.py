@@ -38,6 +38,7 @@ with Namespace("math"):
     with Op("add", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Add"
+        op.numpy = "add"
         Elementwise(lambda x, y: x + y)
         Doc(
             Language.ANY,
@@ -49,6 +50,7 @@ with Namespace("math"):
     with Op("sub", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Sub"
+        op.numpy = "subtract"
         Elementwise(lambda x, y: x - y)
         Doc(
             Language.ANY,
@@ -60,6 +62,7 @@ with Namespace("math"):
     with Op("mul", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Mul"
+        op.numpy = "multiply"
         Elementwise(lambda x, y: x * y)
         Doc(
             Language.ANY,
@@ -102,6 +105,7 @@ with Namespace("math"):
     with Op("maximum", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Max"
+        op.numpy = "maximum"
         Elementwise(lambda x, y: fn.maximum(x, y))
         Doc(
             Language.ANY,
@@ -138,6 +142,7 @@ with Namespace("math"):
 
     with Op("atan2") as op:
         op.display_path = "/Math/Elementwise"
+        op.numpy = "arctan2"
         y = Input(FLOATING_POINT, "y", description="Ordinate")
         x = Input(FLOATING_POINT, "x", description="Abscissa")
         Output(FLOATING_POINT, "output", description="The angle, in (-pi, pi]")
@@ -153,6 +158,7 @@ with Namespace("math"):
     with Op("is_nan", float_transform) as op:
         op.display_path = "/Math/Comparison"
         op.onnx = "IsNaN"
+        op.numpy = "isnan"
         Output(BOOLEAN, "output", description="True where x is NaN")
         Elementwise(lambda x: fn.isnan(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise test for NaN.")
@@ -160,6 +166,7 @@ with Namespace("math"):
     with Op("is_infinite", float_transform) as op:
         op.display_path = "/Math/Comparison"
         op.onnx = "IsInf"
+        op.numpy = "isinf"
         Output(BOOLEAN, "output", description="True where x is an infinity")
         Elementwise(lambda x: fn.isinf(x))
         Doc(
@@ -170,6 +177,7 @@ with Namespace("math"):
 
     with Op("is_finite", float_transform) as op:
         op.display_path = "/Math/Comparison"
+        op.numpy = "isfinite"
         Output(
             BOOLEAN, "output", description="True where x is neither NaN nor an infinity"
         )
@@ -188,6 +196,7 @@ with Namespace("math"):
     with Op("abs", transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Abs"
+        op.numpy = "absolute"
         Elementwise(lambda x: abs(x))
         Doc(
             Language.ANY,
@@ -198,6 +207,7 @@ with Namespace("math"):
     with Op("neg", transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Neg"
+        op.numpy = "negative"
         Elementwise(lambda x: -x)
         Doc(
             Language.ANY,
@@ -208,12 +218,14 @@ with Namespace("math"):
     with Op("exp", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Exp"
+        op.numpy = "exp"
         Elementwise(lambda x: fn.exp(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise exponential: output = e^x.")
 
     with Op("sqrt", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sqrt"
+        op.numpy = "sqrt"
         Elementwise(lambda x: fn.sqrt(x))
         Doc(
             Language.ANY,
@@ -224,6 +236,7 @@ with Namespace("math"):
     with Op("tanh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Tanh"
+        op.numpy = "tanh"
         Elementwise(lambda x: fn.tanh(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise hyperbolic tangent.")
 
@@ -240,48 +253,56 @@ with Namespace("math"):
     with Op("sin", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sin"
+        op.numpy = "sin"
         Elementwise(lambda x: fn.sin(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise sine of x (radians).")
 
     with Op("cos", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Cos"
+        op.numpy = "cos"
         Elementwise(lambda x: fn.cos(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise cosine of x (radians).")
 
     with Op("tan", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Tan"
+        op.numpy = "tan"
         Elementwise(lambda x: fn.tan(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise tangent of x (radians).")
 
     with Op("asin", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Asin"
+        op.numpy = "arcsin"
         Elementwise(lambda x: fn.asin(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise arcsine; NaN outside [-1, 1].")
 
     with Op("acos", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Acos"
+        op.numpy = "arccos"
         Elementwise(lambda x: fn.acos(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise arccosine; NaN outside [-1, 1].")
 
     with Op("atan", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Atan"
+        op.numpy = "arctan"
         Elementwise(lambda x: fn.atan(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise arctangent, in (-pi/2, pi/2).")
 
     with Op("sinh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sinh"
+        op.numpy = "sinh"
         Elementwise(lambda x: fn.sinh(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise hyperbolic sine.")
 
     with Op("cosh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Cosh"
+        op.numpy = "cosh"
         Elementwise(lambda x: fn.cosh(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise hyperbolic cosine.")
 
@@ -293,17 +314,20 @@ with Namespace("math"):
 
     with Op("expm1", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.numpy = "expm1"
         Elementwise(lambda x: fn.expm1(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise e^x - 1, accurate near 0.")
 
     with Op("log1p", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.numpy = "log1p"
         Elementwise(lambda x: fn.log1p(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise ln(1 + x), accurate near 0.")
 
     with Op("reciprocal", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Reciprocal"
+        op.numpy = "reciprocal"
         Elementwise(lambda x: 1 / x)
         Doc(
             Language.ANY,
@@ -323,6 +347,7 @@ with Namespace("math"):
     with Op("floor", transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Floor"
+        op.numpy = "floor"
         Elementwise(lambda x: fn.floor(x))
         Doc(
             Language.ANY,
@@ -333,6 +358,7 @@ with Namespace("math"):
     with Op("ceil", transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Ceil"
+        op.numpy = "ceil"
         Elementwise(lambda x: fn.ceil(x))
         Doc(
             Language.ANY,
@@ -343,11 +369,13 @@ with Namespace("math"):
     with Op("sign", transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sign"
+        op.numpy = "sign"
         Elementwise(lambda x: fn.sign(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise sign: -1, 0 or 1 (NaN stays NaN).")
 
     with Op("square", transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.numpy = "square"
         Elementwise(lambda x: x * x)
         Doc(
             Language.ANY,
@@ -367,6 +395,7 @@ with Namespace("math"):
     with Op("log", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Log"
+        op.numpy = "log"
         x = float_transform.input("x")
         base = Arg(
             FLOATING_POINT,
@@ -392,6 +421,7 @@ with Namespace("math"):
     with Op("round", transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Round"
+        op.numpy = "round"
         Arg(
             ENUM,
             "mode",
@@ -413,18 +443,16 @@ with Namespace("math"):
     with Op("logical_and") as op:
         op.display_path = "/Math/Logic"
         op.onnx = "And"
+        op.numpy = "logical_and"
         x = Input(BOOLEAN, "x", description="First operand")
         y = Input(BOOLEAN, "y", description="Second operand")
-        Output(BOOLEAN, "output", description="True where both are true")
-        Constraint(
-            "x and y must have the same shape, or one of them must be a scalar",
-            same_shape(x, y) | x.is_scalar() | y.is_scalar(),
-        )
-        Elementwise(lambda x, y: fn.logical_and(x, y))
+        Output(BOOLEAN, "output", description="True where both are true, with the broadcast shape of x and y")
+        Constraint("x and y must have broadcastable shapes", broadcastable_shapes(x, y))
+        Elementwise(lambda x, y: fn.logical_and(x, y), broadcast="numpy")
         Doc(
             Language.ANY,
             DocScope.ALL,
-            "Elementwise logical AND of two boolean tensors.",
+            "Elementwise logical AND of two boolean tensors, with NumPy broadcasting.",
         )
 
     with Op("sum", reduce) as op:
@@ -686,22 +714,28 @@ with Namespace("math"):
             "Smallest element over the given axes; NaN wins. Reducing no elements is an error.",
         )
 
-    with Op("amax", reduce) as op:
+    with Op("max_abs", reduce) as op:
         op.display_path = "/Math/Reduction"
         Reduce("max", map=lambda x: abs(x), empty="error")
         Doc(
             Language.ANY,
             DocScope.ALL,
-            "Largest absolute value over the given axes; NaN wins. Reducing no elements is an error.",
+            """
+            Largest absolute value over the given axes; NaN wins. Reducing no elements is an error.
+            ND4J's amax; NumPy's amax (this namespace's amax) is the largest value, max.
+            """,
         )
 
-    with Op("amin", reduce) as op:
+    with Op("min_abs", reduce) as op:
         op.display_path = "/Math/Reduction"
         Reduce("min", map=lambda x: abs(x), empty="error")
         Doc(
             Language.ANY,
             DocScope.ALL,
-            "Smallest absolute value over the given axes; NaN wins. Reducing no elements is an error.",
+            """
+            Smallest absolute value over the given axes; NaN wins. Reducing no elements is an error.
+            ND4J's amin; NumPy's amin (this namespace's amin) is the smallest value, min.
+            """,
         )
 
     with Op("asum", reduce) as op:
@@ -956,8 +990,9 @@ with Namespace("math"):
             """,
         )
 
-    with Op("transpose") as op:
+    with Op("matrix_transpose") as op:
         op.display_path = "/Math/Linear algebra"
+        op.numpy = "matrix_transpose"
         x = Input(NUMERIC, "x", description="A matrix, or a batch of them (rank >= 2)")
         Output(NUMERIC, "output", description="x with its last two axes swapped")
         Constraint("x must have rank 2 or more", x.rank() >= 2)
@@ -965,7 +1000,10 @@ with Namespace("math"):
         Doc(
             Language.ANY,
             DocScope.ALL,
-            "Swap the last two axes (the matrix transpose of every batch entry).",
+            """
+            Swap the last two axes (the matrix transpose of every batch entry), as NumPy's and the
+            Array API's matrix_transpose. This namespace's transpose, as NumPy's, reverses every axis.
+            """,
         )
 
     with Op("trace") as op:
@@ -1001,6 +1039,7 @@ with Namespace("math"):
     with Op("minimum", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Min"
+        op.numpy = "minimum"
         Elementwise(lambda x, y: fn.minimum(x, y))
         Doc(
             Language.ANY,
@@ -1008,9 +1047,10 @@ with Namespace("math"):
             "Elementwise minimum of x and y; NaN wins, as in NumPy's minimum.",
         )
 
-    with Op("mod", pairwise) as op:
+    with Op("fmod", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Mod"
+        op.numpy = "fmod"
         Elementwise(lambda x, y: fn.mod(x, y))
         Doc(
             Language.ANY,
@@ -1018,22 +1058,25 @@ with Namespace("math"):
             """
             Elementwise remainder of truncated division, with the sign of x (C's
             fmod and %, NumPy's fmod, ONNX Mod with fmod=1), with NumPy broadcasting.
+            ND4J's mod; NumPy's mod (this namespace's mod) floors instead.
 
             Floating point: x mod 0 is NaN. Integers: x mod 0 is 0 and the most
             negative value mod -1 is 0.
             """,
         )
 
-    with Op("floor_mod", pairwise) as op:
+    with Op("mod", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Mod"
+        op.numpy = "mod"
         Elementwise(lambda x, y: fn.floor_mod(x, y))
         Doc(
             Language.ANY,
             DocScope.ALL,
             """
             Elementwise remainder of floored division, with the sign of y (Python's
-            %, NumPy's remainder, ONNX Mod with fmod=0), with NumPy broadcasting.
+            %, NumPy's mod and remainder, ONNX Mod with fmod=0), with NumPy broadcasting.
+            Also named floor_mod (ND4J) and remainder; fmod truncates instead.
 
             Floating point: x mod 0 is NaN and a zero result takes the sign of y.
             Integers: x mod 0 is 0.
@@ -1042,6 +1085,7 @@ with Namespace("math"):
 
     with Op("floor_div", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        op.numpy = "floor_divide"
         Elementwise(lambda x, y: fn.floor_div(x, y))
         Doc(
             Language.ANY,
@@ -1049,7 +1093,8 @@ with Namespace("math"):
             """
             Elementwise division rounded toward minus infinity, with NumPy broadcasting.
 
-            Floating point: floor(x / y) of the correctly rounded quotient.
+            Floating point: as NumPy's floor_divide and Python's //, x less its floored
+            remainder, over y, snapped to a whole number (so -0.5 // inf is -1); x // 0 is x / 0.
             Integers: x // 0 is 0 and the most negative value // -1 wraps to itself.
             """,
         )
@@ -1066,12 +1111,14 @@ with Namespace("math"):
     with Op("asinh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Asinh"
+        op.numpy = "arcsinh"
         Elementwise(lambda x: fn.asinh(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise inverse hyperbolic sine.")
 
     with Op("acosh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Acosh"
+        op.numpy = "arccosh"
         Elementwise(lambda x: fn.acosh(x))
         Doc(
             Language.ANY,
@@ -1082,6 +1129,7 @@ with Namespace("math"):
     with Op("atanh", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Atanh"
+        op.numpy = "arctanh"
         Elementwise(lambda x: fn.atanh(x))
         Doc(
             Language.ANY,
@@ -1600,6 +1648,12 @@ with Namespace("math"):
         )
 
     Alias("base", "gather", name="embedding_lookup")
+    # NumPy's names of the same meaning (ADR 0050)
+    Alias("math", "max", name="amax")
+    Alias("math", "min", name="amin")
+    Alias("base", "transpose", name="transpose")
+    Alias("math", "mod", name="remainder")
+    Alias("math", "mod", name="floor_mod")  # (ND4J's name)
     Alias("base", "eye", name="eye")
     Alias("linalg", "cross", name="cross")
     Alias("base", "gt", name="gt")

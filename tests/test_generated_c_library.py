@@ -238,7 +238,7 @@ int main(void)
     EXPECT("a comparison over its input", opforge_base_gt(&px, &px, &flags, &detail), OPFORGE_ERR_OVERLAP,
            "output may be x itself (the same data, dtype and shape), no other overlap");
     opforge_tensor transposed = {.data = p, .dtype = OPFORGE_FLOAT32, .rank = 2, .shape = {3, 2}};
-    EXPECT("transpose over its input", opforge_math_transpose(&px, &transposed, &detail), OPFORGE_ERR_OVERLAP,
+    EXPECT("transpose over its input", opforge_math_matrix_transpose(&px, &transposed, &detail), OPFORGE_ERR_OVERLAP,
            "output must not overlap x");
     opforge_tensor sums = {.data = p + 4, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {2}};
     EXPECT("sum into its input", opforge_math_sum(&px, last, 1, false, &sums, &detail), OPFORGE_ERR_OVERLAP,

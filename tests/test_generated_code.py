@@ -129,7 +129,7 @@ for backend in ("c", "python"):
     assert math.add(x1, np.ones(3, np.float32), out=x1, backend=backend) is x1 and (x1 == x + 1).all()
     fails(ValueError, "math.add: out may be x itself (the same data, dtype and shape), no other overlap",
           math.add, x1[:, :2], np.ones(2, np.float32), out=x1[:, 1:], backend=backend)
-    fails(ValueError, "math.transpose: out must not overlap x", math.transpose, x1, out=x1.reshape(3, 2),
+    fails(ValueError, "math.matrix_transpose: out must not overlap x", math.matrix_transpose, x1, out=x1.reshape(3, 2),
           backend=backend)
     fails(ValueError, "math.sum: out must not overlap x", math.sum, x1, [1], out=x1[0, :2], backend=backend)
 fails(ValueError, "math.add: x and y must have the same type (x has dtype float32, y has dtype float64)",
@@ -206,6 +206,11 @@ for backend in ("c", "python"):
     assert math.div(low, minus_one, backend=backend).tolist() == [i32.min]  # wraps to itself
     assert math.floor_div(low, minus_one, backend=backend).tolist() == [i32.min]
     assert math.mod(low, minus_one, backend=backend).tolist() == [0]
+    assert math.fmod(low, minus_one, backend=backend).tolist() == [0]
+    # (NumPy's mod floors, with y's sign; fmod truncates, with x's: ADR 0050)
+    assert math.mod(np.int32([-7, 7]), np.int32([3, -3]), backend=backend).tolist() == [2, -2]
+    assert math.fmod(np.int32([-7, 7]), np.int32([3, -3]), backend=backend).tolist() == [-1, 1]
+    assert math.remainder is math.mod and math.floor_mod is math.mod
     assert math.div(np.int32([7, -7]), np.int32([0, 0]), backend=backend).tolist() == [0, 0]  # x / 0 is 0
     assert math.abs(low, backend=backend).tolist() == [i32.min] and math.neg(low, backend=backend).tolist() == [i32.min]
     amounts = np.int32([31, 32, 33, 100, -1])
@@ -593,6 +598,98 @@ def test_fixed_point_arrays_go_through_the_ops_on_both_backends(installed: Path,
     proc = subprocess.run([str(installed), str(script)], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("fixed point ok"), proc.stdout + proc.stderr[-3000:]
     assert int(proc.stdout.split()[-1]) >= 300
+
+
+NUMPY_TABLE = r'''
+import importlib, json, sys
+import numpy as np
+
+cases = json.load(open(sys.argv[1]))
+rng = np.random.default_rng(21)
+SHAPES = [(3, 4), (4,), (3, 1)]  # (broadcast against each other, as NumPy broadcasts them)
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 1e-30]
+
+
+def values(dtype, shape):
+    if dtype == "bool":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.startswith("float"):
+        v = rng.uniform(-4, 4, shape).astype(dtype)
+        v.reshape(-1)[:min(v.size, len(SPECIAL))] = SPECIAL[:v.size]
+        return v
+    info = np.iinfo(dtype)
+    v = rng.integers(max(info.min, -40), min(info.max, 40), shape, endpoint=True).astype(dtype)
+    v.reshape(-1)[:2] = [info.min, info.max][:v.size]
+    return v
+
+
+def same(ours, theirs):
+    if ours.dtype != theirs.dtype or ours.shape != theirs.shape:
+        return f"dtype/shape {ours.dtype}{ours.shape}, NumPy {theirs.dtype}{theirs.shape}"
+    if ours.dtype.kind != "f":
+        return None if np.array_equal(ours, theirs) else f"values differ at {np.argwhere(ours != theirs)[:3].tolist()}"
+    nan = np.isnan(ours) | np.isnan(theirs)
+    if not np.array_equal(np.isnan(ours), np.isnan(theirs)):
+        return "NaN in different places"
+    a, b = ours[~nan], theirs[~nan]
+    ulps = np.abs(a.view(f"int{a.itemsize * 8}").astype(np.int64) - b.view(f"int{b.itemsize * 8}").astype(np.int64))
+    ulps = np.where(np.signbit(a) != np.signbit(b), np.where((a == 0) & (b == 0), 0, 1 << 60), ulps)
+    return None if ulps.size == 0 or ulps.max() <= 4 else f"{int(ulps.max())} ulps apart at {a[ulps.argmax()]!r} vs {b[ulps.argmax()]!r}"
+
+
+wrong, compared = [], 0
+with np.errstate(all="ignore"):
+    for case in cases:
+        fn = getattr(importlib.import_module(f"opforge.{case['module']}"), case["function"])
+        theirs_fn = np.linalg if case["numpy"].startswith("linalg.") else np
+        theirs_fn = getattr(theirs_fn, case["numpy"].rpartition(".")[2])
+        for dtypes in case["dtypes"]:
+            arrays = [values(d, SHAPES[k % len(SHAPES)]) for k, d in enumerate(dtypes)]
+            try:
+                theirs = np.asarray(theirs_fn(*arrays))
+            except (TypeError, ValueError) as exc:  # (then ours must refuse the same way)
+                theirs = exc
+            for backend in ("c", "python"):
+                try:
+                    ours = np.asarray(fn(*arrays, backend=backend))
+                except (TypeError, ValueError) as exc:
+                    problem = None if type(exc) is type(theirs) else f"{type(exc).__name__}: {exc}"
+                else:
+                    problem = (same(ours, theirs) if isinstance(theirs, np.ndarray) else
+                               f"no error where NumPy raises {type(theirs).__name__}: {theirs}")
+                if problem:
+                    wrong.append(f"{case['op']} ({case['numpy']}) {dtypes} {backend}: {problem}")
+                compared += 1
+print(json.dumps({"wrong": wrong, "compared": compared}))
+'''
+
+
+def test_ops_of_numpy_s_names_compute_what_numpy_computes(installed: Path, tmp_path: Path) -> None:
+    """The NumPy table (issue 21, ADR 0050), generated from the definitions: every elementwise op
+    that declares a NumPy function is called with the same arrays as that function, for every dtype
+    variant it has, broadcasting, and special values (signed zeros, infinities, NaN, the integer
+    types' limits) among them; on both backends it gives NumPy's dtype and shape, integers equal,
+    floats within 4 ulps (libm's and NumPy's transcendental functions differ in the last bits)."""
+    from dsl import compute as C
+    from dsl.dtypes import variants
+    from generators.kernels import py_names
+
+    cases = []
+    for ns in load(ROOT / "ops").catalogue.namespaces:
+        for op in ns.ops:
+            if op.numpy and isinstance(op.compute, C.Elementwise):
+                cases.append({"op": op.qualified_name, "numpy": op.numpy, "module": py_names.module_name(ns.key),
+                              "function": py_names.function_name(op.name),
+                              "dtypes": [[v.of(i.name) for i in op.inputs] for v in variants(op)]})
+    assert len(cases) >= 50, len(cases)
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    (tmp_path / "numpy_table.py").write_text(NUMPY_TABLE)
+    proc = subprocess.run([str(installed), "numpy_table.py", "cases.json"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    said = json.loads(proc.stdout.splitlines()[-1])
+    assert said["wrong"] == [], "\n".join(said["wrong"])
+    assert said["compared"] >= 500, said["compared"]
 
 
 def _run_corpus(installed: Path, tmp_path: Path, out: GeneratedProjects, cases: list, script: str) -> dict:

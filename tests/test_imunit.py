@@ -1057,18 +1057,18 @@ def test_a_matmul_unit_runs_its_plain_kernel_over_equal_batches(out: Path, tmp_p
 
 
 def test_a_transpose_unit_runs_its_plain_kernel(out: Path, tmp_path: Path) -> None:
-    """math.transpose (``...|ij=>...|ji``): the plain copy over batch, rows and cols, computed by
+    """math.matrix_transpose (``...|ij=>...|ji``): the plain copy over batch, rows and cols, computed by
     the unit's Expressions, gives NumPy's swapped axes."""
-    path = out / "math" / "transpose" / "transpose.imunit"
+    path = out / "math" / "matrix_transpose" / "matrix_transpose.imunit"
     unit = ET.parse(path).getroot()[0]
-    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "math.transpose")
+    op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "math.matrix_transpose")
     lines, checks = [], []
     for k, shape in enumerate([(3, 4), (2, 3, 4), (2, 1, 3, 5), (4, 1), (0, 3)]):
         x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
         env, failed = _evaluate_unit(unit, {"x": Tensor(VALUE_TYPES["Float32"], Shape(x.shape))})
         assert failed == []
         call = _chosen_call(unit, env)
-        assert call.startswith("opforge_math_transpose_unit_transposed_f32("), call
+        assert call.startswith("opforge_math_matrix_transpose_unit_transposed_f32("), call
         want = np.ascontiguousarray(np.swapaxes(x, -1, -2))
         lines += [golden.c_array(f"x{k}", x, "float32"), golden.c_array(f"want{k}", want, "float32"),
                   f"static float out{k}[{max(1, want.size)}];"]

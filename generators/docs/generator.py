@@ -30,6 +30,7 @@ NODE_SCOPES = (DocScope.CONSTRUCTORS_ONLY,)
 TENSOR_TYPE_NAME = "tensor"
 #: Where an ONNX operator of the default domain is documented.
 ONNX_OPERATOR_URL = "https://onnx.ai/onnx/operators/onnx__{name}.html"
+NUMPY_FUNCTION_URL = "https://numpy.org/doc/stable/reference/generated/numpy.{name}.html"
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("generators.docs", "templates"),
@@ -56,6 +57,11 @@ def _source_page(path: str) -> str:
 def line_anchor(line: int) -> str:
     """The anchor of the definition that starts at ``line`` on its source page."""
     return f"L{line}"
+
+
+def numpy_link(name: str) -> dict[str, str | None]:
+    """A NumPy function's name and its reference page."""
+    return {"text": md.code(f"numpy.{name}"), "href": NUMPY_FUNCTION_URL.format(name=name)}
 
 
 def onnx_link(name: str) -> dict[str, str | None]:
@@ -238,6 +244,7 @@ class DocsGenerator:
                          for words, text in shape_text.refusals(op)] if op.compute is not None else [],
             "example": self._example(ns, op, functions),
             "onnx": onnx_link(op.onnx) if op.onnx else None,
+            "numpy": numpy_link(op.numpy) if op.numpy else None,
             "workspace": (md.code("8 * (" + READABLE.render(op.compute.workspace) + ")")  # type: ignore[union-attr]
                           if getattr(op.compute, "workspace", None) is not None else None),
             "params": self._params(op.params),

@@ -21,7 +21,7 @@ from dsl import compute as C
 from dsl import defaults
 from dsl import expr as E
 from dsl.model import Arg, Input, Op, Output
-from dsl.dtypes import BITS
+from dsl.dtypes import BITS, primary_input
 from dsl.types import CONCRETE_DTYPES, DataType
 from generators import abi
 from dsl import shapes as S
@@ -67,8 +67,9 @@ def index_output(op: Op, out: Output | None = None, legacy: bool = False) -> boo
 
 
 def first_tensor(op: Op) -> str:
-    """The unit's first tensor: its first input socket."""
-    return sockets(op.inputs[0])[0]
+    """The socket whose type chooses the unit's implementation: the first of the input whose dtype
+    chooses the op's variant (``dtypes.primary_input``: where's x, not its condition)."""
+    return sockets(primary_input(op))[0]  # type: ignore[arg-type]
 
 
 def list_count(i: Input) -> str:
@@ -333,8 +334,8 @@ def output_type(op: Op, out: Output | None = None, legacy: bool = False) -> str:
         return "System.Bool"
     if out.type is DataType.LONG:
         return "System.Int64"
-    first = op.inputs[0]
-    return f"{first_tensor(op)}.type" if first.type is out.type else VALUE_TYPE["float64"]
+    first = primary_input(op)
+    return f"{first_tensor(op)}.type" if first.type is out.type else VALUE_TYPE["float64"]  # type: ignore[attr-defined]
 
 
 def list_length(op: Op, arg: Arg) -> int:

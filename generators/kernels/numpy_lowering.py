@@ -64,6 +64,7 @@ class NumpyLowering:
     def elementwise(self, op: Op, c: C.Elementwise, out: str, variants: list[D.Variant]) -> list[str]:
         enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
         inputs = [p for p in c.params if any(i.name == p for i in op.inputs)]
+        first = D.primary_input(op).name  # type: ignore[attr-defined]  # (its dtype is the computation's)
         args = {a.name: a for a in op.args}
         lines = []
         for k, (given, expr) in enumerate(c.cases):
@@ -72,12 +73,12 @@ class NumpyLowering:
             for v in variants:
                 env = {p: (py_name(p), v.of(p)) for p in inputs}
                 env |= {p: (py_name(p), abi.scalar_dtype(args[p].type)) for p in c.params if p not in inputs}
-                code, _ = scalar_numpy.render(expr, v.of(inputs[0]), env)
-                per_dtype.append((v.of(inputs[0]), code))
+                code, _ = scalar_numpy.render(expr, v.of(first), env)
+                per_dtype.append((v.of(first), code))
             cond = " and ".join(f"{py_name(p)} is {'not ' if set_ else ''}None"
                                 for p, set_ in c.presence(given)) or "True"
             lines.append(f"{'if' if k == 0 else 'elif'} {cond}:")
-            lines += _by_dtype(py_name(inputs[0]), per_dtype, "result", indent=1)
+            lines += _by_dtype(py_name(first), per_dtype, "result", indent=1)
         return ["with np.errstate(all='ignore'):", *("    " + line for line in lines),
                 f"    np.copyto({out}, result, casting='unsafe')"]
 

@@ -151,7 +151,7 @@ def _float_call(fn: str, a: list[str], dtype: str) -> str:
     if fn == "mod":
         return f"{_libm('fmod', dtype)}({a[0]}, {a[1]})"
     if fn == "floor_div":
-        return f"{_libm('floor', dtype)}(({a[0]}) / ({a[1]}))"
+        return f"opf_floor_div_{SUFFIX[dtype]}({a[0]}, {a[1]})"
     if fn == "floor_mod":
         return f"opf_floor_mod_{SUFFIX[dtype]}({a[0]}, {a[1]})"
     if fn in ("minimum", "maximum"):

@@ -63,7 +63,7 @@ def _call(fn: str, a: list[str], dtype: str, raw: list[Value]) -> str:
         if fn in ("erf", "erfc"):
             return f"_k.{fn}({a[0]})"
         if fn == "floor_div":
-            return f"np.floor(np.divide({a[0]}, {a[1]}))"
+            return f"np.floor_divide({a[0]}, {a[1]})"
     else:
         if fn in ("div", "pow", "left_shift", "right_shift", "mod", "floor_mod", "floor_div", "rotl", "rotr"):
             return f"_k.{fn}({a[0]}, {a[1]})"

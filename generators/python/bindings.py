@@ -393,13 +393,16 @@ class _Binding:
                      "if variant is None:",
                      f"    raise ValueError(f\"{{_op}}: dtype must be one of {', '.join(table)}, got {{dtype}}\")")
             return
-        first = py_name(op.inputs[0].name) + ("" if op.inputs[0].count.is_single else "[0]")
+        primary = D.primary_input(op)  # (where's x, not its condition: the input that chooses the variant)
+        first = py_name(primary.name) + ("" if primary.count.is_single else "[0]")
         self.add(f"variant = _variants[_rt.name_of({first}.dtype)]")
-        for i in op.inputs[1:]:
+        for i in op.inputs:
+            if i is primary:
+                continue
             n = py_name(i.name)
             self.add(f"if _rt.name_of({n}.dtype) != variant[{i.name!r}]:",
                      f"    raise TypeError(f\"{{_op}}: {i.name} must have dtype {{variant[{i.name!r}]}} "
-                     f"(as {op.inputs[0].name} is {{{first}.dtype.name}}), got {{{n}.dtype.name}}\")")
+                     f"(as {primary.name} is {{{first}.dtype.name}}), got {{{n}.dtype.name}}\")")
 
     def shape(self) -> None:
         """The form's refusals, then its output shapes (ADR 0029), then its checks on values."""

@@ -205,7 +205,9 @@ class Emitter:
         self.linkage = linkage  # before each API function's definition
         self.fn = abi.function(op)
         self.variants = variants_of(op)
-        self.primary = op.outputs[0].name if C.dtype_from_arg(op.compute) else (op.inputs or op.outputs)[0].name
+        # (the tensor whose dtype chooses the variant: where's x, not its condition)
+        self.primary = (op.outputs[0].name if C.dtype_from_arg(op.compute) or not op.inputs
+                        else D.primary_input(op).name)  # type: ignore[attr-defined]
         self.constraints = CConstraintRenderer(op)
         self.lists = {t.name for t in (*op.inputs, *op.outputs) if not t.count.is_single}
         #: The types the op moves (ADR 0040), each with the variant of its storage, whose kernel

@@ -388,7 +388,7 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
         enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
         expr = C.resolve_enums(expr, enums)
         used = [p for p in c.params if p not in inputs and p in C.symbols(expr)]
-        compute = v.of(inputs[0])
+        compute = v.of(D.primary_input(op).name)  # type: ignore[attr-defined]  # (where's x, not its condition)
         # A numeric arg the function only reads converted to the compute dtype is taken in it:
         # converted once, by the caller (a float32 kernel takes float bounds, not doubles).
         typed = {p: compute if _converted_only(expr, p) and abi.scalar_dtype(args[p].type) in _NUMERIC
