@@ -907,6 +907,15 @@ def test_the_c_api_refuses_and_accepts_as_the_forms_say(installed: Path, out: Ge
     assert said["calls"] >= 10 * len(SC.OPS) and said["count"] == 0, said
 
 
+def test_the_installed_package_says_its_version(installed: Path) -> None:
+    """opforge.__version__ is the version pip installed (its distribution's, ADR 0051)."""
+    proc = subprocess.run([str(installed), "-c", "import importlib.metadata as m, opforge; "
+                           "print(opforge.__version__, m.version('opforge'))"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    ours, theirs = proc.stdout.split()
+    assert ours == theirs == "0.1.0"
+
+
 def test_reserved_op_names_are_mangled(installed: Path, tmp_path: Path) -> None:
     proc = subprocess.run([str(installed), "-c",
                            "import numpy as np; from opforge import bitwise; "

@@ -14,6 +14,11 @@ from generators.formatting import black_format
 from generators.kernels import c_conversions, fixed_point, py_names, reference
 from generators.python import bindings
 
+#: The generated package's version: its pyproject's and ``opforge.__version__``. The package is
+#: the distribution ``opforge`` (what users import); the tool that generates it is
+#: ``opforge-generator``, so installing one never removes the other.
+PACKAGE_VERSION = "0.1.0"
+
 _HERE = Path(__file__).resolve().parent
 _RUNTIME = _HERE / "runtime"
 _KERNELS = _HERE.parent / "kernels" / "numpy_runtime.py"
@@ -40,6 +45,7 @@ class PythonGenerator:
         py["src/opforge/__init__.py"] = (
             f"# {head}\n" + '"""opforge: generated tensor ops, with C kernels and a NumPy reference."""\n\n'
             + "".join(f"from opforge import {n}\n" for n in [*names, RUNTIME_MODULE])
+            + f"\n__version__ = {PACKAGE_VERSION!r}\n"
             + f"\n__all__ = {[*names, RUNTIME_MODULE]!r}\n")
         py["src/opforge/_kernels.py"] = f"# {head}\n" + _KERNELS.read_text(encoding="utf-8")
         py["src/opforge/_fixed_point_rules.py"] = fixed_point.numpy_rules_module(
@@ -190,7 +196,7 @@ build-backend = "setuptools.build_meta"
 
 [project]
 name = "opforge"
-version = "0.1.0"
+version = "{PACKAGE_VERSION}"
 description = "Generated tensor ops: C kernels with a NumPy reference"
 requires-python = ">=3.11"
 dependencies = ["numpy>=1.26", "cffi>=1.16"]
