@@ -35,15 +35,17 @@ import generation  # noqa: E402
 
 
 def build_package(folder: Path) -> tuple[Path, str]:
-    """The generated package with its C backend built as ``pip install`` builds it: (folder
-    to put on sys.path, the compile flags used)."""
+    """The generated package with its C backend built as ``OPFORGE_NATIVE=1 pip install`` builds
+    it, for the building machine's vector extensions: (folder to put on sys.path, the compile
+    flags used)."""
     out = folder / "out"
     subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "c,python", "-outdir", str(out)],
                    cwd=ROOT, check=True, capture_output=True)
     # One run builds the extension and says which flags the build script chose.
     build = "import opforge_build as b; b.ffibuilder.compile(verbose=False); print(' '.join(b.FLAGS))"
     built = subprocess.run([sys.executable, "-c", build], cwd=out / "python", check=True, capture_output=True,
-                           text=True, env={**os.environ, "OPFORGE_C_DIR": str(out / "c")})
+                           text=True, env={**os.environ, "OPFORGE_C_DIR": str(out / "c"),
+                                           "OPFORGE_NATIVE": "1"})  # (the host's best build, on request)
     site = folder / "site"
     shutil.copytree(out / "python" / "src" / "opforge", site / "opforge")
     (native,) = (out / "python" / "opforge").glob("_opforge_c*.so")

@@ -1,6 +1,6 @@
 """The tool and the package it generates as the Python ecosystem expects them (issue 21, ADR 0051):
-two distributions of distinct names, and a non-editable install of the tool that holds every file
-its generators read."""
+two distributions of distinct names, a non-editable install of the tool that holds every file its
+generators read, and a package whose C backend builds portable unless asked otherwise."""
 
 from __future__ import annotations
 
@@ -49,3 +49,20 @@ def test_the_tool_and_the_package_are_distinct_distributions(generated: Generate
     exec(compile("\n".join(line for line in init.splitlines() if line.startswith("__version__")), "init", "exec"),
          scope)
     assert scope["__version__"] == package["version"]
+
+
+def test_the_package_builds_portable_unless_asked_for_the_host_s_extensions(generated: GeneratedProjects,
+                                                                              tmp_path: Path) -> None:
+    """A wheel must run on any CPU of its architecture: no -march=native unless OPFORGE_NATIVE=1."""
+    shutil.copy2(generated / "python" / "opforge_build.py", tmp_path / "opforge_build.py")
+    c_dir = str(generated / "c")
+
+    def flags(**env: str) -> list[str]:
+        run = subprocess.run([sys.executable, "-c", "import opforge_build as b; print(' '.join(b.FLAGS))"],
+                             cwd=tmp_path, capture_output=True, text=True,
+                             env={"PATH": "/usr/bin:/bin", "OPFORGE_C_DIR": c_dir, **env})
+        assert run.returncode == 0, run.stderr[-2000:]
+        return run.stdout.split()
+
+    assert "-march=native" not in flags() and "-O3" in flags()
+    assert "-march=native" in flags(OPFORGE_NATIVE="1")

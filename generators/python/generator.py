@@ -125,9 +125,9 @@ class PythonGenerator:
 """Builds the C backend (opforge._opforge_c) from the generated C library with cffi.
 
 The C sources are those of the c target: OPFORGE_C_DIR, else ../c beside this folder.
-The kernels build at -O3 with the vector extensions of the building machine
-(-march=native); OPFORGE_PORTABLE=1 leaves -march out, for a package that must run on
-other machines than the one that built it. OPFORGE_CFLAGS replaces the compile flags
+The kernels build at -O3 for any machine of the building one's architecture, so a wheel
+runs wherever it is installed; OPFORGE_NATIVE=1 adds -march=native (the building machine's
+vector extensions: faster there, and a crash on a CPU without them). OPFORGE_CFLAGS replaces the compile flags
 and OPFORGE_LDFLAGS adds link flags (a sanitizer build: both with -fsanitize=...).
 """
 
@@ -151,7 +151,7 @@ for part in ("src", "include"):
 
 # Contraction stays off: a fused multiply-add would round differently from the NumPy reference.
 FLAGS = ["-std=c99", "-O3", "-ffp-contract=off"]
-if os.environ.get("OPFORGE_PORTABLE", "") in ("", "0"):
+if os.environ.get("OPFORGE_NATIVE", "") not in ("", "0"):
     FLAGS.append("-march=native")
 
 ffibuilder = FFI()
