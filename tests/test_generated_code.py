@@ -49,7 +49,7 @@ def installed(out: GeneratedProjects, tmp_path_factory: pytest.TempPathFactory) 
     python = env_dir / "bin" / "python"
     lock = ROOT / "requirements.lock"
     proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                           "-c", str(lock), str(out / "python"), "pytest"],
+                           "-c", str(lock), str(out / "python"), "pytest", "mypy"],
                           capture_output=True, text=True, cwd=env_dir)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return python
@@ -905,6 +905,40 @@ def test_the_c_api_refuses_and_accepts_as_the_forms_say(installed: Path, out: Ge
                           [list(g) for g in guesses]])
     said = _run_corpus(installed, tmp_path, out, cases, C_CORPUS)
     assert said["calls"] >= 10 * len(SC.OPS) and said["count"] == 0, said
+
+
+TYPED_USE = '''
+"""A user's typed script over every namespace: mypy --strict must accept it as it is."""
+import numpy as np
+import numpy.typing as npt
+
+import opforge
+from opforge import base, bitwise, fixed_point, linalg, math, nn, random, signal
+
+x: npt.NDArray[np.float32] = np.ones((3, 4), dtype=np.float32)
+total = math.sum(math.mod(math.add(x, x), x), axes=[0], keep_dims=True)
+chosen = base.where(base.gt(x, 0.5 * x), x, math.matrix_transpose(x.T))
+drawn = random.uniform(shape=[3], dtype=np.float64, random_config=random.RandomConfig(seed=3, offset=1))
+shifted = bitwise.left_shift(np.array([1], dtype=np.int32), np.array([2], dtype=np.int32))
+solved = linalg.solve(np.eye(3), np.ones((3, 1)))
+activated = nn.relu(x)
+quantized = fixed_point.quantize(x, "q15", shift=1)
+window = signal.sliding_window
+version: str = opforge.__version__
+print(total, chosen, drawn, shifted, solved, activated, quantized, window, version)
+'''
+
+
+def test_a_typed_script_over_every_namespace_passes_mypy_strict(installed: Path, tmp_path: Path) -> None:
+    """The stubs accept correct code (issue 21): a dtype given as NumPy's type, a config by keyword
+    (a frozen dataclass, as at run time), __version__; and the script runs."""
+    script = tmp_path / "typed_use.py"
+    script.write_text(TYPED_USE)
+    checked = subprocess.run([str(installed), "-m", "mypy", "--strict", "--no-incremental", str(script)],
+                             capture_output=True, text=True, cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout[-3000:]
+    ran = subprocess.run([str(installed), str(script)], capture_output=True, text=True, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr[-2000:]
 
 
 def test_the_installed_package_says_its_version(installed: Path) -> None:

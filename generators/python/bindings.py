@@ -22,7 +22,7 @@ from generators.kernels.py_shapes import PyShapeRenderer, Spelling
 from generators.kernels.py_value_checks import PyValueChecks
 
 PY_TYPE = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float",
-           DataType.BOOLEAN: "bool", DataType.ENUM: "str", DataType.DATA_TYPE: "str", DataType.STRING: "str"}
+           DataType.BOOLEAN: "bool", DataType.ENUM: "str", DataType.DATA_TYPE: "DTypeLike", DataType.STRING: "str"}
 
 
 def docstring_text(text: str) -> str:

@@ -77,7 +77,7 @@ class PythonGenerator:
         parts = [f"# {head}", f'"""The {ns.name} namespace of opforge."""', "",
                  "from __future__ import annotations", "", *sorted(["import dataclasses", *imports]),
                  "from typing import Literal, NamedTuple, Sequence", "", "import numpy as np",
-                 "from numpy.typing import ArrayLike", "",
+                 "from numpy.typing import ArrayLike, DTypeLike", "",
                  "from opforge import _kernels as _k", "from opforge import _native",
                  *([f"from opforge import {RUNTIME_MODULE} as _fp"]
                    if any(fixed_point.api_takes(op) for op in ops) else []),
@@ -104,14 +104,15 @@ class PythonGenerator:
         return "\n".join(parts)
 
     def _stub(self, ns: Namespace, head: str) -> str:
-        parts = [f"# {head}", "from typing import Literal, NamedTuple, Sequence", "", "import numpy as np",
-                 "from numpy.typing import ArrayLike", ""]
-        for cfg in ns.configs:
+        parts = [f"# {head}", "import dataclasses", "from typing import Literal, NamedTuple, Sequence", "",
+                 "import numpy as np", "from numpy.typing import ArrayLike, DTypeLike", ""]
+        for cfg in ns.configs:  # (a frozen dataclass, as the module's: RandomConfig(seed=3) type-checks)
             fields = "\n".join(f"    {py_names.py_name(a.name)}: {bindings.PY_TYPE.get(a.type, 'object')} = ..."
                                for a in cfg.args)
-            parts += [f"class {cfg.name}:", fields or "    ...", ""]
+            parts += ["@dataclasses.dataclass(frozen=True)", f"class {cfg.name}:", fields or "    ...", ""]
         if any(fixed_point.api_takes(op) for op in code_ops(ns)):
-            parts.insert(parts.index("from numpy.typing import ArrayLike") + 1, f"from opforge import {RUNTIME_MODULE} as _fp")
+            parts.insert(parts.index("from numpy.typing import ArrayLike, DTypeLike") + 1,
+                         f"from opforge import {RUNTIME_MODULE} as _fp")
         parts += [bindings.stub(op) for op in code_ops(ns)]
         for a in ns.aliases:
             parts.append(f"from opforge.{a.target_namespace.lower()} import {py_names.function_name(a.target_op)} as "
