@@ -127,16 +127,20 @@ with Namespace("base"):
             """,
         )
 
-    with Op("identity") as op:
+    with Op("copy") as op:
         op.display_path = "/Base/Creation"
         op.onnx = "Identity"
+        op.numpy = "copy"
         Input(NDARRAY, "x", description="Input tensor")
         Output(NDARRAY, "output", description="A copy of x")
         Elementwise(lambda x: x)
         Doc(
             Language.ANY,
             DocScope.ALL,
-            "A copy of x: same shape, same type, same values.",
+            """
+            A copy of x: same shape, same type, same values. ND4J's and ONNX's identity;
+            NumPy's identity(n) makes an identity matrix (this namespace's eye).
+            """,
         )
 
     with Op("cast") as op:

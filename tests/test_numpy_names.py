@@ -33,7 +33,6 @@ NUMPY_NAME_GAPS = {
     "math.argmin": "defaults to the last axis; NumPy's to the flattened array (axis=None)",
     "math.cumsum": "takes exclusive and reverse args and defaults to axis 0; NumPy's flattens by default",
     "base.cumprod": "takes exclusive and reverse args and defaults to axis 0; NumPy's flattens by default",
-    "base.identity": "copies x (ONNX Identity); NumPy's identity(n) makes an identity matrix",
     "base.size": "ND4J's size; NumPy's size takes an axis= keyword",
     "base.concat": "takes the axis as an arg after the list, as ND4J; NumPy's concat takes axis= (default 0)",
     "base.stack": "takes the axis as an arg after the list, as ND4J; NumPy's stack takes axis= (default 0)",
@@ -117,8 +116,8 @@ def test_the_gaps_are_still_gaps() -> None:
 
 
 def test_the_renamed_ops_keep_nd4j_s_meaning_under_names_numpy_does_not_use() -> None:
-    """ND4J's amax, amin, mod and matrix transpose kept their meaning under new names; NumPy's names
-    now call the op of NumPy's meaning."""
+    """ND4J's amax, amin, mod, matrix transpose and identity kept their meaning under new names;
+    NumPy's names now call the op of NumPy's meaning (or none, as identity)."""
     math = CATALOGUE.namespace("math")
     aliases = {a.name: CATALOGUE.resolve(a).qualified_name for a in math.aliases}
     assert {k: aliases[k] for k in ("amax", "amin", "transpose", "remainder", "floor_mod")} == {
@@ -127,6 +126,8 @@ def test_the_renamed_ops_keep_nd4j_s_meaning_under_names_numpy_does_not_use() ->
     assert math.op("max_abs").compute.map is not None and math.op("min_abs").compute.map is not None
     assert (math.op("mod").numpy, math.op("fmod").numpy) == ("mod", "fmod")
     assert math.op("matrix_transpose").numpy == "matrix_transpose" and math.op("transpose") is None
+    base = CATALOGUE.namespace("base")
+    assert base.op("copy").numpy == "copy" and base.op("identity") is None  # (ONNX's Identity: a copy)
     where = CATALOGUE.namespace("base").op("where")
     assert [i.name for i in where.inputs] == ["condition", "x", "y"]
 
