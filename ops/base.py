@@ -18,8 +18,7 @@ with Namespace("base"):
     with Op("eq", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "Equal"
-        op.numpy = "equal"
-        Elementwise(lambda x, y: x == y, broadcast="numpy")
+        Elementwise(lambda x, y: x == y)
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -28,8 +27,7 @@ with Namespace("base"):
 
     with Op("neq", compare) as op:
         op.display_path = "/Base/Comparison"
-        op.numpy = "not_equal"
-        Elementwise(lambda x, y: x != y, broadcast="numpy")
+        Elementwise(lambda x, y: x != y)
         Doc(
             Language.ANY,
             DocScope.ALL,
@@ -39,29 +37,25 @@ with Namespace("base"):
     with Op("gt", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "Greater"
-        op.numpy = "greater"
-        Elementwise(lambda x, y: x > y, broadcast="numpy")
+        Elementwise(lambda x, y: x > y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x > y. NaN compares false.")
 
     with Op("gte", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "GreaterOrEqual"
-        op.numpy = "greater_equal"
-        Elementwise(lambda x, y: x >= y, broadcast="numpy")
+        Elementwise(lambda x, y: x >= y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x >= y. NaN compares false.")
 
     with Op("lt", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "Less"
-        op.numpy = "less"
-        Elementwise(lambda x, y: x < y, broadcast="numpy")
+        Elementwise(lambda x, y: x < y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x < y. NaN compares false.")
 
     with Op("lte", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "LessOrEqual"
-        op.numpy = "less_equal"
-        Elementwise(lambda x, y: x <= y, broadcast="numpy")
+        Elementwise(lambda x, y: x <= y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x <= y. NaN compares false.")
 
     with Op("not") as op:

@@ -21,9 +21,12 @@ with Mixin("pairwise") as pairwise:
 with Mixin("compare") as compare:
     x = Input(NUMERIC, "x", description="First operand")
     y = Input(NUMERIC, "y", description="Second operand")
-    Output(BOOLEAN, "output", description="True where the comparison holds, with the broadcast shape of x and y")
+    Output(BOOLEAN, "output", description="True where the comparison holds")
     Constraint("x and y must have the same type", same_type(x, y))
-    Constraint("x and y must have broadcastable shapes", broadcastable_shapes(x, y))
+    Constraint(
+        "x and y must have the same shape, or one of them must be a scalar",
+        same_shape(x, y) | x.is_scalar() | y.is_scalar(),
+    )
 
 with Mixin("reduce") as reduce:
     x = Input(NUMERIC, "x", description="Input tensor")

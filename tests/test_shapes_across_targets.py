@@ -21,6 +21,7 @@ import pytest
 import shape_corpus as SC
 from conftest import ROOT, GeneratedProjects, write_ops
 from dsl import compute as C
+from dsl.dtypes import primary_input
 from generators.imunit import checker
 from generators.kernels import evaluate, py_names
 from generators.nnef.generator import fragment_name, nnef_name
@@ -123,8 +124,10 @@ def graph_outcome(out: GeneratedProjects, functions, op, kwargs, wants):
                        for a in cfg.args]
     document = (out / "nnef" / f"{op.namespace.lower()}.nnef").read_text()
     head = document.split(f"fragment {fragment_name(op.namespace, op.name)}")[1].split("(")[0]
+    # (the generic type is the dtype of the input that chooses the variant: where's x, not its condition)
     first = next((SC.np.asarray(kwargs[py_names.py_name(i.name)] if i.count.is_single
-                                else kwargs[py_names.py_name(i.name)][0]) for i in op.inputs), None)
+                                else kwargs[py_names.py_name(i.name)][0]) for i in op.inputs[:1] and
+                  [primary_input(op)]), None)
     kind = f"<{_KINDS[first.dtype.kind]}>" if "<? = scalar>" in head and first is not None else ""
     if not names:
         names, lines = ["unused"], ["    unused = external<scalar>(shape = [1]);"]
