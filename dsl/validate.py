@@ -21,8 +21,9 @@ from dsl.recovery import did_you_mean
 from dsl.types import CONCRETE_DTYPES, TENSOR_TYPES, Count, DataType, DocScope, Language
 
 #: An ONNX operator name, optionally with its domain (``com.microsoft.Gelu``).
-NUMPY_NAME = re.compile(r"(?:[a-z]+\.)?[a-z_][a-z0-9_]*")
 ONNX_NAME = re.compile(r"(?:[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\.)?[A-Z][A-Za-z0-9]*")
+#: A NumPy function's name, optionally in a submodule (``fmod``, ``linalg.cholesky``).
+NUMPY_NAME = re.compile(r"(?:[a-z]+\.)?[a-z_][a-z0-9_]*")
 
 
 def is_identifier(name: object) -> bool:
