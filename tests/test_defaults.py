@@ -99,6 +99,6 @@ def test_every_default_form_applies_on_both_backends(package: Path, tmp_path: Pa
 def test_the_signature_and_docstring_say_what_each_default_is(package: Path) -> None:
     source = (package / "opforge" / "demo.py").read_text()
     assert "b: float | None = None" in source and "b : float, default the value of a" in source
-    assert "dtype : str, default the dtype of x" in source and "shape : sequence of int (AtLeast(0)), default " \
+    assert "dtype : data-type, default the dtype of x" in source and "shape : sequence of int (AtLeast(0)), default " \
         "the shape of x" in source
     assert "default the shape of output (required unless that output is given)" in source

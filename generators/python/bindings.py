@@ -102,6 +102,8 @@ def _doc(op: Op) -> str:
         kind = PY_TYPE.get(a.type, "object")
         if a.type is DataType.ENUM:
             kind = "{" + ", ".join(repr(v) for v in a.possible_values) + "}"
+        if a.type is DataType.DATA_TYPE:  # (NumPy's own docs' word: a dtype, its type or its name)
+            kind = "data-type"
         if not a.count.is_single:
             kind = f"sequence of {kind} ({a.count})"
         default = f", default {_default(a)}" if a.has_default else ""
