@@ -951,6 +951,19 @@ class Softmax:
         """The table's parts of :data:`SOFTMAX_ENTRIES` entries: one per byte of a difference."""
         return 1 if self.combine is None else 2
 
+    def part_difference(self, part: int) -> int:
+        """What part ``part``'s entry i is ``entry`` at: the difference i times this."""
+        return SOFTMAX_ENTRIES**part
+
+    def part_index(self, part: int) -> SExpr:
+        """Where in the table part ``part``'s entry of the stored difference ``d`` (the symbol)
+        sits: d itself for an 8-bit type; for a 16-bit one its low byte, then SOFTMAX_ENTRIES plus
+        its high byte (d is below 2**16: nothing above it to mask)."""
+        d = SSym("d")
+        shifted = d if part == 0 else _call("right_shift", d, SConst(8 * part))
+        byte = shifted if part == self.parts - 1 else _call("bitwise_and", shifted, SConst(SOFTMAX_ENTRIES - 1))
+        return byte if part == 0 else _call("add", SConst(SOFTMAX_ENTRIES * part), byte)
+
     @property
     def multipliers(self) -> tuple[tuple[str, SExpr], ...]:
         """The output's rescaling: 2**-31 (a share's step) over the output's step."""

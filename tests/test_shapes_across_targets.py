@@ -125,9 +125,9 @@ def graph_outcome(out: GeneratedProjects, functions, op, kwargs, wants):
     document = (out / "nnef" / f"{op.namespace.lower()}.nnef").read_text()
     head = document.split(f"fragment {fragment_name(op.namespace, op.name)}")[1].split("(")[0]
     # (the generic type is the dtype of the input that chooses the variant: where's x, not its condition)
-    first = next((SC.np.asarray(kwargs[py_names.py_name(i.name)] if i.count.is_single
-                                else kwargs[py_names.py_name(i.name)][0]) for i in op.inputs[:1] and
-                  [primary_input(op)]), None)
+    chosen = primary_input(op) if op.inputs else None
+    given = None if chosen is None else kwargs[py_names.py_name(chosen.name)]
+    first = None if chosen is None else SC.np.asarray(given if chosen.count.is_single else given[0])
     kind = f"<{_KINDS[first.dtype.kind]}>" if "<? = scalar>" in head and first is not None else ""
     if not names:
         names, lines = ["unused"], ["    unused = external<scalar>(shape = [1]);"]

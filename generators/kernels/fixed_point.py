@@ -127,9 +127,9 @@ def numpy_softmax_lines(derived: F.Softmax, t: F.FixedPointType, axis: str) -> l
               if t.family == "Q" else {derived.attribute: (f"np.float64({derived.attribute})", "float64")})
     step, _ = scalar_numpy.render(derived.step, "float64", values)
     differences = f"np.arange({F.SOFTMAX_ENTRIES}, dtype=np.float64)"
-    if derived.parts > 1:  # (part p's entry i: the difference i * 256**p)
-        differences = (f"np.concatenate([{differences}"
-                       f"{''.join(f', {differences} * {F.SOFTMAX_ENTRIES ** p}.0' for p in range(1, derived.parts))}])")
+    if derived.parts > 1:  # (part p's entry i: the rule's difference of that part)
+        scaled = [f"{differences} * {derived.part_difference(p)}.0" for p in range(1, derived.parts)]
+        differences = f"np.concatenate([{', '.join([differences, *scaled])}])"
     fill, entries = numpy_lines(derived.entry, {"x": (differences, "float64"),
                                                 F.STEP: (f"np.float64({step})", "float64")})
     constant = derived.constant_multiplier()
@@ -139,12 +139,13 @@ def numpy_softmax_lines(derived: F.Softmax, t: F.FixedPointType, axis: str) -> l
     else:
         lines, final = [], {"output_multiplier": (f"np.int32({constant[0]})", "int32"),
                             "output_exponent": (f"np.int32({constant[1]})", "int32")}
-    exponential = ["e = table[largest - stored]"]
+    index = [scalar_numpy.render(derived.part_index(p), "int64", {"d": ("d", "int64")})[0]
+             for p in range(derived.parts)]
+    exponential = ["d = largest - stored", f"e = table[{index[0]}]"]
     if derived.combine is not None:  # (a 16-bit difference's two bytes, each part's entry, their product)
         combine_rule, combined = numpy_lines(derived.combine, {"low": ("low", "int64"), "high": ("high", "int64")})
-        exponential = ["d = largest - stored", f"low = table[d & {F.SOFTMAX_ENTRIES - 1}]",
-                       f"high = table[{F.SOFTMAX_ENTRIES} + (d >> 8)]", *combine_rule,
-                       f"e = np.asarray({combined}).astype(np.int64)"]
+        exponential = ["d = largest - stored", f"low = table[{index[0]}]", f"high = table[{index[1]}]",
+                       *combine_rule, f"e = np.asarray({combined}).astype(np.int64)"]
     share_rule, share = numpy_lines(derived.share, {"e": ("e", "int64"), "reciprocal": ("reciprocal", "int64")})
     rule, code = numpy_lines(derived.finalize, final | {"acc": ("acc", "int64")})
     return [*lines, *fill, f"table = np.asarray({entries}).astype(np.int64)",

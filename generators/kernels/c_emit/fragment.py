@@ -80,9 +80,9 @@ class FragmentEmitter(Emitter):
             step, _ = scalar_c.render(d.step, "float64", values)
             fill_name, fn = f"{self.fn}_{t.name}_table", f"{self.fn}_{t.name}_axis"
             parts = [fixed_point.c_statement(d.entry, f"entries[{F.SOFTMAX_ENTRIES * p} + i]" if p else "entries[i]",
-                                             {"x": (f"(double)i * {F.SOFTMAX_ENTRIES ** p}" if p else "(double)i",
+                                             {"x": (f"(double)i * {d.part_difference(p)}" if p else "(double)i",
                                                     "float64"), F.STEP: (F.STEP, "float64")})
-                     for p in range(d.parts)]  # (part p's entry i: the difference i * 256**p)
+                     for p in range(d.parts)]  # (part p's entry i: the rule's difference of that part)
             fills = "\n        ".join(parts)
             fill = fragment(fill_name, f"""
 static inline int {fill_name}(void* table, {attribute[0]})
@@ -108,12 +108,13 @@ static inline int {fill_name}(void* table, {attribute[0]})
                                                              "reciprocal": ("reciprocal", "int64")})
             at = f"{x}[first + (int64_t)i * step]"
             if d.combine is None:
-                exponential = f"const int64_t e = entries[largest - {at}];"
+                index, _ = scalar_c.render(d.part_index(0), "int32", {"d": (f"largest - {at}", "int32")})
+                exponential = f"const int64_t e = entries[{index}];"
             else:  # (a 16-bit difference's two bytes, each part's entry, their product)
+                low, high = (scalar_c.render(d.part_index(p), "int32", {"d": ("d", "int32")})[0] for p in (0, 1))
                 combined = fixed_point.c_statement(d.combine, "e", {"low": ("low", "int64"), "high": ("high", "int64")})
                 exponential = (f"const int32_t d = largest - {at};\n"
-                               f"const int64_t low = entries[d & {F.SOFTMAX_ENTRIES - 1}], "
-                               f"high = entries[{F.SOFTMAX_ENTRIES} + (d >> 8)];\nint64_t e;\n{combined}")
+                               f"const int64_t low = entries[{low}], high = entries[{high}];\nint64_t e;\n{combined}")
             params = [(f"const {ct}* restrict {x}", d.x), *_PLAIN[C.AxisFragment][1], ("const void* table", "table"),
                       *chosen, (f"{ct}* restrict {o}", self.op.outputs[0].name)]
             text = fragment(fn, f"""
