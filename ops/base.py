@@ -69,6 +69,7 @@ with Namespace("base"):
 
     with Op("all", reduce) as op:
         op.display_path = "/Base/Logic"
+        op.numpy = "all"
         Input(BOOLEAN, "x", description="Input tensor")
         Output(
             BOOLEAN, "output", description="True where every reduced element is true"
@@ -82,6 +83,7 @@ with Namespace("base"):
 
     with Op("any", reduce) as op:
         op.display_path = "/Base/Logic"
+        op.numpy = "any"
         Input(BOOLEAN, "x", description="Input tensor")
         Output(BOOLEAN, "output", description="True where some reduced element is true")
         Reduce("add", map=lambda x: x, finalize=lambda acc, n: acc != 0)

@@ -472,6 +472,7 @@ with Namespace("math"):
     with Op("mean", reduce) as op:
         op.display_path = "/Math/Reduction"
         op.onnx = "ReduceMean"
+        op.numpy = "mean"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", finalize=lambda acc, n: acc / n)
@@ -484,6 +485,7 @@ with Namespace("math"):
     with Op("max", reduce) as op:
         op.display_path = "/Math/Reduction"
         op.onnx = "ReduceMax"
+        op.numpy = "max"
         Reduce("max", empty="error")
         Doc(
             Language.ANY,
@@ -707,6 +709,7 @@ with Namespace("math"):
     with Op("min", reduce) as op:
         op.display_path = "/Math/Reduction"
         op.onnx = "ReduceMin"
+        op.numpy = "min"
         Reduce("min", empty="error")
         Doc(
             Language.ANY,
@@ -821,6 +824,7 @@ with Namespace("math"):
     with Op("argmax", arg_search) as op:
         op.display_path = "/Math/Reduction"
         op.onnx = "ArgMax"
+        op.numpy = "argmax"
         Output(
             LONG,
             "output",
@@ -836,6 +840,7 @@ with Namespace("math"):
     with Op("argmin", arg_search) as op:
         op.display_path = "/Math/Reduction"
         op.onnx = "ArgMin"
+        op.numpy = "argmin"
         Output(
             LONG,
             "output",

@@ -138,7 +138,7 @@ def test_op_section_content(starter_site: Path) -> None:
     assert "ONNX : ReduceSum" in text
     # Examples come from running the reference: sum over axis 1 of [[-1.5, 0, 0.5], [2, 1, -0.25]].
     source = (starter_site / "docs/docs/math.md").read_text()
-    assert "opforge.math.sum(x, axes=[1])\n# array([-1.  ,  2.75], dtype=float32)\n" in source
+    assert "opforge.math.sum(x, axis=1)\n# array([-1.  ,  2.75], dtype=float32)\n" in source
     random_text = visible_text((starter_site / "site/random/index.html").read_text())
     assert "binomial(n_trials, p, shape, dtype=\"float32\", RandomConfig)" in random_text
     assert "Used by: uniform , normal , bernoulli , binomial" in random_text

@@ -174,8 +174,8 @@ fails(TypeError, "base.concat: inputs[1] must have the dtype of inputs[0] (float
 fails(ValueError, "base.stack: inputs: must all have the same shape (inputs have shapes [(2, 3), (3, 2)])",
       base.stack, [x, x.T])
 assert base.concat([x, [[7, 8, 9]]]).tolist() == [[0, 1, 2], [3, 4, 5], [7, 8, 9]]
-mean, variance = math.moments(x, axes=[1])
-assert math.moments(x, axes=[1]).mean.tolist() == mean.tolist() == [1.0, 4.0]
+mean, variance = math.moments(x, axis=1)
+assert math.moments(x, axis=1).mean.tolist() == mean.tolist() == [1.0, 4.0]
 buffer = np.empty(2, np.float32)
 fails(ValueError, "math.moments: the arrays of out must not overlap", math.moments, x, [1], out=(buffer, buffer))
 fails(TypeError, "math.moments: out must be None or a tuple of 2 arrays (None for any to allocate), got ndarray",
@@ -441,8 +441,8 @@ for (qualified, name), kernel in rules.KERNELS.items():
     # (an arg without a default, clip's bounds: a value inside the types' ranges)
     required = {p.name: 0.5 for p in list(inspect.signature(fn).parameters.values())[len(kernel.inputs):]
                 if p.default is inspect.Parameter.empty and p.kind is not p.VAR_KEYWORD}
-    # (a reduction over its default axes, one, two kept; matmul's batches broadcast)
-    keywords = ([{}, {kernel.axes: (1,)}, {kernel.axes: (0, -1), "keep_dims": True}] if kernel.axes else [{}])
+    # (a reduction over its default axes, one, two kept, none (NumPy's axis=()); matmul's batches broadcast)
+    keywords = ([{}, {"axis": 1}, {"axis": (0, -1), "keepdims": True}, {"axis": ()}] if kernel.axes else [{}])
     if kernel.args and not kernel.table:  # (a clamp's, a logarithm's optional args given too: log's base;
         # a softmax's axis: the first)
         keywords.append({a: 0 if a == "axis" else 2.0 for a in kernel.args if a not in required})
@@ -507,12 +507,12 @@ for backend in ("c", "python"):
     assert math.argmax(w, 1, out=indices, backend=backend) is indices and indices.tolist() == np.argmax(w.stored, 1).tolist()
 empty = fp.FixedPointArray(np.zeros((0, 3), np.int16), "q15")
 for backend in ("c", "python"):  # (a mean of no elements: refused alike; a sum of none is 0)
-    fails(ValueError, rules.EMPTY_MEAN, math.mean, empty, axes=(0,), backend=backend)
-    assert math.sum(empty, axes=(0,), backend=backend).stored.tolist() == [0, 0, 0]
+    fails(ValueError, rules.EMPTY_MEAN, math.mean, empty, axis=0, backend=backend)
+    assert math.sum(empty, axis=0, backend=backend).stored.tolist() == [0, 0, 0]
     # Q15 at shifts 1 and 2: sums grow their shift by the headroom (4 elements: 2), products add the shifts
     x = fp.quantize([[0.5, 0.25], [-0.5, 1.0]], "q15", shift=1)
     assert math.sum(x, backend=backend).shift == 3 and float(np.asarray(math.sum(x, backend=backend))) == 1.25
-    assert np.asarray(math.mean(x, axes=(1,), backend=backend)).tolist() == [0.375, 0.25]
+    assert np.asarray(math.mean(x, axis=1, backend=backend)).tolist() == [0.375, 0.25]
     assert math.matmul(x, x, backend=backend).shift == 2
     assert np.allclose(np.asarray(math.matmul(x, x, backend=backend)), np.asarray(x) @ np.asarray(x), atol=2 ** -13)
     assert base.dot(x, x, backend=backend).shift == 4
@@ -643,22 +643,23 @@ with np.errstate(all="ignore"):
         fn = getattr(importlib.import_module(f"opforge.{case['module']}"), case["function"])
         theirs_fn = np.linalg if case["numpy"].startswith("linalg.") else np
         theirs_fn = getattr(theirs_fn, case["numpy"].rpartition(".")[2])
-        for dtypes in case["dtypes"]:
+        for dtypes, keywords in [(d, k) for d in case["dtypes"] for k in case["keywords"]]:
             arrays = [values(d, SHAPES[k % len(SHAPES)]) for k, d in enumerate(dtypes)]
+            keywords = {k: tuple(v) if isinstance(v, list) else v for k, v in keywords.items()}  # (JSON's lists)
             try:
-                theirs = np.asarray(theirs_fn(*arrays))
+                theirs = np.asarray(theirs_fn(*arrays, **keywords))
             except (TypeError, ValueError) as exc:  # (then ours must refuse the same way)
                 theirs = exc
             for backend in ("c", "python"):
                 try:
-                    ours = np.asarray(fn(*arrays, backend=backend))
+                    ours = np.asarray(fn(*arrays, **keywords, backend=backend))
                 except (TypeError, ValueError) as exc:
                     problem = None if type(exc) is type(theirs) else f"{type(exc).__name__}: {exc}"
                 else:
                     problem = (same(ours, theirs) if isinstance(theirs, np.ndarray) else
                                f"no error where NumPy raises {type(theirs).__name__}: {theirs}")
                 if problem:
-                    wrong.append(f"{case['op']} ({case['numpy']}) {dtypes} {backend}: {problem}")
+                    wrong.append(f"{case['op']} ({case['numpy']}) {dtypes} {keywords} {backend}: {problem}")
                 compared += 1
 print(json.dumps({"wrong": wrong, "compared": compared}))
 '''
@@ -668,12 +669,21 @@ def test_ops_of_numpy_s_names_compute_what_numpy_computes(installed: Path, tmp_p
     """The NumPy table (issue 21, ADR 0050), generated from the definitions: every op that declares
     a NumPy function (all of them take tensors and args with defaults) is called with the same arrays
     as that function, for every dtype variant it has, broadcasting, and special values (signed zeros,
-    infinities, NaN, the integer types' limits) among them; on both backends it gives NumPy's dtype
-    and shape, integers equal, floats within 4 ulps (libm's and NumPy's transcendental functions
-    differ in the last bits)."""
+    infinities, NaN, the integer types' limits) among them; a reduction also with NumPy's keywords
+    (ADR 0052: an axis, a tuple, none, keepdims); on both backends it gives NumPy's dtype and shape,
+    integers equal, floats within 4 ulps (libm's and NumPy's transcendental functions differ in the
+    last bits)."""
+    from dsl import compute as C
     from dsl.dtypes import variants
     from dsl.model import NO_DEFAULT
-    from generators.kernels import py_names
+    from generators.kernels import numpy_keywords, py_names
+
+    def keywords(op) -> list[dict]:
+        named = {k.name for k in numpy_keywords.keywords(op).values()}
+        tuples = [{"axis": (0, 1)}, {"axis": ()}, {"axis": (-1, 0), "keepdims": True}]
+        return ([{}] if not named else
+                [{}, {"axis": 0}, {"axis": -1, "keepdims": True}, {"keepdims": True}, {"axis": 1}]
+                + (tuples if isinstance(op.compute, C.Reduction) else []))
 
     cases = []
     for ns in load(ROOT / "ops").catalogue.namespaces:
@@ -684,8 +694,9 @@ def test_ops_of_numpy_s_names_compute_what_numpy_computes(installed: Path, tmp_p
                     a.default is not NO_DEFAULT for a in op.args), op.qualified_name
                 cases.append({"op": op.qualified_name, "numpy": op.numpy, "module": py_names.module_name(ns.key),
                               "function": py_names.function_name(op.name),
-                              "dtypes": [[v.of(i.name) for i in op.inputs] for v in variants(op)]})
-    assert len(cases) >= 45, len(cases)
+                              "dtypes": [[v.of(i.name) for i in op.inputs] for v in variants(op)],
+                              "keywords": keywords(op)})
+    assert len(cases) >= 52, len(cases)
     (tmp_path / "cases.json").write_text(json.dumps(cases))
     (tmp_path / "numpy_table.py").write_text(NUMPY_TABLE)
     proc = subprocess.run([str(installed), "numpy_table.py", "cases.json"], capture_output=True, text=True,
@@ -693,7 +704,7 @@ def test_ops_of_numpy_s_names_compute_what_numpy_computes(installed: Path, tmp_p
     assert proc.returncode == 0, proc.stderr[-3000:]
     said = json.loads(proc.stdout.splitlines()[-1])
     assert said["wrong"] == [], "\n".join(said["wrong"])
-    assert said["compared"] >= 450, said["compared"]
+    assert said["compared"] >= 700, said["compared"]
 
 
 def _run_corpus(installed: Path, tmp_path: Path, out: GeneratedProjects, cases: list, script: str) -> dict:
@@ -740,13 +751,14 @@ def test_the_c_api_and_the_bindings_declare_the_references_shapes(installed: Pat
     shapes. test_shapes_across_targets.py holds units and NNEF to the same corpus."""
     import shape_corpus as SC
     from generators.kernels import py_names
+    from generators.tests.cases import call_spec
 
     cases = []
     for ns, op in SC.OPS:
         for dtype, spec in SC.corpus(op.qualified_name):
             _, result = SC.expected(ns, op, dtype, spec)
             want = None if result is None else [list(s) for s in SC.shapes_of(result)]
-            cases.append([py_names.module_name(ns.key), py_names.function_name(op.name), spec, want])
+            cases.append([py_names.module_name(ns.key), py_names.function_name(op.name), call_spec(op, spec), want])
     said = _run_corpus(installed, tmp_path, out, cases, CROSS_TARGET)
     assert said["cases"] >= 10 * len(SC.OPS) and said["count"] == 0, said
 
@@ -920,7 +932,7 @@ import opforge
 from opforge import base, bitwise, fixed_point, linalg, math, nn, random, signal
 
 x: npt.NDArray[np.float32] = np.ones((3, 4), dtype=np.float32)
-total = math.sum(math.mod(math.add(x, x), x), axes=[0], keep_dims=True)
+total = math.sum(math.mod(math.add(x, x), x), axis=0, keepdims=True)
 chosen = base.where(base.gt(x, 0.5 * x), x, math.matrix_transpose(x.T))
 drawn = random.uniform(shape=[3], dtype=np.float64, random_config=random.RandomConfig(seed=3, offset=1))
 shifted = bitwise.left_shift(np.array([1], dtype=np.int32), np.array([2], dtype=np.int32))

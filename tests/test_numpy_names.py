@@ -21,16 +21,10 @@ CATALOGUE = loader.load(ROOT / "ops").catalogue
 #: computes there, and how they differ: issue 21's remaining work, each to be changed to NumPy's
 #: meaning or renamed. A new op with a NumPy name and another meaning fails the test below.
 NUMPY_NAME_GAPS = {
-    "base.all": "takes axes= (a sequence; empty: every axis) and keep_dims, not axis= and keepdims",
-    "base.any": "takes axes= (a sequence; empty: every axis) and keep_dims, not axis= and keepdims",
-    "math.sum": "takes axes= (a sequence; empty: every axis) and keep_dims, not axis= and keepdims",
-    "math.mean": "takes axes= (a sequence; empty: every axis) and keep_dims, not axis= and keepdims",
-    "math.max": "takes axes= (a sequence; empty: every axis) and keep_dims, not axis= and keepdims",
-    "math.min": "takes axes= (a sequence; empty: every axis) and keep_dims, not axis= and keepdims",
-    "math.prod": "takes axes= (a sequence; empty: every axis) and keep_dims, not axis= and keepdims",
+    "math.sum": "integer sums keep (and wrap in) the input's type; NumPy's sum of a smaller integer type is int64 "
+                "(uint64: no type of opforge's yet), of bools a count",
+    "math.prod": "integer products keep (and wrap in) the input's type; NumPy's promote as its sum does",
     "base.dot": "a sum of products over axes (ND4J's dot); NumPy's dot is a matrix product",
-    "math.argmax": "defaults to the last axis; NumPy's to the flattened array (axis=None)",
-    "math.argmin": "defaults to the last axis; NumPy's to the flattened array (axis=None)",
     "math.cumsum": "takes exclusive and reverse args and defaults to axis 0; NumPy's flattens by default",
     "base.cumprod": "takes exclusive and reverse args and defaults to axis 0; NumPy's flattens by default",
     "base.size": "ND4J's size; NumPy's size takes an axis= keyword",

@@ -20,7 +20,7 @@ from dsl import compute as C
 from dsl import dtypes as D
 from dsl.model import Arg, Op
 from dsl.types import DataType
-from generators.kernels import evaluate, py_names
+from generators.kernels import evaluate, numpy_keywords, py_names
 from generators.kernels.selection import variants_of
 
 #: First values of an example tensor per dtype category, repeated as needed.
@@ -306,7 +306,8 @@ def python_lines(op: Op, ex: Example, module: str) -> list[str]:
 
     lines = [f"{name} = " + ("[" + ", ".join(literal(v) for v in value) + "]" if isinstance(value, list)
                              else literal(value)) for name, value in ex.inputs]
-    call_args = [name for name, _ in ex.inputs] + [f"{name}={value!r}" for name, value in ex.args]
+    given = numpy_keywords.call_kwargs(op, dict(ex.args))  # (a reduction's axes as NumPy's axis=: ADR 0052)
+    call_args = [name for name, _ in ex.inputs] + [f"{name}={value!r}" for name, value in given.items()]
     lines.append(f"{module}.{py_names.function_name(op.name)}({', '.join(call_args)})")
     if ex.result is None:
         lines.append("# raises ValueError: these inputs break a constraint")

@@ -13,7 +13,7 @@ from dsl import fixed_point as F
 from dsl.model import Arg, Config, Op
 from dsl.types import DataType, Language
 from generators import abi
-from generators.kernels import fixed_point
+from generators.kernels import fixed_point, numpy_keywords
 from generators.formatting import visible_controls
 from generators.kernels.selection import variants_of
 from generators.kernels.py_names import class_name, config_param, function_name, py_name, ref_name
@@ -50,7 +50,15 @@ def signature(op: Op, annotated: bool = True) -> str:
         hint = ": ArrayLike" if i.count.is_single else ": Sequence[ArrayLike]"
         parts.append(f"{py_name(i.name)}" + (hint if annotated else "")
                      + (" = None" if i.has_default else ""))
+    named = numpy_keywords.keywords(op)
+    only = set()  # (what must come after a "*")
     for a in op.args:
+        if a.name in named:  # (NumPy's keyword for the arg: ADR 0052)
+            k = named[a.name]
+            parts.append(f"{k.name}" + (f": {k.hint}" if annotated else "") + f" = {k.default}")
+            if k.keyword_only:
+                only.add(parts[-1])
+            continue
         hint = _hint(a) if annotated else ""
         parts.append(f"{py_name(a.name)}{hint}" + (f" = {_default(a)}" if a.has_default else ""))
     for c in op.configs:
@@ -60,7 +68,7 @@ def signature(op: Op, annotated: bool = True) -> str:
     keyword_only = False
     ordered = []
     for part in parts:
-        if not keyword_only and "=" not in part and any("=" in p for p in ordered):
+        if not keyword_only and (part in only or "=" not in part and any("=" in p for p in ordered)):
             ordered.append("*")
             keyword_only = True
         ordered.append(part)
@@ -98,7 +106,12 @@ def _doc(op: Op) -> str:
         kind = f"array_like of {kinds}" if i.count.is_single else f"sequence ({i.count}) of array_like of {kinds}, one dtype"
         lines += [f"{py_name(i.name)} : {kind}" + (", optional" if i.has_default else ""),
                   f"    {i.description}"]
+    named = numpy_keywords.keywords(op)
     for a in op.args:
+        if a.name in named:
+            k = named[a.name]
+            lines += [f"{k.name} : {k.kind}, default {k.default}", f"    {k.description}"]
+            continue
         kind = PY_TYPE.get(a.type, "object")
         if a.type is DataType.ENUM:
             kind = "{" + ", ".join(repr(v) for v in a.possible_values) + "}"
@@ -247,6 +260,8 @@ class _Binding:
         self.spelling = shape_spelling(op, module_names)
         self.variants = variants_of(op)
         self.lines: list[str] = []
+        #: Whether FixedPointArrays may come in (``_fixed``, ``_fixed_given``: ADR 0040).
+        self.fixed = bool(fixed_point.api_types(op) or fixed_point.api_moves(op))
         #: Module-level statements the function uses (tables built once, at import).
         self.module: list[str] = []
 
@@ -343,7 +358,10 @@ class _Binding:
 
     def args(self) -> None:
         self.computed_defaults()
+        named = numpy_keywords.keywords(self.op)
         for a in self.op.args:
+            if a.name in named:
+                continue
             n = py_name(a.name)
             check = self._arg_check(a, n, a.name)
             if a.default is None:
@@ -355,6 +373,26 @@ class _Binding:
         for cfg in self.op.configs:
             p = config_param(cfg.name)
             self.add(f"{p} = _check_{cfg.name}(_op, {p})")
+        if named:
+            self.numpy_keywords(named)
+
+    def numpy_keywords(self, named: dict[str, numpy_keywords.Keyword]) -> None:
+        """NumPy's axis= and keepdims= as the form's args (ADR 0052), the inputs reshaped where
+        NumPy's meaning needs it (the runtime says how)."""
+        c = self.c
+        axes, keep = (c.axes, c.keep_dims) if isinstance(c, C.Reduction) else (c.axis, c.keep_dims)
+        axis, keepdims = named[axes].name, named[keep].name
+        if isinstance(c, C.Reduction):
+            self.add(f"{py_name(axes)}, {py_name(keep)}, _reshape = _rt.numpy_reduction(_op, {axis}, {keepdims})")
+        else:
+            self.add(f"{py_name(axes)}, {py_name(keep)}, _reshape = _rt.numpy_search(_op, {axis}, {keepdims}, "
+                     f"{py_name(c.input)}.ndim)")
+        names = [py_name(i.name) for i in self.op.inputs]
+        self.add("if _reshape is not None:",
+                 f"    {', '.join(names)}, = {', '.join(f'_reshape({n})' for n in names)},")
+        if self.fixed:
+            self.add("    if _fixed is not None:",
+                     "        _fixed_given = {_k: _reshape(_v) for _k, _v in _fixed_given.items()}")
 
     @staticmethod
     def _arg_check(a: Arg, n: str, label: str) -> str:

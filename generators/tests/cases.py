@@ -16,6 +16,7 @@ from dsl import defaults
 from dsl import dtypes as D
 from dsl.model import Arg, Op
 from dsl.types import DataType
+from generators.kernels import numpy_keywords
 from generators.kernels.selection import variants_of
 from generators.kernels.py_names import config_param, py_name
 from generators.tests.form_cases import draw
@@ -43,6 +44,13 @@ def cases(op: Op) -> Iterator[tuple[str, dict[str, Any]]]:
             spec["inputs"] = {py_name(k): t for k, t in spec["inputs"].items()}
             spec["args"] = {py_name(k): a for k, a in spec["args"].items()}
             yield v.dtype, spec
+
+
+def call_spec(op: Op, spec: dict[str, Any]) -> dict[str, Any]:
+    """A case as the package's function is called with it: args standing for NumPy's keywords
+    under their names (``numpy_keywords``); the C golden tests take the case as it is."""
+    return dict(spec, args=numpy_keywords.call_kwargs(op, spec["args"]),
+                **({"defaults": numpy_keywords.call_kwargs(op, spec["defaults"])} if "defaults" in spec else {}))
 
 
 def _resolved_defaults(op: Op, spec: dict[str, Any]) -> dict[str, Any]:
@@ -105,6 +113,8 @@ def spoiled_cases(op: Op) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
     if isinstance(op.compute, C.SlidingWindow):  # (a stream's queue checks its own arguments)
         return
     dtype, template = next(cases(op))
+    template = call_spec(op, template)
+    named = numpy_keywords.keywords(op)
     allowed = {i.name: {v.of(i.name) for v in variants_of(op)} for i in op.inputs}
     names = {py_name(i.name): i.name for i in op.inputs}
 
@@ -127,6 +137,11 @@ def spoiled_cases(op: Op) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
         yield spoil(f"{label} rank 9", "ValueError", {name: dict(t, shape=[1] * 9)})
         yield spoil(f"{label} one more axis", "agree", {name: dict(t, shape=[*t["shape"], 3])})
     for a in op.args:
+        if a.name in named:  # (NumPy's keyword, and the values it must refuse)
+            k = named[a.name]
+            for value, expect in k.bad:
+                yield spoil(f"{k.name} = {value!r}", expect, args={k.name: value})
+            continue
         for value, expect in BAD_ARGS[_arg_kind(a)]:
             yield spoil(f"{a.name} = {value!r}", expect, args={py_name(a.name): value})
     for cfg in op.configs:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 import operator
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -142,6 +142,40 @@ def integers(op: str, name: str, value: Any, low: int, high: int | None) -> tupl
         bound = f"at least {low}" if high is None else f"{low} to {high}"
         raise ValueError(f"{op}: {name} must have {bound} values, got {len(items)}")
     return items
+
+
+def numpy_reduction(op: str, axis: Any, keepdims: Any) -> tuple[tuple[int, ...], bool, Callable[[Any], Any] | None]:
+    """A reduction's NumPy keywords as its kernels' args: (axes, empty for every axis; keep_dims;
+    what to apply to each tensor input first, or None). ``axis=()`` reduces no axis, as NumPy's
+    does: each element alone, the kernels' reduction over a new last axis of size 1."""
+    keep = boolean(op, "keepdims", keepdims)
+    if axis is None:
+        return (), keep, None
+    if isinstance(axis, numbers.Integral) and not isinstance(axis, (bool, np.bool_)):
+        return (integer(op, "axis", axis),), keep, None
+    if isinstance(axis, (str, bytes, bool, np.bool_)) or not isinstance(axis, (Sequence, np.ndarray)):
+        raise TypeError(f"{op}: axis must be None, an integer or a tuple of integers, got {type(axis).__name__}")
+    axes = integers(op, "axis", axis, 0, None)
+    if not axes:
+        return (-1,), False, _new_last_axis
+    return axes, keep, None
+
+
+def _new_last_axis(value: Any) -> Any:
+    return value[..., None]
+
+
+def numpy_search(op: str, axis: Any, keepdims: Any, ndim: int) -> tuple[int, bool, Callable[[Any], Any] | None]:
+    """An arg reduction's NumPy keywords as its kernels' args: (axis, keep_dims, what to apply to
+    the input first, or None). ``axis=None`` searches the flattened array, as NumPy's does: the
+    input as one row (whose index is the flat one), kept as (1, ..., n) when keepdims is True."""
+    keep = boolean(op, "keepdims", keepdims)
+    if axis is not None:
+        return integer(op, "axis", axis), keep, None
+    if keep and ndim > 0:
+        row = (1,) * (ndim - 1) + (-1,)
+        return -1, True, lambda value: value.reshape(row)
+    return -1, False, lambda value: value.reshape(-1)
 
 
 def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,

@@ -153,6 +153,10 @@ class FixedPointArray(NDArrayOperatorsMixin):
         """A part, with the same attributes (they are the whole tensor's)."""
         return self._like(self._stored[key])
 
+    def reshape(self, *shape: Any) -> "FixedPointArray":
+        """The stored values in a new shape (``numpy.reshape``'s), with the same attributes."""
+        return self._like(self._stored.reshape(*shape))
+
     def real(self) -> np.ndarray:
         """The real values, float32 (a new array)."""
         return dequantize(self)

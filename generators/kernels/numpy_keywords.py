@@ -1,0 +1,83 @@
+"""NumPy's keywords for the axis args of reductions in the Python API (issue 21, ADR 0052).
+
+A reduction's form names the args it reads as its axes and its keep-dims flag; the C API, units
+and NNEF take them as the catalogue declares them (``axes``, empty for every axis, and
+``keep_dims``). A NumPy user writes ``axis=`` (an int, a tuple, or None for every axis; ``()``
+for none) and ``keepdims=``, and an arg reduction's ``axis=None`` (its default) searches the
+flattened array. This module says, once for the package's functions, the generated tests and the
+docs' examples, which parameter stands for which arg, how it is typed and described, and how a
+catalogue value reads as a keyword; the runtime's ``numpy_reduction`` and ``numpy_search`` turn a
+call's keywords back into the form's args (and reshape the inputs where NumPy's meaning needs it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from dsl import compute as C
+from dsl.model import Op
+from generators.kernels.py_names import py_name
+
+
+@attrs.frozen
+class Keyword:
+    """A public parameter standing for one of the form's args."""
+
+    arg: str
+    name: str
+    hint: str
+    default: str
+    kind: str
+    description: str
+    #: Only by keyword (NumPy's keepdims comes after out=, the Array API's after a ``*``).
+    keyword_only: bool = False
+    #: Values a binding must refuse, and how (the generated tests' spoiled calls).
+    bad: tuple[tuple[Any, str], ...] = ()
+
+
+_KEEPDIMS_BAD = (("yes", "TypeError"), (1, "TypeError"))
+
+
+def keywords(op: Op) -> dict[str, Keyword]:
+    """The op's NumPy keywords by the arg each stands for; none for an op that is no reduction."""
+    c = op.compute
+    if isinstance(c, C.Reduction):
+        return {c.axes: Keyword(c.axes, "axis", "int | Sequence[int] | None", "None",
+                                "None or int or tuple of ints",
+                                "Axis or axes along which to reduce: None (the default) reduces every axis, () none; "
+                                "negative axes count from the last one",
+                                bad=(("a", "TypeError"), (1.5, "TypeError"), ([2**70], "ValueError"),
+                                     ([0, 0], "ValueError"), (99, "ValueError"), ([], "agree"))),
+                c.keep_dims: Keyword(c.keep_dims, "keepdims", "bool", "False", "bool",
+                                     "If True, the reduced axes are left in the result with size one",
+                                     keyword_only=True, bad=_KEEPDIMS_BAD)}
+    if isinstance(c, C.ArgReduction):
+        return {c.axis: Keyword(c.axis, "axis", "int | None", "None", "int",
+                                "By default (None) the index is into the flattened array, else along the given axis; "
+                                "a negative axis counts from the last one",
+                                bad=(("a", "TypeError"), (1.5, "TypeError"), (True, "TypeError"),
+                                     (2**70, "ValueError"), (99, "ValueError"))),
+                c.keep_dims: Keyword(c.keep_dims, "keepdims", "bool", "False", "bool",
+                                     "If True, the searched axis is left in the result with size one",
+                                     keyword_only=True, bad=_KEEPDIMS_BAD)}
+    return {}
+
+
+def call_value(op: Op, arg: str, value: Any) -> Any:
+    """A catalogue value of ``arg`` as its keyword takes it: a reduction's axes as one int or a
+    tuple, the empty one (every axis) as None; anything else as it is."""
+    c = op.compute
+    if isinstance(c, C.Reduction) and arg == c.axes:
+        axes = tuple(value)
+        return None if not axes else axes[0] if len(axes) == 1 else axes
+    return value
+
+
+def call_kwargs(op: Op, given: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for the package's function from ``given``, keyed by the args' Python names:
+    each arg standing for a keyword under the keyword's name, as it takes the value; the rest as they are."""
+    named = {py_name(arg): k for arg, k in keywords(op).items()}
+    return {(named[k].name if k in named else k): (call_value(op, named[k].arg, v) if k in named else v)
+            for k, v in given.items()}
