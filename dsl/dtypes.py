@@ -94,3 +94,16 @@ def variants(op: object, dtypes: tuple[str, ...] | None = None) -> Iterator[Vari
     for dtype in dtypes if dtypes is not None else CONCRETE[primary]:
         yield Variant(dtype, tuple((p.name, resolve(p.type, primary, dtype))
                                    for p in (*op.inputs, *op.outputs)))  # type: ignore[attr-defined]
+
+
+def shared_type_inputs(op: object) -> tuple[str, ...]:
+    """The single tensors among the op's inputs of its primary type: in every variant they have the
+    variant's dtype, so the dtypes a call gives them meet in one (a Python API promotes them
+    together, as NumPy does). None where a ``dtype`` arg chooses the variant."""
+    from dsl.compute import dtype_from_arg
+
+    if dtype_from_arg(getattr(op, "compute", None)):
+        return ()
+    primary = primary_type(op)
+    return tuple(i.name for i in op.inputs  # type: ignore[attr-defined]
+                 if i.type is primary and i.count.is_single)

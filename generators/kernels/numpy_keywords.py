@@ -1,4 +1,5 @@
-"""NumPy's keywords for the axis args of reductions in the Python API (issue 21, ADR 0052).
+"""NumPy's calling conventions in the Python API: keywords for the axis args of reductions
+(issue 21, ADR 0052), and which ops promote their inputs' dtypes as NumPy does (ADR 0053).
 
 A reduction's form names the args it reads as its axes and its keep-dims flag; the C API, units
 and NNEF take them as the catalogue declares them (``axes``, empty for every axis, and
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import numpy as np
 
 from dsl import compute as C
 from dsl.model import Op
@@ -81,3 +83,17 @@ def call_kwargs(op: Op, given: dict[str, Any]) -> dict[str, Any]:
     named = {py_name(arg): k for arg, k in keywords(op).items()}
     return {(named[k].name if k in named else k): (call_value(op, named[k].arg, v) if k in named else v)
             for k, v in given.items()}
+
+
+def promotes(op: Op) -> bool:
+    """Whether a call's dtypes choose the op's variant as NumPy's promotion does (ADR 0053): the op
+    takes single tensors only, and they choose its variant (no ``dtype`` arg does); its inputs of
+    the primary type (``dtypes.shared_type_inputs``) meet in one dtype."""
+    return bool(op.inputs) and all(i.count.is_single for i in op.inputs) and not C.dtype_from_arg(op.compute)
+
+
+def ufunc(op: Op) -> str | None:
+    """The NumPy ufunc the op declares (``op.numpy``), taking its inputs in order: its loops, as
+    ``ufunc.resolve_dtypes`` finds them, choose the op's variant in the Python API (ADR 0053)."""
+    found = getattr(np, op.numpy, None) if op.numpy and "." not in op.numpy else None
+    return op.numpy if isinstance(found, np.ufunc) and found.nin == len(op.inputs) else None

@@ -10,7 +10,7 @@ from dsl import expr as E
 from dsl import shapes as S
 from dsl import dtypes as D
 from dsl import fixed_point as F
-from dsl.model import Arg, Config, Op
+from dsl.model import Arg, Config, Constraint, Op
 from dsl.types import DataType, Language
 from generators import abi
 from generators.kernels import fixed_point, numpy_keywords
@@ -186,7 +186,7 @@ def _doc(op: Op) -> str:
                                  f"and {outputs}" + ("; out= (fixed_point.empty) takes the stored values and those "
                                                      "attributes." if carried[1] and single else
                                                      "; out= is then refused." if carried[1] else "."), 84)]
-    messages = [c.message for _, c in op.all_constraints() if not c.backend]
+    messages = [c.message for _, c in op.all_constraints() if not c.backend and not promoted_away(op, c)]
     if not abi.is_stream(op):  # what the op's form refuses, on shapes and then on values (ADR 0029)
         messages += [r.message for r in op.compute.refusals(op)] + list(op.compute.value_refusals(op))
     lines += ["", "Raises", "------", "TypeError", "    If an argument has the wrong type or dtype.",
@@ -194,6 +194,15 @@ def _doc(op: Op) -> str:
               + (":" if messages else ".")]
     lines += [f"    - {m}" for m in dict.fromkeys(messages)]
     return docstring_text("\n".join(lines).strip())
+
+
+def promoted_away(op: Op, c: Constraint) -> bool:
+    """Whether ``c`` is a same-type rule on inputs that promotion converts to one dtype (ADR 0053):
+    it holds by the time the binding could check it, and is no error a Python caller can meet."""
+    names = {r.name for r in E.param_refs(c.expr) if r.kind == "input"}
+    terms = c.expr.terms if isinstance(c.expr, E.AllOf) else (c.expr,)
+    return (all(isinstance(t, E.SameType) for t in terms) and numpy_keywords.promotes(op)
+            and names <= set(D.shared_type_inputs(op)))
 
 
 def _shape_name(k: int) -> str:
@@ -262,6 +271,8 @@ class _Binding:
         self.lines: list[str] = []
         #: Whether FixedPointArrays may come in (``_fixed``, ``_fixed_given``: ADR 0040).
         self.fixed = bool(fixed_point.api_types(op) or fixed_point.api_moves(op))
+        #: Whether the inputs' dtypes choose the variant as NumPy's promotion does.
+        self.promotes = numpy_keywords.promotes(op)
         #: Module-level statements the function uses (tables built once, at import).
         self.module: list[str] = []
 
@@ -331,6 +342,12 @@ class _Binding:
             if i.default is None:
                 continue
             self.add(f"if {py_name(i.name)} is None:", f"    {py_name(i.name)} = {py_name(i.default.name)}")
+        if self.promotes:  # (NumPy's promotion chooses the variant: ADR 0053)
+            pairs = "".join(f"({i.name!r}, {py_name(i.name)}), " for i in ins)
+            ufunc = numpy_keywords.ufunc(self.op)
+            self.add(f"({names},), variant = _rt.promoted(_op, ({pairs}), {self.table_name()}, "
+                     f"{D.shared_type_inputs(self.op)!r}" + (f", np.{ufunc})" if ufunc else ")"))
+            return
         self.add(f"{names}, = _rt.tensors(_op, ({', '.join(specs)},))")
 
     def computed_defaults(self) -> None:
@@ -413,7 +430,7 @@ class _Binding:
     def constraints(self) -> None:
         render = PyConstraintRenderer(self.op).render
         for cfg, c in self.op.all_constraints():
-            if c.backend:
+            if c.backend or promoted_away(self.op, c):
                 continue
             # Name what the constraint looked at: shapes, or dtypes for same_type.
             tensors = list(dict.fromkeys(r.name for r in E.param_refs(c.expr) if r.kind == "input"))
@@ -423,11 +440,17 @@ class _Binding:
             self.add(f"if not {render(c.expr)}:",
                      f"    raise ValueError(f{message!r})")
 
+    def table_name(self) -> str:
+        """The module's table of the op's variants: each one's dtype of every tensor, by its dtype."""
+        return f"_{function_name(self.op.name).rstrip('_')}_variants"
+
     def variant(self) -> None:
         op = self.op
         table = {v.dtype: dict(v.tensors) for v in self.variants}
-        self.module.append(f"_{function_name(op.name).rstrip('_')}_variants = {table!r}")
-        self.add(f"_variants = _{function_name(op.name).rstrip('_')}_variants")
+        self.module.append(f"{self.table_name()} = {table!r}")
+        if self.promotes:  # (chosen with the inputs' conversion)
+            return
+        self.add(f"_variants = {self.table_name()}")
         if C.dtype_from_arg(self.c):
             self.add("variant = _variants.get(dtype)",
                      "if variant is None:",

@@ -200,7 +200,7 @@ name = "opforge"
 version = "{PACKAGE_VERSION}"
 description = "Generated tensor ops: C kernels with a NumPy reference"
 requires-python = ">=3.11"
-dependencies = ["numpy>=1.26", "cffi>=1.16"]
+dependencies = ["numpy>=2.0", "cffi>=1.16"]
 
 [tool.setuptools]
 package-dir = {{"" = "src"}}

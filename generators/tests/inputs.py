@@ -71,8 +71,8 @@ def build(spec: dict[str, Any], configs: Callable[[str, dict[str, Any]], Any] | 
             kwargs[name] = make_array(rng, t["dtype"], shape, t["extreme"], t.get("low"), t.get("high"))
         if t.get("sorted"):
             kwargs[name] = np.sort(kwargs[name], axis=None).reshape(shape)
-        if t.get("whole"):  # whole numbers, so that values repeat (set differences find matches)
-            kwargs[name] = np.round(kwargs[name])
+        if t.get("whole") and kwargs[name].dtype.kind == "f":  # whole numbers, so that values repeat (set
+            kwargs[name] = np.round(kwargs[name])  # differences find matches; np.round makes a bool float16)
         if t.get("matrix") == "spd":
             kwargs[name] = spd(kwargs[name])
         elif t.get("matrix") == "zero":  # singular, and not positive definite

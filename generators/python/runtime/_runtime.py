@@ -42,13 +42,128 @@ def tensors(op: str, specs: Sequence[tuple[str, Any, tuple[str, ...]]]) -> list[
         native = NAMES.get(array.dtype)  # None: unsupported, or not in the machine's byte order
         if (native or array.dtype.name) not in allowed:
             raise TypeError(f"{op}: {name} must have dtype {' or '.join(allowed)}, got {array.dtype.name}")
-        if array.ndim > 8:
-            raise ValueError(f"{op}: {name} has rank {array.ndim}, more than the maximum rank 8")
-        if native is None and not array.dtype.isnative:
-            array = array.astype(array.dtype.newbyteorder("="))  # big-endian data: the same values
-        # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
-        out.append(array if array.flags.c_contiguous else array.copy(order="C"))
+        out.append(_kernel_ready(op, name, array))
     return out
+
+
+def _kernel_ready(op: str, name: str, array: np.ndarray) -> np.ndarray:
+    """``array`` as the kernels take it: rank 8 at most, native byte order, C-contiguous."""
+    if array.ndim > 8:
+        raise ValueError(f"{op}: {name} has rank {array.ndim}, more than the maximum rank 8")
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))  # big-endian data: the same values
+    # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
+    return array if array.flags.c_contiguous else array.copy(order="C")
+
+
+#: NumPy's order of a ufunc's loops: a call runs the first variant its promoted dtype casts to safely.
+LOOP_ORDER = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "float32", "float64")
+_WEAK = (bool, int, float)
+
+
+def promoted(op: str, given: Sequence[tuple[str, Any]], variants: dict[str, dict[str, str]],
+             shared: tuple[str, ...], ufunc: np.ufunc | None = None) -> tuple[list[np.ndarray], dict[str, str]]:
+    """The tensor arguments ``(name, value)`` as arrays of the variant the call runs, and that variant.
+
+    Dtypes promote as NumPy's do (NEP 50: arrays, lists and NumPy scalars by their dtype, Python's
+    bool, int and float "weakly", taking the arrays' type). An op of a NumPy ufunc's meaning runs
+    the loop NumPy would (``ufunc.resolve_dtypes``); any other op promotes the inputs in ``shared``,
+    which have the variant's dtype in every variant, to ``numpy.result_type`` and runs the first
+    variant, in NumPy's loop order, that this casts to safely (a bool to bool only). An input that
+    is bool in every variant takes any number's truth, as NumPy's logical functions do. Nothing
+    narrows: a dtype with no such variant is a TypeError, a Python int that does not fit a ValueError.
+    """
+    if shared:  # (arrays of one variant's dtypes already: that variant, NumPy's loop for them too)
+        first = dict(given)[shared[0]]
+        variant = variants.get(NAMES.get(first.dtype)) if isinstance(first, np.ndarray) else None  # type: ignore
+        if variant is not None and all(isinstance(v, np.ndarray) and NAMES.get(v.dtype) == variant[n]
+                                       for n, v in given):
+            return [_kernel_ready(op, n, v) for n, v in given], variant
+    values = {name: value if isinstance(value, (np.ndarray, *_WEAK)) else _array(op, name, value)
+              for name, value in given}
+    for name, value in values.items():
+        if isinstance(value, np.ndarray) and value.dtype.kind not in "biuf":
+            raise TypeError(f"{op}: {name} must hold booleans or numbers, got {value.dtype}")
+    truth = {name for name in values if all(v[name] == "bool" for v in variants.values())}
+    variant = (_ufunc_variant(op, ufunc, values, variants, truth) if ufunc is not None else
+               _promoted_variant(op, values, variants, [n for n in shared if n not in truth]))
+    out = []
+    for name, value in values.items():
+        want = DTYPE_OF[variant[name]]
+        if name in truth:
+            value = np.asarray(value).astype(bool)  # (NaN is true, as it is to NumPy)
+        elif isinstance(value, _WEAK):
+            value = _weak(op, name, value, want, name in shared)
+        elif value.dtype != want:
+            if name not in shared and not (np.can_cast(value.dtype, want, "safe")
+                                           and (value.dtype.kind == "b") == (want.kind == "b")):
+                raise TypeError(f"{op}: {name} must have dtype {want.name}, got {value.dtype.name}")
+            value = value.astype(want)
+        out.append(_kernel_ready(op, name, value))
+    return out, variant
+
+
+def _described(values: dict[str, Any]) -> str:
+    return ", ".join(f"{n} {v.dtype.name if isinstance(v, np.ndarray) else type(v).__name__}"
+                     for n, v in values.items())
+
+
+def _ufunc_variant(op: str, ufunc: np.ufunc, values: dict[str, Any], variants: dict[str, dict[str, str]],
+                   truth: set[str]) -> dict[str, str]:
+    """The variant of the loop NumPy's ``ufunc`` runs for these inputs (a truth input takes any)."""
+    dtypes = tuple(v.dtype if isinstance(v, np.ndarray) else np.dtype(bool) if isinstance(v, bool) else type(v)
+                   for v in values.values())
+    try:
+        loop = ufunc.resolve_dtypes(dtypes + (None,) * ufunc.nout)
+    except TypeError:
+        raise TypeError(f"{op}: NumPy's {ufunc.__name__} takes no {_described(values)}") from None
+    names = [name_of(d) for d in loop]
+    for variant in variants.values():
+        if all(n in truth or variant[n] == names[k] for k, n in enumerate(values)):
+            return variant
+    ran = ", ".join(names[k] for k, n in enumerate(values) if n not in truth)
+    raise TypeError(f"{op}: NumPy's {ufunc.__name__} computes {_described(values)} in {ran}, which this op has "
+                    f"no kernel for (it computes in {' or '.join(variants)})")
+
+
+def _promoted_variant(op: str, values: dict[str, Any], variants: dict[str, dict[str, str]],
+                      meeting: list[str]) -> dict[str, str]:
+    """The first variant, in NumPy's loop order, that the inputs ``meeting`` promote to safely."""
+    if not meeting:  # (only truths, or inputs of their own types: one variant, or the first input's dtype)
+        if len(variants) == 1:
+            return next(iter(variants.values()))
+        first = np.asarray(next(iter(values.values())))
+        if first.dtype.name not in variants:
+            raise TypeError(f"{op}: {next(iter(values))} must have dtype {' or '.join(variants)}, "
+                            f"got {first.dtype.name}")
+        return variants[first.dtype.name]
+    target = np.result_type(*(values[n] for n in meeting))
+    for d in LOOP_ORDER:
+        if d in variants and np.can_cast(target, d, "safe") and (target.kind == "b") == (d == "bool"):
+            # (integers an op computes only in floats compute in float64, as NumPy's mean and linalg do)
+            return variants["float64"] if target.kind in "iu" and d == "float32" and "float64" in variants \
+                else variants[d]
+    names = " and ".join(meeting)
+    got = target.name if len(meeting) == 1 else f"{target.name} (as they promote)"
+    raise TypeError(f"{op}: {names} must have dtype {' or '.join(variants)}, got {got}")
+
+
+def _array(op: str, name: str, value: Any) -> np.ndarray:
+    try:
+        return np.asarray(value)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(f"{op}: {name} must be an array or a number, got {type(value).__name__}") from exc
+
+
+def _weak(op: str, name: str, value: bool | int | float, want: np.dtype, shared: bool) -> np.ndarray:
+    """A Python scalar as a 0-d array of ``want``, as NumPy converts a weak scalar: a bool to any
+    type, an int where it fits, a float to a float type (rounded)."""
+    kind = "b" if isinstance(value, bool) else "i" if isinstance(value, int) else "f"
+    if not shared and {"b": want.kind == "b", "i": want.kind in "iuf", "f": want.kind == "f"}[kind] is False:
+        raise TypeError(f"{op}: {name} must have dtype {want.name}, got {type(value).__name__}")
+    if kind == "i" and want.kind in "iu" and not np.iinfo(want).min <= value <= np.iinfo(want).max:
+        raise ValueError(f"{op}: {name} = {value!r} is out of range for {want.name}")
+    return np.asarray(value, dtype=want)
 
 
 def tensor_list(op: str, name: str, value: Any, allowed: tuple[str, ...], low: int,
