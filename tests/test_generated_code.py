@@ -50,7 +50,7 @@ def installed(out: GeneratedProjects, tmp_path_factory: pytest.TempPathFactory) 
     python = env_dir / "bin" / "python"
     lock = ROOT / "requirements.lock"
     proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                           "-c", str(lock), str(out / "python"), "pytest", "mypy"],
+                           "-c", str(lock), str(out / "python"), "pytest", "mypy", "onnx"],
                           capture_output=True, text=True, cwd=env_dir)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return python
@@ -791,6 +791,37 @@ def _run_numpy_table(installed: Path, tmp_path: Path, cases: list[dict], *flags:
                           cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.splitlines()[-1])
+
+
+#: How many of ONNX's single-node test cases for the operators the ops declare pass through the C
+#: backend (of 823 in onnx 1.23.2): a floor that only rises. Issue 21 asks for 95 %; the rest fail
+#: for kernels and attributes opforge lacks (the note lists each), never silently.
+ONNX_NODE_CASES_PASSING = 468
+
+
+def test_onnx_s_own_node_tests_through_the_c_backend(installed: Path, tmp_path: Path) -> None:
+    """ONNX's backend node test cases (the onnx package's own, each an operator with its inputs,
+    attributes and expected outputs) for every operator an op declares (``op.onnx``), called
+    through the package's C backend by ONNX's calling convention (tests/onnx_node_cases.py):
+    the expected dtype, shape and values within the case's tolerance. A case the op cannot take
+    must say why (an attribute or form it lacks, or its binding's TypeError or ValueError)."""
+    from generators.kernels import py_names
+
+    declared: dict[str, list[str]] = {}
+    for ns in load(ROOT / "ops").catalogue.namespaces:
+        for op in ns.ops:
+            if op.onnx:
+                function = f"{py_names.module_name(ns.key)}.{py_names.function_name(op.name)}"
+                declared.setdefault(op.onnx, []).append(function)
+    (tmp_path / "ops.json").write_text(json.dumps(declared))
+    proc = subprocess.run([str(installed), str(ROOT / "tests" / "onnx_node_cases.py"), "ops.json"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    said = json.loads(proc.stdout)
+    passed = [name for name, (_, outcome) in said.items() if outcome == "pass"]
+    assert len(said) >= 800 and {op for op, _ in said.values()} >= set(declared) - {"RandomNormal", "RandomUniform"}
+    assert len(passed) >= ONNX_NODE_CASES_PASSING, (len(passed), sorted(
+        f"{name}: {outcome}" for name, (_, outcome) in said.items() if outcome != "pass")[:80])
 
 
 def _run_corpus(installed: Path, tmp_path: Path, out: GeneratedProjects, cases: list, script: str) -> dict:
