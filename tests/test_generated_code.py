@@ -240,6 +240,19 @@ for backend in ("c", "python"):
     assert math.confusion_matrix([0, 2, 2], [0, 1, 2], 3, backend=backend).tolist() == [[1, 0, 0], [0, 0, 0], [0, 1, 1]]
     fails(ValueError, "math.confusion_matrix: a label or prediction lies outside 0..num_classes-1",
           math.confusion_matrix, [0, 5], [0, 1], 3, backend=backend)
+# random numbers as NumPy's generators draw them (ADR 0054): unseeded draws differ, a Generator's draws
+# continue one stream (the same as one draw of them all), the same seed replays them
+assert not np.array_equal(random.uniform(shape=[8]), random.uniform(shape=[8]))
+for backend in ("c", "python"):
+    rng = random.default_rng(11)
+    first, second = rng.uniform(shape=[3], backend=backend), rng.normal(shape=[2, 2], backend=backend)
+    assert (rng.seed, rng.offset) == (11, 7) and repr(rng) == "Generator(seed=11, offset=7)"
+    assert np.array_equal(first, random.uniform(shape=[3], random_config=random.RandomConfig(seed=11)))
+    assert np.array_equal(second, random.normal(shape=[2, 2], random_config=random.RandomConfig(seed=11, offset=3)))
+    assert np.array_equal(random.Generator(11).uniform(shape=[3], backend=backend), first)
+    assert random.Generator(5, offset=2**63 - 1).uniform(shape=[2]).shape == (2,)  # (the counter wraps)
+assert random.default_rng().seed != random.default_rng().seed
+fails(TypeError, "Generator: seed must be an integer, got float", random.Generator, 1.5)
 # dropout drops where random.uniform's float64 stream (same seed and offset) is below p
 ones = np.ones(1000)
 u = random.uniform(shape=[1000], dtype="float64", random_config=random.RandomConfig(seed=7, offset=3))
@@ -1051,13 +1064,15 @@ x: npt.NDArray[np.float32] = np.ones((3, 4), dtype=np.float32)
 total = math.sum(math.mod(math.add(x, x), x), axis=0, keepdims=True)
 chosen = base.where(base.gt(x, 0.5 * x), x, math.matrix_transpose(x.T))
 drawn = random.uniform(shape=[3], dtype=np.float64, random_config=random.RandomConfig(seed=3, offset=1))
+rng: random.Generator = random.default_rng(3)
+more: npt.NDArray[np.float64] = rng.normal(0.0, 2.0, shape=[2], dtype=np.float64) + rng.seed + rng.offset
 shifted = bitwise.left_shift(np.array([1], dtype=np.int32), np.array([2], dtype=np.int32))
 solved = linalg.solve(np.eye(3), np.ones((3, 1)))
 activated = nn.relu(x)
 quantized = fixed_point.quantize(x, "q15", shift=1)
 window = signal.sliding_window
 version: str = opforge.__version__
-print(total, chosen, drawn, shifted, solved, activated, quantized, window, version)
+print(total, chosen, drawn, more, shifted, solved, activated, quantized, window, version)
 '''
 
 

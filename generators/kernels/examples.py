@@ -308,6 +308,9 @@ def python_lines(op: Op, ex: Example, module: str) -> list[str]:
                              else literal(value)) for name, value in ex.inputs]
     given = numpy_keywords.call_kwargs(op, dict(ex.args))  # (a reduction's axes as NumPy's axis=: ADR 0052)
     call_args = [name for name, _ in ex.inputs] + [f"{name}={value!r}" for name, value in given.items()]
+    stream = numpy_keywords.random_stream(op)
+    if stream is not None:  # (the example's stream: left out, a call draws a fresh one, ADR 0054)
+        call_args.append(f"{py_names.config_param(stream.name)}={module}.{stream.name}(seed=0)")
     lines.append(f"{module}.{py_names.function_name(op.name)}({', '.join(call_args)})")
     if ex.result is None:
         lines.append("# raises ValueError: these inputs break a constraint")

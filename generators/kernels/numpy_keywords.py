@@ -1,5 +1,6 @@
 """NumPy's calling conventions in the Python API: keywords for the axis args of reductions
-(issue 21, ADR 0052), and which ops promote their inputs' dtypes as NumPy does (ADR 0053).
+(issue 21, ADR 0052), which ops promote their inputs' dtypes as NumPy does (ADR 0053), and which
+ops draw random numbers as NumPy's generators do (ADR 0054).
 
 A reduction's form names the args it reads as its axes and its keep-dims flag; the C API, units
 and NNEF take them as the catalogue declares them (``axes``, empty for every axis, and
@@ -19,7 +20,7 @@ import attrs
 import numpy as np
 
 from dsl import compute as C
-from dsl.model import Op
+from dsl.model import Config, Namespace, Op
 from generators.kernels.py_names import py_name
 
 
@@ -97,3 +98,17 @@ def ufunc(op: Op) -> str | None:
     ``ufunc.resolve_dtypes`` finds them, choose the op's variant in the Python API (ADR 0053)."""
     found = getattr(np, op.numpy, None) if op.numpy and "." not in op.numpy else None
     return op.numpy if isinstance(found, np.ufunc) and found.nin == len(op.inputs) else None
+
+
+def random_stream(op: Op) -> Config | None:
+    """The config holding a random op's stream (its ``seed`` and ``offset``, ADR 0054): left out of a
+    call, the stream takes a fresh seed (NumPy's ``default_rng()``); a ``Generator`` gives it the
+    next elements of its own."""
+    if not isinstance(op.compute, C.RandomSample):
+        return None
+    return next((cfg for cfg in op.configs if {a.name for a in cfg.args} >= {"seed", "offset"}), None)
+
+
+def generator_ops(ns: Namespace) -> list[Op]:
+    """The namespace's ops a ``Generator`` of its module draws (its random ops of one stream config)."""
+    return [op for op in ns.ops if not op.abstract and random_stream(op) is not None]

@@ -725,7 +725,9 @@ def binding(op: Op, module_names: frozenset[str] = frozenset()) -> str:
     return _Binding(op, module_names).source()
 
 
-def config_class(cfg: Config) -> str:
+def config_class(cfg: Config, fresh: bool = False) -> str:
+    """A config's frozen dataclass and its check; left out (None), a random stream's (``fresh``)
+    takes a fresh seed (ADR 0054)."""
     fields = "\n".join(f"    {py_name(a.name)}: {PY_TYPE.get(a.type, 'object')} = {a.default!r}" for a in cfg.args)
     doc = docstring_text(" ".join(d.text for d in cfg.docs) or cfg.name)
     checks = "\n".join(f"    {py_name(a.name)} = {_Binding._arg_check(a, 'value.' + py_name(a.name), cfg.name + '.' + a.name)}"
@@ -741,7 +743,7 @@ class {cfg.name}:
 
 def _check_{cfg.name}(_op: str, value: object) -> {cfg.name}:
     if value is None:
-        return {cfg.name}()
+        return {cfg.name}({"seed=_rt.fresh_seed()" if fresh else ""})
     if not isinstance(value, {cfg.name}):
         raise TypeError(f"{{_op}}: {config_param(cfg.name)} must be a {cfg.name}, got {{type(value).__name__}}")
 {checks}
@@ -768,3 +770,63 @@ def stub(op: Op) -> str:
         return (f"class {class_name(op)}Result(NamedTuple):\n{fields}\n"
                 f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}: ...\n")
     return f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}: ...\n"
+
+
+def generator_class(ops: list[Op]) -> str:
+    """The module's ``Generator`` (NumPy's name) and ``default_rng``: one random stream whose methods
+    are the module's random ops, each drawing the elements after the last draw's (ADR 0054)."""
+    cfg = numpy_keywords.random_stream(ops[0])
+    assert cfg is not None and all(numpy_keywords.random_stream(op) is cfg for op in ops)
+    param = config_param(cfg.name)
+    methods = []
+    for op in ops:
+        name = function_name(op.name)
+        named = numpy_keywords.keywords(op)
+        passed = [py_name(i.name) for i in op.inputs] + [
+            named[a.name].name if a.name in named else py_name(a.name) for a in op.args] + ["out", "backend"]
+        call = ", ".join(f"{n}={n}" for n in passed)
+        methods.append(f'''
+    def {name}(self, {signature(op).replace(f"{param}: {cfg.name} | None = None, ", "")}) -> {returns(op)}:
+        """The module's {name}, drawn from the generator's stream."""
+        return self._took({name}({call}, {param}=self._config()))
+''')
+    return f'''
+class Generator:
+    """Random numbers as NumPy's Generator draws them: one Philox4x32-10 stream, its key ``seed``
+    (None: fresh entropy from the operating system) and the counter of its next element, ``offset``.
+    Each method is the module's random op of that name, drawing the elements after the last
+    draw's: draws never repeat each other, and the same seed replays them, on either backend."""
+
+    def __init__(self, seed: int | None = None, offset: int = 0) -> None:
+        self.seed = _rt.integer("Generator", "seed", _rt.fresh_seed() if seed is None else seed)
+        self.offset = _rt.integer("Generator", "offset", offset)
+
+    def __repr__(self) -> str:
+        return f"Generator(seed={{self.seed}}, offset={{self.offset}})"
+
+    def _config(self) -> {cfg.name}:
+        return {cfg.name}(seed=self.seed, offset=self.offset)
+
+    def _took(self, result: np.ndarray) -> np.ndarray:
+        """The draw's result, the stream moved past its elements (element i took the counter offset + i)."""
+        self.offset = _rt.advanced(self.offset, result.size)
+        return result
+{"".join(methods)}
+
+def default_rng(seed: int | None = None) -> Generator:
+    """A Generator of this module's random ops (NumPy's ``default_rng``): ``seed`` keys its stream;
+    None takes fresh entropy from the operating system."""
+    return Generator(seed)
+'''
+
+
+def generator_stub(ops: list[Op]) -> str:
+    cfg = numpy_keywords.random_stream(ops[0])
+    assert cfg is not None
+    param = config_param(cfg.name)
+    methods = "".join(f"    def {function_name(op.name)}(self, "
+                      f"{signature(op).replace(f'{param}: {cfg.name} | None = None, ', '')}) -> {returns(op)}: ...\n"
+                      for op in ops)
+    return ("class Generator:\n    seed: int\n    offset: int\n"
+            "    def __init__(self, seed: int | None = ..., offset: int = ...) -> None: ...\n" + methods
+            + "\ndef default_rng(seed: int | None = ...) -> Generator: ...\n")

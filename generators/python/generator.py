@@ -11,7 +11,7 @@ from generators import abi
 from generators.api import GeneratedFile, GenerationContext, GenerationError
 from generators.kernels.selection import code_ops, require_compute
 from generators.formatting import black_format
-from generators.kernels import c_conversions, fixed_point, py_names, reference
+from generators.kernels import c_conversions, fixed_point, numpy_keywords, py_names, reference
 from generators.python import bindings
 
 #: The generated package's version: its pyproject's and ``opforge.__version__``. The package is
@@ -88,10 +88,14 @@ class PythonGenerator:
                  "def _broadcastable(*arrays: np.ndarray) -> bool:",
                  "    # (no builtins here: an op of the module may be named all, any, len, ...)",
                  "    return _k.shapes_fit([a.shape for a in arrays], False)", ""]
+        drawn = numpy_keywords.generator_ops(ns)
+        streams = {id(numpy_keywords.random_stream(op)) for op in drawn}
         for cfg in ns.configs:
-            parts.append(bindings.config_class(cfg))
+            parts.append(bindings.config_class(cfg, fresh=id(cfg) in streams))
         for op in ops:
             parts += ["", bindings.binding(op, defined)]
+        if drawn:  # (NumPy's Generator and default_rng: ADR 0054)
+            parts += ["", bindings.generator_class(drawn)]
         aliases = [a for a in ns.aliases]
         for a in aliases:
             target = f"{a.target_namespace.lower()}"
@@ -99,7 +103,7 @@ class PythonGenerator:
         exported = [py_names.function_name(o.name) for o in ops] + [py_names.function_name(a.name) for a in aliases] + \
             [py_names.class_name(o) for o in ops if abi.is_stream(o)] + \
             [f"{py_names.class_name(o)}Result" for o in ops if len(o.outputs) > 1] + \
-            [c.name for c in ns.configs]
+            [c.name for c in ns.configs] + (["Generator", "default_rng"] if drawn else [])
         parts += ["", f"__all__ = {exported!r}", ""]
         return "\n".join(parts)
 
@@ -114,6 +118,8 @@ class PythonGenerator:
             parts.insert(parts.index("from numpy.typing import ArrayLike, DTypeLike") + 1,
                          f"from opforge import {RUNTIME_MODULE} as _fp")
         parts += [bindings.stub(op) for op in code_ops(ns)]
+        if numpy_keywords.generator_ops(ns):
+            parts.append(bindings.generator_stub(numpy_keywords.generator_ops(ns)))
         for a in ns.aliases:
             parts.append(f"from opforge.{a.target_namespace.lower()} import {py_names.function_name(a.target_op)} as "
                          f"{py_names.function_name(a.name)}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 import operator
+import secrets
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -365,3 +366,15 @@ def finish(written: np.ndarray, out: np.ndarray | None) -> np.ndarray:
     if written is not out:
         np.copyto(out, written)
     return out
+
+
+def fresh_seed() -> int:
+    """A random stream's key from the operating system's entropy (a seed left out, as NumPy's
+    ``default_rng()``), within the int64 range a seed takes."""
+    return secrets.randbits(63)
+
+
+def advanced(offset: int, count: int) -> int:
+    """A stream's counter ``count`` elements on, wrapping as the kernels' 64-bit counter does (kept
+    within int64, the range an offset takes)."""
+    return (offset + count + 2**63) % 2**64 - 2**63
