@@ -183,8 +183,9 @@ assert np.array_equal(math.add(x, x, out=z), 2 * x) and np.array_equal(z, 2 * x)
 # tensor lists (ADR 0018) and several outputs (ADR 0019)
 fails(TypeError, "base.concat: inputs must be a list or tuple of arrays, got ndarray", base.concat, x)
 fails(ValueError, "base.concat: inputs must hold at least 1 tensor(s), got 0", base.concat, [])
-fails(TypeError, "base.concat: inputs[1] must have the dtype of inputs[0] (float32), got float64",
-      base.concat, [x, x.astype(np.float64)])
+assert base.concat([x, x.astype(np.float64)]).dtype == np.float64  # (promoted as NumPy's concatenate: ADR 0053)
+assert base.concat([np.int8([1]), np.uint8([200]), [True]]).tolist() == [1, 200, 1]  # (int16)
+fails(TypeError, "base.concat: inputs[1] must hold booleans or numbers, got <U1", base.concat, [x, np.array(["a"])])
 fails(ValueError, "base.stack: inputs: must all have the same shape (inputs have shapes [(2, 3), (3, 2)])",
       base.stack, [x, x.T])
 assert base.concat([x, [[7, 8, 9]]]).tolist() == [[0, 1, 2], [3, 4, 5], [7, 8, 9]]

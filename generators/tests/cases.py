@@ -128,7 +128,8 @@ def spoiled_cases(op: Op) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
         label = names[name]
         if isinstance(t, list):  # a list of two dtypes
             other = next((d for d in ALL_DTYPES if d != t[0]["dtype"]), None)
-            yield spoil(f"{label} mixed dtypes", "TypeError", {name: [t[0], dict(t[0], dtype=other)]})
+            # (they promote as NumPy's concatenate's, ADR 0053: taken, or refused alike)
+            yield spoil(f"{label} mixed dtypes", "agree", {name: [t[0], dict(t[0], dtype=other)]})
             continue
         for d in ALL_DTYPES:
             if d != t["dtype"]:

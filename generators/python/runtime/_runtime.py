@@ -139,14 +139,21 @@ def _promoted_variant(op: str, values: dict[str, Any], variants: dict[str, dict[
                             f"got {first.dtype.name}")
         return variants[first.dtype.name]
     target = np.result_type(*(values[n] for n in meeting))
-    for d in LOOP_ORDER:
-        if d in variants and np.can_cast(target, d, "safe") and (target.kind == "b") == (d == "bool"):
-            # (integers an op computes only in floats compute in float64, as NumPy's mean and linalg do)
-            return variants["float64"] if target.kind in "iu" and d == "float32" and "float64" in variants \
-                else variants[d]
+    chosen = _first_safe(target, [d for d in LOOP_ORDER if d in variants])
+    if chosen is not None:
+        return variants[chosen]
     names = " and ".join(meeting)
     got = target.name if len(meeting) == 1 else f"{target.name} (as they promote)"
     raise TypeError(f"{op}: {names} must have dtype {' or '.join(variants)}, got {got}")
+
+
+def _first_safe(target: np.dtype, dtypes: list[str]) -> str | None:
+    """The first of ``dtypes`` (in NumPy's loop order) that ``target`` casts to safely, a bool to bool
+    only; integers where only floats are go to float64, as NumPy's mean and linalg take them."""
+    for d in dtypes:
+        if np.can_cast(target, d, "safe") and (target.kind == "b") == (d == "bool"):
+            return "float64" if target.kind in "iu" and d == "float32" and "float64" in dtypes else d
+    return None
 
 
 def _array(op: str, name: str, value: Any) -> np.ndarray:
@@ -169,19 +176,28 @@ def _weak(op: str, name: str, value: bool | int | float, want: np.dtype, shared:
 
 def tensor_list(op: str, name: str, value: Any, allowed: tuple[str, ...], low: int,
                 high: int | None) -> list[np.ndarray]:
-    """Arrays for a tensor-list argument: a list or tuple of ``low``..``high`` tensors
-    (converted as ``tensors`` converts them), all of the first one's dtype."""
+    """Arrays for a tensor-list argument: a list or tuple of ``low``..``high`` tensors, all of
+    one dtype of ``allowed``: the one they promote to as NumPy's concatenate promotes them
+    (``numpy.result_type``, Python scalars weakly), or the first it casts to safely."""
     if isinstance(value, (np.ndarray, str, bytes)) or not isinstance(value, Sequence):
         raise TypeError(f"{op}: {name} must be a list or tuple of arrays, got {type(value).__name__}")
     if len(value) < low or (high is not None and len(value) > high):
         wanted = f"at least {low}" if high is None else f"{low} to {high}"
         raise ValueError(f"{op}: {name} must hold {wanted} tensor(s), got {len(value)}")
-    arrays = tensors(op, [(f"{name}[{k}]", v, allowed) for k, v in enumerate(value)])
-    for k, array in enumerate(arrays[1:], 1):
-        if array.dtype != arrays[0].dtype:
-            raise TypeError(f"{op}: {name}[{k}] must have the dtype of {name}[0] ({arrays[0].dtype.name}), "
-                            f"got {array.dtype.name}")
-    return arrays
+    items = [v if isinstance(v, (np.ndarray, *_WEAK)) else _array(op, f"{name}[{k}]", v) for k, v in enumerate(value)]
+    for k, item in enumerate(items):
+        if isinstance(item, np.ndarray) and item.dtype.kind not in "biuf":
+            raise TypeError(f"{op}: {name}[{k}] must hold booleans or numbers, got {item.dtype}")
+    if not items:
+        return []
+    target = np.result_type(*items)  # (the tensors promote together, as NumPy's concatenate's)
+    chosen = _first_safe(target, [d for d in LOOP_ORDER if d in allowed])
+    if chosen is None:
+        raise TypeError(f"{op}: {name} must hold tensors of dtype {' or '.join(allowed)}, got {target.name}"
+                        + (" (as they promote)" if len(items) > 1 else ""))
+    want = DTYPE_OF[chosen]
+    return [_kernel_ready(op, f"{name}[{k}]", _weak(op, f"{name}[{k}]", v, want, True) if isinstance(v, _WEAK)
+                          else v if v.dtype == want else v.astype(want)) for k, v in enumerate(items)]
 
 
 def _convert(op: str, name: str, value: Any, anchor: np.dtype | None, allowed: tuple[str, ...]) -> np.ndarray:
