@@ -253,6 +253,12 @@ for backend in ("c", "python"):
     assert np.array_equal(random.Generator(11).uniform(shape=[3], backend=backend), first)
     assert random.Generator(5, offset=2**63 - 1).uniform(shape=[2]).shape == (2,)  # (the counter wraps)
 assert random.default_rng().seed != random.default_rng().seed
+# dropout's own stream args: its seed left out is fresh entropy too; a Generator gives it the next elements
+assert not np.array_equal(nn.dropout(np.ones(64)), nn.dropout(np.ones(64)))
+rng = random.Generator(7, offset=3)
+assert np.array_equal(rng.dropout(np.ones(10), 0.25), nn.dropout(np.ones(10), 0.25, seed=7, offset=3))
+assert rng.offset == 13 and np.array_equal(rng.uniform(shape=[2]), random.uniform(
+    shape=[2], random_config=random.RandomConfig(seed=7, offset=13)))
 fails(TypeError, "Generator: seed must be an integer, got float", random.Generator, 1.5)
 # dropout drops where random.uniform's float64 stream (same seed and offset) is below p
 ones = np.ones(1000)
@@ -1066,7 +1072,7 @@ total = math.sum(math.mod(math.add(x, x), x), axis=0, keepdims=True)
 chosen = base.where(base.gt(x, 0.5 * x), x, math.matrix_transpose(x.T))
 drawn = random.uniform(shape=[3], dtype=np.float64, random_config=random.RandomConfig(seed=3, offset=1))
 rng: random.Generator = random.default_rng(3)
-more: npt.NDArray[np.float64] = rng.normal(0.0, 2.0, shape=[2], dtype=np.float64) + rng.seed + rng.offset
+more: npt.NDArray[np.float64] = rng.normal(0.0, 2.0, shape=[2], dtype=np.float64) + rng.dropout(np.ones(2))
 shifted = bitwise.left_shift(np.array([1], dtype=np.int32), np.array([2], dtype=np.int32))
 solved = linalg.solve(np.eye(3), np.ones((3, 1)))
 activated = nn.relu(x)

@@ -311,6 +311,8 @@ def python_lines(op: Op, ex: Example, module: str) -> list[str]:
     stream = numpy_keywords.random_stream(op)
     if stream is not None:  # (the example's stream: left out, a call draws a fresh one, ADR 0054)
         call_args.append(f"{py_names.config_param(stream.name)}={module}.{stream.name}(seed=0)")
+    elif numpy_keywords.stream_args(op) and "seed" not in given:
+        call_args.append("seed=0")
     lines.append(f"{module}.{py_names.function_name(op.name)}({', '.join(call_args)})")
     if ex.result is None:
         lines.append("# raises ValueError: these inputs break a constraint")

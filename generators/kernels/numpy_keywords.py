@@ -14,7 +14,7 @@ call's keywords back into the form's args (and reshape the inputs where NumPy's 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import attrs
 import numpy as np
@@ -56,6 +56,12 @@ def keywords(op: Op) -> dict[str, Keyword]:
                 c.keep_dims: Keyword(c.keep_dims, "keepdims", "bool", "False", "bool",
                                      "If True, the reduced axes are left in the result with size one",
                                      keyword_only=True, bad=_KEEPDIMS_BAD)}
+    if stream_args(op):  # (a stream of its own args: seed None, fresh entropy, as default_rng(None))
+        seed = next(a for a in op.args if a.name == "seed")
+        return {"seed": Keyword("seed", "seed", "int | None", "None", "int or None",
+                                f"{seed.description}; None (the default): fresh entropy from the operating system",
+                                bad=(("3", "TypeError"), (1.5, "TypeError"), (True, "TypeError"),
+                                     (2**70, "ValueError"), (99, "agree"), (-99, "agree")))}
     if isinstance(c, C.ArgReduction):
         return {c.axis: Keyword(c.axis, "axis", "int | None", "None", "int",
                                 "By default (None) the index is into the flattened array, else along the given axis; "
@@ -100,15 +106,28 @@ def ufunc(op: Op) -> str | None:
     return op.numpy if isinstance(found, np.ufunc) and found.nin == len(op.inputs) else None
 
 
+#: The args of a random stream, the random namespace's (ADR 0054): element i of a draw takes the
+#: Philox4x32-10 counter ``offset + i`` under the key ``seed`` (what the random ops' form requires).
+STREAM = ("seed", "offset")
+
+
 def random_stream(op: Op) -> Config | None:
     """The config holding a random op's stream (its ``seed`` and ``offset``, ADR 0054): left out of a
     call, the stream takes a fresh seed (NumPy's ``default_rng()``); a ``Generator`` gives it the
     next elements of its own."""
     if not isinstance(op.compute, C.RandomSample):
         return None
-    return next((cfg for cfg in op.configs if {a.name for a in cfg.args} >= {"seed", "offset"}), None)
+    return next((cfg for cfg in op.configs if {a.name for a in cfg.args} >= set(STREAM)), None)
 
 
-def generator_ops(ns: Namespace) -> list[Op]:
-    """The namespace's ops a ``Generator`` of its module draws (its random ops of one stream config)."""
-    return [op for op in ns.ops if not op.abstract and random_stream(op) is not None]
+def stream_args(op: Op) -> bool:
+    """Whether the op draws from a random stream given as args of its own (``seed`` and ``offset``,
+    as dropout's), not by a config: its seed, left out, is fresh entropy too."""
+    return random_stream(op) is None and {a.name for a in op.args} >= set(STREAM)
+
+
+def generator_ops(namespaces: Sequence[Namespace]) -> list[tuple[Namespace, Op]]:
+    """The ops a ``Generator`` draws, with their namespaces: every random op of a stream config,
+    and every op of stream args (ADR 0054)."""
+    return [(ns, op) for ns in namespaces for op in ns.ops
+            if not op.abstract and (random_stream(op) is not None or stream_args(op))]

@@ -10,13 +10,13 @@ from dsl import expr as E
 from dsl import shapes as S
 from dsl import dtypes as D
 from dsl import fixed_point as F
-from dsl.model import Arg, Config, Constraint, Op
+from dsl.model import Arg, Config, Constraint, Namespace, Op
 from dsl.types import DataType, Language
 from generators import abi
 from generators.kernels import fixed_point, numpy_keywords
 from generators.formatting import visible_controls
 from generators.kernels.selection import variants_of
-from generators.kernels.py_names import class_name, config_param, function_name, py_name, ref_name
+from generators.kernels.py_names import class_name, config_param, function_name, module_name, py_name, ref_name
 from generators.kernels.py_constraints import PyConstraintRenderer
 from generators.kernels.py_shapes import PyShapeRenderer, Spelling
 from generators.kernels.py_value_checks import PyValueChecks
@@ -44,7 +44,8 @@ def _default(arg: Arg) -> str:
     return "None"  # defaults computed from other parameters are filled in the body
 
 
-def signature(op: Op, annotated: bool = True) -> str:
+def signature(op: Op, annotated: bool = True, without: frozenset[str] = frozenset()) -> str:
+    """The function's parameters, less the args and configs named in ``without``."""
     parts = []
     for i in op.inputs:
         hint = ": ArrayLike" if i.count.is_single else ": Sequence[ArrayLike]"
@@ -53,6 +54,8 @@ def signature(op: Op, annotated: bool = True) -> str:
     named = numpy_keywords.keywords(op)
     only = set()  # (what must come after a "*")
     for a in op.args:
+        if a.name in without:
+            continue
         if a.name in named:  # (NumPy's keyword for the arg: ADR 0052)
             k = named[a.name]
             parts.append(f"{k.name}" + (f": {k.hint}" if annotated else "") + f" = {k.default}")
@@ -62,7 +65,8 @@ def signature(op: Op, annotated: bool = True) -> str:
         hint = _hint(a) if annotated else ""
         parts.append(f"{py_name(a.name)}{hint}" + (f" = {_default(a)}" if a.has_default else ""))
     for c in op.configs:
-        parts.append(f"{config_param(c.name)}" + (f": {c.name} | None" if annotated else "") + " = None")
+        if c.name not in without:
+            parts.append(f"{config_param(c.name)}" + (f": {c.name} | None" if annotated else "") + " = None")
     # Python wants defaults last: a required parameter after a defaulted one
     # becomes keyword-only, so every DSL signature stays one valid call.
     keyword_only = False
@@ -395,8 +399,11 @@ class _Binding:
 
     def numpy_keywords(self, named: dict[str, numpy_keywords.Keyword]) -> None:
         """NumPy's axis= and keepdims= as the form's args (ADR 0052), the inputs reshaped where
-        NumPy's meaning needs it (the runtime says how)."""
+        NumPy's meaning needs it (the runtime says how); a stream's seed (ADR 0054)."""
         c = self.c
+        if numpy_keywords.stream_args(self.op):  # (a seed left out: fresh entropy, ADR 0054)
+            self.add("seed = _rt.fresh_seed() if seed is None else _rt.integer(_op, 'seed', seed)")
+            return
         axes, keep = (c.axes, c.keep_dims) if isinstance(c, C.Reduction) else (c.axis, c.keep_dims)
         axis, keepdims = named[axes].name, named[keep].name
         if isinstance(c, C.Reduction):
@@ -772,30 +779,41 @@ def stub(op: Op) -> str:
     return f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}: ...\n"
 
 
-def generator_class(ops: list[Op]) -> str:
-    """The module's ``Generator`` (NumPy's name) and ``default_rng``: one random stream whose methods
-    are the module's random ops, each drawing the elements after the last draw's (ADR 0054)."""
-    cfg = numpy_keywords.random_stream(ops[0])
-    assert cfg is not None and all(numpy_keywords.random_stream(op) is cfg for op in ops)
-    param = config_param(cfg.name)
+def _drawn(host: str, ns: Namespace, op: Op) -> tuple[str, frozenset[str], str, str]:
+    """How a Generator of module ``host`` draws ``op``: (its method's name, the parameters the stream
+    fills, the function it calls, what it passes for them)."""
+    name = function_name(op.name)
+    cfg = numpy_keywords.random_stream(op)
+    function = name if module_name(ns.key) == host else f"_{module_name(ns.key)}.{name}"
+    if cfg is not None:
+        return name, frozenset({cfg.name}), function, f"{config_param(cfg.name)}=self._config()"
+    return name, frozenset(numpy_keywords.STREAM), function, "seed=self.seed, offset=self.offset"
+
+
+def generator_class(host: str, drawn: list[tuple[Namespace, Op]]) -> str:
+    """Module ``host``'s ``Generator`` (NumPy's name) and ``default_rng``: one random stream whose
+    methods are the random ops (``drawn``), each drawing the elements after the last draw's (ADR 0054)."""
+    cfg = next(c for _, op in drawn if (c := numpy_keywords.random_stream(op)) is not None)
     methods = []
-    for op in ops:
-        name = function_name(op.name)
+    for ns, op in drawn:
+        name, filled, function, stream = _drawn(host, ns, op)
         named = numpy_keywords.keywords(op)
         passed = [py_name(i.name) for i in op.inputs] + [
-            named[a.name].name if a.name in named else py_name(a.name) for a in op.args] + ["out", "backend"]
-        call = ", ".join(f"{n}={n}" for n in passed)
+            named[a.name].name if a.name in named else py_name(a.name) for a in op.args if a.name not in filled]
+        call = ", ".join(f"{n}={n}" for n in [*passed, "out", "backend"])
+        other = module_name(ns.key)  # (imported when drawn: the modules import this one's configs)
+        imported = "" if function == name else f"        from opforge import {other} as _{other}\n\n"
         methods.append(f'''
-    def {name}(self, {signature(op).replace(f"{param}: {cfg.name} | None = None, ", "")}) -> {returns(op)}:
-        """The module's {name}, drawn from the generator's stream."""
-        return self._took({name}({call}, {param}=self._config()))
+    def {name}(self, {signature(op, without=filled)}) -> {returns(op)}:
+        """The {module_name(ns.key)} module's {name}, drawn from the generator's stream."""
+{imported}        return self._took({function}({call}, {stream}))
 ''')
     return f'''
 class Generator:
     """Random numbers as NumPy's Generator draws them: one Philox4x32-10 stream, its key ``seed``
     (None: fresh entropy from the operating system) and the counter of its next element, ``offset``.
-    Each method is the module's random op of that name, drawing the elements after the last
-    draw's: draws never repeat each other, and the same seed replays them, on either backend."""
+    Each method is the random op of that name, drawing the elements after the last draw's: draws
+    never repeat each other, and the same seed replays them, on either backend."""
 
     def __init__(self, seed: int | None = None, offset: int = 0) -> None:
         self.seed = _rt.integer("Generator", "seed", _rt.fresh_seed() if seed is None else seed)
@@ -814,19 +832,15 @@ class Generator:
 {"".join(methods)}
 
 def default_rng(seed: int | None = None) -> Generator:
-    """A Generator of this module's random ops (NumPy's ``default_rng``): ``seed`` keys its stream;
-    None takes fresh entropy from the operating system."""
+    """A Generator of the random ops (NumPy's ``default_rng``): ``seed`` keys its stream; None takes
+    fresh entropy from the operating system."""
     return Generator(seed)
 '''
 
 
-def generator_stub(ops: list[Op]) -> str:
-    cfg = numpy_keywords.random_stream(ops[0])
-    assert cfg is not None
-    param = config_param(cfg.name)
-    methods = "".join(f"    def {function_name(op.name)}(self, "
-                      f"{signature(op).replace(f'{param}: {cfg.name} | None = None, ', '')}) -> {returns(op)}: ...\n"
-                      for op in ops)
+def generator_stub(host: str, drawn: list[tuple[Namespace, Op]]) -> str:
+    methods = "".join(f"    def {_drawn(host, ns, op)[0]}(self, {signature(op, without=_drawn(host, ns, op)[1])}) -> "
+                      f"{returns(op)}: ...\n" for ns, op in drawn)
     return ("class Generator:\n    seed: int\n    offset: int\n"
             "    def __init__(self, seed: int | None = ..., offset: int = ...) -> None: ...\n" + methods
             + "\ndef default_rng(seed: int | None = ...) -> Generator: ...\n")

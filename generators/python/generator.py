@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from dsl.model import Namespace, Problem
+from dsl.model import Namespace, Op, Problem
 from dsl.types import Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext, GenerationError
@@ -58,8 +58,8 @@ class PythonGenerator:
             h = context.header(self.name, [ns])
             module = py_names.module_name(ns.key)
             py[f"src/opforge/_reference/{module}.py"] = reference.module(ns, h)
-            py[f"src/opforge/{module}.py"] = self._module(ns, h)
-            stubs[f"src/opforge/{module}.pyi"] = self._stub(ns, h)
+            py[f"src/opforge/{module}.py"] = self._module(ns, h, context.namespaces)
+            stubs[f"src/opforge/{module}.pyi"] = self._stub(ns, h, context.namespaces)
         py["opforge_build.py"] = self._build_script(context, head)
         py["setup.py"] = f"# {head}\nfrom setuptools import setup\n\nsetup(cffi_modules=['opforge_build.py:ffibuilder'])\n"
         files = [GeneratedFile(path, black_format(text)) for path, text in sorted(py.items())]
@@ -68,7 +68,7 @@ class PythonGenerator:
         files.append(GeneratedFile("pyproject.toml", self._pyproject(head)))
         return files
 
-    def _module(self, ns: Namespace, head: str) -> str:
+    def _module(self, ns: Namespace, head: str, namespaces: Sequence[Namespace]) -> str:
         ops = code_ops(ns)
         # What the module defines: a rendered shape spells a builtin it shadows from builtins.
         defined = frozenset([py_names.function_name(o.name) for o in ops]
@@ -88,14 +88,15 @@ class PythonGenerator:
                  "def _broadcastable(*arrays: np.ndarray) -> bool:",
                  "    # (no builtins here: an op of the module may be named all, any, len, ...)",
                  "    return _k.shapes_fit([a.shape for a in arrays], False)", ""]
-        drawn = numpy_keywords.generator_ops(ns)
-        streams = {id(numpy_keywords.random_stream(op)) for op in drawn}
+        module = py_names.module_name(ns.key)
+        drawn = self._drawn(ns, namespaces)
+        streams = {id(numpy_keywords.random_stream(op)) for _, op in numpy_keywords.generator_ops([ns])}
         for cfg in ns.configs:
             parts.append(bindings.config_class(cfg, fresh=id(cfg) in streams))
         for op in ops:
             parts += ["", bindings.binding(op, defined)]
         if drawn:  # (NumPy's Generator and default_rng: ADR 0054)
-            parts += ["", bindings.generator_class(drawn)]
+            parts += ["", bindings.generator_class(module, drawn)]
         aliases = [a for a in ns.aliases]
         for a in aliases:
             target = f"{a.target_namespace.lower()}"
@@ -107,7 +108,15 @@ class PythonGenerator:
         parts += ["", f"__all__ = {exported!r}", ""]
         return "\n".join(parts)
 
-    def _stub(self, ns: Namespace, head: str) -> str:
+    @staticmethod
+    def _drawn(ns: Namespace, namespaces: Sequence[Namespace]) -> list[tuple[Namespace, Op]]:
+        """The ops the Generator of ``ns``'s module draws: every generated op of a random stream, if
+        ``ns`` is the first namespace with random ops of a stream config (ADR 0054); else none."""
+        drawn = numpy_keywords.generator_ops(namespaces)
+        hosts = [n for n, op in drawn if numpy_keywords.random_stream(op) is not None]
+        return drawn if hosts and hosts[0] is ns else []
+
+    def _stub(self, ns: Namespace, head: str, namespaces: Sequence[Namespace]) -> str:
         parts = [f"# {head}", "import dataclasses", "from typing import Literal, NamedTuple, Sequence", "",
                  "import numpy as np", "from numpy.typing import ArrayLike, DTypeLike", ""]
         for cfg in ns.configs:  # (a frozen dataclass, as the module's: RandomConfig(seed=3) type-checks)
@@ -118,8 +127,9 @@ class PythonGenerator:
             parts.insert(parts.index("from numpy.typing import ArrayLike, DTypeLike") + 1,
                          f"from opforge import {RUNTIME_MODULE} as _fp")
         parts += [bindings.stub(op) for op in code_ops(ns)]
-        if numpy_keywords.generator_ops(ns):
-            parts.append(bindings.generator_stub(numpy_keywords.generator_ops(ns)))
+        drawn = self._drawn(ns, namespaces)
+        if drawn:
+            parts.append(bindings.generator_stub(py_names.module_name(ns.key), drawn))
         for a in ns.aliases:
             parts.append(f"from opforge.{a.target_namespace.lower()} import {py_names.function_name(a.target_op)} as "
                          f"{py_names.function_name(a.name)}")
