@@ -1083,6 +1083,16 @@ print(total, chosen, drawn, more, shifted, solved, activated, quantized, window,
 '''
 
 
+def test_the_stubs_match_the_installed_package_by_stubtest(installed: Path, tmp_path: Path) -> None:
+    """mypy's stubtest over the installed package (issue 21): every stub says what its module
+    defines at run time (functions, their parameters and defaults, classes, __all__), and the
+    package's own sources type-check."""
+    checked = subprocess.run([str(installed), "-m", "mypy.stubtest", "opforge"], capture_output=True, text=True,
+                             cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout[-4000:] + checked.stderr[-2000:]
+    assert "Success: no issues found" in checked.stdout, checked.stdout[-2000:]
+
+
 def test_a_typed_script_over_every_namespace_passes_mypy_strict(installed: Path, tmp_path: Path) -> None:
     """The stubs accept correct code (issue 21): a dtype given as NumPy's type, a config by keyword
     (a frozen dataclass, as at run time), __version__; and the script runs."""

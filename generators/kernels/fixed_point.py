@@ -515,7 +515,7 @@ def numpy_rules_module(head: str, ops: list[Op]) -> str:
     stored values on their way to real) or, for a shift, the wider integer; and the ops'
     elementwise kernels (:func:`numpy_api_kernels`)."""
     lines = [f"# {head}", '"""The fixed-point rules of ADR 0036, rendered for NumPy (run under np.errstate)."""',
-             "", "import math", "from typing import Callable, NamedTuple", "", "import numpy as np", "",
+             "", "import math", "from typing import Any, Callable, NamedTuple", "", "import numpy as np", "",
              "from opforge import _kernels as _k", "", ""]
     types, from_real, to_real, shifted, bits = [], [], [], [], []
     for t in F.TYPES.values():
@@ -540,11 +540,15 @@ def numpy_rules_module(head: str, ops: list[Op]) -> str:
               "    fraction_bits: int | None  # N of a Q type: real = stored / 2**(N - shift)",
               "    shifts: tuple[int, int] | None  # (lowest, highest) of a Q type's shift",
               "    attributes: tuple[str, ...]", "    lowest: int", "    highest: int", "", "",
-              f"TYPES = {{{', '.join(types)}}}", f"FROM_REAL = {{{', '.join(from_real)}}}",
-              f"TO_REAL = {{{', '.join(to_real)}}}", f"SHIFTED = {{{', '.join(shifted)}}}",
-              f"BIT_UTILIZATION = {{{', '.join(bits)}}}", "", "",
+              f"TYPES = {{{', '.join(types)}}}",
+              "#: (a Q type's rules take its factor, a D type's its scale and offset)",
+              f"FROM_REAL: dict[str, Callable[..., Any]] = {{{', '.join(from_real)}}}",
+              f"TO_REAL: dict[str, Callable[..., Any]] = {{{', '.join(to_real)}}}",
+              f"SHIFTED: dict[tuple[str, str], tuple[Callable[..., Any], str]] = {{{', '.join(shifted)}}}",
+              f"BIT_UTILIZATION: dict[str, Callable[..., Any]] = {{{', '.join(bits)}}}", "", "",
               "def factor(t: Type, shift: int) -> float:",
               '    """2**(N - shift): real values times it are a Q type\'s stored ones (exact in float32)."""',
+              "    assert t.fraction_bits is not None  # (a Q type's)",
               "    return 2.0 ** (t.fraction_bits - shift)", "", "", *numpy_api_kernels(ops)]
     return "\n".join(lines)
 
@@ -803,7 +807,7 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
             "    inputs: tuple[str, ...]",
             "    attributes: tuple[str, ...]  # what the reference takes besides the stored inputs",
             "    args: tuple[str, ...]  # the op's args the reference takes last (a table's fill reads them)",
-            "    reference: Callable[..., np.ndarray]",
+            "    reference: Callable[..., np.ndarray] | None  # (None: a move's, whose own kernels run)",
             "    output_shift: Callable[..., int] | None  # a Q result's shift from the inputs' (None: bool, or D)",
             "    result: str  # the stored result's dtype",
             "    table: bool  # a unary op's table: the output's attributes are the caller's",

@@ -716,11 +716,17 @@ def returns(op: Op) -> str:
     return f"{class_name(op)}Result" if len(op.outputs) > 1 else "np.ndarray"
 
 
+def _replaces_tuple_method(field: str) -> str:
+    """A result field named as a tuple method (count, index) replaces it, which mypy asks to be told."""
+    return "  # type: ignore[assignment]" if field in ("count", "index") else ""
+
+
 def result_class(op: Op) -> str:
     """An op with several outputs returns them as a named tuple (unpacks like a tuple)."""
     if len(op.outputs) < 2:
         return ""
-    fields = "\n".join(f"    {py_name(o.name)}: np.ndarray\n    \"\"\"{docstring_text(o.description)}\"\"\"" for o in op.outputs)
+    fields = "\n".join(f"    {py_name(o.name)}: np.ndarray" + _replaces_tuple_method(py_name(o.name))
+                       + f"\n    \"\"\"{docstring_text(o.description)}\"\"\"" for o in op.outputs)
     return (f"class {class_name(op)}Result(NamedTuple):\n"
             f'    """The outputs of {function_name(op.name)}, in order."""\n\n{fields}\n\n\n')
 
@@ -773,7 +779,8 @@ def stub(op: Op) -> str:
                 f"    def dequeue(self, *, out: np.ndarray | None = ...) -> {window}: ...\n\n"
                 f"def {function_name(op.name)}({params}) -> {cls}: ...\n")
     if len(op.outputs) > 1:
-        fields = "".join(f"    {py_name(o.name)}: np.ndarray\n" for o in op.outputs)
+        fields = "".join(f"    {py_name(o.name)}: np.ndarray" + _replaces_tuple_method(py_name(o.name)) + "\n"
+                         for o in op.outputs)
         return (f"class {class_name(op)}Result(NamedTuple):\n{fields}\n"
                 f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}: ...\n")
     return f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}: ...\n"

@@ -101,12 +101,16 @@ class PythonGenerator:
         for a in aliases:
             target = f"{a.target_namespace.lower()}"
             parts += ["", f"from opforge.{target} import {py_names.function_name(a.target_op)} as {py_names.function_name(a.name)}  # alias of {a.target}"]
-        exported = [py_names.function_name(o.name) for o in ops] + [py_names.function_name(a.name) for a in aliases] + \
-            [py_names.class_name(o) for o in ops if abi.is_stream(o)] + \
-            [f"{py_names.class_name(o)}Result" for o in ops if len(o.outputs) > 1] + \
-            [c.name for c in ns.configs] + (["Generator", "default_rng"] if drawn else [])
-        parts += ["", f"__all__ = {exported!r}", ""]
+        parts += ["", f"__all__ = {self._exported(ns, namespaces)!r}", ""]
         return "\n".join(parts)
+
+    def _exported(self, ns: Namespace, namespaces: Sequence[Namespace]) -> list[str]:
+        """The module's ``__all__`` (its stub's too): functions, aliases, classes, configs."""
+        ops = code_ops(ns)
+        return ([py_names.function_name(o.name) for o in ops] + [py_names.function_name(a.name) for a in ns.aliases]
+                + [py_names.class_name(o) for o in ops if abi.is_stream(o)]
+                + [f"{py_names.class_name(o)}Result" for o in ops if len(o.outputs) > 1]
+                + [c.name for c in ns.configs] + (["Generator", "default_rng"] if self._drawn(ns, namespaces) else []))
 
     @staticmethod
     def _drawn(ns: Namespace, namespaces: Sequence[Namespace]) -> list[tuple[Namespace, Op]]:
@@ -133,6 +137,7 @@ class PythonGenerator:
         for a in ns.aliases:
             parts.append(f"from opforge.{a.target_namespace.lower()} import {py_names.function_name(a.target_op)} as "
                          f"{py_names.function_name(a.name)}")
+        parts.append(f"__all__ = {self._exported(ns, namespaces)!r}")
         return "\n".join(parts) + "\n"
 
     def _build_script(self, context: GenerationContext, head: str) -> str:

@@ -6,13 +6,17 @@ from typing import Any
 
 import numpy as np
 
-try:
-    from opforge._opforge_c import ffi, lib
-except ImportError as exc:  # the package was installed without building the extension
-    ffi = lib = None
-    _MISSING = exc
-else:
-    _MISSING = None
+def _load() -> tuple[Any, Any, ImportError | None]:
+    """cffi's ffi and lib of the built extension, or why it is missing (the package was installed
+    without building it)."""
+    try:
+        from opforge._opforge_c import ffi, lib  # type: ignore[import-not-found]  # (cffi's: no stub)
+    except ImportError as exc:
+        return None, None, exc
+    return ffi, lib, None
+
+
+ffi, lib, _MISSING = _load()
 
 _DTYPE_ENUM = {"bool": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "float32": 6, "float64": 7, "uint16": 8, "uint32": 9}
 #: The same by dtype (a dict lookup; ``dtype.name`` costs microseconds a call).

@@ -207,12 +207,14 @@ def _convert(op: str, name: str, value: Any, anchor: np.dtype | None, allowed: t
         raise TypeError(f"{op}: {name} must be an array or a number, got {type(value).__name__}") from exc
     if plain.dtype.kind not in "biuf":
         raise TypeError(f"{op}: {name} must hold booleans or numbers, got {plain.dtype}")
+    target: np.dtype | None
     if anchor is not None and anchor.name in allowed:
         target = anchor
     elif plain.dtype.name in allowed:
         return plain
     else:
-        target = next((np.dtype(d) for d in allowed if np.can_cast(plain.dtype, d, casting="safe")), None)
+        target = next(
+            (np.dtype(d) for d in allowed if np.can_cast(plain.dtype, d, casting="safe")), None)
         if target is None:
             raise TypeError(f"{op}: {name} must have dtype {' or '.join(allowed)}, got {plain.dtype.name}")
     if target == plain.dtype:
@@ -365,7 +367,7 @@ def outs(op: str, out: Any, n: int, kind: type = tuple) -> Sequence[Any]:
     of an op with a list output (``kind`` list), a list of as many arrays as it gives."""
     if out is None:
         return (None,) * n
-    if not isinstance(out, kind) or len(out) != n:
+    if not isinstance(out, (tuple, list)) or not isinstance(out, kind) or len(out) != n:
         raise TypeError(f"{op}: out must be None or a {kind.__name__} of {n} arrays (None for any to allocate), "
                         f"got {type(out).__name__}" + (f" of {len(out)}" if isinstance(out, (tuple, list)) else ""))
     given = [a for a in out if a is not None]

@@ -55,6 +55,7 @@ def _attributes(where: str, t: _rules.Type, shift: Any, scale: Any, offset: Any)
         if scale is not None or offset is not None:
             raise TypeError(f"{where}: {t.name} carries a shift, not a scale or an offset")
         shift = _rt.integer(where, "shift", 0 if shift is None else shift)
+        assert t.shifts is not None  # (a Q type's)
         low, high = t.shifts
         if not low <= shift <= high:
             raise ValueError(f"{where}: a {t.name} shift must be in {low}..{high} (2**({t.fraction_bits} - shift) "
@@ -255,6 +256,8 @@ def requantize(q: FixedPointArray, fixed_type: str | None = None, *, shift: int 
     shift, scale, offset = _attributes("requantize", t, shift, scale, offset)
     if t.family == q._type.family == "Q":
         rule, domain = _rules.SHIFTED[(q._type.name, t.name)]
+        assert q._type.fraction_bits is not None and t.fraction_bits is not None and q._shift is not None
+        assert shift is not None  # (Q types': their shifts and bits)
         k = (q._type.fraction_bits - t.fraction_bits) + (shift - q._shift)
         with np.errstate(all="ignore"):
             stored = rule(q._stored.astype(domain), k)
@@ -394,7 +397,7 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
     target = _target(op, out, found, t, shape)
     # (the result's attributes: out's, or x's; a clamp's always x's)
     chosen = target if isinstance(target, FixedPointArray) and not found.kept else first
-    values = {}
+    values: dict[str, Any] = {}
     for name, q in zip(found.inputs, inputs):
         values |= {f"{name}_shift": q._shift} if t.family == "Q" else {f"{name}_scale": q._scale,
                                                                         f"{name}_offset": q._offset}
@@ -411,11 +414,13 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
         reduced = (axes, count, _rules.headroom(count))
     if found.output_shift is not None:
         shift = found.output_shift(*(values[f"{name}_shift"] for name in found.inputs), *reduced[2:])
+        assert t.shifts is not None  # (a Q type's)
         low, high = t.shifts
         if not low <= shift <= high:
             raise ValueError(f"{op}: the result's shift, {shift} (the rule's, from the inputs'), is outside "
                              f"{t.name}'s {low}..{high}")
     if backend == "python":
+        assert found.reference is not None  # (a move's kernels are the op's own: moved())
         with np.errstate(all="ignore"):
             try:
                 result = found.reference(*(q._stored for q in inputs), *(values[a] for a in found.attributes),
