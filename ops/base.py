@@ -262,11 +262,12 @@ with Namespace("base"):
         with Op(kind) as op:
             op.display_path = "/Base/Shape"
             op.onnx = onnx
+            op.numpy = kind
             Input(
                 NDARRAY,
                 "inputs",
                 count=AtLeast(1),
-                description="The tensors to join, all of one dtype",
+                description="The tensors to join, of one dtype (in Python, promoted to one)",
             )
             Arg(
                 INT,

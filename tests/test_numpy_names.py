@@ -28,8 +28,6 @@ NUMPY_NAME_GAPS = {
     "math.cumsum": "takes exclusive and reverse args and defaults to axis 0; NumPy's flattens by default",
     "base.cumprod": "takes exclusive and reverse args and defaults to axis 0; NumPy's flattens by default",
     "base.size": "ND4J's size; NumPy's size takes an axis= keyword",
-    "base.concat": "takes the axis as an arg after the list, as ND4J; NumPy's concat takes axis= (default 0)",
-    "base.stack": "takes the axis as an arg after the list, as ND4J; NumPy's stack takes axis= (default 0)",
     "base.split": "splits into num_split equal parts, as ND4J; NumPy's split also takes section indices",
     "base.unstack": "takes num and axis as ND4J; NumPy's unstack takes axis= only",
     "base.reshape": "takes shape as ND4J does; NumPy's reshape also takes order= and copy=",
