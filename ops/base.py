@@ -436,6 +436,7 @@ with Namespace("base"):
 
     with Op("squeeze", layout) as op:
         op.display_path = "/Base/Shape"
+        op.numpy = "squeeze"
         op.onnx = "Squeeze"
         Arg(
             INT,
@@ -447,6 +448,7 @@ with Namespace("base"):
 
     with Op("expand_dims", layout) as op:
         op.display_path = "/Base/Shape"
+        op.numpy = "expand_dims"
         op.onnx = "Unsqueeze"
         Arg(
             INT,
@@ -489,6 +491,7 @@ with Namespace("base"):
 
     with Op("tile", layout) as op:
         op.display_path = "/Base/Shape"
+        op.numpy = "tile"
         op.onnx = "Tile"
         Arg(
             INT,

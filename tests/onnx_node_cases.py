@@ -114,19 +114,13 @@ def split(ins: list[Any], attrs: dict[str, Any]) -> Any:
 
 def squeeze(ins: list[Any], attrs: dict[str, Any]) -> Any:
     only(attrs)
-    x = ins[0]
-    axes = ints(ins[1]) if len(ins) > 1 and ins[1] is not None else [k for k, s in enumerate(x.shape) if s == 1]
-    if len(axes) != 1:
-        raise Lacks(f"squeezing {len(axes)} axes at once (the op takes one)")
-    return fn("base.squeeze")(x, axes[0])
+    axes = tuple(ints(ins[1])) if len(ins) > 1 and ins[1] is not None else None
+    return fn("base.squeeze")(ins[0], axes)
 
 
 def unsqueeze(ins: list[Any], attrs: dict[str, Any]) -> Any:
     only(attrs)
-    axes = ints(ins[1])
-    if len(axes) != 1:
-        raise Lacks(f"inserting {len(axes)} axes at once (the op takes one)")
-    return fn("base.expand_dims")(ins[0], axes[0])
+    return fn("base.expand_dims")(ins[0], tuple(ints(ins[1])))
 
 
 def slice_(ins: list[Any], attrs: dict[str, Any]) -> Any:

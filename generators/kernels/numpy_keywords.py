@@ -39,6 +39,11 @@ class Keyword:
     #: Values a binding must refuse, and how (the generated tests' spoiled calls).
     bad: tuple[tuple[Any, str], ...] = ()
 
+    @property
+    def required(self) -> bool:
+        """No default: the parameter must be given (a Python default "" is none)."""
+        return self.default == ""
+
 
 _KEEPDIMS_BAD = (("yes", "TypeError"), (1, "TypeError"))
 
@@ -56,6 +61,8 @@ def keywords(op: Op) -> dict[str, Keyword]:
                 c.keep_dims: Keyword(c.keep_dims, "keepdims", "bool", "False", "bool",
                                      "If True, the reduced axes are left in the result with size one",
                                      keyword_only=True, bad=_KEEPDIMS_BAD)}
+    if isinstance(c, C.LayoutMove) and c.layout in ("squeeze", "expand_dims", "tile"):
+        return {c.arg(role): keyword for role, keyword in _LAYOUT_KEYWORDS[c.layout].items()}
     if stream_args(op):  # (a stream of its own args: seed None, fresh entropy, as default_rng(None))
         seed = next(a for a in op.args if a.name == "seed")
         return {"seed": Keyword("seed", "seed", "int | None", "None", "int or None",
@@ -72,6 +79,22 @@ def keywords(op: Op) -> dict[str, Keyword]:
                                      "If True, the searched axis is left in the result with size one",
                                      keyword_only=True, bad=_KEEPDIMS_BAD)}
     return {}
+
+
+#: NumPy's keywords of the layouts whose NumPy functions take more than one axis (ADR 0052); the
+#: runtime's numpy_squeeze, numpy_expand_dims and numpy_tile read them.
+_LAYOUT_KEYWORDS = {
+    "squeeze": {"axis": Keyword("axis", "axis", "int | Sequence[int] | None", "None", "None or int or tuple of ints",
+                                "The axes of size one to remove: None (the default) every one; negative axes count "
+                                "from the last", bad=(("a", "TypeError"), (1.5, "TypeError"), (99, "ValueError")))},
+    "expand_dims": {"axis": Keyword("axis", "axis", "int | Sequence[int]", "", "int or tuple of ints",
+                                    "Where the new axes of size one stand in the result; negative axes count from "
+                                    "its last", bad=(("a", "TypeError"), (1.5, "TypeError"), (99, "ValueError")))},
+    "tile": {"repeats": Keyword("repeats", "reps", "int | Sequence[int]", "", "int or sequence of ints",
+                                "Copies along each axis: fewer than x has axes repeat the last ones, more give x "
+                                "leading axes of size one (NumPy's tile)",
+                                bad=(("a", "TypeError"), (1.5, "TypeError"), ([-1], "ValueError")))},
+}
 
 
 def call_value(op: Op, arg: str, value: Any) -> Any:

@@ -58,7 +58,7 @@ def signature(op: Op, annotated: bool = True, without: frozenset[str] = frozense
             continue
         if a.name in named:  # (NumPy's keyword for the arg: ADR 0052)
             k = named[a.name]
-            parts.append(f"{k.name}" + (f": {k.hint}" if annotated else "") + f" = {k.default}")
+            parts.append(f"{k.name}" + (f": {k.hint}" if annotated else "") + ("" if k.required else f" = {k.default}"))
             if k.keyword_only:
                 only.add(parts[-1])
             continue
@@ -114,7 +114,7 @@ def _doc(op: Op) -> str:
     for a in op.args:
         if a.name in named:
             k = named[a.name]
-            lines += [f"{k.name} : {k.kind}, default {k.default}", f"    {k.description}"]
+            lines += [f"{k.name} : {k.kind}" + ("" if k.required else f", default {k.default}"), f"    {k.description}"]
             continue
         kind = PY_TYPE.get(a.type, "object")
         if a.type is DataType.ENUM:
@@ -192,7 +192,8 @@ def _doc(op: Op) -> str:
                                                      "; out= is then refused." if carried[1] else "."), 84)]
     messages = [c.message for _, c in op.all_constraints() if not c.backend and not promoted_away(op, c)]
     if not abi.is_stream(op):  # what the op's form refuses, on shapes and then on values (ADR 0029)
-        messages += [r.message for r in op.compute.refusals(op)] + list(op.compute.value_refusals(op))
+        messages += [public_message(op, r.message) for r in op.compute.refusals(op)] + list(
+            op.compute.value_refusals(op))
     lines += ["", "Raises", "------", "TypeError", "    If an argument has the wrong type or dtype.",
               "ValueError", "    If shapes do not fit or a constraint does not hold"
               + (":" if messages else ".")]
@@ -214,6 +215,17 @@ def _shape_name(k: int) -> str:
     return f"_shape{k}" if k else "_shape"
 
 
+def _public_names(op: Op) -> dict[str, str]:
+    """The catalogue's arg names the Python API calls otherwise (NumPy's keywords: ADR 0052)."""
+    return {arg: k.name for arg, k in numpy_keywords.keywords(op).items() if k.name != arg}
+
+
+def public_message(op: Op, message: str) -> str:
+    """A form's refusal as the Python API says it: the arg it names first by its keyword there."""
+    arg, colon, rest = message.partition(":")
+    return f"{_public_names(op)[arg]}:{rest}" if colon and arg in _public_names(op) else message
+
+
 def _facts(op: Op, condition: object) -> str:
     """What a refusal looked at, for its message: the shapes of the tensors, the values of the args."""
     inputs = {i.name: i for i in op.inputs}
@@ -221,7 +233,7 @@ def _facts(op: Op, condition: object) -> str:
     for name, kind in dict.fromkeys((r.name, r.kind) for r in S.refs(condition)):
         n = py_name(name)
         if kind != "input":
-            facts.append(f"{name} = {{{n}!r}}")
+            facts.append(f"{_public_names(op).get(name, name)} = {{{n}!r}}")
         elif inputs[name].count.is_single:
             facts.append(f"{name} has shape {{{n}.shape}}")
         else:
@@ -404,6 +416,12 @@ class _Binding:
         if numpy_keywords.stream_args(self.op):  # (a seed left out: fresh entropy, ADR 0054)
             self.add("seed = _rt.fresh_seed() if seed is None else _rt.integer(_op, 'seed', seed)")
             return
+        if isinstance(c, C.LayoutMove):  # (squeeze, expand_dims, tile: NumPy's axes or reps, ADR 0052)
+            arg = py_name(next(iter(named)))
+            given = next(iter(named.values())).name
+            self.add(f"{arg}, _reshape = _rt.numpy_{c.layout}(_op, {given}, {py_name(c.input)}.shape)")
+            self.reshape_inputs()
+            return
         axes, keep = (c.axes, c.keep_dims) if isinstance(c, C.Reduction) else (c.axis, c.keep_dims)
         axis, keepdims = named[axes].name, named[keep].name
         if isinstance(c, C.Reduction):
@@ -411,6 +429,10 @@ class _Binding:
         else:
             self.add(f"{py_name(axes)}, {py_name(keep)}, _reshape = _rt.numpy_search(_op, {axis}, {keepdims}, "
                      f"{py_name(c.input)}.ndim)")
+        self.reshape_inputs()
+
+    def reshape_inputs(self) -> None:
+        """Each input (and each FixedPointArray given) as the runtime's ``_reshape`` makes it, if any."""
         names = [py_name(i.name) for i in self.op.inputs]
         self.add("if _reshape is not None:",
                  f"    {', '.join(names)}, = {', '.join(f'_reshape({n})' for n in names)},")
@@ -479,7 +501,7 @@ class _Binding:
         op = self.op
         render = PyShapeRenderer(self.spelling).render
         for r in op.compute.refusals(op):
-            message = f"{{_op}}: {_braces(r.message)}" + _facts(op, r.condition)
+            message = f"{{_op}}: {_braces(public_message(op, r.message))}" + _facts(op, r.condition)
             self.add(f"if not {render(r.condition)}:", f"    raise ValueError(f{message!r})")
         shapes = [render(shape) for shape in op.compute.output_shapes(op)]
         if _listed(op):  # one shape per tensor of the list output

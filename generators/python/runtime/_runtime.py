@@ -312,6 +312,74 @@ def numpy_search(op: str, axis: Any, keepdims: Any, ndim: int) -> tuple[int, boo
     return -1, False, lambda value: value.reshape(-1)
 
 
+def _axes(op: str, axis: Any) -> tuple[int, ...] | int:
+    """NumPy's axis keyword: an int, or a sequence of them (a TypeError for anything else)."""
+    if isinstance(axis, numbers.Integral) and not isinstance(axis, (bool, np.bool_)):
+        return integer(op, "axis", axis)
+    if isinstance(axis, (str, bytes, bool, np.bool_)) or not isinstance(axis, (Sequence, np.ndarray)):
+        raise TypeError(f"{op}: axis must be an integer or a tuple of integers, got {type(axis).__name__}")
+    return integers(op, "axis", axis, 0, None)
+
+
+def _distinct(op: str, given: Any, axes: list[int]) -> None:
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{op}: axis: an axis is listed twice (axis = {given!r})")
+
+
+def numpy_squeeze(op: str, axis: Any, shape: tuple[int, ...]) -> tuple[int, Callable[[Any], Any] | None]:
+    """NumPy's squeeze as the kernels' one axis: None removes every axis of size one, a tuple those
+    axes (each of size one). The input reshaped to drop all but one, which the kernels remove (an
+    axis the kernels must refuse, out of range or not of size one, goes to them alone, in their words)."""
+    if axis is None:
+        kept = tuple(s for s in shape if s != 1)
+        return -1, lambda value: value.reshape(kept + (1,))
+    axes = _axes(op, axis)
+    if isinstance(axes, int):
+        return axes, None
+    n = len(shape)
+    refused = [a for a in axes if not -n <= a < n or shape[a] != 1]
+    if refused:
+        return refused[0], None
+    normal = [a % n for a in axes]
+    _distinct(op, axis, normal)
+    kept = tuple(s for k, s in enumerate(shape) if k not in normal)
+    return -1, lambda value: value.reshape(kept + (1,))
+
+
+def numpy_expand_dims(op: str, axis: Any, shape: tuple[int, ...]) -> tuple[int, Callable[[Any], Any] | None]:
+    """NumPy's expand_dims as the kernels' one axis: a tuple inserts an axis of size one at each of
+    its places in the result (of rank x's plus their number). The input reshaped to hold all but
+    the last, which the kernels insert."""
+    axes = _axes(op, axis)
+    if isinstance(axes, int):
+        return axes, None
+    if not axes:
+        raise ValueError(f"{op}: axis: give at least one axis (axis = {axis!r})")
+    rank = len(shape) + len(axes)
+    wrong = [a for a in axes if not -rank <= a < rank]
+    if wrong:
+        raise ValueError(f"{op}: axis: {wrong[0]} is out of range for the result's rank {rank} (axis = {axis!r})")
+    normal = sorted(a % rank for a in axes)
+    _distinct(op, axis, normal)
+    sizes = iter(shape)
+    result = [1 if k in normal else next(sizes) for k in range(rank)]
+    last = normal[-1]
+    return last, lambda value: value.reshape(tuple(result[:last] + result[last + 1:]))
+
+
+def numpy_tile(op: str, reps: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], Callable[[Any], Any] | None]:
+    """NumPy's tile as the kernels' repeats, one per axis: an int is one count; fewer counts than
+    axes repeat the last axes (ones in front), more give the input leading axes of size one."""
+    if isinstance(reps, numbers.Integral) and not isinstance(reps, (bool, np.bool_)):
+        counts: tuple[int, ...] = (integer(op, "reps", reps),)
+    else:
+        counts = integers(op, "reps", reps, 0, None)
+    if len(counts) <= len(shape):
+        return (1,) * (len(shape) - len(counts)) + counts, None
+    ones = (1,) * (len(counts) - len(shape))
+    return counts, lambda value: value.reshape(ones + tuple(value.shape))
+
+
 def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
            inputs: Sequence[tuple[str, Any]], assign: bool,
            exact: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray | None]:
