@@ -49,7 +49,8 @@ _KEEPDIMS_BAD = (("yes", "TypeError"), (1, "TypeError"))
 
 
 def keywords(op: Op) -> dict[str, Keyword]:
-    """The op's NumPy keywords by the arg each stands for; none for an op that is no reduction."""
+    """The op's NumPy keywords by the arg each stands for: a reduction's axis and keepdims, an arg
+    reduction's, squeeze's and expand_dims' axis, tile's reps, a stream's seed; none for others."""
     c = op.compute
     if isinstance(c, C.Reduction):
         return {c.axes: Keyword(c.axes, "axis", "int | Sequence[int] | None", "None",
