@@ -450,17 +450,31 @@ def op_problems(op: M.Op, prop_locations: Mapping[str, Location] | None = None) 
     return problems
 
 
-def numpy_name_problem(name: object) -> str | None:
-    """Why ``name`` is not a NumPy function (``"fmod"``, ``"linalg.cholesky"``), or None."""
+def numpy_owner(name: str) -> object | None:
+    """The NumPy module a declared name (``"fmod"``, ``"linalg.cholesky"``) is looked up in:
+    numpy, or numpy.linalg; None for any other."""
     import numpy  # (here: loading ops that declare no NumPy name needs none)
 
+    module = name.rpartition(".")[0]
+    return numpy.linalg if module == "linalg" else numpy if not module else None
+
+
+def numpy_function(name: str) -> object | None:
+    """The NumPy function a declared name names (``op.numpy``), or None."""
+    owner = numpy_owner(name)
+    found = getattr(owner, name.rpartition(".")[2], None) if owner is not None else None
+    return found if callable(found) else None
+
+
+def numpy_name_problem(name: object) -> str | None:
+    """Why ``name`` is not a NumPy function (``"fmod"``, ``"linalg.cholesky"``), or None."""
     if not (isinstance(name, str) and NUMPY_NAME.fullmatch(name)):
         return f"numpy must name a NumPy function such as 'fmod' or 'linalg.cholesky', got {name!r}"
     module, _, function = name.rpartition(".")
-    owner = numpy.linalg if module == "linalg" else numpy if not module else None
+    owner = numpy_owner(name)
     if owner is None:
         return f"numpy: {module!r} is not a NumPy module opforge knows (numpy or numpy.linalg), in {name!r}"
-    if not callable(getattr(owner, function, None)):
+    if numpy_function(name) is None:
         public = [n for n in dir(owner) if not n.startswith("_") and callable(getattr(owner, n))]
         where = f"numpy.{module}" if module else "numpy"
         return f"numpy: {where} has no function {function!r}{did_you_mean(function, public)}"

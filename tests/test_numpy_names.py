@@ -12,6 +12,7 @@ import pytest
 
 from conftest import ROOT, write_ops
 from dsl import loader
+from dsl import validate
 from dsl.validate import numpy_name_problem
 from generators.kernels import py_names
 
@@ -63,10 +64,7 @@ def numpy_function(namespace: str, name: str) -> object | None:
 
 
 def declared(op_numpy: str | None) -> object | None:
-    if op_numpy is None:
-        return None
-    module, _, function = op_numpy.rpartition(".")
-    return getattr(np.linalg if module else np, function)
+    return None if op_numpy is None else validate.numpy_function(op_numpy)
 
 
 def _exported() -> list[tuple[str, str, object]]:

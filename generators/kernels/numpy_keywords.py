@@ -21,6 +21,7 @@ import numpy as np
 
 from dsl import compute as C
 from dsl.model import Config, Namespace, Op
+from dsl.validate import numpy_function
 from generators.kernels.py_names import py_name
 
 
@@ -126,7 +127,7 @@ def promotes(op: Op) -> bool:
 def ufunc(op: Op) -> str | None:
     """The NumPy ufunc the op declares (``op.numpy``), taking its inputs in order: its loops, as
     ``ufunc.resolve_dtypes`` finds them, choose the op's variant in the Python API (ADR 0053)."""
-    found = getattr(np, op.numpy, None) if op.numpy and "." not in op.numpy else None
+    found = numpy_function(op.numpy) if op.numpy else None
     return op.numpy if isinstance(found, np.ufunc) and found.nin == len(op.inputs) else None
 
 

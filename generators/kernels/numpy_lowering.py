@@ -37,7 +37,12 @@ def _predicate(op: Op, c: C.ArgReduction | C.FindAll, variants: list[D.Variant])
 
 
 def _by_dtype(on: str, per_dtype: list, target: str | None, indent: int) -> list[str]:
+    """The code for each dtype of ``on``, chosen by it; once, where it is the same for every dtype
+    (the binding has checked the dtype)."""
     pad = "    " * indent
+    if len({repr(code) for _, code in per_dtype}) == 1:
+        code = per_dtype[0][1]
+        return [f"{pad}{line}" for line in code] if isinstance(code, list) else [f"{pad}{target} = {code}"]
     lines = []
     for i, (dtype, code) in enumerate(per_dtype):
         lines.append(f"{pad}{'if' if i == 0 else 'elif'} {on}.dtype == np.{dtype}:")
@@ -76,8 +81,11 @@ class NumpyLowering:
                 code, _ = scalar_numpy.render(expr, v.of(first), env)
                 per_dtype.append((v.of(first), code))
             cond = " and ".join(f"{py_name(p)} is {'not ' if set_ else ''}None"
-                                for p, set_ in c.presence(given)) or "True"
-            lines.append(f"{'if' if k == 0 else 'elif'} {cond}:")
+                                for p, set_ in c.presence(given))
+            if not cond and len(c.cases) == 1:  # (one case, for every call)
+                lines += _by_dtype(py_name(first), per_dtype, "result", indent=0)
+                continue
+            lines.append(f"{'if' if k == 0 else 'elif'} {cond or 'True'}:")
             lines += _by_dtype(py_name(first), per_dtype, "result", indent=1)
         return ["with np.errstate(all='ignore'):", *("    " + line for line in lines),
                 f"    np.copyto({out}, result, casting='unsafe')"]
