@@ -117,8 +117,17 @@ def sampling() -> list[dict[str, Any]]:
 
 
 def binding() -> list[dict[str, Any]]:
+    """Issue 21's call targets: a small add within 2x NumPy's, a large one allocating its result
+    within 1.1x, and out= no slower than allocating (``against`` says what the row compares with)."""
     x = np.arange(16, dtype=np.float32)
-    return [_row("binding call, add", "float32", 16, lambda: math.add(x, x), lambda: np.add(x, x))]
+    big = np.random.default_rng(1).standard_normal(100_000).astype(np.float32)
+    out = np.empty_like(big)
+    return [_row("binding call, add", "float32", 16, lambda: math.add(x, x), lambda: np.add(x, x))
+            | {"against": "NumPy", "limit": 2.0},
+            _row("add, a new result", "float32", 100_000, lambda: math.add(big, big), lambda: np.add(big, big))
+            | {"against": "NumPy", "limit": 1.1},
+            _row("add, out= (against opforge allocating)", "float32", 100_000, lambda: math.add(big, big, out=out),
+                 lambda: math.add(big, big)) | {"against": "opforge", "limit": 1.0}]
 
 
 def measure() -> dict[str, Any]:
