@@ -396,6 +396,7 @@ with Namespace("base"):
     with Op("reshape", layout) as op:
         op.display_path = "/Base/Shape"
         op.onnx = "Reshape"
+        op.numpy = "reshape"
         Arg(
             INT,
             "shape",

@@ -51,7 +51,8 @@ _KEEPDIMS_BAD = (("yes", "TypeError"), (1, "TypeError"))
 
 def keywords(op: Op) -> dict[str, Keyword]:
     """The op's NumPy keywords by the arg each stands for: a reduction's axis and keepdims, an arg
-    reduction's, squeeze's and expand_dims' axis, tile's reps, a stream's seed; none for others."""
+    reduction's, squeeze's and expand_dims' axis, reshape's shape, tile's reps, a stream's seed; none
+    for others."""
     c = op.compute
     if isinstance(c, C.Reduction):
         return {c.axes: Keyword(c.axes, "axis", "int | Sequence[int] | None", "None",
@@ -63,7 +64,7 @@ def keywords(op: Op) -> dict[str, Keyword]:
                 c.keep_dims: Keyword(c.keep_dims, "keepdims", "bool", "False", "bool",
                                      "If True, the reduced axes are left in the result with size one",
                                      keyword_only=True, bad=_KEEPDIMS_BAD)}
-    if isinstance(c, C.LayoutMove) and c.layout in ("squeeze", "expand_dims", "tile"):
+    if isinstance(c, C.LayoutMove) and c.layout in _LAYOUT_KEYWORDS:
         return {c.arg(role): keyword for role, keyword in _LAYOUT_KEYWORDS[c.layout].items()}
     if stream_args(op):  # (a stream of its own args: seed None, fresh entropy, as default_rng(None))
         seed = next(a for a in op.args if a.name == "seed")
@@ -84,7 +85,7 @@ def keywords(op: Op) -> dict[str, Keyword]:
 
 
 #: NumPy's keywords of the layouts whose NumPy functions take more than one axis (ADR 0052); the
-#: runtime's numpy_squeeze, numpy_expand_dims and numpy_tile read them.
+#: runtime's numpy_squeeze, numpy_expand_dims, numpy_shape and numpy_tile read them.
 _LAYOUT_KEYWORDS = {
     "squeeze": {"axis": Keyword("axis", "axis", "int | Sequence[int] | None", "None", "None or int or tuple of ints",
                                 "The axes of size one to remove: None (the default) every one; negative axes count "
@@ -92,6 +93,9 @@ _LAYOUT_KEYWORDS = {
     "expand_dims": {"axis": Keyword("axis", "axis", "int | Sequence[int]", "", "int or tuple of ints",
                                     "Where the new axes of size one stand in the result; negative axes count from "
                                     "its last", bad=(("a", "TypeError"), (1.5, "TypeError"), (99, "ValueError")))},
+    "reshape": {"shape": Keyword("shape", "shape", "int | Sequence[int]", "", "int or sequence of ints",
+                                 "The new shape; one size may be -1, inferred from the rest",
+                                 bad=(("a", "TypeError"), (1.5, "TypeError"), ([7, 7], "ValueError")))},
     "tile": {"repeats": Keyword("repeats", "reps", "int | Sequence[int]", "", "int or sequence of ints",
                                 "Copies along each axis: fewer than x has axes repeat the last ones, more give x "
                                 "leading axes of size one (NumPy's tile)",

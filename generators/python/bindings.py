@@ -416,9 +416,12 @@ class _Binding:
         if numpy_keywords.stream_args(self.op):  # (a seed left out: fresh entropy, ADR 0054)
             self.add("seed = _rt.fresh_seed() if seed is None else _rt.integer(_op, 'seed', seed)")
             return
-        if isinstance(c, C.LayoutMove):  # (squeeze, expand_dims, tile: NumPy's axes or reps, ADR 0052)
+        if isinstance(c, C.LayoutMove):  # (squeeze, expand_dims, tile, reshape: NumPy's calls, ADR 0052)
             arg = py_name(next(iter(named)))
             given = next(iter(named.values())).name
+            if c.layout == "reshape":  # (an int is a shape of one axis; the input stays)
+                self.add(f"{arg} = _rt.numpy_shape(_op, {given})")
+                return
             self.add(f"{arg}, _reshape = _rt.numpy_{c.layout}(_op, {given}, {py_name(c.input)}.shape)")
             self.reshape_inputs()
             return

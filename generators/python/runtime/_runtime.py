@@ -367,6 +367,13 @@ def numpy_expand_dims(op: str, axis: Any, shape: tuple[int, ...]) -> tuple[int, 
     return last, lambda value: value.reshape(tuple(result[:last] + result[last + 1:]))
 
 
+def numpy_shape(op: str, shape: Any) -> tuple[int, ...]:
+    """NumPy's shape argument (reshape's): an int is a shape of one axis."""
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, (bool, np.bool_)):
+        return (integer(op, "shape", shape),)
+    return integers(op, "shape", shape, 0, None)
+
+
 def numpy_tile(op: str, reps: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], Callable[[Any], Any] | None]:
     """NumPy's tile as the kernels' repeats, one per axis: an int is one count; fewer counts than
     axes repeat the last axes (ones in front), more give the input leading axes of size one."""
