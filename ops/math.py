@@ -967,11 +967,16 @@ with Namespace("math"):
     with Op("matmul") as op:
         op.display_path = "/Math/Linear algebra"
         op.onnx = "MatMul"
+        op.numpy = "matmul"
         a = Input(
-            NUMERIC, "a", description="Left matrix, or a batch of them (rank >= 2)"
+            NUMERIC,
+            "a",
+            description="Left matrix, or a batch of them (rank >= 2; in Python also a vector, as numpy.matmul's)",
         )
         b = Input(
-            NUMERIC, "b", description="Right matrix, or a batch of them (rank >= 2)"
+            NUMERIC,
+            "b",
+            description="Right matrix, or a batch of them (rank >= 2; in Python also a vector, as numpy.matmul's)",
         )
         Output(
             NUMERIC,

@@ -35,7 +35,6 @@ NUMPY_NAME_GAPS = {
     "base.full_like": "takes the value as an arg named value, as ND4J; NumPy's is fill_value",
     "base.linspace": "takes start, stop and number as ND4J; NumPy's takes endpoint=, retstep= and num=",
     "base.eye": "takes rows, cols and batch dimensions as ND4J; NumPy's eye takes N, M, k=",
-    "math.matmul": "not yet compared (matrix products are checked against np.matmul elsewhere)",
     "math.trace": "traces the last two axes of a batch; NumPy's trace takes the first two (offset=, axis1=, axis2=)",
     "math.diag": "ND4J's diag (a diagonal matrix from a vector, for any rank); NumPy's diag extracts from a matrix too",
     "math.meshgrid": "returns ND4J's pair of grids; NumPy's takes any number of vectors and indexing=",

@@ -160,3 +160,10 @@ def generator_ops(namespaces: Sequence[Namespace]) -> list[tuple[Namespace, Op]]
     and every op of stream args (ADR 0054)."""
     return [(ns, op) for ns in namespaces for op in ns.ops
             if not op.abstract and (random_stream(op) is not None or stream_args(op))]
+
+
+def takes_vectors(op: Op) -> bool:
+    """Whether the op takes 1-D operands as NumPy's matmul does (a row on the left, a column on
+    the right, their added axes gone from the result): an op declaring numpy.matmul, whose form
+    takes matrices (ADR 0052)."""
+    return op.numpy == "matmul" and len(op.inputs) == 2

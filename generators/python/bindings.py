@@ -313,12 +313,17 @@ class _Binding:
         self.constraints()
         self.variant()
         self.shape()
+        vectors = numpy_keywords.takes_vectors(op)
+        if vectors:  # (the kernels compute matrices; the call gives what NumPy's matmul of its vectors does)
+            self.add("_computed, _shape = _shape, _rt.dropped(_shape, _dropped)")
         if fixed:  # (the op's checks and shapes ran on the stored values: its kernel for the type)
             # (what the C API takes between the inputs and the output: args, and an array's values and count)
             c_args = [self.c_argument(p, []) for p in abi.parameters(op) if p.role in ("arg", "optional", "array", "count")]
             py_args = ", ".join(f"{a.name!r}: {py_name(a.name)}" for a in op.args)
+            run = ("_fp.run_reshaped(_op, _fixed, _fixed_given, _computed, " if vectors
+                   else "_fp.run(_op, _fixed, _fixed_given, ")
             self.add("if _fixed is not None:",
-                     f"    return _fp.run(_op, _fixed, _fixed_given, _shape, out, backend, lambda: ({''.join(a + ', ' for a in c_args)}), "
+                     f"    return {run}_shape, out, backend, lambda: ({''.join(a + ', ' for a in c_args)}), "
                      f"{{{py_args}}})")
         self.call()
         body = "\n".join("    " + line for line in self.lines)
@@ -408,6 +413,14 @@ class _Binding:
             self.add(f"{p} = _check_{cfg.name}(_op, {p})")
         if named:
             self.numpy_keywords(named)
+        if numpy_keywords.takes_vectors(self.op):  # (NumPy's matmul of vectors, ADR 0052)
+            a, b = (py_name(i.name) for i in self.op.inputs)
+            self.add(f"_row, _column, _dropped = _rt.numpy_matmul({a}.ndim, {b}.ndim)")
+            for name, how in ((a, "_row"), (b, "_column")):
+                self.add(f"if {how} is not None:", f"    {name} = {how}({name})")
+                if self.fixed:
+                    self.add("    if _fixed is not None:",
+                             f"        _fixed_given[{name!r}] = {how}(_fixed_given[{name!r}])")
 
     def numpy_keywords(self, named: dict[str, numpy_keywords.Keyword]) -> None:
         """NumPy's axis= and keepdims= as the form's args (ADR 0052), the inputs reshaped where
@@ -534,6 +547,9 @@ class _Binding:
             self.add(f"written, out = _rt.output(_op, 'out', out, _shape, variant[{out.name!r}], {inputs}, "
                      f"assign={assign})")
         written = [f"written{k}" for k in range(len(op.outputs))] if several and not _listed(op) else ["written"]
+        if numpy_keywords.takes_vectors(op):  # (the kernels write the result through a view of their shape)
+            self.add("_into = written.reshape(_computed)")
+            written = ["_into"]
         ref_args = [py_name(i.name) for i in op.inputs]
         ref_args += [f"{py_name(a.name)}_index" if a.type is DataType.ENUM else py_name(a.name) for a in op.args]
         ref_args += [config_param(cfg.name) for cfg in op.configs] + written

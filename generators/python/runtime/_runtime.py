@@ -62,6 +62,11 @@ LOOP_ORDER = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "in
 _WEAK = (bool, int, float)
 
 
+def _weak_scalar(value: Any) -> bool:
+    """Python's own bool, int or float: "weak" (NEP 50); a NumPy scalar (np.float64 is a float) is not."""
+    return type(value) in _WEAK
+
+
 def promoted(op: str, given: Sequence[tuple[str, Any]], variants: dict[str, dict[str, str]],
              shared: tuple[str, ...], ufunc: np.ufunc | None = None) -> tuple[list[np.ndarray], dict[str, str]]:
     """The tensor arguments ``(name, value)`` as arrays of the variant the call runs, and that variant.
@@ -80,8 +85,8 @@ def promoted(op: str, given: Sequence[tuple[str, Any]], variants: dict[str, dict
         if variant is not None and all(isinstance(v, np.ndarray) and NAMES.get(v.dtype) == variant[n]
                                        for n, v in given):
             return [_kernel_ready(op, n, v) for n, v in given], variant
-    values = {name: value if isinstance(value, (np.ndarray, *_WEAK)) else _array(op, name, value)
-              for name, value in given}
+    values: dict[str, Any] = {name: value if isinstance(value, np.ndarray) or _weak_scalar(value)
+                              else _array(op, name, value) for name, value in given}
     for name, value in values.items():
         if isinstance(value, np.ndarray) and value.dtype.kind not in "biuf":
             raise TypeError(f"{op}: {name} must hold booleans or numbers, got {value.dtype}")
@@ -93,7 +98,7 @@ def promoted(op: str, given: Sequence[tuple[str, Any]], variants: dict[str, dict
         want = DTYPE_OF[variant[name]]
         if name in truth:
             value = np.asarray(value).astype(bool)  # (NaN is true, as it is to NumPy)
-        elif isinstance(value, _WEAK):
+        elif _weak_scalar(value):
             value = _weak(op, name, value, want, name in shared)
         elif value.dtype != want:
             if name not in shared and not (np.can_cast(value.dtype, want, "safe")
@@ -184,7 +189,8 @@ def tensor_list(op: str, name: str, value: Any, allowed: tuple[str, ...], low: i
     if len(value) < low or (high is not None and len(value) > high):
         wanted = f"at least {low}" if high is None else f"{low} to {high}"
         raise ValueError(f"{op}: {name} must hold {wanted} tensor(s), got {len(value)}")
-    items = [v if isinstance(v, (np.ndarray, *_WEAK)) else _array(op, f"{name}[{k}]", v) for k, v in enumerate(value)]
+    items: list[Any] = [v if isinstance(v, np.ndarray) or _weak_scalar(v) else _array(op, f"{name}[{k}]", v)
+             for k, v in enumerate(value)]
     for k, item in enumerate(items):
         if isinstance(item, np.ndarray) and item.dtype.kind not in "biuf":
             raise TypeError(f"{op}: {name}[{k}] must hold booleans or numbers, got {item.dtype}")
@@ -196,7 +202,7 @@ def tensor_list(op: str, name: str, value: Any, allowed: tuple[str, ...], low: i
         raise TypeError(f"{op}: {name} must hold tensors of dtype {' or '.join(allowed)}, got {target.name}"
                         + (" (as they promote)" if len(items) > 1 else ""))
     want = DTYPE_OF[chosen]
-    return [_kernel_ready(op, f"{name}[{k}]", _weak(op, f"{name}[{k}]", v, want, True) if isinstance(v, _WEAK)
+    return [_kernel_ready(op, f"{name}[{k}]", _weak(op, f"{name}[{k}]", v, want, True) if _weak_scalar(v)
                           else v if v.dtype == want else v.astype(want)) for k, v in enumerate(items)]
 
 
@@ -365,6 +371,21 @@ def numpy_expand_dims(op: str, axis: Any, shape: tuple[int, ...]) -> tuple[int, 
     result = [1 if k in normal else next(sizes) for k in range(rank)]
     last = normal[-1]
     return last, lambda value: value.reshape(tuple(result[:last] + result[last + 1:]))
+
+
+def numpy_matmul(a_ndim: int, b_ndim: int) -> tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None,
+                                                     tuple[int, ...]]:
+    """NumPy's matmul of vectors as the kernels' matrices: a 1-D a is a row (1, n), a 1-D b a
+    column (n, 1); (how to reshape a, b, and the result's axes that then go: -2 for a, -1 for b)."""
+    row = (lambda value: value.reshape((1, *value.shape))) if a_ndim == 1 else None
+    column = (lambda value: value.reshape((*value.shape, 1))) if b_ndim == 1 else None
+    return row, column, ((-2,) if row else ()) + ((-1,) if column else ())
+
+
+def dropped(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` without the (negative) ``axes``."""
+    n = len(shape)
+    return tuple(s for k, s in enumerate(shape) if k - n not in axes)
 
 
 def numpy_shape(op: str, shape: Any) -> tuple[int, ...]:

@@ -454,6 +454,24 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
     return FixedPointArray._made(stored, t, None, chosen._scale, chosen._offset)
 
 
+def run_reshaped(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], computed: tuple[int, ...],
+                 shape: tuple[int, ...], out: Any, backend: str, c_args: Callable[[], tuple] = tuple,
+                 args: dict[str, Any] | None = None) -> FixedPointArray | np.ndarray:
+    """:func:`run` for a result the kernels compute in the shape ``computed`` and the call gives in
+    ``shape`` (NumPy's matmul of vectors: the same elements): ``out=`` of the call's shape, written
+    through a view of the kernels' shape, takes the result's attributes."""
+    view = out
+    if isinstance(out, FixedPointArray) and out._stored.size == int(np.prod(computed)):
+        view = FixedPointArray._made(out._stored.reshape(computed), out._type, out._shift, out._scale, out._offset,
+                                     out._stored.flags.writeable)
+    result = run(op, found, given, computed, view, backend, c_args, args)
+    if out is None:
+        return result.reshape(shape)
+    if isinstance(out, FixedPointArray) and isinstance(view, FixedPointArray):
+        out._shift, out._scale, out._offset = view._shift, view._scale, view._offset
+    return out
+
+
 def _number(value: Any) -> float | None:
     """An arg as a table's fill reads it: a float, or None for an optional one not given."""
     return None if value is None else float(value)
