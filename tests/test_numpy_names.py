@@ -74,8 +74,9 @@ def _exported() -> list[tuple[str, str, object]]:
     return found
 
 
-#: NumPy's own second names for one function (``numpy.amax`` is documented as ``numpy.max``'s alias).
-NUMPY_ALIASES = {"amax": "max", "amin": "min"}
+#: NumPy's own second names for one function (``numpy.amax`` is documented as ``numpy.max``'s alias;
+#: ``numpy.linalg.matmul``, the Array API's, computes ``numpy.matmul``'s product, without its out=).
+NUMPY_ALIASES = {"amax": "max", "amin": "min", "matmul": "matmul"}
 
 
 def test_every_numpy_name_the_package_exports_means_what_numpy_means() -> None:
