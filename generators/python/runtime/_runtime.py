@@ -81,7 +81,8 @@ def promoted(op: str, given: Sequence[tuple[str, Any]], variants: dict[str, dict
     """
     if shared:  # (arrays of one variant's dtypes already: that variant, NumPy's loop for them too)
         first = dict(given)[shared[0]]
-        variant = variants.get(NAMES.get(first.dtype)) if isinstance(first, np.ndarray) else None  # type: ignore
+        known = NAMES.get(first.dtype) if isinstance(first, np.ndarray) else None
+        variant = variants.get(known) if known is not None else None
         if variant is not None and all(isinstance(v, np.ndarray) and NAMES.get(v.dtype) == variant[n]
                                        for n, v in given):
             return [_kernel_ready(op, n, v) for n, v in given], variant
@@ -172,7 +173,8 @@ def _weak(op: str, name: str, value: bool | int | float, want: np.dtype, shared:
     """A Python scalar as a 0-d array of ``want``, as NumPy converts a weak scalar: a bool to any
     type, an int where it fits, a float to a float type (rounded)."""
     kind = "b" if isinstance(value, bool) else "i" if isinstance(value, int) else "f"
-    if not shared and {"b": want.kind == "b", "i": want.kind in "iuf", "f": want.kind == "f"}[kind] is False:
+    fits = {"b": want.kind == "b", "i": want.kind in "iuf", "f": want.kind == "f"}[kind]
+    if not shared and not fits:  # (an input of its own type: an index's int64, a condition's bool)
         raise TypeError(f"{op}: {name} must have dtype {want.name}, got {type(value).__name__}")
     if kind == "i" and want.kind in "iu" and not np.iinfo(want).min <= value <= np.iinfo(want).max:
         raise ValueError(f"{op}: {name} = {value!r} is out of range for {want.name}")
