@@ -99,7 +99,7 @@ def variants(op: object, dtypes: tuple[str, ...] | None = None) -> Iterator[Vari
 def shared_type_inputs(op: object) -> tuple[str, ...]:
     """The single tensors among the op's inputs of its primary type: in every variant they have the
     variant's dtype, so the dtypes a call gives them meet in one (a Python API promotes them
-    together, as NumPy does). None where a ``dtype`` arg chooses the variant."""
+    together, as NumPy does); none (an empty tuple) where a ``dtype`` arg chooses the variant."""
     from dsl.compute import dtype_from_arg
 
     if dtype_from_arg(getattr(op, "compute", None)):

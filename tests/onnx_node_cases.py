@@ -134,7 +134,7 @@ def slice_(ins: list[Any], attrs: dict[str, Any]) -> Any:
     return fn("base.strided_slice")(x, begin, end, strides)
 
 
-def reduction_free(op: str, **renames: str) -> Callable[..., Any]:
+def renamed(op: str, **renames: str) -> Callable[..., Any]:
     """An op whose ONNX attributes are its args under other names (``onnx_name="arg"``)."""
     def call(ins: list[Any], attrs: dict[str, Any]) -> Any:
         kwargs = {}
@@ -316,8 +316,8 @@ ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "Range": range_, "ReverseSequence": reverse_sequence, "ScatterND": scatter_nd,
     "Concat": lambda ins, attrs: fn("base.concat")(list(ins), attrs.get("axis", 0)),
     "Reshape": reshape, "Tile": with_list("base.tile"), "Pow": power,
-    "LeakyRelu": reduction_free("nn.leaky_relu", alpha="alpha"), "Elu": reduction_free("nn.elu", alpha="alpha"),
-    "Gelu": reduction_free("nn.gelu", approximate="approximate"),
+    "LeakyRelu": renamed("nn.leaky_relu", alpha="alpha"), "Elu": renamed("nn.elu", alpha="alpha"),
+    "Gelu": renamed("nn.gelu", approximate="approximate"),
     "Selu": fixed("nn.selu", alpha=1.6732632423543772, gamma=1.0507009873554805),
     "HardSigmoid": fixed("nn.hard_sigmoid", alpha=0.2, beta=0.5),
     "GatherND": fixed("base.gather_nd", batch_dims=0),
@@ -348,8 +348,8 @@ def run(case: Any) -> str:
         return f"lacks: {exc}"
     except (TypeError, ValueError) as exc:
         return f"refused: {type(exc).__name__}: {exc}"
-    except Exception as exc:  # (an input ONNX gives in a form the adapter does not read: a sequence, ...)
-        return f"lacks: {type(exc).__name__}: {exc}"
+    except Exception as exc:  # (anything else is a failure to look at, never taken for a pass)
+        return f"error: {type(exc).__name__}: {exc}"
     got = list(got) if isinstance(got, (tuple, list)) else [got]
     if len(got) < len(wanted):
         return f"gives {len(got)} outputs, ONNX {len(wanted)}"
