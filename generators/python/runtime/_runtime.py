@@ -293,11 +293,9 @@ def numpy_reduction(op: str, axis: Any, keepdims: Any) -> tuple[tuple[int, ...],
     keep = boolean(op, "keepdims", keepdims)
     if axis is None:
         return (), keep, None
-    if isinstance(axis, numbers.Integral) and not isinstance(axis, (bool, np.bool_)):
-        return (integer(op, "axis", axis),), keep, None
-    if isinstance(axis, (str, bytes, bool, np.bool_)) or not isinstance(axis, (Sequence, np.ndarray)):
-        raise TypeError(f"{op}: axis must be None, an integer or a tuple of integers, got {type(axis).__name__}")
-    axes = integers(op, "axis", axis, 0, None)
+    axes = _int_or_ints(op, "axis", axis, "None, an integer or a tuple of integers")
+    if isinstance(axes, int):
+        return (axes,), keep, None
     if not axes:
         return (-1,), False, _new_last_axis
     return axes, keep, None
@@ -320,13 +318,20 @@ def numpy_search(op: str, axis: Any, keepdims: Any, ndim: int) -> tuple[int, boo
     return -1, False, lambda value: value.reshape(-1)
 
 
+def _int_or_ints(op: str, name: str, value: Any, wanted: str | None = None) -> tuple[int, ...] | int:
+    """A NumPy argument that is an int or a sequence of them (axis, shape, reps); ``wanted`` says
+    what else is refused with a TypeError before ``integers`` reads a sequence."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return integer(op, name, value)
+    if wanted is not None and (isinstance(value, (str, bytes, bool, np.bool_))
+                               or not isinstance(value, (Sequence, np.ndarray))):
+        raise TypeError(f"{op}: {name} must be {wanted}, got {type(value).__name__}")
+    return integers(op, name, value, 0, None)
+
+
 def _axes(op: str, axis: Any) -> tuple[int, ...] | int:
     """NumPy's axis keyword: an int, or a sequence of them (a TypeError for anything else)."""
-    if isinstance(axis, numbers.Integral) and not isinstance(axis, (bool, np.bool_)):
-        return integer(op, "axis", axis)
-    if isinstance(axis, (str, bytes, bool, np.bool_)) or not isinstance(axis, (Sequence, np.ndarray)):
-        raise TypeError(f"{op}: axis must be an integer or a tuple of integers, got {type(axis).__name__}")
-    return integers(op, "axis", axis, 0, None)
+    return _int_or_ints(op, "axis", axis, "an integer or a tuple of integers")
 
 
 def _distinct(op: str, given: Any, axes: list[int]) -> None:
@@ -392,18 +397,15 @@ def dropped(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
 
 def numpy_shape(op: str, shape: Any) -> tuple[int, ...]:
     """NumPy's shape argument (reshape's): an int is a shape of one axis."""
-    if isinstance(shape, numbers.Integral) and not isinstance(shape, (bool, np.bool_)):
-        return (integer(op, "shape", shape),)
-    return integers(op, "shape", shape, 0, None)
+    given = _int_or_ints(op, "shape", shape)
+    return (given,) if isinstance(given, int) else given
 
 
 def numpy_tile(op: str, reps: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], Callable[[Any], Any] | None]:
     """NumPy's tile as the kernels' repeats, one per axis: an int is one count; fewer counts than
     axes repeat the last axes (ones in front), more give the input leading axes of size one."""
-    if isinstance(reps, numbers.Integral) and not isinstance(reps, (bool, np.bool_)):
-        counts: tuple[int, ...] = (integer(op, "reps", reps),)
-    else:
-        counts = integers(op, "reps", reps, 0, None)
+    given = _int_or_ints(op, "reps", reps)
+    counts = (given,) if isinstance(given, int) else given
     if len(counts) <= len(shape):
         return (1,) * (len(shape) - len(counts)) + counts, None
     ones = (1,) * (len(counts) - len(shape))
