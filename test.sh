@@ -5,17 +5,22 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$root/scripts/ensure-venv.sh"
 ensure_venv "$root" "test"
 cd "$root"
-# The Cortex-M tests need the ARM tool chain and QEMU: install them when missing, as root.
+# The Cortex-M tests need the ARM tool chain and QEMU, the C library's consumer test pkg-config:
+# install what is missing, as root.
+packages=""
 if ! command -v arm-none-eabi-gcc >/dev/null 2>&1 || ! command -v qemu-system-arm >/dev/null 2>&1 \
     || [ ! -e /usr/lib/arm-none-eabi/lib/libc.a ]; then
+    packages=" gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
+fi
+command -v pkg-config >/dev/null 2>&1 || packages="$packages pkg-config"
+if [ -n "$packages" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "installing the ARM tool chain and QEMU (one time)..." >&2
-        packages="gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
+        echo "installing$packages (one time)..." >&2
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages >/dev/null \
             || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive \
                  apt-get install -y -qq --no-install-recommends $packages >/dev/null; }
     else
-        echo "note: arm-none-eabi-gcc or qemu-system-arm is missing; the Cortex-M tests will skip" >&2
+        echo "note: missing$packages; the tests that need them will fail or skip" >&2
     fi
 fi
 # One worker per core, each test module on one worker (its generated files and builds are made once).

@@ -104,4 +104,4 @@ def resolve(catalogue: Catalogue) -> tuple[Catalogue, list[Problem]]:
                     op = attrs.evolve(op, compute=fuse(op, ns), composition=op.compute)
             ops.append(op)
         namespaces.append(attrs.evolve(ns, ops=tuple(ops)))
-    return Catalogue(tuple(namespaces)), found
+    return attrs.evolve(catalogue, namespaces=tuple(namespaces)), found

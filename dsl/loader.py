@@ -16,6 +16,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -161,6 +162,22 @@ def _alias(ops_dir: Path) -> str | None:
         return None
 
 
+#: A catalogue's version: what CMake's project(VERSION), pkg-config and PEP 440 all take.
+_VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
+
+
+def _version(ops_dir: Path) -> tuple[str, list[Problem]]:
+    """The ``VERSION`` file's ``MAJOR.MINOR.PATCH`` (0.0.0 without one)."""
+    path = ops_dir / "VERSION"
+    if not path.is_file():
+        return "0.0.0", []
+    text = path.read_text(encoding="utf-8", errors="replace").strip()
+    if _VERSION.fullmatch(text):
+        return text, []
+    where = Location(builders.display_path(str(path)), 1)
+    return "0.0.0", [Problem(where, "catalogue", f"version must be MAJOR.MINOR.PATCH (e.g. 1.2.0), got {text!r}")]
+
+
 def load(ops_dir: Path | str) -> LoadResult:
     """Import every definition file of ``ops_dir`` and validate the catalogue."""
     ops_dir = Path(ops_dir)
@@ -200,7 +217,9 @@ def load(ops_dir: Path | str) -> LoadResult:
         sys.dont_write_bytecode = dont_write
         for package in packages:
             _purge(package)
-    catalogue = Catalogue(tuple(sorted(session.namespaces, key=lambda n: (n.key, n.name))))
+    version, version_problems = _version(ops_dir)
+    problems.extend(version_problems)
+    catalogue = Catalogue(tuple(sorted(session.namespaces, key=lambda n: (n.key, n.name))), version)
     problems.extend(validate.catalogue_problems(catalogue))
     catalogue, composition_problems = compose.resolve(catalogue)
     problems.extend(composition_problems)

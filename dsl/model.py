@@ -266,9 +266,12 @@ class Namespace:
 
 @attrs.frozen
 class Catalogue:
-    """All namespaces of an ops tree, in name order."""
+    """All namespaces of an ops tree, in name order, and the tree's version
+    (``MAJOR.MINOR.PATCH``, from its ``VERSION`` file): the version of every
+    library and package generated from it."""
 
     namespaces: tuple[Namespace, ...]
+    version: str = "0.0.0"
 
     def namespace(self, name: str) -> Namespace | None:
         key = name.lower()
@@ -280,4 +283,4 @@ class Catalogue:
 
     def select(self, names: tuple[str, ...]) -> "Catalogue":
         keys = {n.lower() for n in names}
-        return Catalogue(tuple(n for n in self.namespaces if n.key in keys))
+        return attrs.evolve(self, namespaces=tuple(n for n in self.namespaces if n.key in keys))

@@ -7,6 +7,8 @@ know the other.
 
 from __future__ import annotations
 
+import re
+
 import attrs
 
 from dsl import fixed_point as F
@@ -49,7 +51,13 @@ def config_struct(config: Config) -> str:
 
 
 def enum_constant(op: Op, arg: Arg, value_index: int) -> str:
-    return f"OPFORGE_{op.namespace.upper()}_{op.name.upper()}_{arg.name.upper()}_{value_index}"
+    """The C name of an enum arg's value: the function's name in capitals and the value's
+    (``OPFORGE_MATH_ROUND_HALF_TO_EVEN``), with the arg's between when the op has more than one
+    enum arg."""
+    enums = [a for a in op.args if a.type is DataType.ENUM]
+    middle = f"{arg.name.upper()}_" if len(enums) > 1 else ""
+    value = re.sub(r"[^A-Z0-9]+", "_", str(arg.possible_values[value_index]).upper()).strip("_")
+    return f"{function(op).upper()}_{middle}{value}"
 
 
 def scalar_ctype(type_: DataType) -> str:

@@ -4,6 +4,7 @@ the C API refuses spoiled descriptors and bad input with statuses, under the san
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -52,7 +53,7 @@ def test_headers_and_kernels_follow_the_imaginet_style(out: GeneratedProjects) -
     assert re.search(r"static inline void opforge_math_sum_f32\w*\(const float\* restrict x", math_c)
     cmake = (out / "c" / "CMakeLists.txt").read_text()
     listed = " ".join(f"src/{key}.c" for key in NAMESPACES)
-    assert f"add_library(opforge STATIC src/opforge_core.c src/opforge_fixed_point.c {listed})" in cmake
+    assert f"add_library(opforge src/opforge_core.c src/opforge_fixed_point.c {listed})" in cmake
     # Aliases are the target's function under a second name, declared where the alias lives.
     math_h = (out / "c" / "include" / "opforge" / "math.h").read_text()
     assert '#include "opforge/bitwise.h"' in math_h
@@ -133,15 +134,113 @@ def test_firmware_links_no_heap(firmware: Path, level: str) -> None:
         assert not symbols & {*HEAP, *NEWLIB_HEAP}, f"{image.name}: {sorted(symbols & {*HEAP, *NEWLIB_HEAP})}"
 
 
-def test_cmake_builds_the_static_library(out: GeneratedProjects, tmp_path: Path) -> None:
+CONSUMER_CMAKE = """cmake_minimum_required(VERSION 3.15)
+project(consumer C)
+find_package(opforge {want} CONFIG REQUIRED)
+add_executable(consumer main.c)
+set_target_properties(consumer PROPERTIES C_STANDARD 99 C_EXTENSIONS OFF)
+target_compile_options(consumer PRIVATE -Wall -Wextra -Werror -pedantic)
+target_link_libraries(consumer PRIVATE opforge::opforge)
+"""
+
+CONSUMER_MAIN = r"""#include <opforge/opforge_all.h>
+#include <stdio.h>
+
+/* A const table as an input: no cast, no warning. */
+static const float table[4] = {1.5f, -2.0f, 2.5f, 0.5f};
+
+int main(void)
+{
+    float twice[4], rounded[4];
+    const char* detail = NULL;
+    const opforge_tensor x = {.data = table, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {4}};
+    opforge_tensor sum = {.data = twice, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {4}};
+    opforge_tensor near = {.data = rounded, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {4}};
+    opforge_status st = opforge_math_add(&x, &x, &sum, &detail);
+    if (st == OPFORGE_OK) {
+        st = opforge_math_round(&x, OPFORGE_MATH_ROUND_HALF_TO_EVEN, &near, &detail);
+    }
+    if (st != OPFORGE_OK) {
+        printf("failed: %s\n", detail ? detail : opforge_status_message(st));
+        return 1;
+    }
+    printf("opforge %s %d.%d.%d\n", OPFORGE_VERSION_STRING, OPFORGE_VERSION_MAJOR, OPFORGE_VERSION_MINOR,
+           OPFORGE_VERSION_PATCH);
+    printf("%g %g %g %g | %g %g %g %g\n", twice[0], twice[1], twice[2], twice[3], rounded[0], rounded[1],
+           rounded[2], rounded[3]);
+    return 0;
+}
+"""
+CONSUMER_SAYS = "opforge {v} {v}\n3 -4 5 1 | 2 -2 2 0\n"
+
+
+def _run(*command: str | Path, **kwargs) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(c) for c in command], capture_output=True, text=True, **kwargs)
+    assert done.returncode == 0, f"{command}:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(out: GeneratedProjects, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The library built by its own CMake project with no options but opforge's -Werror, then
+    installed into a prefix given at install time (not at configure time)."""
     cmake = Path(sys.executable).parent / "cmake"
-    build = tmp_path / "build"
-    configure = subprocess.run([str(cmake), "-S", str(out / "c"), "-B", str(build), "-DCMAKE_C_COMPILER=gcc"],
-                               capture_output=True, text=True)
-    assert configure.returncode == 0, configure.stderr
-    made = subprocess.run([str(cmake), "--build", str(build)], capture_output=True, text=True)
-    assert made.returncode == 0, made.stdout + made.stderr
-    assert (build / "libopforge.a").is_file()
+    build, prefix = tmp_path_factory.mktemp("cmake-build"), tmp_path_factory.mktemp("prefix")
+    _run(cmake, "-S", out / "c", "-B", build, "-DCMAKE_C_COMPILER=gcc", "-DOPFORGE_WARNINGS_AS_ERRORS=ON")
+    cache = (build / "CMakeCache.txt").read_text()
+    assert "CMAKE_BUILD_TYPE:STRING=Release" in cache  # (optimised by default)
+    _run(cmake, "--build", build, "-j", str(os.cpu_count() or 1))
+    _run(cmake, "--install", build, "--prefix", prefix)
+    return prefix
+
+
+def test_the_library_builds_optimised_and_installs_a_cmake_package(installed: Path, out: GeneratedProjects) -> None:
+    lib = installed / "lib"
+    assert (lib / "libopforge.a").is_file()
+    assert {p.name for p in (lib / "cmake" / "opforge").iterdir()} == {
+        "opforgeConfig.cmake", "opforgeConfigVersion.cmake", "opforgeTargets.cmake", "opforgeTargets-release.cmake"}
+    assert (installed / "include" / "opforge" / "opforge_all.h").is_file()
+
+
+def test_a_default_build_is_optimised_and_does_not_make_warnings_errors(out: GeneratedProjects, tmp_path: Path) -> None:
+    """What `cmake -S out/c -B build` compiles with, from the compile commands (configured only)."""
+    cmake = Path(sys.executable).parent / "cmake"
+    _run(cmake, "-S", out / "c", "-B", tmp_path, "-DCMAKE_C_COMPILER=gcc", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON")
+    commands = json.loads((tmp_path / "compile_commands.json").read_text())
+    assert len(commands) == len(NAMESPACES) + 2
+    for command in commands:
+        flags = command["command"].split()
+        assert "-O3" in flags and "-Werror" not in flags and "-ffp-contract=off" in flags, command["command"]
+    _run(cmake, "-S", out / "c", "-B", tmp_path / "debug", "-DCMAKE_C_COMPILER=gcc", "-DCMAKE_BUILD_TYPE=Debug")
+    assert "CMAKE_BUILD_TYPE:STRING=Debug" in (tmp_path / "debug" / "CMakeCache.txt").read_text()  # (the user's)
+
+
+def test_a_consumer_project_finds_the_installed_library_by_find_package(installed: Path, tmp_path: Path) -> None:
+    """A user's CMake project, built with -Wall -Wextra -Werror -pedantic: a const table passes
+    as an input, the enum constant has its value's name, and the version is the catalogue's."""
+    version = load(ROOT / "ops").catalogue.version
+    major, minor, _ = version.split(".")
+    (tmp_path / "CMakeLists.txt").write_text(CONSUMER_CMAKE.format(want=f"{major}.{minor}"))
+    (tmp_path / "main.c").write_text(CONSUMER_MAIN)
+    cmake = Path(sys.executable).parent / "cmake"
+    _run(cmake, "-S", tmp_path, "-B", tmp_path / "build", "-DCMAKE_C_COMPILER=gcc", f"-DCMAKE_PREFIX_PATH={installed}")
+    _run(cmake, "--build", tmp_path / "build")
+    assert _run(tmp_path / "build" / "consumer").stdout == CONSUMER_SAYS.format(v=version)
+    # A version of another minor (before 1.0: another API) is refused.
+    (tmp_path / "CMakeLists.txt").write_text(CONSUMER_CMAKE.format(want=f"{major}.{int(minor) + 1}"))
+    refused = subprocess.run([str(cmake), "-S", str(tmp_path), "-B", str(tmp_path / "other"), "-DCMAKE_C_COMPILER=gcc",
+                              f"-DCMAKE_PREFIX_PATH={installed}"], capture_output=True, text=True)
+    assert refused.returncode != 0 and "not compatible with the version requested" in refused.stderr, refused.stderr
+
+
+def test_a_consumer_builds_with_the_installed_pkg_config_file(installed: Path, tmp_path: Path) -> None:
+    (tmp_path / "main.c").write_text(CONSUMER_MAIN)
+    env = {**os.environ, "PKG_CONFIG_PATH": str(installed / "lib" / "pkgconfig")}
+    flags = _run("pkg-config", "--cflags", "--libs", "opforge", env=env).stdout.split()
+    assert _run("pkg-config", "--modversion", "opforge", env=env).stdout.strip() == load(ROOT / "ops").catalogue.version
+    _run("gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", tmp_path / "main.c", *flags, "-o",
+         tmp_path / "consumer")
+    assert _run(tmp_path / "consumer").stdout.startswith("opforge ")
 
 
 API_ERRORS = r'''

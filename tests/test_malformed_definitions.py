@@ -137,6 +137,21 @@ CASES: dict[str, tuple[str, str]] = {
                 Output(NUMERIC, "out", description="out")
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: ENUM arg 'mode' needs a description"),
+    "ENUM value that is not a name": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Arg(ENUM, "mode", possible_values=["half-even", "up"], description="m")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: possible_values of arg 'mode' must be names (a letter, then letters, digits or _: every "
+            "target spells them as identifiers), got 'half-even'"),
+    "ENUM values that differ in letter case only": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Arg(ENUM, "mode", possible_values=["same", "SAME"], description="m")  # <
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: possible_values of arg 'mode' list 'same' twice (letter case aside)"),
     "possible values on a non-ENUM arg": ('''
         with Namespace("math"):
             with Op("f") as op:
@@ -430,6 +445,24 @@ def test_duplicate_namespace_across_files(project: Path, cli) -> None:
     run = cli("validate")
     assert run.exit_code == 2
     assert run.stderr.splitlines()[0] == "ops/b.py:2: Math: duplicate namespace 'Math' (first defined at ops/a.py:2)"
+
+
+@pytest.mark.parametrize("text", ["1.2", "v1.2.3", "1.02.3", "1.2.3-rc1"])
+def test_a_malformed_catalogue_version_is_a_problem_of_its_file(project: Path, cli, text: str) -> None:
+    ops = write_ops(project, {"a.py": 'from dsl import *\nwith Namespace("math"):\n    pass\n'})
+    (ops / "VERSION").write_text(text + "\n")
+    expected = f"ops/VERSION:1: catalogue: version must be MAJOR.MINOR.PATCH (e.g. 1.2.0), got {text!r}"
+    assert [str(p) for p in loader.load(ops).problems] == [expected]
+    run = cli("validate")
+    assert run.exit_code == 2 and run.stderr.splitlines() == [expected, "1 definition problem"]
+
+
+def test_the_catalogue_version_comes_from_the_version_file(project: Path) -> None:
+    ops = write_ops(project, {"a.py": 'from dsl import *\nwith Namespace("math"):\n    pass\n'})
+    assert loader.load(ops).catalogue.version == "0.0.0"  # (none declared)
+    (ops / "VERSION").write_text("2.10.0\n")
+    assert loader.load(ops).catalogue.version == "2.10.0"
+    assert loader.load(ops).catalogue.select(("math",)).version == "2.10.0"
 
 
 def test_all_problems_are_reported_not_only_the_first(project: Path, cli) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import jinja2
 
 from dsl.model import Catalogue, Namespace, Op
 from dsl import doc_tokens
@@ -15,6 +16,10 @@ from generators.kernels import c_emit as emit
 from generators.kernels import c_conversions, c_runtime, fixed_point
 from generators.formatting import c_comment, clang_format
 from generators.kernels.selection import code_ops, require_compute
+
+
+_TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("generators.c", "templates"),
+                                undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
 
 
 class CGenerator:
@@ -35,9 +40,10 @@ class CGenerator:
             sources[f"include/opforge/{ns.key}.h"] = self._ns_header(ns, header, context.catalogue)
             sources[f"src/{ns.key}.c"] = self._ns_source(ns, header, codes)
         sources["include/opforge/opforge_all.h"] = self._all_header(context.namespaces, header_all)
+        sources["include/opforge/version.h"] = self._version_header(context.catalogue.version, header_all)
         formatted = clang_format(sources)
         files = [GeneratedFile(path, text) for path, text in sorted(formatted.items())]
-        files.append(GeneratedFile("CMakeLists.txt", self._cmake(context.namespaces, header_all)))
+        files += [GeneratedFile(path, self._cmake_file(path, context, header_all)) for path in CMAKE_FILES]
         return files
 
     def _doc(self, op: Op) -> str:
@@ -58,8 +64,9 @@ class CGenerator:
         for op in code_ops(ns):
             for arg in op.args:
                 if arg.type is DataType.ENUM:
-                    for i, value in enumerate(arg.possible_values):
-                        parts.append(f"#define {abi.enum_constant(op, arg, i)} {i} /* {c_comment(value)} */")
+                    parts.append(f"/* {abi.function(op)}'s {arg.name}. */")
+                    parts += [f"#define {abi.enum_constant(op, arg, i)} {i}" for i in range(len(arg.possible_values))]
+                    parts.append("")
             parts += [self._doc(op), *(p + ";" for p in abi.prototypes(op)), ""]
             tables = fixed_point.api_tables(op)
             if tables:
@@ -106,20 +113,28 @@ class CGenerator:
 
     def _all_header(self, namespaces: Sequence[Namespace], header: str) -> str:
         lines = [f"/* {header} */", "#ifndef OPFORGE_ALL_H", "#define OPFORGE_ALL_H",
-                 '#include "opforge/opforge.h"']
+                 '#include "opforge/version.h"', '#include "opforge/opforge.h"']
         lines += [f'#include "opforge/{ns.key}.h"' for ns in namespaces]
         return "\n".join(lines + ["#endif", ""])
 
-    def _cmake(self, namespaces: Sequence[Namespace], header: str) -> str:
-        sources = " ".join(["src/opforge_core.c", f"src/{c_conversions.SOURCE}", *(f"src/{ns.key}.c" for ns in namespaces)])
-        return f"""# {header}
-cmake_minimum_required(VERSION 3.13)
-project(opforge C)
-set(CMAKE_C_STANDARD 99)
-set(CMAKE_C_STANDARD_REQUIRED ON)
-set(CMAKE_C_EXTENSIONS OFF)
-add_library(opforge STATIC {sources})
-target_include_directories(opforge PUBLIC include PRIVATE src)
-target_compile_options(opforge PRIVATE -Wall -Wextra -Werror -pedantic -ffp-contract=off)
-target_link_libraries(opforge PUBLIC m)
-"""
+    def _version_header(self, version: str, header: str) -> str:
+        major, minor, patch = version.split(".")
+        return "\n".join([
+            f"/* {header} */", "#ifndef OPFORGE_VERSION_H", "#define OPFORGE_VERSION_H", "",
+            "/* The version of the ops catalogue this library was generated from (ops/VERSION). */",
+            f"#define OPFORGE_VERSION_MAJOR {int(major)}", f"#define OPFORGE_VERSION_MINOR {int(minor)}",
+            f"#define OPFORGE_VERSION_PATCH {int(patch)}", f'#define OPFORGE_VERSION_STRING "{version}"',
+            "", "#endif", ""])
+
+    def _cmake_file(self, path: str, context: GenerationContext, header: str) -> str:
+        sources = ["src/opforge_core.c", f"src/{c_conversions.SOURCE}",
+                   *(f"src/{ns.key}.c" for ns in context.namespaces)]
+        template = _TEMPLATES.get_template(CMAKE_FILES[path])
+        return template.render(header=header, version=context.catalogue.version, sources=" ".join(sources))
+
+
+#: The CMake build's files, by path, and their templates: the project (a static library by
+#: default, installed with a CMake package and a pkg-config file), and the two files it configures.
+CMAKE_FILES = {"CMakeLists.txt": "CMakeLists.txt.j2",
+               "cmake/opforgeConfig.cmake.in": "opforgeConfig.cmake.in.j2",
+               "cmake/opforge.pc.in": "opforge.pc.in.j2"}

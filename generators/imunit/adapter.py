@@ -25,7 +25,7 @@ def socket_array(name: str, sockets: list[str], dtype: str, shape_of: dict[str, 
     lines = []
     for s in sockets:
         dims = ", ".join(f"{shape_of[s]}_d{k}" for k in range(abi.MAX_RANK))
-        lines.append(f"{q}opforge_tensor t_{s} = {{.data = (void*){abi.c_name(s)}, .dtype = {dtype}, .rank = {shape_of[s]}_rank, .shape = {{{dims}}}}};")
+        lines.append(f"{q}opforge_tensor t_{s} = {{.data = {abi.c_name(s)}, .dtype = {dtype}, .rank = {shape_of[s]}_rank, .shape = {{{dims}}}}};")
     lines.append(f"{q}opforge_tensor* const t_{name}[{len(sockets)}] = {{{', '.join(f'&t_{s}' for s in sockets)}}};")
     return lines + [f"if ({count} < 0 || {count} > {len(sockets)}) {{", "return (int)OPFORGE_ERR_ARG;", "}"]
 
@@ -136,7 +136,7 @@ class UnitAdapter:
         dims = ", ".join(f"{name}_d{k}" for k in range(abi.MAX_RANK))
         dtype = f"(opforge_dtype){name}_dtype_index" if name in C.own_dtype_inputs(self.op) else \
             abi.DTYPE_ENUM[self.variant.of(name)]
-        return [f"opforge_tensor t_{name} = {{.data = (void*){abi.c_name(name)}, .dtype = {dtype}, .rank = {name}_rank, .shape = {{{dims}}}}};"], \
+        return [f"opforge_tensor t_{name} = {{.data = {abi.c_name(name)}, .dtype = {dtype}, .rank = {name}_rank, .shape = {{{dims}}}}};"], \
             f"&t_{name}"
 
     def pass_input(self, p: abi.CParam) -> tuple[list[str], str]:

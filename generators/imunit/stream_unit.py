@@ -62,7 +62,7 @@ static inline int {fn}_unit_init_{sfx}(void* state, int state_size, int {c.windo
 #pragma IMAGINET_FRAGMENT_DEPENDENCY "{fn}"
 static inline int {fn}_unit_enqueue_{sfx}(void* state, const {ct}* {x}, {ints(xdims)})
 {{
-    opforge_tensor t = {{.data = (void*){x}, .dtype = {enum}, .rank = {x}_rank, .shape = {{{", ".join(xdims[1:])}}}}};
+    opforge_tensor t = {{.data = {x}, .dtype = {enum}, .rank = {x}_rank, .shape = {{{", ".join(xdims[1:])}}}}};
     return {fn}_enqueue(state, &t, NULL) == OPFORGE_OK ? 0 : -2;
 }}
 #pragma IMAGINET_FRAGMENT_END
@@ -71,7 +71,7 @@ static inline int {fn}_unit_enqueue_{sfx}(void* state, const {ct}* {x}, {ints(xd
 #pragma IMAGINET_FRAGMENT_DEPENDENCY "{fn}"
 static inline int {fn}_unit_dequeue_{sfx}(void* state, {ct}* {out}, {ints(odims)})
 {{
-    opforge_tensor t = {{.data = (void*){out}, .dtype = {enum}, .rank = {out}_rank, .shape = {{{", ".join(odims[1:])}}}}};
+    opforge_tensor t = {{.data = {out}, .dtype = {enum}, .rank = {out}_rank, .shape = {{{", ".join(odims[1:])}}}}};
     const opforge_status st = {fn}_dequeue(state, &t, NULL);
     return st == OPFORGE_OK ? 0 : (st == OPFORGE_ERR_EMPTY ? -1 : -2);
 }}

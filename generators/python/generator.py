@@ -14,10 +14,9 @@ from generators.formatting import black_format
 from generators.kernels import c_conversions, fixed_point, numpy_keywords, py_names, reference
 from generators.python import bindings
 
-#: The generated package's version: its pyproject's and ``opforge.__version__``. The package is
-#: the distribution ``opforge`` (what users import); the tool that generates it is
-#: ``opforge-generator``, so installing one never removes the other.
-PACKAGE_VERSION = "0.1.0"
+# The generated package is the distribution ``opforge`` (what users import), versioned as the
+# catalogue is (ops/VERSION); the tool that generates it is ``opforge-generator``, so
+# installing one never removes the other.
 
 _HERE = Path(__file__).resolve().parent
 _RUNTIME = _HERE / "runtime"
@@ -45,7 +44,7 @@ class PythonGenerator:
         py["src/opforge/__init__.py"] = (
             f"# {head}\n" + '"""opforge: generated tensor ops, with C kernels and a NumPy reference."""\n\n'
             + "".join(f"from opforge import {n}\n" for n in [*names, RUNTIME_MODULE])
-            + f"\n__version__ = {PACKAGE_VERSION!r}\n"
+            + f"\n__version__ = {context.catalogue.version!r}\n"
             + f"\n__all__ = {[*names, RUNTIME_MODULE]!r}\n")
         py["src/opforge/_kernels.py"] = f"# {head}\n" + _KERNELS.read_text(encoding="utf-8")
         py["src/opforge/_fixed_point_rules.py"] = fixed_point.numpy_rules_module(
@@ -65,7 +64,7 @@ class PythonGenerator:
         files = [GeneratedFile(path, black_format(text)) for path, text in sorted(py.items())]
         files += [GeneratedFile(path, black_format(text)) for path, text in sorted(stubs.items())]
         files.append(GeneratedFile("src/opforge/py.typed", ""))
-        files.append(GeneratedFile("pyproject.toml", self._pyproject(head)))
+        files.append(GeneratedFile("pyproject.toml", self._pyproject(head, context.catalogue.version)))
         return files
 
     def _module(self, ns: Namespace, head: str, namespaces: Sequence[Namespace]) -> str:
@@ -196,7 +195,7 @@ if __name__ == "__main__":
         lines = [
             "typedef enum { " + ", ".join(f"{abi.DTYPE_ENUM[d]} = {i}" for i, d in enumerate(abi.ALL_DTYPES))
             + " } opforge_dtype;",
-            f"typedef struct {{ void* data; opforge_dtype dtype; int32_t rank; int64_t shape[{abi.MAX_RANK}]; "
+            f"typedef struct {{ const void* data; opforge_dtype dtype; int32_t rank; int64_t shape[{abi.MAX_RANK}]; "
             "int32_t shift; int32_t offset; double scale; } opforge_tensor;",
             "typedef enum { " + ", ".join(f"{n} = {i}" for i, (n, _) in enumerate(abi.STATUS)) + " } opforge_status;",
             "const char* opforge_status_message(opforge_status status);",
@@ -210,7 +209,7 @@ if __name__ == "__main__":
                 lines += [p + ";" for p in abi.prototypes(op)]
         return "\n".join(lines) + "\n"
 
-    def _pyproject(self, head: str) -> str:
+    def _pyproject(self, head: str, version: str) -> str:
         return f'''# {head}
 [build-system]
 requires = ["setuptools>=68", "cffi>=1.16"]
@@ -218,7 +217,7 @@ build-backend = "setuptools.build_meta"
 
 [project]
 name = "opforge"
-version = "{PACKAGE_VERSION}"
+version = "{version}"
 description = "Generated tensor ops: C kernels with a NumPy reference"
 requires-python = ">=3.11"
 dependencies = ["numpy>=2.0", "cffi>=1.16"]

@@ -193,7 +193,7 @@ class StreamEmitter(Emitter):
         return opf_fail(detail, st, "output: NULL, a dtype other than the frames', or a bad size");
     }}
     {shape}
-    if (!opf_window_pop(s, output->data)) {{
+    if (!opf_window_pop(s, opf_out_data(output))) {{
         return opf_fail(detail, OPFORGE_ERR_EMPTY, {empty});
     }}
     output->shift = s->shift;

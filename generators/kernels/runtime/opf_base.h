@@ -83,6 +83,13 @@ static inline int64_t opf_numel(const opforge_tensor* t)
     return opf_shape_numel(t->rank, t->shape);
 }
 
+/* An output's elements, to write. A descriptor's data is const so that an input may point
+ * into a const table; an output's must be writable memory (opforge.h, ADR 0055). */
+static inline void* opf_out_data(const opforge_tensor* t)
+{
+    return (void*)(uintptr_t)t->data;
+}
+
 /* A usable descriptor: not NULL, a known dtype among `dtypes` (a bit set),
  * rank 0..OPFORGE_MAX_RANK, a fixed-point type's attributes in its range where its dtype
  * is among `read` (an output whose attributes the op sets, a move's or a Q result's shift,

@@ -45,7 +45,7 @@ static inline void opf_layout_flat(const opforge_tensor* x, opforge_tensor* out)
 {
     const int64_t n = opf_numel(x);
     if (n > 0 && out->data != x->data) {
-        memmove(out->data, x->data, (size_t)n * opforge_dtype_size(x->dtype));
+        memmove(opf_out_data(out), x->data, (size_t)n * opforge_dtype_size(x->dtype));
     }
 }
 
