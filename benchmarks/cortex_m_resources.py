@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from dsl import fixed_point as F  # noqa: E402
 from dsl import loader  # noqa: E402
 from generators import abi  # noqa: E402
-from generators.docs.expressions import READABLE  # noqa: E402
+from generators.kernels.readable import READABLE  # noqa: E402
 from generators.kernels.scalar_c import SUFFIX  # noqa: E402
 from generators.kernels.selection import code_ops  # noqa: E402
 

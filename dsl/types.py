@@ -99,6 +99,14 @@ class Count:
             return f"invalid count {self}: must allow at least one value"
         return None
 
+    def words(self) -> str:
+        """The count as a user reads it: ``at least 1``, ``exactly 2``, ``at most 4``, ``1 to 3``."""
+        if self.high is None:
+            return f"at least {self.low}"
+        if self.low == self.high:
+            return f"exactly {self.low}"
+        return f"at most {self.high}" if self.low == 0 else f"{self.low} to {self.high}"
+
     def __str__(self) -> str:
         if self.high is None:
             return f"AtLeast({self.low})"

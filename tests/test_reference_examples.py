@@ -10,7 +10,7 @@ from dsl import *
 from dsl import expr as E
 from dsl.model import NO_DEFAULT, Signature as SignatureModel
 from dsl.types import Count
-from generators.docs.expressions import READABLE
+from generators.kernels.readable import READABLE
 
 
 def refs(*names: str) -> tuple[E.ParamRef, ...]:

@@ -8,7 +8,7 @@ from dsl import compute as C
 from dsl import fixed_point as F
 from dsl.scalar import substitute
 from dsl.model import Op
-from generators.docs.expressions import _literal
+from generators.kernels.readable import _literal
 
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "eq": "==", "ne": "!=", "lt": "<",
           "le": "<=", "gt": ">", "ge": ">=", "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",

@@ -15,9 +15,9 @@ from dsl.types import DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext
 from generators.docs import fixed_point_page
 from generators.docs import markdown as md
-from generators.docs import shapes as shape_text
+from generators.kernels import shape_text
 from generators.docs.compute_text import compute_text, fixed_point_rows
-from generators.docs.expressions import READABLE, default_text
+from generators.kernels.readable import READABLE, default_text
 from generators.kernels import evaluate, examples, py_names
 
 #: Doc scopes shown as the op's description on its page (class-level docs).

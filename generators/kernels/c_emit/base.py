@@ -245,9 +245,10 @@ class Emitter:
                 arg = next(a for a in op.args if a.name == p.source)
                 low, high = arg.count.low, arg.count.high
                 cond = f"{p.name}_count < {low}" + (f" || {p.name}_count > {high}" if high is not None else "")
-                lines += [f"if ({cond}) {{",
-                          f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{p.source}: count must be {arg.count}')});",
-                          "}"]
+                if low > 0 or high is not None:  # (a negative count is refused above)
+                    lines += [f"if ({cond}) {{",
+                              f"return opf_fail(detail, OPFORGE_ERR_ARG, "
+                              f"{c_string(f'{p.source}: count must be {arg.count.words()}')});", "}"]
             if p.role == "arg":
                 arg = next(a for a in op.args if a.name == p.source)
                 if arg.type is DataType.ENUM:
@@ -352,7 +353,7 @@ class Emitter:
         first = f"{self.ref(self.primary)}->dtype" if t.kind == "output" else f"{name}[0]->dtype"
         words = "of the inputs" if t.kind == "output" else "of the first"
         return [f"if ({cond}) {{",
-                f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{t.name}: count must be {t.count}')});", "}",
+                f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(f'{t.name}: count must be {t.count.words()}')});", "}",
                 f"if ({name}_count > 0 && {name} == NULL) {{",
                 f"return opf_fail(detail, OPFORGE_ERR_NULL, {c_string(t.name + ': NULL')});", "}",
                 f"for (int32_t k = 0; k < {name}_count; k++) {{",
@@ -466,7 +467,8 @@ def _c_default(value: object, type_: DataType) -> str:
 
 def config_typedef(config: Config) -> str:
     """The C struct of a config: one field per arg; ops take a pointer (NULL: every default)."""
-    fields = "\n".join(f"    {abi.scalar_ctype(a.type)} {abi.c_name(a.name)};" for a in config.args)
-    return (f"/* {c_comment(config.name)}: passed as a pointer; NULL means every default. */\n"
-            f"typedef struct {abi.config_struct(config)} {{\n{fields or '    int unused;'}\n}} "
+    fields = "\n".join(f"    {abi.scalar_ctype(a.type)} {abi.c_name(a.name)}; /**< {c_comment(a.description or a.name)} "
+                       f"(default: {c_comment(repr(a.default))}) */" for a in config.args)
+    return (f"/** @brief {c_comment(config.name)}: passed as a pointer; NULL means every default. */\n"
+            f"typedef struct {abi.config_struct(config)} {{\n{fields or '    int unused; /**< (no fields) */'}\n}} "
             f"{abi.config_struct(config)};\n")

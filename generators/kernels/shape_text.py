@@ -1,5 +1,6 @@
-"""Shape expressions (``dsl/shapes.py``) as readable, NumPy-like text for the op pages: what
-each output's shape is and what the op refuses, rendered from the op's form (ADR 0029)."""
+"""Shape expressions (``dsl/shapes.py``) as readable, NumPy-like text: what each output's
+shape is and what the op refuses, rendered from the op's form (ADR 0029), for the docs site's
+op pages and the C headers."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from dsl import expr as E
 from dsl import shapes as S
-from generators.docs.expressions import ReadableRenderer
+from generators.kernels.readable import ReadableRenderer
 
 
 class ShapeTextRenderer(ReadableRenderer):
