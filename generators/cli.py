@@ -15,11 +15,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from importlib import metadata
 from pathlib import Path
 from typing import Annotated, NoReturn, Optional, Sequence
 
 import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from dsl import loader
 from dsl.model import Catalogue, Problem
@@ -27,6 +30,7 @@ from generators import cache, registry, stamp, writer
 from generators.api import GeneratedFile, GenerationContext, GenerationError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  context_settings={"help_option_names": ["-h", "--help"]},
                   help="opforge: one op definition, every target.")
 
 EXIT_CHANGES = 1  # also: unit-check found a unit with an error, unit-test one that failed
@@ -120,17 +124,55 @@ def _run_target(name: str, context: GenerationContext) -> Sequence[GeneratedFile
         return exc.problems
 
 
-def _generate_targets(names: Sequence[str],
-                      context: GenerationContext) -> dict[str, Sequence[GeneratedFile] | tuple[Problem, ...]]:
+Outcome = Sequence[GeneratedFile] | tuple[Problem, ...]
+
+
+class _Progress:
+    """One line per target on a terminal's stderr, each with a spinner and its time until it is
+    done (then its files, or that it failed); nothing elsewhere, so piped output stays as it was."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        console = Console(stderr=True)
+        self.bar: Progress | None = None
+        if console.is_terminal:
+            self.bar = Progress(SpinnerColumn(finished_text="[green]✓"), TextColumn("{task.description:<8}"),
+                                TimeElapsedColumn(), TextColumn("{task.fields[result]}"), console=console)
+            self.tasks = {name: self.bar.add_task(name, total=1, result="") for name in names}
+
+    def __enter__(self) -> "_Progress":
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def done(self, name: str, outcome: Outcome) -> None:
+        if self.bar is not None:
+            result = (f"{len(outcome)} problem{'s' if len(outcome) != 1 else ''}" if isinstance(outcome, tuple)
+                      else f"{len(outcome)} files")
+            self.bar.update(self.tasks[name], completed=1, result=result)
+
+    def __exit__(self, *_: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _generate_targets(names: Sequence[str], context: GenerationContext) -> dict[str, Outcome]:
     """Each target's files, or the error it raised. Targets share nothing, so they run in
     worker processes, one per core, when there are several of each (ADR 0024)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if cores < 2 or len(names) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return {name: _run_target(name, context) for name in names}
     order = sorted(names, key=lambda n: _SLOWEST_FIRST.index(n) if n in _SLOWEST_FIRST else -1)
-    with ProcessPoolExecutor(min(cores, len(names)), mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = {name: pool.submit(_run_target, name, context) for name in order}
-        return {name: futures[name].result() for name in names}
+    done: dict[str, Outcome] = {}
+    with _Progress(order) as progress:
+        if cores < 2 or len(names) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            for name in order:
+                done[name] = _run_target(name, context)
+                progress.done(name, done[name])
+        else:
+            with ProcessPoolExecutor(min(cores, len(names)), mp_context=multiprocessing.get_context("fork")) as pool:
+                futures = {pool.submit(_run_target, name, context): name for name in order}
+                for future in as_completed(futures):
+                    done[futures[future]] = future.result()
+                    progress.done(futures[future], done[futures[future]])
+    return {name: done[name] for name in names}
 
 
 def _projects(projects: str | None, docsdir: Path | None, available: dict) -> list[str]:
@@ -180,7 +222,39 @@ def _report_changes(changes: list) -> None:
     typer.echo("up to date")
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def _tool_version() -> str:
+    try:
+        return metadata.version("opforge-generator")
+    except metadata.PackageNotFoundError:  # (run from a checkout that was never installed)
+        return "unknown"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"opforge-generator {_tool_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", "-V", callback=_print_version, is_eager=True,
+                                          help="Print the tool's version and exit.")] = False,
+) -> None:
+    """opforge: one op definition, every target. A first word that is not a command means generate."""
+
+
+def _projects_help() -> str:
+    """The projects and their options, for generate's help."""
+    lines = ["Projects (-projects, default all):"]
+    for name, generator in registry.discover().items():
+        lines.append(f"  {name}: {generator.summary}")
+        for key, values in generator.options.items():
+            lines.append(f"    -{name}-{key} {'|'.join(values)} (default {values[0]})")
+    return "\n\n".join(lines)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+             epilog=_projects_help())
 def generate(
     ctx: typer.Context,
     namespaces: Annotated[str, typer.Argument(help="Comma-separated namespaces, or 'all'.")],
@@ -331,7 +405,7 @@ _COMMANDS = {"generate", "list", "validate", "unit-check", "unit-test"}
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point; a first word that is not a command means ``generate``."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] not in _COMMANDS and args[0] not in ("--help", "-h"):
+    if args and args[0] not in _COMMANDS and args[0] not in ("--help", "-h", "--version", "-V"):
         args.insert(0, "generate")
     app(args=args, prog_name="generate.sh")
 

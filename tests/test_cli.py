@@ -4,17 +4,19 @@ files, determinism and interrupted runs."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, Cli, write_ops
 from dsl.loader import load
-from generators import writer
+from generators import registry, writer
 from generators.api import GeneratedFile
 
 
@@ -221,6 +223,49 @@ def test_generate_sh_runs_the_cli() -> None:
     bad = subprocess.run(["./generate.sh", "nope", "-projects", "docs", "--check"], cwd=ROOT,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_version_and_h_work_and_the_help_lists_the_projects_and_their_options() -> None:
+    """Through generate.sh, as a user types them: --version, -h for the commands and for generate,
+    whose help lists every project with its summary and options."""
+    version = subprocess.run(["./generate.sh", "--version"], cwd=ROOT, capture_output=True, text=True)
+    assert (version.returncode, version.stdout) == (0, f"opforge-generator {metadata.version('opforge-generator')}\n")
+    short = subprocess.run(["./generate.sh", "-h"], cwd=ROOT, capture_output=True, text=True,
+                           env={**os.environ, "COLUMNS": "120"})
+    assert short.returncode == 0 and all(c in short.stdout for c in ("generate", "validate", "unit-check", "--version"))
+    helped = subprocess.run(["./generate.sh", "math", "-h"], cwd=ROOT, capture_output=True, text=True,
+                            env={**os.environ, "COLUMNS": "200"})
+    assert helped.returncode == 0, helped.stderr
+    for name, generator in registry.discover().items():
+        assert f"{name}: {generator.summary}" in helped.stdout, name
+        for key, values in generator.options.items():
+            assert f"-{name}-{key} {'|'.join(values)}" in helped.stdout
+
+
+def test_a_terminal_sees_each_target_progress_as_it_finishes(tmp_path: Path) -> None:
+    """On a terminal (here a pseudo-terminal on stderr), one line per target with a tick, its
+    time and its files once it is done; stdout keeps its one summary line."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "generators.cli", "random", "-projects", "nnef,docs",
+                             "-outdir", str(tmp_path / "out")], cwd=ROOT, stdout=subprocess.PIPE, stderr=slave,
+                            env={**os.environ, "OPFORGE_CACHE": str(tmp_path / "cache"), "COLUMNS": "100"})
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # (the terminal's other end closed)
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    stdout = proc.communicate()[0].decode()
+    assert proc.returncode == 0
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown.decode())
+    for target in ("nnef", "docs"):
+        assert re.search(rf"✓ {target} +\d+:\d\d:\d\d \d+ files", text), text
+    assert stdout.startswith("random -> nnef, docs: ") and stdout.count("\n") == 1
 
 
 def test_a_hand_edit_defeats_the_fast_path_and_is_repaired(cli: Cli, ops_copy: Path, project: Path) -> None:
