@@ -64,10 +64,6 @@ _SCALAR_KINDS = {
 }
 
 
-#: An enum value: a name every target can spell (C constants, Python literals, NNEF strings).
-_ENUM_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-
-
 def _literal_fits(type_: DataType, value: object, possible_values: tuple[str, ...]) -> bool:
     if type_ in (DataType.INT, DataType.LONG):
         return isinstance(value, int) and not isinstance(value, bool)
@@ -179,12 +175,9 @@ def param_problems(param: M.Param, context: str, lookup: Lookup) -> Iterable[Pro
                 yield p(f"ENUM {what} needs possible_values")
             elif not all(isinstance(v, str) and v for v in values):
                 yield p(f"possible_values of {what} must be non-empty strings")
-            elif len({v.lower() for v in values}) != len(values):
-                dup = next(v for v in values if [w.lower() for w in values].count(v.lower()) > 1)
-                yield p(f"possible_values of {what} list {dup!r} twice (letter case aside)")
-            elif bad := [v for v in values if not _ENUM_VALUE.fullmatch(v)]:
-                yield p(f"possible_values of {what} must be names (a letter, then letters, digits or _: every "
-                        f"target spells them as identifiers), got {bad[0]!r}")
+            elif len(set(values)) != len(values):
+                dup = next(v for v in values if values.count(v) > 1)
+                yield p(f"possible_values of {what} list {dup!r} twice")
             if not (isinstance(param.description, str) and param.description.strip()):
                 yield p(f"ENUM {what} needs a description")
         elif values:

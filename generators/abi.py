@@ -53,10 +53,14 @@ def config_struct(config: Config) -> str:
 def enum_constant(op: Op, arg: Arg, value_index: int) -> str:
     """The C name of an enum arg's value: the function's name in capitals and the value's
     (``OPFORGE_MATH_ROUND_HALF_TO_EVEN``), with the arg's between when the op has more than one
-    enum arg."""
+    enum arg. A value is spelled in capitals, digits and ``_``; one that spells as nothing, or as
+    another value of the arg does, is named by its index instead (``..._VALUE_2``)."""
     enums = [a for a in op.args if a.type is DataType.ENUM]
     middle = f"{arg.name.upper()}_" if len(enums) > 1 else ""
-    value = re.sub(r"[^A-Z0-9]+", "_", str(arg.possible_values[value_index]).upper()).strip("_")
+    spelled = [re.sub(r"[^A-Z0-9]+", "_", str(v).upper()).strip("_") for v in arg.possible_values]
+    value = spelled[value_index]
+    if not value or spelled.count(value) > 1:
+        value = f"VALUE_{value_index}"
     return f"{function(op).upper()}_{middle}{value}"
 
 

@@ -12,10 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
 
 from conftest import ROOT, GeneratedProjects, STRICT
 from dsl.loader import load
+from generators import abi
 
 NAMESPACES = [ns.key for ns in load(ROOT / "ops").catalogue.namespaces]
 GOLDEN_TESTS = ["test_core", *(f"test_{key}" for key in NAMESPACES)]
@@ -282,6 +284,14 @@ def test_each_function_documents_its_dtypes_shape_memory_and_statuses(out: Gener
     assert "state: misaligned or smaller than the state size" in init
     # Enum constants are named by their values, each documented.
     assert "/** opforge_math_round's mode: half_to_even. */\n#define OPFORGE_MATH_ROUND_HALF_TO_EVEN 0" in math_h
+
+
+def test_an_enum_value_that_spells_as_nothing_or_as_another_is_named_by_its_index() -> None:
+    rounding = load(ROOT / "ops").catalogue.namespace("math").op("round")
+    mode = attrs.evolve(rounding.args[0], possible_values=("half-even", "half_even", "!!", "up"))
+    op = attrs.evolve(rounding, args=(mode,))
+    assert [abi.enum_constant(op, mode, i) for i in range(4)] == [
+        "OPFORGE_MATH_ROUND_VALUE_0", "OPFORGE_MATH_ROUND_VALUE_1", "OPFORGE_MATH_ROUND_VALUE_2", "OPFORGE_MATH_ROUND_UP"]
 
 
 API_ERRORS = r'''

@@ -43,6 +43,10 @@ def test_hostile_text_leaves_every_target_working(project: Path, cli: Cli, tmp_p
                                 f"-I{out / 'c' / 'include'}", f"-I{out / 'c' / 'src'}", "-c", str(source),
                                 "-o", str(tmp_path / (source.stem + ".o"))], capture_output=True, text=True)
         assert built.returncode == 0, built.stderr
+    # Each mode is a C constant spelled from its value, its comment escaped.
+    header = (out / "c" / "include" / "opforge" / "demo.h").read_text()
+    for i, name in enumerate(("A_B", "C_D", "E_F_G", "H_I_J")):
+        assert f"#define OPFORGE_DEMO_THING_{name} {i}" in header
     for module in sorted(out.rglob("*.py")):
         py_compile.compile(str(module), doraise=True)
     # The unit: well-formed XML, every expression parses, each mode gives its own index.
