@@ -18,7 +18,9 @@ from generators.docs import markdown as md
 from generators.kernels import shape_text
 from generators.docs.compute_text import compute_text, fixed_point_rows
 from generators.kernels.readable import READABLE, default_text
-from generators.kernels import evaluate, examples, py_names
+from generators import abi
+from generators.kernels import evaluate, examples, fixed_point, py_names, py_signature
+from generators.kernels.selection import variants_of
 
 #: Doc scopes shown as the op's description on its page (class-level docs).
 DESCRIPTION_SCOPES = doc_tokens.DESCRIPTION_SCOPES
@@ -163,14 +165,17 @@ class DocsGenerator:
                 default_cell = "required"
             else:
                 default_cell = md.code(default)
-            type_cell = p.type.value
+            if p.kind in ("input", "output"):
+                type_cell = "array" if p.count.is_single else "arrays"
+            else:
+                type_cell = md.code(py_signature.PY_TYPE.get(p.type, "object"))
             if getattr(p, "possible_values", ()):
                 type_cell += ": " + ", ".join(md.code(v) for v in p.possible_values)
             rows.append({
                 "name": md.code(p.name),
                 "kind": p.kind,
                 "type": type_cell,
-                "count": "1" if p.count.is_single else md.inline(str(p.count)),
+                "count": "1" if p.count.is_single else md.inline(p.count.words()),
                 "default": default_cell,
                 "description": md.cell(p.description) if p.description else "&nbsp;",
             })
@@ -187,18 +192,54 @@ class DocsGenerator:
                           "backend": c.backend, "config": cfg.name if cfg else None})
         return items
 
-    def _signature(self, op: Op, sig: Any) -> str:
+    def _call(self, op: Op, sig: Any) -> str:
+        """A documented signature of the op as a Python call: inputs by position, args by
+        keyword with their default (``...`` when required), outputs left to ``out=``."""
         parts = []
         for ref in sig.params:
             param = op.param(ref)
             if ref.kind == "output":
-                parts.append(f"out={ref.name}")
-            elif ref.kind == "config" or param is None:
-                parts.append(str(ref))
+                continue
+            if ref.kind == "config":
+                parts.append(f"{py_names.config_param(ref.name)}={ref.name}(...)")
+            elif ref.kind == "input" or param is None:
+                parts.append(py_names.py_name(ref.name))
             else:
                 default = default_text(param.default)  # type: ignore[union-attr]
-                parts.append(f"{ref}={default}" if default is not None else str(ref))
-        return md.code(f"{op.name}({', '.join(parts)})")
+                parts.append(f"{py_names.py_name(ref.name)}={default if default is not None else '...'}")
+        return md.code(f"{py_names.function_name(op.name)}({', '.join(parts)})")
+
+    def _python(self, ns: Namespace, op: Op) -> dict[str, str] | None:
+        """The op's function as the package's stub declares it, in ``opforge.<module>``."""
+        if op.abstract or op.compute is None:
+            return None
+        stub = py_signature.stub(op).replace(": ...\n", "\n").replace("_fp.", "opforge.fixed_point.")
+        text = f"# opforge.{py_names.module_name(ns.key)}\n{stub}"
+        return {"fence": md.fence_for(text), "text": text}
+
+    def _c(self, op: Op) -> dict[str, str] | None:
+        """The op's C prototypes, as opforge/<namespace>.h declares them."""
+        if op.abstract or op.compute is None:
+            return None
+        text = "\n".join(p + ";" for p in abi.prototypes(op)) + "\n"
+        return {"fence": md.fence_for(text), "text": text}
+
+    def _dtypes(self, op: Op) -> list[dict[str, str]]:
+        """The concrete dtypes of each tensor, as the C API and the package take them (the
+        package converts other inputs first, by NumPy's promotion: ADR 0053), and the
+        fixed-point types they take besides (ADR 0040)."""
+        if op.abstract or op.compute is None:
+            return []
+        variants = variants_of(op)
+        fixed = ", ".join(dict.fromkeys([*fixed_point.api_types(op), *(t.name for t in fixed_point.api_moves(op))]))
+        primary = op.inputs[0].name if op.inputs else None
+        rows = []
+        for t in (*op.inputs, *op.outputs):
+            follows = t.name != primary and primary is not None and all(v.of(t.name) == v.of(primary) for v in variants)
+            kinds = f"as {primary}" if follows else ", ".join(dict.fromkeys(v.of(t.name) for v in variants))
+            rows.append({"name": md.code(t.name), "dtypes": md.inline(kinds),
+                         "fixed": md.inline(fixed) if fixed and (follows or t.name == primary) else "&nbsp;"})
+        return rows
 
     def _example(self, ns: Namespace, op: Op, functions: dict[str, Any]) -> dict[str, str] | None:
         """The op's example, computed now by the NumPy reference."""
@@ -227,11 +268,11 @@ class DocsGenerator:
             "native_name": md.code(op.native_name),
             "abstract": op.abstract,
             "description": self._doc_text(op, op.docs_for(Language.MARKDOWN, DESCRIPTION_SCOPES)),
-            "signatures": [
-                {"code": self._signature(op, s),
-                 "doc": md.inline(doc_tokens.expand(s.doc, tokens)) if s.doc else None}
-                for s in op.signatures
-            ],
+            "calls": [{"code": self._call(op, sig), "doc": md.inline(doc_tokens.expand(sig.doc, tokens))}
+                      for sig in op.signatures if sig.doc],
+            "python": self._python(ns, op),
+            "c": self._c(op),
+            "dtypes": self._dtypes(op),
             "creator_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, CREATOR_SCOPES)),
             "node_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, NODE_SCOPES)),
             "computes": [md.code(line) for line in compute_text(op)],
@@ -250,7 +291,6 @@ class DocsGenerator:
             "params": self._params(op.params),
             "constraints": self._constraints(op),
             "configs": [{"name": md.inline(c.name), "href": f"#{config_anchor(c.name)}"} for c in op.configs],
-            "mixins": [md.inline(m) for m in op.mixins],
             "aliases": aliases,
             "source": self._source_link(context, op.location.file, op.location.line),
         }

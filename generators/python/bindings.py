@@ -18,11 +18,12 @@ from generators.formatting import visible_controls
 from generators.kernels.selection import variants_of
 from generators.kernels.py_names import class_name, config_param, function_name, module_name, py_name, ref_name
 from generators.kernels.py_constraints import PyConstraintRenderer
+from generators.kernels.py_signature import (PY_TYPE, default_text, listed, replaces_tuple_method, returns,
+                                              signature)
 from generators.kernels.py_shapes import PyShapeRenderer, Spelling
 from generators.kernels.py_value_checks import PyValueChecks
 
-PY_TYPE = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float",
-           DataType.BOOLEAN: "bool", DataType.ENUM: "str", DataType.DATA_TYPE: "DTypeLike", DataType.STRING: "str"}
+
 
 
 def docstring_text(text: str) -> str:
@@ -33,72 +34,6 @@ def docstring_text(text: str) -> str:
 def _braces(text: str) -> str:
     """Literal text inside an f-string: braces doubled."""
     return text.replace("{", "{{").replace("}", "}}")
-
-
-def _default(arg: Arg) -> str:
-    d = arg.default
-    if isinstance(d, tuple):
-        return repr(tuple(d)) if d else "()"
-    if d is None or isinstance(d, (bool, int, float, str)):
-        return repr(d)
-    return "None"  # defaults computed from other parameters are filled in the body
-
-
-def signature(op: Op, annotated: bool = True, without: frozenset[str] = frozenset()) -> str:
-    """The function's parameters, less the args and configs named in ``without``."""
-    parts = []
-    for i in op.inputs:
-        hint = ": ArrayLike" if i.count.is_single else ": Sequence[ArrayLike]"
-        parts.append(f"{py_name(i.name)}" + (hint if annotated else "")
-                     + (" = None" if i.has_default else ""))
-    named = numpy_keywords.keywords(op)
-    only = set()  # (what must come after a "*")
-    for a in op.args:
-        if a.name in without:
-            continue
-        if a.name in named:  # (NumPy's keyword for the arg: ADR 0052)
-            k = named[a.name]
-            parts.append(f"{k.name}" + (f": {k.hint}" if annotated else "") + ("" if k.required else f" = {k.default}"))
-            if k.keyword_only:
-                only.add(parts[-1])
-            continue
-        hint = _hint(a) if annotated else ""
-        parts.append(f"{py_name(a.name)}{hint}" + (f" = {_default(a)}" if a.has_default else ""))
-    for c in op.configs:
-        if c.name not in without:
-            parts.append(f"{config_param(c.name)}" + (f": {c.name} | None" if annotated else "") + " = None")
-    # Python wants defaults last: a required parameter after a defaulted one
-    # becomes keyword-only, so every DSL signature stays one valid call.
-    keyword_only = False
-    ordered = []
-    for part in parts:
-        if not keyword_only and (part in only or "=" not in part and any("=" in p for p in ordered)):
-            ordered.append("*")
-            keyword_only = True
-        ordered.append(part)
-    parts = ordered
-    if not keyword_only:
-        parts.append("*")
-    several = len(op.outputs) > 1
-    hint = (": list[np.ndarray | None] | None" if _listed(op) else
-            ": tuple[np.ndarray | None, ...] | None" if several else ": np.ndarray | None")
-    parts.append("out" + (hint if annotated else "") + " = None")
-    parts.append("backend" + (': Literal["c", "python"]' if annotated else "") + ' = "c"')
-    return ", ".join(parts)
-
-
-def _listed(op: Op) -> bool:
-    """Whether the op gives a list output (as many arrays as its inputs say)."""
-    return C.list_output(op.compute) is not None
-
-
-def _hint(a: Arg) -> str:
-    base = PY_TYPE.get(a.type, "object")
-    if not a.count.is_single:
-        base = f"Sequence[{base}]"
-    if a.default is None or defaults.is_computed(a):
-        base += " | None"
-    return f": {base}"
 
 
 def _doc(op: Op) -> str:
@@ -123,7 +58,7 @@ def _doc(op: Op) -> str:
             kind = "data-type"
         if not a.count.is_single:
             kind = f"sequence of {kind} ({a.count})"
-        default = f", default {_default(a)}" if a.has_default else ""
+        default = f", default {default_text(a)}" if a.has_default else ""
         if defaults.is_computed(a):
             default = f", default {defaults.describe(a.default)}"  # type: ignore[arg-type]
         lines += [f"{py_name(a.name)} : {kind}{default}", f"    {a.description}"]
@@ -132,7 +67,7 @@ def _doc(op: Op) -> str:
     lines += (["out : list of numpy.ndarray or None, optional",
                "    Where to write each result (None: a new array); as many as the result has, each of its shape "
                "and dtype."]
-              if _listed(op) else
+              if listed(op) else
               ["out : tuple of numpy.ndarray or None, optional",
                "    Where to write each result (None: a new array); each of the result's shape and dtype."]
               if len(op.outputs) > 1 else
@@ -520,7 +455,7 @@ class _Binding:
             message = f"{{_op}}: {_braces(public_message(op, r.message))}" + _facts(op, r.condition)
             self.add(f"if not {render(r.condition)}:", f"    raise ValueError(f{message!r})")
         shapes = [render(shape) for shape in op.compute.output_shapes(op)]
-        if _listed(op):  # one shape per tensor of the list output
+        if listed(op):  # one shape per tensor of the list output
             self.add(f"_shapes = {shapes[0]}")
         else:
             self.add(*(f"{_shape_name(k)} = {shape}" for k, shape in enumerate(shapes)))
@@ -533,7 +468,7 @@ class _Binding:
         inputs = ("_given" if op.inputs else "()") + (f", exact={exact!r}" if exact else "")
         assign = getattr(c, "broadcasts_into_output", False)
         several = len(op.outputs) > 1
-        if _listed(op):  # out: None or a list of arrays (or Nones), one per tensor the inputs give
+        if listed(op):  # out: None or a list of arrays (or Nones), one per tensor the inputs give
             self.add("_outs = _rt.outs(_op, out, len(_shapes), list)",
                      f"_pairs = [_rt.output(_op, f'out[{{k}}]', _outs[k], s, variant[{out.name!r}], {inputs}, "
                      "assign=False) for k, s in enumerate(_shapes)]",
@@ -546,7 +481,7 @@ class _Binding:
         else:
             self.add(f"written, out = _rt.output(_op, 'out', out, _shape, variant[{out.name!r}], {inputs}, "
                      f"assign={assign})")
-        written = [f"written{k}" for k in range(len(op.outputs))] if several and not _listed(op) else ["written"]
+        written = [f"written{k}" for k in range(len(op.outputs))] if several and not listed(op) else ["written"]
         if numpy_keywords.takes_vectors(op):  # (the kernels write the result through a view of their shape)
             self.add("_into = written.reshape(_computed)")
             written = ["_into"]
@@ -562,7 +497,7 @@ class _Binding:
         c_args = [self.c_argument(p, written) for p in abi.parameters(op)]
         c_args = [a for a in c_args if a is not None]
         self.add(f"    _native.call(_op, {abi.function(op)!r}, {', '.join(c_args)})")
-        if _listed(op):
+        if listed(op):
             result = "[_rt.finish(w, o) for w, o in _pairs]"
         elif several:
             result = (f"{class_name(op)}Result("
@@ -748,25 +683,11 @@ def _stream_methods(op: Op) -> str:
 '''
 
 
-def returns(op: Op) -> str:
-    """The return annotation: an array, or the op's result tuple."""
-    if _listed(op):
-        return "list[np.ndarray] | list[_fp.FixedPointArray]" if fixed_point.api_moves(op) else "list[np.ndarray]"
-    if fixed_point.api_takes(op):  # (FixedPointArrays in, one out: ADR 0040)
-        return "np.ndarray | _fp.FixedPointArray"
-    return f"{class_name(op)}Result" if len(op.outputs) > 1 else "np.ndarray"
-
-
-def _replaces_tuple_method(field: str) -> str:
-    """A result field named as a tuple method (count, index) replaces it, which mypy asks to be told."""
-    return "  # type: ignore[assignment]" if field in ("count", "index") else ""
-
-
 def result_class(op: Op) -> str:
     """An op with several outputs returns them as a named tuple (unpacks like a tuple)."""
     if len(op.outputs) < 2:
         return ""
-    fields = "\n".join(f"    {py_name(o.name)}: np.ndarray" + _replaces_tuple_method(py_name(o.name))
+    fields = "\n".join(f"    {py_name(o.name)}: np.ndarray" + replaces_tuple_method(py_name(o.name))
                        + f"\n    \"\"\"{docstring_text(o.description)}\"\"\"" for o in op.outputs)
     return (f"class {class_name(op)}Result(NamedTuple):\n"
             f'    """The outputs of {function_name(op.name)}, in order."""\n\n{fields}\n\n\n')
@@ -803,28 +724,6 @@ def _check_{cfg.name}(_op: str, value: object) -> {cfg.name}:
 {checks}
     return {cfg.name}({values})
 '''
-
-
-def stub(op: Op) -> str:
-    if abi.is_stream(op):
-        c = op.compute
-        cls = class_name(op)
-        fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: ADR 0040)
-        attributes = "shift: int | None = ..., scale: float | None = ..., offset: int | None = ..., " if fixed else ""
-        window = "np.ndarray | _fp.FixedPointArray" if fixed else "np.ndarray"
-        params = (f"{c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = ..., dtype: str = ..., "
-                  f"*, {attributes}backend: Literal['c', 'python'] = ...")
-        return (f"class {cls}:\n    frame_shape: tuple[int, ...]\n    dtype: str\n    window: int\n"
-                f"    def __init__(self, {params}) -> None: ...\n"
-                f"    def enqueue(self, x: ArrayLike) -> None: ...\n    def ready(self) -> bool: ...\n"
-                f"    def dequeue(self, *, out: np.ndarray | None = ...) -> {window}: ...\n\n"
-                f"def {function_name(op.name)}({params}) -> {cls}: ...\n")
-    if len(op.outputs) > 1:
-        fields = "".join(f"    {py_name(o.name)}: np.ndarray" + _replaces_tuple_method(py_name(o.name)) + "\n"
-                         for o in op.outputs)
-        return (f"class {class_name(op)}Result(NamedTuple):\n{fields}\n"
-                f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}: ...\n")
-    return f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}: ...\n"
 
 
 def _drawn(host: str, ns: Namespace, op: Op) -> tuple[str, frozenset[str], str, str]:

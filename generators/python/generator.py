@@ -11,7 +11,7 @@ from generators import abi
 from generators.api import GeneratedFile, GenerationContext, GenerationError
 from generators.kernels.selection import code_ops, require_compute
 from generators.formatting import black_format
-from generators.kernels import c_conversions, fixed_point, numpy_keywords, py_names, reference
+from generators.kernels import c_conversions, fixed_point, numpy_keywords, py_names, py_signature, reference
 from generators.python import bindings
 
 # The generated package is the distribution ``opforge`` (what users import), versioned as the
@@ -123,13 +123,13 @@ class PythonGenerator:
         parts = [f"# {head}", "import dataclasses", "from typing import Literal, NamedTuple, Sequence", "",
                  "import numpy as np", "from numpy.typing import ArrayLike, DTypeLike", ""]
         for cfg in ns.configs:  # (a frozen dataclass, as the module's: RandomConfig(seed=3) type-checks)
-            fields = "\n".join(f"    {py_names.py_name(a.name)}: {bindings.PY_TYPE.get(a.type, 'object')} = ..."
+            fields = "\n".join(f"    {py_names.py_name(a.name)}: {py_signature.PY_TYPE.get(a.type, 'object')} = ..."
                                for a in cfg.args)
             parts += ["@dataclasses.dataclass(frozen=True)", f"class {cfg.name}:", fields or "    ...", ""]
         if any(fixed_point.api_takes(op) for op in code_ops(ns)):
             parts.insert(parts.index("from numpy.typing import ArrayLike, DTypeLike") + 1,
                          f"from opforge import {RUNTIME_MODULE} as _fp")
-        parts += [bindings.stub(op) for op in code_ops(ns)]
+        parts += [py_signature.stub(op) for op in code_ops(ns)]
         drawn = self._drawn(ns, namespaces)
         if drawn:
             parts.append(bindings.generator_stub(py_names.module_name(ns.key), drawn))
