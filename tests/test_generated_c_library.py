@@ -136,44 +136,12 @@ def test_firmware_links_no_heap(firmware: Path, level: str) -> None:
         assert not symbols & {*HEAP, *NEWLIB_HEAP}, f"{image.name}: {sorted(symbols & {*HEAP, *NEWLIB_HEAP})}"
 
 
-CONSUMER_CMAKE = """cmake_minimum_required(VERSION 3.15)
-project(consumer C)
-find_package(opforge {want} CONFIG REQUIRED)
-add_executable(consumer main.c)
-set_target_properties(consumer PROPERTIES C_STANDARD 99 C_EXTENSIONS OFF)
-target_compile_options(consumer PRIVATE -Wall -Wextra -Werror -pedantic)
-target_link_libraries(consumer PRIVATE opforge::opforge)
-"""
-
-CONSUMER_MAIN = r"""#include <opforge/opforge_all.h>
-#include <stdio.h>
-
-/* A const table as an input: no cast, no warning. */
-static const float table[4] = {1.5f, -2.0f, 2.5f, 0.5f};
-
-int main(void)
-{
-    float twice[4], rounded[4];
-    const char* detail = NULL;
-    const opforge_tensor x = {.data = table, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {4}};
-    opforge_tensor sum = {.data = twice, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {4}};
-    opforge_tensor near = {.data = rounded, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {4}};
-    opforge_status st = opforge_math_add(&x, &x, &sum, &detail);
-    if (st == OPFORGE_OK) {
-        st = opforge_math_round(&x, OPFORGE_MATH_ROUND_HALF_TO_EVEN, &near, &detail);
-    }
-    if (st != OPFORGE_OK) {
-        printf("failed: %s\n", detail ? detail : opforge_status_message(st));
-        return 1;
-    }
-    printf("opforge %s %d.%d.%d\n", OPFORGE_VERSION_STRING, OPFORGE_VERSION_MAJOR, OPFORGE_VERSION_MINOR,
-           OPFORGE_VERSION_PATCH);
-    printf("%g %g %g %g | %g %g %g %g\n", twice[0], twice[1], twice[2], twice[3], rounded[0], rounded[1],
-           rounded[2], rounded[3]);
-    return 0;
-}
-"""
-CONSUMER_SAYS = "opforge {v} {v}\n3 -4 5 1 | 2 -2 2 0\n"
+def _getting_started_c(out: GeneratedProjects) -> tuple[str, str, str]:
+    """The CMake project, the program and what it prints, as the docs site's getting-started
+    page gives them (so the page is what this test builds)."""
+    page = (out / "docs" / "docs" / "getting-started" / "c.md").read_text()
+    blocks = {lang: re.findall(rf"^```{lang}\n(.*?)^```$", page, re.M | re.S) for lang in ("cmake", "c", "text")}
+    return blocks["cmake"][0], blocks["c"][0], blocks["text"][0]
 
 
 def _run(*command: str | Path, **kwargs) -> subprocess.CompletedProcess:
@@ -217,26 +185,31 @@ def test_a_default_build_is_optimised_and_does_not_make_warnings_errors(out: Gen
     assert "CMAKE_BUILD_TYPE:STRING=Debug" in (tmp_path / "debug" / "CMakeCache.txt").read_text()  # (the user's)
 
 
-def test_a_consumer_project_finds_the_installed_library_by_find_package(installed: Path, tmp_path: Path) -> None:
-    """A user's CMake project, built with -Wall -Wextra -Werror -pedantic: a const table passes
-    as an input, the enum constant has its value's name, and the version is the catalogue's."""
+def test_a_consumer_project_finds_the_installed_library_by_find_package(installed: Path, out: GeneratedProjects,
+                                                                        tmp_path: Path) -> None:
+    """The docs site's first C program, a user's CMake project built with -Wall -Wextra -Werror
+    -pedantic: a const table passes as an input, the enum constant has its value's name, the
+    version is the catalogue's, and it prints what its page says."""
     version = load(ROOT / "ops").catalogue.version
     major, minor, _ = version.split(".")
-    (tmp_path / "CMakeLists.txt").write_text(CONSUMER_CMAKE.format(want=f"{major}.{minor}"))
-    (tmp_path / "main.c").write_text(CONSUMER_MAIN)
+    project, program, says = _getting_started_c(out)
+    assert f"find_package(opforge {major}.{minor} CONFIG REQUIRED)" in project
+    (tmp_path / "CMakeLists.txt").write_text(project)
+    (tmp_path / "main.c").write_text(program)
     cmake = Path(sys.executable).parent / "cmake"
     _run(cmake, "-S", tmp_path, "-B", tmp_path / "build", "-DCMAKE_C_COMPILER=gcc", f"-DCMAKE_PREFIX_PATH={installed}")
     _run(cmake, "--build", tmp_path / "build")
-    assert _run(tmp_path / "build" / "consumer").stdout == CONSUMER_SAYS.format(v=version)
+    assert _run(tmp_path / "build" / "consumer").stdout == says == f"opforge {version}\n3 -4 5 1 | 2 -2 2 0\n"
     # A version of another minor (before 1.0: another API) is refused.
-    (tmp_path / "CMakeLists.txt").write_text(CONSUMER_CMAKE.format(want=f"{major}.{int(minor) + 1}"))
+    (tmp_path / "CMakeLists.txt").write_text(project.replace(f"opforge {major}.{minor} ", f"opforge {major}.{int(minor) + 1} "))
     refused = subprocess.run([str(cmake), "-S", str(tmp_path), "-B", str(tmp_path / "other"), "-DCMAKE_C_COMPILER=gcc",
                               f"-DCMAKE_PREFIX_PATH={installed}"], capture_output=True, text=True)
     assert refused.returncode != 0 and "not compatible with the version requested" in refused.stderr, refused.stderr
 
 
-def test_a_consumer_builds_with_the_installed_pkg_config_file(installed: Path, tmp_path: Path) -> None:
-    (tmp_path / "main.c").write_text(CONSUMER_MAIN)
+def test_a_consumer_builds_with_the_installed_pkg_config_file(installed: Path, out: GeneratedProjects,
+                                                               tmp_path: Path) -> None:
+    (tmp_path / "main.c").write_text(_getting_started_c(out)[1])
     env = {**os.environ, "PKG_CONFIG_PATH": str(installed / "lib" / "pkgconfig")}
     flags = _run("pkg-config", "--cflags", "--libs", "opforge", env=env).stdout.split()
     assert _run("pkg-config", "--modversion", "opforge", env=env).stdout.strip() == load(ROOT / "ops").catalogue.version

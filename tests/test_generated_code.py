@@ -1242,3 +1242,25 @@ def test_every_docs_example_is_what_the_package_computes(installed: Path, out: G
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert int(proc.stdout) >= 70
+
+
+def _fenced(page: str, language: str) -> list[str]:
+    """The code blocks of a Markdown page in one language."""
+    return re.findall(rf"^```{language}\n(.*?)^```$", page, re.M | re.S)
+
+
+def test_the_getting_started_python_call_prints_what_its_page_says(installed: Path, out: GeneratedProjects,
+                                                                    tmp_path: Path) -> None:
+    """The first Python call of the docs site, run: it prints the lines its page shows; the
+    refused call raises the error its page quotes."""
+    page = (out / "docs" / "docs" / "getting-started" / "python.md").read_text()
+    first, refused = _fenced(page, "python")
+    (tmp_path / "first.py").write_text(first)
+    run = subprocess.run([str(installed), "first.py"], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    shown = [line[2:] for line in first.splitlines() if line.startswith("# ")]
+    assert run.stdout.splitlines() == shown
+    code, said = refused.splitlines()[0], refused.splitlines()[1].removeprefix("# ")
+    (tmp_path / "refused.py").write_text(f"import numpy as np\nimport opforge\n{code}\n")
+    run = subprocess.run([str(installed), "refused.py"], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode != 0 and run.stderr.strip().splitlines()[-1] == said, run.stderr
