@@ -5,7 +5,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$root/scripts/ensure-venv.sh"
 ensure_venv "$root" "test"
 cd "$root"
-# The Cortex-M tests need the ARM tool chain and QEMU, the C library's tests pkg-config and doxygen:
+# The Cortex-M tests need the ARM tool chain and QEMU, the C library's tests pkg-config and doxygen,
+# the docs site's browser tests Debian's chromium:
 # install what is missing, as root.
 packages=""
 if ! command -v arm-none-eabi-gcc >/dev/null 2>&1 || ! command -v qemu-system-arm >/dev/null 2>&1 \
@@ -14,6 +15,7 @@ if ! command -v arm-none-eabi-gcc >/dev/null 2>&1 || ! command -v qemu-system-ar
 fi
 command -v pkg-config >/dev/null 2>&1 || packages="$packages pkg-config"
 command -v doxygen >/dev/null 2>&1 || packages="$packages doxygen"
+command -v chromium >/dev/null 2>&1 || packages="$packages chromium"
 if [ -n "$packages" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "installing$packages (one time)..." >&2

@@ -134,7 +134,8 @@ def test_op_section_content(starter_site: Path) -> None:
     assert "axes arg int at least 0 [] Axes to reduce" in text
     # The real Python function and C prototype, and the concrete dtypes (issue 22).
     markdown = (starter_site / "docs/docs/math.md").read_text()
-    assert "def add(x: ArrayLike, y: ArrayLike, *, out: np.ndarray | None = None" in markdown
+    assert ("def add(\n    x: ArrayLike,\n    y: ArrayLike,\n    *,\n    out: np.ndarray | None = None,\n"
+            '    backend: Literal["c", "python"] = "c"\n) -> np.ndarray | opforge.fixed_point.FixedPointArray\n') in markdown
     assert "opforge_status opforge_math_add(const opforge_tensor* x, const opforge_tensor* y" in markdown
     assert "| `x` | int8, int16, int32, int64, uint8, uint16, uint32, float32, float64 | q7, q15, q31, d8, d16 |" in markdown
     assert "Mixins" not in text and "NUMERIC" not in text and "AtLeast(" not in text
@@ -146,8 +147,8 @@ def test_op_section_content(starter_site: Path) -> None:
     source = (starter_site / "docs/docs/math.md").read_text()
     assert "opforge.math.sum(x, axis=1)\n# array([-1.  ,  2.75], dtype=float32)\n" in source
     random_text = visible_text((starter_site / "site/random/index.html").read_text())
-    assert ("def binomial(n_trials: int, p: float, shape: Sequence[int], dtype: DTypeLike = 'float32', "
-            "random_config: RandomConfig | None = None, *, out:") in (starter_site / "docs/docs/random.md").read_text()
+    assert ('def binomial(\n    n_trials: int,\n    p: float,\n    shape: Sequence[int],\n    dtype: DTypeLike = "float32",\n'
+            "    random_config: RandomConfig | None = None,\n") in (starter_site / "docs/docs/random.md").read_text()
     assert "Used by: uniform , normal , bernoulli , binomial" in random_text
     bitwise_text = visible_text((starter_site / "site/bitwise/index.html").read_text())
     assert "Also available as : bitwise.bit_shift , math.bit_shift" in bitwise_text

@@ -13,6 +13,7 @@ from dsl import doc_tokens
 from dsl.model import Alias, Config, DocSection, Namespace, Op
 from dsl.types import DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext
+from generators.formatting import black_format, clang_format
 from generators.docs import fixed_point_page, getting_started
 from generators.docs import markdown as md
 from generators.kernels import shape_text
@@ -218,16 +219,15 @@ class DocsGenerator:
         """The op's function as the package's stub declares it, in ``opforge.<module>``."""
         if op.abstract or op.compute is None:
             return None
-        stub = py_signature.stub(op).replace(": ...\n", "\n").replace("_fp.", "opforge.fixed_point.")
-        text = f"# opforge.{py_names.module_name(ns.key)}\n{stub}"
+        stub = black_format(py_signature.stub(op).replace("_fp.", "opforge.fixed_point."))
+        text = f"# opforge.{py_names.module_name(ns.key)}\n" + stub.replace(": ...\n", "\n")
         return {"fence": md.fence_for(text), "text": text}
 
-    def _c(self, op: Op) -> dict[str, str] | None:
-        """The op's C prototypes, as opforge/<namespace>.h declares them."""
-        if op.abstract or op.compute is None:
-            return None
-        text = "\n".join(p + ";" for p in abi.prototypes(op)) + "\n"
-        return {"fence": md.fence_for(text), "text": text}
+    def _c(self, ops: Sequence[Op]) -> dict[str, dict[str, str]]:
+        """Each op's C prototypes, as opforge/<namespace>.h declares them (clang-formatted)."""
+        texts = clang_format({f"{op.name}.h": "\n".join(p + ";" for p in abi.prototypes(op)) + "\n"
+                              for op in ops if not op.abstract and op.compute is not None})
+        return {name.removesuffix(".h"): {"fence": md.fence_for(text), "text": text} for name, text in texts.items()}
 
     def _dtypes(self, op: Op) -> list[dict[str, str]]:
         """The concrete dtypes of each tensor, as the C API and the package take them (the
@@ -258,7 +258,7 @@ class DocsGenerator:
         return {"fence": md.fence_for(text), "text": text}
 
     def _op_view(self, context: GenerationContext, ns: Namespace, op: Op,
-                 functions: dict[str, Any]) -> dict[str, Any]:
+                 functions: dict[str, Any], prototypes: dict[str, dict[str, str]]) -> dict[str, Any]:
         tokens = _tokens(op)
         aliases = [
             {"name": md.inline(a.qualified_name), "href": self._page_link(context, a.namespace, a.name)}
@@ -276,7 +276,7 @@ class DocsGenerator:
             "calls": [{"code": self._call(op, sig), "doc": md.inline(doc_tokens.expand(sig.doc, tokens))}
                       for sig in op.signatures if sig.doc],
             "python": self._python(ns, op),
-            "c": self._c(op),
+            "c": prototypes.get(op.name),
             "dtypes": self._dtypes(op),
             "creator_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, CREATOR_SCOPES)),
             "node_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, NODE_SCOPES)),
@@ -326,12 +326,13 @@ class DocsGenerator:
         sources = sorted({context.source_path(o.location.file) for o in ns.ops} | {context.source_path(ns.location.file)})
         ops = sorted(ns.ops, key=lambda o: o.name)
         functions = evaluate.reference_functions(ns) if any(o.compute is not None for o in ns.ops) else {}
+        prototypes = self._c(ops)
         return _ENV.get_template("namespace.md.j2").render(
             header=self._header(sources),
             name=ns.name,
             summary=[{"name": o.name, "anchor": op_anchor(o.name),
                       "first_line": md.cell(self._first_line(o))} for o in ops],
-            ops=[self._op_view(context, ns, o, functions) for o in ops],
+            ops=[self._op_view(context, ns, o, functions, prototypes) for o in ops],
             aliases=[self._alias_view(context, a) for a in sorted(ns.aliases, key=lambda a: a.name)],
             configs=[self._config_view(context, ns, c) for c in sorted(ns.configs, key=lambda c: c.name)],
         )
@@ -384,7 +385,8 @@ class DocsGenerator:
         config = {
             "site_name": "opforge operators",
             "docs_dir": "docs",
-            "theme": {"name": "material",
+            # (no web fonts: the site works offline and asks no third party for anything)
+            "theme": {"name": "material", "font": False,
                       "features": ["navigation.sections", "navigation.top", "search.highlight", "toc.follow"]},
             "plugins": ["search"],
             "markdown_extensions": [
