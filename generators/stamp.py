@@ -22,7 +22,7 @@ import generators
 from generators.cache import cache_dir
 
 #: Packages whose output ends up in generated files (formatting, examples, YAML).
-TOOLS = ("attrs", "black", "clang-format", "jinja2", "numpy", "pyyaml")
+TOOLS = ("attrs", "black", "clang-format", "jinja2", "numpy", "pykatex", "pyyaml")
 
 
 def _files(folder: Path, pattern: str = "*") -> Iterable[Path]:

@@ -100,6 +100,19 @@ def test_an_op_section_renders_with_its_signature_prototype_and_dtypes(served: s
     assert "def add( x: ArrayLike, y: ArrayLike, *, out: np.ndarray | None = None," in words
     assert "opforge_status opforge_math_add(const opforge_tensor* x" in words
     assert "int8, int16, int32, int64, uint8, uint16, uint32, float32, float64" in words
+    # Its formula, KaTeX's MathML, laid out by the browser's own MathML (no script, no font).
+    shown = page.evaluate(  # type: ignore[attr-defined]
+        """() => { let e = document.getElementById('add');
+                   for (e = e.nextElementSibling; e && e.tagName !== 'H2'; e = e.nextElementSibling) {
+                       const m = e.querySelector && e.querySelector('.katex math');
+                       if (m) { const r = m.getBoundingClientRect();
+                                return [getComputedStyle(m).display, r.width, r.height, m.textContent]; } }
+                   return null; }""")
+    assert shown is not None, "no formula in add's section"
+    display, width, height, text = shown
+    assert "math" in display and width > 40 and height > 10, shown
+    assert text.startswith("output=x+y"), text
+    page.locator("h2#add ~ div.formula").first.scroll_into_view_if_needed()  # type: ignore[attr-defined]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "op-page.png"))  # type: ignore[attr-defined]
     assert (ARTIFACTS / "op-page.png").stat().st_size > 10_000

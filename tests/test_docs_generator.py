@@ -139,6 +139,10 @@ def test_op_section_content(starter_site: Path) -> None:
     assert "opforge_status opforge_math_add(const opforge_tensor* x, const opforge_tensor* y" in markdown
     assert "| `x` | int8, int16, int32, int64, uint8, uint16, uint32, float32, float64 | q7, q15, q31, d8, d16 |" in markdown
     assert "Mixins" not in text and "NUMERIC" not in text and "AtLeast(" not in text
+    # Formulas from the compute forms, as KaTeX's MathML with their LaTeX kept.
+    for tex in (r"\mathrm{output} = x + y", r"\mathrm{output} = \frac{\sum_{i} x_{i}}{n}",
+                r"\mathrm{output} = \frac{\ln\left(x\right)}{\ln\left(\mathrm{base}\right)} \quad \text{when base is given}"):
+        assert f'<annotation encoding="application/x-tex">{html.escape(tex, quote=True)}</annotation>' in markdown, tex
     assert "Alias of bitwise.left_shift" in text
     assert "elementwise, NumPy broadcasting: output = log(x) / log(base) when base is given" in text
     assert "einsum ...|ik;...|kj=>...|ij over a, b" in text

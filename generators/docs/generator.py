@@ -14,7 +14,7 @@ from dsl.model import Alias, Config, DocSection, Namespace, Op
 from dsl.types import DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext
 from generators.formatting import black_format, clang_format
-from generators.docs import fixed_point_page, getting_started
+from generators.docs import fixed_point_page, formula, getting_started
 from generators.docs import markdown as md
 from generators.kernels import shape_text
 from generators.docs.compute_text import compute_text, fixed_point_rows
@@ -280,6 +280,7 @@ class DocsGenerator:
             "dtypes": self._dtypes(op),
             "creator_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, CREATOR_SCOPES)),
             "node_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, NODE_SCOPES)),
+            "formulas": [formula.mathml(tex) for tex in formula.formulas(op)],
             "computes": [md.code(line) for line in compute_text(op)],
             "fixed_point": [{k: md.cell(v) for k, v in row.items()} for row in fixed_point_rows(op)]
             if op.compute is not None else [],

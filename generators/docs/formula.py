@@ -1,0 +1,133 @@
+"""Each op's formula in LaTeX, derived from its compute form where the form allows (elementwise
+trees, reductions), rendered by KaTeX at generation time into MathML (PyKaTeX), so the site
+needs no script, font or network to show it: browsers render MathML Core themselves."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pykatex
+
+from dsl import compute as C
+from dsl.model import Op
+from dsl.scalar import substitute
+
+#: Binding strength, loosest first (minimal parentheses).
+_LEVEL = {"where": 0, "logical_or": 1, "logical_xor": 1, "logical_and": 2, "logical_not": 3,
+          "eq": 4, "ne": 4, "lt": 4, "le": 4, "gt": 4, "ge": 4,
+          "add": 5, "sub": 5, "mul": 6, "div": 7, "mod": 6, "floor_mod": 6, "floor_div": 6, "neg": 7, "pow": 8}
+_ATOM = 9
+_INFIX = {"add": "+", "sub": "-", "mul": r"\cdot", "eq": "=", "ne": r"\neq", "lt": "<", "le": r"\leq",
+          "gt": ">", "ge": r"\geq", "logical_and": r"\land", "logical_or": r"\lor", "logical_xor": r"\oplus",
+          "mod": r"\bmod", "floor_mod": r"\bmod"}
+_NAMED = {"exp": r"\exp", "log": r"\ln", "sin": r"\sin", "cos": r"\cos", "tan": r"\tan", "sinh": r"\sinh",
+          "cosh": r"\cosh", "tanh": r"\tanh", "asin": r"\arcsin", "acos": r"\arccos", "atan": r"\arctan",
+          "minimum": r"\min", "maximum": r"\max"}
+
+
+def _name(symbol: str) -> str:
+    """A variable: one letter as itself (``x_i`` indexed), a longer name upright (``\\mathrm{alpha}``)."""
+    if len(symbol) == 1:
+        return symbol
+    if re.fullmatch(r"[a-z]_i", symbol):
+        return f"{symbol[0]}_{{i}}"
+    return r"\mathrm{" + symbol.replace("_", r"\_") + "}"
+
+
+#: LaTeX's special characters in text mode, each as itself.
+_TEXT_ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "%": r"\%",
+                 "#": r"\#", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
+
+
+def _number(value: object) -> str:
+    if isinstance(value, str):  # (an enum value compared against)
+        return r"\text{``" + "".join(_TEXT_ESCAPES.get(ch, ch) for ch in value) + "''}"
+    if isinstance(value, bool):
+        return r"\mathrm{" + str(value).lower() + "}"
+    if isinstance(value, float):
+        if value != value:
+            return r"\mathrm{NaN}"
+        if value in (float("inf"), float("-inf")):
+            return ("-" if value < 0 else "") + r"\infty"
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
+    return str(value)
+
+
+def latex(node: Any) -> tuple[str, int]:
+    """A scalar tree as LaTeX, with its binding level."""
+    if isinstance(node, C.SSym):
+        return _name(node.name), _ATOM
+    if isinstance(node, C.SConst):
+        text = _number(node.value)
+        return text, (_ATOM if not text.startswith("-") else _LEVEL["neg"])
+    fn, args = node.fn, [latex(a) for a in node.args]
+
+    def at(k: int, level: int, strict: bool = False) -> str:
+        text, own = args[k]
+        return f"\\left({text}\\right)" if own < level or (strict and own == level) else text
+
+    if fn in _INFIX and len(args) == 2:
+        level = _LEVEL[fn]
+        right_strict = fn in ("sub", "mod", "floor_mod") or level == 4
+        return f"{at(0, level)} {_INFIX[fn]} {at(1, level, right_strict)}", level
+    if fn == "div":
+        return f"\\frac{{{args[0][0]}}}{{{args[1][0]}}}", _ATOM
+    if fn == "floor_div":
+        return f"\\left\\lfloor \\frac{{{args[0][0]}}}{{{args[1][0]}}} \\right\\rfloor", _ATOM
+    if fn == "neg":
+        return f"-{at(0, _LEVEL['neg'], True)}", _LEVEL["neg"]
+    if fn == "pow":
+        return f"{at(0, _ATOM)}^{{{args[1][0]}}}", _LEVEL["pow"]
+    if fn == "sqrt":
+        return f"\\sqrt{{{args[0][0]}}}", _ATOM
+    if fn == "abs":
+        return f"\\left|{args[0][0]}\\right|", _ATOM
+    if fn == "floor":
+        return f"\\left\\lfloor {args[0][0]} \\right\\rfloor", _ATOM
+    if fn == "ceil":
+        return f"\\left\\lceil {args[0][0]} \\right\\rceil", _ATOM
+    if fn == "logical_not":
+        return f"\\lnot {at(0, _LEVEL['logical_not'])}", _LEVEL["logical_not"]
+    if fn == "where":
+        return (f"\\begin{{cases}} {args[1][0]} & \\text{{if }} {args[0][0]} \\\\ "
+                f"{args[2][0]} & \\text{{otherwise}} \\end{{cases}}"), _ATOM
+    name = _NAMED.get(fn, r"\operatorname{" + fn.replace("_", r"\_") + "}")
+    return f"{name}\\left({', '.join(a for a, _ in args)}\\right)", _ATOM
+
+
+def formulas(op: Op) -> list[str]:
+    """The op's formulas in LaTeX (none where its form has no formula of this kind)."""
+    c, out = op.compute, _name(op.outputs[0].name) if op.outputs else "y"
+    if c is None or op.composition is not None:
+        return []
+    if isinstance(c, C.Elementwise):
+        return [f"{out} = {latex(expr)[0]}" + (r" \quad \text{when " + ", ".join(
+                    f"{p.replace('_', ' ')} is {'given' if set_ else 'None'}" for p, set_ in c.presence(given)) + "}"
+                    if c.optional else "") for given, expr in c.cases]
+    if isinstance(c, C.Reduction) and not c.extra_maps and c.other is None and c.combine in _COMBINE:
+        element = substitute(c.map, {c.input: C.SSym(f"{c.input}_i"), "x": C.SSym("x_i")}) if c.map is not None \
+            else C.SSym(f"{c.input}_i")
+        text, level = latex(element)
+        reduced = f"{_COMBINE[c.combine]}_{{i}} " + (f"\\left({text}\\right)" if level < _LEVEL["mul"] else text)
+        lines = [f"{out} = {reduced}" if c.finalize is None else
+                 f"{out} = " + latex(substitute(c.finalize, {"acc": C.SSym(_REDUCED)}))[0].replace(_name(_REDUCED),
+                                                                                                   reduced)]
+        if c.pre is not None:  # (m: the mean or the largest of the same elements)
+            lines.append(f"m = {_PRE[c.pre]}")
+        return lines
+    return []
+
+
+_REDUCED = "reduced"
+_PRE = {"mean": r"\frac{1}{n} \sum_{i} x_i", "max": r"\max_{i} x_i"}
+
+
+#: How a reduction combines, as a big operator.
+_COMBINE = {"add": r"\sum", "mul": r"\prod", "max": r"\max", "min": r"\min"}
+
+
+def mathml(tex: str) -> str:
+    """KaTeX's MathML of a display formula (its LaTeX kept as the annotation)."""
+    return pykatex.renderToString(tex, output="mathml", displayMode=True, throwOnError=True)
