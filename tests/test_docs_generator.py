@@ -139,6 +139,10 @@ def test_op_section_content(starter_site: Path) -> None:
     assert "opforge_status opforge_math_add(const opforge_tensor* x, const opforge_tensor* y" in markdown
     assert "| `x` | int8, int16, int32, int64, uint8, uint16, uint32, float32, float64 | q7, q15, q31, d8, d16 |" in markdown
     assert "Mixins" not in text and "NUMERIC" not in text and "AtLeast(" not in text
+    # See also: a derivative's forward op first, then ops of its display group.
+    nn_markdown = (starter_site / "docs/docs/nn.md").read_text()
+    derivative = nn_markdown[nn_markdown.index("## elu_derivative"):]
+    assert derivative[derivative.index("**See also**"):].startswith("**See also**: [elu](#op-elu), ")
     # Formulas from the compute forms, as KaTeX's MathML with their LaTeX kept.
     for tex in (r"\mathrm{output} = x + y", r"\mathrm{output} = \frac{\sum_{i} x_{i}}{n}",
                 r"\mathrm{output} = \frac{\ln\left(x\right)}{\ln\left(\mathrm{base}\right)} \quad \text{when base is given}"):

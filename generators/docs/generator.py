@@ -82,6 +82,8 @@ def _tokens(owner: Op | Config) -> dict[str, str]:
 
 #: Pages measured on real builds (benchmarks/ writes them), kept beside the ops tree.
 MEASURED_DIR = "docs"
+#: How many related ops an op's "See also" names at most.
+SEE_ALSO = 8
 
 
 def _measured(context: GenerationContext) -> tuple[list[dict[str, str]], list[GeneratedFile]]:
@@ -198,6 +200,18 @@ class DocsGenerator:
                           "backend": c.backend, "config": cfg.name if cfg else None})
         return items
 
+    def _see_also(self, ns: Namespace, op: Op) -> list[dict[str, str]]:
+        """Related ops of the namespace: the op a derivative (or an op derived from it) is named
+        after, those of the same ONNX operator or NumPy function, then those of its display group."""
+        def base(name: str) -> str:
+            return name.removesuffix("_derivative").removesuffix("_bp")
+
+        others = [o for o in ns.ops if o.name != op.name and not o.abstract]
+        related = [o for o in others if base(o.name) == base(op.name)
+                   or (op.onnx and o.onnx == op.onnx) or (op.numpy and o.numpy == op.numpy)]
+        related += [o for o in others if o.display_path == op.display_path and o not in related]
+        return [{"name": md.inline(o.name), "href": f"#{op_anchor(o.name)}"} for o in related[:SEE_ALSO]]
+
     def _call(self, op: Op, sig: Any) -> str:
         """A documented signature of the op as a Python call: inputs by position, args by
         keyword with their default (``...`` when required), outputs left to ``out=``."""
@@ -298,6 +312,7 @@ class DocsGenerator:
             "constraints": self._constraints(op),
             "configs": [{"name": md.inline(c.name), "href": f"#{config_anchor(c.name)}"} for c in op.configs],
             "aliases": aliases,
+            "see_also": self._see_also(ns, op),
             "source": self._source_link(context, op.location.file, op.location.line),
         }
 
