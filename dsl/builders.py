@@ -186,7 +186,7 @@ class ConfigRef:
 # ---------------------------------------------------------------- blocks
 
 _PROPERTIES = {
-    "op": ("display_name", "display_path", "native_name", "abstract", "onnx", "numpy"),
+    "op": ("display_name", "display_path", "native_name", "abstract", "onnx", "numpy", "unlike_numpy"),
     "mixin": ("display_path", "abstract"),
     "config": (),
 }
@@ -497,6 +497,7 @@ class Op(_Block):
             abstract=props.get("abstract", False),
             onnx=props.get("onnx"),
             numpy=props.get("numpy"),
+            unlike_numpy=props.get("unlike_numpy"),
             location=self.location,
             compute=self.compute[0] if self.compute else None,
             compute_location=self.compute[1] if self.compute else None,

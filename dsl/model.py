@@ -186,6 +186,9 @@ class Op:
     #: The NumPy function of the same meaning (``"fmod"``, ``"linalg.cholesky"``), if any: the
     #: package's function computes what it computes on the same inputs (ADR 0050).
     numpy: str | None = None
+    #: How the op differs from the NumPy function of its name, where it does not compute what
+    #: that function computes (``numpy`` is then None): shown to users in the docs and docstring.
+    unlike_numpy: str | None = None
     #: What the op computes (None: a documentation-only op).
     compute: Compute | None = None
     compute_location: Location | None = None

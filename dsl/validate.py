@@ -447,6 +447,13 @@ def op_problems(op: M.Op, prop_locations: Mapping[str, Location] | None = None) 
         problems.append(Problem(at("onnx"), ctx, f"onnx must name an ONNX operator such as 'Add' or 'ReduceSum', got {op.onnx!r}"))
     if op.numpy is not None and (m := numpy_name_problem(op.numpy)) is not None:
         problems.append(Problem(at("numpy"), ctx, m))
+    if op.unlike_numpy is not None and not (isinstance(op.unlike_numpy, str) and op.unlike_numpy.strip()):
+        problems.append(Problem(at("unlike_numpy"), ctx, f"unlike_numpy must say how the op differs from NumPy's "
+                                                         f"function of its name, got {op.unlike_numpy!r}"))
+    elif op.unlike_numpy is not None and op.numpy is not None:
+        problems.append(Problem(at("unlike_numpy"), ctx, f"unlike_numpy contradicts numpy={op.numpy!r}: an op "
+                                                         "computes what its NumPy function computes, or says how it "
+                                                         "differs"))
     return problems
 
 

@@ -195,6 +195,10 @@ with Namespace("base"):
         )
 
     with Op("cumprod", scan) as op:
+        op.unlike_numpy = (
+            "takes exclusive and reverse args and defaults to axis 0; NumPy's "
+            "flattens by default"
+        )
         op.display_path = "/Base/Reduction"
         Output(NUMERIC, "output", description="Running products, with the shape of x")
         Fragment(
@@ -227,6 +231,10 @@ with Namespace("base"):
         )
 
     with Op("dot", pair_reduce) as op:
+        op.unlike_numpy = (
+            "a sum of products over axes (ND4J's dot); NumPy's dot is a matrix "
+            "product"
+        )
         op.display_path = "/Base/Reduction"
         Reduce("add", map=lambda x, y: x * y)
         Doc(
@@ -336,6 +344,10 @@ with Namespace("base"):
         )
 
     with Op("split") as op:
+        op.unlike_numpy = (
+            "splits into num_split equal parts, as ND4J; NumPy's split also takes "
+            "section indices"
+        )
         op.display_path = "/Base/Shape"
         op.onnx = "Split"
         Input(NDARRAY, "x", description="The tensor to cut, of rank 1 or more")
@@ -368,6 +380,9 @@ with Namespace("base"):
         )
 
     with Op("unstack") as op:
+        op.unlike_numpy = (
+            "returns a list of the parts; NumPy's unstack a tuple"
+        )
         op.display_path = "/Base/Shape"
         Input(NDARRAY, "x", description="The tensor to unstack, of rank 1 or more")
         Arg(
@@ -427,6 +442,9 @@ with Namespace("base"):
         )
 
     with Op("transpose", layout) as op:
+        op.unlike_numpy = (
+            "reverses the axes, as NumPy's, but takes no axes= (base.permute does)"
+        )
         op.display_path = "/Base/Shape"
         Layout("transpose")
         Doc(
@@ -764,6 +782,9 @@ with Namespace("base"):
         )
 
     with Op("size") as op:
+        op.unlike_numpy = (
+            "ND4J's size; NumPy's size takes an axis= keyword"
+        )
         op.display_path = "/Base/Shape"
         op.onnx = "Size"
         Input(NDARRAY, "x", description="Input tensor")
@@ -1138,6 +1159,9 @@ with Namespace("base"):
         )
 
     with Op("full_like") as op:
+        op.unlike_numpy = (
+            "takes the value as an arg named value, as ND4J; NumPy's is fill_value"
+        )
         op.display_path = "/Base/Creation"
         x = Input(NDARRAY, "x", description="Tensor whose shape and dtype the result takes by default")
         Arg(
@@ -1197,6 +1221,10 @@ with Namespace("base"):
         )
 
     with Op("linspace") as op:
+        op.unlike_numpy = (
+            "takes start, stop and number as ND4J; NumPy's takes endpoint=, retstep= "
+            "and num="
+        )
         op.display_path = "/Base/Creation"
         Arg(FLOATING_POINT, "start", description="The first value")
         Arg(
@@ -1215,6 +1243,10 @@ with Namespace("base"):
         )
 
     with Op("eye") as op:
+        op.unlike_numpy = (
+            "takes rows, cols and batch dimensions as ND4J; NumPy's eye takes N, M, "
+            "k="
+        )
         op.display_path = "/Base/Creation"
         rows = Arg(INT, "rows", description="Rows of the result")
         Arg(INT, "cols", default=rows, description="Columns of the result (by default as many as rows)")

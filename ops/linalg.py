@@ -5,6 +5,9 @@ from ops.mixins import FLOAT_DTYPES, fragment_names
 
 with Namespace("linalg"):
     with Op("cholesky") as op:
+        op.unlike_numpy = (
+            "not yet compared with numpy.linalg.cholesky"
+        )
         op.display_path = "/Linalg/Decompositions"
         x = Input(
             FLOATING_POINT,
@@ -73,6 +76,9 @@ with Namespace("linalg"):
         )
 
     with Op("qr") as op:
+        op.unlike_numpy = (
+            "returns ND4J's results; numpy.linalg.qr takes mode="
+        )
         op.display_path = "/Linalg/Decompositions"
         x = Input(FLOATING_POINT, "x", description="Matrices in the last two axes")
         Output(
@@ -145,6 +151,9 @@ with Namespace("linalg"):
         )
 
     with Op("triu") as op:
+        op.unlike_numpy = (
+            "takes its diagonal as ND4J's arg; NumPy's triu takes k="
+        )
         op.display_path = "/Linalg/Structure"
         x = Input(FLOATING_POINT, "x", description="Matrices in the last two axes")
         Arg(
@@ -228,6 +237,9 @@ with Namespace("linalg"):
         )
 
     with Op("solve") as op:
+        op.unlike_numpy = (
+            "not yet compared with numpy.linalg.solve"
+        )
         op.display_path = "/Linalg/Solvers"
         matrix = Input(
             FLOATING_POINT,
@@ -306,6 +318,10 @@ with Namespace("linalg"):
         )
 
     with Op("lstsq") as op:
+        op.unlike_numpy = (
+            "returns the solution only; numpy.linalg.lstsq returns four results and "
+            "takes rcond="
+        )
         op.display_path = "/Linalg/Solvers"
         matrix = Input(
             FLOATING_POINT,
@@ -358,6 +374,10 @@ with Namespace("linalg"):
         )
 
     with Op("svd") as op:
+        op.unlike_numpy = (
+            "returns ND4J's results; numpy.linalg.svd takes full_matrices= and "
+            "compute_uv="
+        )
         op.display_path = "/Linalg/Decompositions"
         x = Input(
             FLOATING_POINT, "x", description="Matrices (m x n) in the last two axes"
@@ -401,6 +421,10 @@ with Namespace("linalg"):
         )
 
     with Op("cross") as op:
+        op.unlike_numpy = (
+            "takes ND4J's arguments; NumPy's cross takes axisa=, axisb=, axisc=, "
+            "axis="
+        )
         op.display_path = "/Linalg/Products"
         a = Input(FLOATING_POINT, "a", description="Vectors of 3 in the last axis")
         b = Input(FLOATING_POINT, "b", description="Vectors of 3, with the shape of a")
@@ -426,6 +450,9 @@ with Namespace("linalg"):
         )
 
     with Op("tri") as op:
+        op.unlike_numpy = (
+            "takes rows, cols and diagonal as ND4J; NumPy's tri takes N, M, k="
+        )
         op.display_path = "/Linalg/Structure"
         Arg(INT, "rows", description="Rows of the result")
         Arg(INT, "cols", description="Columns of the result")

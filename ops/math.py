@@ -88,6 +88,10 @@ with Namespace("math"):
         )
 
     with Op("pow", pairwise) as op:
+        op.unlike_numpy = (
+            "an integer to a negative integer power is 0 (1 or -1 for bases 1 and "
+            "-1); NumPy's power raises"
+        )
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Pow"
         Elementwise(lambda x, y: x**y)
@@ -456,6 +460,11 @@ with Namespace("math"):
         )
 
     with Op("sum", reduce) as op:
+        op.unlike_numpy = (
+            "integer sums keep (and wrap in) the input's type; NumPy's sum of a "
+            "smaller integer type is int64 (uint64: no type of opforge's yet), of "
+            "bools a count"
+        )
         op.display_path = "/Math/Reduction"
         op.onnx = "ReduceSum"
         Reduce("add")
@@ -697,6 +706,10 @@ with Namespace("math"):
         )
 
     with Op("prod", reduce) as op:
+        op.unlike_numpy = (
+            "integer products keep (and wrap in) the input's type; NumPy's promote as"
+            " its sum does"
+        )
         op.display_path = "/Math/Reduction"
         op.onnx = "ReduceProd"
         Reduce("mul")
@@ -906,6 +919,10 @@ with Namespace("math"):
             )
 
     with Op("meshgrid") as op:
+        op.unlike_numpy = (
+            "returns ND4J's pair of grids; NumPy's takes any number of vectors and "
+            "indexing="
+        )
         op.display_path = "/Math/Creation"
         Input(
             NDARRAY,
@@ -1017,6 +1034,10 @@ with Namespace("math"):
         )
 
     with Op("trace") as op:
+        op.unlike_numpy = (
+            "traces the last two axes of a batch; NumPy's trace takes the first two "
+            "(offset=, axis1=, axis2=)"
+        )
         op.display_path = "/Math/Linear algebra"
         x = Input(NUMERIC, "x", description="A square matrix, or a batch of them")
         Output(NUMERIC, "output", description="The sum of each matrix's diagonal")
@@ -1030,6 +1051,10 @@ with Namespace("math"):
         )
 
     with Op("cumsum", scan) as op:
+        op.unlike_numpy = (
+            "takes exclusive and reverse args and defaults to axis 0; NumPy's "
+            "flattens by default"
+        )
         op.display_path = "/Math/Reduction"
         op.onnx = "CumSum"
         Output(NUMERIC, "output", description="Running sums, with the shape of x")
@@ -1291,6 +1316,10 @@ with Namespace("math"):
         )
 
     with Op("diag") as op:
+        op.unlike_numpy = (
+            "ND4J's diag (a diagonal matrix from a vector, for any rank); NumPy's "
+            "diag extracts from a matrix too"
+        )
         op.display_path = "/Math/Matrix"
         Input(NDARRAY, "x", description="The diagonal values, of rank 4 or less")
         Output(

@@ -788,6 +788,10 @@ with Namespace("nn"):
         )
 
     with Op("pad") as op:
+        op.unlike_numpy = (
+            "takes ND4J's padding and mode; NumPy's pad takes pad_width and mode "
+            "names of its own"
+        )
         op.display_path = "/NN/Layers"
         op.onnx = "Pad"
         Input(NDARRAY, "x", description="Input tensor")

@@ -139,6 +139,9 @@ def test_op_section_content(starter_site: Path) -> None:
     assert "opforge_status opforge_math_add(const opforge_tensor* x, const opforge_tensor* y" in markdown
     assert "| `x` | int8, int16, int32, int64, uint8, uint16, uint32, float32, float64 | q7, q15, q31, d8, d16 |" in markdown
     assert "Mixins" not in text and "NUMERIC" not in text and "AtLeast(" not in text
+    # An op of a NumPy name and another meaning says how it differs (op.unlike_numpy).
+    assert ("**NumPy**: unlike [`numpy.cumsum`](https://numpy.org/doc/stable/reference/generated/numpy.cumsum.html) "
+            "of the same name: takes exclusive and reverse args") in markdown
     # See also: a derivative's forward op first, then ops of its display group.
     nn_markdown = (starter_site / "docs/docs/nn.md").read_text()
     derivative = nn_markdown[nn_markdown.index("## elu_derivative"):]

@@ -290,7 +290,7 @@ CASES: dict[str, tuple[str, str]] = {
                 Output(NUMERIC, "out", description="out")
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: unknown op property 'java_package' (known: display_name, display_path, "
-             "native_name, abstract, onnx, numpy)"),
+             "native_name, abstract, onnx, numpy, unlike_numpy)"),
     "bitwise and of comparisons": ('''
         from dsl.compute import fn
         with Namespace("math"):

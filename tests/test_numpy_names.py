@@ -18,37 +18,12 @@ from generators.kernels import py_names
 
 CATALOGUE = loader.load(ROOT / "ops").catalogue
 
-#: Ops (by qualified name) exported under a NumPy function's name that do not yet compute what it
-#: computes there, and how they differ: issue 21's remaining work, each to be changed to NumPy's
-#: meaning or renamed. A new op with a NumPy name and another meaning fails the test below.
-NUMPY_NAME_GAPS = {
-    "math.sum": "integer sums keep (and wrap in) the input's type; NumPy's sum of a smaller integer type is int64 "
-                "(uint64: no type of opforge's yet), of bools a count",
-    "math.prod": "integer products keep (and wrap in) the input's type; NumPy's promote as its sum does",
-    "base.dot": "a sum of products over axes (ND4J's dot); NumPy's dot is a matrix product",
-    "math.cumsum": "takes exclusive and reverse args and defaults to axis 0; NumPy's flattens by default",
-    "base.cumprod": "takes exclusive and reverse args and defaults to axis 0; NumPy's flattens by default",
-    "base.size": "ND4J's size; NumPy's size takes an axis= keyword",
-    "base.split": "splits into num_split equal parts, as ND4J; NumPy's split also takes section indices",
-    "base.unstack": "returns a list of the parts; NumPy's unstack a tuple",
-    "base.transpose": "reverses the axes, as NumPy's, but takes no axes= (base.permute does)",
-    "base.full_like": "takes the value as an arg named value, as ND4J; NumPy's is fill_value",
-    "base.linspace": "takes start, stop and number as ND4J; NumPy's takes endpoint=, retstep= and num=",
-    "base.eye": "takes rows, cols and batch dimensions as ND4J; NumPy's eye takes N, M, k=",
-    "math.trace": "traces the last two axes of a batch; NumPy's trace takes the first two (offset=, axis1=, axis2=)",
-    "math.diag": "ND4J's diag (a diagonal matrix from a vector, for any rank); NumPy's diag extracts from a matrix too",
-    "math.meshgrid": "returns ND4J's pair of grids; NumPy's takes any number of vectors and indexing=",
-    "linalg.triu": "takes its diagonal as ND4J's arg; NumPy's triu takes k=",
-    "linalg.tri": "takes rows, cols and diagonal as ND4J; NumPy's tri takes N, M, k=",
-    "linalg.cross": "takes ND4J's arguments; NumPy's cross takes axisa=, axisb=, axisc=, axis=",
-    "linalg.cholesky": "not yet compared with numpy.linalg.cholesky",
-    "linalg.qr": "returns ND4J's results; numpy.linalg.qr takes mode=",
-    "linalg.solve": "not yet compared with numpy.linalg.solve",
-    "linalg.lstsq": "returns the solution only; numpy.linalg.lstsq returns four results and takes rcond=",
-    "linalg.svd": "returns ND4J's results; numpy.linalg.svd takes full_matrices= and compute_uv=",
-    "math.pow": "an integer to a negative integer power is 0 (1 or -1 for bases 1 and -1); NumPy's power raises",
-    "nn.pad": "takes ND4J's padding and mode; NumPy's pad takes pad_width and mode names of its own",
-}
+#: Ops exported under a NumPy function's name that do not compute what it computes there, and how
+#: they differ, as each declares it (``op.unlike_numpy``, shown in the docs and the docstring):
+#: issue 21's remaining work, each to be changed to NumPy's meaning or renamed. A new op with a
+#: NumPy name and another meaning, saying nothing, fails the test below.
+NUMPY_NAME_GAPS = {op.qualified_name: op.unlike_numpy for ns in CATALOGUE.namespaces for op in ns.ops
+                   if op.unlike_numpy is not None}
 
 
 def numpy_function(namespace: str, name: str) -> object | None:
@@ -94,11 +69,33 @@ def test_every_numpy_name_the_package_exports_means_what_numpy_means() -> None:
 
 
 def test_the_gaps_are_still_gaps() -> None:
-    """Each listed gap is an op the package exports under a NumPy name and that declares none, so the
-    list shrinks as ops take NumPy's meaning."""
+    """Each op saying how it differs from NumPy is one the package exports under a NumPy name and
+    that declares none, so the list shrinks as ops take NumPy's meaning."""
     exported = {op.qualified_name: op for name, ns, op in _exported() if numpy_function(ns, name) is not None}
+    assert len(NUMPY_NAME_GAPS) == 25
     for qualified in NUMPY_NAME_GAPS:
         assert qualified in exported and exported[qualified].numpy is None, qualified
+
+
+def test_unlike_numpy_is_words_and_never_beside_numpy(project: Path) -> None:
+    write_ops(project, {"m.py": '''
+        from dsl import *
+        with Namespace("m"):
+            with Op("a") as op:
+                op.numpy = "sum"
+                op.unlike_numpy = "sums differently"
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "a")
+            with Op("b") as op:
+                op.unlike_numpy = "  "
+                Output(NUMERIC, "out", description="out")
+                Doc(Language.ANY, DocScope.ALL, "b")
+    '''})
+    found = [str(p) for p in loader.load(project / "ops").problems]
+    assert found == ["ops/m.py:5: m.a: unlike_numpy contradicts numpy='sum': an op computes what its NumPy function "
+                     "computes, or says how it differs",
+                     "ops/m.py:9: m.b: unlike_numpy must say how the op differs from NumPy's function of its name, "
+                     "got '  '"], found
 
 
 def test_the_renamed_ops_keep_nd4j_s_meaning_under_names_numpy_does_not_use() -> None:

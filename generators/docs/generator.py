@@ -306,6 +306,9 @@ class DocsGenerator:
             "example": self._example(ns, op, functions),
             "onnx": onnx_link(op.onnx) if op.onnx else None,
             "numpy": numpy_link(op.numpy) if op.numpy else None,
+            # (an op of a NumPy name and another meaning says how it differs)
+            "unlike_numpy": {**numpy_link(("linalg." if ns.key == "linalg" else "") + py_names.function_name(op.name)),
+                             "words": md.inline(op.unlike_numpy)} if op.unlike_numpy else None,
             "workspace": (md.code("8 * (" + READABLE.render(op.compute.workspace) + ")")  # type: ignore[union-attr]
                           if getattr(op.compute, "workspace", None) is not None else None),
             "params": self._params(op.params),

@@ -39,6 +39,9 @@ def _braces(text: str) -> str:
 def _doc(op: Op) -> str:
     docs = doc_tokens.texts(op, Language.PYTHON, doc_tokens.FUNCTION_SCOPES, function_name(op.name), "numpy.ndarray")
     variants = list(variants_of(op))
+    if op.unlike_numpy:  # (the NumPy function of its name computes something else)
+        docs = [*docs, f"Unlike numpy.{'linalg.' if op.namespace.lower() == 'linalg' else ''}"
+                       f"{function_name(op.name)}: {op.unlike_numpy}."]
     lines = ["\n\n".join(docs), "", "Parameters", "----------"]
     for i in op.inputs:
         kinds = " or ".join(sorted({v.of(i.name) for v in variants}, key=D.CONCRETE[DataType.NDARRAY].index))
