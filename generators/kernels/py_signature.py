@@ -95,15 +95,22 @@ def replaces_tuple_method(field: str) -> str:
     return "  # type: ignore[assignment]" if field in ("count", "index") else ""
 
 
+def stream_parameters(op: Op) -> str:
+    """A stream's constructor's parameters (and its creating function's): the window, the
+    stride, the frames' shape and dtype, a fixed-point frame's attributes (ADR 0040)."""
+    c = op.compute
+    fixed = bool(fixed_point.moves(op))
+    attributes = "shift: int | None = None, scale: float | None = None, offset: int | None = None, " if fixed else ""
+    return (f"{c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), "  # type: ignore[union-attr]
+            f'dtype: str = "float32", *, {attributes}backend: Literal["c", "python"] = "c"')
+
+
 def stub(op: Op) -> str:
     if abi.is_stream(op):
-        c = op.compute
         cls = class_name(op)
         fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: ADR 0040)
-        attributes = "shift: int | None = ..., scale: float | None = ..., offset: int | None = ..., " if fixed else ""
         window = "np.ndarray | _fp.FixedPointArray" if fixed else "np.ndarray"
-        params = (f"{c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = ..., dtype: str = ..., "
-                  f"*, {attributes}backend: Literal['c', 'python'] = ...")
+        params = stream_parameters(op)
         return (f"class {cls}:\n    frame_shape: tuple[int, ...]\n    dtype: str\n    window: int\n"
                 f"    def __init__(self, {params}) -> None: ...\n"
                 f"    def enqueue(self, x: ArrayLike) -> None: ...\n    def ready(self) -> bool: ...\n"

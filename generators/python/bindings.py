@@ -19,7 +19,7 @@ from generators.kernels.selection import variants_of
 from generators.kernels.py_names import class_name, config_param, function_name, module_name, py_name, ref_name
 from generators.kernels.py_constraints import PyConstraintRenderer
 from generators.kernels.py_signature import (PY_TYPE, default_text, listed, replaces_tuple_method, returns,
-                                              signature)
+                                              signature, stream_parameters)
 from generators.kernels.py_shapes import PyShapeRenderer, Spelling
 from generators.kernels.py_value_checks import PyValueChecks
 
@@ -563,9 +563,6 @@ class _Binding:
 
 
 #: The keywords of a stream whose frames may be of a fixed-point type (its constructor's and function's).
-_FRAME_ATTRIBUTES = ", shift: int | None = None, scale: float | None = None, offset: int | None = None"
-
-
 def stream_binding(op: Op) -> str:
     """A stateful op: a class (queue in a state buffer) and a factory function named after the op."""
     cls = class_name(op)
@@ -573,7 +570,6 @@ def stream_binding(op: Op) -> str:
     doc = docstring_text("\n\n".join(doc_tokens.texts(op, Language.PYTHON, doc_tokens.NODE_SCOPES, cls, "numpy.ndarray")))
     c = op.compute
     fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: ADR 0040)
-    attributes = _FRAME_ATTRIBUTES if fixed else ""
     passed = ", shift=shift, scale=scale, offset=offset" if fixed else ""
     kinds = ("\n\n    dtype may be a fixed-point type (\"q15\", with shift=; \"d8\", with scale= and offset=): the\n"
              "    frames enqueued are then FixedPointArrays of those attributes, and each window dequeued one."
@@ -587,8 +583,7 @@ class {cls}:
     """
 
 ''' + _stream_init(op) + _stream_methods(op) + f'''
-def {function_name(op.name)}({c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",
-                  *{attributes}, backend: Literal["c", "python"] = "c") -> {cls}:
+def {function_name(op.name)}({stream_parameters(op)}) -> {cls}:
     """A new {cls} (see its documentation)."""
     return {cls}({c.window}, {c.stride}, frame_shape, dtype{passed}, backend=backend)
 '''
@@ -606,11 +601,9 @@ def _stream_init(op: Op) -> str:
         for _, k in op.all_constraints()
         if not k.backend and "input" not in {r.kind for r in E.param_refs(k.expr)})
     fixed = bool(fixed_point.moves(op))  # (frames of a fixed-point type: ADR 0040)
-    attributes = _FRAME_ATTRIBUTES if fixed else ""
     kind = ("        self._fixed = _fp.frames_type(_op, dtype, shift, scale, offset)\n"
             "        if self._fixed is not None:\n            dtype = self._fixed.stored.dtype.name\n" if fixed else "")
-    return f'''    def __init__(self, {c.window}: int, {c.stride}: int, frame_shape: Sequence[int] = (), dtype: str = "float32",
-                 *{attributes}, backend: Literal["c", "python"] = "c") -> None:
+    return f'''    def __init__(self, {stream_parameters(op)}) -> None:
         _op = "{op.qualified_name}"
         if backend not in ("c", "python"):
             raise ValueError(f"{{_op}}: backend must be 'c' or 'python', got {{backend!r}}")
