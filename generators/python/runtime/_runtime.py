@@ -80,7 +80,7 @@ def promoted(op: str, given: Sequence[tuple[str, Any]], variants: dict[str, dict
     narrows: a dtype with no such variant is a TypeError, a Python int that does not fit a ValueError.
     """
     if shared:  # (arrays of one variant's dtypes already: that variant, NumPy's loop for them too)
-        first = dict(given)[shared[0]]
+        first = next(v for n, v in given if n == shared[0])
         known = NAMES.get(first.dtype) if isinstance(first, np.ndarray) else None
         variant = variants.get(known) if known is not None else None
         if variant is not None and all(isinstance(v, np.ndarray) and NAMES.get(v.dtype) == variant[n]
