@@ -10,6 +10,7 @@ what the function does, and cannot drift from it.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable
 
@@ -38,7 +39,8 @@ _FAIL = re.compile(r'opf_fail\(detail, (\w+),\s*("(?:[^"\\]|\\.)*")\)')
 _ASSIGNED = re.compile(r"\bst = (\w+)\(")
 _PASSED_ON = re.compile(r"return (\w+)\(|return st;")
 _BARE = re.compile(r"return (OPFORGE_ERR_\w+);")
-_CHECKED = re.compile(r"(?:opf_check_tensor|opf_check_tensor_reading)\((\w+(?:\[0\])?),\s*((?:OPF_DTYPE_BIT\(\w+\)[\s|]*)+)")
+_CHECKED = re.compile(r"(?:opf_check_tensor|opf_check_tensor_reading)\((\w+(?:\[0\])?),\s*"
+                      r"((?:OPF_DTYPE_BIT\(\w+\)[\s|]*)+)")
 _BIT = re.compile(r"OPF_DTYPE_BIT\(OPFORGE_(\w+)\)")
 _VARIANT = "tensor dtypes do not match: "
 FIXED_POINT = {d.upper() for d in abi.FIXED_POINT_DTYPES}
@@ -56,14 +58,10 @@ def _bodies(text: str) -> dict[str, str]:
             for i, m in enumerate(starts)}
 
 
-_RUNTIME: dict[str, str] = {}
-
-
+@functools.lru_cache(maxsize=None)
 def _runtime() -> dict[str, str]:
-    if not _RUNTIME:
-        for text in c_runtime.sources().values():
-            _RUNTIME.update(_bodies(text))
-    return _RUNTIME
+    """The runtime helpers' ``opforge_status`` functions, by name."""
+    return {name: body for text in c_runtime.sources().values() for name, body in _bodies(text).items()}
 
 
 def failures(name: str, bodies: dict[str, str], seen: frozenset[str] = frozenset()) -> list[tuple[str, str]]:

@@ -63,7 +63,8 @@ class CGenerator:
             for arg in op.args:
                 if arg.type is DataType.ENUM:
                     parts += [f"/** {fn}'s {arg.name}: {api_docs.escape(value)}. */\n"
-                              f"#define {abi.enum_constant(op, arg, i)} {i}" for i, value in enumerate(arg.possible_values)]
+                              f"#define {abi.enum_constant(op, arg, i)} {i}"
+                              for i, value in enumerate(arg.possible_values)]
                     parts.append("")
             for prototype in abi.prototypes(op):
                 name = prototype.split("(", 1)[0].split()[-1]
@@ -128,7 +129,8 @@ class CGenerator:
         major, minor, patch = version.split(".")
         return "\n".join([
             f"/* {header} */",
-            "/**\n * @file\n * @brief The version of the ops catalogue this library was generated from (ops/VERSION).\n */",
+            "/**\n * @file\n * @brief The version of the ops catalogue this library was generated from\n"
+            " * (ops/VERSION).\n */",
             "#ifndef OPFORGE_VERSION_H", "#define OPFORGE_VERSION_H", "",
             f"/** The major version. */\n#define OPFORGE_VERSION_MAJOR {int(major)}",
             f"/** The minor version (before 1.0, a new one may change the API). */\n"

@@ -57,7 +57,8 @@ def c_output(version: str) -> str:
     computes them (the package's tests hold the C kernels to NumPy)."""
     table = np.array(TABLE, dtype=np.float32)
     twice, rounded = table + table, np.round(table)
-    return f"opforge {version}\n" + " ".join("%g" % v for v in twice) + " | " + " ".join("%g" % v for v in rounded) + "\n"
+    printed = " ".join("%g" % v for v in twice) + " | " + " ".join("%g" % v for v in rounded)
+    return f"opforge {version}\n{printed}\n"
 
 
 def python_results() -> dict[str, str]:
