@@ -39,7 +39,7 @@ _FAIL = re.compile(r'opf_fail\(detail, (\w+),\s*("(?:[^"\\]|\\.)*")\)')
 _ASSIGNED = re.compile(r"\bst = (\w+)\(")
 _PASSED_ON = re.compile(r"return (\w+)\(|return st;")
 _BARE = re.compile(r"return (OPFORGE_ERR_\w+);")
-_CHECKED = re.compile(r"(?:opf_check_tensor|opf_check_tensor_reading)\((\w+(?:\[0\])?),\s*"
+_CHECKED = re.compile(r"(?:opf_check_tensor|opf_check_tensor_reading)\((\w+)(?:\[\w+\])?,\s*"
                       r"((?:OPF_DTYPE_BIT\(\w+\)[\s|]*)+)")
 _BIT = re.compile(r"OPF_DTYPE_BIT\(OPFORGE_(\w+)\)")
 _VARIANT = "tensor dtypes do not match: "
@@ -101,7 +101,7 @@ def _dtypes(body: str, primary: str) -> list[str]:
     combination gives it the primary tensor's dtype, that."""
     allowed: dict[str, list[str]] = {}
     for m in _CHECKED.finditer(body):
-        allowed.setdefault(m[1].removesuffix("[0]"), [b.lower() for b in _BIT.findall(m[2])])
+        allowed.setdefault(m[1], [b.lower() for b in _BIT.findall(m[2])])
     combos = [dict(part.rsplit(" ", 1) for part in _unescape(m[2])[len(_VARIANT):].split(", "))
               for m in _FAIL.finditer(body) if _unescape(m[2]).startswith(_VARIANT)]
     same = [t for t in allowed if t != primary and combos and all(c.get(t) == c.get(primary) for c in combos)]
@@ -203,7 +203,7 @@ def function_doc(op: Op, api: str, name: str, prototype: str, brief: str | None 
     lines += _paragraph("Memory", dict.fromkeys(overlaps))
     lines.append("")
     lines += _params_of(op, prototype)
-    tensors = ([m[1].removesuffix("[0]") for m in _CHECKED.finditer(body)]
+    tensors = ([m[1] for m in _CHECKED.finditer(body)]
                or re.findall(r"opforge_tensor\*(?: const\*)? (\w+)", prototype))
     fixed = any(b in FIXED_POINT for m in _CHECKED.finditer(body) for b in _BIT.findall(m[2]))
     lines += _returns(failures(name, bodies), list(dict.fromkeys(tensors)) or ["a tensor"], fixed)
