@@ -116,6 +116,8 @@ def formulas(op: Op) -> list[str]:
                                                                                                    reduced)]
         if c.pre is not None:  # (m: the mean or the largest of the same elements)
             lines.append(f"m = {_PRE[c.pre]}")
+        counted = c.pre == "mean" or (c.finalize is not None and "n" in C.symbols(c.finalize))
+        lines.append(r"\text{$i$ runs over the elements reduced" + (", $n$ counts them}" if counted else "}"))
         return lines
     return []
 
