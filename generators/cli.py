@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn, Optional, Sequence
 
 import typer
+from typer.core import TyperCommand
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -253,8 +254,21 @@ def _projects_help() -> str:
     return "\n\n".join(lines)
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-             epilog=_projects_help())
+class _GenerateCommand(TyperCommand):
+    """generate's help ends with the projects, found when the help is shown: discovering the
+    generators imports them all, which no other run of the command line needs up front (the
+    no-change fast path returns before it)."""
+
+    @property  # type: ignore[override]
+    def epilog(self) -> str:
+        return _projects_help()
+
+    @epilog.setter
+    def epilog(self, value: str | None) -> None:
+        pass  # (click's constructor sets it; the property stands instead)
+
+
+@app.command(cls=_GenerateCommand, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def generate(
     ctx: typer.Context,
     namespaces: Annotated[str, typer.Argument(help="Comma-separated namespaces, or 'all'.")],
