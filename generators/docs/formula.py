@@ -21,6 +21,10 @@ _ATOM = 9
 _INFIX = {"add": "+", "sub": "-", "mul": r"\cdot", "eq": "=", "ne": r"\neq", "lt": "<", "le": r"\leq",
           "gt": ">", "ge": r"\geq", "logical_and": r"\land", "logical_or": r"\lor", "logical_xor": r"\oplus",
           "mod": r"\bmod", "floor_mod": r"\bmod"}
+#: Functions written as a delimiter around their operands (``%s`` each in order).
+_ENCLOSED = {"div": r"\frac{%s}{%s}", "floor_div": r"\left\lfloor \frac{%s}{%s} \right\rfloor",
+             "sqrt": r"\sqrt{%s}", "abs": r"\left|%s\right|", "floor": r"\left\lfloor %s \right\rfloor",
+             "ceil": r"\left\lceil %s \right\rceil"}
 _NAMED = {"exp": r"\exp", "log": r"\ln", "sin": r"\sin", "cos": r"\cos", "tan": r"\tan", "sinh": r"\sinh",
           "cosh": r"\cosh", "tanh": r"\tanh", "asin": r"\arcsin", "acos": r"\arccos", "atan": r"\arctan",
           "minimum": r"\min", "maximum": r"\max"}
@@ -72,22 +76,12 @@ def latex(node: Any) -> tuple[str, int]:
         level = _LEVEL[fn]
         right_strict = fn in ("sub", "mod", "floor_mod") or level == 4
         return f"{at(0, level)} {_INFIX[fn]} {at(1, level, right_strict)}", level
-    if fn == "div":
-        return f"\\frac{{{args[0][0]}}}{{{args[1][0]}}}", _ATOM
-    if fn == "floor_div":
-        return f"\\left\\lfloor \\frac{{{args[0][0]}}}{{{args[1][0]}}} \\right\\rfloor", _ATOM
+    if fn in _ENCLOSED:  # (delimited whole: no parentheses needed)
+        return _ENCLOSED[fn] % tuple(text for text, _ in args), _ATOM
     if fn == "neg":
         return f"-{at(0, _LEVEL['neg'], True)}", _LEVEL["neg"]
     if fn == "pow":
         return f"{at(0, _ATOM)}^{{{args[1][0]}}}", _LEVEL["pow"]
-    if fn == "sqrt":
-        return f"\\sqrt{{{args[0][0]}}}", _ATOM
-    if fn == "abs":
-        return f"\\left|{args[0][0]}\\right|", _ATOM
-    if fn == "floor":
-        return f"\\left\\lfloor {args[0][0]} \\right\\rfloor", _ATOM
-    if fn == "ceil":
-        return f"\\left\\lceil {args[0][0]} \\right\\rceil", _ATOM
     if fn == "logical_not":
         return f"\\lnot {at(0, _LEVEL['logical_not'])}", _LEVEL["logical_not"]
     if fn == "where":
