@@ -75,6 +75,12 @@ class _Frame:
             _STACK.pop()
 
 
+def _dtype_names(value: Any) -> Any:
+    """A list of dtype names as a tuple (the frozen op's); anything else as given, for validation
+    to report."""
+    return tuple(value) if isinstance(value, list) else value
+
+
 def _report(location: Location | None, context: str, message: str) -> None:
     problem = Problem(location, context, message)
     if not _STACK:
@@ -186,7 +192,8 @@ class ConfigRef:
 # ---------------------------------------------------------------- blocks
 
 _PROPERTIES = {
-    "op": ("display_name", "display_path", "native_name", "abstract", "onnx", "numpy", "unlike_numpy"),
+    "op": ("display_name", "display_path", "native_name", "abstract", "onnx", "numpy", "unlike_numpy",
+           "integers_through_float"),
     "mixin": ("display_path", "abstract"),
     "config": (),
 }
@@ -498,6 +505,7 @@ class Op(_Block):
             onnx=props.get("onnx"),
             numpy=props.get("numpy"),
             unlike_numpy=props.get("unlike_numpy"),
+            integers_through_float=_dtype_names(props.get("integers_through_float", ())),
             location=self.location,
             compute=self.compute[0] if self.compute else None,
             compute_location=self.compute[1] if self.compute else None,

@@ -89,9 +89,25 @@ def primary_input(op: object) -> object:
     return next((i for i in inputs if i.type is not DataType.BOOLEAN), inputs[0])
 
 
+def through_float(op: object) -> tuple[str, ...]:
+    """The integer dtypes an op over the reals also takes (``Op.integers_through_float``), in
+    NumPy's order of types."""
+    given = getattr(op, "integers_through_float", ())
+    return tuple(d for d in INTEGERS if d in given)
+
+
+def computes_in(op: object, dtype: str) -> str:
+    """The dtype the variant ``dtype`` of ``op`` computes in: its own, but float64 for an integer
+    an op over the reals takes through floats, whose results then convert back by cast's rule
+    (truncated toward zero, saturated, NaN 0; ADR 0058). The rule of every target."""
+    return "float64" if dtype in through_float(op) else dtype
+
+
 def variants(op: object, dtypes: tuple[str, ...] | None = None) -> Iterator[Variant]:
+    """The op's variants: one per concrete dtype of its primary type, and one per integer it takes
+    through floats, first (NumPy's loop order: integers before floats)."""
     primary = primary_type(op)
-    for dtype in dtypes if dtypes is not None else CONCRETE[primary]:
+    for dtype in dtypes if dtypes is not None else (*through_float(op), *CONCRETE[primary]):
         yield Variant(dtype, tuple((p.name, resolve(p.type, primary, dtype))
                                    for p in (*op.inputs, *op.outputs)))  # type: ignore[attr-defined]
 

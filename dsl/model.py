@@ -189,6 +189,10 @@ class Op:
     #: How the op differs from the NumPy function of its name, where it does not compute what
     #: that function computes (``numpy`` is then None): shown to users in the docs and docstring.
     unlike_numpy: str | None = None
+    #: Integer dtypes an op over the reals also takes (``("int8", "uint8")``): each computes as
+    #: the float64 variant does on its values converted, then converts the results back by
+    #: cast's rule (``dsl.dtypes.computes_in``; ADR 0058).
+    integers_through_float: tuple[str, ...] = ()
     #: What the op computes (None: a documentation-only op).
     compute: Compute | None = None
     compute_location: Location | None = None

@@ -454,7 +454,32 @@ def op_problems(op: M.Op, prop_locations: Mapping[str, Location] | None = None) 
         problems.append(Problem(at("unlike_numpy"), ctx, f"unlike_numpy contradicts numpy={op.numpy!r}: an op "
                                                          "computes what its NumPy function computes, or says how it "
                                                          "differs"))
+    problems.extend(Problem(at("integers_through_float"), ctx, m) for m in _through_float_problems(op))
     return problems
+
+
+def _through_float_problems(op: M.Op) -> list[str]:
+    """What is wrong with ``op.integers_through_float`` (ADR 0058): integer dtype names, on an op
+    over floats whose form computes each element or reduction from its values."""
+    from dsl import compute as C
+    from dsl import dtypes as D
+    from dsl.types import DataType
+
+    given = op.integers_through_float
+    if given == ():
+        return []
+    if not isinstance(given, tuple) or not all(isinstance(d, str) for d in given):
+        return [f"integers_through_float must be a tuple of integer dtype names such as ('int8', 'uint8'), "
+                f"got {given!r}"]
+    out = [f"integers_through_float: {d!r} is not an integer dtype{did_you_mean(d, D.INTEGERS)}"
+           for d in given if d not in D.INTEGERS]
+    out += [f"integers_through_float names {d!r} twice" for d in sorted({d for d in given if given.count(d) > 1})]
+    if D.primary_type(op) is not DataType.FLOATING_POINT:
+        out.append("integers_through_float is for ops over floats (FLOATING_POINT tensors); this op's "
+                   f"{D.primary_type(op).name} tensors take integers already")
+    if op.compute is not None and not isinstance(op.compute, (C.Elementwise, C.Reduction)):
+        out.append(f"integers_through_float is for elementwise and reduction forms, not {op.compute.kind}")
+    return out
 
 
 def numpy_owner(name: str) -> object | None:

@@ -215,6 +215,7 @@ with Namespace("base"):
         )
 
     with Op("standard_deviation", reduce) as op:
+        op.integers_through_float = ("int8", "int16")
         op.display_path = "/Base/Reduction"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")

@@ -22,6 +22,9 @@ INTEGER_ARITHMETIC = """
 Integer results wrap around (two's complement), as in NumPy.
 """
 
+#: The integers DEEPCRAFT's trigonometric units take: the float result truncated back (ADR 0058).
+EIGHT_BIT = ("int8", "uint8")
+
 
 def rational_y(x):
     """y = 2x/3, the argument of ND4J's rational tanh approximation."""
@@ -238,6 +241,7 @@ with Namespace("math"):
         )
 
     with Op("tanh", float_transform) as op:
+        op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Tanh"
         op.numpy = "tanh"
@@ -255,6 +259,7 @@ with Namespace("math"):
         )
 
     with Op("sin", float_transform) as op:
+        op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sin"
         op.numpy = "sin"
@@ -262,6 +267,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise sine of x (radians).")
 
     with Op("cos", float_transform) as op:
+        op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Cos"
         op.numpy = "cos"
@@ -269,6 +275,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise cosine of x (radians).")
 
     with Op("tan", float_transform) as op:
+        op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Tan"
         op.numpy = "tan"
@@ -276,6 +283,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise tangent of x (radians).")
 
     with Op("asin", float_transform) as op:
+        op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Asin"
         op.numpy = "arcsin"
@@ -283,6 +291,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise arcsine; NaN outside [-1, 1].")
 
     with Op("acos", float_transform) as op:
+        op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Acos"
         op.numpy = "arccos"
@@ -290,6 +299,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise arccosine; NaN outside [-1, 1].")
 
     with Op("atan", float_transform) as op:
+        op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Atan"
         op.numpy = "arctan"
@@ -297,6 +307,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise arctangent, in (-pi/2, pi/2).")
 
     with Op("sinh", float_transform) as op:
+        op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sinh"
         op.numpy = "sinh"
@@ -304,6 +315,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise hyperbolic sine.")
 
     with Op("cosh", float_transform) as op:
+        op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Cosh"
         op.numpy = "cosh"
@@ -479,6 +491,7 @@ with Namespace("math"):
         )
 
     with Op("mean", reduce) as op:
+        op.integers_through_float = ("int8", "int16", "int32")
         op.display_path = "/Math/Reduction"
         op.onnx = "ReduceMean"
         op.numpy = "mean"
@@ -1173,6 +1186,7 @@ with Namespace("math"):
         )
 
     with Op("clip_by_value", float_transform) as op:
+        op.integers_through_float = ("int8", "int16", "int32")
         op.display_path = "/Math/Elementwise"
         op.onnx = "Clip"
         lo = Arg(

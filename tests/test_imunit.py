@@ -5,6 +5,7 @@ compute what the reference computes."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -1080,19 +1081,10 @@ def test_a_transpose_unit_runs_its_plain_kernel(out: Path, tmp_path: Path) -> No
 
 
 #: Element types a real unit of the same job takes and opforge's does not, and why (issue 19
-#: asks for at least the real unit's; the fixed-point Q and D types are issue 20's).
-TYPE_GAPS = {
-    # NumPy's mean (and deviation) of integers is a float, the real units' the input's type,
-    # truncated: a unit refuses integers rather than give either meaning silently.
-    "math/mean": {"Int8", "Int16", "Int32"},
-    "base/standard_deviation": {"Int8", "Int16"},
-    # the bounds are floats; clipping integers to float bounds needs a rounding rule first
-    "math/clip_by_value": {"Int8", "Int16", "Int32"},
-    # the real units truncate cos(x) of an integer to the integer type (-1, 0 or 1); an 8-bit
-    # trigonometric unit is the fixed-point lookup table of issue 20
-    **{f"math/{name}": {"Int8", "UInt8"} for name in ("cos", "sin", "tanh", "acos", "cosh", "sinh", "tan", "asin",
-                                                     "atan")},
-}
+#: asks for at least the real unit's; the fixed-point Q and D types are issue 20's). None since
+#: integers compute through floats where the real units' do (ADR 0058): mean, deviation, clip and
+#: the trigonometric units.
+TYPE_GAPS: dict[str, set[str]] = {}
 FIXED_POINT = {"Q7", "Q15", "Q31", "D8", "D16", "D32"}
 
 
@@ -1120,6 +1112,142 @@ def test_units_take_the_element_types_of_the_real_units_of_their_job(out: Path) 
         seen.add(unit)
     assert set(TYPE_GAPS) <= seen
     assert {"UInt16", "UInt32"} <= _types_chosen(out / "math" / "argmax" / "argmax.imunit")
+
+
+#: Units whose integers compute through floats (ADR 0058), the real unit of the same job and the
+#: real kernel's name for a dtype suffix.
+THROUGH_FLOAT = {
+    **{f"math/{ours}": (f"Trigonometry/{real}", f"{real.lower()}_{{}}")
+       for ours, real in (("sin", "Sin"), ("cos", "Cos"), ("tan", "Tan"), ("sinh", "Sinh"), ("cosh", "Cosh"),
+                          ("tanh", "Tanh"), ("asin", "ArcSin"), ("acos", "ArcCos"), ("atan", "ArcTan"))},
+    "math/clip_by_value": ("ElementWise/Clip", "clip_{}"),
+    "math/mean": ("Single/Average", "average_{}"),
+    "base/standard_deviation": ("Single/StandardDeviation", "standard_deviation_{}"),
+}
+
+
+def _real_header(unit: str) -> Path:
+    from test_unit_check import LIBRARY
+    if not LIBRARY.is_dir():
+        pytest.skip("the reference unit library is not here")
+    folder = LIBRARY / "Imaginet.Units.Math" / THROUGH_FLOAT[unit][0]
+    return next(h for h in sorted(folder.glob("*.h")) if "cmsis" not in h.name)
+
+
+def _ours_and_theirs(out: Path, tmp_path: Path, unit: str, x: np.ndarray, ours: str, theirs: str,
+                     n_out: int) -> tuple[np.ndarray, np.ndarray]:
+    """The outputs of our unit's C call and the real kernel's, each given ``x`` (as ``x`` and
+    ``input``): ``ours`` and ``theirs`` are the calls, over ``x`` into ``output``."""
+    folder = out / unit
+    header = _real_header(unit)
+    ct = golden.C_TYPE[x.dtype.name]
+    fmt = "%lld"
+    lines = ["#include <stdio.h>", '#include "opforge_shared.h"', f'#include "{folder.name}.h"',
+             f'#include "{header}"', "int main(void)", "{", golden.c_array("x", x, x.dtype.name),
+             f"static {ct} ours[{max(1, n_out)}], theirs[{max(1, n_out)}];",
+             f"const {ct}* input = x; {ct}* output;", "(void)input;",
+             f"output = ours; if ({ours} != 0) return 2;", f"output = theirs; {theirs};",
+             f'for (int i = 0; i < {n_out}; i++) printf("{fmt} {fmt}\\n", (long long)ours[i], (long long)theirs[i]);',
+             "return 0;", "}"]
+    driver = tmp_path / "driver.c"
+    driver.write_text("\n".join(lines) + "\n")
+    run = _build_and_run(driver, "-ffp-contract=off", "-Wno-unused-variable", f"-I{folder}", f"-I{out}")
+    assert run.returncode == 0, run.stdout + run.stderr
+    both = np.array([[int(v) for v in line.split()] for line in run.stdout.split("\n") if line], dtype=np.int64)
+    return both[:, 0].reshape(-1), both[:, 1].reshape(-1)
+
+
+def _unit_call(out: Path, unit: str, x: np.ndarray, **options) -> str:
+    """Our unit's C call, as Studio chooses it for ``x`` (bound to the C names of the driver)."""
+    root = ET.parse(out / unit / f"{unit.rsplit('/', 1)[1]}.imunit").getroot()[0]
+    kind = {"int8": "Int8", "uint8": "UInt8", "int16": "Int16", "int32": "Int32"}[x.dtype.name]
+    name = root.find("Parameters/InputSocket").get("name")
+    env, failed = _evaluate_unit(root, {name: Tensor(VALUE_TYPES[kind], Shape(x.shape)), **options})
+    assert failed == [], failed
+    call = _chosen_call(root, env)
+    assert f"_{golden_suffix(x.dtype.name)}(" in call, call
+    return _invoke(call, {name: "x", "output": "output"}, env)
+
+
+@pytest.mark.parametrize("unit", [u for u in THROUGH_FLOAT if u.startswith("math/") and "clip" not in u
+                                  and "mean" not in u])
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_eight_bit_trigonometry_is_the_real_units_and_the_float_reference_cast_back(
+        out: Path, tmp_path: Path, unit: str, dtype: str) -> None:
+    """Every 8-bit value: our unit gives the float64 result converted back by cast's rule (ADR
+    0058), as C's libm computes it (Python's math module here), and as NumPy computes it but where
+    NumPy's float64 function and libm's straddle an integer (tanh(19) is 1 to glibc, a last bit
+    under 1 to NumPy: cast gives 1 and 0); the real unit (C's conversion of libm's double) gives
+    the same wherever C defines its conversion (a finite result inside the type)."""
+    x = np.arange(np.iinfo(dtype).min, np.iinfo(dtype).max + 1).astype(dtype)
+    ours, theirs = _ours_and_theirs(out, tmp_path, unit, x, _unit_call(out, unit, x),
+                                    f"{THROUGH_FLOAT[unit][1].format(golden_suffix(dtype))}(x, {x.size}, output)",
+                                    x.size)
+    info = np.iinfo(dtype)
+
+    def cast(real: np.ndarray) -> np.ndarray:
+        return np.where(np.isnan(real), 0, np.clip(np.trunc(np.nan_to_num(real)), info.min, info.max))
+
+    def libm(v: int) -> float:
+        try:
+            return getattr(math, unit[5:])(float(v))
+        except (ValueError, OverflowError) as error:  # (math raises where libm gives NaN or infinity)
+            return float("nan") if isinstance(error, ValueError) else float("inf")
+
+    real = np.array([libm(int(v)) for v in x])
+    assert np.array_equal(ours, cast(real)), x[ours != cast(real)]
+    name = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}.get(unit[5:], unit[5:])
+    with np.errstate(all="ignore"):
+        numpy = cast(getattr(np, name)(x.astype(np.float64)))
+    assert np.count_nonzero(ours != numpy) <= 2, x[ours != numpy]
+    defined = np.isfinite(real) & (np.trunc(real) >= info.min) & (np.trunc(real) <= info.max)
+    assert defined.sum() > 0 and np.array_equal(ours[defined], theirs[defined]), x[defined & (ours != theirs)]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32"])
+def test_integer_clip_is_the_real_units_and_keeps_its_bounds(out: Path, tmp_path: Path, dtype: str) -> None:
+    """clip_by_value of integers with integer bounds: the real Clip's result (its bounds rounded
+    by its Expressions are the same integers); bounds between two integers clip the real value,
+    then truncate (2.5 and 7.5 give 2 and 7)."""
+    info = np.iinfo(dtype)
+    x = np.array([info.min, -300, -9, -3, 0, 2, 3, 7, 8, 300, info.max]).astype(dtype)
+    for low, high in ((-3.0, 7.0), (-8.0, 8.0)):
+        call = _unit_call(out, "math/clip_by_value", x, clip_value_min=low, clip_value_max=high)
+        real = f"{THROUGH_FLOAT['math/clip_by_value'][1].format(golden_suffix(dtype))}(x, {x.size}, {int(low)}, " \
+               f"{int(high)}, output)"
+        ours, theirs = _ours_and_theirs(out, tmp_path, "math/clip_by_value", x, call, real, x.size)
+        assert np.array_equal(ours, np.clip(x, low, high)) and np.array_equal(ours, theirs), (low, high, ours)
+    call = _unit_call(out, "math/clip_by_value", x, clip_value_min=2.5, clip_value_max=7.5)
+    ours, _ = _ours_and_theirs(out, tmp_path, "math/clip_by_value", x, call, "(void)0", x.size)
+    assert ours.tolist() == np.trunc(np.clip(x.astype(np.float64), 2.5, 7.5)).astype(np.int64).tolist()
+    assert set(ours.tolist()) == {2, 3, 7}
+
+
+@pytest.mark.parametrize("unit", ["math/mean", "base/standard_deviation"])
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32"])
+def test_integer_means_and_deviations_truncate_as_the_real_units_do(out: Path, tmp_path: Path, unit: str,
+                                                                    dtype: str) -> None:
+    """The mean and deviation of integers along an axis, in the input's type: NumPy's float64
+    result truncated toward zero, and what the real Average (an int32 sum divided in C) and
+    StandardDeviation (in float32) give, wherever float32 cannot round across an integer."""
+    if unit == "base/standard_deviation" and dtype == "int32":
+        pytest.skip("the real StandardDeviation takes int8 and int16 only")
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(58)
+    high = min(int(info.max), 1 << 20) if unit == "math/mean" else int(info.max)  # (the real int32 sum)
+    x = rng.integers(-high, high, (5, 7, 3), endpoint=True).astype(dtype)
+    x[0, :, 0] = info.min  # a row of the least value: its mean is exact
+    x[1, :, 1] = np.arange(-3, 4)  # a row of mean 0 whose terms cancel
+    axis = 1  # (NumPy's; the unit counts from the innermost: 1 too on a rank-3 input)
+    real = THROUGH_FLOAT[unit][1].format(golden_suffix(dtype))
+    # (the real kernel's d0, d1, d2: step, size and slot of the axis)
+    call = f"{real}(x, {x.shape[2]}, {x.shape[1]}, {x.shape[0]}, output)"
+    ours, theirs = _ours_and_theirs(out, tmp_path, unit, x, _unit_call(out, unit, x, axis=1), call,
+                                    x.size // x.shape[axis])
+    exact = (np.mean if unit == "math/mean" else np.std)(x.astype(np.float64), axis=axis).reshape(-1)
+    assert np.array_equal(ours, np.trunc(exact)), (ours, exact)
+    near = np.abs(exact - np.round(exact)) < 1e-4  # (float32 may round across an integer there)
+    assert np.array_equal(ours[~near], theirs[~near]), (ours, theirs)
 
 
 #: The Q types a real unit of the same job takes and opforge's does not (issue 20 asks for every

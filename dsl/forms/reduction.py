@@ -115,10 +115,14 @@ class Reduction:
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 
 
-def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
+def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str, through_float: bool = False) -> str:
     """The dtype a reduction combines in: the input's, except that counting
     (an add into an integer output of another dtype) counts in the output's,
-    and adding booleans counts in int64."""
+    and adding booleans counts in int64. An integer through floats (ADR 0058)
+    reduces its elements as float64, but a plain sum of them in int64, exactly
+    (an integer kernel, and the same float64 sum wherever that one is exact)."""
+    if through_float:
+        return "int64" if c.combine == "add" and c.map is None and not c.extra_maps else "float64"
     if c.combine == "add" and output_dtype != input_dtype and category(output_dtype) in ("signed", "unsigned"):
         return output_dtype
     if c.combine == "add" and category(input_dtype) == "bool":

@@ -18,7 +18,7 @@ from generators.docs import fixed_point_page, formula, getting_started
 from generators.docs import markdown as md
 from generators.kernels import shape_text
 from generators.docs.compute_text import compute_text, fixed_point_rows
-from generators.kernels.readable import READABLE, default_text
+from generators.kernels.readable import READABLE, default_text, through_float_text
 from generators import abi
 from generators.kernels import evaluate, examples, fixed_point, py_names, py_signature
 from generators.kernels.selection import variants_of
@@ -292,6 +292,7 @@ class DocsGenerator:
             "python": self._python(ns, op),
             "c": prototypes.get(op.name),
             "dtypes": self._dtypes(op),
+            "through_float": md.inline(text) if (text := through_float_text(op, python=False)) else None,
             "creator_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, CREATOR_SCOPES)),
             "node_docs": self._doc_text(op, op.docs_for(Language.MARKDOWN, NODE_SCOPES)),
             "formulas": [formula.mathml(tex) for tex in formula.formulas(op)],

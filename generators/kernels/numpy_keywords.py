@@ -20,9 +20,11 @@ import attrs
 import numpy as np
 
 from dsl import compute as C
+from dsl import dtypes as D
 from dsl.model import Config, Namespace, Op
 from dsl.validate import numpy_function
 from generators.kernels.py_names import py_name
+from generators.kernels.selection import variants_of
 
 
 @attrs.frozen
@@ -126,6 +128,14 @@ def promotes(op: Op) -> bool:
     takes single tensors only, and they choose its variant (no ``dtype`` arg does); its inputs of
     the primary type (``dtypes.shared_type_inputs``) meet in one dtype."""
     return bool(op.inputs) and all(i.count.is_single for i in op.inputs) and not C.dtype_from_arg(op.compute)
+
+
+def api_variants(op: Op) -> list[D.Variant]:
+    """The variants the Python API runs: every variant, but none of an integer computed through
+    floats where the op has a NumPy function's meaning (NumPy computes integers there in floats:
+    mean's float64, sin's float16 loop), ADR 0058; the units and the C API keep them."""
+    through = D.through_float(op) if op.numpy else ()
+    return [v for v in variants_of(op) if v.dtype not in through]
 
 
 def ufunc(op: Op) -> str | None:

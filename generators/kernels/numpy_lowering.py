@@ -54,6 +54,14 @@ def _by_dtype(on: str, per_dtype: list, target: str | None, indent: int) -> list
     return lines
 
 
+def _converted_back(op: Op, v: D.Variant, code: str, output: str) -> str:
+    """``code``, the result for ``output`` of the variant ``v``, converted back by cast's rule
+    where ``v`` is an integer computed through float64 (ADR 0058)."""
+    if D.computes_in(op, v.dtype) == v.dtype:
+        return code
+    return f"_k.convert(np.asarray({code}), np.{v.of(output)})"
+
+
 class NumpyLowering:
     """One method per compute form: the statements computing an op into its output
     arrays (inputs already of the variant's dtypes), named after the form as the C
@@ -78,8 +86,8 @@ class NumpyLowering:
             for v in variants:
                 env = {p: (py_name(p), v.of(p)) for p in inputs}
                 env |= {p: (py_name(p), abi.scalar_dtype(args[p].type)) for p in c.params if p not in inputs}
-                code, _ = scalar_numpy.render(expr, v.of(first), env)
-                per_dtype.append((v.of(first), code))
+                code, _ = scalar_numpy.render(expr, D.computes_in(op, v.of(first)), env)
+                per_dtype.append((v.of(first), _converted_back(op, v, code, op.outputs[0].name)))
             cond = " and ".join(f"{py_name(p)} is {'not ' if set_ else ''}None"
                                 for p, set_ in c.presence(given))
             if not cond and len(c.cases) == 1:  # (one case, for every call)
@@ -98,19 +106,24 @@ class NumpyLowering:
                  f"n = _k.reduced_count({x}.shape, axes)", "with np.errstate(all='ignore'):"]
         per_dtype = []
         for v in variants:
-            t = v.of(c.input)
+            # (an integer through floats: its elements as float64 but in a plain sum, and its
+            # finalizers in float64; ADR 0058)
+            through = D.computes_in(op, v.of(c.input)) != v.of(c.input)
+            a_t = C.accumulator_dtype(c, v.of(c.input), v.of(op.outputs[0].name), through)
+            t = "float64" if through and a_t == "float64" else v.of(c.input)
+            final_t = "float64" if through else t
+            xs = x if t == v.of(c.input) else f"{x}.astype(np.{t})"
             block = []
-            env = {"x": (x, t)} | ({"y": (py_name(c.other), t)} if c.other else {})
+            env = {"x": (xs, t)} | ({"y": (py_name(c.other), t)} if c.other else {})
             env |= {a: (py_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
             if c.pre == "max":
-                block += [f"m = _k.reduce('max', {x}, axes, np.{t}, initial=_k.lowest(np.{t}))",
+                block += [f"m = _k.reduce('max', {xs}, axes, np.{t}, initial=_k.lowest(np.{t}))",
                           "m = np.where(np.isfinite(m), m, 0).astype(m.dtype)" if D.category(t) == "float" else "pass"]
                 env["m"] = ("m", t)
             elif c.pre == "mean":
-                block += [f"m = (_k.reduce('add', {x}, axes, np.float64) / n).astype(np.{t})"]
+                block += [f"m = (_k.reduce('add', {xs}, axes, np.float64) / n).astype(np.{t})"]
                 env["m"] = ("m", t)
-            value = scalar_numpy.render(C.resolve_enums(c.map, enums), t, env)[0] if c.map is not None else x
-            a_t = C.accumulator_dtype(c, t, v.of(op.outputs[0].name))
+            value = scalar_numpy.render(C.resolve_enums(c.map, enums), t, env)[0] if c.map is not None else xs
             block += [f"acc = _k.reduce({c.combine!r}, np.asarray({value}).astype(np.{t}).astype(np.{a_t}), "
                       f"axes, np.{a_t})"]
             for k, extra in enumerate(c.extra_maps, 1):
@@ -119,9 +132,10 @@ class NumpyLowering:
                           f"axes, np.{a_t})"]
             fenv = {"acc": ("acc", a_t), "n": ("n", "int64")} | ({"m": ("m", t)} if c.pre else {})
             fenv |= {f"acc{k}": (f"acc{k}", a_t) for k in range(1, len(c.extra_maps) + 1)}
-            for k, final in enumerate(c.finalizers):  # one result per output
-                block += [f"result{k} = {scalar_numpy.render(final, t, fenv)[0] if final is not None else 'acc'}"]
-            per_dtype.append((t, block))
+            for k, (o, final) in enumerate(zip(op.outputs, c.finalizers)):  # one result per output
+                result = scalar_numpy.render(final, final_t, fenv)[0] if final is not None else "acc"
+                block += [f"result{k} = {_converted_back(op, v, result, o.name)}"]
+            per_dtype.append((v.of(c.input), block))
         lines += _by_dtype(x, per_dtype, None, indent=1)
         return lines + [f"    np.copyto({py_name(o.name)}, np.reshape(result{k}, {py_name(o.name)}.shape), casting='unsafe')"
                         for k, o in enumerate(op.outputs)]

@@ -95,3 +95,22 @@ def default_text(value: DefaultValue) -> str | None:
     if isinstance(value, (E.ParamRef, E.ShapeOf, E.DataTypeOf)):
         return READABLE.render(value)
     return _literal(value)
+
+
+def through_float_text(op: object, python: bool) -> str | None:
+    """The rule of the integers an op over the reals takes through floats (ADR 0058), in words. An
+    op of a NumPy function's meaning keeps NumPy's in the Python API: nothing to say there
+    (``python``), and the docs page says so."""
+    from dsl import dtypes as D
+
+    through = D.through_float(op)
+    numpy_name = getattr(op, "numpy", None)
+    if not through or (python and numpy_name):
+        return None
+    names = " and ".join(", ".join(through).rsplit(", ", 1))
+    rule = (f"{names} inputs compute through float64: each element is converted to float64 and the "
+            "result back as cast converts a float to an integer (truncated toward zero, saturated at "
+            "the dtype's limits, NaN as 0)")
+    if numpy_name is None:
+        return rule + "."
+    return f"{rule}, in the C API and the units; the Python function keeps numpy.{numpy_name}'s meaning for them."

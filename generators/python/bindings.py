@@ -22,6 +22,7 @@ from generators.kernels.py_signature import (PY_TYPE, default_text, listed, repl
                                               signature, stream_parameters)
 from generators.kernels.py_shapes import PyShapeRenderer, Spelling
 from generators.kernels.py_value_checks import PyValueChecks
+from generators.kernels.readable import through_float_text
 
 
 
@@ -38,7 +39,9 @@ def _braces(text: str) -> str:
 
 def _doc(op: Op) -> str:
     docs = doc_tokens.texts(op, Language.PYTHON, doc_tokens.FUNCTION_SCOPES, function_name(op.name), "numpy.ndarray")
-    variants = list(variants_of(op))
+    variants = numpy_keywords.api_variants(op)
+    if through := through_float_text(op, python=True):
+        docs = [*docs, through]
     if op.unlike_numpy:  # (the NumPy function of its name computes something else)
         docs = [*docs, f"Unlike numpy.{'linalg.' if op.namespace.lower() == 'linalg' else ''}"
                        f"{function_name(op.name)}: {op.unlike_numpy}."]
@@ -221,7 +224,7 @@ class _Binding:
         self.op = op
         self.c = op.compute
         self.spelling = shape_spelling(op, module_names)
-        self.variants = variants_of(op)
+        self.variants = numpy_keywords.api_variants(op)
         self.lines: list[str] = []
         #: Whether FixedPointArrays may come in (``_fixed``, ``_fixed_given``: ADR 0040).
         self.fixed = bool(fixed_point.api_types(op) or fixed_point.api_moves(op))

@@ -7,7 +7,7 @@ from typing import Callable
 from dsl import compute as C
 from dsl import dtypes as D
 from dsl import fixed_point as F
-from dsl.scalar import SSym
+from dsl.scalar import SExpr, SSym
 from dsl.types import DataType
 from generators import abi
 from generators.kernels import fixed_point, scalar_c
@@ -365,8 +365,13 @@ static inline void {name}({', '.join(d for d, _ in params)})
         # (a plain kernel's count is an int: converting it to float is one instruction on a
         # 32-bit core, an int64_t's a library call)
         count, count_t = ("size", "int32") if plain else ("p->n_inner", "int64")
+        # An integer through floats reads its elements as doubles and converts its results back
+        # by cast's rule (ADR 0058).
+        through = D.computes_in(self.op, t) != t
+        a_t = C.accumulator_dtype(c, t, v.of(self.op.outputs[0].name), through)
+        t = "float64" if a_t == "float64" and through else t  # (the elements' and maps' dtype)
+        final_t = "float64" if through else t
         ct = C_TYPE[t]
-        a_t = C.accumulator_dtype(c, t, v.of(self.op.outputs[0].name))
         acc_t = _acc_type(a_t, c.combine)
         w = "[w]" if lanes else ""
         size = "[OPFORGE_REDUCE_LANES]" if lanes else ""
@@ -375,10 +380,11 @@ static inline void {name}({', '.join(d for d, _ in params)})
             return _per_lane(statements, lanes)
 
         def over_inner(body: str, other: str) -> str:
-            return _over_inner(per_lane(f"const {ct} xv = x[at{' + w' if lanes else ''}];\n{other}\n{body}"),
+            return _over_inner(per_lane(f"const {ct} xv = {widen}x[at{' + w' if lanes else ''}];\n{other}\n{body}"),
                                lanes, plain)
 
-        other = f"const {ct} yv = y[at{' + w' if lanes else ''}];" if c.other else ""
+        widen = f"({ct})" if ct != C_TYPE[v.of(c.input)] else ""
+        other = f"const {ct} yv = {widen}y[at{' + w' if lanes else ''}];" if c.other else ""
         pre = _pre_pass(c.pre, t, plain, count, lanes, over_inner)
         env_m = {"m": (f"m{w}", t)} if c.pre else {}
         value = "xv"
@@ -415,8 +421,14 @@ static inline void {name}({', '.join(d for d, _ in params)})
             sums[f"acc{k}"] = (total(f"acc{k}"), a_t)
         env = {"acc": (total("acc"), a_t), "n": (count, count_t)} | env_m | sums
         # One result per output (moments: the mean and the variance of the same sums).
-        stores = "\n".join(
-            f"output{k or ''}[o{' + w' if lanes else ''}] = ({C_TYPE[v.of(o.name)]})"
-            f"({scalar_c.render(final, t, env)[0] if final is not None else total('acc') if cascaded else f'acc{w}'});"
-            for k, (o, final) in enumerate(zip(self.op.outputs, c.finalizers)))
+        def store(k: int, to: str, final: SExpr | None) -> str:
+            value = scalar_c.render(final, final_t, env)[0] if final is not None else \
+                total("acc") if cascaded else f"acc{w}"
+            target = f"output{k or ''}[o{' + w' if lanes else ''}]"
+            if through:  # (the converted value is read more than once)
+                return f"{{ const double r = {value}; {target} = {scalar_c.converted('r', final_t, to)}; }}"
+            return f"{target} = ({C_TYPE[to]})({value});"
+
+        stores = "\n".join(store(k, v.of(o.name), final)
+                           for k, (o, final) in enumerate(zip(self.op.outputs, c.finalizers)))
         return "\n".join([pre, init + per_lane("\n".join(inits)), over_inner(body, other), per_lane(stores)])
