@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from importlib import metadata
 from pathlib import Path
@@ -116,21 +117,25 @@ def _target_options(extra: Sequence[str], targets: Sequence[str]) -> dict[str, d
 _SLOWEST_FIRST = ("tests", "imunit", "docs", "c", "python", "nnef")
 
 
-def _run_target(name: str, context: GenerationContext) -> Sequence[GeneratedFile] | tuple[Problem, ...]:
-    """A target's files, or the definition problems it found (plain data, so that
-    they cross back from a worker process whatever the target raised them as)."""
-    try:
-        return registry.discover()[name].generate(context)
-    except GenerationError as exc:
-        return exc.problems
-
-
 Outcome = Sequence[GeneratedFile] | tuple[Problem, ...]
 
 
+def _run_target(name: str, context: GenerationContext) -> tuple[Outcome, float]:
+    """A target's files, or the definition problems it found (plain data, so that
+    they cross back from a worker process whatever the target raised them as), and the
+    seconds it took (its own: not its wait for a worker)."""
+    start = time.perf_counter()
+    try:
+        outcome: Outcome = registry.discover()[name].generate(context)
+    except GenerationError as exc:
+        outcome = exc.problems
+    return outcome, time.perf_counter() - start
+
+
 class _Progress:
-    """One line per target on a terminal's stderr, each with a spinner and its time until it is
-    done (then its files, or that it failed); nothing elsewhere, so piped output stays as it was."""
+    """One line per target on a terminal's stderr, each with a spinner and the run's time until it
+    is done, then its files (or that it failed) and its own time (a target waits for a worker);
+    nothing elsewhere, so piped output stays as it was."""
 
     def __init__(self, names: Sequence[str]) -> None:
         console = Console(stderr=True)
@@ -145,11 +150,11 @@ class _Progress:
             self.bar.start()
         return self
 
-    def done(self, name: str, outcome: Outcome) -> None:
+    def done(self, name: str, outcome: Outcome, seconds: float) -> None:
         if self.bar is not None:
             result = (f"{len(outcome)} problem{'s' if len(outcome) != 1 else ''}" if isinstance(outcome, tuple)
                       else f"{len(outcome)} files")
-            self.bar.update(self.tasks[name], completed=1, result=result)
+            self.bar.update(self.tasks[name], completed=1, result=f"{result} ({seconds:.1f} s of its own)")
 
     def __exit__(self, *_: object) -> None:
         if self.bar is not None:
@@ -165,14 +170,14 @@ def _generate_targets(names: Sequence[str], context: GenerationContext) -> dict[
     with _Progress(order) as progress:
         if cores < 2 or len(names) < 2 or "fork" not in multiprocessing.get_all_start_methods():
             for name in order:
-                done[name] = _run_target(name, context)
-                progress.done(name, done[name])
+                done[name], seconds = _run_target(name, context)
+                progress.done(name, done[name], seconds)
         else:
             with ProcessPoolExecutor(min(cores, len(names)), mp_context=multiprocessing.get_context("fork")) as pool:
                 futures = {pool.submit(_run_target, name, context): name for name in order}
                 for future in as_completed(futures):
-                    done[futures[future]] = future.result()
-                    progress.done(futures[future], done[futures[future]])
+                    done[futures[future]], seconds = future.result()
+                    progress.done(futures[future], done[futures[future]], seconds)
     return {name: done[name] for name in names}
 
 

@@ -243,8 +243,8 @@ def test_version_and_h_work_and_the_help_lists_the_projects_and_their_options() 
 
 
 def test_a_terminal_sees_each_target_progress_as_it_finishes(tmp_path: Path) -> None:
-    """On a terminal (here a pseudo-terminal on stderr), one line per target with a tick, its
-    time and its files once it is done; stdout keeps its one summary line."""
+    """On a terminal (here a pseudo-terminal on stderr), one line per target with a tick, the
+    run's time, its files and its own time once it is done; stdout keeps its one summary line."""
     master, slave = os.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "generators.cli", "random", "-projects", "nnef,docs",
                              "-outdir", str(tmp_path / "out")], cwd=ROOT, stdout=subprocess.PIPE, stderr=slave,
@@ -264,7 +264,7 @@ def test_a_terminal_sees_each_target_progress_as_it_finishes(tmp_path: Path) -> 
     assert proc.returncode == 0
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown.decode())
     for target in ("nnef", "docs"):
-        assert re.search(rf"✓ {target} +\d+:\d\d:\d\d \d+ files", text), text
+        assert re.search(rf"✓ {target} +\d+:\d\d:\d\d \d+ files \(\d+\.\d s of its own\)", text), text
     assert stdout.startswith("random -> nnef, docs: ") and stdout.count("\n") == 1
 
 

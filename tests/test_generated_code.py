@@ -17,6 +17,7 @@ import pytest
 
 from conftest import ROOT, GeneratedProjects
 from dsl.loader import load
+from generators.kernels.numpy_keywords import api_variants
 from generators.kernels.selection import variants_of
 
 NAMESPACES = [ns.key for ns in load(ROOT / "ops").catalogue.namespaces]
@@ -338,6 +339,16 @@ for backend in ("c", "python"):
     fails(ValueError, "base.tensor_mmul: dimensions_x, dimensions_y: must name as many axes each "
           "(dimensions_x = (0,), dimensions_y = ())",
           base.tensor_mmul, a3, b3, [0], [], backend=backend)
+# integers through floats (ADR 0058): clip_by_value (no NumPy name) clips int8 in int8, truncating the real
+# result; mean and sin keep NumPy's meaning in Python (float64; NumPy's float16 loop, which opforge lacks)
+small = np.int8([-128, -3, 0, 2, 3, 7, 8, 127])
+for backend in ("c", "python"):
+    clipped = math.clip_by_value(small, 2.5, 7.5, backend=backend)
+    assert clipped.dtype == np.int8 and clipped.tolist() == [2, 2, 2, 2, 3, 7, 7, 7]
+    assert math.clip_by_value(np.int16([-300, 5, 300]), -200.0, 200.0, backend=backend).tolist() == [-200, 5, 200]
+    assert math.mean(small, backend=backend).dtype == np.float64 and math.mean(small, backend=backend) == np.mean(small)
+    fails(TypeError, "math.sin: NumPy's sin computes x int8 in float16, which this op has no kernel for (it computes "
+          "in float32 or float64)", math.sin, small, backend=backend)
 # matmul in register tiles (ADR 0027): every element still sums its products in order of k, so the C kernel
 # equals a sum taken one k at a time in the dtype, to the bit: full 8 x 32 tiles, edge tiles, a broadcast batch,
 # an empty reduction, wrapping integers, and a tensordot plan whose operands swap roles
@@ -745,9 +756,9 @@ def test_ops_of_numpy_s_names_compute_what_numpy_computes(installed: Path, tmp_p
     infinities, NaN, the integer types' limits) among them; a reduction also with NumPy's keywords
     (ADR 0052: an axis, a tuple, none, keepdims); on both backends it gives NumPy's dtype and shape,
     integers equal, floats within 4 ulps (libm's and NumPy's transcendental functions differ in the
-    last bits)."""
+    last bits); the variants the Python API runs (``api_variants``)."""
     cases = [dict(case, dtypes=[[v.of(i.name) for i in op.inputs] * (3 if case["listed"] else 1)
-                                for v in variants_of(op)]) for op, case in _numpy_table_cases()]
+                                for v in api_variants(op)]) for op, case in _numpy_table_cases()]
     assert len(cases) >= 52, len(cases)
     said = _run_numpy_table(installed, tmp_path, cases)
     assert said["wrong"] == [], "\n".join(said["wrong"])
@@ -771,7 +782,7 @@ def test_mixed_dtypes_promote_as_numpy_promotes(installed: Path, tmp_path: Path)
     cases = []
     for op, case in _numpy_table_cases():
         shared = [k for k, i in enumerate(op.inputs) if i.name in shared_type_inputs(op)]
-        first = [variants_of(op)[0].of(i.name) for i in op.inputs]
+        first = [api_variants(op)[0].of(i.name) for i in op.inputs]
         pairs = ([(a, b) for a in MIXED for b in MIXED] if len(shared) >= 2 or case["listed"] else
                  [(a, b) for a in MIXED for b in ("py:bool", "py:int", "py:float")] if op.inputs else [])
         combos = []

@@ -290,7 +290,26 @@ CASES: dict[str, tuple[str, str]] = {
                 Output(NUMERIC, "out", description="out")
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: unknown op property 'java_package' (known: display_name, display_path, "
-             "native_name, abstract, onnx, numpy, unlike_numpy)"),
+             "native_name, abstract, onnx, numpy, unlike_numpy, integers_through_float)"),
+    "integers through floats, misspelled": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                op.integers_through_float = ("int8", "unit8")  # <
+                Input(FLOATING_POINT, "x", description="x")
+                Output(FLOATING_POINT, "out", description="out")
+                Elementwise(lambda x: x)
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: integers_through_float: 'unit8' is not an integer dtype (did you mean 'uint8' or 'int8'?)"),
+    "integers through floats of an op over numbers": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                op.integers_through_float = ("int8",)  # <
+                Input(NUMERIC, "x", description="x")
+                Output(NUMERIC, "out", description="out")
+                Elementwise(lambda x: x)
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: integers_through_float is for ops over floats (FLOATING_POINT tensors); this op's NUMERIC "
+             "tensors take integers already"),
     "bitwise and of comparisons": ('''
         from dsl.compute import fn
         with Namespace("math"):

@@ -100,9 +100,13 @@ class _Case:
                 got = f"data_{abi.c_name(in_place)}" if in_place else f"data_out{tag}"
                 scale = _scale(self.kwargs, want)
                 kind = want.dtype.name
-                compares.append(f"same_{kind}({got}, want{tag}, {want.size}, {int(tol['ulps'])}, {tol['abs'] * scale!r})"
-                                if kind in ("float32", "float64") else
-                                f"(memcmp({got}, want{tag}, sizeof(want{tag}[0]) * {want.size}) == 0)")
+                if kind in ("float32", "float64"):
+                    compares.append(f"same_{kind}({got}, want{tag}, {want.size}, {int(tol['ulps'])}, "
+                                    f"{tol['abs'] * scale!r})")
+                elif tol["ulps"] and kind != "bool":  # (an integer through floats: within ulps of it)
+                    compares.append(f"same_{kind}({got}, want{tag}, {want.size}, {int(tol['ulps'])})")
+                else:
+                    compares.append(f"(memcmp({got}, want{tag}, sizeof(want{tag}[0]) * {want.size}) == 0)")
             compare = " && ".join(compares) or "true"  # (an empty list output: nothing to compare)
             if abi.has_workspace(op):
                 compare += " && st_workspace == OPFORGE_OK && workspace_need <= sizeof workspace"
@@ -331,6 +335,27 @@ static inline int64_t order_f64(double v)
 
 SAME_FLOATS(same_float32, float, order_f32)
 SAME_FLOATS(same_float64, double, order_f64)
+
+/* Integers within ulps of each other (an integer computed through floats, ADR 0058). */
+#define SAME_INTS(NAME, T)                                                                          \\
+    static inline bool NAME(const T* got, const T* want, int64_t n, int64_t ulps)                  \\
+    {{                                                                                             \\
+        for (int64_t i = 0; i < n; i++) {{                                                         \\
+            const int64_t a = (int64_t)got[i], b = (int64_t)want[i];                              \\
+            if ((a > b ? a - b : b - a) > ulps) {{                                                 \\
+                return false;                                                                     \\
+            }}                                                                                     \\
+        }}                                                                                         \\
+        return true;                                                                              \\
+    }}
+
+SAME_INTS(same_int8, int8_t)
+SAME_INTS(same_int16, int16_t)
+SAME_INTS(same_int32, int32_t)
+SAME_INTS(same_int64, int64_t)
+SAME_INTS(same_uint8, uint8_t)
+SAME_INTS(same_uint16, uint16_t)
+SAME_INTS(same_uint32, uint32_t)
 
 """
 

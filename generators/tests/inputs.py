@@ -102,9 +102,13 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def worst_error(got: np.ndarray, want: np.ndarray, tol: dict[str, float], scale: float) -> tuple[float, bool]:
-    """(worst error, within tolerance): exact for integers and bool; floats within
-    ``tol["ulps"]`` units in the last place or ``tol["abs"] * scale``."""
+    """(worst error, within tolerance): exact for bool, integers within ``tol["ulps"]`` of each
+    other (0 but for an integer computed through floats); floats within ``tol["ulps"]`` units
+    in the last place or ``tol["abs"] * scale``."""
     if got.dtype.kind not in "f":
+        if got.dtype.kind in "iu" and tol["ulps"]:
+            apart = np.abs(got.astype(np.int64) - want.astype(np.int64))
+            return float(apart.max(initial=0)), bool(np.all(apart <= tol["ulps"]))
         bad = got != want
         return float(np.count_nonzero(bad)), not bool(np.any(bad))
     ulps = ulp_distance(got, want)

@@ -59,7 +59,8 @@ class _Case:
     def store(self, target: str, env: dict) -> str:
         """The statement that stores the case's value for the operands ``env`` reads in ``target``."""
         if self.converts is not None:  # (the converted value is read more than once)
-            return f"{{ const double r = {self.code(env)}; {target} = {scalar_c.converted('r', 'float64', self.converts)}; }}"
+            back = scalar_c.converted("r", "float64", self.converts)
+            return f"{{ const double r = {self.code(env)}; {target} = {back}; }}"
         if self.fixed is None:
             return f"{target} = ({self.oc})({self.code(env)});"
         domain = self.fixed.domain  # (each stored input widened to the rule's domain first)
@@ -393,7 +394,8 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
         enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
         expr = C.resolve_enums(expr, enums)
         used = [p for p in c.params if p not in inputs and p in C.symbols(expr)]
-        compute = D.computes_in(op, v.of(D.primary_input(op).name))  # type: ignore[attr-defined]  # (where's x, not its condition)
+        own = v.of(D.primary_input(op).name)  # type: ignore[attr-defined]  # (where's x, not its condition)
+        compute = D.computes_in(op, own)  # (an integer through floats: float64, ADR 0058)
         # A numeric arg the function only reads converted to the compute dtype is taken in it:
         # converted once, by the caller (a float32 kernel takes float bounds, not doubles).
         typed = {p: compute if _converted_only(expr, p) and abi.scalar_dtype(args[p].type) in _NUMERIC
@@ -407,7 +409,7 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
         return _Case(v, expr, self.kernel_name(v, f"_c{k}" if len(c.cases) > 1 else ""), tuple(inputs), tuple(used),
                      {p: (abi.c_name(p), typed[p]) for p in used}, compute,
                      abi.c_name(out), C_TYPE[v.of(out)], (*ins, *scalar, o),
-                     converts=v.of(out) if compute != v.of(D.primary_input(op).name) else None)
+                     converts=v.of(out) if compute != own else None)
 
     def _unused(self, case: _Case) -> list[str]:
         """Inputs the function ignores (zeros_like) still give the shape: keep -Wunused quiet."""
