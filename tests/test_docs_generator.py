@@ -148,8 +148,17 @@ def test_op_section_content(starter_site: Path) -> None:
     assert derivative[derivative.index("**See also**"):].startswith("**See also**: [elu](#op-elu), ")
     # Formulas from the compute forms, as KaTeX's MathML with their LaTeX kept.
     for tex in (r"\mathrm{output} = x + y", r"\mathrm{output} = \frac{\sum_{i} x_{i}}{n}",
-                r"\mathrm{output} = \frac{\ln\left(x\right)}{\ln\left(\mathrm{base}\right)} \quad \text{when base is given}"):
+                r"\mathrm{output} = \frac{\ln\left(x\right)}{\ln\left(\mathrm{base}\right)} \quad \text{when base is given}",
+                # (an einsum: the output's element, a sum over the labels the inputs alone have)
+                r"\mathrm{output}_{\ldots i j} = \sum_{k} a_{\ldots i k} \, b_{\ldots k j}",
+                r"\mathrm{output}_{\ldots j i} = x_{\ldots i j}",
+                r"\text{$\ldots$ stands for the leading (batch) axes, which broadcast}"):
         assert f'<annotation encoding="application/x-tex">{html.escape(tex, quote=True)}</annotation>' in markdown, tex
+    # Integers through floats (ADR 0058): the rule, and where Python keeps NumPy's meaning.
+    assert ("int8, int16 and int32 inputs compute through float64: each element is converted to float64 and the "
+            "result back as cast converts a float to an integer (truncated toward zero, saturated at the dtype's "
+            "limits, NaN as 0), in the C API and the units; the Python function keeps numpy.mean's meaning for "
+            "them.") in markdown
     assert "Alias of bitwise.left_shift" in text
     assert "elementwise, NumPy broadcasting: output = log(x) / log(base) when base is given" in text
     assert "einsum ...|ik;...|kj=>...|ij over a, b" in text

@@ -113,7 +113,29 @@ def formulas(op: Op) -> list[str]:
         counted = c.pre == "mean" or (c.finalize is not None and "n" in C.symbols(c.finalize))
         lines.append(r"\text{$i$ runs over the elements reduced" + (", $n$ counts them}" if counted else "}"))
         return lines
+    if isinstance(c, C.Contraction):
+        return _contraction(c, out)
     return []
+
+
+def _contraction(c: C.Contraction, out: str) -> list[str]:
+    """An einsum as indices: the output's element, a sum over the labels only the inputs have of
+    the product of theirs (``\\ldots`` the row variable's axes)."""
+    def indexed(name: str, labels: tuple[str, ...]) -> str:
+        parts = [r"\ldots" if label == "..." else _name(label) for label in labels]
+        spaced = " " if all(len(label) == 1 or label == "..." for label in labels) else ", "
+        return f"{name}_{{{spaced.join(parts)}}}" if parts else name
+
+    spec = c.spec
+    product = r" \, ".join(indexed(_name(n), o.labels) for n, o in zip(c.inputs, spec.inputs))
+    summed = ", ".join(_name(label) for label in spec.reduced)
+    right = f"\\sum_{{{summed}}} {product}" if spec.reduced else product
+    lines = [f"{indexed(out, spec.output.labels)} = {right}"]
+    batched = [o for o in spec.inputs if o.has_ellipsis]
+    if batched:
+        lines.append(r"\text{$\ldots$ stands for the leading (batch) axes" +
+                     (", which broadcast}" if len(batched) > 1 else "}"))
+    return lines
 
 
 _REDUCED = "reduced"
