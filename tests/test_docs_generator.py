@@ -166,6 +166,10 @@ def test_op_section_content(starter_site: Path) -> None:
     # Examples come from running the reference: sum over axis 1 of [[-1.5, 0, 0.5], [2, 1, -0.25]].
     source = (starter_site / "docs/docs/math.md").read_text()
     assert "opforge.math.sum(x, axis=1)\n# array([-1.  ,  2.75], dtype=float32)\n" in source
+    random_markdown = (starter_site / "docs/docs/random.md").read_text()
+    for tex in (r"\mathrm{output}_{i} \sim \mathcal{N}\left(\mathrm{mean}, \mathrm{stddev}^{2}\right)",
+                r"\mathrm{output}_{i} \sim \mathcal{U}\left[\mathrm{min}, \mathrm{max}\right)"):
+        assert f'<annotation encoding="application/x-tex">{html.escape(tex, quote=True)}</annotation>' in random_markdown
     random_text = visible_text((starter_site / "site/random/index.html").read_text())
     assert ('def binomial(\n    n_trials: int,\n    p: float,\n    shape: Sequence[int],\n    dtype: DTypeLike = "float32",\n'
             "    random_config: RandomConfig | None = None,\n") in (starter_site / "docs/docs/random.md").read_text()
@@ -278,3 +282,13 @@ def test_table_cells_and_code_spans_render_as_written(a: str, b: str) -> None:
 
 def test_html_comment_cannot_be_closed_early() -> None:
     assert md.comment("a --> b") == "<!-- a - -&gt; b -->"
+
+
+def test_every_distribution_has_its_formula() -> None:
+    """A distribution the random form knows without a formula would leave its ops' pages without one."""
+    from dsl.forms.sampling import RANDOMDISTRIBUTIONS
+    from generators.docs import formula
+
+    assert set(formula.DISTRIBUTIONS) == set(RANDOMDISTRIBUTIONS)
+    for tex in formula.DISTRIBUTIONS.values():  # (each renders: KaTeX refuses what it cannot lay out)
+        formula.mathml(tex.format(out="y_{i}", low="a", high="b", mean="m", stddev="s", p="p", n="n", rate="r"))

@@ -115,7 +115,24 @@ def formulas(op: Op) -> list[str]:
         return lines
     if isinstance(c, C.Contraction):
         return _contraction(c, out)
+    if isinstance(c, C.RandomSample) and c.distribution in DISTRIBUTIONS:
+        given = {p: _name(arg) for p, arg in c.params}
+        return [DISTRIBUTIONS[c.distribution].format(out=f"{out}_{{i}}", **given),
+                r"\text{each element $i$ drawn independently}"]
     return []
+
+
+#: Each distribution of the random form (``RANDOMDISTRIBUTIONS``), its parameters by name.
+DISTRIBUTIONS = {
+    "uniform": r"{out} \sim \mathcal{{U}}\left[{low}, {high}\right)",
+    "normal": r"{out} \sim \mathcal{{N}}\left({mean}, {stddev}^{{2}}\right)",
+    "bernoulli": r"{out} \sim \mathrm{{Bernoulli}}\left({p}\right)",
+    "binomial": r"{out} \sim \mathrm{{B}}\left({n}, {p}\right)",
+    "exponential": r"{out} \sim \mathrm{{Exp}}\left({rate}\right)",
+    "log_normal": r"\ln {out} \sim \mathcal{{N}}\left({mean}, {stddev}^{{2}}\right)",
+    "truncated_normal": r"{out} \sim \mathcal{{N}}\left({mean}, {stddev}^{{2}}\right) \;\text{{given}}\; "
+                        r"\left|{out} - {mean}\right| \leq 2 \, {stddev}",
+}
 
 
 def _contraction(c: C.Contraction, out: str) -> list[str]:
