@@ -286,9 +286,9 @@ def test_html_comment_cannot_be_closed_early() -> None:
 
 def test_every_distribution_has_its_formula() -> None:
     """A distribution the random form knows without a formula would leave its ops' pages without one."""
-    from dsl.forms.sampling import RANDOMDISTRIBUTIONS
+    from dsl.forms.sampling import RANDOM_DISTRIBUTIONS
     from generators.docs import formula
 
-    assert set(formula.DISTRIBUTIONS) == set(RANDOMDISTRIBUTIONS)
+    assert set(formula.DISTRIBUTIONS) == set(RANDOM_DISTRIBUTIONS)
     for tex in formula.DISTRIBUTIONS.values():  # (each renders: KaTeX refuses what it cannot lay out)
         formula.mathml(tex.format(out="y_{i}", low="a", high="b", mean="m", stddev="s", p="p", n="n", rate="r"))

@@ -122,7 +122,7 @@ def formulas(op: Op) -> list[str]:
     return []
 
 
-#: Each distribution of the random form (``RANDOMDISTRIBUTIONS``), its parameters by name.
+#: Each distribution of the random form (``RANDOM_DISTRIBUTIONS``), its parameters by name.
 DISTRIBUTIONS = {
     "uniform": r"{out} \sim \mathcal{{U}}\left[{low}, {high}\right)",
     "normal": r"{out} \sim \mathcal{{N}}\left({mean}, {stddev}^{{2}}\right)",
