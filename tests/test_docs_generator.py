@@ -152,7 +152,10 @@ def test_op_section_content(starter_site: Path) -> None:
                 # (an einsum: the output's element, a sum over the labels the inputs alone have)
                 r"\mathrm{output}_{\ldots i j} = \sum_{k} a_{\ldots i k} \, b_{\ldots k j}",
                 r"\mathrm{output}_{\ldots j i} = x_{\ldots i j}",
-                r"\text{$\ldots$ stands for the leading (batch) axes, which broadcast}"):
+                r"\text{$\ldots$ stands for the leading (batch) axes, which broadcast}",
+                # (a reduction of several sums, a sum a factor of a product: in parentheses)
+                r"\mathrm{output} = \frac{\sum_{i} x_{i} \cdot y_{i}}{\sqrt{\left(\sum_{i} x_{i} \cdot x_{i}\right) "
+                r"\cdot \left(\sum_{i} y_{i} \cdot y_{i}\right)}}"):
         assert f'<annotation encoding="application/x-tex">{html.escape(tex, quote=True)}</annotation>' in markdown, tex
     # Integers through floats (ADR 0058): the rule, and where Python keeps NumPy's meaning.
     assert ("int8, int16 and int32 inputs compute through float64: each element is converted to float64 and the "
@@ -166,6 +169,11 @@ def test_op_section_content(starter_site: Path) -> None:
     # Examples come from running the reference: sum over axis 1 of [[-1.5, 0, 0.5], [2, 1, -0.25]].
     source = (starter_site / "docs/docs/math.md").read_text()
     assert "opforge.math.sum(x, axis=1)\n# array([-1.  ,  2.75], dtype=float32)\n" in source
+    base_markdown = (starter_site / "docs/docs/base.md").read_text()
+    for tex in (r"\mathrm{output}_{\mathrm{indices}_{k}} \leftarrow \mathrm{output}_{\mathrm{indices}_{k}} + "
+                r"\mathrm{updates}_{k}",
+                r"\mathrm{output}_{s} = \frac{1}{n_{s}} \sum_{k \,:\, \mathrm{segment\_ids}_{k} = s} \mathrm{data}_{k}"):
+        assert f'<annotation encoding="application/x-tex">{html.escape(tex, quote=True)}</annotation>' in base_markdown
     random_markdown = (starter_site / "docs/docs/random.md").read_text()
     for tex in (r"\mathrm{output}_{i} \sim \mathcal{N}\left(\mathrm{mean}, \mathrm{stddev}^{2}\right)",
                 r"\mathrm{output}_{i} \sim \mathcal{U}\left[\mathrm{min}, \mathrm{max}\right)"):

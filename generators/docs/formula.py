@@ -36,6 +36,8 @@ def _name(symbol: str) -> str:
         return symbol
     if re.fullmatch(r"[a-z]_i", symbol):
         return f"{symbol[0]}_{{i}}"
+    if symbol.endswith("_i"):  # (a longer tensor's element: upright, indexed)
+        return _name(symbol[:-2]) + "_{i}"
     return r"\mathrm{" + symbol.replace("_", r"\_") + "}"
 
 
@@ -100,26 +102,45 @@ def formulas(op: Op) -> list[str]:
         return [f"{out} = {latex(expr)[0]}" + (r" \quad \text{when " + ", ".join(
                     f"{p.replace('_', ' ')} is {'given' if set_ else 'None'}" for p, set_ in c.presence(given)) + "}"
                     if c.optional else "") for given, expr in c.cases]
-    if isinstance(c, C.Reduction) and not c.extra_maps and c.other is None and c.combine in _COMBINE:
-        element = substitute(c.map, {c.input: C.SSym(f"{c.input}_i"), "x": C.SSym("x_i")}) if c.map is not None \
-            else C.SSym(f"{c.input}_i")
-        text, level = latex(element)
-        reduced = f"{_COMBINE[c.combine]}_{{i}} " + (f"\\left({text}\\right)" if level < _LEVEL["mul"] else text)
-        lines = [f"{out} = {reduced}" if c.finalize is None else
-                 f"{out} = " + latex(substitute(c.finalize, {"acc": C.SSym(_REDUCED)}))[0].replace(_name(_REDUCED),
-                                                                                                   reduced)]
-        if c.pre is not None:  # (m: the mean or the largest of the same elements)
-            lines.append(f"m = {_PRE[c.pre]}")
-        counted = c.pre == "mean" or (c.finalize is not None and "n" in C.symbols(c.finalize))
-        lines.append(r"\text{$i$ runs over the elements reduced" + (", $n$ counts them}" if counted else "}"))
-        return lines
+    if isinstance(c, C.Reduction) and c.combine in _COMBINE:
+        return _reduction(c, out)
     if isinstance(c, C.Contraction):
         return _contraction(c, out)
+    if isinstance(c, C.ScatterRows):
+        return _scatter(c, out)
     if isinstance(c, C.RandomSample) and c.distribution in DISTRIBUTIONS:
         given = {p: _name(arg) for p, arg in c.params}
         return [DISTRIBUTIONS[c.distribution].format(out=f"{out}_{{i}}", **given),
                 r"\text{each element $i$ drawn independently}"]
     return []
+
+
+#: A fold ``acc <op> u`` of a segment reduction, as a big operator.
+_FOLDS = {"add": r"\sum", "mul": r"\prod", "maximum": r"\max", "minimum": r"\min"}
+_SCALES = {"mean": r"\frac{1}{n_{s}} ", "sqrt_n": r"\frac{1}{\sqrt{n_{s}}} "}
+
+
+def _scatter(c: C.ScatterRows, out: str) -> list[str]:
+    """A scatter as the fold of each update row into the row its index picks, in order; a
+    segment reduction (whose fold is a sum, product or extreme) as that big operator over the
+    rows of each segment."""
+    index, rows = _name(c.indices), _name(c.updates)
+    picked = f"{rows}_{{k}}"
+    if c.ref is not None:
+        target = f"{out}_{{{index}_{{k}}}}"
+        # (one-character stand-ins, which _name leaves as they are and no LaTeX command holds)
+        step = latex(substitute(c.combine, {"acc": C.SSym("\u2460"), "u": C.SSym("\u2461")}))[0]
+        step = step.replace("\u2460", target).replace("\u2461", picked)
+        return [f"{out} = {_name(c.ref)}", f"{target} \\leftarrow {step}",
+                r"\text{for each row $k$ of the updates, in order}"]
+    fold = c.combine
+    uses = isinstance(fold, C.SCall) and fold.fn in _FOLDS and {a.name for a in fold.args
+                                                                 if isinstance(a, C.SSym)} == {"acc", "u"}
+    if not uses:
+        return []
+    lines = [f"{out}_{{s}} = {_SCALES.get(c.scale or '', '')}{_FOLDS[fold.fn]}_{{k \\,:\\, {index}_{{k}} = s}} {picked}"]
+    return lines + [r"\text{$s$ runs over the rows of the result" + (", $n_s$ counts the rows of segment $s$}"
+                                                                      if c.scale else "}")]
 
 
 #: Each distribution of the random form (``RANDOM_DISTRIBUTIONS``), its parameters by name.
@@ -133,6 +154,32 @@ DISTRIBUTIONS = {
     "truncated_normal": r"{out} \sim \mathcal{{N}}\left({mean}, {stddev}^{{2}}\right) \;\text{{given}}\; "
                         r"\left|{out} - {mean}\right| \leq 2 \, {stddev}",
 }
+
+
+def _reduction(c: C.Reduction, out: str) -> list[str]:
+    """A reduction: each accumulator (the mapped elements combined by the big operator), then the
+    finalizer over them; ``m`` the pre-pass's mean or largest element."""
+    indexed = {"x": C.SSym(f"{c.input}_i"), c.input: C.SSym(f"{c.input}_i")}
+    if c.other is not None:
+        indexed |= {"y": C.SSym(f"{c.other}_i"), c.other: C.SSym(f"{c.other}_i")}
+    sums = []
+    for mapped in (c.map, *c.extra_maps):
+        text, level = latex(substitute(mapped, indexed) if mapped is not None else indexed["x"])
+        sums.append(f"{_COMBINE[c.combine]}_{{i}} " + (f"\\left({text}\\right)" if level < _LEVEL["mul"] else text))
+    if c.finalize is None:
+        lines = [f"{out} = {sums[0]}"]
+    else:  # (one-character stand-ins for the accumulators, which _name leaves as they are)
+        marks = {name: chr(0x2460 + k) for k, name in enumerate(("acc", *(f"acc{k}" for k in range(1, len(sums)))))}
+        text = latex(substitute(c.finalize, {name: C.SSym(mark) for name, mark in marks.items()}))[0]
+        for mark, total in zip(marks.values(), sums):  # (a factor of a product: in parentheses)
+            factor = re.search(rf"\\cdot\s*{mark}|{mark}\s*\\cdot", text) is not None
+            text = text.replace(mark, f"\\left({total}\\right)" if factor else total)
+        lines = [f"{out} = {text}"]
+    if c.pre is not None:  # (m: the mean or the largest of the same elements)
+        lines.append(f"m = {_PRE[c.pre]}")
+    counted = c.pre == "mean" or (c.finalize is not None and "n" in C.symbols(c.finalize))
+    lines.append(r"\text{$i$ runs over the elements reduced" + (", $n$ counts them}" if counted else "}"))
+    return lines
 
 
 def _contraction(c: C.Contraction, out: str) -> list[str]:
@@ -155,7 +202,6 @@ def _contraction(c: C.Contraction, out: str) -> list[str]:
     return lines
 
 
-_REDUCED = "reduced"
 _PRE = {"mean": r"\frac{1}{n} \sum_{i} x_i", "max": r"\max_{i} x_i"}
 
 
