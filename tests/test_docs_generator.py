@@ -155,7 +155,8 @@ def test_op_section_content(starter_site: Path) -> None:
                 r"\text{$\ldots$ stands for the leading (batch) axes, which broadcast}",
                 # (a reduction of several sums, a sum a factor of a product: in parentheses)
                 r"\mathrm{output} = \frac{\sum_{i} x_{i} \cdot y_{i}}{\sqrt{\left(\sum_{i} x_{i} \cdot x_{i}\right) "
-                r"\cdot \left(\sum_{i} y_{i} \cdot y_{i}\right)}}"):
+                r"\cdot \left(\sum_{i} y_{i} \cdot y_{i}\right)}}",
+                r"\mathrm{output} = \min \operatorname*{arg\,max}_{i} \left|x_{i}\right|"):
         assert f'<annotation encoding="application/x-tex">{html.escape(tex, quote=True)}</annotation>' in markdown, tex
     # Integers through floats (ADR 0058): the rule, and where Python keeps NumPy's meaning.
     assert ("int8, int16 and int32 inputs compute through float64: each element is converted to float64 and the "

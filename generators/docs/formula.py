@@ -86,9 +86,13 @@ def latex(node: Any) -> tuple[str, int]:
         return f"{at(0, _ATOM)}^{{{args[1][0]}}}", _LEVEL["pow"]
     if fn == "logical_not":
         return f"\\lnot {at(0, _LEVEL['logical_not'])}", _LEVEL["logical_not"]
-    if fn == "where":
-        return (f"\\begin{{cases}} {args[1][0]} & \\text{{if }} {args[0][0]} \\\\ "
-                f"{args[2][0]} & \\text{{otherwise}} \\end{{cases}}"), _ATOM
+    if fn == "where":  # (a chain of selections, an enum's cases: one row each)
+        rows, rest = [], node
+        while isinstance(rest, C.SCall) and rest.fn == "where":
+            rows.append(f"{latex(rest.args[1])[0]} & \\text{{if }} {latex(rest.args[0])[0]}")
+            rest = rest.args[2]
+        rows.append(f"{latex(rest)[0]} & \\text{{otherwise}}")
+        return "\\begin{cases} " + " \\\\ ".join(rows) + " \\end{cases}", _ATOM
     name = _NAMED.get(fn, r"\operatorname{" + fn.replace("_", r"\_") + "}")
     return f"{name}\\left({', '.join(a for a, _ in args)}\\right)", _ATOM
 
@@ -108,6 +112,8 @@ def formulas(op: Op) -> list[str]:
         return _contraction(c, out)
     if isinstance(c, C.ScatterRows):
         return _scatter(c, out)
+    if isinstance(c, C.ArgReduction):
+        return _arg_reduction(c, out)
     if isinstance(c, C.RandomSample) and c.distribution in DISTRIBUTIONS:
         given = {p: _name(arg) for p, arg in c.params}
         return [DISTRIBUTIONS[c.distribution].format(out=f"{out}_{{i}}", **given),
@@ -180,6 +186,21 @@ def _reduction(c: C.Reduction, out: str) -> list[str]:
     counted = c.pre == "mean" or (c.finalize is not None and "n" in C.symbols(c.finalize))
     lines.append(r"\text{$i$ runs over the elements reduced" + (", $n$ counts them}" if counted else "}"))
     return lines
+
+
+def _arg_reduction(c: C.ArgReduction, out: str) -> list[str]:
+    """The index of the first extreme (of the mapped elements), or of the first or last element
+    where the predicate holds (-1 where none does)."""
+    element = substitute(c.map, {"x": C.SSym(f"{c.input}_i"), c.input: C.SSym(f"{c.input}_i")}) \
+        if c.map is not None else C.SSym(f"{c.input}_i")
+    text = latex(element)[0]
+    if c.searches:
+        pick = r"\min" if c.which == "first" else r"\max"
+        return [f"{out} = {pick} \\{{\\, i : {text} \\,\\}}",
+                r"\text{$i$ runs along the axis; $-1$ where no element holds}"]
+    return [f"{out} = \\min \\operatorname*{{arg\\,{c.which}}}_{{i}} {text}",
+            r"\text{$i$ runs along the axis: the first index of the " + ("largest" if c.which == "max" else "smallest")
+            + r" (a NaN first)}"]
 
 
 def _contraction(c: C.Contraction, out: str) -> list[str]:
