@@ -171,6 +171,8 @@ def test_op_section_content(starter_site: Path) -> None:
     source = (starter_site / "docs/docs/math.md").read_text()
     assert "opforge.math.sum(x, axis=1)\n# array([-1.  ,  2.75], dtype=float32)\n" in source
     base_markdown = (starter_site / "docs/docs/base.md").read_text()
+    cast = base_markdown[base_markdown.index("## cast"):]
+    assert "| `output` | bool, int8, int16" in cast[:cast.index("## ", 3)]  # (its own dtype, not x's)
     for tex in (r"\mathrm{output}_{\mathrm{indices}_{k}} \leftarrow \mathrm{output}_{\mathrm{indices}_{k}} + "
                 r"\mathrm{updates}_{k}",
                 r"\mathrm{output}_{s} = \frac{1}{n_{s}} \sum_{k \,:\, \mathrm{segment\_ids}_{k} = s} \mathrm{data}_{k}"):

@@ -247,6 +247,9 @@ def test_each_function_documents_its_dtypes_shape_memory_and_statuses(out: Gener
                  "@retval OPFORGE_ERR_CONSTRAINT x and y must have the same type; x and y must have broadcastable shapes.",
                  "@retval OPFORGE_ERR_ATTRIBUTE"):
         assert said in add, (said, add)
+    # cast's x has a dtype of its own (selection.follows, which the docs page reads too)
+    base_doc = _doc_of((out / "c" / "include" / "opforge" / "base.h").read_text(), "opforge_base_cast")
+    assert "@par Dtypes x: bool, int8" in base_doc and "output: bool, int8" in base_doc, base_doc
     # A status a runtime helper gives (fill's exactness) and one of another API function the
     # function calls (the window's state size, from init) are documented where they come out.
     base_h = (out / "c" / "include" / "opforge" / "base.h").read_text()

@@ -20,6 +20,7 @@ from dsl.types import Language
 from generators import abi
 from generators.formatting import visible_controls
 from generators.kernels import c_runtime, shape_text
+from generators.kernels.selection import follows
 
 #: The statuses in their enum's order.
 STATUSES = tuple(name for name, _ in abi.STATUS)
@@ -96,15 +97,14 @@ def _words(items: list[str], conjunction: str = "and") -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
 
 
-def _dtypes(body: str, primary: str) -> list[str]:
-    """Lines saying the dtypes each tensor takes: its checked set, and where every accepted
-    combination gives it the primary tensor's dtype, that."""
+def _dtypes(op: Op, body: str, primary: str) -> list[str]:
+    """Lines saying the dtypes each tensor takes: its checked set, and where every variant gives
+    it the primary tensor's dtype (``selection.follows``, as the docs say it), that."""
     allowed: dict[str, list[str]] = {}
     for m in _CHECKED.finditer(body):
         allowed.setdefault(m[1], [b.lower() for b in _BIT.findall(m[2])])
-    combos = [dict(part.rsplit(" ", 1) for part in _unescape(m[2])[len(_VARIANT):].split(", "))
-              for m in _FAIL.finditer(body) if _unescape(m[2]).startswith(_VARIANT)]
-    same = [t for t in allowed if t != primary and combos and all(c.get(t) == c.get(primary) for c in combos)]
+    tensors = {abi.c_name(t.name): t.name for t in (*op.inputs, *op.outputs)}
+    same = [t for t in allowed if t != primary and t in tensors and follows(op, tensors[t], tensors.get(primary, primary))]
     lines = []
     if primary in allowed:
         lines.append(f"{_words([primary, *same])}: {'one dtype, ' if same else ''}{', '.join(allowed[primary])}.")
@@ -195,7 +195,7 @@ def function_doc(op: Op, api: str, name: str, prototype: str, brief: str | None 
     for text in ([] if brief else texts[1:]):
         lines += ["", escape(text)]
     primary = _primary(op)
-    lines += _paragraph("Dtypes", _dtypes(body, primary))
+    lines += _paragraph("Dtypes", _dtypes(op, body, primary))
     if name == abi.function(op):
         shapes = [f"{o}: {escape(s)}" for o, s in shape_text.output_shapes(op)]
         lines += _paragraph("Output shape", shapes)

@@ -21,7 +21,7 @@ from generators.docs.compute_text import compute_text, fixed_point_rows
 from generators.kernels.readable import READABLE, default_text, through_float_text
 from generators import abi
 from generators.kernels import evaluate, examples, fixed_point, py_names, py_signature
-from generators.kernels.selection import variants_of
+from generators.kernels.selection import follows, variants_of
 
 #: Doc scopes shown as the op's description on its page (class-level docs).
 DESCRIPTION_SCOPES = doc_tokens.DESCRIPTION_SCOPES
@@ -254,10 +254,10 @@ class DocsGenerator:
         primary = op.inputs[0].name if op.inputs else None
         rows = []
         for t in (*op.inputs, *op.outputs):
-            follows = t.name != primary and primary is not None and all(v.of(t.name) == v.of(primary) for v in variants)
-            kinds = f"as {primary}" if follows else ", ".join(dict.fromkeys(v.of(t.name) for v in variants))
+            same = t.name != primary and primary is not None and follows(op, t.name, primary)
+            kinds = f"as {primary}" if same else ", ".join(dict.fromkeys(v.of(t.name) for v in variants))
             rows.append({"name": md.code(t.name), "dtypes": md.inline(kinds),
-                         "fixed": md.inline(fixed) if fixed and (follows or t.name == primary) else "&nbsp;"})
+                         "fixed": md.inline(fixed) if fixed and (same or t.name == primary) else "&nbsp;"})
         return rows
 
     def _example(self, ns: Namespace, op: Op, functions: dict[str, Any]) -> dict[str, str] | None:

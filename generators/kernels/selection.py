@@ -39,3 +39,12 @@ def variants_of(op: Op) -> list[D.Variant]:
     if isinstance(c, C.FragmentKernel):
         return [v for v in D.variants(op) if v.dtype in dict(c.c_fragments)]
     return list(D.variants(op))
+
+
+def follows(op: Op, name: str, primary: str) -> bool:
+    """Whether tensor ``name`` has the dtype of tensor ``primary`` in every variant (the docs' and
+    the headers' "x and y: one dtype"); an input of its own dtype (cast's x) never does."""
+    if {name, primary} & set(C.own_dtype_inputs(op)):
+        return False
+    variants = variants_of(op)
+    return bool(variants) and all(v.of(name) == v.of(primary) for v in variants)
