@@ -104,7 +104,8 @@ def _dtypes(op: Op, body: str, primary: str) -> list[str]:
     for m in _CHECKED.finditer(body):
         allowed.setdefault(m[1], [b.lower() for b in _BIT.findall(m[2])])
     tensors = {abi.c_name(t.name): t.name for t in (*op.inputs, *op.outputs)}
-    same = [t for t in allowed if t != primary and t in tensors and follows(op, tensors[t], tensors.get(primary, primary))]
+    same = [t for t in allowed
+            if t != primary and t in tensors and follows(op, tensors[t], tensors.get(primary, primary))]
     lines = []
     if primary in allowed:
         lines.append(f"{_words([primary, *same])}: {'one dtype, ' if same else ''}{', '.join(allowed[primary])}.")
