@@ -177,6 +177,9 @@ def test_op_section_content(starter_site: Path) -> None:
                 r"\mathrm{updates}_{k}",
                 r"\mathrm{output}_{s} = \frac{1}{n_{s}} \sum_{k \,:\, \mathrm{segment\_ids}_{k} = s} \mathrm{data}_{k}"):
         assert f'<annotation encoding="application/x-tex">{html.escape(tex, quote=True)}</annotation>' in base_markdown
+    range_tex = (r"\mathrm{output}_{i} = \mathrm{start} + i \cdot \mathrm{delta}, \quad 0 \leq i < "
+                 r"\left\lceil \frac{\mathrm{limit} - \mathrm{start}}{\mathrm{delta}} \right\rceil")
+    assert f'<annotation encoding="application/x-tex">{html.escape(range_tex, quote=True)}</annotation>' in base_markdown
     random_markdown = (starter_site / "docs/docs/random.md").read_text()
     for tex in (r"\mathrm{output}_{i} \sim \mathcal{N}\left(\mathrm{mean}, \mathrm{stddev}^{2}\right)",
                 r"\mathrm{output}_{i} \sim \mathcal{U}\left[\mathrm{min}, \mathrm{max}\right)"):
@@ -303,3 +306,15 @@ def test_every_distribution_has_its_formula() -> None:
     assert set(formula.DISTRIBUTIONS) == set(RANDOM_DISTRIBUTIONS)
     for tex in formula.DISTRIBUTIONS.values():  # (each renders: KaTeX refuses what it cannot lay out)
         formula.mathml(tex.format(out="y_{i}", low="a", high="b", mean="m", stddev="s", p="p", n="n", rate="r"))
+
+
+def test_every_generator_but_cast_has_its_formula() -> None:
+    """The generation form's generators, each with its output's elements (cast's rule is words)."""
+    from dsl.forms.generation import GENERATE_ROLES
+    from generators.docs import formula
+
+    assert set(formula.GENERATED) == set(GENERATE_ROLES) - {"cast"}
+    for generator, lines in formula.GENERATED.items():  # (each renders, with every role it names)
+        roles = {role: rf"\mathrm{{{role}}}" for role, _ in GENERATE_ROLES[generator]}
+        for line in lines:
+            formula.mathml(line.format(out="y", **roles))

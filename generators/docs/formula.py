@@ -114,6 +114,9 @@ def formulas(op: Op) -> list[str]:
         return _scatter(c, out)
     if isinstance(c, C.ArgReduction):
         return _arg_reduction(c, out)
+    if isinstance(c, C.Generation) and c.generator in GENERATED:
+        given = {role: _name(arg) for role, arg in c.params}
+        return [line.format(out=out, **given) for line in GENERATED[c.generator]]
     if isinstance(c, C.RandomSample) and c.distribution in DISTRIBUTIONS:
         given = {p: _name(arg) for p, arg in c.params}
         return [DISTRIBUTIONS[c.distribution].format(out=f"{out}_{{i}}", **given),
@@ -147,6 +150,24 @@ def _scatter(c: C.ScatterRows, out: str) -> list[str]:
     lines = [f"{out}_{{s}} = {_SCALES.get(c.scale or '', '')}{_FOLDS[fold.fn]}_{{k \\,:\\, {index}_{{k}} = s}} {picked}"]
     return lines + [r"\text{$s$ runs over the rows of the result" + (", $n_s$ counts the rows of segment $s$}"
                                                                       if c.scale else "}")]
+
+
+#: Each generator of the generation form (``GENERATE_ROLES``) but cast (cast's rule is words), its
+#: roles by name: the output's elements.
+GENERATED = {
+    "fill": [r"{out}_{{i}} = {value}"],
+    "range": [r"{out}_{{i}} = {start} + i \cdot {delta}, \quad 0 \leq i < "
+              r"\left\lceil \frac{{{limit} - {start}}}{{{delta}}} \right\rceil"],
+    "linspace": [r"{out}_{{i}} = {start} + i \cdot \frac{{{stop} - {start}}}{{{num} - 1}}, \quad 0 \leq i < {num}"],
+    "eye": [r"{out}_{{\ldots i j}} = \begin{{cases}} 1 & \text{{if }} i = j \\ 0 & \text{{otherwise}} \end{{cases}}"],
+    "tri": [r"{out}_{{i j}} = \begin{{cases}} 1 & \text{{if }} j - i \leq {diag} \\ 0 & \text{{otherwise}} "
+            r"\end{{cases}}"],
+    "one_hot": [r"{out}_{{\ldots j \ldots}} = \begin{{cases}} {on} & \text{{if }} j = {indices}_{{\ldots \ldots}} \\ "
+                r"{off} & \text{{otherwise}} \end{{cases}}",
+                r"\text{{$j$ runs along the inserted axis}}"],
+    "sequence_mask": [r"{out}_{{\ldots j}} = \begin{{cases}} \mathrm{{true}} & \text{{if }} j < {lengths}_{{\ldots}} "
+                      r"\\ \mathrm{{false}} & \text{{otherwise}} \end{{cases}}"],
+}
 
 
 #: Each distribution of the random form (``RANDOM_DISTRIBUTIONS``), its parameters by name.
