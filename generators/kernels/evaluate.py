@@ -141,3 +141,18 @@ def run(op: Op, fn: Callable[..., None], kwargs: Mapping[str, Any], dtype: str) 
         return outs[0] if len(outs) == 1 else tuple(outs)
     except ValueError:
         return None
+
+
+def through_float_table(expr: Any, name: str, dtype: str) -> list[int]:
+    """The results of a unary tree over ``name`` for every value of the 8-bit ``dtype``, as the
+    NumPy reference computes an integer through floats (ADR 0058): in float64, converted back
+    by cast's rule. A kernel that reads them computes exactly what the reference does."""
+    from generators.kernels import scalar_numpy
+
+    info = np.iinfo(dtype)
+    values = np.arange(info.min, info.max + 1, dtype=np.float64)
+    code, _ = scalar_numpy.render(expr, "float64", {name: ("v", "float64")})
+    with np.errstate(all="ignore"):
+        result = eval(code, {"np": np, "_k": numpy_runtime, "v": values})  # our own rendered tree
+    real = np.broadcast_to(np.asarray(result, dtype=np.float64), values.shape)
+    return [int(r) for r in numpy_runtime.convert(real, dtype)]

@@ -12,7 +12,7 @@ from dsl.scalar import SExpr, SSym
 from dsl.types import DataType
 from generators import abi
 from generators.formatting import c_string
-from generators.kernels import fixed_point, scalar_c
+from generators.kernels import evaluate, fixed_point, scalar_c
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.c_emit import fixed_point_api
 from generators.kernels.c_emit.base import (LOOP_RANKS, PLAIN_SIZES, CFragment, Emitter, OpCode, PlainKernel,
@@ -45,6 +45,9 @@ class _Case:
     #: Of an integer variant computed through float64: the output's dtype, which the value
     #: converts to by cast's rule (ADR 0058)
     converts: str | None = None
+    #: Of such a variant of an 8-bit unary tree: its result for every input value, from the
+    #: NumPy reference at generation time (a kernel reads it: no libm, no double on the core)
+    table: tuple[int, ...] = ()
 
     @property
     def read(self) -> list[tuple[int, str]]:
@@ -58,6 +61,10 @@ class _Case:
 
     def store(self, target: str, env: dict) -> str:
         """The statement that stores the case's value for the operands ``env`` reads in ``target``."""
+        if self.table:  # (indexed from the dtype's lowest value)
+            code, dtype = env[self.inputs[0]]
+            low = -(1 << (D.BITS[dtype] - 1)) if D.category(dtype) == "signed" else 0
+            return f"{target} = table[(int)({code}){f' + {-low}' if low else ''}];"
         if self.converts is not None:  # (the converted value is read more than once)
             back = scalar_c.converted("r", "float64", self.converts)
             return f"{{ const double r = {self.code(env)}; {target} = {back}; }}"
@@ -406,10 +413,15 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
         # is read before it is written, and GCC still vectorises (with an overlap check).
         ins = [f"const {C_TYPE[v.of(p)]}* {abi.c_name(p)}" for p in inputs]
         o = f"{C_TYPE[v.of(out)]}* {abi.c_name(out)}"
+        table: tuple[int, ...] = ()
+        prologue = ""
+        if compute != own and D.BITS[own] == 8 and len(inputs) == 1 and not used:  # (ADR 0058: a table)
+            table = tuple(evaluate.through_float_table(expr, inputs[0], own))
+            prologue = f"static const {C_TYPE[v.of(out)]} table[{len(table)}] = {{{', '.join(map(str, table))}}};"
         return _Case(v, expr, self.kernel_name(v, f"_c{k}" if len(c.cases) > 1 else ""), tuple(inputs), tuple(used),
                      {p: (abi.c_name(p), typed[p]) for p in used}, compute,
-                     abi.c_name(out), C_TYPE[v.of(out)], (*ins, *scalar, o),
-                     converts=v.of(out) if compute != own else None)
+                     abi.c_name(out), C_TYPE[v.of(out)], (*ins, *scalar, o), prologue=prologue,
+                     converts=v.of(out) if compute != own else None, table=table)
 
     def _unused(self, case: _Case) -> list[str]:
         """Inputs the function ignores (zeros_like) still give the shape: keep -Wunused quiet."""
