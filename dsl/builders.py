@@ -76,8 +76,8 @@ class _Frame:
 
 
 def _dtype_names(value: Any) -> Any:
-    """A list of dtype names as a tuple (the frozen op's); anything else as given, for validation
-    to report."""
+    """A list (of dtype names, of formula lines) as a tuple (the frozen op's); anything else as
+    given, for validation to report."""
     return tuple(value) if isinstance(value, list) else value
 
 
@@ -193,7 +193,7 @@ class ConfigRef:
 
 _PROPERTIES = {
     "op": ("display_name", "display_path", "native_name", "abstract", "onnx", "numpy", "unlike_numpy",
-           "integers_through_float"),
+           "integers_through_float", "formula"),
     "mixin": ("display_path", "abstract"),
     "config": (),
 }
@@ -506,6 +506,7 @@ class Op(_Block):
             numpy=props.get("numpy"),
             unlike_numpy=props.get("unlike_numpy"),
             integers_through_float=_dtype_names(props.get("integers_through_float", ())),
+            formula=_dtype_names(props.get("formula")),
             location=self.location,
             compute=self.compute[0] if self.compute else None,
             compute_location=self.compute[1] if self.compute else None,

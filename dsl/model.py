@@ -193,6 +193,9 @@ class Op:
     #: the float64 variant does on its values converted, then converts the results back by
     #: cast's rule (``dsl.dtypes.computes_in``; ADR 0058).
     integers_through_float: tuple[str, ...] = ()
+    #: The op's formula in LaTeX, where its form derives none (a fragment's, a layout move's):
+    #: one line or a tuple of lines, shown on its docs page as the derived ones are.
+    formula: str | tuple[str, ...] | None = None
     #: What the op computes (None: a documentation-only op).
     compute: Compute | None = None
     compute_location: Location | None = None

@@ -455,6 +455,11 @@ def op_problems(op: M.Op, prop_locations: Mapping[str, Location] | None = None) 
                                                          "computes what its NumPy function computes, or says how it "
                                                          "differs"))
     problems.extend(Problem(at("integers_through_float"), ctx, m) for m in _through_float_problems(op))
+    lines = (op.formula,) if isinstance(op.formula, str) else op.formula
+    if lines is not None and not (isinstance(lines, tuple) and lines
+                                  and all(isinstance(x, str) and x.strip() for x in lines)):
+        problems.append(Problem(at("formula"), ctx, "formula must be LaTeX: a string or a tuple of strings, "
+                                                    f"none empty, got {op.formula!r}"))
     return problems
 
 

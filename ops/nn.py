@@ -304,6 +304,13 @@ with Namespace("nn"):
         )
 
     with Op("layer_norm") as op:
+        op.formula = (
+            r"\mathrm{output}_{\ldots j} = \frac{x_{\ldots j} - \mu}{\sqrt{\sigma^{2} + \epsilon}} "
+            r"\, \mathrm{gain}_{j} + \mathrm{bias}_{j}",
+            r"\mu = \frac{1}{n} \sum_{j} x_{\ldots j}, \quad "
+            r"\sigma^{2} = \frac{1}{n} \sum_{j} \left(x_{\ldots j} - \mu\right)^{2}",
+            r"\text{$j$ runs along the last axis, of $n$ elements}",
+        )
         op.display_path = "/NN/Normalization"
         op.onnx = "LayerNormalization"
         x = Input(
@@ -356,6 +363,11 @@ with Namespace("nn"):
         )
 
     with Op("rms_norm") as op:
+        op.formula = (
+            r"\mathrm{output}_{\ldots j} = \frac{x_{\ldots j}}{\sqrt{\frac{1}{n} \sum_{k} x_{\ldots k}^{2} + \epsilon}} "
+            r"\, \mathrm{gain}_{j}",
+            r"\text{$j$ and $k$ run along the last axis, of $n$ elements}",
+        )
         op.display_path = "/NN/Normalization"
         op.onnx = "RMSNormalization"
         x = Input(
@@ -484,6 +496,9 @@ with Namespace("nn"):
         )
 
     with Op("linear") as op:
+        op.formula = (
+            r"\mathrm{output}_{\ldots j} = \sum_{k} x_{\ldots k} \, \mathrm{weights}_{k j} + \mathrm{bias}_{j}",
+        )
         op.display_path = "/NN/Layers"
         op.onnx = "Gemm"
         x = Input(
@@ -691,6 +706,10 @@ with Namespace("nn"):
         )
 
     with Op("softmax", along_axis) as op:
+        op.formula = (
+            r"\mathrm{output}_{i} = \frac{e^{x_{i} - m}}{\sum_{j} e^{x_{j} - m}}, \quad m = \max_{j} x_{j}",
+            r"\text{$i$ and $j$ run along the axis}",
+        )
         op.display_path = "/NN/Activations"
         op.onnx = "Softmax"
         Output(
@@ -715,6 +734,10 @@ with Namespace("nn"):
         )
 
     with Op("log_softmax", along_axis) as op:
+        op.formula = (
+            r"\mathrm{output}_{i} = x_{i} - m - \ln \sum_{j} e^{x_{j} - m}, \quad m = \max_{j} x_{j}",
+            r"\text{$i$ and $j$ run along the axis}",
+        )
         op.display_path = "/NN/Activations"
         op.onnx = "LogSoftmax"
         Output(

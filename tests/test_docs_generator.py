@@ -180,6 +180,9 @@ def test_op_section_content(starter_site: Path) -> None:
     range_tex = (r"\mathrm{output}_{i} = \mathrm{start} + i \cdot \mathrm{delta}, \quad 0 \leq i < "
                  r"\left\lceil \frac{\mathrm{limit} - \mathrm{start}}{\mathrm{delta}} \right\rceil")
     assert f'<annotation encoding="application/x-tex">{html.escape(range_tex, quote=True)}</annotation>' in base_markdown
+    nn_page = (starter_site / "docs/docs/nn.md").read_text()  # (a fragment's declared formula)
+    softmax_tex = r"\mathrm{output}_{i} = \frac{e^{x_{i} - m}}{\sum_{j} e^{x_{j} - m}}, \quad m = \max_{j} x_{j}"
+    assert f'<annotation encoding="application/x-tex">{html.escape(softmax_tex, quote=True)}</annotation>' in nn_page
     random_markdown = (starter_site / "docs/docs/random.md").read_text()
     for tex in (r"\mathrm{output}_{i} \sim \mathcal{N}\left(\mathrm{mean}, \mathrm{stddev}^{2}\right)",
                 r"\mathrm{output}_{i} \sim \mathcal{U}\left[\mathrm{min}, \mathrm{max}\right)"):
@@ -264,6 +267,38 @@ def test_doc_scopes_languages_tokens_and_injection(project: Path, cli: Cli) -> N
 _PRINTABLE = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Co", "Cn")),
                      max_size=60)
 _LINES = st.lists(_PRINTABLE, max_size=4).map("\n".join)
+
+
+def test_a_declared_formula_shows_and_one_katex_refuses_is_a_definition_problem(project: Path, cli: Cli) -> None:
+    """op.formula: where the form derives none, the op's own LaTeX, on its page; a formula KaTeX cannot
+    lay out fails the docs target with one line per op at its definition (exit 2), nothing written."""
+    ops = '''
+        from dsl import *
+        with Namespace("demo"):
+            with Op("good") as op:
+                op.formula = (r"y = \\frac{x}{2}", r"\\text{halved}")
+                Input(FLOATING_POINT, "x", description="x")
+                Output(FLOATING_POINT, "y", description="y")
+                Elementwise(lambda x: x * 3.0)
+                Doc(Language.ANY, DocScope.ALL, "Good.")
+            with Op("bad") as op:
+                op.formula = r"y = \\frac{x"
+                Input(FLOATING_POINT, "x", description="x")
+                Output(FLOATING_POINT, "y", description="y")
+                Elementwise(lambda x: x)
+                Doc(Language.ANY, DocScope.ALL, "Bad.")
+    '''
+    write_ops(project, {"defs.py": ops})
+    run = cli("generate", "demo", "-projects", "docs")
+    assert run.exit_code == 2 and not (project / "out/docs").exists(), run.output
+    assert run.stderr.splitlines() == ["ops/defs.py:9: demo.bad: formula: KaTeX cannot lay out line 1: Unexpected end "
+                                       "of input in a macro argument, expected '}' at end of input: y = \\frac{x",
+                                       "1 definition problem"], run.stderr
+    write_ops(project, {"defs.py": ops.replace('\\frac{x"', '\\frac{x}{1}"')})
+    run = cli("generate", "demo", "-projects", "docs")
+    assert run.exit_code == 0, run.output
+    page = (project / "out/docs/docs/demo.md").read_text()
+    assert '<annotation encoding="application/x-tex">y = \\frac{x}{2}</annotation>' in page  # (declared, not x * 3)
 
 
 def render(text: str) -> str:

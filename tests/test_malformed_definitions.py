@@ -290,7 +290,7 @@ CASES: dict[str, tuple[str, str]] = {
                 Output(NUMERIC, "out", description="out")
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: unknown op property 'java_package' (known: display_name, display_path, "
-             "native_name, abstract, onnx, numpy, unlike_numpy, integers_through_float)"),
+             "native_name, abstract, onnx, numpy, unlike_numpy, integers_through_float, formula)"),
     "integers through floats, misspelled": ('''
         with Namespace("math"):
             with Op("f") as op:
@@ -310,6 +310,15 @@ CASES: dict[str, tuple[str, str]] = {
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: integers_through_float is for ops over floats (FLOATING_POINT tensors); this op's NUMERIC "
              "tensors take integers already"),
+    "a formula that is not text": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                op.formula = ("y = x", 2)  # <
+                Input(FLOATING_POINT, "x", description="x")
+                Output(FLOATING_POINT, "out", description="out")
+                Elementwise(lambda x: x)
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: formula must be LaTeX: a string or a tuple of strings, none empty, got ('y = x', 2)"),
     "bitwise and of comparisons": ('''
         from dsl.compute import fn
         with Namespace("math"):

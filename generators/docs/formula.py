@@ -99,6 +99,8 @@ def latex(node: Any) -> tuple[str, int]:
 
 def formulas(op: Op) -> list[str]:
     """The op's formulas in LaTeX (none where its form has no formula of this kind)."""
+    if op.formula is not None:  # (declared: a form that derives none)
+        return [op.formula] if isinstance(op.formula, str) else list(op.formula)
     c, out = op.compute, _name(op.outputs[0].name) if op.outputs else "y"
     if c is None or op.composition is not None:
         return []
@@ -254,3 +256,13 @@ _COMBINE = {"add": r"\sum", "mul": r"\prod", "max": r"\max", "min": r"\min"}
 def mathml(tex: str) -> str:
     """KaTeX's MathML of a display formula (its LaTeX kept as the annotation)."""
     return pykatex.renderToString(tex, output="mathml", displayMode=True, throwOnError=True)
+
+
+def refusal(op: Op) -> str | None:
+    """Why KaTeX cannot lay out a line of the op's formulas (its parse error), or None."""
+    for k, tex in enumerate(formulas(op), 1):
+        try:
+            mathml(tex)
+        except pykatex.ParseError as error:  # (its message ends with the LaTeX it read)
+            return f"KaTeX cannot lay out line {k}: {str(error).splitlines()[0]}"
+    return None

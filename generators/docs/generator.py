@@ -10,9 +10,9 @@ import jinja2
 import yaml
 
 from dsl import doc_tokens
-from dsl.model import Alias, Config, DocSection, Namespace, Op
+from dsl.model import Alias, Config, DocSection, Namespace, Op, Problem
 from dsl.types import DocScope, Language
-from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext
+from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext, GenerationError
 from generators.formatting import black_format, clang_format
 from generators.docs import fixed_point_page, formula, getting_started
 from generators.docs import markdown as md
@@ -112,6 +112,10 @@ class DocsGenerator:
     options: dict[str, tuple[str, ...]] = {}
 
     def generate(self, context: GenerationContext) -> Sequence[GeneratedFile]:
+        refused = [Problem(op.location, op.qualified_name, f"formula: {why}") for ns in context.namespaces
+                   for op in ns.ops if op.formula is not None and (why := formula.refusal(op)) is not None]
+        if refused:  # (a declared formula KaTeX cannot lay out: every one, at its op)
+            raise GenerationError(refused)
         sources = self._sources(context)
         measured_nav, measured_files = _measured(context)
         files = [
