@@ -75,9 +75,9 @@ class _Frame:
             _STACK.pop()
 
 
-def _dtype_names(value: Any) -> Any:
-    """A list (of dtype names, of formula lines) as a tuple (the frozen op's); anything else as
-    given, for validation to report."""
+def _as_tuple(value: Any) -> Any:
+    """A list (of dtype names, of a formula's lines) as a tuple, as the frozen op holds it;
+    anything else as given, for validation to report."""
     return tuple(value) if isinstance(value, list) else value
 
 
@@ -505,8 +505,8 @@ class Op(_Block):
             onnx=props.get("onnx"),
             numpy=props.get("numpy"),
             unlike_numpy=props.get("unlike_numpy"),
-            integers_through_float=_dtype_names(props.get("integers_through_float", ())),
-            formula=_dtype_names(props.get("formula")),
+            integers_through_float=_as_tuple(props.get("integers_through_float", ())),
+            formula=_as_tuple(props.get("formula")),
             location=self.location,
             compute=self.compute[0] if self.compute else None,
             compute_location=self.compute[1] if self.compute else None,
