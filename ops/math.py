@@ -1066,7 +1066,7 @@ with Namespace("math"):
     with Op("cumsum", scan) as op:
         op.formula = (
             r"\mathrm{output}_{i} = \sum_{j \leq i} x_{j}",
-            r"\text{$i$ and $j$ run along the axis: $j < i$ if exclusive, $j \geq i$ (or $j > i$) if reverse}",
+            r"\text{$i$ and $j$ run along the axis; $j < i$ if exclusive, $j \geq i$ if reverse, $j > i$ if both}",
         )
         op.unlike_numpy = (
             "takes exclusive and reverse args and defaults to axis 0; NumPy's "

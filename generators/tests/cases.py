@@ -74,8 +74,8 @@ def _resolved_defaults(op: Op, spec: dict[str, Any]) -> dict[str, Any]:
 
 def _tol(op: Op, c: Any, dtype: str) -> dict[str, float]:
     if dtype in D.through_float(op):
-        # (C's libm and NumPy's float64 functions may straddle an integer by their last bit, a
-        # float64 sum's order too: the integers then differ by one, ADR 0058)
+        # (a float64 sum's order, or C's libm against NumPy, may put the float result either side
+        # of an integer: the integers then differ by one, ADR 0058; an 8-bit table is exact)
         return {"ulps": 1, "abs": 0.0}
     if D.category(dtype) != "float":
         return {"ulps": 0, "abs": 0.0}
