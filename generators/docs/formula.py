@@ -139,9 +139,7 @@ def _scatter(c: C.ScatterRows, out: str) -> list[str]:
     picked = f"{rows}_{{k}}"
     if c.ref is not None:
         target = f"{out}_{{{index}_{{k}}}}"
-        # (one-character stand-ins, which _name leaves as they are and no LaTeX command holds)
-        step = latex(substitute(c.combine, {"acc": C.SSym("\u2460"), "u": C.SSym("\u2461")}))[0]
-        step = step.replace("\u2460", target).replace("\u2461", picked)
+        step = _standing_for(c.combine, {"acc": target, "u": picked})
         return [f"{out} = {_name(c.ref)}", f"{target} \\leftarrow {step}",
                 r"\text{for each row $k$ of the updates, in order}"]
     fold = c.combine
@@ -185,6 +183,18 @@ DISTRIBUTIONS = {
 }
 
 
+def _standing_for(tree: Any, texts: dict[str, str], factors_enclosed: bool = False) -> str:
+    """The tree's LaTeX with each symbol named in ``texts`` written as its LaTeX there (with
+    ``factors_enclosed``, in parentheses where it is a factor of a product). Each symbol first
+    becomes a one-character stand-in, which ``_name`` leaves as it is and no LaTeX command holds."""
+    marks = {name: chr(0x2460 + k) for k, name in enumerate(texts)}
+    text = latex(substitute(tree, {name: C.SSym(mark) for name, mark in marks.items()}))[0]
+    for name, mark in marks.items():
+        factor = factors_enclosed and re.search(rf"\\cdot\s*{mark}|{mark}\s*\\cdot", text) is not None
+        text = text.replace(mark, f"\\left({texts[name]}\\right)" if factor else texts[name])
+    return text
+
+
 def _reduction(c: C.Reduction, out: str) -> list[str]:
     """A reduction: each accumulator (the mapped elements combined by the big operator), then the
     finalizer over them; ``m`` the pre-pass's mean or largest element."""
@@ -197,13 +207,9 @@ def _reduction(c: C.Reduction, out: str) -> list[str]:
         sums.append(f"{_COMBINE[c.combine]}_{{i}} " + (f"\\left({text}\\right)" if level < _LEVEL["mul"] else text))
     if c.finalize is None:
         lines = [f"{out} = {sums[0]}"]
-    else:  # (one-character stand-ins for the accumulators, which _name leaves as they are)
-        marks = {name: chr(0x2460 + k) for k, name in enumerate(("acc", *(f"acc{k}" for k in range(1, len(sums)))))}
-        text = latex(substitute(c.finalize, {name: C.SSym(mark) for name, mark in marks.items()}))[0]
-        for mark, total in zip(marks.values(), sums):  # (a factor of a product: in parentheses)
-            factor = re.search(rf"\\cdot\s*{mark}|{mark}\s*\\cdot", text) is not None
-            text = text.replace(mark, f"\\left({total}\\right)" if factor else total)
-        lines = [f"{out} = {text}"]
+    else:  # (the accumulators' sums; a sum that is a factor of a product in parentheses)
+        names = ("acc", *(f"acc{k}" for k in range(1, len(sums))))
+        lines = [f"{out} = {_standing_for(c.finalize, dict(zip(names, sums)), factors_enclosed=True)}"]
     if c.pre is not None:  # (m: the mean or the largest of the same elements)
         lines.append(f"m = {_PRE[c.pre]}")
     counted = c.pre == "mean" or (c.finalize is not None and "n" in C.symbols(c.finalize))
