@@ -246,6 +246,26 @@ def dropout(ins: list[Any], attrs: dict[str, Any]) -> Any:
     raise Lacks("ONNX's Dropout outside training mode is the identity (and gives a mask); opforge's always drops")
 
 
+def attention(ins: list[Any], attrs: dict[str, Any]) -> Any:
+    """ONNX's Attention without a mask or a cache, one query head per key head. 3-D inputs hold
+    the heads side by side in their last axis (q_num_heads, kv_num_heads): ONNX splits them into
+    a heads axis before the product and joins them after, as this does around the op."""
+    causal = bool(attrs.pop("is_causal", 0))
+    heads, kv_heads = attrs.pop("q_num_heads", None), attrs.pop("kv_num_heads", None)
+    only(attrs, qk_matmul_output_mode=0, softcap=0.0)
+    if len(ins) > 3:
+        raise Lacks("an attention mask or a key/value cache (past_key, past_value)")
+    q, k, v = ins
+    if q.ndim == 3:
+        def split(t: Any, n: int) -> Any:
+            return t.reshape(t.shape[0], t.shape[1], n, -1).transpose(0, 2, 1, 3)
+        q, k, v = split(q, heads), split(k, kv_heads), split(v, kv_heads)
+    if q.shape[1] != k.shape[1]:
+        raise Lacks(f"{q.shape[1]} query heads over {k.shape[1]} key heads (grouped-query attention)")
+    y = fn("nn.dot_product_attention")(q, k, v, causal=causal)
+    return y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1) if ins[0].ndim == 3 else y
+
+
 def constant_of_shape(ins: list[Any], attrs: dict[str, Any]) -> Any:
     value = numpy_helper.to_array(attrs["value"]) if "value" in attrs else np.zeros(1, np.float32)
     return fn("base.fill")(ints(ins[0]), float(value.reshape(-1)[0]), value.dtype)
@@ -293,12 +313,6 @@ def reshape(ins: list[Any], attrs: dict[str, Any]) -> Any:
     return fn("base.reshape")(ins[0], shape)
 
 
-def lacking(why: str) -> Callable[..., Any]:
-    def call(ins: list[Any], attrs: dict[str, Any]) -> Any:
-        raise Lacks(why)
-    return call
-
-
 #: ONNX's operators, each as a call of the opforge op declaring it (by ONNX's calling convention).
 ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "ArgMax": arg_reduction("math.argmax"), "ArgMin": arg_reduction("math.argmin"),
@@ -321,7 +335,7 @@ ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "Selu": fixed("nn.selu", alpha=1.6732632423543772, gamma=1.0507009873554805),
     "HardSigmoid": fixed("nn.hard_sigmoid", alpha=0.2, beta=0.5),
     "GatherND": fixed("base.gather_nd", batch_dims=0),
-    "Attention": lacking("ONNX's Attention (masks, caches, head counts, 3-D inputs): not compared yet"),
+    "Attention": attention,
 }
 
 
