@@ -192,8 +192,8 @@ class ConfigRef:
 # ---------------------------------------------------------------- blocks
 
 _PROPERTIES = {
-    "op": ("display_name", "display_path", "native_name", "abstract", "onnx", "numpy", "unlike_numpy",
-           "integers_through_float", "formula"),
+    "op": ("display_name", "display_path", "native_name", "abstract", "onnx", "unlike_onnx", "nnef", "unlike_nnef",
+           "numpy", "unlike_numpy", "integers_through_float", "formula"),
     "mixin": ("display_path", "abstract"),
     "config": (),
 }
@@ -503,6 +503,9 @@ class Op(_Block):
             native_name=props.get("native_name", self.name),
             abstract=props.get("abstract", False),
             onnx=props.get("onnx"),
+            unlike_onnx=props.get("unlike_onnx"),
+            nnef=props.get("nnef"),
+            unlike_nnef=props.get("unlike_nnef"),
             numpy=props.get("numpy"),
             unlike_numpy=props.get("unlike_numpy"),
             integers_through_float=_as_tuple(props.get("integers_through_float", ())),

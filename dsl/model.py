@@ -181,8 +181,14 @@ class Op:
     native_name: str
     abstract: bool
     location: Location
-    #: The ONNX operator of the same meaning (``"Add"``, ``"ReduceSum"``), if any.
+    #: The ONNX operator of the same job (``"Add"``, ``"ReduceSum"``), if any; where it computes
+    #: otherwise than ONNX's, ``unlike_onnx`` says how (ADR 0059).
     onnx: str | None = None
+    unlike_onnx: str | None = None
+    #: The NNEF standard operation of the same job (``"sum_reduce"``), if any (``dsl.counterparts``),
+    #: and how the op differs from it beyond what its form says (``unlike_nnef``; ADR 0059).
+    nnef: str | None = None
+    unlike_nnef: str | None = None
     #: The NumPy function of the same meaning (``"fmod"``, ``"linalg.cholesky"``), if any: the
     #: package's function computes what it computes on the same inputs (ADR 0050).
     numpy: str | None = None

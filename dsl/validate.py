@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 from dsl import defaults, doc_tokens
 from dsl import expr as E
 from dsl import model as M
+from dsl.counterparts import NNEF_OPERATIONS
 from dsl.model import NO_DEFAULT, Location, Problem
 from dsl.recovery import did_you_mean
 from dsl.types import CONCRETE_DTYPES, TENSOR_TYPES, Count, DataType, DocScope, Language
@@ -447,6 +448,16 @@ def op_problems(op: M.Op, prop_locations: Mapping[str, Location] | None = None) 
         problems.append(Problem(at("onnx"), ctx, f"onnx must name an ONNX operator such as 'Add' or 'ReduceSum', got {op.onnx!r}"))
     if op.numpy is not None and (m := numpy_name_problem(op.numpy)) is not None:
         problems.append(Problem(at("numpy"), ctx, m))
+    if op.nnef is not None and (m := nnef_name_problem(op.nnef)) is not None:
+        problems.append(Problem(at("nnef"), ctx, m))
+    for field, standard in (("unlike_onnx", "onnx"), ("unlike_nnef", "nnef")):
+        words, named = getattr(op, field), getattr(op, standard)
+        if words is not None and not (isinstance(words, str) and words.strip()):
+            problems.append(Problem(at(field), ctx, f"{field} must say how the op differs from its {standard} "
+                                                    f"counterpart, got {words!r}"))
+        elif words is not None and named is None:
+            problems.append(Problem(at(field), ctx, f"{field} says how the op differs from an {standard} counterpart "
+                                                    f"it does not name: set op.{standard} too"))
     if op.unlike_numpy is not None and not (isinstance(op.unlike_numpy, str) and op.unlike_numpy.strip()):
         problems.append(Problem(at("unlike_numpy"), ctx, f"unlike_numpy must say how the op differs from NumPy's "
                                                          f"function of its name, got {op.unlike_numpy!r}"))
@@ -501,6 +512,14 @@ def numpy_function(name: str) -> object | None:
     owner = numpy_owner(name)
     found = getattr(owner, name.rpartition(".")[2], None) if owner is not None else None
     return found if callable(found) else None
+
+
+def nnef_name_problem(name: object) -> str | None:
+    """Why ``name`` is not one of NNEF's standard operations, or None."""
+    if isinstance(name, str) and name in NNEF_OPERATIONS:
+        return None
+    return (f"nnef must name one of NNEF's standard operations such as 'add' or 'sum_reduce', got {name!r}"
+            + (did_you_mean(name, NNEF_OPERATIONS) if isinstance(name, str) else ""))
 
 
 def numpy_name_problem(name: object) -> str | None:

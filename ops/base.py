@@ -18,6 +18,7 @@ with Namespace("base"):
     with Op("eq", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "Equal"
+        op.nnef = "eq"
         Elementwise(lambda x, y: x == y)
         Doc(
             Language.ANY,
@@ -27,6 +28,7 @@ with Namespace("base"):
 
     with Op("neq", compare) as op:
         op.display_path = "/Base/Comparison"
+        op.nnef = "ne"
         Elementwise(lambda x, y: x != y)
         Doc(
             Language.ANY,
@@ -37,24 +39,28 @@ with Namespace("base"):
     with Op("gt", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "Greater"
+        op.nnef = "gt"
         Elementwise(lambda x, y: x > y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x > y. NaN compares false.")
 
     with Op("gte", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "GreaterOrEqual"
+        op.nnef = "ge"
         Elementwise(lambda x, y: x >= y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x >= y. NaN compares false.")
 
     with Op("lt", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "Less"
+        op.nnef = "lt"
         Elementwise(lambda x, y: x < y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x < y. NaN compares false.")
 
     with Op("lte", compare) as op:
         op.display_path = "/Base/Comparison"
         op.onnx = "LessOrEqual"
+        op.nnef = "le"
         Elementwise(lambda x, y: x <= y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x <= y. NaN compares false.")
 
@@ -62,6 +68,7 @@ with Namespace("base"):
         op.display_path = "/Base/Logic"
         op.onnx = "Not"
         op.numpy = "logical_not"
+        op.nnef = "not"
         Input(BOOLEAN, "x", description="Input tensor")
         Output(BOOLEAN, "output", description="Result, with the shape of x")
         Elementwise(lambda x: fn.logical_not(x))
@@ -70,6 +77,7 @@ with Namespace("base"):
     with Op("all", reduce) as op:
         op.display_path = "/Base/Logic"
         op.numpy = "all"
+        op.nnef = "all_reduce"
         Input(BOOLEAN, "x", description="Input tensor")
         Output(
             BOOLEAN, "output", description="True where every reduced element is true"
@@ -84,6 +92,7 @@ with Namespace("base"):
     with Op("any", reduce) as op:
         op.display_path = "/Base/Logic"
         op.numpy = "any"
+        op.nnef = "any_reduce"
         Input(BOOLEAN, "x", description="Input tensor")
         Output(BOOLEAN, "output", description="True where some reduced element is true")
         Reduce("add", map=lambda x: x, finalize=lambda acc, n: acc != 0)
@@ -97,6 +106,7 @@ with Namespace("base"):
         op.display_path = "/Base/Selection"
         op.onnx = "Where"
         op.numpy = "where"
+        op.nnef = "select"
         condition = Input(BOOLEAN, "condition", description="Which of x and y to take")
         x = Input(NDARRAY, "x", description="Values where condition is true")
         y = Input(NDARRAY, "y", description="Values where condition is false")
@@ -127,6 +137,7 @@ with Namespace("base"):
         op.display_path = "/Base/Creation"
         op.onnx = "Identity"
         op.numpy = "copy"
+        op.nnef = "copy"
         Input(NDARRAY, "x", description="Input tensor")
         Output(NDARRAY, "output", description="A copy of x")
         Elementwise(lambda x: x)
@@ -142,6 +153,12 @@ with Namespace("base"):
     with Op("cast") as op:
         op.display_path = "/Base/Creation"
         op.onnx = "Cast"
+        op.unlike_onnx = (
+            "ONNX also casts from and to float16, bfloat16, its 8- and 4-bit floats and "
+            "its 2- and 4-bit integers, and with saturate = 0 lets float8 overflows "
+            "become infinities or NaN; this op casts between bool and the integer and "
+            "float dtypes it lists"
+        )
         Input(NDARRAY, "x", description="Tensor to convert, of any dtype")
         Arg(DATA_TYPE, "dtype", description="The dtype of the result")
         Output(
@@ -271,6 +288,7 @@ with Namespace("base"):
         with Op(kind) as op:
             op.display_path = "/Base/Shape"
             op.onnx = onnx
+            op.nnef = kind
             op.numpy = kind
             Input(
                 NDARRAY,
@@ -345,6 +363,16 @@ with Namespace("base"):
         )
 
     with Op("split") as op:
+        op.nnef = "split"
+        op.unlike_nnef = (
+            "NNEF splits in the ratios it is given (ratios); this op splits into num "
+            "equal parts"
+        )
+        op.unlike_onnx = (
+            "ONNX takes the parts' sizes (split) and, from opset 18, makes the last part "
+            "smaller when they do not divide the axis; this op splits into num equal "
+            "parts"
+        )
         op.unlike_numpy = (
             "splits into num_split equal parts, as ND4J; NumPy's split also takes "
             "section indices"
@@ -381,6 +409,7 @@ with Namespace("base"):
         )
 
     with Op("unstack") as op:
+        op.nnef = "unstack"
         op.unlike_numpy = (
             "returns a list of the parts; NumPy's unstack a tuple"
         )
@@ -413,6 +442,17 @@ with Namespace("base"):
         op.display_path = "/Base/Shape"
         op.onnx = "Reshape"
         op.numpy = "reshape"
+        op.nnef = "reshape"
+        op.unlike_nnef = (
+            "NNEF's shape copies the input's size where it says 0, and may reshape a "
+            "range of axes only (axis_start, axis_count); this op's shape takes 0 as an "
+            "axis of size 0, as NumPy does"
+        )
+        op.unlike_onnx = (
+            "ONNX's shape copies the input's size where it says 0 unless allowzero = 1; "
+            "this op's shape takes 0 as an axis of size 0, as NumPy and ONNX's allowzero "
+            "= 1 do"
+        )
         Arg(
             INT,
             "shape",
@@ -429,6 +469,7 @@ with Namespace("base"):
     with Op("permute", layout) as op:
         op.display_path = "/Base/Shape"
         op.onnx = "Transpose"
+        op.nnef = "transpose"
         Arg(
             INT,
             "perm",
@@ -458,6 +499,7 @@ with Namespace("base"):
         op.display_path = "/Base/Shape"
         op.numpy = "squeeze"
         op.onnx = "Squeeze"
+        op.nnef = "squeeze"
         Arg(
             INT,
             "axis",
@@ -470,6 +512,7 @@ with Namespace("base"):
         op.display_path = "/Base/Shape"
         op.numpy = "expand_dims"
         op.onnx = "Unsqueeze"
+        op.nnef = "unsqueeze"
         Arg(
             INT,
             "axis",
@@ -513,6 +556,7 @@ with Namespace("base"):
         op.display_path = "/Base/Shape"
         op.numpy = "tile"
         op.onnx = "Tile"
+        op.nnef = "tile"
         Arg(
             INT,
             "repeats",
@@ -679,6 +723,7 @@ with Namespace("base"):
     with Op("gather") as op:
         op.display_path = "/Base/Indexing"
         op.onnx = "Gather"
+        op.nnef = "gather"
         Input(NDARRAY, "x", description="Input tensor")
         Input(
             LONG,
@@ -823,6 +868,10 @@ with Namespace("base"):
     with Op("gather_nd") as op:
         op.display_path = "/Base/Indexing"
         op.onnx = "GatherND"
+        op.unlike_onnx = (
+            "ONNX can treat leading axes as batch axes (batch_dims); this op has none "
+            "(batch_dims = 0)"
+        )
         Input(NDARRAY, "x", description="Input tensor")
         Input(
             LONG,
@@ -872,6 +921,10 @@ with Namespace("base"):
     with Op("scatter_update") as op:
         op.display_path = "/Base/Scatter"
         op.onnx = "ScatterND"
+        op.unlike_onnx = (
+            "ONNX's indices hold a coordinate tuple per update in their last axis; this "
+            "op's index the first axis only"
+        )
         scatter_params(NDARRAY)
         Scatter(lambda acc, u: u)
         Doc(

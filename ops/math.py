@@ -42,6 +42,7 @@ with Namespace("math"):
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Add"
         op.numpy = "add"
+        op.nnef = "add"
         Elementwise(lambda x, y: x + y)
         Doc(
             Language.ANY,
@@ -54,6 +55,7 @@ with Namespace("math"):
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Sub"
         op.numpy = "subtract"
+        op.nnef = "sub"
         Elementwise(lambda x, y: x - y)
         Doc(
             Language.ANY,
@@ -66,6 +68,7 @@ with Namespace("math"):
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Mul"
         op.numpy = "multiply"
+        op.nnef = "mul"
         Elementwise(lambda x, y: x * y)
         Doc(
             Language.ANY,
@@ -77,6 +80,7 @@ with Namespace("math"):
     with Op("div", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Div"
+        op.nnef = "div"
         Elementwise(lambda x, y: x / y)
         Doc(
             Language.ANY,
@@ -91,6 +95,7 @@ with Namespace("math"):
         )
 
     with Op("pow", pairwise) as op:
+        op.nnef = "pow"
         op.unlike_numpy = (
             "an integer to a negative integer power is 0 (1 or -1 for bases 1 and "
             "-1); NumPy's power raises"
@@ -113,6 +118,11 @@ with Namespace("math"):
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Max"
         op.numpy = "maximum"
+        op.nnef = "max"
+        op.unlike_onnx = (
+            "ONNX's Max takes any number of inputs (as math.merge_max does); this op "
+            "takes two"
+        )
         Elementwise(lambda x, y: fn.maximum(x, y))
         Doc(
             Language.ANY,
@@ -174,6 +184,10 @@ with Namespace("math"):
         op.display_path = "/Math/Comparison"
         op.onnx = "IsInf"
         op.numpy = "isinf"
+        op.unlike_onnx = (
+            "ONNX can detect one sign only (detect_negative, detect_positive); this op "
+            "detects both"
+        )
         Output(BOOLEAN, "output", description="True where x is an infinity")
         Elementwise(lambda x: fn.isinf(x))
         Doc(
@@ -204,6 +218,7 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Abs"
         op.numpy = "absolute"
+        op.nnef = "abs"
         Elementwise(lambda x: abs(x))
         Doc(
             Language.ANY,
@@ -215,6 +230,7 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Neg"
         op.numpy = "negative"
+        op.nnef = "neg"
         Elementwise(lambda x: -x)
         Doc(
             Language.ANY,
@@ -226,6 +242,7 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Exp"
         op.numpy = "exp"
+        op.nnef = "exp"
         Elementwise(lambda x: fn.exp(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise exponential: output = e^x.")
 
@@ -233,6 +250,7 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sqrt"
         op.numpy = "sqrt"
+        op.nnef = "sqrt"
         Elementwise(lambda x: fn.sqrt(x))
         Doc(
             Language.ANY,
@@ -241,6 +259,7 @@ with Namespace("math"):
         )
 
     with Op("tanh", float_transform) as op:
+        op.nnef = "tanh"
         op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Tanh"
@@ -251,6 +270,7 @@ with Namespace("math"):
     with Op("sigmoid", float_transform) as op:
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sigmoid"
+        op.nnef = "sigmoid"
         Elementwise(lambda x: fn.sigmoid(x))
         Doc(
             Language.ANY,
@@ -259,6 +279,7 @@ with Namespace("math"):
         )
 
     with Op("sin", float_transform) as op:
+        op.nnef = "sin"
         op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sin"
@@ -267,6 +288,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise sine of x (radians).")
 
     with Op("cos", float_transform) as op:
+        op.nnef = "cos"
         op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Cos"
@@ -275,6 +297,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise cosine of x (radians).")
 
     with Op("tan", float_transform) as op:
+        op.nnef = "tan"
         op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Tan"
@@ -283,6 +306,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise tangent of x (radians).")
 
     with Op("asin", float_transform) as op:
+        op.nnef = "asin"
         op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Asin"
@@ -291,6 +315,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise arcsine; NaN outside [-1, 1].")
 
     with Op("acos", float_transform) as op:
+        op.nnef = "acos"
         op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Acos"
@@ -299,6 +324,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise arccosine; NaN outside [-1, 1].")
 
     with Op("atan", float_transform) as op:
+        op.nnef = "atan"
         op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Atan"
@@ -307,6 +333,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise arctangent, in (-pi/2, pi/2).")
 
     with Op("sinh", float_transform) as op:
+        op.nnef = "sinh"
         op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sinh"
@@ -315,6 +342,7 @@ with Namespace("math"):
         Doc(Language.ANY, DocScope.ALL, "Elementwise hyperbolic sine.")
 
     with Op("cosh", float_transform) as op:
+        op.nnef = "cosh"
         op.integers_through_float = EIGHT_BIT
         op.display_path = "/Math/Elementwise"
         op.onnx = "Cosh"
@@ -344,6 +372,7 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Reciprocal"
         op.numpy = "reciprocal"
+        op.nnef = "rcp"
         Elementwise(lambda x: 1 / x)
         Doc(
             Language.ANY,
@@ -353,6 +382,7 @@ with Namespace("math"):
 
     with Op("rsqrt", float_transform) as op:
         op.display_path = "/Math/Elementwise"
+        op.nnef = "rsqrt"
         Elementwise(lambda x: 1 / fn.sqrt(x))
         Doc(
             Language.ANY,
@@ -364,6 +394,7 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Floor"
         op.numpy = "floor"
+        op.nnef = "floor"
         Elementwise(lambda x: fn.floor(x))
         Doc(
             Language.ANY,
@@ -375,6 +406,7 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Ceil"
         op.numpy = "ceil"
+        op.nnef = "ceil"
         Elementwise(lambda x: fn.ceil(x))
         Doc(
             Language.ANY,
@@ -386,12 +418,14 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Sign"
         op.numpy = "sign"
+        op.nnef = "sign"
         Elementwise(lambda x: fn.sign(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise sign: -1, 0 or 1 (NaN stays NaN).")
 
     with Op("square", transform) as op:
         op.display_path = "/Math/Elementwise"
         op.numpy = "square"
+        op.nnef = "sqr"
         Elementwise(lambda x: x * x)
         Doc(
             Language.ANY,
@@ -412,6 +446,11 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Log"
         op.numpy = "log"
+        op.nnef = "log"
+        op.unlike_nnef = (
+            "NNEF's log is the natural logarithm; this op takes another base when base is"
+            " given"
+        )
         x = float_transform.input("x")
         base = Arg(
             FLOATING_POINT,
@@ -460,6 +499,7 @@ with Namespace("math"):
         op.display_path = "/Math/Logic"
         op.onnx = "And"
         op.numpy = "logical_and"
+        op.nnef = "and"
         x = Input(BOOLEAN, "x", description="First operand")
         y = Input(BOOLEAN, "y", description="Second operand")
         Output(BOOLEAN, "output", description="True where both are true, with the broadcast shape of x and y")
@@ -472,6 +512,7 @@ with Namespace("math"):
         )
 
     with Op("sum", reduce) as op:
+        op.nnef = "sum_reduce"
         op.unlike_numpy = (
             "integer sums keep (and wrap in) the input's type; NumPy's sum of a "
             "smaller integer type is int64 (uint64: no type of opforge's yet), of "
@@ -495,6 +536,7 @@ with Namespace("math"):
         op.display_path = "/Math/Reduction"
         op.onnx = "ReduceMean"
         op.numpy = "mean"
+        op.nnef = "mean_reduce"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "output", description="The reduced tensor")
         Reduce("add", finalize=lambda acc, n: acc / n)
@@ -508,6 +550,7 @@ with Namespace("math"):
         op.display_path = "/Math/Reduction"
         op.onnx = "ReduceMax"
         op.numpy = "max"
+        op.nnef = "max_reduce"
         Reduce("max", empty="error")
         Doc(
             Language.ANY,
@@ -679,6 +722,7 @@ with Namespace("math"):
 
     with Op("moments", reduce, keep_outputs=False) as op:
         op.display_path = "/Math/Reduction"
+        op.nnef = "moments"
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(FLOATING_POINT, "mean", description="The mean over the axes")
         Output(
@@ -736,6 +780,7 @@ with Namespace("math"):
         op.display_path = "/Math/Reduction"
         op.onnx = "ReduceMin"
         op.numpy = "min"
+        op.nnef = "min_reduce"
         Reduce("min", empty="error")
         Doc(
             Language.ANY,
@@ -851,6 +896,11 @@ with Namespace("math"):
         op.display_path = "/Math/Reduction"
         op.onnx = "ArgMax"
         op.numpy = "argmax"
+        op.nnef = "argmax_reduce"
+        op.unlike_onnx = (
+            "ONNX's axis defaults to 0, and select_last_index = 1 picks the last of tied "
+            "values; this op's axis defaults to the last, and it always picks the first"
+        )
         Output(
             LONG,
             "output",
@@ -867,6 +917,11 @@ with Namespace("math"):
         op.display_path = "/Math/Reduction"
         op.onnx = "ArgMin"
         op.numpy = "argmin"
+        op.nnef = "argmin_reduce"
+        op.unlike_onnx = (
+            "ONNX's axis defaults to 0, and select_last_index = 1 picks the last of tied "
+            "values; this op's axis defaults to the last, and it always picks the first"
+        )
         Output(
             LONG,
             "output",
@@ -998,6 +1053,7 @@ with Namespace("math"):
         op.display_path = "/Math/Linear algebra"
         op.onnx = "MatMul"
         op.numpy = "matmul"
+        op.nnef = "matmul"
         a = Input(
             NUMERIC,
             "a",
@@ -1092,6 +1148,10 @@ with Namespace("math"):
         op.display_path = "/Math/Arithmetic"
         op.onnx = "Min"
         op.numpy = "minimum"
+        op.nnef = "min"
+        op.unlike_onnx = (
+            "ONNX's Min takes any number of inputs; this op takes two"
+        )
         Elementwise(lambda x, y: fn.minimum(x, y))
         Doc(
             Language.ANY,
@@ -1164,6 +1224,7 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Asinh"
         op.numpy = "arcsinh"
+        op.nnef = "asinh"
         Elementwise(lambda x: fn.asinh(x))
         Doc(Language.ANY, DocScope.ALL, "Elementwise inverse hyperbolic sine.")
 
@@ -1171,6 +1232,7 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Acosh"
         op.numpy = "arccosh"
+        op.nnef = "acosh"
         Elementwise(lambda x: fn.acosh(x))
         Doc(
             Language.ANY,
@@ -1182,6 +1244,7 @@ with Namespace("math"):
         op.display_path = "/Math/Elementwise"
         op.onnx = "Atanh"
         op.numpy = "arctanh"
+        op.nnef = "atanh"
         Elementwise(lambda x: fn.atanh(x))
         Doc(
             Language.ANY,
@@ -1193,6 +1256,17 @@ with Namespace("math"):
         op.integers_through_float = ("int8", "int16", "int32")
         op.display_path = "/Math/Elementwise"
         op.onnx = "Clip"
+        op.nnef = "clamp"
+        op.unlike_nnef = (
+            "NNEF's bounds a and b are tensors broadcast against x, and a bound a above b"
+            " gives a; this op takes scalar bounds and refuses a minimum above the "
+            "maximum"
+        )
+        op.unlike_onnx = (
+            "ONNX's bounds are optional (a missing one does not bound) and a minimum "
+            "above the maximum gives the maximum; this op needs both and refuses a "
+            "minimum above the maximum"
+        )
         lo = Arg(
             FLOATING_POINT, "clip_value_min", description="Smallest value of the result"
         )

@@ -23,6 +23,7 @@ with Namespace("nn"):
     with Op("relu", float_transform) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "Relu"
+        op.nnef = "relu"
         Arg(
             FLOATING_POINT,
             "cutoff",
@@ -86,6 +87,7 @@ with Namespace("nn"):
     with Op("leaky_relu", float_transform) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "LeakyRelu"
+        op.nnef = "leaky_relu"
         Arg(
             FLOATING_POINT,
             "alpha",
@@ -102,6 +104,7 @@ with Namespace("nn"):
     with Op("elu", float_transform) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "Elu"
+        op.nnef = "elu"
         Arg(
             FLOATING_POINT,
             "alpha",
@@ -118,6 +121,7 @@ with Namespace("nn"):
     with Op("selu", float_transform) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "Selu"
+        op.nnef = "selu"
         Elementwise(lambda x: SELU_SCALE * fn.where(x > 0, x, SELU_ALPHA * fn.expm1(x)))
         Doc(
             Language.ANY,
@@ -133,6 +137,11 @@ with Namespace("nn"):
     with Op("gelu", float_transform) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "Gelu"
+        op.nnef = "gelu"
+        op.unlike_nnef = (
+            "NNEF's gelu is the approximation x * sigmoid(1.702 x); this op computes x * "
+            "Phi(x) exactly, or the tanh approximation when approximate = 'tanh'"
+        )
         Arg(
             ENUM,
             "approximate",
@@ -188,6 +197,7 @@ with Namespace("nn"):
     with Op("softplus", float_transform) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "Softplus"
+        op.nnef = "softplus"
         Elementwise(lambda x: softplus(x))
         Doc(
             Language.ANY,
@@ -212,6 +222,7 @@ with Namespace("nn"):
 
     with Op("swish", float_transform) as op:
         op.display_path = "/NN/Activations"
+        op.nnef = "silu"
         Elementwise(lambda x: x * fn.sigmoid(x))
         Doc(
             Language.ANY,
@@ -222,6 +233,7 @@ with Namespace("nn"):
     with Op("prelu") as op:
         op.display_path = "/NN/Activations"
         op.onnx = "PRelu"
+        op.nnef = "prelu"
         x = Input(FLOATING_POINT, "x", description="Input tensor")
         alpha = Input(
             FLOATING_POINT,
@@ -264,6 +276,11 @@ with Namespace("nn"):
 
     with Op("batch_norm") as op:
         op.display_path = "/NN/Normalization"
+        op.nnef = "batch_normalization"
+        op.unlike_nnef = (
+            "NNEF takes the offset before the scale (input, mean, variance, offset, "
+            "scale); this op takes gamma (the scale) before beta (the offset)"
+        )
         x = Input(
             FLOATING_POINT, "x", description="Input tensor, channels in the last axis"
         )
@@ -304,6 +321,11 @@ with Namespace("nn"):
         )
 
     with Op("layer_norm") as op:
+        op.unlike_onnx = (
+            "ONNX normalizes over every axis from axis on (by default the last) and may "
+            "also give the mean and the inverse standard deviation; this op normalizes "
+            "the last axis and gives the output"
+        )
         op.formula = (
             r"\mathrm{output}_{\ldots j} = \frac{x_{\ldots j} - \mu}{\sqrt{\sigma^{2} + \epsilon}} "
             r"\, \mathrm{gain}_{j} + \mathrm{bias}_{j}",
@@ -363,6 +385,10 @@ with Namespace("nn"):
         )
 
     with Op("rms_norm") as op:
+        op.unlike_onnx = (
+            "ONNX normalizes over every axis from axis on (by default the last); this op "
+            "over the last axis"
+        )
         op.formula = (
             r"\mathrm{output}_{\ldots j} = \frac{x_{\ldots j}}{\sqrt{\frac{1}{n} \sum_{k} x_{\ldots k}^{2} + \epsilon}} "
             r"\, \mathrm{gain}_{j}",
@@ -454,6 +480,10 @@ with Namespace("nn"):
     with Op("dropout") as op:
         op.display_path = "/NN/Layers"
         op.onnx = "Dropout"
+        op.unlike_onnx = (
+            "ONNX's Dropout is the identity outside training mode (training_mode, false "
+            "by default) and may give its mask; this op always drops, as in training"
+        )
         x = Input(FLOATING_POINT, "x", description="Input tensor")
         p = Arg(
             FLOATING_POINT,
@@ -496,6 +526,17 @@ with Namespace("nn"):
         )
 
     with Op("linear") as op:
+        op.nnef = "linear"
+        op.unlike_nnef = (
+            "NNEF's filter holds a row per output (outputs x inputs: input @ filter "
+            "transposed); this op's weights hold a column per output (inputs x units: x @"
+            " weights)"
+        )
+        op.unlike_onnx = (
+            "ONNX's Gemm also scales (alpha, beta), transposes (transA, transB) and "
+            "broadcasts its C; this op is x @ weights + bias with one bias per output "
+            "column"
+        )
         op.formula = (
             r"\mathrm{output}_{\ldots j} = \sum_{k} x_{\ldots k} \, \mathrm{weights}_{k j} + \mathrm{bias}_{j}",
         )
@@ -586,6 +627,12 @@ with Namespace("nn"):
     with Op("dot_product_attention", attention) as op:
         op.display_path = "/NN/Attention"
         op.onnx = "Attention"
+        op.unlike_onnx = (
+            "ONNX's Attention also takes masks, a key/value cache, fewer key heads than "
+            "query heads, a scale, a softcap and a window, and 3-D inputs with the heads "
+            "side by side; this op takes batches of one head's matrices, scaled by 1 / "
+            "sqrt(d) or not"
+        )
         q, v = op.input("queries"), op.input("values")
         Output(
             FLOATING_POINT,
@@ -706,6 +753,11 @@ with Namespace("nn"):
         )
 
     with Op("softmax", along_axis) as op:
+        op.nnef = "softmax"
+        op.unlike_nnef = (
+            "NNEF's softmax takes a list of axes, by default [1]; this op takes one axis,"
+            " by default the last"
+        )
         op.formula = (
             r"\mathrm{output}_{i} = \frac{e^{x_{i} - m}}{\sum_{j} e^{x_{j} - m}}, \quad m = \max_{j} x_{j}",
             r"\text{$i$ and $j$ run along the axis}",

@@ -77,6 +77,10 @@ with Namespace("random"):
     with Op("bernoulli") as op:
         op.display_path = "/Random"
         op.onnx = "Bernoulli"
+        op.unlike_onnx = (
+            "ONNX's Bernoulli draws one value per element of its input of probabilities; "
+            "this op draws a tensor of the shape it is given, of one probability p"
+        )
         p = Arg(FLOATING_POINT, "p", description="Probability of value 1")
         use_mixin(random)
         Constraint("p must be a probability", (p >= 0) & (p <= 1))

@@ -142,6 +142,14 @@ def test_op_section_content(starter_site: Path) -> None:
     # An op of a NumPy name and another meaning says how it differs (op.unlike_numpy).
     assert ("**NumPy**: unlike [`numpy.cumsum`](https://numpy.org/doc/stable/reference/generated/numpy.cumsum.html) "
             "of the same name: takes exclusive and reverse args") in markdown
+    # Each counterpart with how the op differs from it: derived from its form, then declared (ADR 0059).
+    nnef_spec = "https://registry.khronos.org/NNEF/specs/1.0/nnef-1.0.5.html"
+    assert f"**NNEF**: [`abs`]({nnef_spec}) (the same computation)" in markdown
+    assert (f"**NNEF**: [`add`]({nnef_spec}), unlike this op:\n\n- NNEF aligns operands of different ranks at their "
+            "first axes") in markdown
+    assert ("**ONNX**: [`ArgMax`](https://onnx.ai/onnx/operators/onnx__ArgMax.html), unlike this op:\n\n"
+            "- ONNX keeps each reduced axis with size 1 unless keepdims = 0; this op drops them unless keep\\_dims "
+            "is set\n- ONNX's axis defaults to 0") in markdown
     # See also: a derivative's forward op first, then ops of its display group.
     nn_markdown = (starter_site / "docs/docs/nn.md").read_text()
     derivative = nn_markdown[nn_markdown.index("## elu_derivative"):]

@@ -290,7 +290,28 @@ CASES: dict[str, tuple[str, str]] = {
                 Output(NUMERIC, "out", description="out")
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: unknown op property 'java_package' (known: display_name, display_path, "
-             "native_name, abstract, onnx, numpy, unlike_numpy, integers_through_float, formula)"),
+             "native_name, abstract, onnx, unlike_onnx, nnef, unlike_nnef, numpy, unlike_numpy, integers_through_float, "
+             "formula)"),
+    "an NNEF counterpart misspelt": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                op.nnef = "sum_reduction"  # <
+                Input(FLOATING_POINT, "x", description="x")
+                Output(FLOATING_POINT, "out", description="out")
+                Elementwise(lambda x: x)
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: nnef must name one of NNEF's standard operations such as 'add' or 'sum_reduce', got "
+             "'sum_reduction' (did you mean 'sum_reduce' or 'min_reduce' or 'max_reduce'?)"),
+    "a difference from an ONNX counterpart the op does not name": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                op.unlike_onnx = "keeps its axes"  # <
+                Input(FLOATING_POINT, "x", description="x")
+                Output(FLOATING_POINT, "out", description="out")
+                Elementwise(lambda x: x)
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: unlike_onnx says how the op differs from an onnx counterpart it does not name: set op.onnx "
+             "too"),
     "integers through floats, misspelled": ('''
         with Namespace("math"):
             with Op("f") as op:

@@ -5,6 +5,7 @@ agrees with the reference implementation."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import re
 import subprocess
 import sys
@@ -17,9 +18,11 @@ import pytest
 
 from conftest import ROOT, GeneratedProjects, write_ops
 from dsl import compute as C
+from dsl import counterparts
 from dsl import dtypes as D
 from dsl import fixed_point as F
 from dsl import loader
+from dsl.counterparts import NNEF_OPERATIONS
 from dsl.types import DataType
 from generators.kernels import py_names
 from generators.kernels.fixed_point import numpy_run
@@ -246,3 +249,57 @@ def test_a_quantization_outside_the_type_is_refused(quantization: types.ModuleTy
         quantization.quantization("q15", shift=128)
     with pytest.raises(ValueError, match="d8: scale must be positive and offset an int"):
         quantization.quantization("d8", scale=0.0)
+
+
+def test_the_standard_operations_an_op_may_name_are_the_official_parser_s() -> None:
+    assert NNEF_OPERATIONS == set(nnef.StandardOperations)
+
+
+#: Operand shapes an elementwise op and its NNEF counterpart are both given, after a first operand
+#: of shape (3, 4): equal, aligned at the last axes (NumPy) or at the first (NNEF), with axes of
+#: size 1, a scalar, a higher rank.
+_OPERAND_SHAPES = [(3, 4), (4,), (3,), (1, 4), (3, 1), (), (2, 3, 4)]
+
+
+def _counterpart_cases():
+    for ns in loader.load(ROOT / "ops").catalogue.namespaces:
+        for op in code_ops(ns):
+            if op.nnef and isinstance(op.compute, C.Elementwise) and not op.args:
+                yield pytest.param(ns.key, op, id=op.qualified_name)
+
+
+def _inferred(document: str, call: str, inputs: list[tuple[str, tuple[int, ...]]],
+              custom_shapes: dict[str, object]) -> list[int] | str:
+    """The shape NNEF's parser infers for ``call`` on externals of these kinds and shapes, or the
+    refusal."""
+    lines = [f"    t{i} = external<{kind}>(shape = {_literal(list(shape))});" for i, (kind, shape) in enumerate(inputs)]
+    names = ", ".join(f"t{i}" for i in range(len(inputs)))
+    graph = f"graph G( {names} ) -> ( r )\n{{\n" + "\n".join(lines) + f"\n    r = {call}({names});\n}}\n"
+    parsed = nnef.parse_string(document + "\n" + graph)
+    try:
+        nnef.infer_shapes(parsed, custom_shapes=custom_shapes)
+    except nnef.Error:
+        return "refused"
+    return parsed.tensors["r"].shape
+
+
+@pytest.mark.parametrize(("namespace", "op"), list(_counterpart_cases()))
+def test_an_elementwise_op_infers_the_shapes_of_its_nnef_counterpart_unless_its_page_says_how_not(
+        out: Path, shapes: types.ModuleType, namespace: str, op) -> None:
+    """Both through the official parser: the op's own fragment (with its shape functions) and the
+    standard operation it names (``op.nnef``), on the same operands. Where they disagree, the
+    differences its docs page shows (``counterparts.differences``) must exist, and where the page
+    shows one, they must disagree somewhere (ADR 0059)."""
+    document = (out / f"{namespace}.nnef").read_text()
+    head = document.split(f"fragment {fragment_name(op.namespace, op.name)}")[1].split("(")[0]
+    kinds = ["logical" if t.type is DataType.BOOLEAN else "scalar" for t in op.inputs]
+    generic = f"<{next((k for k in kinds if k != 'logical'), 'logical')}>" if "<?" in head else ""
+    disagreements = []
+    for rest in itertools.product(_OPERAND_SHAPES, repeat=len(op.inputs) - 1):
+        operands = list(zip(kinds, [(3, 4), *rest]))
+        ours = _inferred(document, fragment_name(op.namespace, op.name) + generic, operands, shapes.CUSTOM_SHAPES)
+        theirs = _inferred("version 1.0;", op.nnef, operands, {})
+        if ours != theirs:
+            disagreements.append(f"{[s for _, s in operands]}: {ours} here, {theirs} in NNEF")
+    stated = counterparts.differences(op, "nnef")
+    assert bool(disagreements) == bool(stated), (disagreements[:4], stated)

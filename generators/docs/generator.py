@@ -10,6 +10,7 @@ import jinja2
 import yaml
 
 from dsl import doc_tokens
+from dsl.counterparts import differences
 from dsl.model import Alias, Config, DocSection, Namespace, Op, Problem
 from dsl.types import DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext, GenerationError
@@ -34,6 +35,8 @@ TENSOR_TYPE_NAME = "tensor"
 #: Where an ONNX operator of the default domain is documented.
 ONNX_OPERATOR_URL = "https://onnx.ai/onnx/operators/onnx__{name}.html"
 NUMPY_FUNCTION_URL = "https://numpy.org/doc/stable/reference/generated/numpy.{name}.html"
+#: Where NNEF's standard operations are defined (the specification is one page).
+NNEF_SPEC_URL = "https://registry.khronos.org/NNEF/specs/1.0/nnef-1.0.5.html"
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("generators.docs", "templates"),
@@ -206,13 +209,15 @@ class DocsGenerator:
 
     def _see_also(self, ns: Namespace, op: Op) -> list[dict[str, str]]:
         """Related ops of the namespace: the op a derivative (or an op derived from it) is named
-        after, those of the same ONNX operator or NumPy function, then those of its display group."""
+        after, those of the same ONNX operator, NNEF operation or NumPy function, then those of its
+        display group."""
         def base(name: str) -> str:
             return name.removesuffix("_derivative").removesuffix("_bp")
 
         others = [o for o in ns.ops if o.name != op.name and not o.abstract]
         related = [o for o in others if base(o.name) == base(op.name)
-                   or (op.onnx and o.onnx == op.onnx) or (op.numpy and o.numpy == op.numpy)]
+                   or (op.onnx and o.onnx == op.onnx) or (op.nnef and o.nnef == op.nnef)
+                   or (op.numpy and o.numpy == op.numpy)]
         related += [o for o in others if o.display_path == op.display_path and o not in related]
         return [{"name": md.inline(o.name), "href": f"#{op_anchor(o.name)}"} for o in related[:SEE_ALSO]]
 
@@ -309,7 +314,11 @@ class DocsGenerator:
             "refusals": [{"words": md.inline(words), "condition": md.code(text) if text else None}
                          for words, text in shape_text.refusals(op)] if op.compute is not None else [],
             "example": self._example(ns, op, functions),
-            "onnx": onnx_link(op.onnx) if op.onnx else None,
+            # (each counterpart with how the op differs from it: ADR 0059)
+            "onnx": {**onnx_link(op.onnx), "unlike": [md.inline(d) for d in differences(op, "onnx")],
+                     "same": "ONNX's own node tests run through this op"} if op.onnx else None,
+            "nnef": {"text": md.code(op.nnef), "href": NNEF_SPEC_URL, "same": "the same computation",
+                     "unlike": [md.inline(d) for d in differences(op, "nnef")]} if op.nnef else None,
             "numpy": numpy_link(op.numpy) if op.numpy else None,
             # (an op of a NumPy name and another meaning says how it differs)
             "unlike_numpy": {**numpy_link(("linalg." if ns.key == "linalg" else "") + py_names.function_name(op.name)),
