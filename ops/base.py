@@ -941,6 +941,10 @@ with Namespace("base"):
     with Op("scatter_add") as op:
         op.display_path = "/Base/Scatter"
         op.onnx = "ScatterND"
+        op.unlike_onnx = (
+            "ONNX's indices hold a coordinate tuple per update in their last axis; this "
+            "op's index the first axis only"
+        )
         scatter_params(NUMERIC)
         Scatter(lambda acc, u: acc + u)
         Doc(
@@ -972,6 +976,10 @@ with Namespace("base"):
     with Op("scatter_mul") as op:
         op.display_path = "/Base/Scatter"
         op.onnx = "ScatterND"
+        op.unlike_onnx = (
+            "ONNX's indices hold a coordinate tuple per update in their last axis; this "
+            "op's index the first axis only"
+        )
         scatter_params(NUMERIC)
         Scatter(lambda acc, u: acc * u)
         Doc(
@@ -1003,6 +1011,10 @@ with Namespace("base"):
     with Op("scatter_max") as op:
         op.display_path = "/Base/Scatter"
         op.onnx = "ScatterND"
+        op.unlike_onnx = (
+            "ONNX's indices hold a coordinate tuple per update in their last axis; this "
+            "op's index the first axis only"
+        )
         scatter_params(NUMERIC)
         Scatter(lambda acc, u: fn.maximum(acc, u))
         Doc(
@@ -1019,6 +1031,10 @@ with Namespace("base"):
     with Op("scatter_min") as op:
         op.display_path = "/Base/Scatter"
         op.onnx = "ScatterND"
+        op.unlike_onnx = (
+            "ONNX's indices hold a coordinate tuple per update in their last axis; this "
+            "op's index the first axis only"
+        )
         scatter_params(NUMERIC)
         Scatter(lambda acc, u: fn.minimum(acc, u))
         Doc(

@@ -122,6 +122,10 @@ with Namespace("nn"):
         op.display_path = "/NN/Activations"
         op.onnx = "Selu"
         op.nnef = "selu"
+        op.unlike_onnx = (
+            "ONNX's alpha and gamma are attributes; this op's are fixed at their defaults"
+            " (1.67326... and 1.05070...)"
+        )
         Elementwise(lambda x: SELU_SCALE * fn.where(x > 0, x, SELU_ALPHA * fn.expm1(x)))
         Doc(
             Language.ANY,
@@ -178,6 +182,10 @@ with Namespace("nn"):
     with Op("hard_sigmoid", float_transform) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "HardSigmoid"
+        op.unlike_onnx = (
+            "ONNX's alpha and beta are attributes; this op's are fixed at their defaults "
+            "(0.2 and 0.5)"
+        )
         Elementwise(lambda x: fn.minimum(fn.maximum(0.2 * x + 0.5, 0.0), 1.0))
         Doc(
             Language.ANY,
@@ -440,6 +448,11 @@ with Namespace("nn"):
     with Op("top_k") as op:
         op.display_path = "/NN/Selection"
         op.onnx = "TopK"
+        op.unlike_onnx = (
+            "ONNX's TopK takes k as a tensor and may search another axis (axis), keep the"
+            " smallest (largest = 0) or leave them unsorted (sorted = 0); this op keeps "
+            "the k largest of the last axis, largest first"
+        )
         x = Input(NUMERIC, "x", description="Input tensor, rows in the last axis")
         k = Arg(INT, "k", description="How many elements to keep from each row")
         Output(
@@ -863,6 +876,12 @@ with Namespace("nn"):
         )
 
     with Op("pad") as op:
+        op.unlike_onnx = (
+            "ONNX lists the pads as every axis's before, then every axis's after, may pad"
+            " some axes only (axes), and pads in the modes edge and wrap; this op takes a"
+            " (before, after) pair per axis, and its modes are constant, reflect and "
+            "symmetric"
+        )
         op.unlike_numpy = (
             "takes ND4J's padding and mode; NumPy's pad takes pad_width and mode "
             "names of its own"

@@ -78,8 +78,10 @@ with Namespace("random"):
         op.display_path = "/Random"
         op.onnx = "Bernoulli"
         op.unlike_onnx = (
-            "ONNX's Bernoulli draws one value per element of its input of probabilities; "
-            "this op draws a tensor of the shape it is given, of one probability p"
+            "ONNX's Bernoulli draws one value per element of its input of probabilities, "
+            "by a generator it leaves to the implementation; this op draws a tensor of the "
+            "shape it is given, of one probability p, by Philox (the same numbers in every "
+            "target)"
         )
         p = Arg(FLOATING_POINT, "p", description="Probability of value 1")
         use_mixin(random)

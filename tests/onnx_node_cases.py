@@ -307,9 +307,11 @@ def power(ins: list[Any], attrs: dict[str, Any]) -> Any:
 
 
 def reshape(ins: list[Any], attrs: dict[str, Any]) -> Any:
-    """ONNX's Reshape copies an input dimension where the shape says 0 (unless allowzero)."""
-    only(attrs, allowzero=0)
-    shape = [ins[0].shape[k] if s == 0 else s for k, s in enumerate(ints(ins[1]))]
+    """ONNX's Reshape copies an input dimension where the shape says 0, unless allowzero = 1: then
+    a 0 is an axis of size 0, as the op (and NumPy) take it."""
+    allowzero = attrs.pop("allowzero", 0)
+    only(attrs)
+    shape = ints(ins[1]) if allowzero else [ins[0].shape[k] if s == 0 else s for k, s in enumerate(ints(ins[1]))]
     return fn("base.reshape")(ins[0], shape)
 
 

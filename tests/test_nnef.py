@@ -269,18 +269,21 @@ def _counterpart_cases():
 
 
 def _inferred(document: str, call: str, inputs: list[tuple[str, tuple[int, ...]]],
-              custom_shapes: dict[str, object]) -> list[int] | str:
-    """The shape NNEF's parser infers for ``call`` on externals of these kinds and shapes, or the
-    refusal."""
+              custom_shapes: dict[str, object], attributes: str = "", results: int = 1) -> list[list[int]] | str:
+    """The shapes NNEF's parser infers for the results of ``call`` on externals of these kinds
+    and shapes (and these attributes), or the refusal."""
     lines = [f"    t{i} = external<{kind}>(shape = {_literal(list(shape))});" for i, (kind, shape) in enumerate(inputs)]
     names = ", ".join(f"t{i}" for i in range(len(inputs)))
-    graph = f"graph G( {names} ) -> ( r )\n{{\n" + "\n".join(lines) + f"\n    r = {call}({names});\n}}\n"
+    outs = [f"r{k}" for k in range(results)]
+    target = outs[0] if results == 1 else f"({', '.join(outs)})"
+    graph = (f"graph G( {names} ) -> ( {', '.join(outs)} )\n{{\n" + "\n".join(lines)
+             + f"\n    {target} = {call}({names}{attributes});\n}}\n")
     parsed = nnef.parse_string(document + "\n" + graph)
     try:
         nnef.infer_shapes(parsed, custom_shapes=custom_shapes)
     except nnef.Error:
         return "refused"
-    return parsed.tensors["r"].shape
+    return [parsed.tensors[r].shape for r in outs]
 
 
 @pytest.mark.parametrize(("namespace", "op"), list(_counterpart_cases()))
@@ -303,3 +306,35 @@ def test_an_elementwise_op_infers_the_shapes_of_its_nnef_counterpart_unless_its_
             disagreements.append(f"{[s for _, s in operands]}: {ours} here, {theirs} in NNEF")
     stated = counterparts.differences(op, "nnef")
     assert bool(disagreements) == bool(stated), (disagreements[:4], stated)
+
+
+def _reduction_cases():
+    for ns in loader.load(ROOT / "ops").catalogue.namespaces:
+        for op in code_ops(ns):
+            if op.nnef and isinstance(op.compute, (C.Reduction, C.ArgReduction)):
+                yield pytest.param(ns.key, op, id=op.qualified_name)
+
+
+@pytest.mark.parametrize(("namespace", "op"), list(_reduction_cases()))
+def test_a_reduction_infers_the_shapes_of_its_nnef_counterpart_unless_its_page_says_how_not(
+        out: Path, shapes: types.ModuleType, namespace: str, op) -> None:
+    """As above, for the reductions (and arg reductions) that name an NNEF reduction: the op with
+    its defaults but the axes, NNEF's with the same axes (ADR 0059)."""
+    document = (out / f"{namespace}.nnef").read_text()
+    c = op.compute
+    kind = "logical" if op.inputs[0].type is DataType.BOOLEAN else "scalar"
+    head = document.split(f"fragment {fragment_name(op.namespace, op.name)}")[1].split("(")[0]
+    generic = f"<{kind}>" if "<?" in head else ""
+    listed = isinstance(c, C.Reduction)
+    disagreements = []
+    for axes in ([1], [0], [0, 1], []) if listed else ([1], [0]):
+        ours = _inferred(document, fragment_name(op.namespace, op.name) + generic, [(kind, (3, 4))], shapes.CUSTOM_SHAPES,
+                         f", {nnef_name(c.axes if listed else c.axis)} = {_literal(axes if listed else axes[0])}",
+                         len(op.outputs))
+        theirs = _inferred("version 1.0;", op.nnef, [(kind, (3, 4))], {}, f", axes = {_literal(axes)}", len(op.outputs))
+        if ours != theirs:
+            disagreements.append(f"axes {axes}: {ours} here, {theirs} in NNEF")
+    stated = counterparts.differences(op, "nnef")
+    assert bool(disagreements) == bool(stated), (disagreements, stated)
+    if listed:  # (each derived difference is one the parser shows)
+        assert any("[]" in d for d in disagreements) == any("empty" in s for s in stated), (disagreements, stated)
