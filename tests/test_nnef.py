@@ -328,9 +328,9 @@ def test_a_reduction_infers_the_shapes_of_its_nnef_counterpart_unless_its_page_s
     listed = isinstance(c, C.Reduction)
     disagreements = []
     for axes in ([1], [0], [0, 1], []) if listed else ([1], [0]):
-        ours = _inferred(document, fragment_name(op.namespace, op.name) + generic, [(kind, (3, 4))], shapes.CUSTOM_SHAPES,
-                         f", {nnef_name(c.axes if listed else c.axis)} = {_literal(axes if listed else axes[0])}",
-                         len(op.outputs))
+        given = f", {nnef_name(c.axes if listed else c.axis)} = {_literal(axes if listed else axes[0])}"
+        ours = _inferred(document, fragment_name(op.namespace, op.name) + generic, [(kind, (3, 4))],
+                         shapes.CUSTOM_SHAPES, given, len(op.outputs))
         theirs = _inferred("version 1.0;", op.nnef, [(kind, (3, 4))], {}, f", axes = {_literal(axes)}", len(op.outputs))
         if ours != theirs:
             disagreements.append(f"axes {axes}: {ours} here, {theirs} in NNEF")
