@@ -29,6 +29,11 @@ CONCRETE: dict[DataType, tuple[str, ...]] = {
     DataType.BOOLEAN: ("bool",),
 }
 
+#: Each dtype's name in DEEPCRAFT's System type table (imunit authoring guide, 11.2): the
+#: element type a unit's socket declares and its conditions test (``System.Float32``); the
+#: fixed-point types' are theirs (``FixedPointType.system``).
+SYSTEM_TYPE = {"bool": "Bool", "int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64", "uint8": "UInt8",
+               "uint16": "UInt16", "uint32": "UInt32", "float32": "Float32", "float64": "Float64"}
 BITS = {"bool": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16, "uint32": 32,
         "float32": 32, "float64": 64}
 

@@ -20,7 +20,9 @@ import pytest
 
 from conftest import ROOT, GeneratedProjects
 from dsl import compute as C
+from dsl import fixed_point as F
 from dsl import fragments, loader
+from dsl.dtypes import SYSTEM_TYPE
 from generators.imunit import checker, comparison, conversions, testing, units
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate, parse
 from generators.kernels import py_names
@@ -1112,6 +1114,29 @@ def test_units_take_the_element_types_of_the_real_units_of_their_job(out: Path) 
         seen.add(unit)
     assert set(TYPE_GAPS) <= seen
     assert {"UInt16", "UInt32"} <= _types_chosen(out / "math" / "argmax" / "argmax.imunit")
+
+
+def test_a_unit_is_chosen_for_the_types_its_op_page_lists(out: Path) -> None:
+    """The docs show each tensor's dtypes and fixed-point types with the System type names a
+    unit's sockets take (issue 22): every unit but a compound one (whose nodes choose) has an
+    Implementation for each type of its inputs (and of its outputs, where a dtype option sets
+    them) and for no other."""
+    from generators.kernels import fixed_point
+    from generators.kernels.selection import variants_of
+    differ = []
+    for ns in loader.load(ROOT / "ops").catalogue.namespaces:
+        for op in code_ops(ns):
+            if op.composition is not None:
+                continue
+            fixed = [*fixed_point.api_types(op), *(t.name for t in fixed_point.api_moves(op))]
+            # (a unit is chosen by its inputs' types, and by its dtype option where it has one)
+            chooser = (*op.inputs, *op.outputs) if C.dtype_from_arg(op.compute) else op.inputs
+            listed = ({SYSTEM_TYPE[v.of(t.name)] for v in variants_of(op) for t in chooser}
+                      | {F.TYPES[f].system for f in fixed})
+            chosen = _types_chosen(out / ns.key / op.name / f"{op.name}.imunit")
+            if chosen != listed:
+                differ.append((op.qualified_name, sorted(chosen - listed), sorted(listed - chosen)))
+    assert differ == []
 
 
 #: The trigonometric units and the real units of their jobs.

@@ -10,7 +10,9 @@ import jinja2
 import yaml
 
 from dsl import doc_tokens
+from dsl import fixed_point as F
 from dsl.counterparts import differences
+from dsl.dtypes import SYSTEM_TYPE
 from dsl.model import Alias, Config, DocSection, Namespace, Op, Problem
 from dsl.types import DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext, GenerationError
@@ -254,19 +256,24 @@ class DocsGenerator:
 
     def _dtypes(self, op: Op) -> list[dict[str, str]]:
         """The concrete dtypes of each tensor, as the C API and the package take them (the
-        package converts other inputs first, by NumPy's promotion: ADR 0053), and the
-        fixed-point types they take besides (ADR 0040)."""
+        package converts other inputs first, by NumPy's promotion: ADR 0053), the
+        fixed-point types they take besides (ADR 0040), and all of them by the System type
+        names a unit's sockets declare."""
         if op.abstract or op.compute is None:
             return []
         variants = variants_of(op)
-        fixed = ", ".join(dict.fromkeys([*fixed_point.api_types(op), *(t.name for t in fixed_point.api_moves(op))]))
+        fixed = list(dict.fromkeys([*fixed_point.api_types(op), *(t.name for t in fixed_point.api_moves(op))]))
         primary = op.inputs[0].name if op.inputs else None
         rows = []
         for t in (*op.inputs, *op.outputs):
             same = t.name != primary and primary is not None and follows(op, t.name, primary)
-            kinds = f"as {primary}" if same else ", ".join(dict.fromkeys(v.of(t.name) for v in variants))
-            rows.append({"name": md.code(t.name), "dtypes": md.inline(kinds),
-                         "fixed": md.inline(fixed) if fixed and (same or t.name == primary) else "&nbsp;"})
+            kinds = list(dict.fromkeys(v.of(t.name) for v in variants))
+            shown_fixed = fixed if fixed and (same or t.name == primary) else []
+            # (a unit's sockets take the same types, by DEEPCRAFT's System names)
+            system = [SYSTEM_TYPE[k] for k in kinds] + [F.TYPES[f].system for f in shown_fixed]
+            rows.append({"name": md.code(t.name), "dtypes": md.inline(f"as {primary}" if same else ", ".join(kinds)),
+                         "fixed": md.inline(", ".join(shown_fixed)) if shown_fixed else "&nbsp;",
+                         "system": md.inline(f"as {primary}" if same else ", ".join(system))})
         return rows
 
     def _example(self, ns: Namespace, op: Op, functions: dict[str, Any]) -> dict[str, str] | None:

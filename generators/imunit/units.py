@@ -21,7 +21,7 @@ from dsl import compute as C
 from dsl import defaults
 from dsl import expr as E
 from dsl.model import Arg, Input, Op, Output
-from dsl.dtypes import BITS, primary_input
+from dsl.dtypes import BITS, SYSTEM_TYPE, primary_input
 from dsl.types import CONCRETE_DTYPES, DataType
 from generators import abi
 from dsl import shapes as S
@@ -29,9 +29,7 @@ from generators.imunit.render import expression_string
 from generators.imunit.shapes import UnitShapeRenderer
 from generators.kernels.selection import variants_of
 
-VALUE_TYPE = {"bool": "System.Bool", "int8": "System.Int8", "int16": "System.Int16", "int32": "System.Int32",
-              "int64": "System.Int64", "uint8": "System.UInt8", "uint16": "System.UInt16", "uint32": "System.UInt32",
-              "float32": "System.Float32", "float64": "System.Float64"}
+VALUE_TYPE = {dtype: f"System.{name}" for dtype, name in SYSTEM_TYPE.items()}
 MAX_RANK = abi.MAX_RANK
 #: Sockets a unit gives a tensor list (Imaginet has no variadic sockets): the first
 #: ``count.low`` are required, the rest optional and connected in order.
