@@ -153,6 +153,11 @@ with Namespace("base"):
     with Op("cast") as op:
         op.display_path = "/Base/Creation"
         op.onnx = "Cast"
+        op.formula = (
+            r"\mathrm{output}_{i} = \operatorname{cast}_{\mathrm{dtype}}\left(x_{i}\right)",
+            r"\text{to bool: } x_{i} \neq 0; \text{ to an integer: truncated toward zero, "
+            r"saturated, NaN as 0}",
+        )
         op.unlike_onnx = (
             "ONNX also casts from and to float16, bfloat16, its 8- and 4-bit floats and "
             "its 2- and 4-bit integers, and with saturate = 0 lets float8 overflows "
@@ -212,6 +217,11 @@ with Namespace("base"):
         )
 
     with Op("cumprod", scan) as op:
+        op.formula = (
+            r"\mathrm{output}_{\ldots i \ldots} = \prod_{j \leq i} x_{\ldots j \ldots}",
+            r"\text{$i$ and $j$ run along axis; $j < i$ if exclusive, $j \geq i$ if reverse, $j > "
+            r"i$ if both}",
+        )
         op.unlike_numpy = (
             "takes exclusive and reverse args and defaults to axis 0; NumPy's "
             "flattens by default"
@@ -310,6 +320,13 @@ with Namespace("base"):
 
     with Op("tensor_mmul") as op:
         op.display_path = "/Base/Linear algebra"
+        op.formula = (
+            r"\mathrm{output}_{f_{x} f_{y}} = \sum_{c} x'_{f_{x} c} \, y'_{c f_{y}}",
+            r"\text{$c$ runs over the paired axes (dimensions\_x with dimensions\_y), $f_{x}$ and "
+            r"$f_{y}$ over the free ones}",
+            r"\text{$x'$, $y'$: x and y with their axes reversed when transpose\_x, transpose\_y; "
+            r"the result's reversed when transpose\_z}",
+        )
         x = Input(NUMERIC, "x", description="First tensor")
         y = Input(NUMERIC, "y", description="Second tensor, of the type of x")
         Arg(
@@ -443,6 +460,12 @@ with Namespace("base"):
         op.onnx = "Reshape"
         op.numpy = "reshape"
         op.nnef = "reshape"
+        op.formula = (
+            r"\mathrm{output}_{\operatorname{unravel}_{\mathrm{shape}}(f)} = "
+            r"x_{\operatorname{unravel}_{s}(f)}",
+            r"\text{for every flat row-major index $f$; $s$ is the shape of $x$, $-1$ in shape its"
+            r" remaining size}",
+        )
         op.unlike_nnef = (
             "NNEF's shape copies the input's size where it says 0, and may reshape a "
             "range of axes only (axis_start, axis_count); this op's shape takes 0 as an "
@@ -470,6 +493,10 @@ with Namespace("base"):
         op.display_path = "/Base/Shape"
         op.onnx = "Transpose"
         op.nnef = "transpose"
+        op.formula = (
+            r"\mathrm{output}_{i_{0} \ldots i_{r-1}} = x_{j_{0} \ldots j_{r-1}}, \quad "
+            r"j_{\mathrm{perm}_{k}} = i_{k}",
+        )
         Arg(
             INT,
             "perm",
@@ -484,6 +511,9 @@ with Namespace("base"):
         )
 
     with Op("transpose", layout) as op:
+        op.formula = (
+            r"\mathrm{output}_{i_{0} \ldots i_{r-1}} = x_{i_{r-1} \ldots i_{0}}",
+        )
         op.unlike_numpy = (
             "reverses the axes, as NumPy's, but takes no axes= (base.permute does)"
         )
@@ -500,6 +530,10 @@ with Namespace("base"):
         op.numpy = "squeeze"
         op.onnx = "Squeeze"
         op.nnef = "squeeze"
+        op.formula = (
+            r"\mathrm{output}_{\ldots i \, k \ldots} = x_{\ldots i \, 0 \, k \ldots}",
+            r"\text{the axis of size 1 at axis removed (every such axis when none is named)}",
+        )
         Arg(
             INT,
             "axis",
@@ -513,6 +547,10 @@ with Namespace("base"):
         op.numpy = "expand_dims"
         op.onnx = "Unsqueeze"
         op.nnef = "unsqueeze"
+        op.formula = (
+            r"\mathrm{output}_{\ldots i \, 0 \, k \ldots} = x_{\ldots i \, k \ldots}",
+            r"\text{a new axis of size 1 at axis of the result}",
+        )
         Arg(
             INT,
             "axis",
@@ -527,6 +565,10 @@ with Namespace("base"):
 
     with Op("narrow", layout) as op:
         op.display_path = "/Base/Shape"
+        op.formula = (
+            r"\mathrm{output}_{\ldots i \, k \ldots} = x_{\ldots i \, 0 \, k \ldots}",
+            r"\text{every axis of size 1 removed}",
+        )
         Layout("narrow")
         Doc(
             Language.ANY,
@@ -539,6 +581,10 @@ with Namespace("base"):
 
     with Op("reverse", layout) as op:
         op.display_path = "/Base/Shape"
+        op.formula = (
+            r"\mathrm{output}_{\ldots i \ldots} = x_{\ldots\, n - 1 - i \,\ldots}",
+            r"\text{along each axis of axes, of $n$ entries}",
+        )
         Arg(
             INT,
             "axes",
@@ -557,6 +603,12 @@ with Namespace("base"):
         op.numpy = "tile"
         op.onnx = "Tile"
         op.nnef = "tile"
+        op.formula = (
+            r"\mathrm{output}_{i_{0} \ldots i_{r-1}} = x_{i_{0} \bmod n_{0} \,\ldots\, i_{r-1} "
+            r"\bmod n_{r-1}}",
+            r"\text{$x$ has shape $(n_{0}, \ldots, n_{r-1})$; the result's axis $k$ has $n_{k} \, "
+            r"\mathrm{repeats}_{k}$ entries}",
+        )
         Arg(
             INT,
             "repeats",
@@ -572,6 +624,11 @@ with Namespace("base"):
 
     with Op("slice", layout) as op:
         op.display_path = "/Base/Shape"
+        op.formula = (
+            r"\mathrm{output}_{i_{0} \ldots i_{r-1}} = x_{\mathrm{begin}_{0} + i_{0} \,\ldots\, "
+            r"\mathrm{begin}_{r-1} + i_{r-1}}",
+            r"\text{$0 \leq i_{k} < \mathrm{size}_{k}$ ($-1$: to the end of the axis)}",
+        )
         Arg(INT, "begin", count=AtLeast(0), description="First index along each axis")
         Arg(
             INT,
@@ -589,6 +646,12 @@ with Namespace("base"):
     with Op("strided_slice", layout) as op:
         op.display_path = "/Base/Shape"
         op.onnx = "Slice"
+        op.formula = (
+            r"\mathrm{output}_{i_{0} \ldots i_{r-1}} = x_{b_{0} + i_{0} s_{0} \,\ldots\, b_{r-1} +"
+            r" i_{r-1} s_{r-1}}",
+            r"\text{$b$: begin, $s$: strides, as Python's slices clamp them; $i_{k}$ while $b_{k} "
+            r"+ i_{k} s_{k}$ is before end$_{k}$}",
+        )
         Arg(
             INT,
             "begin",
@@ -635,6 +698,12 @@ with Namespace("base"):
 
     with Op("match_condition_indices", condition_test) as op:
         op.display_path = "/Base/Logic"
+        op.formula = (
+            r"\mathrm{indices}_{m} = f_{m}, \quad \mathrm{count} = \left|\left\{ f : "
+            r"\operatorname{holds}\left(x_{f}\right) \right\}\right|",
+            r"\text{$f_{0} < f_{1} < \ldots$: the flat row-major indices where the condition "
+            r"holds; the rest of indices 0}",
+        )
         Input(FLOATING_POINT, "x", description="Input tensor")
         Output(
             LONG,
@@ -724,6 +793,10 @@ with Namespace("base"):
         op.display_path = "/Base/Indexing"
         op.onnx = "Gather"
         op.nnef = "gather"
+        op.formula = (
+            r"\mathrm{output}_{a \, i \, b} = x_{a \, \mathrm{indices}_{i} \, b}",
+            r"\text{$a$: the axes of $x$ before axis, $b$: those after, $i$: the indices' axes}",
+        )
         Input(NDARRAY, "x", description="Input tensor")
         Input(
             LONG,
@@ -868,6 +941,12 @@ with Namespace("base"):
     with Op("gather_nd") as op:
         op.display_path = "/Base/Indexing"
         op.onnx = "GatherND"
+        op.formula = (
+            r"\mathrm{output}_{i \, b} = x_{\mathrm{indices}_{i, 0} \,\ldots\, "
+            r"\mathrm{indices}_{i, k-1} \, b}",
+            r"\text{$i$: the axes of indices but its last, of $k$ entries; $b$: the axes of $x$ "
+            r"after the first $k$}",
+        )
         op.unlike_onnx = (
             "ONNX can treat leading axes as batch axes (batch_dims); this op has none "
             "(batch_dims = 0)"
@@ -898,6 +977,12 @@ with Namespace("base"):
     with Op("reverse_sequence") as op:
         op.display_path = "/Base/Shape"
         op.onnx = "ReverseSequence"
+        op.formula = (
+            r"\mathrm{output}_{\ldots b \ldots t \ldots} = \begin{cases} x_{\ldots b \ldots\, "
+            r"L_{b} - 1 - t \,\ldots} & t < L_{b} \\ x_{\ldots b \ldots t \ldots} & "
+            r"\text{otherwise} \end{cases}",
+            r"\text{$b$ along batch\_axis, $t$ along seq\_axis, $L$: seq\_lengths}",
+        )
         Input(NDARRAY, "x", description="Input tensor")
         Input(
             LONG,

@@ -5,6 +5,11 @@ from ops.mixins import FLOAT_DTYPES, fragment_names
 
 with Namespace("linalg"):
     with Op("cholesky") as op:
+        op.formula = (
+            r"x_{\ldots} = L_{\ldots} L_{\ldots}^{\top}, \quad \mathrm{output}_{\ldots} = "
+            r"L_{\ldots}",
+            r"\text{$L$ lower triangular with a positive diagonal, for each matrix}",
+        )
         op.unlike_numpy = (
             "not yet compared with numpy.linalg.cholesky"
         )
@@ -40,6 +45,10 @@ with Namespace("linalg"):
 
     with Op("lu") as op:
         op.display_path = "/Linalg/Decompositions"
+        op.formula = (
+            r"P x_{\ldots} = L U, \quad \mathrm{lu} = L + U - I",
+            r"\text{$L$ unit lower triangular, $U$ upper triangular, $P$ the row permutation perm}",
+        )
         x = Input(
             FLOATING_POINT, "x", description="Square matrices in the last two axes"
         )
@@ -76,6 +85,10 @@ with Namespace("linalg"):
         )
 
     with Op("qr") as op:
+        op.formula = (
+            r"x_{\ldots} = Q R, \quad Q^{\top} Q = I",
+            r"\text{$R$ upper triangular with a diagonal never negative, for each matrix}",
+        )
         op.unlike_numpy = (
             "returns ND4J's results; numpy.linalg.qr takes mode="
         )
@@ -114,6 +127,12 @@ with Namespace("linalg"):
 
     with Op("matrix_band_part") as op:
         op.display_path = "/Linalg/Structure"
+        op.formula = (
+            r"\mathrm{output}_{\ldots i j} = \begin{cases} x_{\ldots i j} & \left(l < 0 \vee i - j"
+            r" \leq l\right) \wedge \left(u < 0 \vee j - i \leq u\right) \\ 0 & \text{otherwise} "
+            r"\end{cases}",
+            r"l = \mathrm{min\_lower}, \quad u = \mathrm{max\_upper}",
+        )
         x = Input(FLOATING_POINT, "x", description="Matrices in the last two axes")
         Arg(
             INT,
@@ -151,6 +170,10 @@ with Namespace("linalg"):
         )
 
     with Op("triu") as op:
+        op.formula = (
+            r"\mathrm{output}_{\ldots i j} = \begin{cases} x_{\ldots i j} & j - i \geq "
+            r"\mathrm{diag} \\ 0 & \text{otherwise} \end{cases}",
+        )
         op.unlike_numpy = (
             "takes its diagonal as ND4J's arg; NumPy's triu takes k="
         )
@@ -183,6 +206,11 @@ with Namespace("linalg"):
 
     with Op("triangular_solve") as op:
         op.display_path = "/Linalg/Solvers"
+        op.formula = (
+            r"A \, \mathrm{output} = B \quad \left(A^{\top} \, \mathrm{output} = B \text{ when "
+            r"adjoint}\right)",
+            r"\text{$A$: matrix, triangular (lower or upper), $B$: rhs, for each pair of matrices}",
+        )
         matrix = Input(
             FLOATING_POINT,
             "matrix",
@@ -237,6 +265,10 @@ with Namespace("linalg"):
         )
 
     with Op("solve") as op:
+        op.formula = (
+            r"A \, \mathrm{output} = B",
+            r"\text{$A$: matrix, $B$: rhs, for each pair of matrices}",
+        )
         op.unlike_numpy = (
             "not yet compared with numpy.linalg.solve"
         )
@@ -286,6 +318,10 @@ with Namespace("linalg"):
 
     with Op("logdet") as op:
         op.display_path = "/Linalg/Decompositions"
+        op.formula = (
+            r"\mathrm{output}_{\ldots} = \ln \det x_{\ldots} = 2 \sum_{j} \ln L_{j j}",
+            r"\text{$L$ the Cholesky factor of each matrix}",
+        )
         x = Input(
             FLOATING_POINT,
             "x",
@@ -318,6 +354,11 @@ with Namespace("linalg"):
         )
 
     with Op("lstsq") as op:
+        op.formula = (
+            r"\mathrm{output} = \operatorname*{arg\,min}_{X} \lVert A X - B \rVert^{2} + \lambda "
+            r"\lVert X \rVert^{2} = \left(A^{\top} A + \lambda I\right)^{-1} A^{\top} B",
+            r"\text{$A$: matrix, $B$: rhs, $\lambda$: l2\_regularizer}",
+        )
         op.unlike_numpy = (
             "returns the solution only; numpy.linalg.lstsq returns four results and "
             "takes rcond="
@@ -374,6 +415,10 @@ with Namespace("linalg"):
         )
 
     with Op("svd") as op:
+        op.formula = (
+            r"x_{\ldots} = U \operatorname{diag}(s) \, V^{\top}",
+            r"\text{$s$ largest first, $U$ and $V$ with orthonormal columns, for each matrix}",
+        )
         op.unlike_numpy = (
             "returns ND4J's results; numpy.linalg.svd takes full_matrices= and "
             "compute_uv="
@@ -421,6 +466,11 @@ with Namespace("linalg"):
         )
 
     with Op("cross") as op:
+        op.formula = (
+            r"\mathrm{output}_{\ldots} = \left(a_{1} b_{2} - a_{2} b_{1}, \; a_{2} b_{0} - a_{0} "
+            r"b_{2}, \; a_{0} b_{1} - a_{1} b_{0}\right)",
+            r"\text{for each pair of vectors of 3 in the last axis}",
+        )
         op.unlike_numpy = (
             "takes ND4J's arguments; NumPy's cross takes axisa=, axisb=, axisc=, "
             "axis="

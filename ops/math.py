@@ -132,6 +132,9 @@ with Namespace("math"):
 
     with Op("squared_difference", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
+        op.formula = (
+            r"\mathrm{output} = \left(x - y\right) \cdot \left(x - y\right)",
+        )
         Compose(lambda x, y: step("math.mul", d := step("math.sub", x, y), d))
         Doc(
             Language.ANY,
@@ -592,6 +595,11 @@ with Namespace("math"):
 
     with Op("normalize_moments") as op:
         op.display_path = "/Math/Statistics"
+        op.formula = (
+            r"\mathrm{mean} = \frac{\mathrm{means}}{\mathrm{counts}} + \mathrm{shift}",
+            r"\mathrm{variance} = \frac{\mathrm{variances}}{\mathrm{counts}} - "
+            r"\left(\frac{\mathrm{means}}{\mathrm{counts}}\right)^{2}",
+        )
         means = Input(
             FLOATING_POINT, "means", description="Sums of the (shifted) values"
         )
@@ -644,6 +652,10 @@ with Namespace("math"):
 
     with Op("confusion_matrix") as op:
         op.display_path = "/Math/Statistics"
+        op.formula = (
+            r"\mathrm{output}_{i j} = \left|\left\{ k : \mathrm{labels}_{k} = i \wedge "
+            r"\mathrm{predictions}_{k} = j \right\}\right|",
+        )
         labels = Input(LONG, "labels", description="True classes, a vector")
         predictions = Input(
             LONG, "predictions", description="Predicted classes, as many as labels"
@@ -684,6 +696,11 @@ with Namespace("math"):
 
     with Op("list_diff") as op:
         op.display_path = "/Math/Sets"
+        op.formula = (
+            r"\mathrm{values}_{m} = x_{i_{m}}, \quad \mathrm{indices}_{m} = i_{m}",
+            r"\text{$i_{0} < i_{1} < \ldots$: the indices of the count elements of $x$ equal to no"
+            r" element of $y$}",
+        )
         x = Input(NUMERIC, "x", description="The values to keep or drop, a vector")
         y = Input(NUMERIC, "y", description="The values to drop, a vector")
         Output(
@@ -1408,6 +1425,11 @@ with Namespace("math"):
         )
 
     with Op("diag") as op:
+        op.formula = (
+            r"\mathrm{output}_{i \, j} = \begin{cases} x_{i} & i = j \\ 0 & \text{otherwise} "
+            r"\end{cases}",
+            r"\text{$i$ and $j$: index tuples over the axes of $x$}",
+        )
         op.unlike_numpy = (
             "ND4J's diag (a diagonal matrix from a vector, for any rank); NumPy's "
             "diag extracts from a matrix too"
@@ -1432,6 +1454,10 @@ with Namespace("math"):
 
     with Op("is_non_decreasing") as op:
         op.display_path = "/Math/Order"
+        op.formula = (
+            r"\mathrm{output} = \bigwedge_{i} x_{i} \leq x_{i+1}",
+            r"\text{over the elements in row-major order}",
+        )
         Input(NUMERIC, "x", description="Input tensor, read in row-major order")
         Output(BOOLEAN, "output", description="Whether the order holds, a scalar")
         Fragment(
@@ -1453,6 +1479,10 @@ with Namespace("math"):
 
     with Op("is_strictly_increasing") as op:
         op.display_path = "/Math/Order"
+        op.formula = (
+            r"\mathrm{output} = \bigwedge_{i} x_{i} < x_{i+1}",
+            r"\text{over the elements in row-major order}",
+        )
         Input(NUMERIC, "x", description="Input tensor, read in row-major order")
         Output(BOOLEAN, "output", description="Whether the order holds, a scalar")
         Fragment(
@@ -1474,6 +1504,10 @@ with Namespace("math"):
 
     with Op("set_diag") as op:
         op.display_path = "/Math/Matrix"
+        op.formula = (
+            r"\mathrm{output}_{\ldots i j} = \begin{cases} \mathrm{diagonal}_{\ldots i} & i = j \\"
+            r" x_{\ldots i j} & \text{otherwise} \end{cases}",
+        )
         Input(NDARRAY, "x", description="Matrices in the last two axes")
         Input(
             NDARRAY,
@@ -1494,6 +1528,10 @@ with Namespace("math"):
     with Op("matrix_determinant") as op:
         op.display_path = "/Math/Matrix"
         op.onnx = "Det"
+        op.formula = (
+            r"\mathrm{output}_{\ldots} = \det x_{\ldots}",
+            r"\text{of each matrix in the last two axes}",
+        )
         x = Input(
             FLOATING_POINT, "x", description="Square matrices in the last two axes"
         )
@@ -1523,6 +1561,10 @@ with Namespace("math"):
 
     with Op("matrix_inverse") as op:
         op.display_path = "/Math/Matrix"
+        op.formula = (
+            r"\mathrm{output}_{\ldots} = x_{\ldots}^{-1}",
+            r"\text{of each matrix in the last two axes}",
+        )
         x = Input(
             FLOATING_POINT, "x", description="Square matrices in the last two axes"
         )
@@ -1579,6 +1621,12 @@ with Namespace("math"):
 
     with Op("standardize", along_axis) as op:
         op.display_path = "/Math/Normalization"
+        op.formula = (
+            r"\mathrm{output}_{\ldots i \ldots} = \frac{x_{\ldots i \ldots} - \mu}{\sigma}",
+            r"\mu = \frac{1}{n} \sum_{j} x_{\ldots j \ldots}, \quad \sigma = \sqrt{\frac{1}{n} "
+            r"\sum_{j} \left(x_{\ldots j \ldots} - \mu\right)^{2}}",
+            r"\text{$i$ and $j$ run along axis, of $n$ entries}",
+        )
         Output(
             FLOATING_POINT,
             "output",
@@ -1664,6 +1712,14 @@ with Namespace("math"):
 
     with Op("clip_by_norm", along_axis) as op:
         op.display_path = "/Math/Normalization"
+        op.formula = (
+            r"\mathrm{output}_{\ldots i \ldots} = \begin{cases} x_{\ldots i \ldots} \, "
+            r"\frac{c}{\lVert x \rVert} & \lVert x \rVert > c \\ x_{\ldots i \ldots} & "
+            r"\text{otherwise} \end{cases}",
+            r"\lVert x \rVert = \sqrt{\sum_{j} x_{\ldots j \ldots}^{2}}, \quad c = "
+            r"\mathrm{clip\_value}",
+            r"\text{$i$ and $j$ run along axis}",
+        )
         Output(
             FLOATING_POINT,
             "output",
@@ -1688,6 +1744,13 @@ with Namespace("math"):
 
     with Op("clip_by_avg_norm", along_axis) as op:
         op.display_path = "/Math/Normalization"
+        op.formula = (
+            r"\mathrm{output}_{\ldots i \ldots} = \begin{cases} x_{\ldots i \ldots} \, \frac{c}{a}"
+            r" & a > c \\ x_{\ldots i \ldots} & \text{otherwise} \end{cases}",
+            r"a = \frac{1}{n} \sqrt{\sum_{j} x_{\ldots j \ldots}^{2}}, \quad c = "
+            r"\mathrm{clip\_value}",
+            r"\text{$i$ and $j$ run along axis, of $n$ entries}",
+        )
         Output(
             FLOATING_POINT,
             "output",
@@ -1753,6 +1816,11 @@ with Namespace("math"):
 
     with Op("is_max") as op:
         op.display_path = "/Math/Reduction"
+        op.formula = (
+            r"\mathrm{output}_{\ldots i \ldots} = \begin{cases} 1 & i = \min "
+            r"\operatorname*{arg\,max}_{j} x_{\ldots j \ldots} \\ 0 & \text{otherwise} \end{cases}",
+            r"\text{$i$ and $j$ run along axis}",
+        )
         x = Input(NUMERIC, "x", description="Input tensor")
         axis = Arg(
             INT,

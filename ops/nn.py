@@ -39,6 +39,11 @@ with Namespace("nn"):
 
     with Op("crelu") as op:
         op.display_path = "/NN/Activations"
+        op.formula = (
+            r"\mathrm{output}_{\ldots} = \left[\, \max\left(x_{\ldots}, 0\right), \; "
+            r"\max\left(-x_{\ldots}, 0\right) \right]",
+            r"\text{the two halves joined along the last axis}",
+        )
         x = Input(
             FLOATING_POINT, "x", description="Input tensor, channels in the last axis"
         )
@@ -448,6 +453,11 @@ with Namespace("nn"):
     with Op("top_k") as op:
         op.display_path = "/NN/Selection"
         op.onnx = "TopK"
+        op.formula = (
+            r"\mathrm{values}_{\ldots m} = x_{\ldots\, \pi(m)}, \quad \mathrm{indices}_{\ldots m} "
+            r"= \pi(m), \quad 0 \leq m < k",
+            r"\text{$\pi$ orders each row of the last axis largest first, ties by index}",
+        )
         op.unlike_onnx = (
             "ONNX's TopK takes k as a tensor and may search another axis (axis), keep the"
             " smallest (largest = 0) or leave them unsorted (sorted = 0); this op keeps "
@@ -493,6 +503,11 @@ with Namespace("nn"):
     with Op("dropout") as op:
         op.display_path = "/NN/Layers"
         op.onnx = "Dropout"
+        op.formula = (
+            r"\mathrm{output}_{i} = \begin{cases} 0 & u_{i} < p \\ \frac{x_{i}}{1 - p} & "
+            r"\text{otherwise} \end{cases}",
+            r"\text{$u_{i}$: the uniform number of the stream (seed, offset $+ i$)}",
+        )
         op.unlike_onnx = (
             "ONNX's Dropout is the identity outside training mode (training_mode, false "
             "by default) and may give its mask; this op always drops, as in training"
@@ -640,6 +655,11 @@ with Namespace("nn"):
     with Op("dot_product_attention", attention) as op:
         op.display_path = "/NN/Attention"
         op.onnx = "Attention"
+        op.formula = (
+            r"\mathrm{output} = \operatorname{softmax}\left(\frac{Q K^{\top}}{\sqrt{d}}\right) V",
+            r"\text{$Q$: queries, $K$: keys, $V$: values, for each batch; $d$ the key size, left "
+            r"out unless scaled; causal: query $i$ sees keys $j \leq i$}",
+        )
         op.unlike_onnx = (
             "ONNX's Attention also takes masks, a key/value cache, fewer key heads than "
             "query heads, a scale, a softcap and a window, and 3-D inputs with the heads "
@@ -681,6 +701,14 @@ with Namespace("nn"):
 
     with Op("multi_head_dot_product_attention") as op:
         op.display_path = "/NN/Attention"
+        op.formula = (
+            r"\mathrm{output} = \left[\, \operatorname{attention}\left(Q_{h}, K_{h}, V_{h}\right) "
+            r"\right]_{h} W_{o}",
+            r"Q = \mathrm{queries} \, W_{q}, \quad K = \mathrm{keys} \, W_{k}, \quad V = "
+            r"\mathrm{values} \, W_{v}",
+            r"\text{$Q_{h}$, $K_{h}$, $V_{h}$: the columns of head $h$ of num\_heads; the heads "
+            r"joined in order}",
+        )
         heads = Arg(INT, "num_heads", default=1, description="How many heads")
         use_mixin(
             attention
@@ -876,6 +904,12 @@ with Namespace("nn"):
         )
 
     with Op("pad") as op:
+        op.formula = (
+            r"\mathrm{output}_{\ldots i \ldots} = \begin{cases} x_{\ldots\, i - b \,\ldots} & b "
+            r"\leq i < b + n \\ \text{value, or $x$ mirrored (reflect, symmetric)} & "
+            r"\text{otherwise} \end{cases}",
+            r"\text{along each axis of $n$ entries, $b$ its before padding}",
+        )
         op.unlike_onnx = (
             "ONNX lists the pads as every axis's before, then every axis's after, may pad"
             " some axes only (axes), and pads in the modes edge and wrap; this op takes a"

@@ -5,6 +5,11 @@ from dsl import *
 with Namespace("signal"):
     with Op("sliding_window") as op:
         op.display_path = "/Signal"
+        op.formula = (
+            r"\mathrm{output}^{(w)}_{t \ldots} = x_{w \, \mathrm{stride} + t, \ldots}, \quad 0 "
+            r"\leq t < \mathrm{window}",
+            r"\text{the $w$-th window dequeued, of the frames $x$ enqueued in order}",
+        )
         x = Input(
             NUMERIC,
             "x",

@@ -362,3 +362,21 @@ def test_every_generator_but_cast_has_its_formula() -> None:
         roles = {role: rf"\mathrm{{{role}}}" for role, _ in GENERATE_ROLES[generator]}
         for line in lines:
             formula.mathml(line.format(out="y", **roles))
+
+
+def test_every_op_of_the_catalogue_shows_a_formula() -> None:
+    """Issue 22: each op's page has its formula, derived from its form where the form has one
+    (elementwise, reductions, contractions, lists, shape queries, ...), declared on the op
+    otherwise (op.formula: fragments, layout moves); and KaTeX lays out every line."""
+    from generators.docs import formula
+
+    without = []
+    for ns in load(ROOT / "ops").catalogue.namespaces:
+        for op in ns.ops:
+            if op.abstract or op.compute is None:
+                continue
+            lines = formula.formulas(op)
+            without += [] if lines else [op.qualified_name]
+            for line in lines:
+                formula.mathml(line)
+    assert without == []

@@ -119,11 +119,65 @@ def formulas(op: Op) -> list[str]:
     if isinstance(c, C.Generation) and c.generator in GENERATED:
         given = {role: _name(arg) for role, arg in c.params}
         return [line.format(out=out, **given) for line in GENERATED[c.generator]]
+    if isinstance(c, C.Merge):
+        return _merge(c, out)
+    if isinstance(c, C.Join):
+        return _join(c, out)
+    if isinstance(c, C.Parts) and c.part in _PARTS:
+        return _parts(op, c)
+    if isinstance(c, C.ShapeQuery):
+        return [_QUERIES[c.query].format(out=out, axis=_name(c.axis or "")),
+                rf"\text{{${_name(c.input)}$ has shape $(n_{{0}}, \ldots, n_{{r-1}})$}}"]
     if isinstance(c, C.RandomSample) and c.distribution in DISTRIBUTIONS:
         given = {p: _name(arg) for p, arg in c.params}
         return [DISTRIBUTIONS[c.distribution].format(out=f"{out}_{{i}}", **given),
                 r"\text{each element $i$ drawn independently}"]
     return []
+
+
+#: What a shape query gives, of a shape ``(n_0, ..., n_{r-1})``.
+_QUERIES = {"shape": r"{out}_{{i}} = n_{{i}}", "size": r"{out} = \prod_{{i}} n_{{i}}", "rank": r"{out} = r",
+            "size_at": r"{out} = n_{{{axis}}}"}
+#: How a merge combines the tensors of its list, element by element (``max_index``: the first of
+#: the largest, as argmax).
+_MERGES = {"add": r"\sum_{{k}} {t}", "avg": r"\frac{{1}}{{n}} \sum_{{k}} {t}", "max": r"\max_{{k}} {t}",
+           "max_index": r"\min \operatorname*{{arg\,max}}_{{k}} {t}"}
+#: Each element's index along the axis, amid the others (``\ldots``).
+_ALONG = r"\text{{$j$ runs along {axis}, \ldots{{}} over the other axes}}"
+
+
+def _merge(c: C.Merge, out: str) -> list[str]:
+    element = _name(c.inputs) + r"^{(k)}_{\ldots}"
+    return [rf"{out}_{{\ldots}} = " + _MERGES[c.combine].format(t=element),
+            r"\text{$k$ runs over the $n$ tensors of " + c.inputs.replace("_", r"\_") + "}"]
+
+
+def _join(c: C.Join, out: str) -> list[str]:
+    t, axis = _name(c.inputs), c.axis.replace("_", r"\_")
+    if c.stack:
+        return [rf"{out}_{{\ldots k \ldots}} = {t}^{{(k)}}_{{\ldots}}",
+                rf"\text{{$k$ is the new axis at {axis}, \ldots{{}} the other axes}}"]
+    return [rf"{out}_{{\ldots\, o_{{k}} + j \,\ldots}} = {t}^{{(k)}}_{{\ldots j \ldots}}, \quad "
+            rf"o_{{k}} = \sum_{{m < k}} n^{{(m)}}",
+            _ALONG.format(axis=axis) + r" \text{, which has $n^{(k)}$ entries in tensor $k$}"]
+
+
+#: The parts a Parts form cuts its input into (meshgrid's grids are written below).
+_PARTS = ("split", "unstack", "meshgrid")
+
+
+def _parts(op: Op, c: C.Parts) -> list[str]:
+    out, source = _name(op.outputs[0].name), _name(c.source)
+    roles = dict(c.params)
+    axis = roles.get("axis", "axis").replace("_", r"\_")
+    if c.part == "split":
+        return [rf"{out}^{{(k)}}_{{\ldots j \ldots}} = {source}_{{\ldots\, k m + j \,\ldots}}, \quad "
+                rf"m = \frac{{n}}{{{_name(roles.get('num', 'num'))}}}", _ALONG.format(axis=axis)
+                + r" \text{, of $n$ entries}"]
+    if c.part == "unstack":
+        return [rf"{out}^{{(k)}}_{{\ldots}} = {source}_{{\ldots k \ldots}}", rf"\text{{$k$ runs along {axis}}}"]
+    return [rf"{out}^{{(k)}}_{{i_{{0}} \ldots i_{{N-1}}}} = {source}^{{(k)}}_{{i_{{k}}}}",
+            r"\text{for $N$ tensors; with cartesian, the first two axes of every grid are swapped}"]
 
 
 #: A fold ``acc <op> u`` of a segment reduction, as a big operator.
