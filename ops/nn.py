@@ -334,25 +334,40 @@ with Namespace("nn"):
         )
 
     with Op("layer_norm") as op:
+        op.display_path = "/NN/Normalization"
+        op.onnx = "LayerNormalization"
         op.unlike_onnx = (
-            "ONNX normalizes over every axis from axis on (by default the last) and may "
-            "also give the mean and the inverse standard deviation; this op normalizes "
-            "the last axis and gives the output"
+            "ONNX may also give the mean and the inverse standard deviation; this op "
+            "gives the output"
         )
         op.formula = (
             r"\mathrm{output}_{\ldots j} = \frac{x_{\ldots j} - \mu}{\sqrt{\sigma^{2} + \epsilon}} "
             r"\, \mathrm{gain}_{j} + \mathrm{bias}_{j}",
             r"\mu = \frac{1}{n} \sum_{j} x_{\ldots j}, \quad "
             r"\sigma^{2} = \frac{1}{n} \sum_{j} \left(x_{\ldots j} - \mu\right)^{2}",
-            r"\text{$j$ runs along the last axis, of $n$ elements}",
+            r"\text{$j$ runs over the $n$ elements of the axes from axis on, \ldots{} over the axes "
+            r"before it}",
         )
-        op.display_path = "/NN/Normalization"
-        op.onnx = "LayerNormalization"
         x = Input(
-            FLOATING_POINT, "x", description="Input tensor, channels in the last axis"
+            FLOATING_POINT, "x", description="Input tensor, normalized along its last axes"
         )
-        gain = Input(FLOATING_POINT, "gain", description="Scale per channel")
-        bias = Input(FLOATING_POINT, "bias", description="Offset per channel")
+        gain = Input(
+            FLOATING_POINT,
+            "gain",
+            description="Scale per element of a row: the shape of the axes of x from axis on",
+        )
+        bias = Input(
+            FLOATING_POINT,
+            "bias",
+            description="Offset per element of a row: the shape of the axes of x from axis on",
+        )
+        Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="The first axis normalized: each row holds the elements of it and of every "
+            "axis after it; negative counts from the last",
+        )
         Arg(
             FLOATING_POINT,
             "epsilon",
@@ -368,16 +383,6 @@ with Namespace("nn"):
             "x, gain and bias must have the same type",
             same_type(x, gain) & same_type(x, bias),
         )
-        Constraint(
-            "x must have rank 1 or more (channels in the last axis)", x.rank() >= 1
-        )
-        Constraint(
-            "gain and bias must be vectors as long as the last axis of x",
-            (gain.rank() == 1)
-            & (bias.rank() == 1)
-            & (gain.size_at(0) == x.size_at(-1))
-            & (bias.size_at(0) == x.size_at(-1)),
-        )
         Fragment(
             c="fragments/rows.h",
             python="fragments/rows.py",
@@ -390,29 +395,37 @@ with Namespace("nn"):
             Language.ANY,
             DocScope.ALL,
             """
-            Layer normalization over the last axis (ONNX LayerNormalization with
-            axis -1): output = (x - mean) / sqrt(variance + epsilon) * gain + bias,
-            with the mean and the biased variance of each row, summed in double
-            precision.
+            Layer normalization (ONNX LayerNormalization, ND4J layerNorm): each row,
+            the elements of the axes from axis on (by default the last axis alone),
+            becomes (x - mean) / sqrt(variance + epsilon) * gain + bias, with the
+            row's mean and biased variance summed in double precision.
             """,
         )
 
     with Op("rms_norm") as op:
-        op.unlike_onnx = (
-            "ONNX normalizes over every axis from axis on (by default the last); this op "
-            "over the last axis"
-        )
-        op.formula = (
-            r"\mathrm{output}_{\ldots j} = \frac{x_{\ldots j}}{\sqrt{\frac{1}{n} \sum_{k} x_{\ldots k}^{2} + \epsilon}} "
-            r"\, \mathrm{gain}_{j}",
-            r"\text{$j$ and $k$ run along the last axis, of $n$ elements}",
-        )
         op.display_path = "/NN/Normalization"
         op.onnx = "RMSNormalization"
-        x = Input(
-            FLOATING_POINT, "x", description="Input tensor, channels in the last axis"
+        op.formula = (
+            r"\mathrm{output}_{\ldots j} = \frac{x_{\ldots j}}{\sqrt{\frac{1}{n} \sum_{k} x_{\ldots k}^{2} "
+            r"+ \epsilon}} \, \mathrm{gain}_{j}",
+            r"\text{$j$ and $k$ run over the $n$ elements of the axes from axis on, \ldots{} over "
+            r"the axes before it}",
         )
-        gain = Input(FLOATING_POINT, "gain", description="Scale per channel")
+        x = Input(
+            FLOATING_POINT, "x", description="Input tensor, normalized along its last axes"
+        )
+        gain = Input(
+            FLOATING_POINT,
+            "gain",
+            description="Scale per element of a row: the shape of the axes of x from axis on",
+        )
+        Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="The first axis normalized: each row holds the elements of it and of every "
+            "axis after it; negative counts from the last",
+        )
         Arg(
             FLOATING_POINT,
             "epsilon",
@@ -425,13 +438,6 @@ with Namespace("nn"):
             description="The normalized tensor, with the shape of x",
         )
         Constraint("x and gain must have the same type", same_type(x, gain))
-        Constraint(
-            "x must have rank 1 or more (channels in the last axis)", x.rank() >= 1
-        )
-        Constraint(
-            "gain must be a vector as long as the last axis of x",
-            (gain.rank() == 1) & (gain.size_at(0) == x.size_at(-1)),
-        )
         Fragment(
             c="fragments/rows.h",
             python="fragments/rows.py",
@@ -444,9 +450,10 @@ with Namespace("nn"):
             Language.ANY,
             DocScope.ALL,
             """
-            Root-mean-square normalization over the last axis (ONNX
-            RMSNormalization with axis -1): output = x / sqrt(mean(x^2) + epsilon) * gain,
-            the sum of squares of each row in double precision.
+            Root-mean-square normalization (ONNX RMSNormalization): each row, the
+            elements of the axes from axis on (by default the last axis alone),
+            becomes x / sqrt(mean(x^2) + epsilon) * gain, the row's sum of squares
+            in double precision.
             """,
         )
 

@@ -210,11 +210,12 @@ def softmax(op: str) -> Callable[..., Any]:
 
 def normalization(op: str) -> Callable[..., Any]:
     def call(ins: list[Any], attrs: dict[str, Any]) -> Any:
-        epsilon = attrs.pop("epsilon", 1e-5)
-        only(attrs, axis=-1, stash_type=1)
-        if ins[0].ndim and ins[1].shape != ins[0].shape[-1:]:
-            raise Lacks(f"scale of shape {ins[1].shape} (the op normalizes the last axis)")
-        return fn(op)(*[i for i in ins if i is not None], epsilon=epsilon)
+        epsilon, axis = attrs.pop("epsilon", 1e-5), attrs.pop("axis", -1)
+        only(attrs, stash_type=1)
+        if ins[0].ndim and any(p.shape != ins[0].shape[axis:] for p in ins[1:] if p is not None):
+            raise Lacks(f"parameters of shapes {[p.shape for p in ins[1:] if p is not None]} broadcast into the "
+                        f"normalized axes {ins[0].shape[axis:]}")
+        return fn(op)(*[i for i in ins if i is not None], axis=axis, epsilon=epsilon)
     return call
 
 

@@ -127,17 +127,26 @@ class RowsFragment(FragmentKernel):
 
 @attrs.frozen
 class ChannelsFragment(FragmentKernel):
-    """Rows of the first input (channels in its last axis), the other inputs
-    vectors of one value per channel (gain, bias): ``(x, rows, len, <vectors>...,
-    <scalar args>..., output)``, the output of x's shape."""
+    """Rows of the first input: each row its elements along the axes from ``axis`` (the int arg
+    naming the first of them, negative counting from the last: -1 is the last axis alone, as
+    ONNX's LayerNormalization) to the last; the other inputs one value per element of a row,
+    shaped as those axes (gain, bias): ``(x, rows, len, <vectors>..., <scalar args>..., output)``,
+    the output of x's shape."""
+
+    axis: str = "axis"
 
     layout = "channels"
 
+    def layout_problems(self, op: Any, check: Check) -> None:
+        super().layout_problems(op, check)
+        check.need_arg(self.axis, (DataType.INT, DataType.LONG), False, "first axis of the rows")
+
     def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
         names = [i.name for i in op.inputs]
-        x = Sh.tensor(names[0])
-        return (_ranked(op), *(Sh.Refusal(f"{n}: must be a vector as long as the last axis of {names[0]}",
-                                          Sh.ShapesEqual(Sh.tensor(n), Sh.Slice(x, -1, None))) for n in names[1:]))
+        x, axis = Sh.tensor(names[0]), Sh.arg(self.axis)
+        return (_ranked(op), Sh.Refusal(f"{self.axis}: out of range", Sh.in_range(axis, Sh.rank(names[0]))),
+                *(Sh.Refusal(f"{n}: must have the shape of the axes of {names[0]} from {self.axis} on",
+                             Sh.ShapesEqual(Sh.tensor(n), Sh.Slice(x, axis, None))) for n in names[1:]))
 
 
 @attrs.frozen

@@ -124,6 +124,11 @@ GEOMETRIES = {
     "lines": Geometry("lines", "Rows of the last axis of {x}: rows of len elements.", (),
                       (("rows", "line_rows", "{x}.shape.step(1, {x}.shape.count)", "{x}.shape.count >= 1"),
                        ("len", "line_len", "{x}.shape.size(0)", "{x}.shape.count >= 1")), ()),
+    # (the unit's axis counts from the innermost: its rows hold the axes from 0 to it)
+    "trailing": Geometry("trailing", "Rows of the axes of {x} from {axis} to the innermost: rows of len elements.",
+                         (), (("rows", "trailing_rows", "{x}.shape.slot({axis})", _AXIS),
+                              ("len", "trailing_len", "{x}.shape.step({axis}) * {x}.shape.size({axis})", _AXIS)),
+                         ()),
     "drawn": Geometry("drawn", "The output's count elements, each drawn from its own block of the stream.", (),
                       (("n", "output_count", "output_shape.flat", None),), ()),
     "filled": Geometry("filled", "The output's count elements, each the value.", (),

@@ -233,7 +233,10 @@ class NumpyLowering:
         # Whole-tensor layouts take every input and output; axis layouts the input, its axis and out.
         kinds = {a.name: a.type for a in op.args}
         scalars = [f"{_FRAGMENT_ARG_PY.get(kinds[a], 'bool')}({py_name(a)})" for a in c.args]
-        if not isinstance(c, C.AxisFragment):
+        if isinstance(c, C.ChannelsFragment):  # (and the first axis of its rows)
+            args = ([py_name(i.name) for i in op.inputs] + [f"int({py_name(c.axis)})"] + scalars
+                    + [py_name(o.name) for o in op.outputs])
+        elif not isinstance(c, C.AxisFragment):
             args = [py_name(i.name) for i in op.inputs] + scalars + [py_name(o.name) for o in op.outputs]
         else:
             args = [py_name(op.inputs[0].name), f"int({py_name(c.axis)})"] + scalars + [out]

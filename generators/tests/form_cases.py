@@ -390,16 +390,17 @@ def _fragment_dense(c: C.DenseFragment, op: Op, v: D.Variant, tol: dict[str, flo
 def _fragment_channels(c: C.ChannelsFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     names = [i.name for i in op.inputs]
-    for shape, channels in [((5,), 5), ((4, 3), 3), ((2, 3, 4), 4), ((0, 3), 3), ((3, 0), 0), ((4, 3), 4),
-                            ((), 1), ((4, 3), None)]:
-        view = "strided" if shape == (2, 3, 4) else None
+    # (x's shape, the first axis of a row, the parameters' shape: those axes' shape, or not)
+    for shape, axis, row in [((5,), -1, (5,)), ((4, 3), -1, (3,)), ((2, 3, 4), -1, (4,)), ((0, 3), -1, (3,)),
+                             ((3, 0), -1, (0,)), ((4, 3), -1, (4,)), ((), -1, (1,)), ((4, 3), -1, (4, 3)),
+                             ((2, 3, 4), -2, (3, 4)), ((2, 3, 4), 0, (2, 3, 4)), ((2, 3, 4), 1, (3, 4)),
+                             ((2, 3, 4), -2, (12,)), ((2, 3), 2, (3,)), ((2, 3), -3, (2, 3))]:
+        view = "strided" if shape == (2, 3, 4) and axis == -1 else None
         # NaN and infinities in one case; finite values elsewhere, so the statistics are exercised
-        inputs = {names[0]: _tensor(v.of(names[0]), shape, extreme=shape == (4, 3) and channels == 3, view=view)}
-        # channels None: a parameter of the wrong rank (a matrix)
-        inputs |= {n: _tensor(v.of(n), (channels,) if channels is not None else (4, 3), extreme=False)
-                   for n in names[1:]}
+        inputs = {names[0]: _tensor(v.of(names[0]), shape, extreme=shape == (4, 3) and row == (3,), view=view)}
+        inputs |= {n: _tensor(v.of(n), row, extreme=False) for n in names[1:]}
         for args in _arg_values(op)[:1]:
-            out.append({"inputs": inputs, "args": args, "tol": tol})
+            out.append({"inputs": inputs, "args": {**args, c.axis: axis}, "tol": tol})
     return out
 
 

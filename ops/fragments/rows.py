@@ -19,13 +19,14 @@ def cross(a, b, output):
 
 
 # pragma IMAGINET_FRAGMENT_BEGIN "layer_norm"
-def layer_norm(x, gain, bias, epsilon, output):
-    """(x - mean) / sqrt(variance + epsilon) * gain + bias over each row (the last
-    axis), sums in float64 in order along the row, as in C."""
+def layer_norm(x, gain, bias, axis, epsilon, output):
+    """(x - mean) / sqrt(variance + epsilon) * gain + bias over each row (the axes
+    from axis on, flattened), sums in float64 in order along the row, as in C."""
     if x.size == 0:
         return
     with np.errstate(all="ignore"):
-        data = x.astype(np.float64)
+        data = x.reshape(x.shape[: axis % x.ndim] + (-1,)).astype(np.float64)
+        gain, bias = gain.reshape(-1), bias.reshape(-1)
         total = np.zeros(data.shape[:-1])
         for i in range(data.shape[-1]):
             total = total + data[..., i]
@@ -38,25 +39,27 @@ def layer_norm(x, gain, bias, epsilon, output):
         result = (data - mean) / scale * gain.astype(np.float64) + bias.astype(
             np.float64
         )
-        np.copyto(output, result.astype(x.dtype))
+        np.copyto(output, result.astype(x.dtype).reshape(x.shape))
 
 
 # pragma IMAGINET_FRAGMENT_END
 
 
 # pragma IMAGINET_FRAGMENT_BEGIN "rms_norm"
-def rms_norm(x, gain, epsilon, output):
-    """x / sqrt(mean(x^2) + epsilon) * gain over each row (the last axis), the sum
-    of squares in float64 in order along the row, as in C."""
+def rms_norm(x, gain, axis, epsilon, output):
+    """x / sqrt(mean(x^2) + epsilon) * gain over each row (the axes from axis on,
+    flattened), the sum of squares in float64 in order along the row, as in C."""
     if x.size == 0:
         return
     with np.errstate(all="ignore"):
-        data = x.astype(np.float64)
+        data = x.reshape(x.shape[: axis % x.ndim] + (-1,)).astype(np.float64)
+        gain = gain.reshape(-1)
         squares = np.zeros(data.shape[:-1])
         for i in range(data.shape[-1]):
             squares = squares + data[..., i] * data[..., i]
         scale = np.sqrt(squares / data.shape[-1] + epsilon)[..., None]
-        np.copyto(output, (data / scale * gain.astype(np.float64)).astype(x.dtype))
+        result = data / scale * gain.astype(np.float64)
+        np.copyto(output, result.astype(x.dtype).reshape(x.shape))
 
 
 # pragma IMAGINET_FRAGMENT_END

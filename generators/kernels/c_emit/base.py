@@ -88,7 +88,7 @@ PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "rows": ("size"
                "batches": ("rows", "inner", "cols", *(f"n{k}" for k in range(abi.MAX_RANK - 3, -1, -1))),
                "indexed": ("rows", "depth", "block", *(f"n:{k}" for k in range(abi.MAX_RANK))),
                "sequences": ("count", "seq_step", "seq_size", "batch_step", "batch_size"),
-               "merged": ("count", "n"), "filled": ("n",), "lines": ("rows", "len"),
+               "merged": ("count", "n"), "filled": ("n",), "lines": ("rows", "len"), "trailing": ("rows", "len"),
                # (and each matrix's rows and cols: rows:<input>, cols:<input>)
                "batched": ("batch",),
                # (and each value: value:<k>, NumPy's order)

@@ -21,7 +21,8 @@ from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, PlainKern
 #: passes them; the fragment takes int64_t). Matrix, dense and shaped fragments: see ``kernel``.
 _LINES = ("lines", (("int rows", "rows"), ("int len", "len")))
 _PLAIN = {C.AxisFragment: ("axis", (("int step", "step"), ("int size", "size"), ("int slot", "slot"))),
-          C.FlatFragment: ("flat", (("int n", "n"),)), C.RowsFragment: _LINES, C.ChannelsFragment: _LINES,
+          C.FlatFragment: ("flat", (("int n", "n"),)), C.RowsFragment: _LINES,
+          C.ChannelsFragment: ("trailing", _LINES[1]),
           C.SelectFragment: _LINES}
 _FRAGMENT_ARG_CTYPE = {DataType.INT: "int64_t", DataType.LONG: "int64_t", DataType.FLOATING_POINT: "double",
                        DataType.NUMERIC: "double"}
@@ -288,7 +289,12 @@ static inline void {fn}({', '.join(p for p, _ in params)})
         first = abi.c_name(self.op.inputs[0].name)
         if isinstance(c, C.AxisFragment):
             return self.axis_sizes(first, abi.c_name(c.axis))
-        if isinstance(c, (C.RowsFragment, C.ChannelsFragment, C.SelectFragment, C.DenseFragment)):
+        if isinstance(c, C.ChannelsFragment):  # (rows of the axes from the axis arg on; it is in range)
+            axis = abi.c_name(c.axis)
+            return [f"const int32_t from = (int32_t)({axis} < 0 ? {axis} + {first}->rank : {axis});",
+                    f"const int64_t len = opf_shape_numel({first}->rank - from, {first}->shape + from);",
+                    f"const int64_t rows = opf_shape_numel(from, {first}->shape);"]
+        if isinstance(c, (C.RowsFragment, C.SelectFragment, C.DenseFragment)):
             return [f"const int64_t len = {first}->shape[{first}->rank - 1];",
                     f"const int64_t rows = opf_shape_numel({first}->rank - 1, {first}->shape);"]
         if isinstance(c, C.MatrixFragment):
