@@ -178,6 +178,13 @@ fails(ValueError, "base.gt: x and y must have the same shape, or one of them mus
       "(x has shape (2, 3), y has shape (3,))", math.gt, x, x[0])
 fails(ValueError, "math.add: out has shape (3,), the result has shape (2, 3)", math.add, x, x, out=np.zeros(3, np.float32))
 fails(ValueError, "math.add: backend must be 'c' or 'python', got 'gpu'", math.add, x, x, backend="gpu")
+# out= takes any dtype the result casts to by NumPy's same_kind rule, as a ufunc's out does
+ints = np.arange(4, dtype=np.int32)
+for wider in (np.float64, np.int16):
+    into = np.zeros(4, wider)
+    assert math.add(ints, ints, out=into) is into and into.tolist() == np.add(ints, ints, dtype=wider).tolist()
+fails(TypeError, "math.add: out has dtype int32, which the result's float32 does not cast to by NumPy's same_kind "
+      "rule", math.add, x, x, out=np.zeros((2, 3), np.int32))
 # out= keeps its shape: the result is broadcast into it, also when it aliases an input
 big = np.zeros((4, 2, 3), np.float32)
 assert math.add(x, x, out=big) is big and np.array_equal(big[3], 2 * x)

@@ -422,14 +422,17 @@ def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
     the same data, dtype, shape and strides), which the op then writes over, as the C API
     allows (ADR 0006). The kernel writes ``out`` itself when it is contiguous, of the
     result's exact shape and dtype; otherwise a fresh array, copied into ``out``, whose
-    shape never changes (elementwise ops broadcast the result into it).
+    shape never changes (elementwise ops broadcast the result into it) and whose dtype may be
+    any the result casts to by NumPy's ``same_kind`` rule, as a ufunc's ``out`` may.
     """
     if out is None:
         return np.empty(shape, dtype=DTYPE_OF[dtype]), None
     if not isinstance(out, np.ndarray):
         raise TypeError(f"{op}: out must be a numpy.ndarray, got {type(out).__name__}")
-    if name_of(out.dtype) != dtype:
-        raise TypeError(f"{op}: out must have dtype {dtype}, got {out.dtype.name}")
+    own = name_of(out.dtype) == dtype
+    if not own and not np.can_cast(DTYPE_OF[dtype], out.dtype, casting="same_kind"):
+        raise TypeError(f"{op}: out has dtype {out.dtype.name}, which the result's {dtype} does not cast to "
+                        "by NumPy's same_kind rule")
     if out.shape != shape:
         fits = assign and _assignable(shape, out.shape)
         if not fits:
@@ -445,7 +448,7 @@ def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
             rule = (f"{name} may be {label} itself (the same data, dtype and shape), no other overlap"
                     if label in exact else f"{name} must not overlap {label}")
             raise ValueError(f"{op}: {rule}")
-    direct = out.shape == shape and out.flags.c_contiguous and out.dtype.isnative
+    direct = own and out.shape == shape and out.flags.c_contiguous and out.dtype.isnative
     return (out if direct else np.empty(shape, dtype=DTYPE_OF[dtype])), out
 
 
