@@ -36,9 +36,6 @@ NNEF_OPERATIONS = frozenset(
 )
 
 
-#: Standards an op may name, as the op's field holding the name.
-STANDARDS = ("onnx", "nnef")
-
 _STRICT = "this op takes operands of one shape, or a scalar one (TML's rule for relational, logical and bitwise ops)"
 _DERIVED_BROADCAST = {
     ("onnx", "strict"): "ONNX broadcasts the operands both ways, as NumPy; " + _STRICT,

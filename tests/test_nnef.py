@@ -22,7 +22,6 @@ from dsl import counterparts
 from dsl import dtypes as D
 from dsl import fixed_point as F
 from dsl import loader
-from dsl.counterparts import NNEF_OPERATIONS
 from dsl.types import DataType
 from generators.kernels import py_names
 from generators.kernels.fixed_point import numpy_run
@@ -252,7 +251,7 @@ def test_a_quantization_outside_the_type_is_refused(quantization: types.ModuleTy
 
 
 def test_the_standard_operations_an_op_may_name_are_the_official_parser_s() -> None:
-    assert NNEF_OPERATIONS == set(nnef.StandardOperations)
+    assert counterparts.NNEF_OPERATIONS == set(nnef.StandardOperations)
 
 
 #: Operand shapes an elementwise op and its NNEF counterpart are both given, after a first operand
