@@ -389,10 +389,13 @@ class DocsGenerator:
                          "abstract": len(n.ops) - len(n.concrete_ops), "aliases": len(n.aliases),
                          "configs": len(n.configs)} for n in context.namespaces],
             total=sum(len(n.concrete_ops) for n in context.namespaces),
-            onnx=[{"op": md.inline(o.qualified_name), "href": f"{n.key}.md#{op_anchor(o.name)}",
-                   "onnx": onnx_link(o.onnx)}
-                  for n in context.namespaces for o in sorted(n.concrete_ops, key=lambda o: o.name) if o.onnx],
-            without_onnx=sum(1 for n in context.namespaces for o in n.concrete_ops if not o.onnx),
+            counterparts=[{"op": md.inline(o.qualified_name), "href": f"{n.key}.md#{op_anchor(o.name)}",
+                           "onnx": {**onnx_link(o.onnx), "unlike": differences(o, "onnx")} if o.onnx else None,
+                           "nnef": {"text": md.code(o.nnef), "unlike": differences(o, "nnef")} if o.nnef else None}
+                          for n in context.namespaces for o in sorted(n.concrete_ops, key=lambda o: o.name)
+                          if o.onnx or o.nnef],
+            with_onnx=sum(1 for n in context.namespaces for o in n.concrete_ops if o.onnx),
+            with_nnef=sum(1 for n in context.namespaces for o in n.concrete_ops if o.nnef),
         )
 
     def _source(self, context: GenerationContext, path: str, file: str) -> str:
