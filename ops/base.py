@@ -14,6 +14,12 @@ from ops.mixins import (
     segment_params,
 )
 
+#: How the scatters differ from ONNX's ScatterND, which each of them names.
+UNLIKE_SCATTER_ND = (
+    "ONNX's indices hold a coordinate tuple per update in their last axis; this op's "
+    "indices index the first axis only"
+)
+
 with Namespace("base"):
     with Op("eq", compare) as op:
         op.display_path = "/Base/Comparison"
@@ -532,7 +538,7 @@ with Namespace("base"):
         op.nnef = "squeeze"
         op.formula = (
             r"\mathrm{output}_{\ldots i \, k \ldots} = x_{\ldots i \, 0 \, k \ldots}",
-            r"\text{the axis of size 1 at axis removed (every such axis when none is named)}",
+            r"\text{the axis of size 1 at axis removed}",
         )
         Arg(
             INT,
@@ -1006,10 +1012,7 @@ with Namespace("base"):
     with Op("scatter_update") as op:
         op.display_path = "/Base/Scatter"
         op.onnx = "ScatterND"
-        op.unlike_onnx = (
-            "ONNX's indices hold a coordinate tuple per update in their last axis; this "
-            "op's index the first axis only"
-        )
+        op.unlike_onnx = UNLIKE_SCATTER_ND
         scatter_params(NDARRAY)
         Scatter(lambda acc, u: u)
         Doc(
@@ -1026,10 +1029,7 @@ with Namespace("base"):
     with Op("scatter_add") as op:
         op.display_path = "/Base/Scatter"
         op.onnx = "ScatterND"
-        op.unlike_onnx = (
-            "ONNX's indices hold a coordinate tuple per update in their last axis; this "
-            "op's index the first axis only"
-        )
+        op.unlike_onnx = UNLIKE_SCATTER_ND
         scatter_params(NUMERIC)
         Scatter(lambda acc, u: acc + u)
         Doc(
@@ -1061,10 +1061,7 @@ with Namespace("base"):
     with Op("scatter_mul") as op:
         op.display_path = "/Base/Scatter"
         op.onnx = "ScatterND"
-        op.unlike_onnx = (
-            "ONNX's indices hold a coordinate tuple per update in their last axis; this "
-            "op's index the first axis only"
-        )
+        op.unlike_onnx = UNLIKE_SCATTER_ND
         scatter_params(NUMERIC)
         Scatter(lambda acc, u: acc * u)
         Doc(
@@ -1096,10 +1093,7 @@ with Namespace("base"):
     with Op("scatter_max") as op:
         op.display_path = "/Base/Scatter"
         op.onnx = "ScatterND"
-        op.unlike_onnx = (
-            "ONNX's indices hold a coordinate tuple per update in their last axis; this "
-            "op's index the first axis only"
-        )
+        op.unlike_onnx = UNLIKE_SCATTER_ND
         scatter_params(NUMERIC)
         Scatter(lambda acc, u: fn.maximum(acc, u))
         Doc(
@@ -1116,10 +1110,7 @@ with Namespace("base"):
     with Op("scatter_min") as op:
         op.display_path = "/Base/Scatter"
         op.onnx = "ScatterND"
-        op.unlike_onnx = (
-            "ONNX's indices hold a coordinate tuple per update in their last axis; this "
-            "op's index the first axis only"
-        )
+        op.unlike_onnx = UNLIKE_SCATTER_ND
         scatter_params(NUMERIC)
         Scatter(lambda acc, u: fn.minimum(acc, u))
         Doc(

@@ -37,6 +37,14 @@ def rational_denominator(x):
     return 1.0 + abs(y) + y * y + 1.41645 * (y * y) * (y * y)
 
 
+#: How argmax and argmin differ from ONNX's ArgMax and ArgMin (besides the kept axis, which
+#: their form says).
+UNLIKE_ARG_SEARCH = (
+    "ONNX's axis defaults to 0, and select_last_index = 1 picks the last of tied "
+    "values; this op's axis defaults to the last (the Python function's to None, the "
+    "flattened array, as NumPy's), and it always picks the first"
+)
+
 with Namespace("math"):
     with Op("add", pairwise) as op:
         op.display_path = "/Math/Arithmetic"
@@ -914,10 +922,7 @@ with Namespace("math"):
         op.onnx = "ArgMax"
         op.numpy = "argmax"
         op.nnef = "argmax_reduce"
-        op.unlike_onnx = (
-            "ONNX's axis defaults to 0, and select_last_index = 1 picks the last of tied "
-            "values; this op's axis defaults to the last, and it always picks the first"
-        )
+        op.unlike_onnx = UNLIKE_ARG_SEARCH
         Output(
             LONG,
             "output",
@@ -935,10 +940,7 @@ with Namespace("math"):
         op.onnx = "ArgMin"
         op.numpy = "argmin"
         op.nnef = "argmin_reduce"
-        op.unlike_onnx = (
-            "ONNX's axis defaults to 0, and select_last_index = 1 picks the last of tied "
-            "values; this op's axis defaults to the last, and it always picks the first"
-        )
+        op.unlike_onnx = UNLIKE_ARG_SEARCH
         Output(
             LONG,
             "output",
