@@ -213,8 +213,8 @@ def normalization(op: str) -> Callable[..., Any]:
         epsilon, axis = attrs.pop("epsilon", 1e-5), attrs.pop("axis", -1)
         only(attrs, stash_type=1)
         if ins[0].ndim and any(p.shape != ins[0].shape[axis:] for p in ins[1:] if p is not None):
-            raise Lacks(f"parameters of shapes {[p.shape for p in ins[1:] if p is not None]} broadcast into the "
-                        f"normalized axes {ins[0].shape[axis:]}")
+            raise Lacks(f"parameters of shapes {[p.shape for p in ins[1:] if p is not None]}, which broadcast into "
+                        f"the normalized axes {ins[0].shape[axis:]} (the op takes those axes' shape)")
         return fn(op)(*[i for i in ins if i is not None], axis=axis, epsilon=epsilon)
     return call
 
