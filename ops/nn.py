@@ -127,19 +127,28 @@ with Namespace("nn"):
         op.display_path = "/NN/Activations"
         op.onnx = "Selu"
         op.nnef = "selu"
-        op.unlike_onnx = (
-            "ONNX's alpha and gamma are attributes; this op's are fixed at their defaults"
-            " (1.67326... and 1.05070...)"
+        op.unlike_nnef = "NNEF calls gamma lambda"
+        Arg(
+            FLOATING_POINT,
+            "alpha",
+            default=SELU_ALPHA,
+            description="The factor of e^x - 1 below 0 (ONNX's alpha; the default makes the unit self-normalizing)",
         )
-        Elementwise(lambda x: SELU_SCALE * fn.where(x > 0, x, SELU_ALPHA * fn.expm1(x)))
+        Arg(
+            FLOATING_POINT,
+            "gamma",
+            default=SELU_SCALE,
+            description="The scale of both sides (ONNX's gamma, NNEF's lambda)",
+        )
+        Elementwise(lambda x, alpha, gamma: gamma * fn.where(x > 0, x, alpha * fn.expm1(x)))
         Doc(
             Language.ANY,
             DocScope.ALL,
             """
-            Elementwise scaled exponential linear unit:
-            output = scale * (x where x > 0, else alpha * (e^x - 1)), with
+            Elementwise scaled exponential linear unit (ONNX Selu):
+            output = gamma * (x where x > 0, else alpha * (e^x - 1)), by default with
             alpha = 1.6732632423543772848170429916717 and
-            scale = 1.0507009873554804934193349852946.
+            gamma = 1.0507009873554804934193349852946 (ND4J's selu, which fixes them).
             """,
         )
 
@@ -187,15 +196,16 @@ with Namespace("nn"):
     with Op("hard_sigmoid", float_transform) as op:
         op.display_path = "/NN/Activations"
         op.onnx = "HardSigmoid"
-        op.unlike_onnx = (
-            "ONNX's alpha and beta are attributes; this op's are fixed at their defaults "
-            "(0.2 and 0.5)"
+        Arg(FLOATING_POINT, "alpha", default=0.2, description="The slope (ONNX's alpha)")
+        Arg(FLOATING_POINT, "beta", default=0.5, description="The value at 0 (ONNX's beta)")
+        Elementwise(
+            lambda x, alpha, beta: fn.minimum(fn.maximum(alpha * x + beta, 0.0), 1.0)
         )
-        Elementwise(lambda x: fn.minimum(fn.maximum(0.2 * x + 0.5, 0.0), 1.0))
         Doc(
             Language.ANY,
             DocScope.ALL,
-            "Elementwise hard sigmoid: output = min(max(0.2 * x + 0.5, 0), 1) (ONNX HardSigmoid's defaults).",
+            "Elementwise hard sigmoid: output = min(max(alpha * x + beta, 0), 1) (ONNX "
+            "HardSigmoid; ND4J's hardSigmoid fixes alpha = 0.2 and beta = 0.5, the defaults).",
         )
 
     with Op("hard_tanh", float_transform) as op:

@@ -335,8 +335,8 @@ ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "Reshape": reshape, "Tile": with_list("base.tile"), "Pow": power,
     "LeakyRelu": renamed("nn.leaky_relu", alpha="alpha"), "Elu": renamed("nn.elu", alpha="alpha"),
     "Gelu": renamed("nn.gelu", approximate="approximate"),
-    "Selu": fixed("nn.selu", alpha=1.6732632423543772, gamma=1.0507009873554805),
-    "HardSigmoid": fixed("nn.hard_sigmoid", alpha=0.2, beta=0.5),
+    "Selu": renamed("nn.selu", alpha="alpha", gamma="gamma"),
+    "HardSigmoid": renamed("nn.hard_sigmoid", alpha="alpha", beta="beta"),
     "GatherND": fixed("base.gather_nd", batch_dims=0),
     "Attention": attention,
 }

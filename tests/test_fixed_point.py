@@ -22,6 +22,7 @@ from conftest import ROOT, write_ops
 from dsl import fixed_point as F
 from dsl import loader
 from dsl.fixed_point import q_kernel
+from dsl.scalar import substitute
 from generators.kernels import c_runtime, numpy_runtime
 from generators.kernels import fixed_point as R
 from generators.kernels import scalar_c, scalar_numpy
@@ -397,9 +398,11 @@ CMSIS_JOBS = {"math.add": "arm_add_{q}", "math.sub": "arm_sub_{q}", "math.mul": 
 
 
 def _tree(qualified: str) -> F.SExpr:
+    """The op's scalar tree, its float args at their defaults (hard_sigmoid's alpha and beta)."""
     ns, _, name = qualified.partition(".")
     op = CATALOGUE.namespace(ns).op(name)
-    return op.compute.case(())
+    defaults = {a.name: F.SConst(a.default) for a in op.args if isinstance(a.default, float)}
+    return substitute(op.compute.case(()), defaults)
 
 
 def stored_values(t: F.FixedPointType, shape: tuple[int, ...], seed: int) -> np.ndarray:
