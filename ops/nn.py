@@ -923,15 +923,14 @@ with Namespace("nn"):
     with Op("pad") as op:
         op.formula = (
             r"\mathrm{output}_{\ldots i \ldots} = \begin{cases} x_{\ldots\, i - b \,\ldots} & b "
-            r"\leq i < b + n \\ \text{value, or $x$ mirrored (reflect, symmetric)} & "
-            r"\text{otherwise} \end{cases}",
+            r"\leq i < b + n \\ \text{value, or $x$ mirrored (reflect, symmetric), its end (edge) "
+            r"or repeated (wrap)} & \text{otherwise} \end{cases}",
             r"\text{along each axis of $n$ entries, $b$ its before padding}",
         )
         op.unlike_onnx = (
-            "ONNX lists the pads as every axis's before, then every axis's after, may pad"
-            " some axes only (axes), and pads in the modes edge and wrap; this op takes a"
-            " (before, after) pair per axis, and its modes are constant, reflect and "
-            "symmetric"
+            "ONNX lists the pads as every axis's before, then every axis's after, and may "
+            "pad some axes only (axes); this op takes a (before, after) pair per axis, and "
+            "its symmetric mode has no ONNX counterpart"
         )
         op.unlike_numpy = (
             "takes ND4J's padding and mode; NumPy's pad takes pad_width and mode "
@@ -949,9 +948,10 @@ with Namespace("nn"):
         Arg(
             ENUM,
             "mode",
-            possible_values=["constant", "reflect", "symmetric"],
+            possible_values=["constant", "reflect", "symmetric", "edge", "wrap"],
             default="constant",
-            description="constant: the value; reflect: mirrored without the edge; symmetric: mirrored with the edge",
+            description="constant: the value; reflect: mirrored without the edge; symmetric: mirrored with the edge; "
+            "edge: the edge element repeated; wrap: the axis repeated (NumPy's modes)",
         )
         Arg(
             FLOATING_POINT,
@@ -966,7 +966,8 @@ with Namespace("nn"):
             DocScope.ALL,
             """
             Pads x along every axis (NumPy's pad, ONNX Pad). Reflect padding of an
-            axis of size n adds at most n - 1 elements on a side; symmetric at most n.
+            axis of size n adds at most n - 1 elements on a side; symmetric at most n;
+            edge and wrap any number, but not to an empty axis.
             """,
         )
 

@@ -74,9 +74,11 @@ def _read_by_plan(op, kwargs, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarr
         at = list(start)
         for d, i in enumerate(index):
             at[source[d]] += (i % period[d] if period is not None else i) * step[d]
-        for a, (j, n) in enumerate(zip(at, x.shape)):  # (an edge: outside x, mirrored once or the fill)
+        for a, (j, n) in enumerate(zip(at, x.shape)):  # (an edge: outside x, as the mode reads it, or the fill)
             if not 0 <= j < n and mode in ("reflect", "symmetric"):
                 at[a] = (-j if j < 0 else 2 * (n - 1) - j) if mode == "reflect" else (-j - 1 if j < 0 else 2 * n - 1 - j)
+            elif not 0 <= j < n and mode in ("edge", "wrap"):
+                at[a] = min(max(j, 0), n - 1) if mode == "edge" else j % n
         inside = all(0 <= j < n for j, n in zip(at, x.shape))
         out[index] = x[tuple(at)] if inside else np.asarray(args[plan.fill]).astype(x.dtype)
     return out

@@ -1603,14 +1603,16 @@ def test_a_one_hot_unit_refuses_on_and_off_that_its_dtype_cannot_hold(out: Path)
 @pytest.mark.parametrize("dtype", ["float32", "int8"])
 def test_a_pad_unit_reads_the_edges_its_mode_says(out: Path, tmp_path: Path, dtype: str) -> None:
     """nn.pad calls one plain kernel (ADR 0032): each index moved back by the pad before it and
-    read as the mode says (constant: the value; reflect and symmetric: mirrored once), giving
+    read as the mode says (constant: the value; reflect and symmetric: mirrored once; edge: the
+    end; wrap: repeated, past the axis's length too), giving
     NumPy's pad at ranks 1 to 5; a constant the dtype cannot hold is refused by an Assert."""
     path = out / "nn" / "pad" / "pad.imunit"
     unit = ET.parse(path).getroot()[0]
     op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "nn.pad")
     cases = [((5,), (2, 3), "constant", 7.0), ((3, 4), (1, 2, 0, 3), "reflect", 0.0),
              ((3, 4), (3, 0, 2, 4), "symmetric", 0.0), ((2, 3, 2), (1, 1, 0, 2, 2, 0), "constant", -3.0),
-             ((2, 1, 2, 3, 2), (0, 1, 1, 0, 0, 0, 2, 1, 1, 1), "symmetric", 0.0)]
+             ((2, 1, 2, 3, 2), (0, 1, 1, 0, 0, 0, 2, 1, 1, 1), "symmetric", 0.0),
+             ((3, 4), (2, 1, 3, 5), "edge", 0.0), ((3, 2), (4, 7, 1, 5), "wrap", 0.0)]
     lines, checks = [], []
     for k, (shape, pads, mode, value) in enumerate(cases):
         x = np.arange(1, int(np.prod(shape)) + 1).astype(dtype).reshape(shape)

@@ -79,7 +79,8 @@ class Strides:
     index ``i_d`` is taken modulo ``period[d]`` first: the output repeats x along that axis.
     Where ``edges`` names an arg (pad's mode, one of :data:`PAD_MODES`), an index outside x is
     read as that mode says: ``fill`` (an arg) for constant, mirrored once for reflect (without
-    the edge element) and symmetric (with it)."""
+    the edge element) and symmetric (with it), the nearest edge element for edge, and the axis
+    repeated for wrap (NumPy's pad modes of those names)."""
 
     source: Sh.PerAxis
     step: Sh.PerAxis
@@ -114,7 +115,7 @@ LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
 DATA_LAYOUTS = ("gather", "gather_nd", "reverse_sequence", "diag", "set_diag")
 
 #: The values a pad's mode arg must offer, in this order (the kernels number them so).
-PAD_MODES = ("constant", "reflect", "symmetric")
+PAD_MODES = ("constant", "reflect", "symmetric", "edge", "wrap")
 
 
 # ---------------------------------------------------------------- shapes and refusals, by kind
@@ -267,11 +268,16 @@ def _pad_refusals(c: LayoutMove) -> list[Sh.Refusal]:
     n = _item(c.x())
     before, after = _item(pads, Sh.mul(_K, 2)), _item(pads, Sh.add(Sh.mul(_K, 2), 1))
     limit = Sh.Max((Sh.size(0), Sh.Where(E.Compare("==", mode, E.Literal("reflect")), Sh.sub(n, 1), n)))
+    mirrored = Sh.any_of(E.Compare("==", mode, E.Literal("reflect")), E.Compare("==", mode, E.Literal("symmetric")))
+    # (constant pads any axis; edge and wrap any but an empty one; a mirror at most once)
     within = Sh.any_of(E.Compare("==", mode, E.Literal("constant")),
-                       Sh.all_of(Sh.compare(before, "<=", limit), Sh.compare(after, "<=", limit)))
+                       Sh.all_of(mirrored, Sh.compare(before, "<=", limit), Sh.compare(after, "<=", limit)),
+                       Sh.all_of(Sh.not_(mirrored), Sh.any_of(Sh.compare(n, ">", 0),
+                                                               Sh.compare(Sh.add(before, after), "==", 0))))
     return [_one_per_axis(c, ("paddings",), 2),
             Sh.Refusal(f"{c.arg('paddings')}: must be non-negative", Sh.AllValues(pads, Sh.compare(Sh.Value(), ">=", 0))),
-            Sh.Refusal(f"{c.arg('paddings')}: a reflect or symmetric pad is longer than its axis allows",
+            Sh.Refusal(f"{c.arg('paddings')}: a reflect or symmetric pad is longer than its axis allows, or an edge "
+                       "or wrap pad extends an empty axis",
                        Sh.ForAxes(c.rank(), within)),
             _too_large(c, "paddings")]
 

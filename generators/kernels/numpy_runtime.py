@@ -563,7 +563,7 @@ def window_dequeue(state, output, time_output=None):
 # ---------------------------------------------------------------- layouts
 # Ops that move elements without computing, into the shape their form gives.
 
-PAD_MODES = ("constant", "reflect", "symmetric")
+PAD_MODES = ("constant", "reflect", "symmetric", "edge", "wrap")
 
 
 def _layout_axis(axis, rank, what):

@@ -49,7 +49,12 @@ LAYOUT_CASES: dict[str, list[tuple[tuple[int, ...], dict[str, Any]]]] = {
             ((2, 3), {"paddings": [1, 1], "mode": "constant", "value": 0.0}),
             ((2, 3), {"paddings": [1, 1, 1, 1], "mode": "constant", "value": 1.5}),
             ((0, 3), {"paddings": [1, 0, 1, 1], "mode": "constant", "value": 0.0}),
-            ((), {"paddings": [], "mode": "reflect", "value": 0.0})],
+            ((), {"paddings": [], "mode": "reflect", "value": 0.0}),
+            # (edge and wrap: past the axis's length too; not to an empty axis, refused)
+            ((3, 4), {"paddings": [2, 5, 1, 3], "mode": "edge", "value": 0.0}),
+            ((2, 3, 2), {"paddings": [3, 4, 0, 7, 1, 0], "mode": "wrap", "value": 0.0}),
+            ((0, 3), {"paddings": [1, 0, 0, 0], "mode": "edge", "value": 0.0}),
+            ((0, 3), {"paddings": [0, 0, 1, 1], "mode": "wrap", "value": 0.0})],
 }
 
 

@@ -9,28 +9,37 @@
 #define OPF_EDGES_CONSTANT 0
 #define OPF_EDGES_REFLECT 1
 #define OPF_EDGES_SYMMETRIC 2
+#define OPF_EDGES_EDGE 3
+#define OPF_EDGES_WRAP 4
 
-/* A pad's mode (0 constant, 1 reflect, 2 symmetric: the op's order) as its edges. */
+/* A pad's mode (0 constant, 1 reflect, 2 symmetric, 3 edge, 4 wrap: the op's order) as its
+ * edges. */
 static inline int32_t opf_pad_edges(int mode)
 {
-    return mode == 0 ? OPF_EDGES_CONSTANT : mode == 1 ? OPF_EDGES_REFLECT : OPF_EDGES_SYMMETRIC;
+    return mode >= 0 && mode <= OPF_EDGES_WRAP ? (int32_t)mode : OPF_EDGES_CONSTANT;
 }
 
 /* Index j of an axis of `size` elements as a pad reads it: itself inside the axis; outside,
- * -1 for constant edges (the fill value), else mirrored once, without the edge element
- * (reflect) or with it (symmetric). The form's refusals keep a pad within one mirror. */
+ * -1 for constant edges (the fill value), mirrored once without the edge element (reflect) or
+ * with it (symmetric), the nearest end (edge), or the axis repeated (wrap). The form's
+ * refusals keep a mirror within one reflection, and edge and wrap off an empty axis. */
 static inline int64_t opf_edge_index(int64_t j, int64_t size, int32_t edges)
 {
     if (j >= 0 && j < size) {
         return j;
     }
-    if (edges == OPF_EDGES_CONSTANT) {
+    switch (edges) {
+    case OPF_EDGES_CONSTANT:
         return -1;
-    }
-    if (edges == OPF_EDGES_REFLECT) {
+    case OPF_EDGES_REFLECT:
         return j < 0 ? -j : 2 * (size - 1) - j;
+    case OPF_EDGES_SYMMETRIC:
+        return j < 0 ? -j - 1 : 2 * size - 1 - j;
+    case OPF_EDGES_EDGE:
+        return j < 0 ? 0 : size - 1;
+    default:
+        return (j % size + size) % size;
     }
-    return j < 0 ? -j - 1 : 2 * size - 1 - j;
 }
 
 /* An axis that may count from the end, counted from the front (in range: checked). */
