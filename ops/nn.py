@@ -343,7 +343,25 @@ with Namespace("nn"):
             """,
         )
 
-    with Op("layer_norm") as op:
+    with Mixin("row_norm") as row_norm:
+        # (the rows both normalizations take: x's axes from axis on, scaled by gain)
+        Input(
+            FLOATING_POINT, "x", description="Input tensor, normalized along its last axes"
+        )
+        Input(
+            FLOATING_POINT,
+            "gain",
+            description="Scale per element of a row: the shape of the axes of x from axis on",
+        )
+        Arg(
+            INT,
+            "axis",
+            default=-1,
+            description="The first axis normalized: each row holds the elements of it and of every "
+            "axis after it; negative counts from the last",
+        )
+
+    with Op("layer_norm", row_norm) as op:
         op.display_path = "/NN/Normalization"
         op.onnx = "LayerNormalization"
         op.unlike_onnx = (
@@ -358,25 +376,11 @@ with Namespace("nn"):
             r"\text{$j$ runs over the $n$ elements of the axes from axis on, \ldots{} over the axes "
             r"before it}",
         )
-        x = Input(
-            FLOATING_POINT, "x", description="Input tensor, normalized along its last axes"
-        )
-        gain = Input(
-            FLOATING_POINT,
-            "gain",
-            description="Scale per element of a row: the shape of the axes of x from axis on",
-        )
+        x, gain = op.input("x"), op.input("gain")
         bias = Input(
             FLOATING_POINT,
             "bias",
             description="Offset per element of a row: the shape of the axes of x from axis on",
-        )
-        Arg(
-            INT,
-            "axis",
-            default=-1,
-            description="The first axis normalized: each row holds the elements of it and of every "
-            "axis after it; negative counts from the last",
         )
         Arg(
             FLOATING_POINT,
@@ -412,7 +416,7 @@ with Namespace("nn"):
             """,
         )
 
-    with Op("rms_norm") as op:
+    with Op("rms_norm", row_norm) as op:
         op.display_path = "/NN/Normalization"
         op.onnx = "RMSNormalization"
         op.formula = (
@@ -421,21 +425,7 @@ with Namespace("nn"):
             r"\text{$j$ and $k$ run over the $n$ elements of the axes from axis on, \ldots{} over "
             r"the axes before it}",
         )
-        x = Input(
-            FLOATING_POINT, "x", description="Input tensor, normalized along its last axes"
-        )
-        gain = Input(
-            FLOATING_POINT,
-            "gain",
-            description="Scale per element of a row: the shape of the axes of x from axis on",
-        )
-        Arg(
-            INT,
-            "axis",
-            default=-1,
-            description="The first axis normalized: each row holds the elements of it and of every "
-            "axis after it; negative counts from the last",
-        )
+        x, gain = op.input("x"), op.input("gain")
         Arg(
             FLOATING_POINT,
             "epsilon",
