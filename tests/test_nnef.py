@@ -11,6 +11,7 @@ import subprocess
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import nnef
 import numpy as np
@@ -63,9 +64,11 @@ def _literal(value: object) -> str:
 _EXTERNAL = {"f": "scalar", "i": "integer", "u": "integer", "b": "logical"}
 
 
+CATALOGUE = loader.load(ROOT / "ops").catalogue
+
+
 def _graph_cases():
-    catalogue = loader.load(ROOT / "ops").catalogue
-    for ns in catalogue.namespaces:
+    for ns in CATALOGUE.namespaces:
         functions = golden.reference_functions(ns)
         for op in code_ops(ns):
             if isinstance(op.compute, C.SlidingWindow):
@@ -260,11 +263,17 @@ def test_the_standard_operations_an_op_may_name_are_the_official_parser_s() -> N
 _OPERAND_SHAPES = [(3, 4), (4,), (3,), (1, 4), (3, 1), (), (2, 3, 4)]
 
 
-def _counterpart_cases():
-    for ns in loader.load(ROOT / "ops").catalogue.namespaces:
-        for op in code_ops(ns):
-            if op.nnef and isinstance(op.compute, C.Elementwise) and not op.args:
-                yield pytest.param(ns.key, op, id=op.qualified_name)
+def _counterpart_cases(forms: tuple[type, ...], without_args: bool = False) -> list[Any]:
+    """The ops of these forms that name an NNEF standard operation (and take no args)."""
+    return [pytest.param(ns.key, op, id=op.qualified_name) for ns in CATALOGUE.namespaces for op in code_ops(ns)
+            if op.nnef and isinstance(op.compute, forms) and not (without_args and op.args)]
+
+
+def _own_call(document: str, op, kind: str) -> str:
+    """The op's own fragment as a graph invokes it: with the element type of its operands where
+    the fragment is generic."""
+    name = fragment_name(op.namespace, op.name)
+    return name + (f"<{kind}>" if "<?" in document.split(f"fragment {name}")[1].split("(")[0] else "")
 
 
 def _inferred(document: str, call: str, inputs: list[tuple[str, tuple[int, ...]]],
@@ -285,7 +294,7 @@ def _inferred(document: str, call: str, inputs: list[tuple[str, tuple[int, ...]]
     return [parsed.tensors[r].shape for r in outs]
 
 
-@pytest.mark.parametrize(("namespace", "op"), list(_counterpart_cases()))
+@pytest.mark.parametrize(("namespace", "op"), _counterpart_cases((C.Elementwise,), without_args=True))
 def test_an_elementwise_op_infers_the_shapes_of_its_nnef_counterpart_unless_its_page_says_how_not(
         out: Path, shapes: types.ModuleType, namespace: str, op) -> None:
     """Both through the official parser: the op's own fragment (with its shape functions) and the
@@ -293,13 +302,12 @@ def test_an_elementwise_op_infers_the_shapes_of_its_nnef_counterpart_unless_its_
     differences its docs page shows (``counterparts.differences``) must exist, and where the page
     shows one, they must disagree somewhere (ADR 0059)."""
     document = (out / f"{namespace}.nnef").read_text()
-    head = document.split(f"fragment {fragment_name(op.namespace, op.name)}")[1].split("(")[0]
     kinds = ["logical" if t.type is DataType.BOOLEAN else "scalar" for t in op.inputs]
-    generic = f"<{next((k for k in kinds if k != 'logical'), 'logical')}>" if "<?" in head else ""
+    call = _own_call(document, op, next((k for k in kinds if k != "logical"), "logical"))
     disagreements = []
     for rest in itertools.product(_OPERAND_SHAPES, repeat=len(op.inputs) - 1):
         operands = list(zip(kinds, [(3, 4), *rest]))
-        ours = _inferred(document, fragment_name(op.namespace, op.name) + generic, operands, shapes.CUSTOM_SHAPES)
+        ours = _inferred(document, call, operands, shapes.CUSTOM_SHAPES)
         theirs = _inferred("version 1.0;", op.nnef, operands, {})
         if ours != theirs:
             disagreements.append(f"{[s for _, s in operands]}: {ours} here, {theirs} in NNEF")
@@ -307,14 +315,7 @@ def test_an_elementwise_op_infers_the_shapes_of_its_nnef_counterpart_unless_its_
     assert bool(disagreements) == bool(stated), (disagreements[:4], stated)
 
 
-def _reduction_cases():
-    for ns in loader.load(ROOT / "ops").catalogue.namespaces:
-        for op in code_ops(ns):
-            if op.nnef and isinstance(op.compute, (C.Reduction, C.ArgReduction)):
-                yield pytest.param(ns.key, op, id=op.qualified_name)
-
-
-@pytest.mark.parametrize(("namespace", "op"), list(_reduction_cases()))
+@pytest.mark.parametrize(("namespace", "op"), _counterpart_cases((C.Reduction, C.ArgReduction)))
 def test_a_reduction_infers_the_shapes_of_its_nnef_counterpart_unless_its_page_says_how_not(
         out: Path, shapes: types.ModuleType, namespace: str, op) -> None:
     """As above, for the reductions (and arg reductions) that name an NNEF reduction: the op with
@@ -322,14 +323,12 @@ def test_a_reduction_infers_the_shapes_of_its_nnef_counterpart_unless_its_page_s
     document = (out / f"{namespace}.nnef").read_text()
     c = op.compute
     kind = "logical" if op.inputs[0].type is DataType.BOOLEAN else "scalar"
-    head = document.split(f"fragment {fragment_name(op.namespace, op.name)}")[1].split("(")[0]
-    generic = f"<{kind}>" if "<?" in head else ""
+    call = _own_call(document, op, kind)
     listed = isinstance(c, C.Reduction)
     disagreements = []
     for axes in ([1], [0], [0, 1], []) if listed else ([1], [0]):
         given = f", {nnef_name(c.axes if listed else c.axis)} = {_literal(axes if listed else axes[0])}"
-        ours = _inferred(document, fragment_name(op.namespace, op.name) + generic, [(kind, (3, 4))],
-                         shapes.CUSTOM_SHAPES, given, len(op.outputs))
+        ours = _inferred(document, call, [(kind, (3, 4))], shapes.CUSTOM_SHAPES, given, len(op.outputs))
         theirs = _inferred("version 1.0;", op.nnef, [(kind, (3, 4))], {}, f", axes = {_literal(axes)}", len(op.outputs))
         if ours != theirs:
             disagreements.append(f"axes {axes}: {ours} here, {theirs} in NNEF")
