@@ -78,6 +78,17 @@ def onnx_link(name: str) -> dict[str, str | None]:
     return {"text": md.code(name), "href": href}
 
 
+def counterpart_links(op: Op) -> dict[str, dict[str, Any] | None]:
+    """The op's ONNX and NNEF counterparts (None where it names none), each linked, with how the
+    op differs from it (ADR 0059) and what the page says where it does not."""
+    return {
+        "onnx": {**onnx_link(op.onnx), "unlike": [md.inline(d) for d in differences(op, "onnx")],
+                 "same": "ONNX's own node tests run through this op"} if op.onnx else None,
+        "nnef": {"text": md.code(op.nnef), "href": NNEF_SPEC_URL, "same": "the same computation",
+                 "unlike": [md.inline(d) for d in differences(op, "nnef")]} if op.nnef else None,
+    }
+
+
 def _tokens(owner: Op | Config) -> dict[str, str]:
     """What the doc tokens mean on the docs site."""
     native = owner.native_name if isinstance(owner, Op) else owner.name
@@ -322,10 +333,7 @@ class DocsGenerator:
                          for words, text in shape_text.refusals(op)] if op.compute is not None else [],
             "example": self._example(ns, op, functions),
             # (each counterpart with how the op differs from it: ADR 0059)
-            "onnx": {**onnx_link(op.onnx), "unlike": [md.inline(d) for d in differences(op, "onnx")],
-                     "same": "ONNX's own node tests run through this op"} if op.onnx else None,
-            "nnef": {"text": md.code(op.nnef), "href": NNEF_SPEC_URL, "same": "the same computation",
-                     "unlike": [md.inline(d) for d in differences(op, "nnef")]} if op.nnef else None,
+            **counterpart_links(op),
             "numpy": numpy_link(op.numpy) if op.numpy else None,
             # (an op of a NumPy name and another meaning says how it differs)
             "unlike_numpy": {**numpy_link(("linalg." if ns.key == "linalg" else "") + py_names.function_name(op.name)),
@@ -390,8 +398,7 @@ class DocsGenerator:
                          "configs": len(n.configs)} for n in context.namespaces],
             total=sum(len(n.concrete_ops) for n in context.namespaces),
             counterparts=[{"op": md.inline(o.qualified_name), "href": f"{n.key}.md#{op_anchor(o.name)}",
-                           "onnx": {**onnx_link(o.onnx), "unlike": differences(o, "onnx")} if o.onnx else None,
-                           "nnef": {"text": md.code(o.nnef), "unlike": differences(o, "nnef")} if o.nnef else None}
+                           **counterpart_links(o)}
                           for n in context.namespaces for o in sorted(n.concrete_ops, key=lambda o: o.name)
                           if o.onnx or o.nnef],
             with_onnx=sum(1 for n in context.namespaces for o in n.concrete_ops if o.onnx),
