@@ -1366,6 +1366,8 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
     if kind == "fragment" and getattr(form, "layout", None) == "axis":
         return softmax(form, tuple(p.name for p in getattr(op, "inputs", ())), t)
     if kind == "contraction":
+        if form.spec.convs:  # type: ignore[union-attr]
+            return f"its convolution axes have no {t.system} form yet"
         return q_contraction(form, t) if t.family == "Q" else d_contraction(form, t)
     return f"its {kind or 'compute'} form has no {t.system} form yet"
 

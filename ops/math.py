@@ -1105,6 +1105,31 @@ with Namespace("math"):
             """,
         )
 
+    with Op("correlate") as op:
+        op.display_path = "/Math/Linear algebra"
+        op.unlike_numpy = (
+            "takes stacks of signals (leading axes broadcast, as matmul's batch axes) and refuses a "
+            "v longer than a, where NumPy swaps the two and reverses the result"
+        )
+        a = Input(NUMERIC, "a", description="The signal, or a stack of them along the last axis")
+        v = Input(NUMERIC, "v", description="The kernel, or a stack of them along the last axis")
+        Output(
+            NUMERIC,
+            "output",
+            description="One sum of products per position where v fits in a, with the broadcast leading axes",
+        )
+        Constraint("a and v must have the same type", same_type(a, v))
+        Einsum("o+k;k=>o")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Cross-correlation over the last axis, as NumPy's correlate in its default
+            'valid' mode: output[o] is the sum over k of a[o + k] * v[k], one value for
+            each position where all of v fits in a. Integers wrap.
+            """,
+        )
+
     with Op("matrix_transpose") as op:
         op.display_path = "/Math/Linear algebra"
         op.numpy = "matrix_transpose"

@@ -12,22 +12,31 @@ import pytest
 from conftest import ROOT, write_ops
 from dsl import compute as C
 from dsl import loader
-from dsl.einsum import EinsumError, parse
+from dsl.einsum import Conv, EinsumError, parse
 from dsl.fragments import FragmentError, resolve
 from generators.kernels import numpy_runtime as k
 from generators.kernels.py_names import function_name
 
 
 @pytest.mark.parametrize(("spec", "numpy", "reduced"), [
-    ("ij;jk=>ik", "ab,bc->ac", ("j",)),
+    # The reference's examples; a spec without a row variable broadcasts to the left (its "...").
+    ("ij;jk=>ik", "...ab,...bc->...ac", ("j",)),
     ("...|ik;...|kj=>...|ij", "...ab,...bc->...ac", ("k",)),
-    ("bchw=>bhwc", "abcd->acdb", ()),
-    ("ij=>i", "ab->a", ("j",)),
-    ("ii=>i", "aa->a", ()),
-    ("ii=>", "aa->", ("i",)),
-    ("i;j=>i->j", "a,b->ba", ()),  # input axes come last
-    ("batch|rows,cols=>batch|cols", "abc->ac", ("rows",)),
-    ("i_=>i", "ab->a", ("_1",)),
+    ("bchw=>bhwc", "...abcd->...acdb", ()),
+    ("ij=>i", "...ab->...a", ("j",)),
+    ("ii=>i", "...aa->...a", ()),
+    ("ii=>", "...aa->...", ("i",)),
+    ("i;j=>i->j", "...a,...b->...ba", ()),  # input axes come last
+    ("batch|rows,cols=>batch|cols", "...abc->...ac", ("rows",)),
+    ("i_=>i", "...ab->...a", ("_1",)),
+    ("a...b=>ba...", "a...b->ba...", ()),
+    ("..v..|ij=>..v..|ji", "...ab->...ba", ()),
+    ("ij=>i_j", "...ab->...ab", ()),  # a placeholder of the result: an axis of size 1
+    # Convolution axes: two axes of the operand's strided view, windows then kernel.
+    ("o+k;k=>o", "...ab,...b->...a", ("k",)),
+    ("b,c,2*o+3*k;d,c,k=>b,d,o", "...abcd,...ebd->...aec", ("c", "k")),
+    ("2*o=>o", "...a->...a", ()),
+    ("h+i,w+j;i,j=>h,w", "...abcd,...bd->...ac", ("i", "j")),
 ])
 def test_einsum_specs_translate_to_numpy(spec: str, numpy: str, reduced: tuple[str, ...]) -> None:
     parsed = parse(spec)
@@ -35,16 +44,29 @@ def test_einsum_specs_translate_to_numpy(spec: str, numpy: str, reduced: tuple[s
     assert parsed.reduced == reduced
 
 
+def test_convolution_axes_carry_their_coefficients() -> None:
+    (x, _), out = parse("b,2*o+3*k,_;k=>b,o").inputs, parse("b,2*o+3*k,_;k=>b,o").output
+    assert x.convs == (Conv(2, "o", 3, "k"),) and x.convs[0].text == "2*o+3*k"
+    assert parse("o+k,2*p;k=>o,p").inputs[0].convs == (Conv(1, "o", 1, "k"), Conv(2, "p"))
+    assert out.labels == ("...", "b", "o")
+
+
 @pytest.mark.parametrize(("spec", "message"), [
-    ("ij;jk", "column 1: a spec needs exactly one '=>' between operands and result"),
-    ("ij;jk=>iq", "column 8: label 'q' of the result is in no operand"),
-    ("ij=>ii", "column 5: label 'i' appears twice in the result"),
-    ("i*2+k=>i", "column 2: convolution axes ('*') are not supported"),
-    ("a;b;c=>a", "column 1: a spec takes one or two operands"),
-    ("...|ij=>ij", "column 9: the operands' row variable must appear in the result"),
+    ("ij;jk", "column 6: the spec ends where it needs '=>' and the result"),
+    ("ij;jk=>iq", "column 9: label 'q' of the result is in no operand"),
+    ("ij=>ii", "column 6: label 'i' appears twice in the result"),
+    ("i*2+k=>i", "column 2: unexpected '*'"),
+    ("a;b;c=>a", "column 5: a spec takes one or two operands"),
     ("ij=>...|i", "column 5: the result's row variable 'batch' is in no operand"),
     ("i$=>i", "column 2: '$' is not a label"),
-    ("ij=>_", "column 5: '_' cannot stand in the result"),
+    ("i...j...=>ij", "column 6: a row may hold only one row variable"),
+    ("ij=>i|j|", "column 8: unexpected '|'"),
+    ("o+k;k=>o+k", "column 8: a convolution axis cannot stand in the result"),
+    ("o+k;z=>o", "column 1: the kernel label 'k' of 'o+k' labels no axis of an operand, which would give its size"),
+    ("o+k;k,o=>o", "column 1: 'o' counts the windows of 'o+k', so it labels no other axis (its size is the number "
+                   "of windows that fit)"),
+    ("x,0*o+k;k=>o", "column 3: a stride or dilation is a positive integer"),
+    ("o+o;o=>o", "column 1: a convolution's window and kernel labels differ"),
 ])
 def test_einsum_errors_name_the_column(spec: str, message: str) -> None:
     with pytest.raises(EinsumError) as caught:
@@ -189,7 +211,12 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
     ("Reduce('avg')", "combine must be one of add, mul, max, min, got 'avg'"),
     ("Reduce('add')", "reduction needs an arg 'axes' (axes to reduce)"),
     ("Einsum('ij;jk=>ik')", "einsum spec 'ij;jk=>ik' takes 2 operands, the op gives 1"),
-    ("Einsum('ij=>iq')", "einsum spec 'ij=>iq': column 5: label 'q' of the result is in no operand"),
+    ("Einsum('ij=>iq')", "einsum spec 'ij=>iq': column 6: label 'q' of the result is in no operand"),
+    ("Einsum('..a..|i->..b..j=>..a..|i->..b..j')", "einsum spec '..a..|i->..b..j=>..a..|i->..b..j' uses the row "
+                                                   "variables a, b: the targets compute one row variable per spec, "
+                                                   "not yet several"),
+    ("Einsum('...|ij=>ij')", "einsum spec '...|ij=>ij' sums the axes of its row variable batch: the targets keep a "
+                             "row variable's axes in the result, they do not sum them yet"),
     ("Random('gamma')", "unknown distribution 'gamma' (known: uniform, normal, bernoulli, binomial, exponential, "
                         "log_normal, truncated_normal)"),
     ("Elementwise(lambda x: fn.where(x == 'a', x, x))", "'x' is not an ENUM arg, so it cannot be compared with 'a'"),

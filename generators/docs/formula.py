@@ -10,6 +10,7 @@ from typing import Any
 import pykatex
 
 from dsl import compute as C
+from dsl.einsum import Conv
 from dsl.model import Op
 from dsl.scalar import substitute
 
@@ -289,9 +290,15 @@ def _arg_reduction(c: C.ArgReduction, out: str) -> list[str]:
 def _contraction(c: C.Contraction, out: str) -> list[str]:
     """An einsum as indices: the output's element, a sum over the labels only the inputs have of
     the product of theirs (``\\ldots`` the row variable's axes)."""
-    def indexed(name: str, labels: tuple[str, ...]) -> str:
-        parts = [r"\ldots" if label == "..." else _name(label) for label in labels]
-        spaced = " " if all(len(label) == 1 or label == "..." for label in labels) else ", "
+    def index(label: str | Conv) -> str:
+        if isinstance(label, Conv):  # (read at stride * window + dilation * kernel position)
+            terms = [(label.stride, label.output), (label.dilation, label.kernel)][:len(label.names)]
+            return " + ".join(f"{k} {_name(n)}" if k != 1 else _name(n) for k, n in terms)
+        return r"\ldots" if label == "..." else _name(label)
+
+    def indexed(name: str, labels: tuple[str | Conv, ...]) -> str:
+        parts = [index(label) for label in labels if not (isinstance(label, str) and label in spec.placeholders)]
+        spaced = " " if all(label == "..." or isinstance(label, str) and len(label) == 1 for label in labels) else ", "
         return f"{name}_{{{spaced.join(parts)}}}" if parts else name
 
     spec = c.spec

@@ -18,6 +18,7 @@ import numpy as np
 
 from dsl import compute as C
 from dsl import dtypes as D
+from dsl.einsum import Conv
 from dsl.model import Arg, Op
 from dsl.types import DataType
 from generators.kernels import evaluate, numpy_keywords, py_names
@@ -165,7 +166,12 @@ def _parts(op: Op, c: C.Parts) -> Plan:
 
 def _contraction(op: Op, c: C.Contraction) -> Plan:
     sizes = {label: 2 + k for k, label in enumerate(c.spec.labels)}
-    return {n: tuple(sizes[label] for label in operand.named) for n, operand in zip(c.inputs, c.spec.inputs)}, {}
+
+    def axis(label: str | Conv) -> int:  # (a convolution axis: as long as its windows need)
+        return label.span(sizes[label.output], sizes[label.kernel] if label.kernel else 1) \
+            if isinstance(label, Conv) else sizes[label]
+
+    return {n: tuple(axis(label) for label in operand.named) for n, operand in zip(c.inputs, c.spec.inputs)}, {}
 
 
 def _random_sample(op: Op, c: C.RandomSample) -> Plan:

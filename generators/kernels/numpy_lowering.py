@@ -10,6 +10,7 @@ from dsl.types import DataType
 from generators import abi
 from generators.kernels import scalar_numpy
 from generators.kernels.py_names import config_param, py_name
+from generators.kernels.py_shapes import PyShapeRenderer, Spelling
 
 
 def _seed(op: Op, name: str) -> str:
@@ -184,8 +185,19 @@ class NumpyLowering:
                 f"np.copyto({out}, np.einsum(subscripts, {x}, {y}), casting='unsafe')"]
 
     def contraction(self, op: Op, c: C.Contraction, out: str, variants: list[D.Variant]) -> list[str]:
-        operands = ", ".join(py_name(n) for n in c.inputs)
-        return [f"np.copyto({out}, np.einsum({c.spec.numpy_subscripts()!r}, {operands}), casting='unsafe')"]
+        # (a convolution axis as two, through a strided view: its windows, as the form counts them, and its kernel)
+        size = PyShapeRenderer(Spelling(shape=lambda n: f"np.shape({py_name(n)})", arg=py_name,
+                                        shapes=lambda n: f"[np.shape(_x) for _x in {py_name(n)}]")).render
+        operands = []
+        for name in c.inputs:
+            axes = [f"({axis}, {size(c.size(conv.output))}, {conv.stride}, "
+                    f"{size(c.size(conv.kernel)) if conv.kernel else None}, {conv.dilation})"
+                    for n, axis, conv in c.conv_axes() if n == name]
+            operands.append(f"_k.conv_view({py_name(name)}, [{', '.join(axes)}])" if axes else py_name(name))
+        result = f"np.einsum({c.spec.numpy_subscripts()!r}, {', '.join(operands)})"
+        if c.spec.placeholders:  # (the result's placeholders: axes of size 1)
+            result += f".reshape({out}.shape)"
+        return [f"np.copyto({out}, {result}, casting='unsafe')"]
 
     def randomsample(self, op: Op, c: C.RandomSample, out: str, variants: list[D.Variant]) -> list[str]:
         params = ", ".join(f"{k!r}: {py_name(v)}" for k, v in c.params)

@@ -276,6 +276,21 @@ def reduced_shape(shape, axes, keep_dims):
 EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
+def conv_view(x, axes):
+    """x with each convolution axis (axis, windows, stride, kernel, dilation) as two axes, its
+    windows' and its kernel's (kernel None: a strided axis, its windows' alone), read at
+    stride * window + dilation * position: a read-only view, no copy. The form has counted
+    the windows and refused an axis too short for one."""
+    x = np.asarray(x)
+    for axis, windows, stride, kernel, dilation in sorted(((a % x.ndim, *rest) for a, *rest in axes), reverse=True):
+        step = x.strides[axis]
+        shape, strides = ((windows,), (stride * step,)) if kernel is None else \
+            ((windows, kernel), (stride * step, dilation * step))
+        x = np.lib.stride_tricks.as_strided(x, x.shape[:axis] + shape + x.shape[axis + 1:],
+                                            x.strides[:axis] + strides + x.strides[axis + 1:], writeable=False)
+    return x
+
+
 def tensordot_subscripts(rx, ry, axes_x, axes_y, transpose_x, transpose_y, transpose_z):
     """numpy.einsum subscripts, over x (rank ``rx``) and y (rank ``ry``) as given, of
     numpy.tensordot(x', y', (axes_x, axes_y)), where x' is x with its axes reversed

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from dsl import compute as C
 from dsl import dtypes as D
+from dsl.einsum import Conv
 from dsl.model import Arg, Op
 from dsl.types import DataType
 from generators.kernels.py_names import config_param
@@ -133,9 +134,34 @@ def _arg_reduction(c: C.ArgReduction, op: Op, v: D.Variant, tol: dict[str, float
     return out
 
 
+#: Cases of a spec with convolution axes: (batch axes per operand, windows, kernel size, the other
+#: labels' size, axis elements beyond the last window: none, or one short of a further stride).
+CONV_CASES = [(((), ()), 3, 2, 2, False), (((2,), (2,)), 1, 3, 3, True), (((2, 1), (3,)), 4, 1, 1, True),
+              (((), ()), 2, 3, 0, False), (((0,), ()), 2, 2, 2, False)]
+
+
+def _conv_shapes(c: C.Contraction) -> list[tuple[tuple[int, ...], ...]]:
+    """Operand shapes for a spec with convolution axes, from its labels (a view's steps, strides
+    that drop a remainder, broadcast batch axes, an empty axis)."""
+    shapes = []
+    for batches, windows, kernel, other, remainder in CONV_CASES:
+        kernels = {conv.kernel for conv in c.spec.convs}
+
+        def size(label: object) -> int:
+            if isinstance(label, Conv):
+                return label.span(windows, kernel) + (label.stride - 1 if remainder else 0)
+            return kernel if label in kernels else other
+
+        shapes.append(tuple((*batch, *(size(label) for label in operand.named))
+                            for batch, operand in zip(batches, c.spec.inputs)))
+    return shapes
+
+
 def _contraction(c: C.Contraction, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    if len(c.inputs) == 2:
+    if c.spec.convs:
+        pairs = _conv_shapes(c)
+    elif len(c.inputs) == 2:
         pairs = [((2, 3), (3, 4)), ((2, 2, 3), (2, 3, 4)), ((2, 1, 3, 4), (3, 4, 5)), ((1, 1), (1, 1)),
                  ((0, 3), (3, 2)), ((3, 0), (0, 2))]
     else:

@@ -10,7 +10,9 @@ from dsl import fixed_point as F
 from dsl.scalar import SSym
 from generators import abi
 from generators.formatting import c_comment
+from dsl.einsum import Conv
 from generators.kernels import fixed_point, scalar_c
+from generators.kernels.c_shapes import CShapeRenderer
 from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
 from generators.kernels.c_emit import fixed_point_api
 from generators.kernels.c_emit.base import PLAIN_SIZES, CFragment, Emitter, OpCode, PlainKernel, axis_loops, fragment
@@ -403,10 +405,20 @@ static inline void {name}({', '.join(d for d, _ in params)})
         names = [abi.c_name(n) for n in c.inputs]
         frags = [einsum_kernel(self.kernel_name(v), v.of(c.inputs[0]), len(names)) for v in self.variants]
 
+        convs = [conv for _, _, conv in c.conv_axes()]
+
         def label_ids(operand) -> str:
-            return ", ".join(str(-1 if label == "..." else ids[label]) for label in operand.labels) or "0"
+            return ", ".join(str(-1 if label == "..." else -2 - convs.index(label) if isinstance(label, Conv)
+                                 else ids[label]) for label in operand.labels) or "0"
 
         lines = [f"/* einsum {c_comment(spec.text)} */"]
+        if convs:  # (each convolution axis's windows: the form's count, as the output's shape reads it)
+            sizes = CShapeRenderer(self.op, prefix="conv")
+            counts = [sizes.render(c.size(conv.output)) for conv in convs]
+            lines += sizes.take()
+            lines.append("const opf_conv_axis convs[] = {" + ", ".join(
+                f"{{{ids[conv.output]}, {ids[conv.kernel] if conv.kernel else -1}, {conv.stride}, {conv.dilation}, "
+                f"{count}}}" for conv, count in zip(convs, counts)) + "};")
         for k, operand in enumerate(spec.inputs):
             lines.append(f"static const int8_t labels{k}[] = {{{label_ids(operand)}}};")
         lines.append(f"static const int8_t out_labels[] = {{{label_ids(spec.output)}}};")
@@ -415,7 +427,7 @@ static inline void {name}({', '.join(d for d, _ in params)})
                   f"const int32_t n_labels[] = {{{', '.join(str(len(o.labels)) for o in spec.inputs)}}};",
                   "opf_einsum_plan plan;",
                   f"opf_einsum_plan_make({len(names)}, ops, labels, n_labels, out_labels, {len(spec.output.labels)}, "
-                  f"{len(ids)}, &plan);"]
+                  f"{len(ids)}, {'convs' if convs else 'NULL'}, &plan);"]
         fixed = {t.name: (t, r) for t, r in self.fixed_point_contractions()}
         frags += [self.fixed_point_plan(c, t, r) for t, r in fixed.values()]
         tensors = [p.name for p in (*self.op.inputs, *self.op.outputs)]
@@ -513,7 +525,7 @@ class TensorDotEmitter(ContractionEmitter):
                  "const int8_t* const labels[] = {labels_x, labels_y};",
                  f"const int32_t n_labels[] = {{{x}->rank, {y}->rank}};",
                  "opf_einsum_plan plan;",
-                 "opf_einsum_plan_make(2, ops, labels, n_labels, out_labels, n_out, n_ids, &plan);"]
+                 "opf_einsum_plan_make(2, ops, labels, n_labels, out_labels, n_out, n_ids, NULL, &plan);"]
         return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)))
 
 

@@ -22,32 +22,67 @@ typedef struct opf_einsum_plan {
     int64_t out_shape[OPFORGE_MAX_RANK];
 } opf_einsum_plan;
 
-/* labels[k][i]: label id of axis i of operand k, -1 for the row variable (ellipsis);
- * out_labels likewise for the result; n_ids: number of distinct label ids. The operands
- * fit the spec (the caller has checked the form's refusals: ranks, sizes along shared
- * labels, batch axes that broadcast, the result's rank); the plan is their loops. */
+/* Operand k moves `step` elements along label `id`'s loop (an output or a reduced one). */
+static inline void opf_einsum_step(opf_einsum_plan* p, int32_t k, const int32_t* loop_of_id, const int32_t* red_of_id,
+                                   int8_t id, int64_t step)
+{
+    if (loop_of_id[id] >= 0) {
+        p->out_stride[k][loop_of_id[id]] += step;
+    } else {
+        p->red_stride[k][red_of_id[id]] += step;
+    }
+}
+
+/* A convolution axis (OCANNL's stride*output+dilation*kernel): read at stride * o +
+ * dilation * k, where o, label id `output`, runs over `windows` windows (the form's count,
+ * rendered by the caller) and k, label id `kernel` (-1: none, a strided axis), over the
+ * kernel. */
+typedef struct opf_conv_axis {
+    int8_t output;
+    int8_t kernel;
+    int32_t stride;
+    int32_t dilation;
+    int64_t windows;
+} opf_conv_axis;
+
+/* labels[k][i]: label id of axis i of operand k, -1 for the row variable (ellipsis), -2 - c
+ * for convolution axis c of convs; out_labels likewise for the result (no convolution axes;
+ * a label no operand has is an axis of size 1); n_ids: number of distinct label ids. The
+ * operands fit the spec (the caller has checked the form's refusals: ranks, sizes along
+ * shared labels, windows that fit, batch axes that broadcast, the result's rank); the plan
+ * is their loops. */
 static inline void opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* const* ops, const int8_t* const* labels,
                                         const int32_t* n_labels, const int8_t* out_labels, int32_t n_out_labels,
-                                        int32_t n_ids, opf_einsum_plan* p)
+                                        int32_t n_ids, const opf_conv_axis* convs, opf_einsum_plan* p)
 {
     int64_t extent[OPF_MAX_LOOPS];
     bool known[OPF_MAX_LOOPS] = {false};
+    for (int32_t id = 0; id < n_ids; id++) {
+        extent[id] = 1;
+    }
     opf_dims ell = {0, {0}}; /* the batch axes, the operands' row variables broadcast */
     int32_t ell_of[2] = {0, 0};
     for (int32_t k = 0; k < n_ops; k++) {
         int32_t named = 0;
         for (int32_t i = 0; i < n_labels[k]; i++) {
-            named += labels[k][i] < 0 ? 0 : 1;
+            named += labels[k][i] == -1 ? 0 : 1;
         }
         ell_of[k] = ops[k]->rank - named;
     }
     for (int32_t k = 0; k < n_ops; k++) {
         int32_t axis = 0;
         for (int32_t i = 0; i < n_labels[k]; i++) {
-            if (labels[k][i] < 0) {
+            if (labels[k][i] == -1) {
                 const opf_dims rows = opf_dims_from(ops[k]->shape + axis, ell_of[k]);
                 (void)opf_dims_fit(&ell, &rows, false);
                 axis += ell_of[k];
+                continue;
+            }
+            if (labels[k][i] < -1) {
+                const opf_conv_axis* c = &convs[-2 - labels[k][i]];
+                extent[c->output] = c->windows;
+                known[c->output] = true;
+                axis++;
                 continue;
             }
             const int8_t id = labels[k][i];
@@ -104,7 +139,7 @@ static inline void opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* con
         int64_t astride = 1;
         int32_t axis = ops[k]->rank;
         for (int32_t i = n_labels[k] - 1; i >= 0; i--) {
-            if (labels[k][i] < 0) {
+            if (labels[k][i] == -1) {
                 for (int32_t e = ell_of[k] - 1; e >= 0; e--) {
                     axis--;
                     const int64_t s = ops[k]->shape[axis];
@@ -117,11 +152,14 @@ static inline void opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* con
                 continue;
             }
             axis--;
-            const int8_t id = labels[k][i];
-            if (loop_of_id[id] >= 0) {
-                p->out_stride[k][loop_of_id[id]] += astride;
+            if (labels[k][i] < -1) { /* a convolution axis: its window's and its kernel's steps */
+                const opf_conv_axis* c = &convs[-2 - labels[k][i]];
+                opf_einsum_step(p, k, loop_of_id, red_of_id, c->output, c->stride * astride);
+                if (c->kernel >= 0) {
+                    opf_einsum_step(p, k, loop_of_id, red_of_id, c->kernel, c->dilation * astride);
+                }
             } else {
-                p->red_stride[k][red_of_id[id]] += astride;
+                opf_einsum_step(p, k, loop_of_id, red_of_id, labels[k][i], astride);
             }
             astride *= ops[k]->shape[axis];
         }

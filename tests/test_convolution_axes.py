@@ -1,0 +1,132 @@
+"""OCANNL's convolution axes, a result's placeholders and left broadcasting (issue 23, ADR 0061):
+ops declared with such specs generate C whose golden tests (the NumPy reference's results)
+pass, and the reference computes what plain loops over the reference document's definition
+(``input_dimension = stride * output_iterator + dilation * kernel_iterator``) compute, and
+what NumPy's correlate computes."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, write_ops
+from dsl import loader
+from generators.kernels import py_shapes
+from generators.tests import golden
+
+DEMO = '''
+    from dsl import *
+    with Namespace("conv"):
+        with Op("signals") as op:
+            Input(NUMERIC, "x", description="Batches of channels of signals")
+            Input(NUMERIC, "w", description="Filters: output channel, input channel, position")
+            Output(NUMERIC, "out", description="out")
+            Einsum("b,c,2*o+3*k;d,c,k=>b,d,o")
+            Doc(Language.ANY, DocScope.ALL, "A 1-D convolution of stride 2 and dilation 3.")
+        with Op("planes") as op:
+            Input(NUMERIC, "x", description="A plane")
+            Input(NUMERIC, "w", description="A kernel")
+            Output(NUMERIC, "out", description="out")
+            Einsum("h+i,2*w+j;i,j=>h,w")
+            Doc(Language.ANY, DocScope.ALL, "A 2-D correlation, every other column.")
+        with Op("every_other") as op:
+            Input(NUMERIC, "x", description="Channels of signals")
+            Output(NUMERIC, "out", description="out")
+            Einsum("c,3*o=>c,o")
+            Doc(Language.ANY, DocScope.ALL, "Every third element of each signal.")
+        with Op("kept") as op:
+            Input(NUMERIC, "x", description="A signal")
+            Input(NUMERIC, "v", description="A kernel")
+            Output(NUMERIC, "out", description="out")
+            Einsum("o+k;k=>o,_")
+            Doc(Language.ANY, DocScope.ALL, "A correlation with a trailing axis of size 1.")
+        with Op("stacked") as op:
+            Input(NUMERIC, "a", description="Matrices")
+            Input(NUMERIC, "b", description="Matrices")
+            Output(NUMERIC, "out", description="out")
+            Einsum("ij;jk=>ik")
+            Doc(Language.ANY, DocScope.ALL, "Matrix products; leading axes broadcast.")
+'''
+
+
+def _loops(name: str, args: dict[str, np.ndarray]) -> np.ndarray:
+    """Each demo op by plain loops over the reference's definition (no einsum, no strides)."""
+    if name == "signals":
+        x, w = args["x"], args["w"]
+        windows = (x.shape[-1] - 3 * (w.shape[-1] - 1) - 1) // 2 + 1
+        out = np.zeros((x.shape[0], w.shape[0], windows), np.float64)
+        for b, d, o, c, k in itertools.product(*map(range, (x.shape[0], w.shape[0], windows, w.shape[1], w.shape[2]))):
+            out[b, d, o] += x[b, c, 2 * o + 3 * k] * w[d, c, k]
+        return out
+    if name == "planes":
+        x, w = args["x"], args["w"]
+        rows, cols = x.shape[-2] - w.shape[-2] + 1, (x.shape[-1] - w.shape[-1]) // 2 + 1
+        out = np.zeros((*x.shape[:-2], rows, cols), np.float64)
+        for h, c, i, j in itertools.product(range(rows), range(cols), range(w.shape[-2]), range(w.shape[-1])):
+            out[..., h, c] += x[..., h + i, 2 * c + j] * w[i, j]
+        return out
+    if name == "every_other":
+        x = args["x"]
+        return np.stack([x[..., 3 * o] for o in range((x.shape[-1] - 1) // 3 + 1)], axis=-1)
+    if name == "kept":
+        return np.correlate(args["x"], args["v"])[:, None]
+    assert name == "stacked"
+    return np.matmul(args["a"], args["b"])
+
+
+SHAPES = {"signals": [{"x": (2, 3, 11), "w": (4, 3, 2)}, {"x": (1, 1, 4), "w": (1, 1, 2)}],
+          "planes": [{"x": (5, 7), "w": (2, 3)}, {"x": (2, 4, 4), "w": (4, 2)}],
+          "every_other": [{"x": (2, 7)}, {"x": (3, 1)}],
+          "kept": [{"x": (6,), "v": (3,)}],
+          "stacked": [{"a": (3, 2, 4), "b": (4, 5)}, {"a": (2, 1, 2, 3), "b": (3, 3, 2)}]}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("conv")
+    ops = write_ops(root, {"defs.py": DEMO})
+    made = subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "c,tests", "-opsdir", str(ops),
+                           "-outdir", str(root / "out")], cwd=ROOT, capture_output=True, text=True)
+    assert made.returncode == 0, made.stdout + made.stderr
+    return ops, root / "out"
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_the_reference_computes_the_reference_documents_definition(demo: tuple[Path, Path], name: str) -> None:
+    ops, _ = demo
+    ns = loader.load(ops).catalogue.namespace("conv")
+    function = golden.reference_functions(ns)[name]
+    op = ns.op(name)
+    rng = np.random.default_rng(7)
+    for shapes in SHAPES[name]:
+        args = {n: rng.integers(-3, 4, s).astype(np.float64) for n, s in shapes.items()}
+        want = _loops(name, args)
+        out = np.zeros(want.shape, np.float64)
+        function(**args, **{op.outputs[0].name: out})
+        np.testing.assert_array_equal(out, want)
+
+
+def test_the_c_golden_tests_of_the_demo_pass(demo: tuple[Path, Path]) -> None:
+    """The C API's kernels over the same plans give the reference's results (the golden cases)
+    and refuse spoiled descriptors (the hostile calls), warning-free under -Werror."""
+    _, out = demo
+    for target, program in (("check", "test_conv"), ("hostile-check", "hostile_conv")):
+        run = subprocess.run(["make", "-s", target], cwd=out / "tests" / "c", capture_output=True, text=True)
+        assert run.returncode == 0 and "0 failed" in run.stdout, (program, run.stdout[-3000:], run.stderr[-3000:])
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    ({"x": (2, 3, 3), "w": (4, 3, 2)}, "x: the axis read at 2*o+3*k must hold one window at least"),
+    ({"x": (2, 3, 11), "w": (4, 3, 0)}, "x: the axis read at 2*o+3*k must hold one window at least"),
+    ({"x": (2, 3, 11), "w": (4, 2, 2)}, "x, w: the axes labelled c must have one size"),
+])
+def test_windows_that_do_not_fit_are_refused(demo: tuple[Path, Path], given: dict, message: str) -> None:
+    ops, _ = demo
+    op = loader.load(ops).catalogue.namespace("conv").op("signals")
+    refused = [r.message for r in op.compute.refusals(op) if not py_shapes.evaluate(r.condition, given, {})]
+    assert refused and refused[0].startswith(message), refused
