@@ -100,10 +100,15 @@ def ArgReduce(which: str, *, input: str = "x", axis: str = "axis", keep_dims: st
 
 
 @guarded
-def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None) -> None:
+def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None, strides: str | None = None,
+           dilations: str | None = None, pads: str | None = None, auto_pad: str | None = None) -> None:
     """A contraction in OCANNL notation, e.g. ``"...|ik;...|kj=>...|ij"``.
 
-    ``inputs`` names the operands (default: the op's inputs in order).
+    ``inputs`` names the operands (default: the op's inputs in order). A spec with convolution
+    axes may name int-list args that scale each axis's stride and dilation, one value per axis
+    (``strides``, ``dilations``), an int-list arg of zero padding, each axis's before its end
+    as ONNX lists them (``pads``), and an enum arg choosing ONNX's automatic padding
+    (``auto_pad``: NOTSET, SAME_UPPER, SAME_LOWER, VALID).
     """
     location = caller_location()
     top = _top()
@@ -114,7 +119,7 @@ def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None) -> None:
         return
     if inputs is None and isinstance(top, _Block):
         inputs = tuple(p.name for p in top.params if p.kind == "input")
-    _set_compute("Einsum", compute.Contraction(parsed, tuple(inputs or ())))
+    _set_compute("Einsum", compute.Contraction(parsed, tuple(inputs or ()), strides, dilations, pads, auto_pad))
 
 
 @guarded

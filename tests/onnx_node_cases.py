@@ -317,6 +317,21 @@ def reshape(ins: list[Any], attrs: dict[str, Any]) -> Any:
 
 
 #: ONNX's operators, each as a call of the opforge op declaring it (by ONNX's calling convention).
+def conv(ins: list[Any], attrs: dict[str, Any]) -> Any:
+    """ONNX's Conv as cnn.conv1d/2d/3d, by the input's spatial rank."""
+    x, w = ins[0], ins[1]
+    if len(ins) > 2:
+        raise Lacks("a bias input")
+    kernel = attrs.pop("kernel_shape", None)
+    if kernel is not None and ints(kernel) != list(w.shape[2:]):
+        raise Lacks(f"kernel_shape {ints(kernel)} other than the weights' {list(w.shape[2:])}")
+    kwargs = {name: ints(attrs.pop(name)) for name in ("strides", "dilations", "pads") if name in attrs}
+    if "auto_pad" in attrs:
+        kwargs["auto_pad"] = attrs.pop("auto_pad").decode()
+    only(attrs, group=1)
+    return fn(f"cnn.conv{x.ndim - 2}d")(x, w, **kwargs)
+
+
 ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "ArgMax": arg_reduction("math.argmax"), "ArgMin": arg_reduction("math.argmin"),
     "Max": variadic("math.maximum", "math.merge_max"), "Min": variadic("math.minimum", None),
@@ -338,7 +353,7 @@ ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "Selu": renamed("nn.selu", alpha="alpha", gamma="gamma"),
     "HardSigmoid": renamed("nn.hard_sigmoid", alpha="alpha", beta="beta"),
     "GatherND": fixed("base.gather_nd", batch_dims=0),
-    "Attention": attention,
+    "Attention": attention, "Conv": conv,
 }
 
 

@@ -217,6 +217,9 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
                                                    "not yet several"),
     ("Einsum('...|ij=>ij')", "einsum spec '...|ij=>ij' sums the axes of its row variable batch: the targets keep a "
                              "row variable's axes in the result, they do not sum them yet"),
+    ("Einsum('ij=>i', pads='x')", "einsum spec 'ij=>i' has no convolution axis for pads"),
+    ("Einsum('o+k;k=>o', inputs=('x', 'x'), strides='s')", "contraction needs an arg 's' (the convolution axes' "
+                                                           "strides)"),
     ("Random('gamma')", "unknown distribution 'gamma' (known: uniform, normal, bernoulli, binomial, exponential, "
                         "log_normal, truncated_normal)"),
     ("Elementwise(lambda x: fn.where(x == 'a', x, x))", "'x' is not an ENUM arg, so it cannot be compared with 'a'"),

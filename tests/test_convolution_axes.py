@@ -130,3 +130,31 @@ def test_windows_that_do_not_fit_are_refused(demo: tuple[Path, Path], given: dic
     op = loader.load(ops).catalogue.namespace("conv").op("signals")
     refused = [r.message for r in op.compute.refusals(op) if not py_shapes.evaluate(r.condition, given, {})]
     assert refused and refused[0].startswith(message), refused
+
+
+def test_the_cnn_references_compute_onnx_s_conv_node_cases() -> None:
+    """ONNX's own Conv cases (strides, asymmetric pads, SAME_LOWER) on the NumPy references of
+    cnn.conv1d/2d/3d, in process (the C backend meets the same cases in test_generated_code)."""
+    import warnings
+
+    from onnx import helper
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = [c for c in collect_testcases(None) if len(c.model.graph.node) == 1
+                 and c.model.graph.node[0].op_type == "Conv"]
+    functions = golden.reference_functions(loader.load(ROOT / "ops").catalogue.namespace("cnn"))
+    for case in cases:
+        attrs = {a.name: helper.get_attribute_value(a) for a in case.model.graph.node[0].attribute}
+        (inputs, (want, *_)), = case.data_sets
+        x, w = inputs[:2]
+        rank = x.ndim - 2
+        args = {"strides": [1] * rank, "dilations": [1] * rank, "pads": [0] * (2 * rank), "auto_pad": 0}
+        args |= {k: list(attrs[k]) for k in ("strides", "dilations", "pads") if k in attrs}
+        if "auto_pad" in attrs:  # (a reference function takes an enum arg's index)
+            args["auto_pad"] = ["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"].index(attrs["auto_pad"].decode())
+        out = np.full(want.shape, np.nan, want.dtype)
+        functions[f"conv{rank}d"](x=x, w=w, output=out, **args)
+        np.testing.assert_allclose(out, want, rtol=1e-6, err_msg=case.name)
+    assert len(cases) == 6

@@ -6,17 +6,44 @@ from typing import Any
 
 import attrs
 
+from dsl import expr as E
 from dsl import shapes as Sh
 
 from dsl.forms.checks import Check
 
 from dsl.einsum import ELLIPSIS, Conv, EinsumSpec
+from dsl.types import DataType
+
+#: ONNX's auto_pad values, in this order (the kernels number them so): explicit pads, the
+#: windows of ceil(n / stride) with the extra padding after or before, no padding.
+AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+@attrs.frozen
+class Window:
+    """One convolution axis as the form computes it: sizes of the shapes' language."""
+
+    conv: Conv
+    operand: str
+    axis: int  # (from the end where it follows the row variable)
+    size: Any  # the axis's size
+    stride: Any
+    dilation: Any
+    span: Any  # dilation * (kernel - 1): how far a window reaches beyond its first element
+    pad_begin: Any
+    pad_end: Any
+    windows: Any
+    kernel: Any = None  # the kernel's size (None: a strided axis)
 
 
 @attrs.frozen
 class Contraction:
     spec: EinsumSpec
     inputs: tuple[str, ...]
+    strides: str | None = None  # int-list args scaling each convolution axis's coefficients
+    dilations: str | None = None
+    pads: str | None = None  # int-list arg: each axis's padding before, then each one's after
+    auto_pad: str | None = None  # enum arg of AUTO_PADS
 
     kind = "contraction"
 
@@ -34,6 +61,18 @@ class Contraction:
         elif variables and not self.spec.output.has_ellipsis:
             check.add(f"einsum spec {self.spec.text!r} sums the axes of its row variable {variables[0]}: the targets "
                       "keep a row variable's axes in the result, they do not sum them yet")
+        given = [(role, name) for role, name in (("strides", self.strides), ("dilations", self.dilations),
+                                                 ("pads", self.pads), ("auto_pad", self.auto_pad)) if name]
+        if given and not self.spec.convs:
+            check.add(f"einsum spec {self.spec.text!r} has no convolution axis for "
+                      f"{', '.join(role for role, _ in given)}")
+        for role, name in given:
+            if role == "auto_pad":
+                check.need_arg(name, (DataType.ENUM,), False, "ONNX's automatic padding")
+                if name in check.args and tuple(check.args[name].possible_values) != AUTO_PADS:
+                    check.add(f"arg '{name}' must offer {', '.join(AUTO_PADS)}, in this order")
+            else:
+                check.need_arg(name, (DataType.INT, DataType.LONG), True, f"the convolution axes' {role}")
         if len(self.spec.reduced) > Sh.MAX_RANK:
             check.add(f"einsum spec {self.spec.text!r} sums over {len(self.spec.reduced)} labels, more than the "
                       f"{Sh.MAX_RANK} loops a kernel runs")
@@ -59,28 +98,54 @@ class Contraction:
         plain = self._axes(label)
         if plain:
             return plain[0][1]
-        conv = next((c for c in self.spec.convs if c.output == label), None)
-        if conv is not None:
-            # (the windows' first elements: the axis's elements a window still fits after, every stride-th)
-            last = Sh.sub(self._axes(conv)[0][1], self._span(conv))
-            return Sh.add(Sh.floordiv(Sh.sub(last, 1), conv.stride), 1) if conv.stride != 1 else last
+        window = next((w for w in self.windows() if w.conv.output == label), None)
+        if window is not None:
+            return window.windows
         if label in self.spec.placeholders:
             return Sh.size(1)
         raise KeyError(label)
 
-    def conv_axes(self) -> list[tuple[str, int, Conv]]:
-        """(input, axis, convolution) for each convolution axis, in order; the axis counts from
-        the end where it follows the row variable."""
-        return [(name, k if k < before else k - len(operand.labels), label)
-                for name, operand, before, _ in self._operands()
-                for k, label in enumerate(operand.labels) if isinstance(label, Conv)]
+    def windows(self) -> list[Window]:
+        """Each convolution axis, in order: its stride and dilation (the spec's coefficient
+        times the args'), its padding (the pads arg's, or ONNX's automatic padding), and the
+        windows that fit, ``(n + before + after - span - 1) // stride + 1``."""
+        out = []
+        count = len(self.spec.convs)
+        for i, (name, axis, conv) in enumerate((name, k if k < before else k - len(operand.labels), label)
+                                                for name, operand, before, _ in self._operands()
+                                                for k, label in enumerate(operand.labels) if isinstance(label, Conv)):
+            size = Sh.size_at(name, axis)
+            stride, dilation = (self._scaled(coefficient, arg, i) for coefficient, arg in
+                                ((conv.stride, self.strides), (conv.dilation, self.dilations)))
+            kernel = self.size(conv.kernel) if conv.kernel is not None else None
+            span = Sh.size(0) if kernel is None else Sh.mul(dilation, Sh.sub(kernel, 1))
+            before = Sh.item(Sh.arg(self.pads), i) if self.pads else Sh.size(0)
+            after = Sh.item(Sh.arg(self.pads), i + count) if self.pads else Sh.size(0)
+            if self.auto_pad:  # (ONNX: the windows of ceil(n / stride), the padding that takes, split)
+                same = Sh.floordiv(Sh.add(size, Sh.sub(stride, 1)), stride)
+                total = Sh.Max((Sh.size(0), Sh.sub(Sh.add(Sh.mul(Sh.sub(same, 1), stride), Sh.add(span, 1)), size)))
+                half = Sh.floordiv(total, 2)
+                mode = {value: E.Compare("==", Sh.arg(self.auto_pad), E.Literal(value)) for value in AUTO_PADS}
+                before = Sh.Where(mode["SAME_UPPER"], half, Sh.Where(mode["SAME_LOWER"], Sh.sub(total, half), Sh.Where(
+                    mode["VALID"], Sh.size(0), before)))
+                after = Sh.Where(mode["SAME_UPPER"], Sh.sub(total, half), Sh.Where(mode["SAME_LOWER"], half, Sh.Where(
+                    mode["VALID"], Sh.size(0), after)))
+            reach = Sh.sub(Sh.add(size, Sh.add(before, after)), span)  # (first elements a window fits after, + 1)
+            windows = reach if conv.stride == 1 and not self.strides else \
+                Sh.add(Sh.floordiv(Sh.sub(reach, 1), stride), 1)
+            out.append(Window(conv, name, axis, size, stride, dilation, span, before, after, windows, kernel))
+        return out
 
-    def _span(self, conv: Conv) -> Any:
-        """How far one window reaches beyond its first element: dilation * (kernel - 1)."""
-        if conv.kernel is None:
-            return 0
-        reach = Sh.sub(self.size(conv.kernel), 1)
-        return Sh.mul(conv.dilation, reach) if conv.dilation != 1 else reach
+    def _scaled(self, coefficient: int, arg: str | None, i: int) -> Any:
+        if arg is None:
+            return Sh.size(coefficient)
+        value = Sh.item(Sh.arg(arg), i)
+        return value if coefficient == 1 else Sh.mul(coefficient, value)
+
+    @property
+    def padded(self) -> bool:
+        """Whether a convolution axis may read beyond its ends (as zeros)."""
+        return bool(self.pads or self.auto_pad)
 
     def _rows(self) -> tuple[Any, ...]:
         """The axes each operand's row variable stands for."""
@@ -104,12 +169,22 @@ class Contraction:
                 listed = ", ".join(dict.fromkeys(n for n, _ in axes))
                 out.append(Sh.Refusal(f"{listed}: the axes labelled {label} must have one size",
                                       Sh.all_of(*(Sh.compare(s, "==", axes[0][1]) for _, s in axes[1:]))))
-        for conv in self.spec.convs:
-            (name, size), *_ = self._axes(conv)
-            kernel = () if conv.kernel is None else (Sh.compare(self.size(conv.kernel), ">=", 1),)
-            out.append(Sh.Refusal(f"{name}: the axis read at {conv.text} must hold one window at least "
-                                  f"({conv.kernel or 'its kernel'} not empty, the axis not shorter than the window)",
-                                  Sh.all_of(*kernel, Sh.compare(size, ">", self._span(conv)))))
+        count = len(self.spec.convs)
+        for role, name, length, least in (("strides", self.strides, count, 1), ("dilations", self.dilations, count, 1),
+                                          ("pads", self.pads, 2 * count, 0)):
+            if name:
+                out.append(Sh.Refusal(f"{name} must hold {length} values, each {least} or more (the convolution "
+                                      f"axes' {role})", Sh.all_of(Sh.compare(Sh.Length(Sh.arg(name)), "==", length),
+                                                                  Sh.AllValues(Sh.arg(name),
+                                                                               Sh.compare(Sh.Value(), ">=", least)))))
+        for w in self.windows():
+            kernel = () if w.kernel is None else (Sh.compare(w.kernel, ">=", 1),)
+            padding = " with its padding" if self.padded else ""
+            out.append(Sh.Refusal(f"{w.operand}: the axis read at {w.conv.text} must hold one window at least "
+                                  f"({w.conv.kernel or 'its kernel'} not empty, the axis{padding} not shorter than "
+                                  "the window)",
+                                  Sh.all_of(*kernel, Sh.compare(Sh.add(w.size, Sh.add(w.pad_begin, w.pad_end)), ">",
+                                                                w.span))))
         if len(self._rows()) > 1:
             out.append(Sh.Refusal("batch axes do not broadcast", Sh.Fits(self._rows())))
         with_rows = [len(o.named) for _, o, _, _ in self._operands() if o.has_ellipsis]

@@ -290,10 +290,19 @@ def _arg_reduction(c: C.ArgReduction, out: str) -> list[str]:
 def _contraction(c: C.Contraction, out: str) -> list[str]:
     """An einsum as indices: the output's element, a sum over the labels only the inputs have of
     the product of theirs (``\\ldots`` the row variable's axes)."""
+    convs = [w.conv for w in c.windows()]
+
+    def coefficient(literal: int, arg: str | None, i: int) -> str:
+        named = f"{_name(arg)}_{{{i}}}" if arg else ""
+        return " ".join(t for t in (str(literal) if literal != 1 or not arg else "", named) if t)
+
     def index(label: str | Conv) -> str:
-        if isinstance(label, Conv):  # (read at stride * window + dilation * kernel position)
-            terms = [(label.stride, label.output), (label.dilation, label.kernel)][:len(label.names)]
-            return " + ".join(f"{k} {_name(n)}" if k != 1 else _name(n) for k, n in terms)
+        if isinstance(label, Conv):  # (read at stride * window + dilation * kernel position - padding)
+            i = convs.index(label)
+            terms = [(coefficient(label.stride, c.strides, i), label.output),
+                     (coefficient(label.dilation, c.dilations, i), label.kernel)][:len(label.names)]
+            text = " + ".join(f"{k} {_name(n)}" if k != "1" else _name(n) for k, n in terms)
+            return text + (f" - p_{{{i}}}" if c.padded else "")
         return r"\ldots" if label == "..." else _name(label)
 
     def indexed(name: str, labels: tuple[str | Conv, ...]) -> str:
@@ -306,6 +315,8 @@ def _contraction(c: C.Contraction, out: str) -> list[str]:
     summed = ", ".join(_name(label) for label in spec.reduced)
     right = f"\\sum_{{{summed}}} {product}" if spec.reduced else product
     lines = [f"{indexed(out, spec.output.labels)} = {right}"]
+    if c.padded:
+        lines.append(r"\text{$p_i$: the padding before convolution axis $i$; a position outside an axis reads 0}")
     batched = [o for o in spec.inputs if o.has_ellipsis]
     if batched:
         lines.append(r"\text{$\ldots$ stands for the leading (batch) axes" +

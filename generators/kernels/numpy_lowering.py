@@ -5,12 +5,30 @@ from __future__ import annotations
 
 from dsl import compute as C
 from dsl import dtypes as D
+from dsl import expr as E
 from dsl.model import Op
 from dsl.types import DataType
 from generators import abi
 from generators.kernels import scalar_numpy
 from generators.kernels.py_names import config_param, py_name
 from generators.kernels.py_shapes import PyShapeRenderer, Spelling
+
+
+class _ReferenceSizes(PyShapeRenderer):
+    """Sizes of the shapes' language inside a reference function, where an enum arg holds the
+    index of its value (as the C API's does)."""
+
+    def __init__(self, op: Op) -> None:
+        super().__init__(Spelling(shape=lambda n: f"np.shape({py_name(n)})", arg=py_name,
+                                  shapes=lambda n: f"[np.shape(_x) for _x in {py_name(n)}]"))
+        self.enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+
+    def render_compare(self, node: E.Compare) -> str:
+        for ref, lit in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(ref, E.ParamRef) and ref.name in self.enums and isinstance(lit, E.Literal) \
+                    and isinstance(lit.value, str):
+                return f"({self.render(ref)} {node.op} {self.enums[ref.name].index(lit.value)})"
+        return super().render_compare(node)
 
 
 def _seed(op: Op, name: str) -> str:
@@ -185,14 +203,14 @@ class NumpyLowering:
                 f"np.copyto({out}, np.einsum(subscripts, {x}, {y}), casting='unsafe')"]
 
     def contraction(self, op: Op, c: C.Contraction, out: str, variants: list[D.Variant]) -> list[str]:
-        # (a convolution axis as two, through a strided view: its windows, as the form counts them, and its kernel)
-        size = PyShapeRenderer(Spelling(shape=lambda n: f"np.shape({py_name(n)})", arg=py_name,
-                                        shapes=lambda n: f"[np.shape(_x) for _x in {py_name(n)}]")).render
+        # (a convolution axis as two, through a strided view of the operand padded with zeros: its
+        # windows, as the form counts them, and its kernel)
+        size = _ReferenceSizes(op).render
         operands = []
         for name in c.inputs:
-            axes = [f"({axis}, {size(c.size(conv.output))}, {conv.stride}, "
-                    f"{size(c.size(conv.kernel)) if conv.kernel else None}, {conv.dilation})"
-                    for n, axis, conv in c.conv_axes() if n == name]
+            axes = [f"({w.axis}, {size(w.windows)}, {size(w.stride)}, {size(w.kernel) if w.kernel else None}, "
+                    f"{size(w.dilation)}, {size(w.pad_begin)}, {size(w.pad_end)})"
+                    for w in c.windows() if w.operand == name]
             operands.append(f"_k.conv_view({py_name(name)}, [{', '.join(axes)}])" if axes else py_name(name))
         result = f"np.einsum({c.spec.numpy_subscripts()!r}, {', '.join(operands)})"
         if c.spec.placeholders:  # (the result's placeholders: axes of size 1)

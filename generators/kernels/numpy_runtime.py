@@ -277,12 +277,19 @@ EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def conv_view(x, axes):
-    """x with each convolution axis (axis, windows, stride, kernel, dilation) as two axes, its
-    windows' and its kernel's (kernel None: a strided axis, its windows' alone), read at
-    stride * window + dilation * position: a read-only view, no copy. The form has counted
-    the windows and refused an axis too short for one."""
+    """x with each convolution axis (axis, windows, stride, kernel, dilation, pad before, pad
+    after) as two axes, its windows' and its kernel's (kernel None: a strided axis, its
+    windows' alone), read at stride * window + dilation * position of x padded with zeros: a
+    read-only view (of a padded copy where there is padding). The form has counted the windows
+    and refused an axis too short for one."""
     x = np.asarray(x)
-    for axis, windows, stride, kernel, dilation in sorted(((a % x.ndim, *rest) for a, *rest in axes), reverse=True):
+    axes = sorted(((a % x.ndim, *rest) for a, *rest in axes), reverse=True)
+    if any(before or after for *_, before, after in axes):
+        widths = [(0, 0)] * x.ndim
+        for axis, *_, before, after in axes:
+            widths[axis] = (before, after)
+        x = np.pad(x, widths)
+    for axis, windows, stride, kernel, dilation, _, _ in axes:
         step = x.strides[axis]
         shape, strides = ((windows,), (stride * step,)) if kernel is None else \
             ((windows, kernel), (stride * step, dilation * step))

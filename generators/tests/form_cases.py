@@ -136,8 +136,25 @@ def _arg_reduction(c: C.ArgReduction, op: Op, v: D.Variant, tol: dict[str, float
 
 #: Cases of a spec with convolution axes: (batch axes per operand, windows, kernel size, the other
 #: labels' size, axis elements beyond the last window: none, or one short of a further stride).
-CONV_CASES = [(((), ()), 3, 2, 2, False), (((2,), (2,)), 1, 3, 3, True), (((2, 1), (3,)), 4, 1, 1, True),
-              (((), ()), 2, 3, 0, False), (((0,), ()), 2, 2, 2, False)]
+CONV_CASES = [(((), ()), 3, 2, 2, False), (((2,), (2,)), 3, 3, 3, True), (((2, 1), (3,)), 4, 2, 1, True),
+              (((), ()), 2, 3, 0, False), (((0,), ()), 2, 2, 2, False), (((), ()), 4, 1, 2, False)]
+#: The step and padding args of each case, where the form names them: the defaults, steps of 2 with
+#: uneven padding, and ONNX's three automatic paddings.
+CONV_ARGS = [{}, {"strides": 2, "dilations": 2, "pads": (2, 1)}, {"strides": 2, "auto_pad": "SAME_LOWER"},
+             {"auto_pad": "SAME_UPPER"}, {"auto_pad": "VALID"}, {}]
+
+
+def _conv_args(c: C.Contraction, given: dict[str, Any]) -> dict[str, Any]:
+    n = len(c.spec.convs)
+    args: dict[str, Any] = {}
+    for role, name in (("strides", c.strides), ("dilations", c.dilations)):
+        if name and role in given:
+            args[name] = [given[role]] * n
+    if c.pads and "pads" in given:
+        args[c.pads] = [given["pads"][0]] * n + [given["pads"][1]] * n
+    if c.auto_pad and "auto_pad" in given:
+        args[c.auto_pad] = given["auto_pad"]
+    return args
 
 
 def _conv_shapes(c: C.Contraction) -> list[tuple[tuple[int, ...], ...]]:
@@ -166,11 +183,11 @@ def _contraction(c: C.Contraction, op: Op, v: D.Variant, tol: dict[str, float]) 
                  ((0, 3), (3, 2)), ((3, 0), (0, 2))]
     else:
         pairs = [((3, 4),), ((2, 3, 4),), ((1, 5),), ((2, 1, 2, 3),), ((3, 3),), ((2, 4, 4),), ((1, 1),)]
-    for shapes in pairs:
+    for k, shapes in enumerate(pairs):
         small = D.category(v.dtype) != "float"
         inputs = {n: _tensor(v.of(n), s, extreme=False, low=-4 if small else None, high=4 if small else None)
                   for n, s in zip(c.inputs, shapes)}
-        out.append({"inputs": inputs, "args": {}, "tol": tol})
+        out.append({"inputs": inputs, "args": _conv_args(c, CONV_ARGS[k]) if c.spec.convs else {}, "tol": tol})
     return out
 
 

@@ -75,10 +75,12 @@ static inline void {name}(const {ct}* restrict a, const {ct}* restrict b, {ct}* 
 """
 
 
-def einsum_kernel(name: str, dtype: str, operands: int) -> str:
+def einsum_kernel(name: str, dtype: str, operands: int, padded: bool = False) -> str:
     """The fragment running an einsum plan over one or two operands of ``dtype``
     (integers accumulate wrapping, in the wide unsigned type). A plan of two
-    operands that is a batch of matrix products runs in register tiles."""
+    operands that is a batch of matrix products runs in register tiles. Where
+    convolution axes are ``padded``, a product whose position falls in the padding
+    is skipped (it reads 0), and the tiles run only for a plan without such axes."""
     ct = C_TYPE[dtype]
     acc_t = _accumulator(dtype)
     gemm, functions = "", ""
@@ -92,7 +94,7 @@ def einsum_kernel(name: str, dtype: str, operands: int) -> str:
         # so a plan with the operands' roles swapped runs the same tiles.
         gemm = f"""
     opf_gemm g;
-    if (OPFORGE_TILE_ROWS * OPFORGE_TILE_COLS > 1 && opf_einsum_gemm(p, &g)) {{
+    if (OPFORGE_TILE_ROWS * OPFORGE_TILE_COLS > 1 && {"q->n == 0 && " if padded else ""}opf_einsum_gemm(p, &g)) {{
         int64_t bi[OPF_MAX_LOOPS] = {{0}};
         int64_t ao = 0, bo = 0, oo = 0, batches = 1;
         for (int32_t l = 0; l < p->n_out - 2; l++) {{
@@ -109,17 +111,24 @@ def einsum_kernel(name: str, dtype: str, operands: int) -> str:
         params = f"const {ct}* restrict a"
         adv_red = "p->red_stride[0], &ar, NULL, NULL, NULL, NULL"
         adv_out = "p->out_stride[0], &ao, p->out_stride[2], &oo, NULL, NULL"
+    def start(k: str) -> str:
+        return f"q->start[{k}]" if padded else "0"
+
+    accumulate = f"acc = ({acc_t})(acc + {term});"
+    pads = ", const opf_einsum_pads* q" if padded else ""
+    if padded:
+        accumulate = f"if (opf_einsum_inside(q, oi, ri)) {{\n                {accumulate}\n            }}"
     return fragment(name, functions + f"""
-static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan* p)
+static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan* p{pads})
 {{{gemm}
     int64_t oi[OPF_MAX_LOOPS] = {{0}};
-    int64_t ao = 0, bo = 0, oo = 0;
+    int64_t ao = {start("0")}, bo = {start("1") if operands == 2 else "0"}, oo = 0;
     for (int64_t o = 0; o < p->n_out_total; o++) {{
         int64_t ri[OPF_MAX_LOOPS] = {{0}};
         int64_t ar = ao, br = bo;
         {acc_t} acc = 0;
         for (int64_t r = 0; r < p->n_red_total; r++) {{
-            acc = ({acc_t})(acc + {term});
+            {accumulate}
             opf_advance(p->n_red, p->red_extent, ri, {adv_red});
         }}
         (void)br;
@@ -403,22 +412,23 @@ static inline void {name}({', '.join(d for d, _ in params)})
         spec = c.spec
         ids = {label: i for i, label in enumerate(spec.labels)}
         names = [abi.c_name(n) for n in c.inputs]
-        frags = [einsum_kernel(self.kernel_name(v), v.of(c.inputs[0]), len(names)) for v in self.variants]
+        frags = [einsum_kernel(self.kernel_name(v), v.of(c.inputs[0]), len(names), c.padded) for v in self.variants]
 
-        convs = [conv for _, _, conv in c.conv_axes()]
+        windows = c.windows()
+        convs = [w.conv for w in windows]
 
         def label_ids(operand) -> str:
             return ", ".join(str(-1 if label == "..." else -2 - convs.index(label) if isinstance(label, Conv)
                                  else ids[label]) for label in operand.labels) or "0"
 
         lines = [f"/* einsum {c_comment(spec.text)} */"]
-        if convs:  # (each convolution axis's windows: the form's count, as the output's shape reads it)
+        if convs:  # (each convolution axis's steps, windows and padding, as the form computes them)
             sizes = CShapeRenderer(self.op, prefix="conv")
-            counts = [sizes.render(c.size(conv.output)) for conv in convs]
+            values = [[sizes.render(v) for v in (w.stride, w.dilation, w.windows, w.pad_begin)] for w in windows]
             lines += sizes.take()
-            lines.append("const opf_conv_axis convs[] = {" + ", ".join(
-                f"{{{ids[conv.output]}, {ids[conv.kernel] if conv.kernel else -1}, {conv.stride}, {conv.dilation}, "
-                f"{count}}}" for conv, count in zip(convs, counts)) + "};")
+            lines.append("const opf_conv_axis opf_convs[] = {" + ", ".join(
+                f"{{{ids[w.conv.output]}, {ids[w.conv.kernel] if w.conv.kernel else -1}, {', '.join(given)}}}"
+                for w, given in zip(windows, values)) + "};")
         for k, operand in enumerate(spec.inputs):
             lines.append(f"static const int8_t labels{k}[] = {{{label_ids(operand)}}};")
         lines.append(f"static const int8_t out_labels[] = {{{label_ids(spec.output)}}};")
@@ -426,8 +436,9 @@ static inline void {name}({', '.join(d for d, _ in params)})
                   f"const int8_t* const labels[] = {{{', '.join(f'labels{k}' for k in range(len(names)))}}};",
                   f"const int32_t n_labels[] = {{{', '.join(str(len(o.labels)) for o in spec.inputs)}}};",
                   "opf_einsum_plan plan;",
+                  *(["opf_einsum_pads opf_pads;"] if c.padded else []),
                   f"opf_einsum_plan_make({len(names)}, ops, labels, n_labels, out_labels, {len(spec.output.labels)}, "
-                  f"{len(ids)}, {'convs' if convs else 'NULL'}, &plan);"]
+                  f"{len(ids)}, {'opf_convs' if convs else 'NULL'}, {'&opf_pads' if c.padded else 'NULL'}, &plan);"]
         fixed = {t.name: (t, r) for t, r in self.fixed_point_contractions()}
         frags += [self.fixed_point_plan(c, t, r) for t, r in fixed.values()]
         tensors = [p.name for p in (*self.op.inputs, *self.op.outputs)]
@@ -501,8 +512,9 @@ static inline void {name}({', '.join(params)})
 
         def per_variant(v: D.Variant) -> list[str]:
             data = [f"(const {C_TYPE[v.of(n)]}*){abi.c_name(n)}->data" for n in inputs]
+            pads = ", &opf_pads" if getattr(self.op.compute, "padded", False) else ""
             return [f"{self.kernel_name(v)}({', '.join(data)}, ({C_TYPE[v.of(out.name)]}*)"
-                    f"{abi.c_name(out.name)}->data, &plan);"]
+                    f"{abi.c_name(out.name)}->data, &plan{pads});"]
 
         return self.dispatch(per_variant, fixed=fixed)
 
@@ -525,7 +537,7 @@ class TensorDotEmitter(ContractionEmitter):
                  "const int8_t* const labels[] = {labels_x, labels_y};",
                  f"const int32_t n_labels[] = {{{x}->rank, {y}->rank}};",
                  "opf_einsum_plan plan;",
-                 "opf_einsum_plan_make(2, ops, labels, n_labels, out_labels, n_out, n_ids, NULL, &plan);"]
+                 "opf_einsum_plan_make(2, ops, labels, n_labels, out_labels, n_out, n_ids, NULL, NULL, &plan);"]
         return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)))
 
 

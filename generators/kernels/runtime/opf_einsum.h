@@ -22,6 +22,34 @@ typedef struct opf_einsum_plan {
     int64_t out_shape[OPFORGE_MAX_RANK];
 } opf_einsum_plan;
 
+/* A plan's padded convolution axes: each position stride * w + dilation * k - pad must lie in
+ * [0, size), w and k the indices of loops (red: a reduced loop's; ker_loop -1: no kernel);
+ * start: each operand's offset of its first element read (negative by the padding before).
+ * Only an op with padding keeps one, beside its plan. */
+typedef struct opf_einsum_pads {
+    int32_t n;
+    struct {
+        int64_t size, pad, stride, dilation;
+        bool win_red, ker_red;
+        int32_t win_loop, ker_loop;
+    } at[OPFORGE_MAX_RANK];
+    int64_t start[2];
+} opf_einsum_pads;
+
+/* Whether every padded convolution axis reads inside its operand at these loop indices. */
+static inline bool opf_einsum_inside(const opf_einsum_pads* q, const int64_t* oi, const int64_t* ri)
+{
+    for (int32_t c = 0; c < q->n; c++) {
+        const int64_t w = q->at[c].win_red ? ri[q->at[c].win_loop] : oi[q->at[c].win_loop];
+        const int64_t k = q->at[c].ker_loop < 0 ? 0 : q->at[c].ker_red ? ri[q->at[c].ker_loop] : oi[q->at[c].ker_loop];
+        const int64_t at = q->at[c].stride * w + q->at[c].dilation * k - q->at[c].pad;
+        if (at < 0 || at >= q->at[c].size) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Operand k moves `step` elements along label `id`'s loop (an output or a reduced one). */
 static inline void opf_einsum_step(opf_einsum_plan* p, int32_t k, const int32_t* loop_of_id, const int32_t* red_of_id,
                                    int8_t id, int64_t step)
@@ -34,26 +62,29 @@ static inline void opf_einsum_step(opf_einsum_plan* p, int32_t k, const int32_t*
 }
 
 /* A convolution axis (OCANNL's stride*output+dilation*kernel): read at stride * o +
- * dilation * k, where o, label id `output`, runs over `windows` windows (the form's count,
- * rendered by the caller) and k, label id `kernel` (-1: none, a strided axis), over the
- * kernel. */
+ * dilation * k - pad, where o, label id `output`, runs over `windows` windows and k, label id
+ * `kernel` (-1: none, a strided axis), over the kernel; a position outside the axis reads 0
+ * (padding). The caller renders the values from the form. */
 typedef struct opf_conv_axis {
     int8_t output;
     int8_t kernel;
-    int32_t stride;
-    int32_t dilation;
+    int64_t stride;
+    int64_t dilation;
     int64_t windows;
+    int64_t pad;
 } opf_conv_axis;
 
 /* labels[k][i]: label id of axis i of operand k, -1 for the row variable (ellipsis), -2 - c
  * for convolution axis c of convs; out_labels likewise for the result (no convolution axes;
  * a label no operand has is an axis of size 1); n_ids: number of distinct label ids. The
  * operands fit the spec (the caller has checked the form's refusals: ranks, sizes along
- * shared labels, windows that fit, batch axes that broadcast, the result's rank); the plan
- * is their loops. */
+ * shared labels, windows that fit with their padding, batch axes that broadcast, the
+ * result's rank); the plan is their loops, and q (NULL for an op without padding) the
+ * checks of the axes that read into their padding. */
 static inline void opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* const* ops, const int8_t* const* labels,
                                         const int32_t* n_labels, const int8_t* out_labels, int32_t n_out_labels,
-                                        int32_t n_ids, const opf_conv_axis* convs, opf_einsum_plan* p)
+                                        int32_t n_ids, const opf_conv_axis* convs, opf_einsum_pads* q,
+                                        opf_einsum_plan* p)
 {
     int64_t extent[OPF_MAX_LOOPS];
     bool known[OPF_MAX_LOOPS] = {false};
@@ -135,6 +166,10 @@ static inline void opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* con
         p->out_stride[2][l] = stride;
         stride *= p->out_extent[l];
     }
+    if (q != NULL) {
+        q->n = 0;
+        q->start[0] = q->start[1] = 0;
+    }
     for (int32_t k = 0; k < n_ops; k++) {
         int64_t astride = 1;
         int32_t axis = ops[k]->rank;
@@ -155,8 +190,25 @@ static inline void opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* con
             if (labels[k][i] < -1) { /* a convolution axis: its window's and its kernel's steps */
                 const opf_conv_axis* c = &convs[-2 - labels[k][i]];
                 opf_einsum_step(p, k, loop_of_id, red_of_id, c->output, c->stride * astride);
+                const int64_t kernel = c->kernel >= 0 ? extent[c->kernel] : 1;
                 if (c->kernel >= 0) {
                     opf_einsum_step(p, k, loop_of_id, red_of_id, c->kernel, c->dilation * astride);
+                }
+                const int64_t size = ops[k]->shape[axis];
+                if (q != NULL &&
+                    (c->pad > 0 || (c->windows - 1) * c->stride + c->dilation * (kernel - 1) - c->pad >= size)) {
+                    q->start[k] -= c->pad * astride;
+                    q->at[q->n].size = size;
+                    q->at[q->n].pad = c->pad;
+                    q->at[q->n].stride = c->stride;
+                    q->at[q->n].dilation = c->dilation;
+                    q->at[q->n].win_red = loop_of_id[c->output] < 0;
+                    q->at[q->n].win_loop = loop_of_id[c->output] < 0 ? red_of_id[c->output] : loop_of_id[c->output];
+                    q->at[q->n].ker_red = c->kernel >= 0 && loop_of_id[c->kernel] < 0;
+                    q->at[q->n].ker_loop = c->kernel < 0                  ? -1
+                                           : loop_of_id[c->kernel] < 0 ? red_of_id[c->kernel]
+                                                                        : loop_of_id[c->kernel];
+                    q->n++;
                 }
             } else {
                 opf_einsum_step(p, k, loop_of_id, red_of_id, labels[k][i], astride);
