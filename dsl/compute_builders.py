@@ -101,14 +101,19 @@ def ArgReduce(which: str, *, input: str = "x", axis: str = "axis", keep_dims: st
 
 @guarded
 def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None, strides: str | None = None,
-           dilations: str | None = None, pads: str | None = None, auto_pad: str | None = None) -> None:
+           dilations: str | None = None, pads: str | None = None, auto_pad: str | None = None,
+           kernel_shape: str | None = None, combine: str = "add", count_include_pad: str | None = None,
+           p: str | None = None) -> None:
     """A contraction in OCANNL notation, e.g. ``"...|ik;...|kj=>...|ij"``.
 
     ``inputs`` names the operands (default: the op's inputs in order). A spec with convolution
     axes may name int-list args that scale each axis's stride and dilation, one value per axis
     (``strides``, ``dilations``), an int-list arg of zero padding, each axis's before its end
     as ONNX lists them (``pads``), and an enum arg choosing ONNX's automatic padding
-    (``auto_pad``: NOTSET, SAME_UPPER, SAME_LOWER, VALID).
+    (``auto_pad``: NOTSET, SAME_UPPER, SAME_LOWER, VALID). A pool combines each window of one
+    operand otherwise than by a sum of products (``combine``: max, mean, lp); the int-list arg
+    ``kernel_shape`` gives the sizes of kernel labels no operand has, a bool arg
+    ``count_include_pad`` whether a mean counts the padding, an int arg ``p`` an Lp norm's order.
     """
     location = caller_location()
     top = _top()
@@ -119,7 +124,8 @@ def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None, strides: str | N
         return
     if inputs is None and isinstance(top, _Block):
         inputs = tuple(p.name for p in top.params if p.kind == "input")
-    _set_compute("Einsum", compute.Contraction(parsed, tuple(inputs or ()), strides, dilations, pads, auto_pad))
+    _set_compute("Einsum", compute.Contraction(parsed, tuple(inputs or ()), strides, dilations, pads, auto_pad,
+                                               kernel_shape, combine, count_include_pad, p))
 
 
 @guarded

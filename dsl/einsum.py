@@ -11,7 +11,7 @@ part in no label (summed away in an operand, an axis of size 1 in the result). L
 missing from the result are summed. A convolution axis ``stride*output+dilation*kernel``
 (coefficients default to 1; ``stride*output`` alone is a strided axis) is read at
 ``stride * o + dilation * k``: ``o`` runs over the windows that fit in the axis and ``k``
-over the kernel, whose size an operand gives.
+over the kernel, whose size an operand's axis or the op's args give (the form says which).
 
 A spec without any row variable broadcasts to the left, as OCANNL's shapes always do: the
 operands' leading axes beyond their labels are batch axes, broadcast and kept in front of
@@ -128,10 +128,11 @@ class EinsumSpec:
     def convs(self) -> tuple[Conv, ...]:
         return tuple(c for o in self.inputs for c in o.convs)
 
-    def numpy_subscripts(self) -> str:
+    def numpy_subscripts(self, keep: tuple[str, ...] = ()) -> str:
         """The same contraction in ``numpy.einsum`` notation, over the operands as
         ``numpy_runtime.conv_view`` gives them: each convolution axis two axes, its windows'
-        and its kernel's (a strided axis one); the result without its placeholders."""
+        and its kernel's (a strided axis one); the result without its placeholders, and with
+        the labels ``keep`` after its own (a pool's window, reduced by NumPy after)."""
         letters = dict(zip(self.labels, string.ascii_letters))
 
         def spell(operand: Operand) -> str:
@@ -141,7 +142,7 @@ class EinsumSpec:
                            if label == ELLIPSIS or isinstance(label, Conv) or label in letters)
 
         return ",".join(spell(o) for o in self.inputs) + "->" + spell(attrs.evolve(self.output, labels=tuple(
-            label for label in self.output.labels if label not in self.placeholders)))
+            label for label in self.output.labels if label not in self.placeholders) + keep))
 
     @property
     def placeholders(self) -> tuple[str, ...]:
@@ -254,7 +255,7 @@ def _batched(operand: Operand) -> Operand:
 def _check(inputs: list[Operand], placed: list[list[tuple[Axis, int]]], output: Operand,
            out_placed: list[tuple[Axis, int]], result: int) -> None:
     """The rules beyond the grammar: the result's labels come from the operands, once each;
-    a convolution's window label sizes no plain axis, its kernel label sizes one."""
+    a convolution's window label labels no other axis (its size is a count of windows)."""
     plain = {label for o in inputs for label in o.plain}
     mentioned = {n for o in inputs for n in o.names}
     seen: set[str] = set()
@@ -275,9 +276,6 @@ def _check(inputs: list[Operand], placed: list[list[tuple[Axis, int]]], output: 
                 raise EinsumError(f"column {column}: {label.output!r} counts the windows of {label.text!r}, so it "
                                   "labels no other axis (its size is the number of windows that fit)")
             windows.add(label.output)
-            if label.kernel is not None and label.kernel not in plain:
-                raise EinsumError(f"column {column}: the kernel label {label.kernel!r} of {label.text!r} labels no "
-                                  "axis of an operand, which would give its size")
     for variable in output.variables:
         if not any(variable in o.variables for o in inputs):
             raise EinsumError(f"column {result}: the result's row variable {variable!r} is in no operand")

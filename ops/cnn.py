@@ -3,7 +3,7 @@
 from dsl import *
 
 #: The labels of each rank's spatial axes: the output's positions, and the kernel's taps.
-SPATIAL = {1: ("q",), 2: ("p", "q"), 3: ("o", "p", "q")}
+SPATIAL = {1: ("t",), 2: ("s", "t"), 3: ("r", "s", "t")}
 TAPS = {1: ("k",), 2: ("j", "k"), 3: ("i", "j", "k")}
 NAMES = {1: "width", 2: "height, width", 3: "depth, height, width"}
 
@@ -89,3 +89,95 @@ with Namespace("cnn"):
                 default weights layout differs. Integers wrap.
                 """,
             )
+
+    #: The pools: how a window's elements combine, ONNX's operator, NNEF's operation, what differs.
+    POOLS = {
+        "max": ("MaxPool", "max_pool", "the largest element of each window; the padding is never chosen"),
+        "avg": ("AveragePool", "avg_pool", "the mean of each window, over its elements inside the input "
+                "or, with count_include_pad, over the whole window (the padding counted as zeros)"),
+        "lp": ("LpPool", None, "the Lp norm of each window, (sum of |x|^p)^(1/p), the padding counted as zeros"),
+    }
+    for kind, (onnx, nnef, what) in POOLS.items():
+        for rank, labels in SPATIAL.items():
+            taps = TAPS[rank]
+            axes = ",".join(f"{label}+{k}" for label, k in zip(labels, taps))
+            with Op(f"{kind}_pooling{rank}d") as op:
+                op.display_path = "/CNN/Pooling"
+                op.onnx = onnx
+                op.unlike_onnx = (
+                    "takes no ceil_mode (windows end inside the padded input)"
+                    + ("; gives no Indices output" if kind == "max" else "")
+                )
+                if nnef is not None:
+                    op.nnef = nnef
+                    op.unlike_nnef = (
+                        "NNEF's pools take a size, stride and padding for every axis, batch and channels "
+                        "included, and a border mode; this op pools the spatial axes, ONNX's way"
+                    )
+                Input(
+                    FLOATING_POINT,
+                    "x",
+                    description=f"The input: batch, channels, {NAMES[rank]} (NC{'DHW'[-rank:]})",
+                )
+                Output(FLOATING_POINT, "output", description=f"batch, channels, {NAMES[rank]} of the windows")
+                Arg(INT, "kernel_shape", count=AtLeast(rank), description="The window's size, per spatial axis")
+                Arg(
+                    INT,
+                    "strides",
+                    count=AtLeast(rank),
+                    default=[1] * rank,
+                    description="Elements from one window to the next, per spatial axis",
+                )
+                Arg(
+                    INT,
+                    "dilations",
+                    count=AtLeast(rank),
+                    default=[1] * rank,
+                    description="Elements between the window's taps, per spatial axis",
+                )
+                Arg(
+                    INT,
+                    "pads",
+                    count=AtLeast(2 * rank),
+                    default=[0] * (2 * rank),
+                    description="Padding before each spatial axis, then after each (ONNX's order)",
+                )
+                Arg(
+                    ENUM,
+                    "auto_pad",
+                    possible_values=["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"],
+                    default="NOTSET",
+                    description="NOTSET: pads as given; SAME_UPPER, SAME_LOWER: the padding that gives "
+                    "ceil(size / stride) windows, the odd one after or before; VALID: none",
+                )
+                extra = {}
+                if kind == "avg":
+                    Arg(
+                        BOOLEAN,
+                        "count_include_pad",
+                        default=False,
+                        description="Divide by the whole window's size, the padding included",
+                    )
+                    extra = {"count_include_pad": "count_include_pad"}
+                if kind == "lp":
+                    Arg(INT, "p", default=2, description="The norm's order")
+                    extra = {"p": "p"}
+                Einsum(
+                    f"n,c,{axes}=>n,c,{','.join(labels)}",
+                    combine={"max": "max", "avg": "mean", "lp": "lp"}[kind],
+                    kernel_shape="kernel_shape",
+                    strides="strides",
+                    dilations="dilations",
+                    pads="pads",
+                    auto_pad="auto_pad",
+                    **extra,
+                )
+                Doc(
+                    Language.ANY,
+                    DocScope.ALL,
+                    f"""
+                    {rank}-D pooling, as ONNX's {onnx} computes it: {what}. A window starts every
+                    stride elements and reads every dilation-th element of the input, which the
+                    padding extends before and after.
+                    """,
+                )

@@ -332,6 +332,23 @@ def conv(ins: list[Any], attrs: dict[str, Any]) -> Any:
     return fn(f"cnn.conv{x.ndim - 2}d")(x, w, **kwargs)
 
 
+def pool(kind: str, **renamed: tuple[str, type]) -> Callable[..., Any]:
+    """ONNX's MaxPool, AveragePool or LpPool as cnn.<kind>_pooling1d/2d/3d, by the input's rank."""
+    def call(ins: list[Any], attrs: dict[str, Any]) -> Any:
+        x = ins[0]
+        kwargs: dict[str, Any] = {"kernel_shape": ints(attrs.pop("kernel_shape"))}
+        kwargs |= {name: ints(attrs.pop(name)) for name in ("strides", "dilations", "pads") if name in attrs}
+        if "auto_pad" in attrs:
+            kwargs["auto_pad"] = attrs.pop("auto_pad").decode()
+        for onnx_name, (arg, kind_of) in renamed.items():
+            if onnx_name in attrs:
+                kwargs[arg] = kind_of(attrs.pop(onnx_name))
+        attrs.pop("storage_order", None)  # (the order of the Indices output, which the op does not give)
+        only(attrs, ceil_mode=0)
+        return fn(f"cnn.{kind}_pooling{x.ndim - 2}d")(x, **kwargs)
+    return call
+
+
 ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "ArgMax": arg_reduction("math.argmax"), "ArgMin": arg_reduction("math.argmin"),
     "Max": variadic("math.maximum", "math.merge_max"), "Min": variadic("math.minimum", None),
@@ -353,7 +370,8 @@ ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "Selu": renamed("nn.selu", alpha="alpha", gamma="gamma"),
     "HardSigmoid": renamed("nn.hard_sigmoid", alpha="alpha", beta="beta"),
     "GatherND": fixed("base.gather_nd", batch_dims=0),
-    "Attention": attention, "Conv": conv,
+    "Attention": attention, "Conv": conv, "MaxPool": pool("max"),
+    "AveragePool": pool("avg", count_include_pad=("count_include_pad", bool)), "LpPool": pool("lp", p=("p", int)),
 }
 
 

@@ -62,7 +62,6 @@ def test_convolution_axes_carry_their_coefficients() -> None:
     ("i...j...=>ij", "column 6: a row may hold only one row variable"),
     ("ij=>i|j|", "column 8: unexpected '|'"),
     ("o+k;k=>o+k", "column 8: a convolution axis cannot stand in the result"),
-    ("o+k;z=>o", "column 1: the kernel label 'k' of 'o+k' labels no axis of an operand, which would give its size"),
     ("o+k;k,o=>o", "column 1: 'o' counts the windows of 'o+k', so it labels no other axis (its size is the number "
                    "of windows that fit)"),
     ("x,0*o+k;k=>o", "column 3: a stride or dilation is a positive integer"),
@@ -218,6 +217,12 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
     ("Einsum('...|ij=>ij')", "einsum spec '...|ij=>ij' sums the axes of its row variable batch: the targets keep a "
                              "row variable's axes in the result, they do not sum them yet"),
     ("Einsum('ij=>i', pads='x')", "einsum spec 'ij=>i' has no convolution axis for pads"),
+    ("Einsum('o+k=>o', combine='max', kernel_shape='ks')", "combine='max' pools floats: its input must be "
+                                                          "FLOATING_POINT"),
+    ("Einsum('o+k=>o', combine='mean', kernel_shape='ks')", "combine='mean' needs count_include_pad=, an arg"),
+    ("Einsum('o+k=>o', combine='min', kernel_shape='ks')", "combine must be one of add, max, mean, lp, got 'min'"),
+    ("Einsum('o+k=>o')", "einsum spec 'o+k=>o': the kernel label k of o+k labels no axis of an operand, and the "
+                         "op names no kernel_shape arg to give its size"),
     ("Einsum('o+k;k=>o', inputs=('x', 'x'), strides='s')", "contraction needs an arg 's' (the convolution axes' "
                                                            "strides)"),
     ("Random('gamma')", "unknown distribution 'gamma' (known: uniform, normal, bernoulli, binomial, exponential, "

@@ -14,6 +14,10 @@ from dsl.forms.checks import Check
 from dsl.einsum import ELLIPSIS, Conv, EinsumSpec
 from dsl.types import DataType
 
+#: How a window's elements combine: the sum of products (an einsum), or over one operand's window
+#: its largest element (padding never chosen), its mean, or its Lp norm (ONNX's pools).
+COMBINES = ("add", "max", "mean", "lp")
+
 #: ONNX's auto_pad values, in this order (the kernels number them so): explicit pads, the
 #: windows of ceil(n / stride) with the extra padding after or before, no padding.
 AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
@@ -44,6 +48,10 @@ class Contraction:
     dilations: str | None = None
     pads: str | None = None  # int-list arg: each axis's padding before, then each one's after
     auto_pad: str | None = None  # enum arg of AUTO_PADS
+    kernel_shape: str | None = None  # int-list arg: the kernel labels' sizes no operand gives
+    combine: str = "add"  # a window's elements: summed products, or one operand's max, mean or Lp norm
+    count_include_pad: str | None = None  # bool arg (mean): the padding counts in a window's size
+    p: str | None = None  # int arg (lp): the norm's order
 
     kind = "contraction"
 
@@ -62,7 +70,29 @@ class Contraction:
             check.add(f"einsum spec {self.spec.text!r} sums the axes of its row variable {variables[0]}: the targets "
                       "keep a row variable's axes in the result, they do not sum them yet")
         given = [(role, name) for role, name in (("strides", self.strides), ("dilations", self.dilations),
-                                                 ("pads", self.pads), ("auto_pad", self.auto_pad)) if name]
+                                                 ("pads", self.pads), ("auto_pad", self.auto_pad),
+                                                 ("kernel_shape", self.kernel_shape)) if name]
+        plain = {label for o in self.spec.inputs for label in o.plain}
+        for conv in self.spec.convs:
+            if conv.kernel is not None and conv.kernel not in plain and not self.kernel_shape:
+                check.add(f"einsum spec {self.spec.text!r}: the kernel label {conv.kernel} of {conv.text} labels no "
+                          "axis of an operand, and the op names no kernel_shape arg to give its size")
+        if self.combine not in COMBINES:
+            check.add(f"combine must be one of {', '.join(COMBINES)}, got {self.combine!r}")
+        elif self.combine != "add" and len(self.spec.inputs) != 1:
+            check.add(f"combine={self.combine!r} takes the windows of one operand, the spec has "
+                      f"{len(self.spec.inputs)}")
+        elif self.combine != "add" and any(check.inputs[n].type is not DataType.FLOATING_POINT
+                                           for n in self.inputs if n in check.inputs):
+            check.add(f"combine={self.combine!r} pools floats: its input must be FLOATING_POINT")
+        for role, name, wanted, types in (("count_include_pad", self.count_include_pad, "mean", (DataType.BOOLEAN,)),
+                                          ("p", self.p, "lp", (DataType.INT, DataType.LONG))):
+            if name and self.combine != wanted:
+                check.add(f"{role} is for combine={wanted!r}")
+            elif name:
+                check.need_arg(name, types, False, f"the pool's {role}")
+            elif self.combine == wanted:
+                check.add(f"combine={wanted!r} needs {role}=, an arg")
         if given and not self.spec.convs:
             check.add(f"einsum spec {self.spec.text!r} has no convolution axis for "
                       f"{', '.join(role for role, _ in given)}")
@@ -98,6 +128,9 @@ class Contraction:
         plain = self._axes(label)
         if plain:
             return plain[0][1]
+        kernels = [c.kernel for c in self.spec.convs]
+        if label in kernels and self.kernel_shape:  # (a pool's window: its size an arg)
+            return Sh.item(Sh.arg(self.kernel_shape), kernels.index(label))
         window = next((w for w in self.windows() if w.conv.output == label), None)
         if window is not None:
             return window.windows
@@ -170,13 +203,17 @@ class Contraction:
                 out.append(Sh.Refusal(f"{listed}: the axes labelled {label} must have one size",
                                       Sh.all_of(*(Sh.compare(s, "==", axes[0][1]) for _, s in axes[1:]))))
         count = len(self.spec.convs)
-        for role, name, length, least in (("strides", self.strides, count, 1), ("dilations", self.dilations, count, 1),
+        for role, name, length, least in (("kernel_shape", self.kernel_shape, count, 1),
+                                          ("strides", self.strides, count, 1), ("dilations", self.dilations, count, 1),
                                           ("pads", self.pads, 2 * count, 0)):
             if name:
                 out.append(Sh.Refusal(f"{name} must hold {length} values, each {least} or more (the convolution "
                                       f"axes' {role})", Sh.all_of(Sh.compare(Sh.Length(Sh.arg(name)), "==", length),
                                                                   Sh.AllValues(Sh.arg(name),
                                                                                Sh.compare(Sh.Value(), ">=", least)))))
+        if self.p:
+            out.append(Sh.Refusal(f"{self.p} must be 1 or more (the norm's order)",
+                                  Sh.compare(Sh.arg(self.p), ">=", 1)))
         for w in self.windows():
             kernel = () if w.kernel is None else (Sh.compare(w.kernel, ">=", 1),)
             padding = " with its padding" if self.padded else ""

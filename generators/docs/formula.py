@@ -314,9 +314,20 @@ def _contraction(c: C.Contraction, out: str) -> list[str]:
     product = r" \, ".join(indexed(_name(n), o.labels) for n, o in zip(c.inputs, spec.inputs))
     summed = ", ".join(_name(label) for label in spec.reduced)
     right = f"\\sum_{{{summed}}} {product}" if spec.reduced else product
+    if c.combine == "max":
+        right = f"\\max_{{{summed}}} {product}"
+    elif c.combine == "mean":
+        right = f"\\frac{{1}}{{|W|}} \\sum_{{{summed}}} {product}"
+    elif c.combine == "lp":
+        right = f"\\Big(\\sum_{{{summed}}} |{product}|^{{p}}\\Big)^{{1/p}}"
     lines = [f"{indexed(out, spec.output.labels)} = {right}"]
+    if c.combine == "mean":
+        lines.append(r"\text{$|W|$: the window's elements inside the input, or all of them with count\_include\_pad}")
+    if c.combine == "max":
+        lines.append(r"\text{the padding is never the largest}")
     if c.padded:
-        lines.append(r"\text{$p_i$: the padding before convolution axis $i$; a position outside an axis reads 0}")
+        lines.append(r"\text{$p_i$: the padding before convolution axis $i$; a position outside an axis reads 0}"
+                     if c.combine == "add" else r"\text{$p_i$: the padding before window axis $i$}")
     batched = [o for o in spec.inputs if o.has_ellipsis]
     if batched:
         lines.append(r"\text{$\ldots$ stands for the leading (batch) axes" +

@@ -171,7 +171,8 @@ def _contraction(op: Op, c: C.Contraction) -> Plan:
         return label.span(sizes[label.output], sizes[label.kernel] if label.kernel else 1) \
             if isinstance(label, Conv) else sizes[label]
 
-    return {n: tuple(axis(label) for label in operand.named) for n, operand in zip(c.inputs, c.spec.inputs)}, {}
+    args = {c.kernel_shape: [sizes[conv.kernel] for conv in c.spec.convs]} if c.kernel_shape else {}
+    return {n: tuple(axis(label) for label in operand.named) for n, operand in zip(c.inputs, c.spec.inputs)}, args
 
 
 def _random_sample(op: Op, c: C.RandomSample) -> Plan:

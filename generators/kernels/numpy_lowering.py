@@ -211,11 +211,35 @@ class NumpyLowering:
             axes = [f"({w.axis}, {size(w.windows)}, {size(w.stride)}, {size(w.kernel) if w.kernel else None}, "
                     f"{size(w.dilation)}, {size(w.pad_begin)}, {size(w.pad_end)})"
                     for w in c.windows() if w.operand == name]
-            operands.append(f"_k.conv_view({py_name(name)}, [{', '.join(axes)}])" if axes else py_name(name))
+            operands.append(f"_k.conv_view({py_name(name)}, [{', '.join(axes)}]" if axes else py_name(name))
+        if c.combine != "add":  # (a pool: its windows' elements last, then reduced; the padding never the max)
+            return self._pool(c, out, operands[0])
+        operands = [f"{o})" if o.startswith("_k.conv_view(") else o for o in operands]
         result = f"np.einsum({c.spec.numpy_subscripts()!r}, {', '.join(operands)})"
         if c.spec.placeholders:  # (the result's placeholders: axes of size 1)
             result += f".reshape({out}.shape)"
         return [f"np.copyto({out}, {result}, casting='unsafe')"]
+
+    def _pool(self, c: C.Contraction, out: str, view: str) -> list[str]:
+        """A pool's lines: ``view`` (an open call of conv_view) with its windows' elements on the
+        last axes (einsum's transposed view), reduced there."""
+        subscripts, last = c.spec.numpy_subscripts(keep=c.spec.reduced), tuple(range(-len(c.spec.reduced), 0))
+        lines = [f"windows = np.einsum({subscripts!r}, {view}{', -np.inf' if c.combine == 'max' else ''}))"]
+        if c.combine == "max":
+            return lines + [f"np.copyto({out}, windows.max(axis={last}), casting='unsafe')"]
+        if c.combine == "lp":  # (a large order overflows to inf, as C's pow does)
+            order = py_name(c.p)  # type: ignore[arg-type]
+            return lines + ["with np.errstate(over='ignore'):",
+                            f"    np.copyto({out}, (np.abs(windows) ** {order}).sum(axis={last}) ** (1 / {order}), "
+                            "casting='unsafe')"]
+        x = py_name(c.inputs[0])
+        ones = view.replace(f"_k.conv_view({x},", f"_k.conv_view(np.ones_like({x}),", 1)
+        # (a window all in the padding, not counted, is 0 / 0: NaN, as C's)
+        return lines + [f"counted = np.einsum({subscripts!r}, {ones})).sum(axis={last})",
+                        f"size = np.prod(windows.shape[windows.ndim - {len(last)}:])",
+                        "with np.errstate(invalid='ignore'):",
+                        f"    np.copyto({out}, windows.sum(axis={last}) / np.where("
+                        f"{py_name(c.count_include_pad)}, size, counted), casting='unsafe')"]  # type: ignore[arg-type]
 
     def randomsample(self, op: Op, c: C.RandomSample, out: str, variants: list[D.Variant]) -> list[str]:
         params = ", ".join(f"{k!r}: {py_name(v)}" for k, v in c.params)

@@ -276,19 +276,19 @@ def reduced_shape(shape, axes, keep_dims):
 EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def conv_view(x, axes):
+def conv_view(x, axes, fill=0):
     """x with each convolution axis (axis, windows, stride, kernel, dilation, pad before, pad
     after) as two axes, its windows' and its kernel's (kernel None: a strided axis, its
-    windows' alone), read at stride * window + dilation * position of x padded with zeros: a
-    read-only view (of a padded copy where there is padding). The form has counted the windows
-    and refused an axis too short for one."""
+    windows' alone), read at stride * window + dilation * position of x padded with ``fill``:
+    a read-only view (of a padded copy where there is padding). The form has counted the
+    windows and refused an axis too short for one."""
     x = np.asarray(x)
     axes = sorted(((a % x.ndim, *rest) for a, *rest in axes), reverse=True)
     if any(before or after for *_, before, after in axes):
         widths = [(0, 0)] * x.ndim
         for axis, *_, before, after in axes:
             widths[axis] = (before, after)
-        x = np.pad(x, widths)
+        x = np.pad(x, widths, constant_values=fill)
     for axis, windows, stride, kernel, dilation, _, _ in axes:
         step = x.strides[axis]
         shape, strides = ((windows,), (stride * step,)) if kernel is None else \

@@ -144,9 +144,9 @@ CONV_ARGS = [{}, {"strides": 2, "dilations": 2, "pads": (2, 1)}, {"strides": 2, 
              {"auto_pad": "SAME_UPPER"}, {"auto_pad": "VALID"}, {}]
 
 
-def _conv_args(c: C.Contraction, given: dict[str, Any]) -> dict[str, Any]:
+def _conv_args(c: C.Contraction, given: dict[str, Any], kernel: int) -> dict[str, Any]:
     n = len(c.spec.convs)
-    args: dict[str, Any] = {}
+    args: dict[str, Any] = {c.kernel_shape: [kernel] * n} if c.kernel_shape else {}
     for role, name in (("strides", c.strides), ("dilations", c.dilations)):
         if name and role in given:
             args[name] = [given[role]] * n
@@ -187,7 +187,8 @@ def _contraction(c: C.Contraction, op: Op, v: D.Variant, tol: dict[str, float]) 
         small = D.category(v.dtype) != "float"
         inputs = {n: _tensor(v.of(n), s, extreme=False, low=-4 if small else None, high=4 if small else None)
                   for n, s in zip(c.inputs, shapes)}
-        out.append({"inputs": inputs, "args": _conv_args(c, CONV_ARGS[k]) if c.spec.convs else {}, "tol": tol})
+        args = _conv_args(c, CONV_ARGS[k], CONV_CASES[k][2]) if c.spec.convs else {}
+        out.append({"inputs": inputs, "args": args, "tol": tol})
     return out
 
 

@@ -7,6 +7,7 @@ from typing import Any, Callable
 from dsl import compute as C
 from dsl import dtypes as D
 from dsl import fixed_point as F
+from dsl import shapes as Sh
 from dsl.scalar import SSym
 from generators import abi
 from generators.formatting import c_comment
@@ -134,6 +135,46 @@ static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan
         (void)br;
         output[oo] = ({ct})acc;
         opf_advance(p->n_out, p->out_extent, oi, {adv_out});
+    }}
+}}""")
+
+
+def pool_kernel(name: str, dtype: str, combine: str, padded: bool) -> str:
+    """The fragment running a pool over an einsum plan of one float operand: each output
+    element combines the elements of its window that lie inside the operand (the padding is
+    never chosen by a max, counted by a mean only where ``count_include_pad``), in the plan's
+    order: the largest (a NaN wins, as NumPy's max), the mean, or the Lp norm."""
+    ct = C_TYPE[dtype]
+    f = "f" if dtype == "float32" else ""
+    inside = "opf_einsum_inside(q, oi, ri)" if padded else "true"
+    step, init, final, extra = {
+        "max": ("acc = isnan(x) || x > acc ? x : acc;", "-INFINITY", "acc", ""),
+        "mean": ("acc += x;", "0", f"acc / ({ct})(count_include_pad ? p->n_red_total : n)",
+                 ", bool count_include_pad"),
+        "lp": (f"acc += pow{f}(fabs{f}(x), ({ct})order);", "0", f"pow{f}(acc, ({ct})1 / ({ct})order)",
+               ", int64_t order"),
+    }[combine]
+    pads = ", const opf_einsum_pads* q" if padded else ""
+    return fragment(name, f"""
+static inline void {name}(const {ct}* restrict a, {ct}* restrict output, const opf_einsum_plan* p{pads}{extra})
+{{
+    int64_t oi[OPF_MAX_LOOPS] = {{0}};
+    int64_t ao = {"q->start[0]" if padded else "0"}, oo = 0;
+    for (int64_t o = 0; o < p->n_out_total; o++) {{
+        int64_t ri[OPF_MAX_LOOPS] = {{0}};
+        int64_t ar = ao, n = 0;
+        {ct} acc = {init};
+        for (int64_t r = 0; r < p->n_red_total; r++) {{
+            if ({inside}) {{
+                const {ct} x = a[ar];
+                {step}
+                n++;
+            }}
+            opf_advance(p->n_red, p->red_extent, ri, p->red_stride[0], &ar, NULL, NULL, NULL, NULL);
+        }}
+        (void)n;
+        output[oo] = {final};
+        opf_advance(p->n_out, p->out_extent, oi, p->out_stride[0], &ao, p->out_stride[2], &oo, NULL, NULL);
     }}
 }}""")
 
@@ -412,7 +453,10 @@ static inline void {name}({', '.join(d for d, _ in params)})
         spec = c.spec
         ids = {label: i for i, label in enumerate(spec.labels)}
         names = [abi.c_name(n) for n in c.inputs]
-        frags = [einsum_kernel(self.kernel_name(v), v.of(c.inputs[0]), len(names), c.padded) for v in self.variants]
+        if c.combine == "add":
+            frags = [einsum_kernel(self.kernel_name(v), v.of(c.inputs[0]), len(names), c.padded) for v in self.variants]
+        else:
+            frags = [pool_kernel(self.kernel_name(v), v.of(c.inputs[0]), c.combine, c.padded) for v in self.variants]
 
         windows = c.windows()
         convs = [w.conv for w in windows]
@@ -424,7 +468,8 @@ static inline void {name}({', '.join(d for d, _ in params)})
         lines = [f"/* einsum {c_comment(spec.text)} */"]
         if convs:  # (each convolution axis's steps, windows and padding, as the form computes them)
             sizes = CShapeRenderer(self.op, prefix="conv")
-            values = [[sizes.render(v) for v in (w.stride, w.dilation, w.windows, w.pad_begin)] for w in windows]
+            values = [[sizes.render(v) for v in (w.stride, w.dilation, w.windows, w.pad_begin,
+                                                 w.kernel if w.kernel is not None else Sh.size(1))] for w in windows]
             lines += sizes.take()
             lines.append("const opf_conv_axis opf_convs[] = {" + ", ".join(
                 f"{{{ids[w.conv.output]}, {ids[w.conv.kernel] if w.conv.kernel else -1}, {', '.join(given)}}}"
@@ -512,7 +557,10 @@ static inline void {name}({', '.join(params)})
 
         def per_variant(v: D.Variant) -> list[str]:
             data = [f"(const {C_TYPE[v.of(n)]}*){abi.c_name(n)}->data" for n in inputs]
-            pads = ", &opf_pads" if getattr(self.op.compute, "padded", False) else ""
+            c = self.op.compute
+            pads = ", &opf_pads" if getattr(c, "padded", False) else ""
+            pads += "".join(f", {abi.c_name(a)}" for a in (getattr(c, "count_include_pad", None), getattr(c, "p", None))
+                            if a)
             return [f"{self.kernel_name(v)}({', '.join(data)}, ({C_TYPE[v.of(out.name)]}*)"
                     f"{abi.c_name(out.name)}->data, &plan{pads});"]
 

@@ -63,8 +63,8 @@ static inline void opf_einsum_step(opf_einsum_plan* p, int32_t k, const int32_t*
 
 /* A convolution axis (OCANNL's stride*output+dilation*kernel): read at stride * o +
  * dilation * k - pad, where o, label id `output`, runs over `windows` windows and k, label id
- * `kernel` (-1: none, a strided axis), over the kernel; a position outside the axis reads 0
- * (padding). The caller renders the values from the form. */
+ * `kernel` (-1: none, a strided axis), over the `taps` of the kernel; a position outside the
+ * axis reads 0 (padding). The caller renders the values from the form. */
 typedef struct opf_conv_axis {
     int8_t output;
     int8_t kernel;
@@ -72,6 +72,7 @@ typedef struct opf_conv_axis {
     int64_t dilation;
     int64_t windows;
     int64_t pad;
+    int64_t taps; /* the kernel's size (a pool's: no operand has its axis) */
 } opf_conv_axis;
 
 /* labels[k][i]: label id of axis i of operand k, -1 for the row variable (ellipsis), -2 - c
@@ -113,6 +114,10 @@ static inline void opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* con
                 const opf_conv_axis* c = &convs[-2 - labels[k][i]];
                 extent[c->output] = c->windows;
                 known[c->output] = true;
+                if (c->kernel >= 0) {
+                    extent[c->kernel] = c->taps;
+                    known[c->kernel] = true;
+                }
                 axis++;
                 continue;
             }
