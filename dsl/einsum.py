@@ -128,6 +128,11 @@ class EinsumSpec:
     def convs(self) -> tuple[Conv, ...]:
         return tuple(c for o in self.inputs for c in o.convs)
 
+    @property
+    def summed_row(self) -> bool:
+        """Whether the operands' row variable is absent from the result: its axes are summed."""
+        return any(o.has_ellipsis for o in self.inputs) and not self.output.has_ellipsis
+
     def numpy_subscripts(self, keep: tuple[str, ...] = ()) -> str:
         """The same contraction in ``numpy.einsum`` notation, over the operands as
         ``numpy_runtime.conv_view`` gives them: each convolution axis two axes, its windows'

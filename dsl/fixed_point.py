@@ -1368,6 +1368,8 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
     if kind == "contraction":
         if form.spec.convs:  # type: ignore[union-attr]
             return f"its convolution axes have no {t.system} form yet"
+        if form.spec.summed_row:  # type: ignore[union-attr]
+            return f"it sums its batch axes, which its {t.system} form does not yet"
         return q_contraction(form, t) if t.family == "Q" else d_contraction(form, t)
     return f"its {kind or 'compute'} form has no {t.system} form yet"
 

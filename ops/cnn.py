@@ -104,10 +104,8 @@ with Namespace("cnn"):
             with Op(f"{kind}_pooling{rank}d") as op:
                 op.display_path = "/CNN/Pooling"
                 op.onnx = onnx
-                op.unlike_onnx = (
-                    "takes no ceil_mode (windows end inside the padded input)"
-                    + ("; gives no Indices output" if kind == "max" else "")
-                )
+                if kind == "max":
+                    op.unlike_onnx = "gives no Indices output"
                 if nnef is not None:
                     op.nnef = nnef
                     op.unlike_nnef = (
@@ -150,6 +148,13 @@ with Namespace("cnn"):
                     description="NOTSET: pads as given; SAME_UPPER, SAME_LOWER: the padding that gives "
                     "ceil(size / stride) windows, the odd one after or before; VALID: none",
                 )
+                Arg(
+                    BOOLEAN,
+                    "ceil_mode",
+                    default=False,
+                    description="Count a last partial window, where it starts inside the input or its "
+                    "padding before (ONNX's ceil_mode)",
+                )
                 extra = {}
                 if kind == "avg":
                     Arg(
@@ -170,6 +175,7 @@ with Namespace("cnn"):
                     dilations="dilations",
                     pads="pads",
                     auto_pad="auto_pad",
+                    ceil_mode="ceil_mode",
                     **extra,
                 )
                 Doc(

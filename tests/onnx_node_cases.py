@@ -343,8 +343,10 @@ def pool(kind: str, **renamed: tuple[str, type]) -> Callable[..., Any]:
         for onnx_name, (arg, kind_of) in renamed.items():
             if onnx_name in attrs:
                 kwargs[arg] = kind_of(attrs.pop(onnx_name))
+        if "ceil_mode" in attrs:
+            kwargs["ceil_mode"] = bool(attrs.pop("ceil_mode"))
         attrs.pop("storage_order", None)  # (the order of the Indices output, which the op does not give)
-        only(attrs, ceil_mode=0)
+        only(attrs)
         return fn(f"cnn.{kind}_pooling{x.ndim - 2}d")(x, **kwargs)
     return call
 

@@ -214,8 +214,9 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
     ("Einsum('..a..|i->..b..j=>..a..|i->..b..j')", "einsum spec '..a..|i->..b..j=>..a..|i->..b..j' uses the row "
                                                    "variables a, b: the targets compute one row variable per spec, "
                                                    "not yet several"),
-    ("Einsum('...|ij=>ij')", "einsum spec '...|ij=>ij' sums the axes of its row variable batch: the targets keep a "
-                             "row variable's axes in the result, they do not sum them yet"),
+    ("Einsum('...|o+k=>o', combine='max', kernel_shape='ks')", "einsum spec '...|o+k=>o' pools over its row "
+                                                              "variable batch: a pool keeps the row variable's axes "
+                                                              "in the result"),
     ("Einsum('ij=>i', pads='x')", "einsum spec 'ij=>i' has no convolution axis for pads"),
     ("Einsum('o+k=>o', combine='max', kernel_shape='ks')", "combine='max' pools floats: its input must be "
                                                           "FLOATING_POINT"),

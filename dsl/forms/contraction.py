@@ -52,6 +52,7 @@ class Contraction:
     combine: str = "add"  # a window's elements: summed products, or one operand's max, mean or Lp norm
     count_include_pad: str | None = None  # bool arg (mean): the padding counts in a window's size
     p: str | None = None  # int arg (lp): the norm's order
+    ceil_mode: str | None = None  # bool arg (a pool): a last window that starts inside the padded axis
 
     kind = "contraction"
 
@@ -66,9 +67,9 @@ class Contraction:
         if len(variables) > 1:
             check.add(f"einsum spec {self.spec.text!r} uses the row variables {', '.join(variables)}: the targets "
                       "compute one row variable per spec, not yet several")
-        elif variables and not self.spec.output.has_ellipsis:
-            check.add(f"einsum spec {self.spec.text!r} sums the axes of its row variable {variables[0]}: the targets "
-                      "keep a row variable's axes in the result, they do not sum them yet")
+        elif variables and not self.spec.output.has_ellipsis and self.combine != "add":
+            check.add(f"einsum spec {self.spec.text!r} pools over its row variable {variables[0]}: a pool keeps the "
+                      "row variable's axes in the result")
         given = [(role, name) for role, name in (("strides", self.strides), ("dilations", self.dilations),
                                                  ("pads", self.pads), ("auto_pad", self.auto_pad),
                                                  ("kernel_shape", self.kernel_shape)) if name]
@@ -85,6 +86,10 @@ class Contraction:
         elif self.combine != "add" and any(check.inputs[n].type is not DataType.FLOATING_POINT
                                            for n in self.inputs if n in check.inputs):
             check.add(f"combine={self.combine!r} pools floats: its input must be FLOATING_POINT")
+        if self.ceil_mode and self.combine == "add":
+            check.add("ceil_mode is for a pool (combine max, mean or lp): a sum of products has no partial windows")
+        elif self.ceil_mode:
+            check.need_arg(self.ceil_mode, (DataType.BOOLEAN,), False, "a pool's ceil_mode")
         for role, name, wanted, types in (("count_include_pad", self.count_include_pad, "mean", (DataType.BOOLEAN,)),
                                           ("p", self.p, "lp", (DataType.INT, DataType.LONG))):
             if name and self.combine != wanted:
@@ -123,7 +128,8 @@ class Contraction:
                 for k, label in enumerate(operand.labels) if label == want]
 
     def size(self, label: str) -> Any:
-        """The size of ``label``'s axis: the first operand's that has it as a plain axis, or the
+        """The size of ``label``'s axis: the first operand's that has it as a plain axis, or for a
+        kernel label no operand has its value of the kernel_shape arg (a pool's window), or the
         number of windows of the convolution axis it counts, or 1 for a placeholder of the result."""
         plain = self._axes(label)
         if plain:
@@ -166,6 +172,10 @@ class Contraction:
             reach = Sh.sub(Sh.add(size, Sh.add(before, after)), span)  # (first elements a window fits after, + 1)
             windows = reach if conv.stride == 1 and not self.strides else \
                 Sh.add(Sh.floordiv(Sh.sub(reach, 1), stride), 1)
+            if self.ceil_mode:  # (ONNX: a last partial window, if it starts inside the input or its padding before)
+                ceiled = Sh.add(Sh.floordiv(Sh.add(reach, Sh.sub(stride, 2)), stride), 1)
+                starts_inside = Sh.compare(Sh.mul(Sh.sub(ceiled, 1), stride), "<", Sh.add(size, before))
+                windows = Sh.Where(Sh.arg(self.ceil_mode), Sh.Where(starts_inside, ceiled, Sh.sub(ceiled, 1)), windows)
             out.append(Window(conv, name, axis, size, stride, dilation, span, before, after, windows, kernel))
         return out
 
@@ -177,8 +187,9 @@ class Contraction:
 
     @property
     def padded(self) -> bool:
-        """Whether a convolution axis may read beyond its ends (as zeros)."""
-        return bool(self.pads or self.auto_pad)
+        """Whether a convolution axis may read beyond its ends, into its padding (zeros for a sum
+        of products and a mean, never chosen by a max)."""
+        return bool(self.pads or self.auto_pad or self.ceil_mode)
 
     def _rows(self) -> tuple[Any, ...]:
         """The axes each operand's row variable stands for."""

@@ -215,10 +215,18 @@ class NumpyLowering:
         if c.combine != "add":  # (a pool: its windows' elements last, then reduced; the padding never the max)
             return self._pool(c, out, operands[0])
         operands = [f"{o})" if o.startswith("_k.conv_view(") else o for o in operands]
-        result = f"np.einsum({c.spec.numpy_subscripts()!r}, {', '.join(operands)})"
+        subscripts = c.spec.numpy_subscripts()
+        lines = []
+        if c.spec.summed_row:  # (the row variable's axes, kept in front by einsum, then summed)
+            subscripts = subscripts.replace("->", "->...")
+            lines = [f"result = np.einsum({subscripts!r}, {', '.join(operands)})",
+                     f"result = result.sum(axis=tuple(range(result.ndim - {len(c.spec.output.named)})))"]
+            result = "result"
+        else:
+            result = f"np.einsum({subscripts!r}, {', '.join(operands)})"
         if c.spec.placeholders:  # (the result's placeholders: axes of size 1)
             result += f".reshape({out}.shape)"
-        return [f"np.copyto({out}, {result}, casting='unsafe')"]
+        return lines + [f"np.copyto({out}, {result}, casting='unsafe')"]
 
     def _pool(self, c: C.Contraction, out: str, view: str) -> list[str]:
         """A pool's lines: ``view`` (an open call of conv_view) with its windows' elements on the
@@ -232,14 +240,15 @@ class NumpyLowering:
             return lines + ["with np.errstate(over='ignore'):",
                             f"    np.copyto({out}, (np.abs(windows) ** {order}).sum(axis={last}) ** (1 / {order}), "
                             "casting='unsafe')"]
+        # (the elements counted: those inside x, or inside x and its padding, never past it; a window
+        # all in the padding, not counted, is 0 / 0: NaN, as C's)
         x = py_name(c.inputs[0])
         ones = view.replace(f"_k.conv_view({x},", f"_k.conv_view(np.ones_like({x}),", 1)
-        # (a window all in the padding, not counted, is 0 / 0: NaN, as C's)
-        return lines + [f"counted = np.einsum({subscripts!r}, {ones})).sum(axis={last})",
-                        f"size = np.prod(windows.shape[windows.ndim - {len(last)}:])",
+        return lines + [f"inside = np.einsum({subscripts!r}, {ones})).sum(axis={last})",
+                        f"padded = np.einsum({subscripts!r}, {ones}, 1, 0)).sum(axis={last})",
                         "with np.errstate(invalid='ignore'):",
                         f"    np.copyto({out}, windows.sum(axis={last}) / np.where("
-                        f"{py_name(c.count_include_pad)}, size, counted), casting='unsafe')"]  # type: ignore[arg-type]
+                        f"{py_name(c.count_include_pad)}, padded, inside), casting='unsafe')"]  # type: ignore[arg-type]
 
     def randomsample(self, op: Op, c: C.RandomSample, out: str, variants: list[D.Variant]) -> list[str]:
         params = ", ".join(f"{k!r}: {py_name(v)}" for k, v in c.params)

@@ -276,19 +276,27 @@ def reduced_shape(shape, axes, keep_dims):
 EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def conv_view(x, axes, fill=0):
+def conv_view(x, axes, fill=0, beyond=None):
     """x with each convolution axis (axis, windows, stride, kernel, dilation, pad before, pad
     after) as two axes, its windows' and its kernel's (kernel None: a strided axis, its
-    windows' alone), read at stride * window + dilation * position of x padded with ``fill``:
-    a read-only view (of a padded copy where there is padding). The form has counted the
-    windows and refused an axis too short for one."""
+    windows' alone), read at stride * window + dilation * position of x padded with ``fill``
+    (and, where a pool's last partial window reads past the padding, with ``beyond``): a
+    read-only view (of a padded copy where there is padding). The form has counted the windows
+    and refused an axis too short for one."""
     x = np.asarray(x)
     axes = sorted(((a % x.ndim, *rest) for a, *rest in axes), reverse=True)
-    if any(before or after for *_, before, after in axes):
+    past = {}  # (the elements a partial window reads past the padding after)
+    for axis, windows, stride, kernel, dilation, before, after in axes:
+        read = (windows - 1) * stride + dilation * ((kernel or 1) - 1) + 1
+        past[axis] = max(0, read - (x.shape[axis] + before + after))
+    if any(before or after or past[axis] for axis, *_, before, after in axes):
         widths = [(0, 0)] * x.ndim
         for axis, *_, before, after in axes:
             widths[axis] = (before, after)
         x = np.pad(x, widths, constant_values=fill)
+        if any(past.values()):
+            x = np.pad(x, [(0, past.get(axis, 0)) for axis in range(x.ndim)],
+                       constant_values=fill if beyond is None else beyond)
     for axis, windows, stride, kernel, dilation, _, _ in axes:
         step = x.strides[axis]
         shape, strides = ((windows,), (stride * step,)) if kernel is None else \

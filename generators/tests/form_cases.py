@@ -139,8 +139,9 @@ def _arg_reduction(c: C.ArgReduction, op: Op, v: D.Variant, tol: dict[str, float
 CONV_CASES = [(((), ()), 3, 2, 2, False), (((2,), (2,)), 3, 3, 3, True), (((2, 1), (3,)), 4, 2, 1, True),
               (((), ()), 2, 3, 0, False), (((0,), ()), 2, 2, 2, False), (((), ()), 4, 1, 2, False)]
 #: The step and padding args of each case, where the form names them: the defaults, steps of 2 with
-#: uneven padding, and ONNX's three automatic paddings.
-CONV_ARGS = [{}, {"strides": 2, "dilations": 2, "pads": (2, 1)}, {"strides": 2, "auto_pad": "SAME_LOWER"},
+#: uneven padding (and a pool's partial last window), and ONNX's three automatic paddings.
+CONV_ARGS = [{}, {"strides": 2, "dilations": 2, "pads": (2, 1), "ceil_mode": True},
+             {"strides": 2, "auto_pad": "SAME_LOWER"},
              {"auto_pad": "SAME_UPPER"}, {"auto_pad": "VALID"}, {}]
 
 
@@ -154,12 +155,14 @@ def _conv_args(c: C.Contraction, given: dict[str, Any], kernel: int) -> dict[str
         args[c.pads] = [given["pads"][0]] * n + [given["pads"][1]] * n
     if c.auto_pad and "auto_pad" in given:
         args[c.auto_pad] = given["auto_pad"]
+    if c.ceil_mode and "ceil_mode" in given:  # (a pool's last partial window)
+        args[c.ceil_mode] = given["ceil_mode"]
     return args
 
 
 def _conv_shapes(c: C.Contraction) -> list[tuple[tuple[int, ...], ...]]:
-    """Operand shapes for a spec with convolution axes, from its labels (a view's steps, strides
-    that drop a remainder, broadcast batch axes, an empty axis)."""
+    """Operand shapes from a spec's labels, for one with convolution axes (a view's steps, strides
+    that drop a remainder) or a row variable summed away: broadcast batch axes, an empty axis."""
     shapes = []
     for batches, windows, kernel, other, remainder in CONV_CASES:
         kernels = {conv.kernel for conv in c.spec.convs}
@@ -176,7 +179,7 @@ def _conv_shapes(c: C.Contraction) -> list[tuple[tuple[int, ...], ...]]:
 
 def _contraction(c: C.Contraction, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    if c.spec.convs:
+    if c.spec.convs or c.spec.summed_row:  # (shapes from the spec's labels)
         pairs = _conv_shapes(c)
     elif len(c.inputs) == 2:
         pairs = [((2, 3), (3, 4)), ((2, 2, 3), (2, 3, 4)), ((2, 1, 3, 4), (3, 4, 5)), ((1, 1), (1, 1)),

@@ -149,12 +149,14 @@ def pool_kernel(name: str, dtype: str, combine: str, padded: bool) -> str:
     inside = "opf_einsum_inside(q, oi, ri)" if padded else "true"
     step, init, final, extra = {
         "max": ("acc = isnan(x) || x > acc ? x : acc;", "-INFINITY", "acc", ""),
-        "mean": ("acc += x;", "0", f"acc / ({ct})(count_include_pad ? p->n_red_total : n)",
-                 ", bool count_include_pad"),
+        "mean": ("acc += x;", "0", f"acc / ({ct})(count_include_pad ? padded : n)", ", bool count_include_pad"),
         "lp": (f"acc += pow{f}(fabs{f}(x), ({ct})order);", "0", f"pow{f}(acc, ({ct})1 / ({ct})order)",
                ", int64_t order"),
     }[combine]
     pads = ", const opf_einsum_pads* q" if padded else ""
+    # (a mean with count_include_pad divides by the window's elements inside the padded operand)
+    counted = "" if combine != "mean" else \
+        "padded += opf_einsum_reads(q, oi, ri, true) ? 1 : 0;" if padded else "padded++;"
     return fragment(name, f"""
 static inline void {name}(const {ct}* restrict a, {ct}* restrict output, const opf_einsum_plan* p{pads}{extra})
 {{
@@ -162,7 +164,7 @@ static inline void {name}(const {ct}* restrict a, {ct}* restrict output, const o
     int64_t ao = {"q->start[0]" if padded else "0"}, oo = 0;
     for (int64_t o = 0; o < p->n_out_total; o++) {{
         int64_t ri[OPF_MAX_LOOPS] = {{0}};
-        int64_t ar = ao, n = 0;
+        int64_t ar = ao, n = 0, padded = 0;
         {ct} acc = {init};
         for (int64_t r = 0; r < p->n_red_total; r++) {{
             if ({inside}) {{
@@ -170,9 +172,11 @@ static inline void {name}(const {ct}* restrict a, {ct}* restrict output, const o
                 {step}
                 n++;
             }}
+            {counted}
             opf_advance(p->n_red, p->red_extent, ri, p->red_stride[0], &ar, NULL, NULL, NULL, NULL);
         }}
         (void)n;
+        (void)padded;
         output[oo] = {final};
         opf_advance(p->n_out, p->out_extent, oi, p->out_stride[0], &ao, p->out_stride[2], &oo, NULL, NULL);
     }}
@@ -469,7 +473,8 @@ static inline void {name}({', '.join(d for d, _ in params)})
         if convs:  # (each convolution axis's steps, windows and padding, as the form computes them)
             sizes = CShapeRenderer(self.op, prefix="conv")
             values = [[sizes.render(v) for v in (w.stride, w.dilation, w.windows, w.pad_begin,
-                                                 w.kernel if w.kernel is not None else Sh.size(1))] for w in windows]
+                                                 w.kernel if w.kernel is not None else Sh.size(1), w.pad_end)]
+                      for w in windows]
             lines += sizes.take()
             lines.append("const opf_conv_axis opf_convs[] = {" + ", ".join(
                 f"{{{ids[w.conv.output]}, {ids[w.conv.kernel] if w.conv.kernel else -1}, {', '.join(given)}}}"

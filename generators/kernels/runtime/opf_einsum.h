@@ -29,25 +29,32 @@ typedef struct opf_einsum_plan {
 typedef struct opf_einsum_pads {
     int32_t n;
     struct {
-        int64_t size, pad, stride, dilation;
+        int64_t size, pad, pad_after, stride, dilation;
         bool win_red, ker_red;
         int32_t win_loop, ker_loop;
     } at[OPFORGE_MAX_RANK];
     int64_t start[2];
 } opf_einsum_pads;
 
-/* Whether every padded convolution axis reads inside its operand at these loop indices. */
-static inline bool opf_einsum_inside(const opf_einsum_pads* q, const int64_t* oi, const int64_t* ri)
+/* Whether every padded convolution axis reads inside its operand at these loop indices (or,
+ * with `padding`, inside the operand and its padding: a pool's partial window reads beyond). */
+static inline bool opf_einsum_reads(const opf_einsum_pads* q, const int64_t* oi, const int64_t* ri, bool padding)
 {
     for (int32_t c = 0; c < q->n; c++) {
         const int64_t w = q->at[c].win_red ? ri[q->at[c].win_loop] : oi[q->at[c].win_loop];
         const int64_t k = q->at[c].ker_loop < 0 ? 0 : q->at[c].ker_red ? ri[q->at[c].ker_loop] : oi[q->at[c].ker_loop];
         const int64_t at = q->at[c].stride * w + q->at[c].dilation * k - q->at[c].pad;
-        if (at < 0 || at >= q->at[c].size) {
+        const int64_t low = padding ? -q->at[c].pad : 0, high = q->at[c].size + (padding ? q->at[c].pad_after : 0);
+        if (at < low || at >= high) {
             return false;
         }
     }
     return true;
+}
+
+static inline bool opf_einsum_inside(const opf_einsum_pads* q, const int64_t* oi, const int64_t* ri)
+{
+    return opf_einsum_reads(q, oi, ri, false);
 }
 
 /* Operand k moves `step` elements along label `id`'s loop (an output or a reduced one). */
@@ -73,6 +80,7 @@ typedef struct opf_conv_axis {
     int64_t windows;
     int64_t pad;
     int64_t taps; /* the kernel's size (a pool's: no operand has its axis) */
+    int64_t pad_after;
 } opf_conv_axis;
 
 /* labels[k][i]: label id of axis i of operand k, -1 for the row variable (ellipsis), -2 - c
@@ -154,6 +162,12 @@ static inline void opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* con
             p->red_extent[p->n_red++] = extent[id];
         }
     }
+    const int32_t ell_red = p->n_red; /* a row variable the result lacks: its axes summed */
+    if (ell_loop < 0) {
+        for (int32_t e = 0; e < ell.rank; e++) {
+            p->red_extent[p->n_red++] = ell.size[e];
+        }
+    }
     p->n_out_total = 1;
     for (int32_t l = 0; l < p->n_out; l++) {
         p->out_shape[l] = p->out_extent[l];
@@ -183,9 +197,11 @@ static inline void opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* con
                 for (int32_t e = ell_of[k] - 1; e >= 0; e--) {
                     axis--;
                     const int64_t s = ops[k]->shape[axis];
-                    const int32_t loop = ell_loop + (ell.rank - ell_of[k]) + e;
-                    if (s != 1) {
-                        p->out_stride[k][loop] += astride;
+                    const int32_t at = (ell.rank - ell_of[k]) + e;
+                    if (s != 1 && ell_loop >= 0) {
+                        p->out_stride[k][ell_loop + at] += astride;
+                    } else if (s != 1) {
+                        p->red_stride[k][ell_red + at] += astride;
                     }
                     astride *= s;
                 }
@@ -205,6 +221,7 @@ static inline void opf_einsum_plan_make(int32_t n_ops, const opforge_tensor* con
                     q->start[k] -= c->pad * astride;
                     q->at[q->n].size = size;
                     q->at[q->n].pad = c->pad;
+                    q->at[q->n].pad_after = c->pad_after;
                     q->at[q->n].stride = c->stride;
                     q->at[q->n].dilation = c->dilation;
                     q->at[q->n].win_red = loop_of_id[c->output] < 0;
