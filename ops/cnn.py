@@ -94,7 +94,7 @@ with Namespace("cnn"):
     POOLS = {
         "max": ("MaxPool", "max_pool", "the largest element of each window; the padding is never chosen"),
         "avg": ("AveragePool", "avg_pool", "the mean of each window, over its elements inside the input "
-                "or, with count_include_pad, over the whole window (the padding counted as zeros)"),
+                "or, with count_include_pad, over those inside the input and its padding (counted as zeros)"),
         "lp": ("LpPool", None, "the Lp norm of each window, (sum of |x|^p)^(1/p), the padding counted as zeros"),
     }
     for kind, (onnx, nnef, what) in POOLS.items():
@@ -161,7 +161,7 @@ with Namespace("cnn"):
                         BOOLEAN,
                         "count_include_pad",
                         default=False,
-                        description="Divide by the whole window's size, the padding included",
+                        description="Count the window's elements in the padding too (as zeros)",
                     )
                     extra = {"count_include_pad": "count_include_pad"}
                 if kind == "lp":
