@@ -74,7 +74,7 @@ def fuse(op: Op, ns: Namespace) -> C.Elementwise:
         given: dict[str, Any] = dict(s.args)
         values = {a.name: given.get(a.name, a.default) for a in component.args}
         present = tuple(p for p in e.optional if values.get(p) is not None)
-        enums = {a.name: a.possible_values for a in component.args if a.type is DataType.ENUM}
+        enums = component.enums
         expr = C.resolve_enums(e.case(present), enums)
         mapping: dict[str, C.SExpr] = {}
         for tensor, value in zip(component.inputs, s.inputs):

@@ -7,7 +7,7 @@ with a table of per-node renderers. Nothing here is a string to eval.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, TypeVar, Union
+from typing import Callable, Iterator, Mapping, Sequence, TypeVar, Union
 
 import attrs
 
@@ -151,6 +151,17 @@ def walk(node: Expr) -> Iterator[Expr]:
 
 def param_refs(node: Expr) -> tuple[ParamRef, ...]:
     return tuple(n for n in walk(node) if isinstance(n, ParamRef))
+
+
+def resolve_enum(node: Compare, enums: Mapping[str, Sequence[str]]) -> Compare:
+    """``node`` with the value it compares an enum arg to written as its index in ``enums``
+    (how every target passes an enum), or ``node`` where it compares no enum arg."""
+    for ref, lit in ((node.left, node.right), (node.right, node.left)):
+        if isinstance(ref, ParamRef) and ref.kind == "arg" and ref.name in enums \
+                and isinstance(lit, Literal) and isinstance(lit.value, str):
+            index = Literal(list(enums[ref.name]).index(lit.value))
+            return attrs.evolve(node, right=index) if ref is node.left else attrs.evolve(node, left=index)
+    return node
 
 
 R = TypeVar("R")

@@ -217,6 +217,11 @@ class Op:
         """Inputs, args and outputs in declaration order (configs excluded)."""
         return self.inputs + self.args + self.outputs
 
+    @property
+    def enums(self) -> dict[str, tuple[str, ...]]:
+        """Each enum arg's values, by arg name: every target passes a value as its index here."""
+        return {a.name: a.possible_values for a in self.args if a.type is DataType.ENUM}
+
     def param(self, ref: ParamRef) -> Param | Config | None:
         """The parameter or config ``ref`` names, or None."""
         if ref.kind == "config":

@@ -47,7 +47,7 @@ class Check:
 
     def enums_resolve(self, node: Any) -> None:
         try:
-            S.resolve_enums(node, {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM})
+            S.resolve_enums(node, self.op.enums)
         except ValueError as exc:
             self.add(str(exc))
 

@@ -48,15 +48,10 @@ class CConstraintRenderer(InfixRenderer):
         return f"opf_size_at({abi.c_name(node.input.name)}, {self.render(node.axis)})"
 
     def render_compare(self, node: E.Compare) -> str:
-        left, right = node.left, node.right
-        for ref, lit in ((left, right), (right, left)):
-            if isinstance(ref, E.ParamRef) and isinstance(lit, E.Literal):
-                arg = self._arg(ref)
-                if lit.value is None:
-                    return f"({abi.c_name(ref.name)} {node.op} NULL)"
-                if isinstance(lit.value, str) and arg is not None:
-                    index = arg.possible_values.index(lit.value)
-                    return f"({self.render(ref)} {node.op} {index})"
+        node = E.resolve_enum(node, self.op.enums)
+        for ref, lit in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(ref, E.ParamRef) and isinstance(lit, E.Literal) and lit.value is None:
+                return f"({abi.c_name(ref.name)} {node.op} NULL)"
         return super().render_compare(node)
 
     def name(self, ref: E.ParamRef) -> str:

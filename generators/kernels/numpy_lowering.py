@@ -21,14 +21,10 @@ class _ReferenceSizes(PyShapeRenderer):
     def __init__(self, op: Op) -> None:
         super().__init__(Spelling(shape=lambda n: f"np.shape({py_name(n)})", arg=py_name,
                                   shapes=lambda n: f"[np.shape(_x) for _x in {py_name(n)}]"))
-        self.enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        self.enums = op.enums
 
     def render_compare(self, node: E.Compare) -> str:
-        for ref, lit in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(ref, E.ParamRef) and ref.name in self.enums and isinstance(lit, E.Literal) \
-                    and isinstance(lit.value, str):
-                return f"({self.render(ref)} {node.op} {self.enums[ref.name].index(lit.value)})"
-        return super().render_compare(node)
+        return super().render_compare(E.resolve_enum(node, self.enums))
 
 
 def _seed(op: Op, name: str) -> str:
@@ -47,7 +43,7 @@ def _predicate(op: Op, c: C.ArgReduction | C.FindAll, variants: list[D.Variant])
     """``holds = <the predicate c.map on the input>``, chosen by the input's dtype."""
     x = py_name(c.input)
     kinds = {a.name: a.type for a in op.args}
-    enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+    enums = op.enums
     env = {a: (py_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
     assert c.map is not None
     return _by_dtype(x, [(v.of(c.input), scalar_numpy.render(C.resolve_enums(c.map, enums), v.of(c.input),
@@ -94,7 +90,7 @@ class NumpyLowering:
         return method(op, c, py_name(op.outputs[0].name), list(D.variants(op)))
 
     def elementwise(self, op: Op, c: C.Elementwise, out: str, variants: list[D.Variant]) -> list[str]:
-        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        enums = op.enums
         inputs = [p for p in c.params if any(i.name == p for i in op.inputs)]
         first = D.primary_input(op).name  # type: ignore[attr-defined]  # (its dtype is the computation's)
         args = {a.name: a for a in op.args}
@@ -120,7 +116,7 @@ class NumpyLowering:
     def reduction(self, op: Op, c: C.Reduction, out: str, variants: list[D.Variant]) -> list[str]:
         x = py_name(c.input)
         kinds = {a.name: a.type for a in op.args}
-        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        enums = op.enums
         lines = [f"axes = _k.norm_axes({py_name(c.axes)}, {x}.ndim)",
                  f"n = _k.reduced_count({x}.shape, axes)", "with np.errstate(all='ignore'):"]
         per_dtype = []

@@ -10,7 +10,6 @@ import attrs
 from dsl import compute as C
 from dsl import dtypes as D
 from dsl.model import Op
-from dsl.types import DataType
 from generators import abi
 from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE
@@ -107,7 +106,7 @@ static inline void {name}({', '.join(d for d, _ in params)})
 
     def _holds(self, c: C.ArgReduction, t: str, at: str) -> str:
         """The search's predicate on the element at ``at``."""
-        enums = {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM}
+        enums = self.op.enums
         kinds = {a.name: a.type for a in self.op.args}
         env_args = {a: (abi.c_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
         assert c.map is not None

@@ -9,7 +9,6 @@ from dsl import expr as E
 from dsl import dtypes as D
 from dsl import fixed_point as F
 from dsl.scalar import SExpr, SSym
-from dsl.types import DataType
 from generators import abi
 from generators.formatting import c_string
 from generators.kernels import evaluate, fixed_point, scalar_c
@@ -398,7 +397,7 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
     def _case(self, c: C.Elementwise, v: D.Variant, k: int, expr: E.Expr, inputs: list[str]) -> _Case:
         op = self.op
         args = {a.name: a for a in op.args}
-        enums = {a.name: a.possible_values for a in op.args if a.type is DataType.ENUM}
+        enums = op.enums
         expr = C.resolve_enums(expr, enums)
         used = [p for p in c.params if p not in inputs and p in C.symbols(expr)]
         own = v.of(D.primary_input(op).name)  # type: ignore[attr-defined]  # (where's x, not its condition)

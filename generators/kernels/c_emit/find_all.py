@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dsl import compute as C
 from dsl import dtypes as D
-from dsl.types import DataType
 from generators import abi
 from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE
@@ -35,7 +34,7 @@ class FindAllEmitter(Emitter):
         after them, and their count. The API's version counts in int64_t, a unit's (``found``) in int;
         both write the indices and the count as int64_t, the outputs' dtype."""
         kinds = {a.name: a.type for a in self.op.args}
-        enums = {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM}
+        enums = self.op.enums
         env_args = {a: (abi.c_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
         t, size = v.of(c.input), "int64_t" if api else "int"
         indices, count = self.op.outputs

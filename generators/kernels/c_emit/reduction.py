@@ -8,7 +8,6 @@ from dsl import compute as C
 from dsl import dtypes as D
 from dsl import fixed_point as F
 from dsl.scalar import SExpr, SSym
-from dsl.types import DataType
 from generators import abi
 from generators.kernels import fixed_point, scalar_c
 from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
@@ -160,7 +159,7 @@ class ReductionEmitter(Emitter):
         out = self.op.outputs[0]
         frags = []
         kinds = {a.name: a.type for a in self.op.args}
-        enums = {a.name: a.possible_values for a in self.op.args if a.type is DataType.ENUM}
+        enums = self.op.enums
         env_args = {a: (abi.c_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
         arg_params = "".join(f", {abi.scalar_ctype(kinds[a])} {abi.c_name(a)}" for a in c.args)
         for v in self.variants:
