@@ -205,16 +205,38 @@ class CShapeRenderer(CConstraintRenderer):
             return f"opf_values_numel({', '.join(self.array(node.of))})"
         return f"opf_dims_numel(&{self.shape(node.of)})"
 
+    def size(self, node: Any, text: Callable[[], str]) -> str:
+        """A local ``const int64_t`` holding size ``node`` (``text()`` renders it), computed
+        once, before the outermost statement, where it reads no loop variable: a window's
+        count or padding is read by several checks and the output's shape."""
+        if not _free(node) or self.real(node):
+            return text()
+        for memo in reversed(self.memo):
+            if node in memo:
+                return memo[node]
+        inner, self.blocks = self.blocks[1:], self.blocks[:1]
+        memos, self.memo = self.memo[1:], self.memo[:1]
+        try:
+            value = text()
+            name = self.fresh("s")
+            self.emit(f"const int64_t {name} = {value};")
+        finally:
+            self.blocks += inner
+            self.memo += memos
+        self.memo[0][node] = name
+        return name
+
     def render_where(self, node: S.Where) -> str:
         if _is_shape(node):
             return self.shape(node)
-        return f"({self.render(node.condition)} ? {self.render(node.then)} : {self.render(node.otherwise)})"
+        return self.size(node, lambda: f"({self.render(node.condition)} ? {self.render(node.then)} : "
+                                       f"{self.render(node.otherwise)})")
 
     def render_max(self, node: S.Max) -> str:
-        return self.fold("opf_max_i64", node.terms)
+        return self.size(node, lambda: self.fold("opf_max_i64", node.terms))
 
     def render_min(self, node: S.Min) -> str:
-        return self.fold("opf_min_i64", node.terms)
+        return self.size(node, lambda: self.fold("opf_min_i64", node.terms))
 
     def fold(self, function: str, terms: tuple[Any, ...]) -> str:
         text = self.render(S.size(terms[0]))
@@ -233,6 +255,8 @@ class CShapeRenderer(CConstraintRenderer):
             return f"((double)({a}) / (double)({b}))"
         if self.real(node.left) or self.real(node.right):
             return f"({a} {node.op} {b})"
+        if node.op == "//":
+            return self.size(node, lambda: f"{function}({a}, {b})")
         return f"{function}({a}, {b})"
 
     def real(self, node: Any) -> bool:
@@ -246,6 +270,8 @@ class CShapeRenderer(CConstraintRenderer):
             return node.op == "/" or self.real(node.left) or self.real(node.right)
         if isinstance(node, E.Neg):
             return self.real(node.operand)
+        if isinstance(node, S.Where):
+            return self.real(node.then) or self.real(node.otherwise)
         return False
 
     def render_total(self, node: S.Total) -> str:
