@@ -8,6 +8,40 @@ TAPS = {1: ("k",), 2: ("j", "k"), 3: ("i", "j", "k")}
 NAMES = {1: "width", 2: "height, width", 3: "depth, height, width"}
 
 with Namespace("cnn"):
+    #: Where each rank's windows start and which elements they read: the args every conv and pool takes.
+    WINDOWS = {}
+    for rank in SPATIAL:
+        with Mixin(f"windows{rank}d") as WINDOWS[rank]:
+            Arg(
+                INT,
+                "strides",
+                count=AtLeast(rank),
+                default=[1] * rank,
+                description="Elements from one window to the next, per spatial axis",
+            )
+            Arg(
+                INT,
+                "dilations",
+                count=AtLeast(rank),
+                default=[1] * rank,
+                description="Elements between the window's taps, per spatial axis",
+            )
+            Arg(
+                INT,
+                "pads",
+                count=AtLeast(2 * rank),
+                default=[0] * (2 * rank),
+                description="Padding before each spatial axis, then after each (ONNX's order)",
+            )
+            Arg(
+                ENUM,
+                "auto_pad",
+                possible_values=["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"],
+                default="NOTSET",
+                description="NOTSET: pads as given; SAME_UPPER, SAME_LOWER: the padding that gives "
+                "ceil(size / stride) windows, the odd one after or before; VALID: none",
+            )
+
     for rank, labels in SPATIAL.items():
         kernel = TAPS[rank]
         axes = ",".join(f"{label}+{k}" for label, k in zip(labels, kernel))
@@ -40,35 +74,7 @@ with Namespace("cnn"):
                 "output",
                 description=f"batch, output channels, {NAMES[rank]} of the windows",
             )
-            Arg(
-                INT,
-                "strides",
-                count=AtLeast(rank),
-                default=[1] * rank,
-                description="Elements from one window to the next, per spatial axis",
-            )
-            Arg(
-                INT,
-                "dilations",
-                count=AtLeast(rank),
-                default=[1] * rank,
-                description="Elements between the kernel's taps, per spatial axis",
-            )
-            Arg(
-                INT,
-                "pads",
-                count=AtLeast(2 * rank),
-                default=[0] * (2 * rank),
-                description="Zeros before each spatial axis, then after each (ONNX's order)",
-            )
-            Arg(
-                ENUM,
-                "auto_pad",
-                possible_values=["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"],
-                default="NOTSET",
-                description="NOTSET: pads as given; SAME_UPPER, SAME_LOWER: the padding that gives "
-                "ceil(size / stride) windows, the odd zero after or before; VALID: none",
-            )
+            use_mixin(WINDOWS[rank])
             Constraint("x and w must have the same type", same_type(x, w))
             Einsum(
                 f"n,c,{axes};m,c,{','.join(kernel)}=>n,m,{','.join(labels)}",
@@ -119,35 +125,7 @@ with Namespace("cnn"):
                 )
                 Output(FLOATING_POINT, "output", description=f"batch, channels, {NAMES[rank]} of the windows")
                 Arg(INT, "kernel_shape", count=AtLeast(rank), description="The window's size, per spatial axis")
-                Arg(
-                    INT,
-                    "strides",
-                    count=AtLeast(rank),
-                    default=[1] * rank,
-                    description="Elements from one window to the next, per spatial axis",
-                )
-                Arg(
-                    INT,
-                    "dilations",
-                    count=AtLeast(rank),
-                    default=[1] * rank,
-                    description="Elements between the window's taps, per spatial axis",
-                )
-                Arg(
-                    INT,
-                    "pads",
-                    count=AtLeast(2 * rank),
-                    default=[0] * (2 * rank),
-                    description="Padding before each spatial axis, then after each (ONNX's order)",
-                )
-                Arg(
-                    ENUM,
-                    "auto_pad",
-                    possible_values=["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"],
-                    default="NOTSET",
-                    description="NOTSET: pads as given; SAME_UPPER, SAME_LOWER: the padding that gives "
-                    "ceil(size / stride) windows, the odd one after or before; VALID: none",
-                )
+                use_mixin(WINDOWS[rank])
                 Arg(
                     BOOLEAN,
                     "ceil_mode",
