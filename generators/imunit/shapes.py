@@ -11,6 +11,7 @@ Asserts refuse: sizes read outside a shape are 0 and divisions by 0 give 0.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from dsl import expr as E
@@ -19,6 +20,8 @@ from dsl.model import Op
 from generators.imunit.render import ImaginetRenderer
 
 MAX_RANK = S.MAX_RANK
+#: A size rendered longer than this becomes a hidden value of its own (``UnitShapeRenderer.named``).
+NAMED_SIZE_LENGTH = 100
 
 
 class UnitShapeRenderer(ImaginetRenderer):
@@ -26,12 +29,14 @@ class UnitShapeRenderer(ImaginetRenderer):
 
     ``tensor`` spells a single input's shape, ``value`` an arg, ``sockets`` the sockets of a
     list input and ``count`` how many of them are connected; built shapes become hidden
-    values named ``<prefix><n>_<k>``, collected in :attr:`hidden`."""
+    values named ``<prefix><n>_<k>``, collected in :attr:`hidden` (with ``name_sizes``, also
+    each size that branches or divides, ``<prefix>_size<n>``)."""
 
     def __init__(self, op: Op, prefix: str, value: Callable[[str], str],
                  tensor: Callable[[str], str] | None = None, sockets: Callable[[str], list[str]] | None = None,
                  count: Callable[[str], str] | None = None, single_axis: str | None = None,
-                 single_axis_value: str = "axis", axis_options: dict[str, Any] | None = None) -> None:
+                 single_axis_value: str = "axis", axis_options: dict[str, Any] | None = None,
+                 name_sizes: bool = False) -> None:
         super().__init__(op)
         self.prefix = prefix
         self.value = value
@@ -45,6 +50,8 @@ class UnitShapeRenderer(ImaginetRenderer):
         self.axis_options = axis_options or {}
         self.hidden: list[tuple[str, str]] = []
         self._built: dict[tuple[Any, ...], str] = {}
+        self._named: dict[tuple[Any, ...], str] = {}
+        self.name_sizes = name_sizes  # (whoever takes the hidden values declares them)
         self.bound: dict[str, list[str]] = {"k": [], "v": [], "e": []}
 
     # -- parameters
@@ -80,10 +87,25 @@ class UnitShapeRenderer(ImaginetRenderer):
         return self.fits([self.tensor(r.name) for r in node.inputs], False)
 
     def render_arith(self, node: E.Arith) -> str:
-        a, b = self.render(node.left), self.render(node.right)
         if node.op in ("//", "%", "/"):  # (no division by 0 while the Asserts have not run)
-            return f"(({b}) == 0 ? 0 : ({a}) {'%' if node.op == '%' else '/'} ({b}))"
-        return f"({a} {node.op} {b})"
+            return self.named(node, lambda: "(({1}) == 0 ? 0 : ({0}) {2} ({1}))".format(
+                self.render(node.left), self.render(node.right), "%" if node.op == "%" else "/"))
+        return f"({self.render(node.left)} {node.op} {self.render(node.right)})"
+
+    def named(self, node: Any, text: Callable[[], str]) -> str:
+        """A long size that branches or divides as a hidden value ``<prefix>_size<n>``, rendered
+        once however many sizes, Asserts and shapes read it (a window's padding and count); a
+        short one (a normalized axis) stays inline, as a real unit writes it."""
+        if not self.name_sizes:
+            return text()
+        key = (node, tuple(tuple(v) for v in self.bound.values()))
+        if key not in self._named:
+            value = text()
+            if len(value) <= NAMED_SIZE_LENGTH:
+                return value
+            self._named[key] = f"{self.prefix}_size{len(self._named)}"
+            self.hidden.append((self._named[key], value))
+        return self._named[key]
 
     # -- sizes
     def render_axis(self, node: S.Axis) -> str:
@@ -130,18 +152,29 @@ class UnitShapeRenderer(ImaginetRenderer):
     def render_where(self, node: S.Where) -> str:
         if isinstance(node.then, S.SHAPES) or isinstance(node.otherwise, S.SHAPES):
             return f"({self.render(node.condition)} ? {self.shape(node.then)} : {self.shape(node.otherwise)})"
-        return f"({self.render(node.condition)} ? {self.render(node.then)} : {self.render(node.otherwise)})"
+        return self.named(node, lambda: f"({self.render(node.condition)} ? {self.render(node.then)} : "
+                                        f"{self.render(node.otherwise)})")
 
     def render_max(self, node: S.Max) -> str:
-        text = self.render(node.terms[0])
-        for t in node.terms[1:]:
-            text = f"Math.max({text}, {self.render(t)})"
-        return text
+        return self.named(node, lambda: self.fold("Math.max", node.terms))
 
     def render_min(self, node: S.Min) -> str:
-        text = self.render(node.terms[0])
-        for t in node.terms[1:]:
-            text = f"Math.min({text}, {self.render(t)})"
+        return self.named(node, lambda: self.fold("Math.min", node.terms))
+
+    def hidden_read_by(self, texts: list[str]) -> list[tuple[str, str]]:
+        """The hidden values, less the named sizes that neither ``texts`` nor a value kept reads
+        (one rendered for a refusal a unit cannot meet, or for a shape a method call gave)."""
+        named = set(self._named.values())
+        kept: list[tuple[str, str]] = []
+        for name, value in reversed(self.hidden):  # (a value reads only those before it)
+            if name not in named or any(re.search(rf"\b{name}\b", t) for t in (*texts, *(v for _, v in kept))):
+                kept.append((name, value))
+        return kept[::-1]
+
+    def fold(self, function: str, terms: tuple[Any, ...]) -> str:
+        text = self.render(terms[0])
+        for t in terms[1:]:
+            text = f"{function}({text}, {self.render(t)})"
         return text
 
     def render_ceil(self, node: S.Ceil) -> str:

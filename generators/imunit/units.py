@@ -361,19 +361,21 @@ class Declared:
     asserts: tuple[tuple[str, str], ...]
 
 
-def shape_renderer(op: Op, prefix: str = "shape") -> UnitShapeRenderer:
-    """How a unit reads its op's parameters in shape expressions."""
+def shape_renderer(op: Op, prefix: str = "shape", name_sizes: bool = False) -> UnitShapeRenderer:
+    """How a unit reads its op's parameters in shape expressions (``name_sizes``: the caller
+    declares the renderer's hidden values, sizes among them)."""
     lists = {i.name: i for i in op.inputs if not i.count.is_single}
     return UnitShapeRenderer(op, prefix, value=lambda name: value(op, name),
                              sockets=lambda name: sockets(lists[name]) if name in lists else [name],
                              count=lambda name: f"{name}_count", single_axis=reduction_axes_arg(op),
-                             single_axis_value=numpy_axis("axis"), axis_options=axis_options(op))
+                             single_axis_value=numpy_axis("axis"), axis_options=axis_options(op),
+                             name_sizes=name_sizes)
 
 
 @functools.lru_cache(maxsize=None)
 def declared(op: Op) -> Declared:
     c = op.compute
-    render = shape_renderer(op)
+    render = shape_renderer(op, name_sizes=True)
     shapes, count = [], None
     for shape in c.output_shapes(op):
         if isinstance(shape, S.Tensors):  # a list output: every tensor of one shape, and how many
@@ -390,8 +392,8 @@ def declared(op: Op) -> Declared:
         test = render.render(refusal.condition)
         if test != "true":  # (a refusal a unit cannot meet: one axis is never listed twice)
             asserts.append((test, message))
-    hidden = tuple(Hidden(n, v) for n, v in render.hidden)
-    return Declared(hidden, tuple(shapes), count, tuple(asserts))
+    read = render.hidden_read_by([*shapes, count or "", *(test for test, _ in asserts)])
+    return Declared(tuple(Hidden(n, v) for n, v in read), tuple(shapes), count, tuple(asserts))
 
 
 def contracts(op: Op, legacy: bool = False) -> list[tuple[str, str]]:
