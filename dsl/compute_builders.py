@@ -103,7 +103,7 @@ def ArgReduce(which: str, *, input: str = "x", axis: str = "axis", keep_dims: st
 def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None, strides: str | None = None,
            dilations: str | None = None, pads: str | None = None, auto_pad: str | None = None,
            kernel_shape: str | None = None, combine: str = "add", count_include_pad: str | None = None,
-           p: str | None = None, ceil_mode: str | None = None) -> None:
+           p: str | None = None, ceil_mode: str | None = None, whole: bool = False) -> None:
     """A contraction in OCANNL notation, e.g. ``"...|ik;...|kj=>...|ij"``.
 
     ``inputs`` names the operands (default: the op's inputs in order). A spec with convolution
@@ -114,7 +114,8 @@ def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None, strides: str | N
     operand otherwise than by a sum of products (``combine``: max, mean, lp); the int-list arg
     ``kernel_shape`` gives the sizes of kernel labels no operand has, a bool arg
     ``count_include_pad`` whether a mean counts the padding, an int arg ``p`` an Lp norm's order,
-    a bool arg ``ceil_mode`` whether a last partial window counts (ONNX's).
+    a bool arg ``ceil_mode`` whether a last partial window counts (ONNX's). ``whole=True``
+    spans each axis with one window, its kernel the whole axis (a global pool).
     """
     location = caller_location()
     top = _top()
@@ -126,7 +127,8 @@ def Einsum(spec: str, *, inputs: tuple[str, ...] | None = None, strides: str | N
     if inputs is None and isinstance(top, _Block):
         inputs = tuple(p.name for p in top.params if p.kind == "input")
     _set_compute("Einsum", compute.Contraction(parsed, tuple(inputs or ()), strides, dilations, pads, auto_pad,
-                                               kernel_shape, combine, count_include_pad, p, ceil_mode))
+                                               kernel_shape, combine, count_include_pad, p, ceil_mode,
+                                               whole))
 
 
 @guarded

@@ -165,3 +165,44 @@ with Namespace("cnn"):
                     padding extends before and after.
                     """,
                 )
+
+    #: The global pools: ONNX's operator, NNEF's reduction over the spatial axes, what each gives.
+    GLOBAL_POOLS = {
+        "max": ("GlobalMaxPool", "max_reduce", "the largest element of each channel's whole window"),
+        "avg": ("GlobalAveragePool", "mean_reduce", "the mean of each channel's whole window"),
+    }
+    for kind, (onnx, nnef, what) in GLOBAL_POOLS.items():
+        for rank, labels in SPATIAL.items():
+            taps = TAPS[rank]
+            axes = ",".join(f"{label}+{k}" for label, k in zip(labels, taps))
+            with Op(f"global_{kind}_pooling{rank}d") as op:
+                op.display_path = "/CNN/Pooling"
+                op.onnx = onnx
+                op.nnef = nnef
+                op.unlike_nnef = (
+                    f"NNEF's {nnef} takes the axes it reduces; this op reduces the spatial axes, "
+                    f"{', '.join(str(2 + i) for i in range(rank))}"
+                )
+                Input(
+                    FLOATING_POINT,
+                    "x",
+                    description=f"The input: batch, channels, {NAMES[rank]} (NC{'DHW'[-rank:]})",
+                )
+                Output(
+                    FLOATING_POINT,
+                    "output",
+                    description=f"batch, channels, then {rank} axes of size 1",
+                )
+                Einsum(
+                    f"n,c,{axes}=>n,c,{','.join(labels)}",
+                    combine={"max": "max", "avg": "mean"}[kind],
+                    whole=True,
+                )
+                Doc(
+                    Language.ANY,
+                    DocScope.ALL,
+                    f"""
+                    Global {rank}-D pooling, as ONNX's {onnx} computes it: {what}, the window
+                    spanning every spatial axis. The result keeps the spatial axes, each of size 1.
+                    """,
+                )

@@ -351,6 +351,14 @@ def pool(kind: str, **renamed: tuple[str, type]) -> Callable[..., Any]:
     return call
 
 
+def global_pool(kind: str) -> Callable[..., Any]:
+    """ONNX's GlobalMaxPool or GlobalAveragePool as cnn.global_<kind>_pooling1d/2d/3d, by the input's rank."""
+    def call(ins: list[Any], attrs: dict[str, Any]) -> Any:
+        only(attrs)
+        return fn(f"cnn.global_{kind}_pooling{ins[0].ndim - 2}d")(ins[0])
+    return call
+
+
 ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "ArgMax": arg_reduction("math.argmax"), "ArgMin": arg_reduction("math.argmin"),
     "Max": variadic("math.maximum", "math.merge_max"), "Min": variadic("math.minimum", None),
@@ -374,6 +382,7 @@ ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "GatherND": fixed("base.gather_nd", batch_dims=0),
     "Attention": attention, "Conv": conv, "MaxPool": pool("max"),
     "AveragePool": pool("avg", count_include_pad=("count_include_pad", bool)), "LpPool": pool("lp", p=("p", int)),
+    "GlobalMaxPool": global_pool("max"), "GlobalAveragePool": global_pool("avg"),
 }
 
 

@@ -220,7 +220,14 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
     ("Einsum('ij=>i', pads='x')", "einsum spec 'ij=>i' has no convolution axis for pads"),
     ("Einsum('o+k=>o', combine='max', kernel_shape='ks')", "combine='max' pools floats: its input must be "
                                                           "FLOATING_POINT"),
-    ("Einsum('o+k=>o', combine='mean', kernel_shape='ks')", "combine='mean' needs count_include_pad=, an arg"),
+    ("Einsum('o+k=>o', combine='mean', kernel_shape='ks', pads='ps')",
+     "combine='mean' needs count_include_pad=, an arg"),
+    ("Einsum('o+k=>o', combine='mean', whole=True, count_include_pad='c')",
+     "count_include_pad is for a padded mean: this one reads no padding"),
+    ("Einsum('o+k=>o', combine='max', whole=True, strides='s', ceil_mode='c')",
+     "whole=True spans each axis with one window: it takes no strides, ceil_mode"),
+    ("Einsum('o+k;k=>o', inputs=('x', 'x'), whole=True)",
+     "einsum spec 'o+k;k=>o': whole=True spans each axis with its kernel label, which no operand may give"),
     ("Einsum('o+k=>o', combine='min', kernel_shape='ks')", "combine must be one of add, max, mean, lp, got 'min'"),
     ("Einsum('o+k=>o')", "einsum spec 'o+k=>o': the kernel label k of o+k labels no axis of an operand, and the "
                          "op names no kernel_shape arg to give its size"),

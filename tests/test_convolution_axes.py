@@ -122,11 +122,12 @@ def test_windows_that_do_not_fit_are_refused(demo: tuple[Path, Path], given: dic
 
 
 #: ONNX's operators the cnn ops compute, by the op's name before its rank.
-ONNX_CNN = {"Conv": "conv", "MaxPool": "max_pooling", "AveragePool": "avg_pooling", "LpPool": "lp_pooling"}
+ONNX_CNN = {"Conv": "conv", "MaxPool": "max_pooling", "AveragePool": "avg_pooling", "LpPool": "lp_pooling",
+            "GlobalMaxPool": "global_max_pooling", "GlobalAveragePool": "global_avg_pooling"}
 
 
 def test_the_cnn_references_compute_onnx_s_node_cases() -> None:
-    """ONNX's own Conv, MaxPool, AveragePool and LpPool cases (strides, dilations, asymmetric pads,
+    """ONNX's own Conv, MaxPool, AveragePool, LpPool, GlobalMaxPool and GlobalAveragePool cases (strides, dilations, asymmetric pads,
     SAME_LOWER and SAME_UPPER, count_include_pad, p, ceil_mode) on the NumPy references of the
     cnn ops, in process (the C backend meets the same cases in test_generated_code). Left out, as
     the ops' pages say: MaxPool's Indices output (2 cases) and a uint8 MaxPool."""
@@ -149,6 +150,12 @@ def test_the_cnn_references_compute_onnx_s_node_cases() -> None:
             left_out.append(case.name)
             continue
         rank = inputs[0].ndim - 2
+        out = np.full(want.shape, np.nan, want.dtype)
+        if node.op_type.startswith("Global"):  # (no attributes: the window is every spatial axis)
+            functions[f"{ONNX_CNN[node.op_type]}{rank}d"](inputs[0], output=out)
+            np.testing.assert_allclose(out, want, rtol=case.rtol, atol=case.atol, err_msg=case.name)
+            passed.append(case.name)
+            continue
         args = {"strides": [1] * rank, "dilations": [1] * rank, "pads": [0] * (2 * rank), "auto_pad": 0}
         args |= {k: list(attrs[k]) for k in ("strides", "dilations", "pads", "kernel_shape") if k in attrs}
         if node.op_type == "Conv":
@@ -162,8 +169,7 @@ def test_the_cnn_references_compute_onnx_s_node_cases() -> None:
         if node.op_type == "LpPool":
             args["p"] = int(attrs.get("p", 2))
         given = dict(zip(("x", "w"), inputs))
-        out = np.full(want.shape, np.nan, want.dtype)
         functions[f"{ONNX_CNN[node.op_type]}{rank}d"](**given, output=out, **args)
         np.testing.assert_allclose(out, want, rtol=case.rtol, atol=case.atol, err_msg=case.name)
         passed.append(case.name)
-    assert (len(passed), len(left_out)) == (50, 3), left_out
+    assert (len(passed), len(left_out)) == (54, 3), (passed, left_out)

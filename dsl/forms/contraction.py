@@ -53,6 +53,7 @@ class Contraction:
     count_include_pad: str | None = None  # bool arg (mean): the padding counts in a window's size
     p: str | None = None  # int arg (lp): the norm's order
     ceil_mode: str | None = None  # bool arg (a pool): a last window that starts inside the padded axis
+    whole: bool = False  # (a global pool) each kernel spans its axis: one window per axis
 
     kind = "contraction"
 
@@ -74,8 +75,14 @@ class Contraction:
                                                  ("pads", self.pads), ("auto_pad", self.auto_pad),
                                                  ("kernel_shape", self.kernel_shape)) if name]
         plain = {label for o in self.spec.inputs for label in o.plain}
+        if self.whole and (given or self.ceil_mode):
+            check.add("whole=True spans each axis with one window: it takes no "
+                      f"{', '.join([role for role, _ in given] + (['ceil_mode'] if self.ceil_mode else []))}")
+        if self.whole and any(conv.kernel is None or conv.kernel in plain for conv in self.spec.convs):
+            check.add(f"einsum spec {self.spec.text!r}: whole=True spans each axis with its kernel label, which no "
+                      "operand may give")
         for conv in self.spec.convs:
-            if conv.kernel is not None and conv.kernel not in plain and not self.kernel_shape:
+            if conv.kernel is not None and conv.kernel not in plain and not self.kernel_shape and not self.whole:
                 check.add(f"einsum spec {self.spec.text!r}: the kernel label {conv.kernel} of {conv.text} labels no "
                           "axis of an operand, and the op names no kernel_shape arg to give its size")
         if self.combine not in COMBINES:
@@ -92,11 +99,14 @@ class Contraction:
             check.need_arg(self.ceil_mode, (DataType.BOOLEAN,), False, "a pool's ceil_mode")
         for role, name, wanted, types in (("count_include_pad", self.count_include_pad, "mean", (DataType.BOOLEAN,)),
                                           ("p", self.p, "lp", (DataType.INT, DataType.LONG))):
+            counts = wanted != "mean" or self.padded  # (without padding, every window is whole)
             if name and self.combine != wanted:
                 check.add(f"{role} is for combine={wanted!r}")
+            elif name and not counts:
+                check.add(f"{role} is for a padded mean: this one reads no padding")
             elif name:
                 check.need_arg(name, types, False, f"the pool's {role}")
-            elif self.combine == wanted:
+            elif self.combine == wanted and counts:
                 check.add(f"combine={wanted!r} needs {role}=, an arg")
         if given and not self.spec.convs:
             check.add(f"einsum spec {self.spec.text!r} has no convolution axis for "
@@ -137,6 +147,8 @@ class Contraction:
         kernels = [c.kernel for c in self.spec.convs]
         if label in kernels and self.kernel_shape:  # (a pool's window: its size an arg)
             return Sh.item(Sh.arg(self.kernel_shape), kernels.index(label))
+        if label in kernels and self.whole:  # (a global pool's window: its whole axis)
+            return next(Sh.size_at(name, axis) for name, axis, conv in self._conv_axes() if conv.kernel == label)
         window = next((w for w in self.windows() if w.conv.output == label), None)
         if window is not None:
             return window.windows
@@ -150,9 +162,7 @@ class Contraction:
         windows that fit, ``(n + before + after - span - 1) // stride + 1``."""
         out = []
         count = len(self.spec.convs)
-        for i, (name, axis, conv) in enumerate((name, k if k < before else k - len(operand.labels), label)
-                                                for name, operand, before, _ in self._operands()
-                                                for k, label in enumerate(operand.labels) if isinstance(label, Conv)):
+        for i, (name, axis, conv) in enumerate(self._conv_axes()):
             size = Sh.size_at(name, axis)
             stride, dilation = (self._scaled(coefficient, arg, i) for coefficient, arg in
                                 ((conv.stride, self.strides), (conv.dilation, self.dilations)))
@@ -178,6 +188,12 @@ class Contraction:
                 windows = Sh.Where(Sh.arg(self.ceil_mode), Sh.Where(starts_inside, ceiled, Sh.sub(ceiled, 1)), windows)
             out.append(Window(conv, name, axis, size, stride, dilation, span, before, after, windows, kernel))
         return out
+
+    def _conv_axes(self) -> list[tuple[str, int, Conv]]:
+        """(input, axis, its Conv) for each convolution axis, in order."""
+        return [(name, k if k < before else k - len(operand.labels), label)
+                for name, operand, before, _ in self._operands()
+                for k, label in enumerate(operand.labels) if isinstance(label, Conv)]
 
     def _scaled(self, coefficient: int, arg: str | None, i: int) -> Any:
         if arg is None:

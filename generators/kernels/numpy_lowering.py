@@ -236,6 +236,8 @@ class NumpyLowering:
             return lines + ["with np.errstate(over='ignore'):",
                             f"    np.copyto({out}, (np.abs(windows) ** {order}).sum(axis={last}) ** (1 / {order}), "
                             "casting='unsafe')"]
+        if not c.padded:  # (every window whole)
+            return lines + [f"np.copyto({out}, windows.mean(axis={last}), casting='unsafe')"]
         # (the elements counted: those inside x, or inside x and its padding, never past it; a window
         # all in the padding, not counted, is 0 / 0: NaN, as C's)
         x = py_name(c.inputs[0])

@@ -149,14 +149,14 @@ def pool_kernel(name: str, dtype: str, combine: str, padded: bool) -> str:
     inside = "opf_einsum_inside(q, oi, ri)" if padded else "true"
     step, init, final, extra = {
         "max": ("acc = isnan(x) || x > acc ? x : acc;", "-INFINITY", "acc", ""),
-        "mean": ("acc += x;", "0", f"acc / ({ct})(count_include_pad ? padded : n)", ", bool count_include_pad"),
+        "mean": ("acc += x;", "0", f"acc / ({ct})(count_include_pad ? padded : n)", ", bool count_include_pad")
+        if padded else ("acc += x;", "0", f"acc / ({ct})n", ""),
         "lp": (f"acc += pow{f}(fabs{f}(x), ({ct})order);", "0", f"pow{f}(acc, ({ct})1 / ({ct})order)",
                ", int64_t order"),
     }[combine]
     pads = ", const opf_einsum_pads* q" if padded else ""
     # (a mean with count_include_pad divides by the window's elements inside the padded operand)
-    counted = "" if combine != "mean" else \
-        "padded += opf_einsum_reads(q, oi, ri, true) ? 1 : 0;" if padded else "padded++;"
+    counted = "padded += opf_einsum_reads(q, oi, ri, true) ? 1 : 0;" if combine == "mean" and padded else ""
     return fragment(name, f"""
 static inline void {name}(const {ct}* restrict a, {ct}* restrict output, const opf_einsum_plan* p{pads}{extra})
 {{
