@@ -3,6 +3,8 @@ function (``reference.function``), in NumPy over ``_k`` (``numpy_runtime``)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from dsl import compute as C
 from dsl import dtypes as D
 from dsl import expr as E
@@ -202,15 +204,19 @@ class NumpyLowering:
         # (a convolution axis as two, through a strided view of the operand padded with zeros: its
         # windows, as the form counts them, and its kernel)
         size = _ReferenceSizes(op).render
-        operands = []
-        for name in c.inputs:
+
+        def view(name: str, tensor: str | None = None, *fill: str) -> str:
+            """Operand ``name`` (or ``tensor``, of its shape) as conv_view gives it, padded with
+            ``fill`` (its value, and the one beyond the padding)."""
             axes = [f"({w.axis}, {size(w.windows)}, {size(w.stride)}, {size(w.kernel) if w.kernel else None}, "
                     f"{size(w.dilation)}, {size(w.pad_begin)}, {size(w.pad_end)})"
                     for w in c.windows() if w.operand == name]
-            operands.append(f"_k.conv_view({py_name(name)}, [{', '.join(axes)}]" if axes else py_name(name))
+            given = tensor or py_name(name)
+            return f"_k.conv_view({', '.join([given, '[' + ', '.join(axes) + ']', *fill])})" if axes else given
+
         if c.combine != "add":  # (a pool: its windows' elements last, then reduced; the padding never the max)
-            return self._pool(c, out, operands[0])
-        operands = [f"{o})" if o.startswith("_k.conv_view(") else o for o in operands]
+            return self._pool(c, out, lambda *how: view(c.inputs[0], *how))
+        operands = [view(name) for name in c.inputs]
         subscripts = c.spec.numpy_subscripts()
         lines = []
         if c.spec.summed_row:  # (the row variable's axes, kept in front by einsum, then summed)
@@ -224,11 +230,11 @@ class NumpyLowering:
             result += f".reshape({out}.shape)"
         return lines + [f"np.copyto({out}, {result}, casting='unsafe')"]
 
-    def _pool(self, c: C.Contraction, out: str, view: str) -> list[str]:
-        """A pool's lines: ``view`` (an open call of conv_view) with its windows' elements on the
-        last axes (einsum's transposed view), reduced there."""
+    def _pool(self, c: C.Contraction, out: str, view: Callable[..., str]) -> list[str]:
+        """A pool's lines: the operand's windows (``view(tensor, *fill)``) with their elements on
+        the last axes (einsum's transposed view), reduced there."""
         subscripts, last = c.spec.numpy_subscripts(keep=c.spec.reduced), tuple(range(-len(c.spec.reduced), 0))
-        lines = [f"windows = np.einsum({subscripts!r}, {view}{', -np.inf' if c.combine == 'max' else ''}))"]
+        lines = [f"windows = np.einsum({subscripts!r}, {view(None, *(['-np.inf'] if c.combine == 'max' else []))})"]
         if c.combine == "max":
             return lines + [f"np.copyto({out}, windows.max(axis={last}), casting='unsafe')"]
         if c.combine == "lp":  # (a large order overflows to inf, as C's pow does)
@@ -240,10 +246,9 @@ class NumpyLowering:
             return lines + [f"np.copyto({out}, windows.mean(axis={last}), casting='unsafe')"]
         # (the elements counted: those inside x, or inside x and its padding, never past it; a window
         # all in the padding, not counted, is 0 / 0: NaN, as C's)
-        x = py_name(c.inputs[0])
-        ones = view.replace(f"_k.conv_view({x},", f"_k.conv_view(np.ones_like({x}),", 1)
-        return lines + [f"inside = np.einsum({subscripts!r}, {ones})).sum(axis={last})",
-                        f"padded = np.einsum({subscripts!r}, {ones}, 1, 0)).sum(axis={last})",
+        ones = f"np.ones_like({py_name(c.inputs[0])})"
+        return lines + [f"inside = np.einsum({subscripts!r}, {view(ones)}).sum(axis={last})",
+                        f"padded = np.einsum({subscripts!r}, {view(ones, '1', '0')}).sum(axis={last})",
                         "with np.errstate(invalid='ignore'):",
                         f"    np.copyto({out}, windows.sum(axis={last}) / np.where("
                         f"{py_name(c.count_include_pad)}, padded, inside), casting='unsafe')"]  # type: ignore[arg-type]
