@@ -134,10 +134,11 @@ def _arg_reduction(c: C.ArgReduction, op: Op, v: D.Variant, tol: dict[str, float
     return out
 
 
-#: Cases of a spec with convolution axes: (batch axes per operand, windows, kernel size, the other
-#: labels' size, axis elements beyond the last window: none, or one short of a further stride).
-CONV_CASES = [(((), ()), 3, 2, 2, False), (((2,), (2,)), 3, 3, 3, True), (((2, 1), (3,)), 4, 2, 1, True),
-              (((), ()), 2, 3, 0, False), (((0,), ()), 2, 2, 2, False), (((), ()), 4, 1, 2, False)]
+#: Cases of a spec whose operands take their shapes from its labels (convolution axes, a summed row
+#: variable): (batch axes per operand, windows, kernel size, the other labels' size, axis elements
+#: beyond the last window: none, or one short of a further stride).
+LABEL_CASES = [(((), ()), 3, 2, 2, False), (((2,), (2,)), 3, 3, 3, True), (((2, 1), (3,)), 4, 2, 1, True),
+               (((), ()), 2, 3, 0, False), (((0,), ()), 2, 2, 2, False), (((), ()), 4, 1, 2, False)]
 #: The step and padding args of each case, where the form names them: the defaults, steps of 2 with
 #: uneven padding (and a pool's partial last window), and ONNX's three automatic paddings.
 CONV_ARGS = [{}, {"strides": 2, "dilations": 2, "pads": (2, 1), "ceil_mode": True},
@@ -160,11 +161,11 @@ def _conv_args(c: C.Contraction, given: dict[str, Any], kernel: int) -> dict[str
     return args
 
 
-def _conv_shapes(c: C.Contraction) -> list[tuple[tuple[int, ...], ...]]:
+def _shapes_from_labels(c: C.Contraction) -> list[tuple[tuple[int, ...], ...]]:
     """Operand shapes from a spec's labels, for one with convolution axes (a view's steps, strides
     that drop a remainder) or a row variable summed away: broadcast batch axes, an empty axis."""
     shapes = []
-    for batches, windows, kernel, other, remainder in CONV_CASES:
+    for batches, windows, kernel, other, remainder in LABEL_CASES:
         kernels = {conv.kernel for conv in c.spec.convs}
 
         def size(label: object) -> int:
@@ -180,7 +181,7 @@ def _conv_shapes(c: C.Contraction) -> list[tuple[tuple[int, ...], ...]]:
 def _contraction(c: C.Contraction, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if c.spec.convs or c.spec.summed_row:  # (shapes from the spec's labels)
-        pairs = _conv_shapes(c)
+        pairs = _shapes_from_labels(c)
     elif len(c.inputs) == 2:
         pairs = [((2, 3), (3, 4)), ((2, 2, 3), (2, 3, 4)), ((2, 1, 3, 4), (3, 4, 5)), ((1, 1), (1, 1)),
                  ((0, 3), (3, 2)), ((3, 0), (0, 2))]
@@ -190,7 +191,7 @@ def _contraction(c: C.Contraction, op: Op, v: D.Variant, tol: dict[str, float]) 
         small = D.category(v.dtype) != "float"
         inputs = {n: _tensor(v.of(n), s, extreme=False, low=-4 if small else None, high=4 if small else None)
                   for n, s in zip(c.inputs, shapes)}
-        args = _conv_args(c, CONV_ARGS[k], CONV_CASES[k][2]) if c.spec.convs else {}
+        args = _conv_args(c, CONV_ARGS[k], LABEL_CASES[k][2]) if c.spec.convs else {}
         out.append({"inputs": inputs, "args": args, "tol": tol})
     return out
 
