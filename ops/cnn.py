@@ -170,6 +170,7 @@ with Namespace("cnn"):
     GLOBAL_POOLS = {
         "max": ("GlobalMaxPool", "max_reduce", "the largest element of each channel's whole window"),
         "avg": ("GlobalAveragePool", "mean_reduce", "the mean of each channel's whole window"),
+        "lp": ("GlobalLpPool", None, "the Lp norm of each channel's whole window, (sum of |x|^p)^(1/p)"),
     }
     for kind, (onnx, nnef, what) in GLOBAL_POOLS.items():
         for rank, labels in SPATIAL.items():
@@ -178,11 +179,12 @@ with Namespace("cnn"):
             with Op(f"global_{kind}_pooling{rank}d") as op:
                 op.display_path = "/CNN/Pooling"
                 op.onnx = onnx
-                op.nnef = nnef
-                op.unlike_nnef = (
-                    f"NNEF's {nnef} takes the axes it reduces; this op reduces the spatial axes, "
-                    f"{', '.join(str(2 + i) for i in range(rank))}"
-                )
+                if nnef is not None:
+                    op.nnef = nnef
+                    op.unlike_nnef = (
+                        f"NNEF's {nnef} takes the axes it reduces; this op reduces the spatial axes, "
+                        f"{', '.join(str(2 + i) for i in range(rank))}"
+                    )
                 Input(
                     FLOATING_POINT,
                     "x",
@@ -193,10 +195,15 @@ with Namespace("cnn"):
                     "output",
                     description=f"batch, channels, then {rank} axes of size 1",
                 )
+                extra = {}
+                if kind == "lp":
+                    Arg(INT, "p", default=2, description="The norm's order")
+                    extra = {"p": "p"}
                 Einsum(
                     f"n,c,{axes}=>n,c,{','.join(labels)}",
-                    combine={"max": "max", "avg": "mean"}[kind],
+                    combine={"max": "max", "avg": "mean", "lp": "lp"}[kind],
                     whole=True,
+                    **extra,
                 )
                 Doc(
                     Language.ANY,

@@ -352,10 +352,12 @@ def pool(kind: str, **renamed: tuple[str, type]) -> Callable[..., Any]:
 
 
 def global_pool(kind: str) -> Callable[..., Any]:
-    """ONNX's GlobalMaxPool or GlobalAveragePool as cnn.global_<kind>_pooling1d/2d/3d, by the input's rank."""
+    """ONNX's GlobalMaxPool, GlobalAveragePool or GlobalLpPool as cnn.global_<kind>_pooling1d/2d/3d,
+    by the input's rank."""
     def call(ins: list[Any], attrs: dict[str, Any]) -> Any:
+        kwargs = {"p": int(attrs.pop("p"))} if "p" in attrs else {}
         only(attrs)
-        return fn(f"cnn.global_{kind}_pooling{ins[0].ndim - 2}d")(ins[0])
+        return fn(f"cnn.global_{kind}_pooling{ins[0].ndim - 2}d")(ins[0], **kwargs)
     return call
 
 
@@ -383,6 +385,7 @@ ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "Attention": attention, "Conv": conv, "MaxPool": pool("max"),
     "AveragePool": pool("avg", count_include_pad=("count_include_pad", bool)), "LpPool": pool("lp", p=("p", int)),
     "GlobalMaxPool": global_pool("max"), "GlobalAveragePool": global_pool("avg"),
+    "GlobalLpPool": global_pool("lp"),
 }
 
 

@@ -173,3 +173,22 @@ def test_the_cnn_references_compute_onnx_s_node_cases() -> None:
         np.testing.assert_allclose(out, want, rtol=case.rtol, atol=case.atol, err_msg=case.name)
         passed.append(case.name)
     assert (len(passed), len(left_out)) == (54, 3), (passed, left_out)
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_global_lp_pooling_is_onnx_s_lp_pool_over_the_whole_window(rank: int) -> None:
+    """ONNX has no node case of GlobalLpPool: cnn.global_lp_pooling<rank>d's reference against
+    ONNX's own reference LpPool whose kernel is every spatial axis, for p of 1, 2 and 3."""
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    functions = golden.reference_functions(loader.load(ROOT / "ops").catalogue.namespace("cnn"))
+    x = np.random.default_rng(rank).standard_normal((2, 3, 4, 5, 3)[:2 + rank]).astype(np.float32)
+    for p in (1, 2, 3):
+        node = helper.make_node("LpPool", ["x"], ["y"], kernel_shape=list(x.shape[2:]), p=p)
+        graph = helper.make_graph([node], "pool", [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        (want,) = ReferenceEvaluator(helper.make_model(graph)).run(None, {"x": x})
+        out = np.full((2, 3) + (1,) * rank, np.nan, np.float32)
+        functions[f"global_lp_pooling{rank}d"](x, output=out, p=p)
+        np.testing.assert_allclose(out, want, rtol=1e-5, err_msg=f"p={p}")
