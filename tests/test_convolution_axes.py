@@ -127,10 +127,11 @@ ONNX_CNN = {"Conv": "conv", "MaxPool": "max_pooling", "AveragePool": "avg_poolin
 
 
 def test_the_cnn_references_compute_onnx_s_node_cases() -> None:
-    """ONNX's own Conv, MaxPool, AveragePool, LpPool, GlobalMaxPool and GlobalAveragePool cases (strides, dilations, asymmetric pads,
-    SAME_LOWER and SAME_UPPER, count_include_pad, p, ceil_mode) on the NumPy references of the
-    cnn ops, in process (the C backend meets the same cases in test_generated_code). Left out, as
-    the ops' pages say: MaxPool's Indices output (2 cases) and a uint8 MaxPool."""
+    """ONNX's own Conv, MaxPool, AveragePool, LpPool, GlobalMaxPool and GlobalAveragePool cases
+    (strides, dilations, asymmetric pads, SAME_LOWER and SAME_UPPER, count_include_pad, p,
+    ceil_mode) on the NumPy references of the cnn ops, in process (the C backend meets the same
+    cases in test_generated_code). Left out, as the ops' pages say: MaxPool's Indices output (2
+    cases) and a uint8 MaxPool."""
     import warnings
 
     from onnx import helper
