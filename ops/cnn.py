@@ -12,20 +12,11 @@ with Namespace("cnn"):
     WINDOWS = {}
     for rank in SPATIAL:
         with Mixin(f"windows{rank}d") as WINDOWS[rank]:
-            Arg(
-                INT,
-                "strides",
-                count=AtLeast(rank),
-                default=[1] * rank,
-                description="Elements from one window to the next, per spatial axis",
-            )
-            Arg(
-                INT,
-                "dilations",
-                count=AtLeast(rank),
-                default=[1] * rank,
-                description="Elements between the window's taps, per spatial axis",
-            )
+            for name, what in (
+                ("strides", "Elements from one window to the next, per spatial axis"),
+                ("dilations", "Elements between the window's taps, per spatial axis"),
+            ):
+                Arg(INT, name, count=AtLeast(rank), default=[1] * rank, description=what)
             Arg(
                 INT,
                 "pads",
