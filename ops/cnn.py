@@ -204,3 +204,50 @@ with Namespace("cnn"):
                     spanning every spatial axis. The result keeps the spatial axes, each of size 1.
                     """,
                 )
+
+    #: The block moves: what each does, ONNX's operator, ND4J's and TensorFlow's name for the same.
+    BLOCK_MOVES = {
+        "space_to_depth": (
+            "SpaceToDepth",
+            "moves each block_size x block_size block of the spatial axes into the channels: "
+            "the output's channel (row * block_size + column) * C + c (DCR) or "
+            "(c * block_size + row) * block_size + column (CRD) holds channel c of the block's "
+            "element at that row and column",
+        ),
+        "depth_to_space": (
+            "DepthToSpace",
+            "undoes space_to_depth of the same mode: the channels become block_size x "
+            "block_size blocks of the spatial axes",
+        ),
+    }
+    for name, (onnx, what) in BLOCK_MOVES.items():
+        with Op(name) as op:
+            op.display_path = "/CNN/Layout"
+            op.onnx = onnx
+            op.unlike_onnx = "takes a data_format too (NHWC: TensorFlow's layout, which ND4J offers)"
+            Input(NDARRAY, "x", description="The input: batch, channels, height, width (or as data_format says)")
+            Output(NDARRAY, "output", description="The moved elements, with the type of x")
+            Arg(INT, "block_size", description="The block's size along each spatial axis")
+            Arg(
+                ENUM,
+                "mode",
+                possible_values=["DCR", "CRD"],
+                default="DCR",
+                description="The channels' order: DCR, the block's position outermost (depth, "
+                "column, row); CRD, innermost (ONNX's modes)",
+            )
+            Arg(
+                ENUM,
+                "data_format",
+                possible_values=["NCHW", "NHWC"],
+                default="NCHW",
+                description="NCHW: channels before the spatial axes (ONNX's); NHWC: after them",
+            )
+            Layout(name)
+            Doc(
+                Language.ANY,
+                DocScope.ALL,
+                f"""
+                As ONNX's {onnx} computes it: {what}. No element is computed; x must have rank 4.
+                """,
+            )

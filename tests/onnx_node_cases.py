@@ -386,6 +386,8 @@ ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "AveragePool": pool("avg", count_include_pad=("count_include_pad", bool)), "LpPool": pool("lp", p=("p", int)),
     "GlobalMaxPool": global_pool("max"), "GlobalAveragePool": global_pool("avg"),
     "GlobalLpPool": global_pool("lp"),
+    "SpaceToDepth": renamed("cnn.space_to_depth", blocksize="block_size"),
+    "DepthToSpace": renamed("cnn.depth_to_space", blocksize="block_size", mode="mode"),
 }
 
 

@@ -69,8 +69,9 @@ def _read_by_plan(op, kwargs, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarr
     source, step, start = (run_shape(p, {op.compute.input: x.shape}, args) for p in (plan.source, plan.step, plan.start))
     period = run_shape(plan.period, {op.compute.input: x.shape}, args) if plan.period is not None else None
     mode = args[plan.edges] if plan.edges is not None else None
-    out = np.empty(shape, x.dtype)
-    for index in np.ndindex(*shape):
+    view = tuple(run_shape(plan.view, {op.compute.input: x.shape}, args)) if plan.view is not None else shape
+    out = np.empty(view, x.dtype)  # (the output's elements in order, read as the view's)
+    for index in np.ndindex(*view):
         at = list(start)
         for d, i in enumerate(index):
             at[source[d]] += (i % period[d] if period is not None else i) * step[d]
@@ -81,12 +82,13 @@ def _read_by_plan(op, kwargs, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarr
                 at[a] = min(max(j, 0), n - 1) if mode == "edge" else j % n
         inside = all(0 <= j < n for j, n in zip(at, x.shape))
         out[index] = x[tuple(at)] if inside else np.asarray(args[plan.fill]).astype(x.dtype)
-    return out
+    return out.reshape(shape)
 
 
-def test_strided_layouts_are_the_seven_that_read_evenly_spaced_elements() -> None:
+def test_strided_layouts_are_the_nine_that_read_evenly_spaced_elements() -> None:
     assert sorted(op.qualified_name for _, op in STRIDED) == [
-        "base.permute", "base.reverse", "base.slice", "base.strided_slice", "base.tile", "base.transpose", "nn.pad"]
+        "base.permute", "base.reverse", "base.slice", "base.strided_slice", "base.tile", "base.transpose",
+        "cnn.depth_to_space", "cnn.space_to_depth", "nn.pad"]
 
 
 @pytest.mark.parametrize(("ns", "op"), STRIDED, ids=[op.qualified_name for _, op in STRIDED])

@@ -96,8 +96,9 @@ class Check:
                         self.inputs[name].type is not self.inputs[source].type:
                     self.add(f"input '{name}' must have the type of {source} ({purpose})")
             else:
-                from dsl.forms.layout import PAD_MODES
+                from dsl.forms.layout import LAYOUT_ENUMS
 
                 self.need_arg(name, (DataType.ENUM,), False, purpose)
-                if name in self.args and tuple(self.args[name].possible_values) != PAD_MODES:
-                    self.add(f"arg '{name}' must offer {', '.join(PAD_MODES)}, in this order")
+                values = LAYOUT_ENUMS[(kind, role)]
+                if name in self.args and tuple(self.args[name].possible_values) != values:
+                    self.add(f"arg '{name}' must offer {', '.join(values)}, in this order")

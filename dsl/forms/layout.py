@@ -88,6 +88,14 @@ class Strides:
     period: Sh.PerAxis | None = None
     edges: str | None = None
     fill: str | None = None
+    #: Where given, the shape the output's elements are read in (in order, so a reshape of the
+    #: output); ``source`` and ``step`` are then per axis of it. A block move reads so
+    #: (space_to_depth, depth_to_space: a reshape, a permute and a reshape in one plan).
+    view: Sh.PerAxis | None = None
+
+    def loop_rank(self, out_rank: Any) -> Any:
+        """How many axes the plan runs over: the view's, or the output's (``out_rank``)."""
+        return self.view.rank if self.view is not None else out_rank
 
 
 #: Layout kinds -> the roles they take: (role, "list" | "int" | "enum" | "float" | "tensor" | "values").
@@ -110,12 +118,25 @@ LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "reverse_sequence": (("seq_lengths", "tensor"), ("seq_axis", "int"), ("batch_axis", "int")),
     "diag": (),
     "set_diag": (("diagonal", "values"),),
+    "space_to_depth": (("block_size", "int"), ("mode", "enum"), ("data_format", "enum")),
+    "depth_to_space": (("block_size", "int"), ("mode", "enum"), ("data_format", "enum")),
 }
 #: Layouts whose indices are data: a runtime copy, not a plan (the C function checks every index).
 DATA_LAYOUTS = ("gather", "gather_nd", "reverse_sequence", "diag", "set_diag")
 
 #: The values a pad's mode arg must offer, in this order (the kernels number them so).
 PAD_MODES = ("constant", "reflect", "symmetric", "edge", "wrap")
+#: The data layouts of space_to_depth and depth_to_space: channels before the two spatial
+#: axes (ONNX's) or after them (TensorFlow's default, which ND4J offers too).
+DATA_FORMATS = ("NCHW", "NHWC")
+#: The channel orders of space_to_depth and depth_to_space (ONNX's modes): the block's
+#: position outermost (DCR: depth, column, row) or innermost (CRD).
+DEPTH_MODES = ("DCR", "CRD")
+#: The values each enum role must offer, in this order, by (layout, role).
+LAYOUT_ENUMS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("pad", "mode"): PAD_MODES, ("space_to_depth", "data_format"): DATA_FORMATS, ("space_to_depth", "mode"): DEPTH_MODES,
+    ("depth_to_space", "data_format"): DATA_FORMATS, ("depth_to_space", "mode"): DEPTH_MODES,
+}
 
 
 # ---------------------------------------------------------------- shapes and refusals, by kind
@@ -323,6 +344,73 @@ def _set_diag_refusals(c: LayoutMove) -> list[Sh.Refusal]:
                        Sh.ShapesEqual(c.role("diagonal"), _diagonal(c)))]
 
 
+def _listed(*sizes: Any) -> Any:
+    """The size at axis k of a shape listed axis by axis."""
+    size = Sh.size(sizes[-1])
+    for k in range(len(sizes) - 2, -1, -1):
+        size = Sh.Where(Sh.compare(_K, "==", k), Sh.size(sizes[k]), size)
+    return size
+
+
+def _channels_last(c: LayoutMove) -> Any:
+    return E.Compare("==", c.role("data_format"), E.Literal(DATA_FORMATS[1]))
+
+
+def _by_format(c: LayoutMove, first: tuple[Any, ...], last: tuple[Any, ...]) -> Any:
+    """Per axis k: ``first[k]`` for channels first (NCHW), ``last[k]`` for channels last (NHWC)."""
+    return Sh.Where(_channels_last(c), _listed(*last), _listed(*first))
+
+
+def _blocks(c: LayoutMove) -> tuple[Any, Any, Any, Any, Any, Any]:
+    """x's batch, channels, height and width (in either data format), the block's size and its
+    area (block_size squared)."""
+    x, b = c.x(), c.role("block_size")
+    channels = Sh.Where(_channels_last(c), _item(x, Sh.size(3)), _item(x, Sh.size(1)))
+    height, width = (Sh.Where(_channels_last(c), _item(x, Sh.size(a)), _item(x, Sh.size(a + 1))) for a in (1, 2))
+    return _item(x, Sh.size(0)), channels, height, width, b, Sh.mul(b, b)
+
+
+def _crd(c: LayoutMove) -> Any:
+    return E.Compare("==", c.role("mode"), E.Literal(DEPTH_MODES[1]))
+
+
+def _space_to_depth(c: LayoutMove) -> Any:
+    """Each block_size x block_size block of the spatial axes becomes channels (ONNX's
+    SpaceToDepth; TensorFlow's, channels last), in the order the mode says."""
+    n, ch, h, w, b, area = _blocks(c)
+    h_b, w_b = Sh.floordiv(h, b), Sh.floordiv(w, b)
+    return Sh.PerAxis(Sh.size(4), _by_format(c, (n, Sh.mul(ch, area), h_b, w_b), (n, h_b, w_b, Sh.mul(ch, area))))
+
+
+def _depth_to_space(c: LayoutMove) -> Any:
+    """space_to_depth undone: channels become block_size x block_size blocks (DCR: the block's
+    position outermost in the channels; CRD: innermost)."""
+    n, ch, h, w, b, area = _blocks(c)
+    depth = Sh.floordiv(ch, area)
+    return Sh.PerAxis(Sh.size(4), _by_format(c, (n, depth, Sh.mul(h, b), Sh.mul(w, b)),
+                                             (n, Sh.mul(h, b), Sh.mul(w, b), depth)))
+
+
+def _blocks_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    n, ch, h, w, b, area = _blocks(c)
+    bs, limit = c.arg("block_size"), Sh.MAX_ELEMENTS
+    # (the result's sizes stay within int64: block_size at most 2**31 first, so its square does)
+    small = Sh.all_of(Sh.compare(b, ">=", 1), Sh.compare(b, "<=", 2**31))
+    if c.layout == "space_to_depth":
+        fits = Sh.compare(ch, "<=", Sh.floordiv(limit, area))
+        divides = Sh.Refusal(f"{bs}: must divide the height and the width of {c.input}", Sh.all_of(
+            Sh.compare(E.Arith("%", h, b), "==", 0), Sh.compare(E.Arith("%", w, b), "==", 0)))
+    else:
+        fits = Sh.all_of(Sh.compare(h, "<=", Sh.floordiv(limit, b)), Sh.compare(w, "<=", Sh.floordiv(limit, b)))
+        divides = Sh.Refusal(f"{bs}: its square must divide the channels of {c.input}",
+                             Sh.compare(E.Arith("%", ch, area), "==", 0))
+    return [Sh.Refusal(f"{c.input}: must have rank 4 (batch, channels and two spatial axes, in "
+                       f"{c.arg('data_format')}'s order)", Sh.compare(c.rank(), "==", 4)),
+            Sh.Refusal(f"{bs}: must lie in 1..2**31", small),
+            divides,
+            Sh.Refusal(f"{bs}: the result is too large", Sh.all_of(small, fits))]
+
+
 _LAYOUT_SHAPES: dict[str, Any] = {
     "reshape": _reshape,
     "permute": _permute,
@@ -340,6 +428,8 @@ _LAYOUT_SHAPES: dict[str, Any] = {
     "reverse_sequence": lambda c: c.x(),
     "diag": lambda c: Sh.Concat((c.x(), c.x())),
     "set_diag": lambda c: c.x(),
+    "space_to_depth": _space_to_depth,
+    "depth_to_space": _depth_to_space,
 }
 
 def _identity_strides(c: LayoutMove, out_rank: Any, start: Any = Sh.size(0), step: Any = Sh.size(1)) -> Strides:
@@ -369,6 +459,40 @@ def _strided_slice_strides(c: LayoutMove) -> Strides:
     return _identity_strides(c, c.rank(), start, s)
 
 
+def _space_to_depth_strides(c: LayoutMove) -> Strides:
+    """The output read as (batch, block row, block column, channel, height / b, width / b) in
+    NCHW and DCR mode, the channel before the block's row and column in CRD, the spatial axes
+    first in NHWC: each of those axes runs along one axis of x, a block's row along the
+    height by 1, a row of blocks by block_size."""
+    n, ch, h, w, b, _ = _blocks(c)
+    h_b, w_b = Sh.floordiv(h, b), Sh.floordiv(w, b)
+
+    def per_mode(dcr: tuple[tuple[Any, ...], tuple[Any, ...]], crd: tuple[tuple[Any, ...], tuple[Any, ...]]) -> Any:
+        return Sh.PerAxis(Sh.size(6), Sh.Where(_crd(c), _by_format(c, *crd), _by_format(c, *dcr)))
+
+    view = per_mode(((n, b, b, ch, h_b, w_b), (n, h_b, w_b, b, b, ch)),
+                    ((n, ch, b, b, h_b, w_b), (n, h_b, w_b, ch, b, b)))
+    source = per_mode(((0, 2, 3, 1, 2, 3), (0, 1, 2, 1, 2, 3)), ((0, 1, 2, 3, 2, 3), (0, 1, 2, 3, 1, 2)))
+    step = per_mode(((1, 1, 1, 1, b, b), (1, b, b, 1, 1, 1)), ((1, 1, 1, 1, b, b), (1, b, b, 1, 1, 1)))
+    return Strides(source, step, Sh.PerAxis(c.rank(), Sh.size(0)), view=view)
+
+
+def _depth_to_space_strides(c: LayoutMove) -> Strides:
+    """The output read as (batch, channel, height, block row, width, block column) in NCHW,
+    (batch, height, block row, width, block column, channel) in NHWC: the channel and the
+    block's row and column all run along x's channels, by the steps the mode orders them in."""
+    n, ch, h, w, b, area = _blocks(c)
+    depth, crd = Sh.floordiv(ch, area), _crd(c)
+    # (DCR: channel (row * b + column) * depth + c; CRD: channel c * b * b + row * b + column)
+    along = {"c": Sh.Where(crd, area, Sh.size(1)), "row": Sh.Where(crd, b, Sh.mul(b, depth)),
+             "column": Sh.Where(crd, Sh.size(1), depth)}
+    view = Sh.PerAxis(Sh.size(6), _by_format(c, (n, depth, h, b, w, b), (n, h, b, w, b, depth)))
+    source = Sh.PerAxis(Sh.size(6), _by_format(c, (0, 1, 2, 1, 3, 1), (0, 1, 3, 2, 3, 3)))
+    step = Sh.PerAxis(Sh.size(6), _by_format(c, (1, along["c"], 1, along["row"], 1, along["column"]),
+                                             (1, 1, along["row"], 1, along["column"], along["c"])))
+    return Strides(source, step, Sh.PerAxis(c.rank(), Sh.size(0)), view=view)
+
+
 _LAYOUT_STRIDES: dict[str, Any] = {
     "permute": _permute_strides,
     "transpose": _permute_strides,
@@ -379,6 +503,8 @@ _LAYOUT_STRIDES: dict[str, Any] = {
     # (axis d starts `before` elements ahead of x: paddings[2d])
     "pad": lambda c: attrs.evolve(_identity_strides(c, c.rank(), E.Neg(_item(c.role("paddings"), Sh.mul(_K, 2)))),
                                   edges=c.arg("mode"), fill=c.arg("value")),
+    "space_to_depth": _space_to_depth_strides,
+    "depth_to_space": _depth_to_space_strides,
 }
 
 _LAYOUT_REFUSALS: dict[str, Any] = {
@@ -397,4 +523,6 @@ _LAYOUT_REFUSALS: dict[str, Any] = {
     "diag": lambda c: [Sh.Refusal(f"{c.input}: the result's rank is above {Sh.MAX_RANK}",
                                   Sh.compare(Sh.mul(c.rank(), 2), "<=", Sh.MAX_RANK))],
     "set_diag": _set_diag_refusals,
+    "space_to_depth": _blocks_refusals,
+    "depth_to_space": _blocks_refusals,
 }

@@ -246,34 +246,48 @@ def _strided(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
     def stride(axis: str) -> str:  # of x's NumPy axis `axis` (0 outside x, where an Assert refuses)
         return f"(({axis}) >= 0 && ({axis}) < {x}.count ? {x}.step({x}.count - 1 - ({axis})) : 0)"
 
+    # (the axes the plan runs over: the output's, or those of the view it reads the output in,
+    # whose rank is known: each of its axes is then a number, and beyond them a size is 1, a step 0)
+    count = "output_shape.count" if plan.view is None else render.render(plan.view.rank)
+
+    def axis(k: str) -> str:  # (the plan's NumPy axis)
+        return str(int(count) - 1 - int(k)) if count.isdigit() else f"({count} - 1 - {k})"
+
+    def within(k: str, value: str, beyond: str) -> str:
+        if count.isdigit():
+            return value if int(k) < int(count) else beyond
+        return f"{k} < {count} ? {value} : {beyond}"
+
     out = []
     for _, source in kernel.parameters:
         if source in c_emit.PLAIN_SIZES["padded"]:  # (the output's sizes)
-            out.append((source, f"strided_{source}", f"output_shape.size({source[1:]})"))
+            k = source[1:]
+            size = f"output_shape.size({k})" if plan.view is None else \
+                within(k, render.bind("k", axis(k), plan.view.size), "1")
+            out.append((source, f"strided_{source}", size))
         elif source.startswith("step:"):
             k = source.rsplit(":", 1)[1]
-            d = f"(output_shape.count - 1 - {k})"
-            along = render.bind("k", d, plan.source.size)
+            along = render.bind("k", axis(k), plan.source.size)
             out.append((source, f"{c.input}_step{k}",
-                        f"{k} < output_shape.count ? ({render.bind('k', d, plan.step.size)}) * {stride(along)} : 0"))
+                        within(k, f"({render.bind('k', axis(k), plan.step.size)}) * {stride(along)}", "0")))
         elif source.startswith(("extent:", "start:")):  # (a pad's: x's size and first index along it)
             k = source.rsplit(":", 1)[1]
-            along = render.bind("k", f"(output_shape.count - 1 - {k})", plan.source.size)
+            along = render.bind("k", f"({count} - 1 - {k})", plan.source.size)
             value = (render.element(x, along) if source.startswith("extent:")
                      else render.bind("k", along, plan.start.size))
             name = f"{c.input}_{source.split(':')[0]}{k}"
-            out.append((source, name, f"{k} < output_shape.count ? {value} : {1 if source.startswith('extent:') else 0}"))
+            out.append((source, name, f"{k} < {count} ? {value} : {1 if source.startswith('extent:') else 0}"))
         elif source.startswith("period:"):  # (1 beyond the output's rank: the index there is 0)
             k = source.rsplit(":", 1)[1]
-            period = render.bind("k", f"(output_shape.count - 1 - {k})", plan.period.size)
-            out.append((source, f"{c.input}_period{k}", f"{k} < output_shape.count ? Math.max(1, {period}) : 1"))
+            period = render.bind("k", f"({count} - 1 - {k})", plan.period.size)
+            out.append((source, f"{c.input}_period{k}", f"{k} < {count} ? Math.max(1, {period}) : 1"))
     if plan.edges is not None:  # (a pad's value where it is written, else 0: it converts exactly, as Asserted)
         mode, value = units.value(op, plan.edges), units.value(op, plan.fill)
         out.append((plan.fill, "pad_value", f'{mode} == "{C.PAD_MODES[0]}" ? {value} : 0'))
     if any(source == "offset" for _, source in kernel.parameters):
-        terms = [f"({a} < {x}.count ? ({render.bind('k', str(a), plan.start.size)}) * {stride(str(a))} : 0)"
-                 for a in range(abi.MAX_RANK)]
-        out.append(("offset", "strided_offset", " + ".join(terms)))
+        starts = {a: render.bind("k", str(a), plan.start.size) for a in range(abi.MAX_RANK)}
+        terms = [f"({a} < {x}.count ? ({start}) * {stride(str(a))} : 0)" for a, start in starts.items() if start != "0"]
+        out.append(("offset", "strided_offset", " + ".join(terms) or "0"))
     assert not render.hidden, "a reading plan's sizes are built from no shape"
     return out
 

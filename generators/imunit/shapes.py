@@ -150,10 +150,25 @@ class UnitShapeRenderer(ImaginetRenderer):
         return f"{self.values(node.of)}.flat"
 
     def render_where(self, node: S.Where) -> str:
+        known = self.known_axis_test(node.condition)
+        if known is not None:  # (a per-axis choice at an axis the unit knows: that branch alone)
+            return self.render(node.then if known else node.otherwise)
         if isinstance(node.then, S.SHAPES) or isinstance(node.otherwise, S.SHAPES):
             return f"({self.render(node.condition)} ? {self.shape(node.then)} : {self.shape(node.otherwise)})"
-        return self.named(node, lambda: f"({self.render(node.condition)} ? {self.render(node.then)} : "
-                                        f"{self.render(node.otherwise)})")
+        then, otherwise = self.render(node.then), self.render(node.otherwise)
+        if then == otherwise:  # (either way the same: a per-axis choice folded at a known axis)
+            return then
+        return self.named(node, lambda: f"({self.render(node.condition)} ? {then} : {otherwise})")
+
+    def known_axis_test(self, condition: Any) -> bool | None:
+        """Whether ``axis == n`` holds, where the axis is bound to a number; None otherwise."""
+        if not (isinstance(condition, E.Compare) and condition.op == "==" and self.bound["k"]
+                and self.bound["k"][-1].isdigit()):
+            return None
+        for axis, literal in ((condition.left, condition.right), (condition.right, condition.left)):
+            if isinstance(axis, S.Axis) and isinstance(literal, E.Literal) and type(literal.value) is int:
+                return int(self.bound["k"][-1]) == literal.value
+        return None
 
     def render_max(self, node: S.Max) -> str:
         return self.named(node, lambda: self.fold("Math.max", node.terms))

@@ -52,6 +52,8 @@ LAYOUT_EXAMPLES: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {
     "strided_slice": ((2, 3), {"begin": [0, -1], "end": [2, -4], "strides": [1, -2]}),
     "pad": ((2, 3), {"paddings": [1, 0, 0, 2], "mode": "reflect", "value": 0.0}),
     "diag": ((3,), {}),
+    "space_to_depth": ((1, 1, 2, 4), {"block_size": 2}),
+    "depth_to_space": ((1, 4, 1, 2), {"block_size": 2}),
 }
 #: Per generator with a tensor role: the role and the values of its example.
 GENERATE_INDICES: dict[str, tuple[str, Any]] = {

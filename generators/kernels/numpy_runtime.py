@@ -682,7 +682,25 @@ def layout_apply(kind, x, p, shape):
         if x.size == 0:
             return np.empty(shape, dtype=x.dtype)
         return np.pad(x, pairs, mode=mode)
+    if kind in ("space_to_depth", "depth_to_space"):
+        return _block_move(kind, x, p)
     raise ValueError(f"unknown layout {kind!r}")
+
+
+def _block_move(kind, x, p):
+    """ONNX's SpaceToDepth and DepthToSpace (NCHW): a reshape, a transpose and a reshape;
+    NHWC (data_format 1) moved to NCHW first and back after. Mode 0 is DCR, 1 CRD."""
+    b, last, crd = int(p["block_size"]), int(p["data_format"]) == 1, int(p["mode"]) == 1
+    t = np.transpose(x, (0, 3, 1, 2)) if last else x
+    n, c, h, w = t.shape
+    if kind == "space_to_depth":
+        t = t.reshape(n, c, h // b, b, w // b, b).transpose((0, 1, 3, 5, 2, 4) if crd else (0, 3, 5, 1, 2, 4))
+        t = t.reshape(n, c * b * b, h // b, w // b)
+    elif not crd:
+        t = t.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2).reshape(n, c // (b * b), h * b, w * b)
+    else:
+        t = t.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3).reshape(n, c // (b * b), h * b, w * b)
+    return np.ascontiguousarray(np.transpose(t, (0, 2, 3, 1)) if last else t)
 
 
 def fill_value(value, dtype):

@@ -55,6 +55,24 @@ LAYOUT_CASES: dict[str, list[tuple[tuple[int, ...], dict[str, Any]]]] = {
             ((2, 3, 2), {"paddings": [3, 4, 0, 7, 1, 0], "mode": "wrap", "value": 0.0}),
             ((0, 3), {"paddings": [1, 0, 0, 0], "mode": "edge", "value": 0.0}),
             ((0, 3), {"paddings": [0, 0, 1, 1], "mode": "wrap", "value": 0.0})],
+    # (blocks of 1, 2 and 3, either data format; then sizes the block does not divide, a rank not 4)
+    "space_to_depth": [((1, 2, 4, 6), {"block_size": 2, "mode": "DCR", "data_format": "NCHW"}),
+                       ((2, 3, 6, 3), {"block_size": 3, "mode": "CRD", "data_format": "NCHW"}),
+                       ((1, 4, 6, 3), {"block_size": 2, "mode": "DCR", "data_format": "NHWC"}),
+                       ((2, 6, 4, 3), {"block_size": 2, "mode": "CRD", "data_format": "NHWC"}),
+                       ((1, 2, 3, 3), {"block_size": 1, "mode": "DCR", "data_format": "NCHW"}),
+                       ((0, 2, 2, 4), {"block_size": 2, "mode": "DCR", "data_format": "NHWC"}),
+                       ((1, 2, 4, 5), {"block_size": 2, "mode": "DCR", "data_format": "NCHW"}),
+                       ((2, 4, 4), {"block_size": 2, "mode": "CRD", "data_format": "NCHW"}),
+                       ((1, 2, 2, 2), {"block_size": 0, "mode": "DCR", "data_format": "NCHW"})],
+    "depth_to_space": [((1, 8, 2, 3), {"block_size": 2, "mode": "DCR", "data_format": "NCHW"}),
+                       ((2, 8, 3, 2), {"block_size": 2, "mode": "CRD", "data_format": "NCHW"}),
+                       ((2, 2, 3, 9), {"block_size": 3, "mode": "DCR", "data_format": "NHWC"}),
+                       ((1, 2, 2, 12), {"block_size": 2, "mode": "CRD", "data_format": "NHWC"}),
+                       ((1, 4, 0, 2), {"block_size": 2, "mode": "DCR", "data_format": "NCHW"}),
+                       ((1, 6, 2, 2), {"block_size": 2, "mode": "DCR", "data_format": "NCHW"}),
+                       ((1, 4, 2, 2, 1), {"block_size": 2, "mode": "CRD", "data_format": "NCHW"}),
+                       ((1, 4, 2, 2), {"block_size": -2, "mode": "CRD", "data_format": "NHWC"})],
 }
 
 

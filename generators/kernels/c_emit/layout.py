@@ -26,7 +26,9 @@ class LayoutEmitter(Emitter):
             plain = tuple(self.plain_in_order(c, v) for v in self.variants)
         elif c.strides() is not None:  # (a kernel of fewer loops first, for the ranks it covers)
             make = self.plain_padded if c.strides().edges is not None else self.plain_strided
-            plain = tuple(make(c, v, rank) for rank in LOOP_RANKS for v in self.variants)
+            # (a plan over a view of its own rank takes the kernel of every rank: the views are 6-D)
+            ranks = LOOP_RANKS if c.strides().view is None else (abi.MAX_RANK,)
+            plain = tuple(make(c, v, rank) for rank in ranks for v in self.variants)
             kernels = {v.dtype: make(c, v, abi.MAX_RANK, api=True) for v in self.variants}  # (the API's)
             return OpCode(tuple(k.fragment for k in kernels.values()), (), self.api_returning(self.by_plan(c, kernels)),
                           plain)
@@ -329,9 +331,12 @@ static inline void {name}({', '.join(d for d, _ in params)})
         with render.block() as body:
             source, step = render.render(plan.source.size), render.render(plan.step.size)
             period = render.render(plan.period.size) if plan.period is not None else ""
-        lines += [*render.take(), f"for (int32_t d = 0; d < {out}->rank; d++) {{", *body,
-                  f"const int64_t a = {source};", f"const int32_t j = {out}->rank - 1 - d;",
-                  f"n[j] = {out}->shape[d];", f"x_s[j] = ({step}) * {stride('a')};"]
+            # (the axes it runs over: the output's, or the view's it reads the output in)
+            size = f"{out}->shape[d]" if plan.view is None else render.render(plan.view.size)
+        rank = f"{out}->rank" if plan.view is None else f"(int32_t)({render.render(plan.view.rank)})"
+        lines += [*render.take(), f"for (int32_t d = 0; d < {rank}; d++) {{", *body,
+                  f"const int64_t a = {source};", f"const int32_t j = {rank} - 1 - d;",
+                  f"n[j] = {size};", f"x_s[j] = ({step}) * {stride('a')};"]
         if plan.period is not None:
             lines.append(f"x_m[j] = ({period}) > 0 ? ({period}) : 1;")
         if plan.edges is not None:  # (x's size and first index along the axis it runs along)

@@ -1,0 +1,86 @@
+"""cnn.space_to_depth and cnn.depth_to_space (issue 23): the NumPy references compute ONNX's own
+SpaceToDepth and DepthToSpace node cases and its reference evaluator's results (the C backend
+meets the same cases in test_generated_code, and the reference's results in the golden tests);
+channels last is channels first with the axes moved; and depth_to_space undoes space_to_depth
+of the same mode, for shapes hypothesis draws. (test_forms checks that the form's reading plan,
+a view of six axes, names what the reference computes.)"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT
+from dsl import loader
+from generators.tests import golden
+
+OPS = loader.load(ROOT / "ops").catalogue.namespace("cnn")
+REFERENCE = golden.reference_functions(OPS)
+#: The enum args as a reference function takes them: their index.
+NCHW, NHWC, DCR, CRD = 0, 1, 0, 1
+
+
+def _call(name: str, x: np.ndarray, shape: tuple[int, ...], **args: int) -> np.ndarray:
+    out = np.full(shape, -1, x.dtype)
+    REFERENCE[name](x, output=out, **args)
+    return out
+
+
+def test_the_references_compute_onnx_s_node_cases() -> None:
+    from onnx import helper
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = [c for c in collect_testcases(None) if len(c.model.graph.node) == 1
+                 and c.model.graph.node[0].op_type in ("SpaceToDepth", "DepthToSpace")]
+    for case in cases:
+        node = case.model.graph.node[0]
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        (inputs, (want,)), = case.data_sets
+        args = {"block_size": int(attrs["blocksize"]), "data_format": NCHW,
+                "mode": ("DCR", "CRD").index(attrs.get("mode", b"DCR").decode())}
+        name = "space_to_depth" if node.op_type == "SpaceToDepth" else "depth_to_space"
+        np.testing.assert_array_equal(_call(name, inputs[0], want.shape, **args), want, err_msg=case.name)
+    assert len(cases) == 6, [c.name for c in cases]  # (SpaceToDepth's mode is new in ONNX's opset 24)
+
+
+@pytest.mark.parametrize(("op_type", "shape", "block", "mode"), [
+    ("SpaceToDepth", (2, 3, 4, 6), 2, "DCR"), ("SpaceToDepth", (1, 2, 6, 3), 3, "CRD"),
+    ("DepthToSpace", (2, 8, 2, 3), 2, "DCR"), ("DepthToSpace", (1, 18, 1, 2), 3, "CRD")])
+def test_the_references_agree_with_onnx_s_reference_evaluator(op_type: str, shape: tuple[int, ...], block: int,
+                                                              mode: str) -> None:
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    node = helper.make_node(op_type, ["x"], ["y"], blocksize=block, mode=mode)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    (want,) = ReferenceEvaluator(helper.make_model(graph)).run(None, {"x": x})
+    got = _call("space_to_depth" if op_type == "SpaceToDepth" else "depth_to_space", x, want.shape, block_size=block,
+                mode=("DCR", "CRD").index(mode), data_format=NCHW)
+    np.testing.assert_array_equal(got, want)
+
+
+blocks = st.integers(1, 3).flatmap(lambda b: st.tuples(
+    st.just(b), st.integers(0, 2), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(blocks, st.sampled_from([DCR, CRD]))
+def test_channels_last_is_channels_first_with_the_axes_moved(drawn: tuple[int, ...], mode: int) -> None:
+    b, n, c, h, w = drawn
+    x = np.arange(n * c * h * b * w * b, dtype=np.int32).reshape(n, c, h * b, w * b)
+    first = _call("space_to_depth", x, (n, c * b * b, h, w), block_size=b, mode=mode, data_format=NCHW)
+    last = _call("space_to_depth", x.transpose(0, 2, 3, 1).copy(), (n, h, w, c * b * b), block_size=b, mode=mode,
+                 data_format=NHWC)
+    np.testing.assert_array_equal(last, first.transpose(0, 2, 3, 1))
+    back = _call("depth_to_space", first, x.shape, block_size=b, mode=mode, data_format=NCHW)
+    back_last = _call("depth_to_space", last, (n, h * b, w * b, c), block_size=b, mode=mode, data_format=NHWC)
+    np.testing.assert_array_equal(back_last, back.transpose(0, 2, 3, 1))
+    np.testing.assert_array_equal(back, x)  # (a mode reads the channels in the order it wrote them)
