@@ -220,8 +220,19 @@ with Namespace("cnn"):
             "block_size blocks of the spatial axes",
         ),
     }
+    #: Each block move's element, channels first: c is a channel of x (space_to_depth) or of the
+    #: output (depth_to_space), r and s a row and a column in the block.
+    BLOCK_FORMULAS = {
+        "space_to_depth": r"\mathrm{output}_{n,\,(r b + s) C + c,\,h,\,w} = x_{n,\,c,\,h b + r,\,w b + s}",
+        "depth_to_space": r"\mathrm{output}_{n,\,c,\,h b + r,\,w b + s} = x_{n,\,(r b + s) C + c,\,h,\,w}",
+    }
     for name, (onnx, what) in BLOCK_MOVES.items():
         with Op(name) as op:
+            op.formula = (
+                BLOCK_FORMULAS[name],
+                r"\text{DCR; in CRD the channel is $(c b + r) b + s$. $b$ is block\_size, $C$ the "
+                r"channels of the side with fewer, $0 \leq r, s < b$; NHWC: the same, channels last}",
+            )
             op.display_path = "/CNN/Layout"
             op.onnx = onnx
             op.unlike_onnx = "takes a data_format too (NHWC: TensorFlow's layout, which ND4J offers)"

@@ -386,7 +386,7 @@ ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "AveragePool": pool("avg", count_include_pad=("count_include_pad", bool)), "LpPool": pool("lp", p=("p", int)),
     "GlobalMaxPool": global_pool("max"), "GlobalAveragePool": global_pool("avg"),
     "GlobalLpPool": global_pool("lp"),
-    "SpaceToDepth": renamed("cnn.space_to_depth", blocksize="block_size"),
+    "SpaceToDepth": renamed("cnn.space_to_depth", blocksize="block_size", mode="mode"),
     "DepthToSpace": renamed("cnn.depth_to_space", blocksize="block_size", mode="mode"),
 }
 
