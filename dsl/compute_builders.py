@@ -86,17 +86,18 @@ def _names(function: Any, allowed: tuple[str, ...]) -> tuple[str, ...]:
 
 @guarded
 def ArgReduce(which: str, *, input: str = "x", axis: str = "axis", keep_dims: str = "keep_dims",
-              map: Any = None) -> None:
+              map: Any = None, last_index: str | None = None) -> None:
     """Index of the first maximum (``"max"``) or minimum (``"min"``) along ``axis``,
-    of ``map(x)`` when given (``lambda x: abs(x)`` for iamax); or of the first
-    (``"first"``) or last (``"last"``) element where the predicate ``map`` holds,
-    -1 where none does. Parameters of ``map`` besides ``x`` name scalar args."""
+    of ``map(x)`` when given (``lambda x: abs(x)`` for iamax), the last of tied ones
+    where the bool arg ``last_index`` names is true; or of the first (``"first"``) or
+    last (``"last"``) element where the predicate ``map`` holds, -1 where none does.
+    Parameters of ``map`` besides ``x`` name scalar args."""
     import inspect
 
     names = tuple(inspect.signature(map).parameters) if map is not None else ()
     map_node = compute.trace(map, names)[1] if map is not None else None
     args = tuple(n for n in names if n != "x")
-    _set_compute("ArgReduce", compute.ArgReduction(input, axis, keep_dims, which, map_node, args))
+    _set_compute("ArgReduce", compute.ArgReduction(input, axis, keep_dims, which, map_node, args, last_index))
 
 
 @guarded

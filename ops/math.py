@@ -40,9 +40,8 @@ def rational_denominator(x):
 #: How argmax and argmin differ from ONNX's ArgMax and ArgMin (besides the kept axis, which
 #: their form says).
 UNLIKE_ARG_SEARCH = (
-    "ONNX's axis defaults to 0, and select_last_index = 1 picks the last of tied "
-    "values; this op's axis defaults to the last (the Python function's to None, the "
-    "flattened array, as NumPy's), and it always picks the first"
+    "ONNX's axis defaults to 0; this op's defaults to the last (the Python function's to "
+    "None, the flattened array, as NumPy's)"
 )
 
 with Namespace("math"):
@@ -926,13 +925,20 @@ with Namespace("math"):
         Output(
             LONG,
             "output",
-            description="Index of the first largest element along the axis",
+            description="Index of the first (or last) largest element along the axis",
         )
-        ArgReduce("max")
+        Arg(
+            BOOLEAN,
+            "select_last_index",
+            default=False,
+            description="Give the last of tied largest elements (the last NaN) instead of the first (ONNX's)",
+        )
+        ArgReduce("max", last_index="select_last_index")
         Doc(
             Language.ANY,
             DocScope.ALL,
-            "Index of the first largest element along an axis; the first NaN counts as largest.",
+            "Index of the first largest element along an axis, or of the last with select_last_index; "
+            "a NaN counts as largest.",
         )
 
     with Op("argmin", arg_search) as op:
@@ -944,13 +950,20 @@ with Namespace("math"):
         Output(
             LONG,
             "output",
-            description="Index of the first smallest element along the axis",
+            description="Index of the first (or last) smallest element along the axis",
         )
-        ArgReduce("min")
+        Arg(
+            BOOLEAN,
+            "select_last_index",
+            default=False,
+            description="Give the last of tied smallest elements (the last NaN) instead of the first (ONNX's)",
+        )
+        ArgReduce("min", last_index="select_last_index")
         Doc(
             Language.ANY,
             DocScope.ALL,
-            "Index of the first smallest element along an axis; the first NaN counts as smallest.",
+            "Index of the first smallest element along an axis, or of the last with select_last_index; "
+            "a NaN counts as smallest.",
         )
 
     for combine, kind, out_type, what in (

@@ -68,8 +68,9 @@ def reduction(op: str) -> Callable[..., Any]:
 def arg_reduction(op: str) -> Callable[..., Any]:
     def call(ins: list[Any], attrs: dict[str, Any]) -> Any:
         axis, keep = attrs.pop("axis", 0), bool(attrs.pop("keepdims", 1))
-        only(attrs, select_last_index=0)
-        return fn(op)(ins[0], axis, keepdims=keep)
+        last = bool(attrs.pop("select_last_index", 0))
+        only(attrs)
+        return fn(op)(ins[0], axis, keepdims=keep, select_last_index=last)
     return call
 
 

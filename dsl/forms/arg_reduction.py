@@ -19,7 +19,9 @@ class ArgReduction:
 
     ``which`` is ``"max"``, ``"min"``, or ``"first"``/``"last"``: the index of the
     first (last) element where the predicate ``map`` holds, -1 where none does
-    (an empty axis included)."""
+    (an empty axis included). Where ``last_index`` names a bool arg, an extreme's
+    search gives the last of tied extremes (the last NaN) when it is true (ONNX's
+    select_last_index)."""
 
     input: str
     axis: str
@@ -29,6 +31,7 @@ class ArgReduction:
     map: SExpr | None = None
     #: Scalar args the map reads (``lambda x, condition, value: ...``).
     args: tuple[str, ...] = ()
+    last_index: str | None = None
 
     @property
     def searches(self) -> bool:
@@ -50,6 +53,10 @@ class ArgReduction:
         if self.args and not self.searches:
             check.add("only a first/last search reads args in its map")
         check.map_ok(self.map, self.args)
+        if self.last_index is not None:
+            check.need_arg(self.last_index, (DataType.BOOLEAN,), False, "pick the last of tied extremes")
+            if self.searches:
+                check.add(f"a {self.which} search takes no last_index (it says which match it gives)")
 
     def output_shapes(self, op: Any) -> tuple[Any, ...]:
         x, rank = Sh.tensor(self.input), Sh.rank(self.input)

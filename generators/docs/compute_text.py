@@ -87,7 +87,8 @@ def _arg_reduction(op: Op, c: C.ArgReduction) -> list[str]:
     if c.searches:
         return [f"index of the {c.which} element along {c.axis} where {scalar_text(c.map)} holds, -1 where none does"]
     of = scalar_text(c.map) if c.map is not None else c.input
-    return [f"index of the first {c.which}imum of {of} along {c.axis}"]
+    which = "first" if c.last_index is None else f"first (the last where {c.last_index})"
+    return [f"index of the {which} {c.which}imum of {of} along {c.axis}"]
 
 
 def _contraction(op: Op, c: C.Contraction) -> list[str]:

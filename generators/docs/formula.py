@@ -282,9 +282,11 @@ def _arg_reduction(c: C.ArgReduction, out: str) -> list[str]:
         pick = r"\min" if c.which == "first" else r"\max"
         return [f"{out} = {pick} \\{{\\, i : {text} \\,\\}}",
                 r"\text{$i$ runs along the axis; $-1$ where no element holds}"]
+    extreme = "largest" if c.which == "max" else "smallest"
+    last = "" if c.last_index is None else \
+        r"; $\max$ for the last where $" + _name(c.last_index) + "$ holds"
     return [f"{out} = \\min \\operatorname*{{arg\\,{c.which}}}_{{i}} {text}",
-            r"\text{$i$ runs along the axis: the first index of the " + ("largest" if c.which == "max" else "smallest")
-            + r" (a NaN first)}"]
+            r"\text{$i$ runs along the axis: the first index of the " + extreme + r" (a NaN first)" + last + "}"]
 
 
 def _contraction(c: C.Contraction, out: str) -> list[str]:

@@ -189,8 +189,9 @@ class NumpyLowering:
                                    for v in variants], "values", indent=0)
         else:
             mapped = [f"values = {x}"]
+        last = f", bool({py_name(c.last_index)})" if c.last_index is not None else ""
         return [*mapped, f"result = _k.arg_reduce({c.which!r}, values, int({py_name(c.axis)}), "
-                         f"bool({py_name(c.keep_dims)}))",
+                         f"bool({py_name(c.keep_dims)}){last})",
                 f"np.copyto({out}, result, casting='unsafe')"]
 
     def tensordot(self, op: Op, c: C.TensorDot, out: str, variants: list[D.Variant]) -> list[str]:

@@ -376,13 +376,17 @@ def search(holds, axis, last, keep_dims):
     return np.where(np.any(holds, axis=axis, keepdims=keep_dims), index, -1).astype(np.int64).reshape(shape)
 
 
-def arg_reduce(which, values, axis, keep_dims):
+def arg_reduce(which, values, axis, keep_dims, last=False):
     """numpy.argmax or argmin (``which``); an empty result when an axis kept is empty,
-    where numpy refuses the empty axis reduced (as in C, nothing is left to compute)."""
+    where numpy refuses the empty axis reduced (as in C, nothing is left to compute).
+    ``last``: the last of tied extremes (the last NaN), ONNX's select_last_index: NumPy's
+    search of the axis reversed, counted from the end."""
     shape = reduced_shape(values.shape, (axis % values.ndim,), keep_dims)
     if 0 in shape:
         return np.zeros(shape, dtype=np.int64)
     fn = np.argmax if which == "max" else np.argmin
+    if last:
+        return values.shape[axis] - 1 - fn(np.flip(values, axis), axis=axis, keepdims=keep_dims)
     return fn(values, axis=axis, keepdims=keep_dims)
 
 

@@ -131,6 +131,12 @@ def _arg_reduction(c: C.ArgReduction, op: Op, v: D.Variant, tol: dict[str, float
         for given in combos if k == 0 else combos[:1]:
             out.append({"inputs": {x: _tensor(v.of(x), shape)},
                         "args": given | {c.axis: axis, c.keep_dims: keep}, "tol": tol})
+    if c.last_index is not None:  # (ties: few values, or the specials repeated; rows long and short, both picks)
+        for shape, axis, low in (((6, 9), -1, None), ((9, 6), 0, -2), ((2, 17), 1, -1)):
+            for last in (True, False):
+                t = _tensor(v.of(x), shape, extreme=low is None, low=low, high=None if low is None else -low)
+                out.append({"inputs": {x: t}, "args": {c.axis: axis, c.keep_dims: False, c.last_index: last},
+                            "tol": tol})
     return out
 
 

@@ -43,6 +43,8 @@ class ArgReductionEmitter(Emitter):
         params = [(f"const {ct}* restrict x", c.input), (f"{it}* restrict output", self.op.outputs[0].name)]
         params += [(f"int {size}", size) for size in PLAIN_SIZES[geometry]]
         params += [(f"{abi.scalar_ctype(kinds[a])} {abi.c_name(a)}", a) for a in c.args]
+        if c.last_index is not None:
+            params.append(("bool last", c.last_index))
         row = self.search_row(c, v) if c.searches else self.best_row(c, v)
         if geometry == "rows":
             loops = f"""const int step = 1;
@@ -66,7 +68,8 @@ static inline void {name}({', '.join(d for d, _ in params)})
 }}"""), v, tuple(params), geometry, c.axis)
 
     def best_row(self, c: C.ArgReduction, v: D.Variant) -> str:
-        """``found``: where the first extreme of ``row`` is (the first NaN, for floats)."""
+        """``found``: where the first extreme of ``row`` is (the first NaN, for floats); the
+        last where ``last`` (the op's last_index) holds."""
         t = v.of(c.input)
         ct = C_TYPE[t]
         better, track = self._better(c, t)
@@ -98,11 +101,16 @@ static inline void {name}({', '.join(d for d, _ in params)})
     @staticmethod
     def _better(c: C.ArgReduction, t: str) -> tuple[str, str]:
         """(whether ``xv`` replaces ``best``, the statement that tracks a NaN when it does): the
-        first extreme wins, and for floats the first NaN, after which nothing replaces it."""
+        first extreme wins, and for floats the first NaN, after which nothing replaces it; with
+        a last_index, where ``last`` holds, a tie replaces it too, and a NaN a NaN."""
         cmp = ">" if c.which == "max" else "<"
+        tie = " || (last && xv == best)" if c.last_index is not None else ""
         if D.category(t) == "float":
+            if c.last_index is not None:
+                return f"(isnan(xv) ? (!nan_found || last) : (!nan_found && (xv {cmp} best{tie})))", \
+                    "nan_found = isnan(xv);"
             return f"(!nan_found && (isnan(xv) || xv {cmp} best))", "nan_found = isnan(xv);"
-        return f"(xv {cmp} best)", ""
+        return f"(xv {cmp} best{tie})", ""
 
     def _holds(self, c: C.ArgReduction, t: str, at: str) -> str:
         """The search's predicate on the element at ``at``."""
@@ -117,7 +125,8 @@ static inline void {name}({', '.join(d for d, _ in params)})
         return f"({C_TYPE[t]})({scalar_c.render(c.map, t, {'x': (at, t)})[0]})" if c.map is not None else at
 
     def first_best(self, c: C.ArgReduction, v: D.Variant) -> str:
-        """The search over one contiguous row, in lanes the compiler vectorises."""
+        """The search over one contiguous row, in lanes the compiler vectorises (with a
+        last_index, the scan for the extreme runs backwards where ``last`` holds)."""
         t = v.of(c.input)
         ct, name, cmp = C_TYPE[t], self.kernel_name(v), ">" if c.which == "max" else "<"
         def value(at: str) -> str:
@@ -129,11 +138,23 @@ static inline void {name}({', '.join(d for d, _ in params)})
         nan_any = "any |= nan[l];" if is_float else ""
         nan_tail = "any |= (int32_t)(xv != xv);" if is_float else ""
         found = "any ? xv != xv : xv == best" if is_float else "xv == best"
+        last_param, backwards = "", ""
+        if c.last_index is not None:
+            last_param = ", bool last"
+            backwards = f"""if (last) {{
+        for (r = n; r-- > 0;) {{
+            const {ct} xv = {value("x[r]")};
+            if ({found}) {{
+                return r;
+            }}
+        }}
+    }}
+    """
         return f"""
 /* The index of the first {c.which}imum of x[0..n), n >= 1, of the first NaN when there is
  * one: the {c.which}imum of each of OPFORGE_SEARCH_LANES lanes first, branch-free so the
  * compiler vectorises it, then a scan for where it is. The index of the one-pass loop. */
-static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n)
+static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n{last_param})
 {{
     {ct} lane[OPFORGE_SEARCH_LANES];
     {nan_lanes}
@@ -160,7 +181,7 @@ static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n)
         best = xv {cmp} best ? xv : best;
         {nan_tail}
     }}
-    for (r = 0; r < n; r++) {{
+    {backwards}for (r = 0; r < n; r++) {{
         const {ct} xv = {value("x[r]")};
         if ({found}) {{
             return r;
@@ -177,7 +198,8 @@ static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n)
         def value(at: str) -> str:
             return self._value(c, t, at)
         better, track = self._better(c, t)
-        return f"""static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p)
+        last_param, last = (", bool last", ", last") if c.last_index is not None else ("", "")
+        return f"""static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p{last_param})
 {{
     int64_t oi[OPFORGE_MAX_RANK] = {{0}};
     int64_t base = 0;
@@ -188,7 +210,7 @@ static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n)
         bool nan_found = false;
         const int64_t step = p->inner_stride[0];  /* (one axis searched: the plan's inner rank is 1) */
         if (OPFORGE_SEARCH_LANES > 1 && step == 1 && p->n_inner >= OPFORGE_SEARCH_LANES) {{
-            best_i = {name}_contiguous(x + base, p->n_inner);
+            best_i = {name}_contiguous(x + base, p->n_inner{last});
         }} else {{
             for (int64_t r = 0; r < p->n_inner; r++, off += step) {{
                 const {ct} xv = {value("x[off]")};
@@ -214,7 +236,7 @@ static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n)
 
     def call(self, c: C.ArgReduction) -> Callable[[D.Variant], list[str]]:
         x, outn = abi.c_name(c.input), abi.c_name(self.op.outputs[0].name)
-        given = "".join(f", {abi.c_name(a)}" for a in c.args)
+        given = "".join(f", {abi.c_name(a)}" for a in (*c.args, *([c.last_index] if c.last_index else [])))
 
         def per_variant(v: D.Variant) -> list[str]:
             return [f"{self.kernel_name(v)}((const {C_TYPE[v.of(c.input)]}*){x}->data, (int64_t*){outn}->data, "
