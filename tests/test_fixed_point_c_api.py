@@ -313,7 +313,7 @@ int main(void)
     opforge_tensor d = {.data = dd, .dtype = OPFORGE_D8, .rank = 2, .shape = {2, 3}, .scale = 0.25, .offset = -4};
     int64_t ad[2];
     opforge_tensor a = {.data = ad, .dtype = OPFORGE_INT64, .rank = 1, .shape = {2}};
-    SAY(opforge_math_argmax(&d, 1, false, &a, &detail), a);
+    SAY(opforge_math_argmax(&d, 1, false, false, &a, &detail), a);
     printf("%lld\n%lld\n", (long long)ad[0], (long long)ad[1]);
     int8_t gd[3];
     int64_t id[3] = {2, 0, 2};

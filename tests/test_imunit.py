@@ -712,19 +712,23 @@ def test_units_compute_only_what_their_kernels_need(out: Path, unit: str, expres
 
 def test_an_arg_reduction_unit_gives_int16_indices(out: Path, tmp_path: Path) -> None:
     """As the real Argmax: Int16 indices, from kernels that write int16_t, and an axis longer than
-    Int16 counts is refused (the seed style keeps the C API's Int64)."""
+    Int16 counts is refused (the seed style keeps the C API's Int64); select_last_index gives the
+    last of tied maxima."""
     path = out / "math" / "argmax" / "argmax.imunit"
     ok = checker.check_unit(path, dict([checker.parse_input("x=Float32[3,32768]")]))
     assert ok.kind == "ok" and ok.text.startswith("output: Int16[3]"), ok.line()
     long = checker.check_unit(path, dict([checker.parse_input("x=Float32[3,32769]")]))
     assert long.kind == "refused" and long.text.startswith("axis: a unit gives Int16 indices"), long.line()
     assert "int16_t* restrict output" in (path.parent / "argmax.h").read_text()
-    lines = ["static float data_x[2 * 32768];", "data_x[32767] = data_x[32768 + 12345] = 1;", "static int16_t out[2];",
-             "if (opforge_math_argmax_unit_rows_f32(data_x, out, 32768, 2) != 0) return 2;",
+    lines = ["static float data_x[2 * 32768];", "data_x[100] = data_x[32767] = data_x[32768 + 12345] = 1;",
+             "static int16_t out[2];",
+             "if (opforge_math_argmax_unit_rows_f32(data_x, out, 32768, 2, false) != 0) return 2;",
+             'printf("%d %d\\n", out[0], out[1]);',
+             "if (opforge_math_argmax_unit_rows_f32(data_x, out, 32768, 2, true) != 0) return 2;",
              'printf("%d %d\\n", out[0], out[1]);', "return 0;"]
     op = next(o for _, o in FUNCTION_OPS if o.qualified_name == "math.argmax")
     run = _run_driver(tmp_path, path.parent, op, lines)
-    assert (run.returncode, run.stdout.strip()) == (0, "32767 12345")
+    assert (run.returncode, run.stdout.split()) == (0, ["100", "12345", "32767", "12345"])
 
 
 def test_units_assemble_into_one_firmware(out: Path, tmp_path: Path) -> None:
