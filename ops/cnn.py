@@ -262,3 +262,32 @@ with Namespace("cnn"):
                 As ONNX's {onnx} computes it: {what}. No element is computed; x must have rank 4.
                 """,
             )
+
+    with Op("upsampling2d") as op:
+        op.display_path = "/CNN/Layout"
+        op.formula = (
+            r"\mathrm{output}_{n,\,c,\,h,\,w} = x_{n,\,c,\,\lfloor h / s_h \rfloor,\,\lfloor w / s_w \rfloor}",
+            r"\text{$s_h$, $s_w$: scale\_h, scale\_w; NHWC: the same, channels last}",
+        )
+        Input(NDARRAY, "x", description="The input: batch, channels, height, width (or as data_format says)")
+        Output(NDARRAY, "output", description="x with each element repeated, with the type of x")
+        Arg(INT, "scale_h", description="How many times each row is repeated")
+        Arg(INT, "scale_w", description="How many times each column is repeated")
+        Arg(
+            ENUM,
+            "data_format",
+            possible_values=["NCHW", "NHWC"],
+            default="NCHW",
+            description="NCHW: channels before the spatial axes (ONNX's); NHWC: after them",
+        )
+        Layout("upsample")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Nearest-neighbour upsampling by whole factors, as ND4J's upsampling2d computes it:
+            each element of x is repeated scale_h times along the height and scale_w times along
+            the width. No element is computed; x must have rank 4. ONNX's Resize computes the
+            same with mode nearest and scales (1, 1, scale_h, scale_w).
+            """,
+        )

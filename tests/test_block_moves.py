@@ -1,9 +1,10 @@
-"""cnn.space_to_depth and cnn.depth_to_space (issue 23): the NumPy references compute ONNX's own
+"""cnn.space_to_depth, cnn.depth_to_space and cnn.upsampling2d (issue 23), the strided layouts read
+through a view (ADR 0063). space_to_depth and depth_to_space: the NumPy references compute ONNX's own
 SpaceToDepth and DepthToSpace node cases and its reference evaluator's results (the C backend
 meets the same cases in test_generated_code, and the reference's results in the golden tests);
 channels last is channels first with the axes moved; and depth_to_space undoes space_to_depth
 of the same mode, for shapes hypothesis draws. (test_forms checks that the form's reading plan,
-a view of six axes, names what the reference computes.)"""
+a view of six axes, names what the reference computes.) upsampling2d: ONNX's nearest Resize."""
 
 from __future__ import annotations
 
@@ -84,3 +85,27 @@ def test_channels_last_is_channels_first_with_the_axes_moved(drawn: tuple[int, .
     back_last = _call("depth_to_space", last, (n, h * b, w * b, c), block_size=b, mode=mode, data_format=NHWC)
     np.testing.assert_array_equal(back_last, back.transpose(0, 2, 3, 1))
     np.testing.assert_array_equal(back, x)  # (a mode reads the channels in the order it wrote them)
+
+
+@pytest.mark.parametrize(("shape", "scale_h", "scale_w"), [((1, 2, 3, 4), 2, 3), ((2, 1, 2, 2), 3, 1),
+                                                           ((1, 3, 1, 5), 1, 1)])
+def test_upsampling_is_onnx_s_nearest_resize_by_whole_factors(shape: tuple[int, ...], scale_h: int,
+                                                              scale_w: int) -> None:
+    """cnn.upsampling2d's reference against ONNX's own reference Resize (mode nearest, its
+    default coordinates and rounding) with scales (1, 1, scale_h, scale_w); channels last
+    against the same with the axes moved."""
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="nearest")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape),
+                                            helper.make_tensor_value_info("scales", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    scales = np.array([1, 1, scale_h, scale_w], np.float32)
+    (want,) = ReferenceEvaluator(helper.make_model(graph)).run(None, {"x": x, "scales": scales})
+    got = _call("upsampling2d", x, want.shape, scale_h=scale_h, scale_w=scale_w, data_format=NCHW)
+    np.testing.assert_array_equal(got, want)
+    last = _call("upsampling2d", x.transpose(0, 2, 3, 1).copy(), want.transpose(0, 2, 3, 1).shape,
+                 scale_h=scale_h, scale_w=scale_w, data_format=NHWC)
+    np.testing.assert_array_equal(last, want.transpose(0, 2, 3, 1))

@@ -120,6 +120,7 @@ LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "set_diag": (("diagonal", "values"),),
     "space_to_depth": (("block_size", "int"), ("mode", "enum"), ("data_format", "enum")),
     "depth_to_space": (("block_size", "int"), ("mode", "enum"), ("data_format", "enum")),
+    "upsample": (("scale_h", "int"), ("scale_w", "int"), ("data_format", "enum")),
 }
 #: Layouts whose indices are data: a runtime copy, not a plan (the C function checks every index).
 DATA_LAYOUTS = ("gather", "gather_nd", "reverse_sequence", "diag", "set_diag")
@@ -136,6 +137,7 @@ DEPTH_MODES = ("DCR", "CRD")
 LAYOUT_ENUMS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pad", "mode"): PAD_MODES, ("space_to_depth", "data_format"): DATA_FORMATS, ("space_to_depth", "mode"): DEPTH_MODES,
     ("depth_to_space", "data_format"): DATA_FORMATS, ("depth_to_space", "mode"): DEPTH_MODES,
+    ("upsample", "data_format"): DATA_FORMATS,
 }
 
 
@@ -361,13 +363,45 @@ def _by_format(c: LayoutMove, first: tuple[Any, ...], last: tuple[Any, ...]) -> 
     return Sh.Where(_channels_last(c), _listed(*last), _listed(*first))
 
 
+def _images(c: LayoutMove) -> tuple[Any, Any, Any, Any]:
+    """x's batch, channels, height and width, in either data format."""
+    x = c.x()
+    channels = Sh.Where(_channels_last(c), _item(x, Sh.size(3)), _item(x, Sh.size(1)))
+    height, width = (Sh.Where(_channels_last(c), _item(x, Sh.size(a)), _item(x, Sh.size(a + 1))) for a in (1, 2))
+    return _item(x, Sh.size(0)), channels, height, width
+
+
 def _blocks(c: LayoutMove) -> tuple[Any, Any, Any, Any, Any, Any]:
     """x's batch, channels, height and width (in either data format), the block's size and its
     area (block_size squared)."""
-    x, b = c.x(), c.role("block_size")
-    channels = Sh.Where(_channels_last(c), _item(x, Sh.size(3)), _item(x, Sh.size(1)))
-    height, width = (Sh.Where(_channels_last(c), _item(x, Sh.size(a)), _item(x, Sh.size(a + 1))) for a in (1, 2))
-    return _item(x, Sh.size(0)), channels, height, width, b, Sh.mul(b, b)
+    b = c.role("block_size")
+    return (*_images(c), b, Sh.mul(b, b))
+
+
+def _rank_4(c: LayoutMove) -> Sh.Refusal:
+    return Sh.Refusal(f"{c.input}: must have rank 4 (batch, channels and two spatial axes, in "
+                      f"{c.arg('data_format')}'s order)", Sh.compare(c.rank(), "==", 4))
+
+
+def _upsample(c: LayoutMove) -> Any:
+    """Each element repeated scale_h times down and scale_w times across (ND4J's upsampling2d:
+    nearest-neighbour upsampling by whole factors)."""
+    n, ch, h, w = _images(c)
+    tall, wide = Sh.mul(h, c.role("scale_h")), Sh.mul(w, c.role("scale_w"))
+    return Sh.PerAxis(Sh.size(4), _by_format(c, (n, ch, tall, wide), (n, tall, wide, ch)))
+
+
+def _upsample_refusals(c: LayoutMove) -> list[Sh.Refusal]:
+    scales = [(c.arg(r), c.role(r)) for r in ("scale_h", "scale_w")]
+    small = Sh.all_of(*(Sh.all_of(Sh.compare(s, ">=", 1), Sh.compare(s, "<=", 2**31)) for _, s in scales))
+    # (within int64: each scale at most 2**31 first, then every size and the count of elements)
+    _, ch, h, w = _images(c)
+    fits = Sh.all_of(Sh.compare(h, "<=", Sh.floordiv(Sh.MAX_ELEMENTS, scales[0][1])),
+                     Sh.compare(w, "<=", Sh.floordiv(Sh.MAX_ELEMENTS, scales[1][1])),
+                     Sh.compare(Sh.Numel(_upsample(c)), "<=", Sh.MAX_ELEMENTS))
+    names = ", ".join(a for a, _ in scales)
+    return [_rank_4(c), Sh.Refusal(f"{names}: must lie in 1..2**31", small),
+            Sh.Refusal(f"{names}: the result is too large", Sh.all_of(small, fits))]
 
 
 def _crd(c: LayoutMove) -> Any:
@@ -404,8 +438,7 @@ def _blocks_refusals(c: LayoutMove) -> list[Sh.Refusal]:
         fits = Sh.all_of(Sh.compare(h, "<=", Sh.floordiv(limit, b)), Sh.compare(w, "<=", Sh.floordiv(limit, b)))
         divides = Sh.Refusal(f"{bs}: its square must divide the channels of {c.input}",
                              Sh.compare(E.Arith("%", ch, area), "==", 0))
-    return [Sh.Refusal(f"{c.input}: must have rank 4 (batch, channels and two spatial axes, in "
-                       f"{c.arg('data_format')}'s order)", Sh.compare(c.rank(), "==", 4)),
+    return [_rank_4(c),
             Sh.Refusal(f"{bs}: must lie in 1..2**31", small),
             divides,
             Sh.Refusal(f"{bs}: the result is too large", Sh.all_of(small, fits))]
@@ -430,6 +463,7 @@ _LAYOUT_SHAPES: dict[str, Any] = {
     "set_diag": lambda c: c.x(),
     "space_to_depth": _space_to_depth,
     "depth_to_space": _depth_to_space,
+    "upsample": _upsample,
 }
 
 def _identity_strides(c: LayoutMove, out_rank: Any, start: Any = Sh.size(0), step: Any = Sh.size(1)) -> Strides:
@@ -493,6 +527,18 @@ def _depth_to_space_strides(c: LayoutMove) -> Strides:
     return Strides(source, step, Sh.PerAxis(c.rank(), Sh.size(0)), view=view)
 
 
+def _upsample_strides(c: LayoutMove) -> Strides:
+    """The output read as (batch, channel, height, row in the block, width, column in the block)
+    in NCHW, (batch, height, row, width, column, channel) in NHWC: a block's rows and columns
+    run along no axis of x (a step of 0), so each element is read scale_h * scale_w times."""
+    n, ch, h, w = _images(c)
+    sh, sw = c.role("scale_h"), c.role("scale_w")
+    view = Sh.PerAxis(Sh.size(6), _by_format(c, (n, ch, h, sh, w, sw), (n, h, sh, w, sw, ch)))
+    source = Sh.PerAxis(Sh.size(6), _by_format(c, (0, 1, 2, 2, 3, 3), (0, 1, 1, 2, 2, 3)))
+    step = Sh.PerAxis(Sh.size(6), _by_format(c, (1, 1, 1, 0, 1, 0), (1, 1, 0, 1, 0, 1)))
+    return Strides(source, step, Sh.PerAxis(c.rank(), Sh.size(0)), view=view)
+
+
 _LAYOUT_STRIDES: dict[str, Any] = {
     "permute": _permute_strides,
     "transpose": _permute_strides,
@@ -505,6 +551,7 @@ _LAYOUT_STRIDES: dict[str, Any] = {
                                   edges=c.arg("mode"), fill=c.arg("value")),
     "space_to_depth": _space_to_depth_strides,
     "depth_to_space": _depth_to_space_strides,
+    "upsample": _upsample_strides,
 }
 
 _LAYOUT_REFUSALS: dict[str, Any] = {
@@ -525,4 +572,5 @@ _LAYOUT_REFUSALS: dict[str, Any] = {
     "set_diag": _set_diag_refusals,
     "space_to_depth": _blocks_refusals,
     "depth_to_space": _blocks_refusals,
+    "upsample": _upsample_refusals,
 }

@@ -688,6 +688,9 @@ def layout_apply(kind, x, p, shape):
         return np.pad(x, pairs, mode=mode)
     if kind in ("space_to_depth", "depth_to_space"):
         return _block_move(kind, x, p)
+    if kind == "upsample":  # (nearest neighbour by whole factors: each element repeated along both axes)
+        axes = (1, 2) if int(p["data_format"]) == 1 else (2, 3)
+        return np.repeat(np.repeat(x, int(p["scale_h"]), axis=axes[0]), int(p["scale_w"]), axis=axes[1])
     raise ValueError(f"unknown layout {kind!r}")
 
 

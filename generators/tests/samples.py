@@ -73,6 +73,13 @@ LAYOUT_CASES: dict[str, list[tuple[tuple[int, ...], dict[str, Any]]]] = {
                        ((1, 6, 2, 2), {"block_size": 2, "mode": "DCR", "data_format": "NCHW"}),
                        ((1, 4, 2, 2, 1), {"block_size": 2, "mode": "CRD", "data_format": "NCHW"}),
                        ((1, 4, 2, 2), {"block_size": -2, "mode": "CRD", "data_format": "NHWC"})],
+    # (factors of 1 to 3, either data format, an empty batch; then a factor of 0 and a rank not 4)
+    "upsample": [((1, 2, 2, 3), {"scale_h": 2, "scale_w": 3, "data_format": "NCHW"}),
+                 ((2, 3, 2, 2), {"scale_h": 3, "scale_w": 1, "data_format": "NHWC"}),
+                 ((1, 1, 1, 1), {"scale_h": 1, "scale_w": 1, "data_format": "NCHW"}),
+                 ((0, 2, 2, 2), {"scale_h": 2, "scale_w": 2, "data_format": "NCHW"}),
+                 ((1, 2, 2, 2), {"scale_h": 0, "scale_w": 2, "data_format": "NCHW"}),
+                 ((2, 2, 2), {"scale_h": 2, "scale_w": 2, "data_format": "NHWC"})],
 }
 
 
