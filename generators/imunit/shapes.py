@@ -155,10 +155,12 @@ class UnitShapeRenderer(ImaginetRenderer):
             return self.render(node.then if known else node.otherwise)
         if isinstance(node.then, S.SHAPES) or isinstance(node.otherwise, S.SHAPES):
             return f"({self.render(node.condition)} ? {self.shape(node.then)} : {self.shape(node.otherwise)})"
-        then, otherwise = self.render(node.then), self.render(node.otherwise)
-        if then == otherwise:  # (either way the same: a per-axis choice folded at a known axis)
-            return then
-        return self.named(node, lambda: f"({self.render(node.condition)} ? {then} : {otherwise})")
+
+        def text() -> str:  # (either way the same, as a per-axis choice folded at a known axis: one)
+            then, otherwise = self.render(node.then), self.render(node.otherwise)
+            return then if then == otherwise else f"({self.render(node.condition)} ? {then} : {otherwise})"
+
+        return self.named(node, text)
 
     def known_axis_test(self, condition: Any) -> bool | None:
         """Whether ``axis == n`` holds, where the axis is bound to a number; None otherwise."""

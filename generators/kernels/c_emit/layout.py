@@ -26,7 +26,7 @@ class LayoutEmitter(Emitter):
             plain = tuple(self.plain_in_order(c, v) for v in self.variants)
         elif c.strides() is not None:  # (a kernel of fewer loops first, for the ranks it covers)
             make = self.plain_padded if c.strides().edges is not None else self.plain_strided
-            # (a plan over a view of its own rank takes the kernel of every rank: the views are 6-D)
+            # (a plan over a view runs over its 6 axes: only the kernel of 8 loops serves it)
             ranks = LOOP_RANKS if c.strides().view is None else (abi.MAX_RANK,)
             plain = tuple(make(c, v, rank) for rank in ranks for v in self.variants)
             kernels = {v.dtype: make(c, v, abi.MAX_RANK, api=True) for v in self.variants}  # (the API's)
