@@ -390,9 +390,3 @@ def output_checks(op: Op, render: CShapeRenderer | None = None, into: bool = Fal
         lines += [*render.take(), f"if (!{test}({name}, &{result})) {{",
                   f"return opf_fail(detail, OPFORGE_ERR_SHAPE, {message});", "}"]
     return lines
-
-
-def shape_checks(op: Op, into: bool = False) -> list[str]:
-    """The API function's checks of its op's form: each refusal, then each output's shape."""
-    render = CShapeRenderer(op)
-    return refusal_checks(op, render) + output_checks(op, render, into)

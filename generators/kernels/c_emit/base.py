@@ -209,6 +209,10 @@ class Emitter:
         self.primary = (op.outputs[0].name if C.dtype_from_arg(op.compute) or not op.inputs
                         else D.primary_input(op).name)  # type: ignore[attr-defined]
         self.constraints = CConstraintRenderer(op)
+        #: The API function's sizes: its form's checks render them first, so a body that reads
+        #: one again (a convolution's windows) reads the local the checks computed (ADR 0062).
+        self.shapes = c_shapes.CShapeRenderer(op)
+        self._form_checks: list[str] | None = None
         self.lists = {t.name for t in (*op.inputs, *op.outputs) if not t.count.is_single}
         #: The types the op moves (ADR 0040), each with the variant of its storage, whose kernel
         #: moves the stored values: every tensor of that variant's primary dtype carries the type.
@@ -302,8 +306,13 @@ class Emitter:
         return lines + self.form_checks()
 
     def form_checks(self) -> list[str]:
-        """The form's refusals and its outputs' shapes (c_shapes renders what the form says)."""
-        return c_shapes.shape_checks(self.op, into=getattr(self.op.compute, "broadcasts_into_output", False))
+        """The form's refusals and its outputs' shapes (c_shapes renders what the form says),
+        rendered once by :attr:`shapes`: a body may render its sizes after them."""
+        if self._form_checks is None:
+            into = getattr(self.op.compute, "broadcasts_into_output", False)
+            self._form_checks = c_shapes.refusal_checks(self.op, self.shapes) + \
+                c_shapes.output_checks(self.op, self.shapes, into)
+        return self._form_checks
 
     def overlap_checks(self) -> list[str]:
         """No output shares a byte with another output, nor with an input, unless it is exactly

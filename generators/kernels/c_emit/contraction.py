@@ -13,7 +13,6 @@ from generators import abi
 from generators.formatting import c_comment
 from dsl.einsum import Conv
 from generators.kernels import fixed_point, scalar_c
-from generators.kernels.c_shapes import CShapeRenderer
 from generators.kernels.scalar_c import C_TYPE, WIDE_UNSIGNED
 from generators.kernels.c_emit import fixed_point_api
 from generators.kernels.c_emit.base import PLAIN_SIZES, CFragment, Emitter, OpCode, PlainKernel, axis_loops, fragment
@@ -471,7 +470,8 @@ static inline void {name}({', '.join(d for d, _ in params)})
 
         lines = [f"/* einsum {c_comment(spec.text)} */"]
         if convs:  # (each convolution axis's steps, windows and padding, as the form computes them)
-            sizes = CShapeRenderer(self.op, prefix="conv")
+            self.form_checks()  # (rendered first: the sizes they computed are read, not computed again)
+            sizes = self.shapes
             values = [[sizes.render(v) for v in (w.stride, w.dilation, w.windows, w.pad_begin,
                                                  w.kernel if w.kernel is not None else Sh.size(1), w.pad_end)]
                       for w in windows]
