@@ -89,13 +89,10 @@ class Strides:
     edges: str | None = None
     fill: str | None = None
     #: Where given, the shape the output's elements are read in (in order, so a reshape of the
-    #: output); ``source`` and ``step`` are then per axis of it. A block move reads so
-    #: (space_to_depth, depth_to_space: a reshape, a permute and a reshape in one plan).
+    #: output); ``source`` and ``step`` are then per axis of it (ADR 0063). A block move reads so
+    #: (space_to_depth, depth_to_space: a reshape, a permute and a reshape in one plan), and an
+    #: upsampling, whose steps of 0 read each element again.
     view: Sh.PerAxis | None = None
-
-    def loop_rank(self, out_rank: Any) -> Any:
-        """How many axes the plan runs over: the view's, or the output's (``out_rank``)."""
-        return self.view.rank if self.view is not None else out_rank
 
 
 #: Layout kinds -> the roles they take: (role, "list" | "int" | "enum" | "float" | "tensor" | "values").
@@ -127,8 +124,8 @@ DATA_LAYOUTS = ("gather", "gather_nd", "reverse_sequence", "diag", "set_diag")
 
 #: The values a pad's mode arg must offer, in this order (the kernels number them so).
 PAD_MODES = ("constant", "reflect", "symmetric", "edge", "wrap")
-#: The data layouts of space_to_depth and depth_to_space: channels before the two spatial
-#: axes (ONNX's) or after them (TensorFlow's default, which ND4J offers too).
+#: The data layouts of space_to_depth, depth_to_space and upsample: channels before the two
+#: spatial axes (ONNX's) or after them (TensorFlow's default, which ND4J offers too).
 DATA_FORMATS = ("NCHW", "NHWC")
 #: The channel orders of space_to_depth and depth_to_space (ONNX's modes): the block's
 #: position outermost (DCR: depth, column, row) or innermost (CRD).
