@@ -138,9 +138,9 @@ static inline void {name}({', '.join(d for d, _ in params)})
         nan_any = "any |= nan[l];" if is_float else ""
         nan_tail = "any |= (int32_t)(xv != xv);" if is_float else ""
         found = "any ? xv != xv : xv == best" if is_float else "xv == best"
-        last_param, backwards = "", ""
+        last_param, backwards, last_text = "", "", ""
         if c.last_index is not None:
-            last_param = ", bool last"
+            last_param, last_text = ", bool last", " (the last of them where last holds)"
             backwards = f"""if (last) {{
         for (r = n; r-- > 0;) {{
             const {ct} xv = {value("x[r]")};
@@ -152,8 +152,8 @@ static inline void {name}({', '.join(d for d, _ in params)})
     """
         return f"""
 /* The index of the first {c.which}imum of x[0..n), n >= 1, of the first NaN when there is
- * one: the {c.which}imum of each of OPFORGE_SEARCH_LANES lanes first, branch-free so the
- * compiler vectorises it, then a scan for where it is. The index of the one-pass loop. */
+ * one{last_text}: the {c.which}imum of each of OPFORGE_SEARCH_LANES lanes first, branch-free so
+ * the compiler vectorises it, then a scan for where it is. The index of the one-pass loop. */
 static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n{last_param})
 {{
     {ct} lane[OPFORGE_SEARCH_LANES];
