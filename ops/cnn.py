@@ -205,7 +205,7 @@ with Namespace("cnn"):
                     """,
                 )
 
-    #: The block moves: what each does, ONNX's operator, ND4J's and TensorFlow's name for the same.
+    #: The block moves, by ND4J's (and TensorFlow's) name: ONNX's operator, and what each does.
     BLOCK_MOVES = {
         "space_to_depth": (
             "SpaceToDepth",
