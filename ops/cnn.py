@@ -205,6 +205,16 @@ with Namespace("cnn"):
                     """,
                 )
 
+    #: The data layout of the image layouts (block moves, upsampling): ND4J offers both.
+    with Mixin("images") as IMAGES:
+        Arg(
+            ENUM,
+            "data_format",
+            possible_values=["NCHW", "NHWC"],
+            default="NCHW",
+            description="NCHW: channels before the spatial axes (ONNX's); NHWC: after them",
+        )
+
     #: The block moves, by ND4J's (and TensorFlow's) name: ONNX's operator, and what each does.
     BLOCK_MOVES = {
         "space_to_depth": (
@@ -247,13 +257,7 @@ with Namespace("cnn"):
                 description="The channels' order: DCR, the block's position outermost (depth, "
                 "column, row); CRD, innermost (ONNX's modes)",
             )
-            Arg(
-                ENUM,
-                "data_format",
-                possible_values=["NCHW", "NHWC"],
-                default="NCHW",
-                description="NCHW: channels before the spatial axes (ONNX's); NHWC: after them",
-            )
+            use_mixin(IMAGES)
             Layout(name)
             Doc(
                 Language.ANY,
@@ -273,13 +277,7 @@ with Namespace("cnn"):
         Output(NDARRAY, "output", description="x with each element repeated, with the type of x")
         Arg(INT, "scale_h", description="How many times each row is repeated")
         Arg(INT, "scale_w", description="How many times each column is repeated")
-        Arg(
-            ENUM,
-            "data_format",
-            possible_values=["NCHW", "NHWC"],
-            default="NCHW",
-            description="NCHW: channels before the spatial axes (ONNX's); NHWC: after them",
-        )
+        use_mixin(IMAGES)
         Layout("upsample")
         Doc(
             Language.ANY,
