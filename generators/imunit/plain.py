@@ -272,14 +272,14 @@ def _strided(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
                         within(k, f"({render.bind('k', axis(k), plan.step.size)}) * {stride(along)}", "0")))
         elif source.startswith(("extent:", "start:")):  # (a pad's: x's size and first index along it)
             k = source.rsplit(":", 1)[1]
-            along = render.bind("k", f"({count} - 1 - {k})", plan.source.size)
+            along = render.bind("k", axis(k), plan.source.size)
             value = (render.element(x, along) if source.startswith("extent:")
                      else render.bind("k", along, plan.start.size))
             name = f"{c.input}_{source.split(':')[0]}{k}"
             out.append((source, name, f"{k} < {count} ? {value} : {1 if source.startswith('extent:') else 0}"))
         elif source.startswith("period:"):  # (1 beyond the output's rank: the index there is 0)
             k = source.rsplit(":", 1)[1]
-            period = render.bind("k", f"({count} - 1 - {k})", plan.period.size)
+            period = render.bind("k", axis(k), plan.period.size)
             out.append((source, f"{c.input}_period{k}", f"{k} < {count} ? Math.max(1, {period}) : 1"))
     if plan.edges is not None:  # (a pad's value where it is written, else 0: it converts exactly, as Asserted)
         mode, value = units.value(op, plan.edges), units.value(op, plan.fill)
