@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,22 +34,20 @@ import generation  # noqa: E402
 
 
 def build_package(folder: Path) -> tuple[Path, str]:
-    """The generated package with its C backend built as ``OPFORGE_NATIVE=1 pip install`` builds
-    it, for the building machine's vector extensions: (folder to put on sys.path, the compile
-    flags used)."""
-    out = folder / "out"
-    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "c,python", "-outdir", str(out)],
+    """The generated package installed as ``OPFORGE_NATIVE=1 pip install`` builds it (its
+    backend, scikit-build-core, running its CMake project: ADR 0064), for the building machine's
+    vector extensions: (folder to put on sys.path, the compile flags of the kernels)."""
+    out, site, build = folder / "out", folder / "site", folder / "build"
+    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "python", "-outdir", str(out)],
                    cwd=ROOT, check=True, capture_output=True)
-    # One run builds the extension and says which flags the build script chose.
-    build = "import opforge_build as b; b.ffibuilder.compile(verbose=False); print(' '.join(b.FLAGS))"
-    built = subprocess.run([sys.executable, "-c", build], cwd=out / "python", check=True, capture_output=True,
-                           text=True, env={**os.environ, "OPFORGE_C_DIR": str(out / "c"),
-                                           "OPFORGE_NATIVE": "1"})  # (the host's best build, on request)
-    site = folder / "site"
-    shutil.copytree(out / "python" / "src" / "opforge", site / "opforge")
-    (native,) = (out / "python" / "opforge").glob("_opforge_c*.so")
-    shutil.copy2(native, site / "opforge")
-    return site, built.stdout.strip().splitlines()[-1]
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+                    "--no-build-isolation", "--target", str(site), f"-Cbuild-dir={build}",
+                    "-Ccmake.define.CMAKE_EXPORT_COMPILE_COMMANDS=ON", str(out / "python")],
+                   check=True, capture_output=True, env={**os.environ, "OPFORGE_NATIVE": "1"})  # (on request)
+    commands = json.loads((build / "compile_commands.json").read_text())
+    command = next(c["command"] for c in commands if Path(c["file"]).name == "math.c")
+    flags = [f for f in command.split() if f.startswith(("-O", "-m", "-ffp", "-std"))]
+    return site, " ".join(flags)
 
 
 def machine(flags: str) -> dict[str, str]:

@@ -83,12 +83,7 @@ class GeneratedProjects:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
 
-    #: Projects another one needs beside it: the Python package builds from the C library at ../c.
-    BESIDE = {"python": ("c",)}
-
     def __truediv__(self, project: str) -> Path:
-        for needed in self.BESIDE.get(project, ()):
-            self / needed
         target = self.root / project
         if target.is_dir():
             return target
@@ -127,6 +122,22 @@ def c_objects(generated: GeneratedProjects, tmp_path_factory: pytest.TempPathFac
 
     with ThreadPoolExecutor(os.cpu_count()) as pool:  # (one gcc per core)
         return list(pool.map(compile_one, sorted((generated / "c" / "src").glob("*.c"))))
+
+
+def build_package(project: Path, site: Path, build: Path, *, build_type: str = "Release",
+                  env: dict[str, str] | None = None, defines: dict[str, str] | None = None) -> None:
+    """The generated package at ``project`` built by its own build backend (scikit-build-core
+    running its CMake project, ADR 0064) and installed into the folder ``site``, as ``pip install
+    --target`` does; the backend comes from this environment (no build isolation). ``build`` keeps
+    the CMake build, with its compile commands; ``env`` adds to the environment (CFLAGS, LDFLAGS,
+    OPFORGE_NATIVE), ``defines`` to CMake's cache."""
+    settings = [f"-Cbuild-dir={build}", f"-Ccmake.build-type={build_type}",
+                "-Ccmake.define.CMAKE_EXPORT_COMPILE_COMMANDS=ON",
+                *(f"-Ccmake.define.{name}={value}" for name, value in (defines or {}).items())]
+    made = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                           "--no-deps", "--no-build-isolation", "--target", str(site), *settings, str(project)],
+                          capture_output=True, text=True, env={**os.environ, **(env or {})})
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
 
 
 #: The modules whose fixtures build the most (the package installed and rebuilt under the

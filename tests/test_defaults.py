@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, write_ops
+from conftest import ROOT, build_package, write_ops
 
 OPS = '''
     from dsl import *
@@ -69,22 +69,10 @@ print("ok")
 def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("defaults")
     ops = write_ops(root, {"demo.py": OPS})
-    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "c,python", "-opsdir", str(ops),
+    subprocess.run([sys.executable, "-m", "generators.cli", "all", "-projects", "python", "-opsdir", str(ops),
                     "-outdir", str(root / "out")], cwd=ROOT, check=True, capture_output=True)
-    build = root / "out" / "python"
-    made = subprocess.run([sys.executable, "opforge_build.py"], cwd=build, capture_output=True, text=True,
-                          env={**os.environ, "OPFORGE_CFLAGS": "-std=c99 -O0"})
-    assert made.returncode == 0, made.stderr[-3000:]
     site = root / "site"
-    (site / "opforge").mkdir(parents=True)
-    for f in (build / "src" / "opforge").iterdir():
-        if f.is_file():
-            (site / "opforge" / f.name).write_bytes(f.read_bytes())
-    (site / "opforge" / "_reference").mkdir()
-    for f in (build / "src" / "opforge" / "_reference").iterdir():
-        (site / "opforge" / "_reference" / f.name).write_bytes(f.read_bytes())
-    (native,) = (build / "opforge").glob("_opforge_c*.so")
-    (site / "opforge" / native.name).write_bytes(native.read_bytes())
+    build_package(root / "out" / "python", site, root / "build", build_type="Debug")  # (-O0: quick to build)
     return site
 
 

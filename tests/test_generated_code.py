@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import venv
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, GeneratedProjects
+from conftest import ROOT, GeneratedProjects, build_package
 from dsl import counterparts
 from dsl.loader import load
 from generators.kernels.numpy_keywords import api_variants
@@ -76,18 +75,10 @@ def sanitized(installed: Path, out: GeneratedProjects, tmp_path_factory: pytest.
     """The installed package with its C backend rebuilt under the sanitizers: the environment
     that runs it (the package first on the path, the ASan runtime preloaded into Python)."""
     folder = tmp_path_factory.mktemp("sanitized")
-    shutil.copytree(out / "python", folder / "build", ignore=shutil.ignore_patterns("build", "*.egg-info"))
-    flags = {"OPFORGE_C_DIR": str(out / "c"), "OPFORGE_LDFLAGS": SANITIZERS,
-             "OPFORGE_CFLAGS": f"-std=c99 -O1 -g -ffp-contract=off -fno-omit-frame-pointer {SANITIZERS} "
-                               "-fno-sanitize-recover=all"}
-    made = subprocess.run([str(installed), "opforge_build.py"], cwd=folder / "build", env={**os.environ, **flags},
-                          capture_output=True, text=True)
-    assert made.returncode == 0, made.stderr[-3000:]
-    where = subprocess.run([str(installed), "-c", "import opforge, os; print(os.path.dirname(opforge.__file__))"],
-                           capture_output=True, text=True, check=True).stdout.strip()
-    shutil.copytree(where, folder / "site" / "opforge", ignore=shutil.ignore_patterns("_opforge_c*", "__pycache__"))
-    (native,) = (folder / "build" / "opforge").glob("_opforge_c*.so")
-    shutil.copy2(native, folder / "site" / "opforge")
+    flags = {"LDFLAGS": SANITIZERS,
+             "CFLAGS": f"-O1 -ffp-contract=off -fno-omit-frame-pointer {SANITIZERS} -fno-sanitize-recover=all"}
+    # (a Debug build: -g and no optimisation flag of its own, so CFLAGS's -O1 holds)
+    build_package(out / "python", folder / "site", folder / "build", build_type="Debug", env=flags)
     asan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True, check=True)
     env = {**os.environ, "PYTHONPATH": str(folder / "site"), "LD_PRELOAD": asan.stdout.strip(),
            "ASAN_OPTIONS": "detect_leaks=0"}  # (CPython keeps its objects at exit)

@@ -4,14 +4,17 @@ generators read, and a package whose C backend builds portable unless asked othe
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 import zipfile
 from pathlib import Path
 
-from conftest import ROOT, GeneratedProjects
+from conftest import ROOT, GeneratedProjects, build_package
 
 
 def _tracked(*folders: str) -> list[str]:
@@ -51,18 +54,58 @@ def test_the_tool_and_the_package_are_distinct_distributions(generated: Generate
     assert scope["__version__"] == package["version"]
 
 
+def _compile_flags(project: Path, build: Path, *defines: str) -> dict[str, str]:
+    """The package's CMake project configured (not built) as its build backend configures it:
+    each compiled source's name and its compile command."""
+    cmake = Path(sys.executable).parent / "cmake"
+    configured = subprocess.run([str(cmake), "-S", str(project), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
+                                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", f"-DPython_EXECUTABLE={sys.executable}",
+                                 *defines], capture_output=True, text=True)
+    assert configured.returncode == 0, configured.stdout[-2000:] + configured.stderr[-2000:]
+    commands = json.loads((build / "compile_commands.json").read_text())
+    return {Path(c["file"]).name: c["command"] for c in commands}
+
+
 def test_the_package_builds_portable_unless_asked_for_the_host_s_extensions(generated: GeneratedProjects,
                                                                               tmp_path: Path) -> None:
-    """A wheel must run on any CPU of its architecture: no -march=native unless OPFORGE_NATIVE=1."""
-    shutil.copy2(generated / "python" / "opforge_build.py", tmp_path / "opforge_build.py")
-    c_dir = str(generated / "c")
+    """A wheel must run on any CPU of its architecture: the kernels build at -O3 without
+    -march=native unless OPFORGE_NATIVE asks for it (the environment variable of the same name,
+    which pyproject.toml hands to CMake), and never with contraction (ADR 0025); as the C99 they are."""
+    project = generated / "python"
+    portable = _compile_flags(project, tmp_path / "portable")
+    native = _compile_flags(project, tmp_path / "native", "-DOPFORGE_NATIVE=1")
+    kernels = sorted(name for name in portable if name != "_opforge_c.c")
+    assert "math.c" in kernels and "_opforge_c.c" in portable  # (the module's own source, from cffi)
+    for name in kernels:
+        assert {"-std=c99", "-O3", "-ffp-contract=off"} <= set(portable[name].split()), portable[name]
+        assert "-march=native" not in portable[name] and "-march=native" in native[name], name
+    settings = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["scikit-build"]
+    assert settings["cmake"]["define"]["OPFORGE_NATIVE"] == {"env": "OPFORGE_NATIVE", "default": "OFF"}
 
-    def flags(**env: str) -> list[str]:
-        run = subprocess.run([sys.executable, "-c", "import opforge_build as b; print(' '.join(b.FLAGS))"],
-                             cwd=tmp_path, capture_output=True, text=True,
-                             env={"PATH": "/usr/bin:/bin", "OPFORGE_C_DIR": c_dir, **env})
-        assert run.returncode == 0, run.stderr[-2000:]
-        return run.stdout.split()
 
-    assert "-march=native" not in flags() and "-O3" in flags()
-    assert "-march=native" in flags(OPFORGE_NATIVE="1")
+def test_the_package_s_sdist_holds_its_c_sources_and_installs(generated: GeneratedProjects, tmp_path: Path) -> None:
+    """The generated package's sdist, made by its build backend, holds everything its build
+    compiles (the C library's CMake project, the cffi declarations), and pip installs it where
+    no out/c lies beside it: its C backend then computes."""
+    project = tmp_path / "project"
+    shutil.copytree(generated / "python", project)  # (alone: no c project beside it)
+    made = subprocess.run([sys.executable, "-c", "import sys; from scikit_build_core.build import build_sdist; "
+                           "print(build_sdist(sys.argv[1]))", str(tmp_path / "dist")], cwd=project,
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr[-3000:]
+    sdist = tmp_path / "dist" / made.stdout.split()[-1]
+    with tarfile.open(sdist) as archive:
+        held = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    wanted = {str(p.relative_to(generated / "python")) for p in (generated / "python").rglob("*") if p.is_file()}
+    assert {"CMakeLists.txt", "opforge_cffi.py", "c/CMakeLists.txt", "c/src/math.c",
+            "c/include/opforge/opforge.h", "src/opforge/math.py"} <= wanted
+    assert wanted - held == set()
+    site = tmp_path / "site"
+    build_package(sdist, site, tmp_path / "build", build_type="Debug")  # (-O0: quick to build)
+    run = subprocess.run([sys.executable, "-c", "import numpy as np, opforge; "
+                          "print(opforge.math.add(np.float32([1, 2]), np.float32(0.5), backend='c').tolist(), "
+                          "opforge.__version__)"], env={**os.environ, "PYTHONPATH": str(site)},
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    version = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert run.stdout.split() == ["[1.5,", "2.5]", version]

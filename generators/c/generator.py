@@ -1,4 +1,5 @@
-"""Assembles ``out/c``: headers, sources and a CMakeLists.txt for a static library."""
+"""Assembles ``out/c``: the library's CMake project (headers, sources, CMake files) and the
+Doxygen configuration of its API reference."""
 
 from __future__ import annotations
 
@@ -6,17 +7,11 @@ from typing import Sequence
 
 import jinja2
 
-from dsl.model import Catalogue, Namespace, Op
-from dsl import fixed_point as F
-from dsl.types import DataType, Language
-from generators import abi
+from dsl.types import Language
 from generators.api import GeneratedFile, GenerationContext
-from generators.kernels import c_emit as emit
-from generators.kernels import c_conversions, c_runtime, fixed_point
-from generators.formatting import c_comment, clang_format
-from generators.kernels.selection import code_ops, require_compute
-from generators.c import api_docs
-
+from generators.formatting import c_comment
+from generators.kernels import c_library
+from generators.kernels.selection import require_compute
 
 _TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("generators.c", "templates"),
                                 undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
@@ -30,139 +25,7 @@ class CGenerator:
 
     def generate(self, context: GenerationContext) -> Sequence[GeneratedFile]:
         require_compute(context.namespaces, self.name)
-        sources: dict[str, str] = {}
-        header_all = c_comment(context.header(self.name))
-        sources.update(c_runtime.library_files(header_all))
-        sources[f"src/{c_conversions.SOURCE}"] = c_conversions.source(header_all)
-        for ns in context.namespaces:
-            header = c_comment(context.header(self.name, [ns]))
-            codes = {o.name: emit.emit(o) for o in code_ops(ns)}
-            sources[f"include/opforge/{ns.key}.h"] = self._ns_header(ns, header, context.catalogue, codes)
-            sources[f"src/{ns.key}.c"] = self._ns_source(ns, header, codes)
-        sources["include/opforge/opforge_all.h"] = self._all_header(context.namespaces, header_all)
-        sources["include/opforge/version.h"] = self._version_header(context.catalogue.version, header_all)
-        formatted = clang_format(sources)
-        files = [GeneratedFile(path, text) for path, text in sorted(formatted.items())]
-        files += [GeneratedFile(path, self._cmake_file(path, context, header_all)) for path in CMAKE_FILES]
-        return files
-
-    def _ns_header(self, ns: Namespace, header: str, catalogue: Catalogue, codes: dict[str, emit.OpCode]) -> str:
-        guard = f"OPFORGE_{ns.key.upper()}_H"
-        others = sorted({a.target_namespace.lower() for a in ns.aliases} - {ns.key})
-        about = api_docs.escape(f"The {ns.name} ops, as {ns.location.file} declares them.")
-        parts = [f"/* {header} */",
-                 f"/**\n * @file\n * @brief {about}\n *\n * Each function returns OPFORGE_OK or a status "
-                 "saying why it refused the call, with a static message in *detail.\n */",
-                 f"#ifndef {guard}", f"#define {guard}", "",
-                 '#include "opforge/opforge.h"', *(f'#include "opforge/{k}.h"' for k in others), "",
-                 "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
-        for cfg in ns.configs:
-            parts += [emit.config_typedef(cfg)]
-        for op in code_ops(ns):
-            fn = abi.function(op)
-            for arg in op.args:
-                if arg.type is DataType.ENUM:
-                    parts += [f"/** {fn}'s {arg.name}: {api_docs.escape(value)}. */\n"
-                              f"#define {abi.enum_constant(op, arg, i)} {i}"
-                              for i, value in enumerate(arg.possible_values)]
-                    parts.append("")
-            for prototype in abi.prototypes(op):
-                name = prototype.split("(", 1)[0].split()[-1]
-                parts += [api_docs.function_doc(op, codes[op.name].api, name, prototype, _brief(op, name)),
-                          prototype + ";", ""]
-            tables = fixed_point.api_tables(op)
-            if tables:
-                protos = abi.table_prototypes(op)
-                sixteen = any(F.TYPES[t].bits == 16 for t in tables)
-                fills = ("256 evaluations of the float reference for an 8-bit type, 65,537 for a 16-bit one, whose "
-                         "fill checks every input (ADR 0041)" if sixteen else
-                         "256 evaluations of the float reference")
-                table = (f"Prepares {fn}'s fixed-point table once (ADR 0043): checks what {fn} checks and fills "
-                         f"table for x's dtype ({', '.join(tables)}) and attributes, the output's attributes and "
-                         f"the args (the output's data is not read). A call of {fn} itself fills one every time: "
-                         f"{fills}.")
-                lookup = (f"Computes {fn} from a table {fn}_table prepared: for any x and output of its dtype and "
-                          "attributes (one shape, no broadcast), with no float work; others are refused with "
-                          "OPFORGE_ERR_ATTRIBUTE.")
-                for role, brief in (("table", table), ("lookup", lookup)):
-                    name = f"{fn}_{role}"
-                    parts += [api_docs.function_doc(op, codes[op.name].api, name, protos[role], brief),
-                              protos[role] + ";", ""]
-        for alias in ns.aliases:
-            target = catalogue.resolve(alias)
-            if target is None or abi.is_stream(target):
-                continue  # validation refuses the first; streams have no single function to alias
-            parts += [f"/** {api_docs.escape(alias.name)}: alias of {api_docs.escape(alias.target)}, the same "
-                      f"function ({abi.function(target)}). */",
-                      f"#define opforge_{ns.key}_{alias.name} {abi.function(target)}", ""]
-        parts += ["#ifdef __cplusplus", "}", "#endif", "", "#endif", ""]
-        return "\n".join(parts)
-
-    def _ns_source(self, ns: Namespace, header: str, codes: dict[str, emit.OpCode]) -> str:
-        includes: list[str] = []
-        fragments: list[str] = []
-        for code in codes.values():
-            for include in code.includes:
-                if include not in includes:
-                    includes.append(include)
-            for f in code.fragments:
-                if f.text not in fragments:  # shared fragment dependencies go in once
-                    fragments.append(f.text)
-        parts = [f"/* {header} */",
-                 "/* The IMAGINET pragmas mark fragments for the Imaginet tool chain; compilers ignore them. */",
-                 "#if defined(__GNUC__)", '#pragma GCC diagnostic ignored "-Wunknown-pragmas"', "#endif",
-                 f'#include "opforge/{ns.key}.h"', '#include "opforge_internal.h"',
-                 "#include <math.h>", "#include <stdbool.h>", "#include <stdint.h>",
-                 "#pragma IMAGINET_INCLUDES_BEGIN", *includes, "#pragma IMAGINET_INCLUDES_END", ""]
-        parts += fragments
-        parts += [code.api for code in codes.values()]
-        return "\n".join(parts)
-
-    def _all_header(self, namespaces: Sequence[Namespace], header: str) -> str:
-        lines = [f"/* {header} */", "/**\n * @file\n * @brief Every header of the library: include this one.\n */",
-                 "#ifndef OPFORGE_ALL_H", "#define OPFORGE_ALL_H",
-                 '#include "opforge/version.h"', '#include "opforge/opforge.h"']
-        lines += [f'#include "opforge/{ns.key}.h"' for ns in namespaces]
-        return "\n".join(lines + ["#endif", ""])
-
-    def _version_header(self, version: str, header: str) -> str:
-        major, minor, patch = version.split(".")
-        return "\n".join([
-            f"/* {header} */",
-            "/**\n * @file\n * @brief The version of the ops catalogue this library was generated from\n"
-            " * (ops/VERSION).\n */",
-            "#ifndef OPFORGE_VERSION_H", "#define OPFORGE_VERSION_H", "",
-            f"/** The major version. */\n#define OPFORGE_VERSION_MAJOR {int(major)}",
-            f"/** The minor version (before 1.0, a new one may change the API). */\n"
-            f"#define OPFORGE_VERSION_MINOR {int(minor)}",
-            f"/** The patch version. */\n#define OPFORGE_VERSION_PATCH {int(patch)}",
-            f'/** MAJOR.MINOR.PATCH. */\n#define OPFORGE_VERSION_STRING "{version}"',
-            "", "#endif", ""])
-
-    def _cmake_file(self, path: str, context: GenerationContext, header: str) -> str:
-        sources = ["src/opforge_core.c", f"src/{c_conversions.SOURCE}",
-                   *(f"src/{ns.key}.c" for ns in context.namespaces)]
-        template = _TEMPLATES.get_template(CMAKE_FILES[path])
-        return template.render(header=header, version=context.catalogue.version, sources=" ".join(sources))
-
-
-def _brief(op: Op, name: str) -> str | None:
-    """The brief of an op's function other than the one computing it (None: the op's docs)."""
-    fn = abi.function(op)
-    return {
-        f"{fn}_workspace": f"The bytes of workspace {fn} needs for these inputs (0: none).",
-        f"{fn}_state_size": f"The bytes of state the queue of {fn}_init needs for this window, stride and frame.",
-        f"{fn}_init": f"Starts the queue of {fn} in the caller's state memory (ADR 0014).",
-        f"{fn}_enqueue": "Appends x's frames (x: frames of the frame's shape, stacked on a first axis) to the queue.",
-        f"{fn}_ready": "Whether a window is ready to dequeue.",
-        f"{fn}_dequeue": "Takes the next window into output (a window's frames, stacked on a first axis).",
-    }.get(name)
-
-
-#: The build's files, by path, and their templates: the CMake project (a static library by
-#: default, installed with a CMake package and a pkg-config file), the two files it configures,
-#: and Doxygen's configuration for the headers' API reference.
-CMAKE_FILES = {"CMakeLists.txt": "CMakeLists.txt.j2",
-               "cmake/opforgeConfig.cmake.in": "opforgeConfig.cmake.in.j2",
-               "cmake/opforge.pc.in": "opforge.pc.in.j2",
-               "Doxyfile": "Doxyfile.j2"}
+        files = c_library.project(context, self.name)
+        doxyfile = _TEMPLATES.get_template("Doxyfile.j2").render(header=c_comment(context.header(self.name)),
+                                                                 version=context.catalogue.version)
+        return [*files, GeneratedFile("Doxyfile", doxyfile)]

@@ -1,9 +1,11 @@
-"""Assembles ``out/python``: package sources, stubs, cffi build script and metadata."""
+"""Assembles ``out/python``: package sources, stubs, and the CMake build of its C backend."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Sequence
+
+import jinja2
 
 from dsl.model import Namespace, Op, Problem
 from dsl.types import Language
@@ -11,7 +13,7 @@ from generators import abi
 from generators.api import GeneratedFile, GenerationContext, GenerationError
 from generators.kernels.selection import code_ops, require_compute
 from generators.formatting import black_format
-from generators.kernels import c_conversions, fixed_point, numpy_keywords, py_names, py_signature, reference
+from generators.kernels import c_library, fixed_point, numpy_keywords, py_names, py_signature, reference
 from generators.python import bindings
 
 # The generated package is the distribution ``opforge`` (what users import), versioned as the
@@ -19,6 +21,10 @@ from generators.python import bindings
 # installing one never removes the other.
 
 _HERE = Path(__file__).resolve().parent
+_TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("generators.python", "templates"),
+                                undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+#: What the package's build backend needs (the versions the tool's own tests build it with).
+BUILD_REQUIRES = {"scikit_build_core": "1.1.2", "cffi": "2.1.1"}
 _RUNTIME = _HERE / "runtime"
 _KERNELS = _HERE.parent / "kernels" / "numpy_runtime.py"
 #: The package's public module besides the namespaces': fixed-point arrays (ADR 0037).
@@ -59,12 +65,17 @@ class PythonGenerator:
             py[f"src/opforge/_reference/{module}.py"] = reference.module(ns, h)
             py[f"src/opforge/{module}.py"] = self._module(ns, h, context.namespaces)
             stubs[f"src/opforge/{module}.pyi"] = self._stub(ns, h, context.namespaces)
-        py["opforge_build.py"] = self._build_script(context, head)
-        py["setup.py"] = f"# {head}\nfrom setuptools import setup\n\nsetup(cffi_modules=['opforge_build.py:ffibuilder'])\n"
+        py["opforge_cffi.py"] = _TEMPLATES.get_template("opforge_cffi.py.j2").render(header=head,
+                                                                                   cdef=repr(self._cdef(context)))
         files = [GeneratedFile(path, black_format(text)) for path, text in sorted(py.items())]
         files += [GeneratedFile(path, black_format(text)) for path, text in sorted(stubs.items())]
         files.append(GeneratedFile("src/opforge/py.typed", ""))
-        files.append(GeneratedFile("pyproject.toml", self._pyproject(head, context.catalogue.version)))
+        # The build (ADR 0064): scikit-build-core runs the package's CMake project, which builds the
+        # C library's own project, copied into c/ so that an sdist holds everything it compiles.
+        files += [GeneratedFile(f"c/{f.path}", f.text) for f in c_library.project(context)]
+        for name in ("pyproject.toml", "CMakeLists.txt"):
+            files.append(GeneratedFile(name, _TEMPLATES.get_template(f"{name}.j2").render(
+                header=head, version=context.catalogue.version, **BUILD_REQUIRES)))
         return files
 
     def _module(self, ns: Namespace, head: str, namespaces: Sequence[Namespace]) -> str:
@@ -139,58 +150,6 @@ class PythonGenerator:
         parts.append(f"__all__ = {self._exported(ns, namespaces)!r}")
         return "\n".join(parts) + "\n"
 
-    def _build_script(self, context: GenerationContext, head: str) -> str:
-        cdef = self._cdef(context)
-        sources = ["opforge_core.c", c_conversions.SOURCE] + [f"{ns.key}.c" for ns in context.namespaces]
-        return f'''# {head}
-"""Builds the C backend (opforge._opforge_c) from the generated C library with cffi.
-
-The C sources are those of the c target: OPFORGE_C_DIR, else ../c beside this folder.
-The kernels build at -O3 for any machine of the building one's architecture, so a wheel
-runs wherever it is installed; OPFORGE_NATIVE=1 adds -march=native (the building machine's
-vector extensions: faster there, and a crash on a CPU without them). OPFORGE_CFLAGS replaces the compile flags
-and OPFORGE_LDFLAGS adds link flags (a sanitizer build: both with -fsanitize=...).
-"""
-
-import os
-import shutil
-from pathlib import Path
-
-from cffi import FFI
-
-C_DIR = Path(os.environ.get("OPFORGE_C_DIR", Path(__file__).resolve().parent.parent / "c")).resolve()
-SOURCES = {sources!r}
-if not (C_DIR / "include" / "opforge" / "opforge.h").is_file():
-    raise RuntimeError(f"the generated C library is not at {{C_DIR}}: run ./generate.sh with -projects c,python")
-
-# setuptools only builds sources below the project folder: copy the library in.
-HERE = Path(__file__).resolve().parent
-LOCAL = Path("build") / "opforge-c"
-shutil.rmtree(HERE / LOCAL, ignore_errors=True)  # no stale sources of removed namespaces
-for part in ("src", "include"):
-    shutil.copytree(C_DIR / part, HERE / LOCAL / part)
-
-# Contraction stays off: a fused multiply-add would round differently from the NumPy reference.
-FLAGS = ["-std=c99", "-O3", "-ffp-contract=off"]
-if os.environ.get("OPFORGE_NATIVE", "") not in ("", "0"):
-    FLAGS.append("-march=native")
-
-ffibuilder = FFI()
-ffibuilder.cdef({cdef!r})
-ffibuilder.set_source(
-    "opforge._opforge_c",
-    '#include "opforge/opforge_all.h"',
-    sources=[(LOCAL / "src" / name).as_posix() for name in SOURCES],
-    include_dirs=[str(HERE / LOCAL / "include"), str(HERE / LOCAL / "src")],
-    extra_compile_args=os.environ.get("OPFORGE_CFLAGS", " ".join(FLAGS)).split(),
-    extra_link_args=os.environ.get("OPFORGE_LDFLAGS", "").split(),
-    libraries=["m"],
-)
-
-if __name__ == "__main__":
-    ffibuilder.compile(verbose=True)
-'''
-
     def _cdef(self, context: GenerationContext) -> str:
         lines = [
             "typedef enum { " + ", ".join(f"{abi.DTYPE_ENUM[d]} = {i}" for i, d in enumerate(abi.ALL_DTYPES))
@@ -208,24 +167,3 @@ if __name__ == "__main__":
             for op in code_ops(ns):
                 lines += [p + ";" for p in abi.prototypes(op)]
         return "\n".join(lines) + "\n"
-
-    def _pyproject(self, head: str, version: str) -> str:
-        return f'''# {head}
-[build-system]
-requires = ["setuptools>=68", "cffi>=1.16"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "opforge"
-version = "{version}"
-description = "Generated tensor ops: C kernels with a NumPy reference"
-requires-python = ">=3.11"
-dependencies = ["numpy>=2.0", "cffi>=1.16"]
-
-[tool.setuptools]
-package-dir = {{"" = "src"}}
-packages = ["opforge", "opforge._reference"]
-
-[tool.setuptools.package-data]
-opforge = ["*.pyi", "py.typed"]
-'''

@@ -4,8 +4,8 @@ Run ``python random_cases.py [--per N] [--seed S] [namespace ...]`` beside the c
 files. Every (op, dtype) of a namespace gets N cases: its parity cases taken in turn
 (rank 0, empty axes, the maximum rank, broadcast edges, refused shapes and args), each
 with fresh values from its own seed (NaN, infinities and integer limits mixed in where
-the case allows). Built with sanitizers (OPFORGE_CFLAGS and OPFORGE_LDFLAGS of the
-package build), any out-of-bounds access or undefined behaviour ends the run.
+the case allows). With the package built under sanitizers (CFLAGS and LDFLAGS of its
+CMake build), any out-of-bounds access or undefined behaviour ends the run.
 """
 
 from __future__ import annotations
