@@ -23,7 +23,6 @@ UNLIKE_SCATTER_ND = (
 with Namespace("base"):
     with Op("eq", compare) as op:
         op.display_path = "/Base/Comparison"
-        op.onnx = "Equal"
         op.nnef = "eq"
         Elementwise(lambda x, y: x == y)
         Doc(
@@ -44,28 +43,24 @@ with Namespace("base"):
 
     with Op("gt", compare) as op:
         op.display_path = "/Base/Comparison"
-        op.onnx = "Greater"
         op.nnef = "gt"
         Elementwise(lambda x, y: x > y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x > y. NaN compares false.")
 
     with Op("gte", compare) as op:
         op.display_path = "/Base/Comparison"
-        op.onnx = "GreaterOrEqual"
         op.nnef = "ge"
         Elementwise(lambda x, y: x >= y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x >= y. NaN compares false.")
 
     with Op("lt", compare) as op:
         op.display_path = "/Base/Comparison"
-        op.onnx = "Less"
         op.nnef = "lt"
         Elementwise(lambda x, y: x < y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x < y. NaN compares false.")
 
     with Op("lte", compare) as op:
         op.display_path = "/Base/Comparison"
-        op.onnx = "LessOrEqual"
         op.nnef = "le"
         Elementwise(lambda x, y: x <= y)
         Doc(Language.ANY, DocScope.ALL, "Elementwise x <= y. NaN compares false.")

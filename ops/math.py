@@ -5,6 +5,7 @@ from dsl.compute import fn
 from ops.mixins import (
     FLOAT_DTYPES,
     along_axis,
+    numpy_compare,
     arg_search,
     compare,
     condition_test,
@@ -503,6 +504,85 @@ with Namespace("math"):
             Language.ANY,
             DocScope.ALL,
             "Elementwise rounding to the nearest integer value; integers are unchanged.",
+        )
+
+    # NumPy's comparisons (and ONNX's): both operands broadcast, where base's ND4J comparisons
+    # take one shape or a scalar operand.
+    with Op("equal", numpy_compare) as op:
+        op.display_path = "/Math/Comparison"
+        op.onnx = "Equal"
+        op.numpy = "equal"
+        op.nnef = "eq"
+        Elementwise(lambda x, y: x == y, broadcast="numpy")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise x == y, with NumPy broadcasting (NumPy's equal; base.eq takes "
+            "one shape or a scalar operand). NaN compares unequal to everything.",
+        )
+
+    with Op("not_equal", numpy_compare) as op:
+        op.display_path = "/Math/Comparison"
+        op.numpy = "not_equal"
+        op.nnef = "ne"
+        Elementwise(lambda x, y: x != y, broadcast="numpy")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise x != y, with NumPy broadcasting (NumPy's not_equal; base.neq takes "
+            "one shape or a scalar operand). NaN is unequal to everything, itself included.",
+        )
+
+    with Op("greater", numpy_compare) as op:
+        op.display_path = "/Math/Comparison"
+        op.onnx = "Greater"
+        op.numpy = "greater"
+        op.nnef = "gt"
+        Elementwise(lambda x, y: x > y, broadcast="numpy")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise x > y, with NumPy broadcasting (NumPy's greater; base.gt takes "
+            "one shape or a scalar operand). NaN compares false.",
+        )
+
+    with Op("greater_equal", numpy_compare) as op:
+        op.display_path = "/Math/Comparison"
+        op.onnx = "GreaterOrEqual"
+        op.numpy = "greater_equal"
+        op.nnef = "ge"
+        Elementwise(lambda x, y: x >= y, broadcast="numpy")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise x >= y, with NumPy broadcasting (NumPy's greater_equal; base.gte takes "
+            "one shape or a scalar operand). NaN compares false.",
+        )
+
+    with Op("less", numpy_compare) as op:
+        op.display_path = "/Math/Comparison"
+        op.onnx = "Less"
+        op.numpy = "less"
+        op.nnef = "lt"
+        Elementwise(lambda x, y: x < y, broadcast="numpy")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise x < y, with NumPy broadcasting (NumPy's less; base.lt takes "
+            "one shape or a scalar operand). NaN compares false.",
+        )
+
+    with Op("less_equal", numpy_compare) as op:
+        op.display_path = "/Math/Comparison"
+        op.onnx = "LessOrEqual"
+        op.numpy = "less_equal"
+        op.nnef = "le"
+        Elementwise(lambda x, y: x <= y, broadcast="numpy")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "Elementwise x <= y, with NumPy broadcasting (NumPy's less_equal; base.lte takes "
+            "one shape or a scalar operand). NaN compares false.",
         )
 
     with Op("logical_and") as op:

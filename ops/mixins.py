@@ -28,6 +28,17 @@ with Mixin("compare") as compare:
         same_shape(x, y) | x.is_scalar() | y.is_scalar(),
     )
 
+with Mixin("numpy_compare") as numpy_compare:
+    x = Input(NUMERIC, "x", description="First operand")
+    y = Input(NUMERIC, "y", description="Second operand")
+    Output(
+        BOOLEAN,
+        "output",
+        description="True where the comparison holds, with the broadcast shape of x and y",
+    )
+    Constraint("x and y must have the same type", same_type(x, y))
+    Constraint("x and y must have broadcastable shapes", broadcastable_shapes(x, y))
+
 with Mixin("reduce") as reduce:
     x = Input(NUMERIC, "x", description="Input tensor")
     Arg(

@@ -236,10 +236,12 @@ def gemm(ins: list[Any], attrs: dict[str, Any]) -> Any:
 def pad(ins: list[Any], attrs: dict[str, Any]) -> Any:
     mode = attrs.pop("mode", b"constant").decode()
     only(attrs)
-    if len(ins) > 3 and ins[3] is not None:
-        raise Lacks("pads for some axes only (axes input)")
-    pads = ints(ins[1])
-    n = len(pads) // 2
+    pads, n = ints(ins[1]), ins[0].ndim
+    if len(ins) > 3 and ins[3] is not None:  # (pads for the axes listed, every other axis unpadded)
+        listed, full = [a % n for a in ints(ins[3])], [0] * (2 * n)
+        for k, a in enumerate(listed):
+            full[a], full[a + n] = pads[k], pads[k + len(listed)]
+        pads = full
     value = float(ins[2]) if len(ins) > 2 and ins[2] is not None and ins[2].size else 0.0
     return fn("nn.pad")(ins[0], [p for k in range(n) for p in (pads[k], pads[k + n])], mode, value)
 

@@ -7,6 +7,7 @@ from typing import Callable
 from dsl import compute as C
 from dsl import dtypes as D
 from generators import abi
+from generators.kernels import scalar_c
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.c_emit.base import Emitter, OpCode, PlainKernel, fragment
 from generators.kernels.c_shapes import CShapeRenderer
@@ -157,8 +158,10 @@ static inline void {name}_merged({', '.join(d for d, _ in params)})
         ct, ot = C_TYPE[t], C_TYPE[v.of(self.op.outputs[0].name)]
         floating = D.category(t) == "float"
         value, first_value = element("k"), element("0")
-        if c.combine == "add":
-            init, step, result = f"{ct} acc = {first_value};", f"acc = ({ct})(acc + {value});", "acc"
+        if c.combine == "add":  # (as the elementwise add: an integer sum wraps, never overflows)
+            sum_ = C.SCall("add", (C.SSym("acc"), C.SSym("v")))
+            added, _ = scalar_c.render(sum_, t, {"acc": ("acc", t), "v": (value, t)})
+            init, step, result = f"{ct} acc = {first_value};", f"acc = ({ct})({added});", "acc"
         elif c.combine == "avg":
             # the sum starts at 0: every tensor, the first included, is added
             init, step, result = "double acc = 0;", f"acc += (double){value};", "acc / (double)count"
