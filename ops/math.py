@@ -5,6 +5,7 @@ from dsl.compute import fn
 from ops.mixins import (
     FLOAT_DTYPES,
     along_axis,
+    logic_pair,
     numpy_compare,
     arg_search,
     compare,
@@ -508,98 +509,44 @@ with Namespace("math"):
 
     # NumPy's comparisons (and ONNX's): both operands broadcast, where base's ND4J comparisons
     # take one shape or a scalar operand.
-    with Op("equal", numpy_compare) as op:
-        op.display_path = "/Math/Comparison"
-        op.onnx = "Equal"
-        op.numpy = "equal"
-        op.nnef = "eq"
-        Elementwise(lambda x, y: x == y, broadcast="numpy")
-        Doc(
-            Language.ANY,
-            DocScope.ALL,
-            "Elementwise x == y, with NumPy broadcasting (NumPy's equal; base.eq takes "
-            "one shape or a scalar operand). NaN compares unequal to everything.",
-        )
+    for name, onnx, nnef, symbol, compared, nd4j, nan in (
+        ("equal", "Equal", "eq", "==", lambda x, y: x == y, "eq", "NaN compares unequal to everything."),
+        ("not_equal", None, "ne", "!=", lambda x, y: x != y, "neq",
+         "NaN is unequal to everything, itself included."),
+        ("greater", "Greater", "gt", ">", lambda x, y: x > y, "gt", "NaN compares false."),
+        ("greater_equal", "GreaterOrEqual", "ge", ">=", lambda x, y: x >= y, "gte", "NaN compares false."),
+        ("less", "Less", "lt", "<", lambda x, y: x < y, "lt", "NaN compares false."),
+        ("less_equal", "LessOrEqual", "le", "<=", lambda x, y: x <= y, "lte", "NaN compares false."),
+    ):
+        with Op(name, numpy_compare) as op:
+            op.display_path = "/Math/Comparison"
+            op.onnx = onnx
+            op.numpy = name
+            op.nnef = nnef
+            Elementwise(compared, broadcast="numpy")
+            Doc(
+                Language.ANY,
+                DocScope.ALL,
+                f"Elementwise x {symbol} y, with NumPy broadcasting (NumPy's {name}; base.{nd4j} "
+                f"takes one shape or a scalar operand). {nan}",
+            )
 
-    with Op("not_equal", numpy_compare) as op:
-        op.display_path = "/Math/Comparison"
-        op.numpy = "not_equal"
-        op.nnef = "ne"
-        Elementwise(lambda x, y: x != y, broadcast="numpy")
-        Doc(
-            Language.ANY,
-            DocScope.ALL,
-            "Elementwise x != y, with NumPy broadcasting (NumPy's not_equal; base.neq takes "
-            "one shape or a scalar operand). NaN is unequal to everything, itself included.",
-        )
-
-    with Op("greater", numpy_compare) as op:
-        op.display_path = "/Math/Comparison"
-        op.onnx = "Greater"
-        op.numpy = "greater"
-        op.nnef = "gt"
-        Elementwise(lambda x, y: x > y, broadcast="numpy")
-        Doc(
-            Language.ANY,
-            DocScope.ALL,
-            "Elementwise x > y, with NumPy broadcasting (NumPy's greater; base.gt takes "
-            "one shape or a scalar operand). NaN compares false.",
-        )
-
-    with Op("greater_equal", numpy_compare) as op:
-        op.display_path = "/Math/Comparison"
-        op.onnx = "GreaterOrEqual"
-        op.numpy = "greater_equal"
-        op.nnef = "ge"
-        Elementwise(lambda x, y: x >= y, broadcast="numpy")
-        Doc(
-            Language.ANY,
-            DocScope.ALL,
-            "Elementwise x >= y, with NumPy broadcasting (NumPy's greater_equal; base.gte takes "
-            "one shape or a scalar operand). NaN compares false.",
-        )
-
-    with Op("less", numpy_compare) as op:
-        op.display_path = "/Math/Comparison"
-        op.onnx = "Less"
-        op.numpy = "less"
-        op.nnef = "lt"
-        Elementwise(lambda x, y: x < y, broadcast="numpy")
-        Doc(
-            Language.ANY,
-            DocScope.ALL,
-            "Elementwise x < y, with NumPy broadcasting (NumPy's less; base.lt takes "
-            "one shape or a scalar operand). NaN compares false.",
-        )
-
-    with Op("less_equal", numpy_compare) as op:
-        op.display_path = "/Math/Comparison"
-        op.onnx = "LessOrEqual"
-        op.numpy = "less_equal"
-        op.nnef = "le"
-        Elementwise(lambda x, y: x <= y, broadcast="numpy")
-        Doc(
-            Language.ANY,
-            DocScope.ALL,
-            "Elementwise x <= y, with NumPy broadcasting (NumPy's less_equal; base.lte takes "
-            "one shape or a scalar operand). NaN compares false.",
-        )
-
-    with Op("logical_and") as op:
-        op.display_path = "/Math/Logic"
-        op.onnx = "And"
-        op.numpy = "logical_and"
-        op.nnef = "and"
-        x = Input(BOOLEAN, "x", description="First operand")
-        y = Input(BOOLEAN, "y", description="Second operand")
-        Output(BOOLEAN, "output", description="True where both are true, with the broadcast shape of x and y")
-        Constraint("x and y must have broadcastable shapes", broadcastable_shapes(x, y))
-        Elementwise(lambda x, y: fn.logical_and(x, y), broadcast="numpy")
-        Doc(
-            Language.ANY,
-            DocScope.ALL,
-            "Elementwise logical AND of two boolean tensors, with NumPy broadcasting.",
-        )
+    for name, onnx, nnef, word, combined in (
+        ("logical_and", "And", "and", "AND", lambda x, y: fn.logical_and(x, y)),
+        ("logical_or", "Or", "or", "OR", lambda x, y: fn.logical_or(x, y)),
+        ("logical_xor", "Xor", None, "XOR", lambda x, y: fn.logical_xor(x, y)),
+    ):
+        with Op(name, logic_pair) as op:
+            op.display_path = "/Math/Logic"
+            op.onnx = onnx
+            op.numpy = name
+            op.nnef = nnef
+            Elementwise(combined, broadcast="numpy")
+            Doc(
+                Language.ANY,
+                DocScope.ALL,
+                f"Elementwise logical {word} of two boolean tensors, with NumPy broadcasting.",
+            )
 
     with Op("sum", reduce) as op:
         op.nnef = "sum_reduce"
@@ -1389,20 +1336,60 @@ with Namespace("math"):
             "Elementwise inverse hyperbolic tangent; infinite at -1 and 1, NaN beyond.",
         )
 
+    with Op("clip") as op:
+        op.display_path = "/Math/Elementwise"
+        op.onnx = "Clip"
+        op.numpy = "clip"
+        op.nnef = "clamp"
+        op.unlike_nnef = (
+            "NNEF's clamp gives a where the bound a is above b; this op gives b, as NumPy's "
+            "clip does"
+        )
+        op.unlike_onnx = (
+            "ONNX's bounds are optional inputs (a missing one bounds nothing); this op "
+            "takes both"
+        )
+        x = Input(NUMERIC, "x", description="Input tensor")
+        lo = Input(NUMERIC, "a_min", description="Lower bound, broadcast against x")
+        hi = Input(NUMERIC, "a_max", description="Upper bound, broadcast against x")
+        Output(
+            NUMERIC,
+            "output",
+            description="x clipped, with the broadcast shape of x, a_min and a_max",
+        )
+        Constraint(
+            "x, a_min and a_max must have the same type",
+            same_type(x, lo) & same_type(x, hi),
+        )
+        Constraint(
+            "x, a_min and a_max must have broadcastable shapes",
+            broadcastable_shapes(x, lo, hi),
+        )
+        Elementwise(
+            lambda x, a_min, a_max: fn.minimum(fn.maximum(x, a_min), a_max),
+            broadcast="numpy",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Elementwise clipping as NumPy's clip and ONNX's Clip compute it: output =
+            min(max(x, a_min), a_max), with NumPy broadcasting, so where a_min is above
+            a_max the result is a_max; NaN stays NaN. Both bounds are given (where NumPy
+            takes None, an infinity or the dtype's limit bounds nothing).
+            math.clip_by_value (ND4J's) takes scalar bounds and refuses a minimum above
+            the maximum.
+            """,
+        )
+
     with Op("clip_by_value", float_transform) as op:
         op.integers_through_float = ("int8", "int16", "int32")
         op.display_path = "/Math/Elementwise"
-        op.onnx = "Clip"
         op.nnef = "clamp"
         op.unlike_nnef = (
             "NNEF's bounds a and b are tensors broadcast against x, and a bound a above b"
             " gives a; this op takes scalar bounds and refuses a minimum above the "
             "maximum"
-        )
-        op.unlike_onnx = (
-            "ONNX's bounds are optional (a missing one does not bound) and a minimum "
-            "above the maximum gives the maximum; this op needs both and refuses a "
-            "minimum above the maximum"
         )
         lo = Arg(
             FLOATING_POINT, "clip_value_min", description="Smallest value of the result"

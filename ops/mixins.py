@@ -39,6 +39,16 @@ with Mixin("numpy_compare") as numpy_compare:
     Constraint("x and y must have the same type", same_type(x, y))
     Constraint("x and y must have broadcastable shapes", broadcastable_shapes(x, y))
 
+with Mixin("logic_pair") as logic_pair:
+    x = Input(BOOLEAN, "x", description="First operand")
+    y = Input(BOOLEAN, "y", description="Second operand")
+    Output(
+        BOOLEAN,
+        "output",
+        description="The truth of each pair, with the broadcast shape of x and y",
+    )
+    Constraint("x and y must have broadcastable shapes", broadcastable_shapes(x, y))
+
 with Mixin("reduce") as reduce:
     x = Input(NUMERIC, "x", description="Input tensor")
     Arg(

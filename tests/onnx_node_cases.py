@@ -169,7 +169,7 @@ def clip(ins: list[Any], attrs: dict[str, Any]) -> Any:
     info = np.finfo(x.dtype) if x.dtype.kind == "f" else np.iinfo(x.dtype)
     low = ins[1] if len(ins) > 1 and ins[1] is not None and ins[1].size else -np.inf if x.dtype.kind == "f" else info.min
     high = ins[2] if len(ins) > 2 and ins[2] is not None and ins[2].size else np.inf if x.dtype.kind == "f" else info.max
-    return fn("math.clip_by_value")(x, np.asarray(low).item(), np.asarray(high).item())
+    return fn("math.clip")(x, np.asarray(low, x.dtype), np.asarray(high, x.dtype))
 
 
 def cumsum(ins: list[Any], attrs: dict[str, Any]) -> Any:
