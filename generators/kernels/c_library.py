@@ -110,6 +110,7 @@ def _ns_header(ns: Namespace, header: str, catalogue: Catalogue, codes: dict[str
     parts += ["#ifdef __cplusplus", "}", "#endif", "", "#endif", ""]
     return "\n".join(parts)
 
+
 def _ns_source(ns: Namespace, header: str, codes: dict[str, emit.OpCode]) -> str:
     includes: list[str] = []
     fragments: list[str] = []
@@ -130,12 +131,14 @@ def _ns_source(ns: Namespace, header: str, codes: dict[str, emit.OpCode]) -> str
     parts += [code.api for code in codes.values()]
     return "\n".join(parts)
 
+
 def _all_header(namespaces: Sequence[Namespace], header: str) -> str:
     lines = [f"/* {header} */", "/**\n * @file\n * @brief Every header of the library: include this one.\n */",
              "#ifndef OPFORGE_ALL_H", "#define OPFORGE_ALL_H",
              '#include "opforge/version.h"', '#include "opforge/opforge.h"']
     lines += [f'#include "opforge/{ns.key}.h"' for ns in namespaces]
     return "\n".join(lines + ["#endif", ""])
+
 
 def _version_header(version: str, header: str) -> str:
     major, minor, patch = version.split(".")
