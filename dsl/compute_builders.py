@@ -243,7 +243,7 @@ def TensorDot(*, x: str = "x", y: str = "y", dimensions_x: str = "dimensions_x",
 @guarded
 def Merge(combine: str, *, inputs: str = "inputs") -> None:
     """Element by element over the equal-shape tensors of the list input
-    ``inputs``: "add", "avg", "max" or "max_index" (``compute.Merge``)."""
+    ``inputs``: "add", "avg", "max", "min" or "max_index" (``compute.Merge``)."""
     _set_compute("Merge", compute.Merge(inputs, combine))
 
 

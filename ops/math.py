@@ -198,7 +198,7 @@ with Namespace("math"):
         op.numpy = "isinf"
         op.unlike_onnx = (
             "ONNX can detect one sign only (detect_negative, detect_positive); this op "
-            "detects both"
+            "detects both (math.isposinf and math.isneginf detect one)"
         )
         Output(BOOLEAN, "output", description="True where x is an infinity")
         Elementwise(lambda x: fn.isinf(x))
@@ -207,6 +207,22 @@ with Namespace("math"):
             DocScope.ALL,
             "Elementwise test for positive or negative infinity.",
         )
+
+    # NumPy's one-signed tests (ONNX's IsInf with detect_negative or detect_positive off).
+    for name, what, signed in (
+        ("isposinf", "positive", lambda x: fn.logical_and(fn.isinf(x), x > 0.0)),
+        ("isneginf", "negative", lambda x: fn.logical_and(fn.isinf(x), x < 0.0)),
+    ):
+        with Op(name, float_transform) as op:
+            op.display_path = "/Math/Comparison"
+            op.numpy = name
+            Output(BOOLEAN, "output", description=f"True where x is {what} infinity")
+            Elementwise(signed)
+            Doc(
+                Language.ANY,
+                DocScope.ALL,
+                f"Elementwise test for {what} infinity (NumPy's {name}); NaN is not one.",
+            )
 
     with Op("is_finite", float_transform) as op:
         op.display_path = "/Math/Comparison"
@@ -1013,6 +1029,12 @@ with Namespace("math"):
             "The element-wise maximum of the tensors; NaN wins (propagates).",
         ),
         (
+            "min",
+            NUMERIC,
+            NUMERIC,
+            "The element-wise minimum of the tensors; NaN wins (propagates).",
+        ),
+        (
             "max_index",
             NUMERIC,
             LONG,
@@ -1025,7 +1047,7 @@ with Namespace("math"):
     ):
         with Op(f"merge_{combine}") as op:
             op.display_path = "/Math/Merge"
-            op.onnx = {"add": "Sum", "avg": "Mean", "max": "Max"}.get(combine)
+            op.onnx = {"add": "Sum", "avg": "Mean", "max": "Max", "min": "Min"}.get(combine)
             Input(
                 kind,
                 "inputs",
@@ -1042,7 +1064,7 @@ with Namespace("math"):
             Doc(
                 Language.ANY,
                 DocScope.ALL,
-                "The tensors must all have one shape: unlike ONNX Sum, Mean and Max, a merge does not broadcast.",
+                "The tensors must all have one shape: unlike ONNX Sum, Mean, Max and Min, a merge does not broadcast.",
             )
 
     with Op("meshgrid") as op:
@@ -1234,7 +1256,8 @@ with Namespace("math"):
         op.numpy = "minimum"
         op.nnef = "min"
         op.unlike_onnx = (
-            "ONNX's Min takes any number of inputs; this op takes two"
+            "ONNX's Min takes any number of inputs (as math.merge_min does); this op "
+            "takes two"
         )
         Elementwise(lambda x, y: fn.minimum(x, y))
         Doc(

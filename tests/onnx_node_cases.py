@@ -74,13 +74,12 @@ def arg_reduction(op: str) -> Callable[..., Any]:
     return call
 
 
-def variadic(pairwise: str, merged: str | None) -> Callable[..., Any]:
+def variadic(pairwise: str, merged: str) -> Callable[..., Any]:
+    """Two inputs (which broadcast) to the pairwise op, any other number to the merge."""
     def call(ins: list[Any], attrs: dict[str, Any]) -> Any:
         only(attrs)
         if len(ins) == 2:
             return fn(pairwise)(*ins)
-        if merged is None:
-            raise Lacks(f"{len(ins)} inputs (the op takes two)")
         return fn(merged)(list(ins))
     return call
 
@@ -197,8 +196,11 @@ def transpose(ins: list[Any], attrs: dict[str, Any]) -> Any:
 
 
 def is_inf(ins: list[Any], attrs: dict[str, Any]) -> Any:
-    only(attrs, detect_negative=1, detect_positive=1)
-    return fn("math.is_infinite")(ins[0])
+    negative, positive = attrs.pop("detect_negative", 1), attrs.pop("detect_positive", 1)
+    only(attrs)
+    if not (negative or positive):
+        raise Lacks("detect_negative=0 with detect_positive=0")
+    return fn("math.is_infinite" if negative and positive else "math.isposinf" if positive else "math.isneginf")(ins[0])
 
 
 def softmax(op: str) -> Callable[..., Any]:
@@ -366,7 +368,7 @@ def global_pool(kind: str) -> Callable[..., Any]:
 
 ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "ArgMax": arg_reduction("math.argmax"), "ArgMin": arg_reduction("math.argmin"),
-    "Max": variadic("math.maximum", "math.merge_max"), "Min": variadic("math.minimum", None),
+    "Max": variadic("math.maximum", "math.merge_max"), "Min": variadic("math.minimum", "math.merge_min"),
     "Sum": merged("math.merge_add"), "Mean": merged("math.merge_avg"),
     "ReduceSum": reduction("math.sum"), "ReduceMean": reduction("math.mean"), "ReduceMax": reduction("math.max"),
     "ReduceMin": reduction("math.min"), "ReduceProd": reduction("math.prod"), "ReduceL1": reduction("math.norm1"),

@@ -68,7 +68,7 @@ class Join:
 class Merge:
     """Element by element over the equal-shape tensors of the list input
     ``inputs``, in list order: ``add`` (wrapping for integers), ``avg`` (summed
-    in double), ``max`` (NaN propagates) or ``max_index`` (the position in the
+    in double), ``max`` and ``min`` (NaN propagates) or ``max_index`` (the position in the
     list of the first largest; the first NaN counts as largest)."""
 
     inputs: str
@@ -96,7 +96,7 @@ class Merge:
     def value_refusals(self, op: Any) -> tuple[str, ...]:
         return ()
 
-MERGE_COMBINES = ("add", "avg", "max", "max_index")
+MERGE_COMBINES = ("add", "avg", "max", "min", "max_index")
 
 
 @attrs.frozen

@@ -142,7 +142,7 @@ _QUERIES = {"shape": r"{out}_{{i}} = n_{{i}}", "size": r"{out} = \prod_{{i}} n_{
 #: How a merge combines the tensors of its list, element by element (``max_index``: the first of
 #: the largest, as argmax).
 _MERGES = {"add": r"\sum_{{k}} {t}", "avg": r"\frac{{1}}{{n}} \sum_{{k}} {t}", "max": r"\max_{{k}} {t}",
-           "max_index": r"\min \operatorname*{{arg\,max}}_{{k}} {t}"}
+           "min": r"\min_{{k}} {t}", "max_index": r"\min \operatorname*{{arg\,max}}_{{k}} {t}"}
 #: Each element's index along the axis, amid the others (``\ldots``).
 _ALONG = r"\text{{$j$ runs along {axis}, \ldots{{}} over the other axes}}"
 

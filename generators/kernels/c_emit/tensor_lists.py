@@ -165,8 +165,9 @@ static inline void {name}_merged({', '.join(d for d, _ in params)})
         elif c.combine == "avg":
             # the sum starts at 0: every tensor, the first included, is added
             init, step, result = "double acc = 0;", f"acc += (double){value};", "acc / (double)count"
-        elif c.combine == "max":
-            better = "(isnan(v) || v > acc)" if floating else "(v > acc)"
+        elif c.combine in ("max", "min"):
+            beyond = ">" if c.combine == "max" else "<"
+            better = f"(isnan(v) || v {beyond} acc)" if floating else f"(v {beyond} acc)"
             init = f"{ct} acc = {first_value};"
             step, result = f"const {ct} v = {value};\nif ({better}) {{\nacc = v;\n}}", "acc"
         else:  # max_index: the first largest; the first NaN counts as largest
