@@ -25,7 +25,7 @@ class CGenerator:
 
     def generate(self, context: GenerationContext) -> Sequence[GeneratedFile]:
         require_compute(context.namespaces, self.name)
-        files = c_library.project(context, self.name)
+        files = c_library.project(context)  # (its files name this target, c_library.TARGET)
         doxyfile = _TEMPLATES.get_template("Doxyfile.j2").render(header=c_comment(context.header(self.name)),
                                                                  version=context.catalogue.version)
         return [*files, GeneratedFile("Doxyfile", doxyfile)]

@@ -32,15 +32,15 @@ CMAKE_FILES = {"CMakeLists.txt": "CMakeLists.txt.j2",
                "cmake/opforge.pc.in": "opforge.pc.in.j2"}
 
 
-def project(context: GenerationContext, target: str = TARGET) -> list[GeneratedFile]:
+def project(context: GenerationContext) -> list[GeneratedFile]:
     """The library's CMake project for the selected namespaces, every file's header naming
-    ``target`` as the generator: formatted sources and headers, then the CMake files."""
+    the ``c`` target as the generator: formatted sources and headers, then the CMake files."""
     sources: dict[str, str] = {}
-    header_all = c_comment(context.header(target))
+    header_all = c_comment(context.header(TARGET))
     sources.update(c_runtime.library_files(header_all))
     sources[f"src/{c_conversions.SOURCE}"] = c_conversions.source(header_all)
     for ns in context.namespaces:
-        header = c_comment(context.header(target, [ns]))
+        header = c_comment(context.header(TARGET, [ns]))
         codes = {o.name: emit.emit(o) for o in code_ops(ns)}
         sources[f"include/opforge/{ns.key}.h"] = _ns_header(ns, header, context.catalogue, codes)
         sources[f"src/{ns.key}.c"] = _ns_source(ns, header, codes)

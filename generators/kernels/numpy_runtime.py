@@ -354,7 +354,7 @@ def merge(combine, xs, dtype):
         for x in xs[1:]:
             if combine == "add":
                 acc = (acc + x).astype(dtype)
-            elif x.dtype.kind == "f":  # max, min: NaN wins, as in C's (isnan(v) || v > acc)
+            elif x.dtype.kind == "f":  # NaN wins, as in C's (isnan(v) || v > acc), < for min
                 acc = np.where(np.isnan(x) | ((x > acc) if combine == "max" else (x < acc)), x, acc)
             else:
                 acc = np.maximum(acc, x) if combine == "max" else np.minimum(acc, x)
