@@ -54,6 +54,16 @@ def test_the_tool_and_the_package_are_distinct_distributions(generated: Generate
     assert scope["__version__"] == package["version"]
 
 
+def test_the_package_builds_with_the_versions_the_tool_pins() -> None:
+    """The generated package's build requirements are the versions requirements.lock pins, the
+    ones the tests build it with (a second copy in the generator, which ships without the lock)."""
+    from generators.python.generator import BUILD_REQUIRES
+
+    pinned = dict(line.split("==") for line in (ROOT / "requirements.lock").read_text().splitlines()
+                  if "==" in line and not line.startswith("#"))
+    assert BUILD_REQUIRES == {"scikit_build_core": pinned["scikit-build-core"], "cffi": pinned["cffi"]}
+
+
 def _compile_flags(project: Path, build: Path, *defines: str) -> dict[str, str]:
     """The package's CMake project configured (not built) as its build backend configures it:
     each compiled source's name and its compile command."""
