@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import attrs
 
-from dsl import builders, compose, recovery, validate
+from dsl import backward, builders, compose, recovery, validate
 from dsl.model import Catalogue, Location, Problem
 
 #: The package name an ops folder is imported as.
@@ -223,5 +223,7 @@ def load(ops_dir: Path | str) -> LoadResult:
     problems.extend(validate.catalogue_problems(catalogue))
     catalogue, composition_problems = compose.resolve(catalogue)
     problems.extend(composition_problems)
+    catalogue, backward_problems = backward.derive(catalogue, frozenset(p.context for p in problems))
+    problems.extend(backward_problems)
     unique = sorted(set(problems), key=Problem.sort_key)
     return LoadResult(catalogue, tuple(unique), ops_dir)

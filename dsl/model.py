@@ -207,6 +207,11 @@ class Op:
     compute_location: Location | None = None
     #: The steps of a composed op (its ``compute`` is then their fusion).
     composition: Any = None
+    #: Derivatives (``dsl.backward``): a derived backward op names the op it is the gradient of;
+    #: a forward op names its backward op, or says why it has none.
+    gradient_of: str | None = None
+    backward: str | None = None
+    not_differentiable: str | None = None
 
     @property
     def qualified_name(self) -> str:

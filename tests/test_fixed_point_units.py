@@ -168,7 +168,8 @@ def test_a_q_unit_computes_in_c_what_its_python_computes(op: object, t: F.FixedP
         else:
             assert declared.type_.name == t.system, what
             expected_shift = {"math.mul": sum(shifts.values()), "math.square": 2 * shifts.get("x", 0),
-                              "math.neg": shifts.get("x"), "math.abs": shifts.get("x")}.get(qualified,
+                              "math.neg": shifts.get("x"), "math.abs": shifts.get("x"),
+                              "math.neg_bp": shifts.get("grad")}.get(qualified,
                                                                                              max(shifts.values()))
             assert declared.shift_ == expected_shift, what
         picked = checker.chosen_calls(unit, inputs, {})

@@ -612,7 +612,8 @@ def test_any_folder_name_loads(project: Path, cli, folder: str) -> None:
     ops = write_ops(project, files, package=folder)
     result = loader.load(ops)
     assert result.ok, [str(p) for p in result.problems]
-    assert [o.name for o in result.catalogue.namespace("math").ops] == ["neg"]
+    # (and the backward op the loader derives from it: ADR 0065)
+    assert [o.name for o in result.catalogue.namespace("math").ops] == ["neg", "neg_bp"]
     run = cli("generate", "all", "-projects", "c", "-opsdir", str(ops))
     assert run.exit_code == 0, run.output
     # a problem inside it names its own file and line

@@ -48,6 +48,8 @@ def rule(op, shapes: list[tuple[int, ...]], constraints: bool = True) -> tuple[i
     kwargs |= {py_names.py_name(a.name): 1.0 for a in op.args if not a.has_default or a.default is None}
     if constraints and not reference_run.constraints_hold(op, kwargs):
         return None
+    if op.compute.broadcast == "equal":  # (a backward op's gradient: its input's shape)
+        return None if any(s != shapes[0] for s in shapes) else shapes[0]
     if op.compute.broadcast == "strict":
         wide = [s for s in shapes if s != ()]
         return None if any(s != wide[0] for s in wide) else (wide[0] if wide else ())
@@ -61,9 +63,9 @@ def shapes_for(op, pair) -> list[tuple[int, ...]]:
     return [*pair, *([()] * (len(tensors_of(op)) - 2))]
 
 
-def test_the_catalogue_has_both_rules() -> None:
+def test_the_catalogue_has_every_rule() -> None:
     kinds = {op.compute.broadcast for op in OPS}
-    assert kinds == {"numpy", "strict"} and len(OPS) >= 30
+    assert kinds == {"numpy", "strict", "equal"} and len(OPS) >= 30
     declared = {op.qualified_name for op in OPS if op.compute.broadcast == "numpy"
                 and C.SCall is type(op.compute.expr) and op.compute.expr.fn in C.STRICT_BROADCAST}
     assert "bitwise.and" in declared  # it says it broadcasts, as ND4J's bitwise ops do
@@ -139,6 +141,7 @@ def test_docs_say_each_ops_rule(out: GeneratedProjects) -> None:
     for op in OPS:
         page = (out / "docs" / "docs" / f"{op.namespace.lower()}.md").read_text()
         section = page.split(f'<a id="op-{op.name}"></a>')[1].split('<a id="op-')[0]
-        said = "NumPy broadcasting" if op.compute.broadcast == "numpy" else "equal shapes or one scalar operand"
+        said = {"numpy": "NumPy broadcasting", "strict": "equal shapes or one scalar operand",
+                "equal": "equal shapes"}[op.compute.broadcast]
         kind = "composed" if op.composition is not None else "elementwise"
         assert f"{kind}, {said}:" in section, op.qualified_name

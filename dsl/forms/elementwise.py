@@ -15,12 +15,17 @@ from dsl.types import DataType
 
 from dsl.scalar import SExpr
 
+#: How an elementwise op's operands may differ in shape (see :class:`Elementwise`).
+BROADCASTS = ("numpy", "strict", "equal")
+
+
 @attrs.frozen
 class Elementwise:
     """``output = f(inputs..., scalar args...)`` elementwise.
 
-    ``broadcast`` is "numpy" (arithmetic) or "strict" (equal shapes or one
-    scalar operand: TML's rule for logical, relational and bitwise ops).
+    ``broadcast`` is "numpy" (arithmetic), "strict" (equal shapes or one
+    scalar operand: TML's rule for logical, relational and bitwise ops) or
+    "equal" (equal shapes, the first operand's: a backward op's gradient and input).
     ``optional`` names the function's parameters that default to None (an
     optional arg); ``cases`` holds one expression per subset of them that is
     given, all given first.
@@ -56,8 +61,8 @@ class Elementwise:
                 check.need_input(p)
             elif check.scalar_arg(p) is None:
                 check.add(f"elementwise function parameter '{p}' is neither an input nor a single-valued arg")
-        if self.broadcast not in ("numpy", "strict"):
-            check.add(f"broadcast must be 'numpy' or 'strict', got {self.broadcast!r}")
+        if self.broadcast not in BROADCASTS:
+            check.add(f"broadcast must be one of {', '.join(map(repr, BROADCASTS))}, got {self.broadcast!r}")
         for name in self.optional:
             arg = check.args.get(name)
             if arg is None or arg.default is not None:
@@ -88,8 +93,8 @@ class Elementwise:
 
     def output_shapes(self, op: Any) -> tuple[Any, ...]:
         shapes = tuple(Sh.tensor(n) for n in self.tensors(op))
-        if len(shapes) == 1:  # one operand broadcasts to its own shape: say so, for every target
-            return shapes
+        if len(shapes) == 1 or self.broadcast == "equal":  # (one operand, or all of the first's shape)
+            return shapes[:1]
         return (Sh.Broadcast(shapes, self.broadcast == "strict"),)
 
     def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
@@ -97,6 +102,9 @@ class Elementwise:
         if len(names) < 2:
             return ()
         shapes = tuple(Sh.tensor(n) for n in names)
+        if self.broadcast == "equal":
+            return tuple(Sh.Refusal(f"{names[0]}, {n}: shapes must be equal", Sh.ShapesEqual(shapes[0], s))
+                         for n, s in zip(names[1:], shapes[1:]))
         if self.broadcast == "strict":  # TML: logical, relational and bitwise ops
             return (Sh.Refusal(f"{', '.join(names)}: shapes must be equal, or one operand a scalar",
                                Sh.Fits(shapes, True)),)

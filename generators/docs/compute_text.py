@@ -37,7 +37,8 @@ def _out(op: Op) -> str:
 
 
 def _broadcast_rule(c: Any) -> str:
-    return "NumPy broadcasting" if c.broadcast == "numpy" else "equal shapes or one scalar operand"
+    return {"numpy": "NumPy broadcasting", "strict": "equal shapes or one scalar operand",
+            "equal": "equal shapes"}[c.broadcast]
 
 
 def _roles(params: tuple[tuple[str, str], ...]) -> str:

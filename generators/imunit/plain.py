@@ -517,7 +517,9 @@ def conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
 
 def _geometry_conditions(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     geometry, names = GEOMETRIES[kernel.geometry], _names(op, kernel)
-    same = [f"{i.name}.shape == {names['x']}.shape" for i in op.inputs if i.name != names["x"]]
+    # (an elementwise op whose shapes must be equal has its contract say so: no Conditional repeats it)
+    equal = isinstance(op.compute, C.Elementwise) and op.compute.broadcast == "equal"
+    same = [] if equal else [f"{i.name}.shape == {names['x']}.shape" for i in op.inputs if i.name != names["x"]]
     fewer = [f"output_shape.count <= {kernel.rank}"] if kernel.rank < abi.MAX_RANK else []  # (loops)
     return (same if geometry.same_shapes else []) + [c.format(**names) for c in geometry.conditions] + fewer
 

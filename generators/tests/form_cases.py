@@ -84,6 +84,10 @@ def _elementwise(c: C.Elementwise, op: Op, v: D.Variant, tol: dict[str, float]) 
     if c.broadcast == "numpy" and len(names) == 2:
         shapes = [((), ()), ((7,), (7,)), ((3, 4), (3, 4)), ((2, 3, 4), (1, 3, 1)), ((3, 1), (1, 4)),
                   ((5,), ()), MAX_RANK_SHAPES, ((0, 3), (1, 3)), ((2,), (3,))]
+    elif c.broadcast == "equal":  # (then shapes that are not)
+        shapes = [((),) * len(names), ((7,),) * len(names), ((3, 4),) * len(names), ((0, 3),) * len(names),
+                  (MAX_RANK_SHAPES[0],) * len(names), ((3, 4), *[(4,)] * (len(names) - 1)),
+                  ((), *[(2,)] * (len(names) - 1))]
     elif len(names) == 2:
         shapes = [((), ()), ((7,), (7,)), ((3, 4), (3, 4)), ((3, 4), ()), ((), (2, 5)), ((0, 3), (0, 3)),
                   (MAX_RANK_SHAPES[0], MAX_RANK_SHAPES[0]), ((3, 1), (3,)), ((2,), (3,))]

@@ -138,6 +138,8 @@ class ElementwiseEmitter(Emitter):
         names = [*case.inputs, *case.used, self.op.outputs[0].name, "n"]
         kernels = [PlainKernel(fragment(f"{case.name}_n", self.contiguous(case, f"{case.name}_n", "int")),
                                case.v, tuple(zip([*case.params, "int n"], names)))]
+        if self.op.compute.broadcast == "equal":  # (no operand is ever broadcast)
+            return kernels
         if len(case.inputs) == 2:  # (a unit tries them in this order)
             kernels += [self.scalar(case, geometry) for geometry in ("second_scalar", "first_scalar")]
             kernels += [self.stretched(case, geometry) for geometry in ("second_stretched", "first_stretched")]
