@@ -1283,3 +1283,105 @@ def test_the_getting_started_python_call_prints_what_its_page_says(installed: Pa
     (tmp_path / "refused.py").write_text(f"import numpy as np\nimport opforge\n{code}\n")
     run = subprocess.run([str(installed), "refused.py"], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode != 0 and run.stderr.strip().splitlines()[-1] == said, run.stderr
+
+
+def test_backward_ops_agree_with_jax_vjp_and_central_differences(installed: Path, out: GeneratedProjects,
+                                                                 tmp_path: Path) -> None:
+    """Issue 24: every derived backward op, on both backends and in float32 and float64, gives
+    ``jax.vjp`` of its forward op's computation (written in jax.numpy from the same traced
+    expression) within the op's tolerance, and in float64 the central differences of the forward
+    op: seeded values over [-3, 3], where some ops are NaN on both sides."""
+    import itertools
+    import zlib
+
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from backward_cases import ARG_VALUES, jax_evaluate
+    from dsl import scalar
+    from generators.kernels import py_names
+    from generators.tests.cases import _tol
+    from generators.tests.inputs import worst_error
+
+    jax.config.update("jax_enable_x64", True)
+    catalogue = load(ROOT / "ops").catalogue
+    cases: dict[str, dict] = {}
+    inputs: dict[str, np.ndarray] = {}
+    want: dict[str, np.ndarray] = {}
+    for ns in catalogue.namespaces:
+        for op in (o for o in ns.concrete_ops if o.gradient_of):
+            fwd_ns, fwd_name = op.gradient_of.split(".")
+            forward = catalogue.namespace(fwd_ns).op(fwd_name)
+            c = forward.compute
+            (x_name,) = c.tensors(forward)
+            choices = [ARG_VALUES.get(a.name, [a.default]) for a in forward.args]
+            for k, values in enumerate(itertools.product(*choices)):
+                args = {a.name: v for a, v in zip(forward.args, values) if v is not None}
+                expr = scalar.resolve_enums(c.case(tuple(n for n in c.optional if n in args)), forward.enums)
+                for dtype in ("float32", "float64"):
+                    key = f"{op.qualified_name}/{dtype}/{k}"
+                    rng = np.random.default_rng(zlib.crc32(key.encode()))
+                    x = rng.uniform(-3.0, 3.0, (4, 6)).astype(dtype)
+                    grad = rng.uniform(-2.0, 2.0, (4, 6)).astype(dtype)
+                    env = {n: (forward.enums[n].index(v) if n in forward.enums else jnp.asarray(v, dtype=dtype))
+                           for n, v in args.items()}
+                    _, vjp = jax.vjp(lambda value: jax_evaluate(expr, {**env, x_name: value}, dtype), jnp.asarray(x))
+                    want[key] = np.asarray(vjp(jnp.asarray(grad))[0])
+                    inputs[f"{key}/x"], inputs[f"{key}/grad"] = x, grad
+                    cases[key] = {"module": py_names.module_name(ns.key), "function": py_names.function_name(op.name),
+                                  "args": {py_names.py_name(n): v for n, v in args.items()}}
+                    if dtype == "float64":
+                        cases[key]["forward"] = py_names.function_name(forward.name)
+                        inputs[f"{key}/step"] = 1e-6 * np.maximum(1.0, np.abs(x))
+    np.savez(tmp_path / "inputs.npz", **inputs)
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    run = subprocess.run([str(installed), str(ROOT / "tests" / "backward_cases.py"), str(tmp_path / "cases.json"),
+                          str(tmp_path / "inputs.npz"), str(tmp_path / "results.npz")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = np.load(tmp_path / "results.npz")
+    wrong = []
+    for key, case in cases.items():
+        qualified, dtype, _ = key.split("/")
+        ns_name, name = qualified.split(".")
+        op = catalogue.namespace(ns_name).op(name)
+        # (JAX's rules compute the same derivative by other formulas, each rounding in its own way: twice
+        # the budget of one composed formula, 4 eps of the largest gradient, where the op's own is tighter)
+        own, eps = _tol(op, op.compute, dtype), float(np.finfo(dtype).eps)
+        tol = {"ulps": max(own["ulps"], 8), "abs": max(own["abs"], 8 * eps)}
+        scale = float(np.max(np.abs(want[key][np.isfinite(want[key])]), initial=1.0))
+        for backend in ("c", "python"):
+            got = results[f"{key}/{backend}"]
+            worst, ok = worst_error(got, want[key].astype(dtype), tol, scale)
+            if not ok or got.dtype != np.dtype(dtype):
+                wrong.append(f"{key} {backend}: {worst:g} ulps from jax.vjp")
+        if "forward" in case:  # central differences of the forward op, where it is finite
+            above, below = results[f"{key}/above"], results[f"{key}/below"]
+            step = inputs[f"{key}/step"]
+            differences = (above - below) / (2 * step) * inputs[f"{key}/grad"]
+            got = results[f"{key}/c"]
+            where = np.isfinite(above) & np.isfinite(below) & np.isfinite(got)
+            if not np.allclose(got[where], differences[where], rtol=1e-5, atol=1e-6):
+                wrong.append(f"{key}: {np.max(np.abs(got[where] - differences[where]))} from central differences")
+    assert len(cases) >= 100 and not wrong, "\n".join(wrong)
+
+
+def test_the_training_page_runs_on_the_c_kernels_as_it_says(installed: Path, out: GeneratedProjects,
+                                                             tmp_path: Path) -> None:
+    """Issue 24's worked example: the script the page shows, run by the installed package (its C
+    kernels), prints the losses the page lists (computed at generation by the NumPy reference),
+    and they fall at every step; the page shows the plot made of them."""
+    page = (out / "docs" / "docs" / "getting-started" / "training.md").read_text()
+    script = page.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "training.py").write_text(script)
+    run = subprocess.run([str(installed), "training.py"], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    printed = [float(line.rsplit(" ", 1)[1]) for line in run.stdout.splitlines()]
+    listed = {int(step): float(loss) for step, loss in re.findall(r"^\| (\d+) \| ([\d.]+) \|$", page, re.M)}
+    assert len(printed) == 60 and len(listed) >= 6
+    assert all(abs(printed[step] - loss) <= 2e-6 for step, loss in listed.items()), (printed, listed)
+    assert all(b < a for a, b in zip(printed, printed[1:])) and printed[-1] < 0.5 * printed[0], printed
+    assert "![The loss at each step, falling](training-loss.png)" in page
+    plot = (out / "docs" / "docs" / "getting-started" / "training-loss.png").read_bytes()
+    assert plot.startswith(b"\x89PNG\r\n\x1a\n") and len(plot) > 5000
+    assert "  - Training with backward ops: getting-started/training.md" in (out / "docs" / "mkdocs.yml").read_text()
