@@ -34,6 +34,8 @@ _FORM_REASONS: dict[type, str] = {
     C.ShapeQuery: "it reads only shapes",
     C.FindAll: "it gives indices",
     C.Generation: "its values come from its args, not from a tensor",
+    # (the rule: a fragment is differentiable where it declares its derivative; none can yet)
+    C.FragmentKernel: "a hand-written fragment, which declares no derivative",
 }
 
 _REAL = (DataType.FLOATING_POINT, DataType.NUMERIC, DataType.NDARRAY)

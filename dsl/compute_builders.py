@@ -31,7 +31,8 @@ def Elementwise(function: Any, *, broadcast: str | None = None) -> None:
     ``function``'s parameters are named after inputs and scalar args. Shapes
     broadcast NumPy-style for arithmetic; ops whose result is a comparison,
     logic or bitwise operation take equal shapes or one scalar operand unless
-    ``broadcast="numpy"``.
+    ``broadcast="numpy"``; ``broadcast="equal"`` takes equal shapes only (a
+    derived backward op's input and gradient, ADR 0065).
     """
     params, optional, cases = compute.trace_cases(function)
     node = cases[0][1]
