@@ -135,6 +135,13 @@ def _fold(fn_: str, a: float, b: float) -> float | None:
     return None
 
 
+def _term(node: SExpr) -> tuple[float, SExpr]:
+    """``node`` as (constant factor, rest): ``3 * x`` is (3, x), ``x`` is (1, x)."""
+    if isinstance(node, SCall) and node.fn == "mul" and _number(node.args[0]) is not None:
+        return _number(node.args[0]), node.args[1]  # type: ignore[return-value]
+    return 1.0, node
+
+
 def simplify(node: SExpr) -> SExpr:
     """``node`` with constants folded and the identities of 0 and 1 applied, innermost first.
 
@@ -163,13 +170,17 @@ def simplify(node: SExpr) -> SExpr:
             return args[0]
         if isinstance(args[1], SCall) and args[1].fn == "neg":
             return SCall("sub", (args[0], args[1].args[0]))
+        # like terms: a + a is 2 * a, 2 * a + a is 3 * a (one rounding where there were three)
+        (c0, t0), (c1, t1) = _term(args[0]), _term(args[1])
+        if t0 == t1:
+            return simplify(SCall("mul", (SConst(c0 + c1), t0)))
     if f == "sub":
         if nums[1] == 0.0:
             return args[0]
         if nums[0] == 0.0:
             return simplify(SCall("neg", (args[1],)))
         if isinstance(args[1], SCall) and args[1].fn == "neg":
-            return SCall("add", (args[0], args[1].args[0]))
+            return simplify(SCall("add", (args[0], args[1].args[0])))
     if f == "mul":
         for k, other in ((0, args[1]), (1, args[0])):
             if nums[k] == 0.0:
@@ -186,6 +197,9 @@ def simplify(node: SExpr) -> SExpr:
             return simplify(SCall("mul", (SConst(nums[0] * _number(args[1].args[0])), args[1].args[1])))  # type: ignore
         if nums[0] is not None and isinstance(args[1], SCall) and args[1].fn == "neg":
             return simplify(SCall("mul", (SConst(-nums[0]), args[1].args[0])))
+        if nums[0] is None and isinstance(args[1], SCall) and args[1].fn == "mul" \
+                and _number(args[1].args[0]) is not None:  # a * (c * b) is c * (a * b)
+            return simplify(SCall("mul", (args[1].args[0], SCall("mul", (args[0], args[1].args[1])))))
         for k in (0, 1):  # (-a) * b is -(a * b)
             if isinstance(args[k], SCall) and args[k].fn == "neg":  # type: ignore[union-attr]
                 rest = (args[k].args[0], args[1 - k]) if k == 0 else (args[0], args[1].args[0])  # type: ignore

@@ -75,7 +75,11 @@ def test_simplification_folds_constants_and_identities() -> None:
     assert autodiff.simplify(SCall("mul", (SConst(2.0), SCall("mul", (SConst(3.0), x))))) == \
         SCall("mul", (SConst(6.0), x))
     assert autodiff.simplify(SCall("neg", (SCall("neg", (x,)),))) == x
-    assert autodiff.simplify(SCall("sub", (x, SCall("neg", (x,))))) == SCall("add", (x, x))
+    assert autodiff.simplify(SCall("sub", (x, SCall("neg", (x,))))) == SCall("mul", (SConst(2.0), x))
+    # like terms, and a constant factor in front: x * (2 * x) + x * x is 3 * (x * x)
+    square = SCall("mul", (x, x))
+    assert autodiff.simplify(SCall("add", (SCall("mul", (x, SCall("mul", (SConst(2.0), x)))), square))) == \
+        SCall("mul", (SConst(3.0), square))
 
 
 def test_the_loader_declares_a_backward_op_beside_each_differentiable_op() -> None:
