@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from backward_cases import jax_evaluate, jax_function
+from backward_cases import ARG_VALUES, jax_evaluate, jax_function
 from conftest import ROOT, write_ops
 from dsl import autodiff
 from dsl.loader import load
@@ -164,3 +164,58 @@ def test_hand_written_derivatives_equal_the_derived_backward_ops(derivative: str
     if gradient is None:
         got = got * grad
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12, atol=1e-12)
+
+
+#: NNEF's standard operations a backward op's body uses, computed by NumPy as NNEF 1.0.5 defines them.
+_NNEF_NUMPY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "pow": np.power,
+               "neg": np.negative, "abs": np.abs, "sign": np.sign, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
+               "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+               "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
+               "atanh": np.arctanh, "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)), "min": np.minimum,
+               "max": np.maximum, "floor": np.floor, "ceil": np.ceil, "lt": np.less, "gt": np.greater,
+               "le": np.less_equal, "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal,
+               "and": np.logical_and, "or": np.logical_or, "not": np.logical_not, "select": np.where,
+               "copy": np.copy}
+
+
+def test_backward_nnef_fragments_lower_to_standard_operations_that_compute_the_op(generated) -> None:
+    """A backward op's NNEF fragment is a compound of NNEF's standard operations (ADR 0065): the
+    official parser lowers a graph calling it into those operations alone, and they, computed by
+    NumPy, give the backward op's values on seeded inputs (to the float32 of NNEF's literals)."""
+    import nnef
+
+    from dsl.counterparts import NNEF_OPERATIONS
+    from generators.nnef.generator import fragment_name, nnef_name
+
+    lowered = 0
+    for ns in CATALOGUE.namespaces:
+        document = (generated / "nnef" / f"{ns.key}.nnef").read_text()
+        for op in (o for o in ns.concrete_ops if o.gradient_of):
+            name = fragment_name(op.namespace, op.name)
+            declared = document.split(f"fragment {name}(", 1)[1].split("\nfragment ", 1)[0]
+            if "\n{\n" not in declared:
+                continue  # (no body: a function without a standard operation, an enum, several cases)
+            args = {a.name: ARG_VALUES.get(a.name, [a.default])[0] for a in op.args}
+            attributes = "".join(f", {nnef_name(n)} = {v!r}" for n, v in args.items())
+            graph = ("graph G( x, g ) -> ( y )\n{\n    x = external<scalar>(shape = [64]);\n"
+                     f"    g = external<scalar>(shape = [64]);\n    y = {name}(x, g{attributes});\n}}\n")
+            parsed = nnef.parse_string(document + "\n" + graph, lowered=[name])
+            rng = np.random.default_rng(len(op.name))
+            values = {"x": rng.uniform(-3.0, 3.0, 64), "g": rng.uniform(-2.0, 2.0, 64)}
+            for operation in parsed.operations:
+                if operation.name == "external":
+                    continue
+                assert operation.name in NNEF_OPERATIONS, (op.qualified_name, operation.name)
+                operands = [values[v] if isinstance(v, str) else v for v in operation.inputs.values()]
+                (out,) = operation.outputs.values()
+                with np.errstate(all="ignore"):
+                    values[out] = _NNEF_NUMPY[operation.name](*operands)
+            env = {"x": jnp.asarray(values["x"]), "grad": jnp.asarray(values["g"]),
+                   **{n: jnp.float64(v) for n, v in args.items()}}
+            want = np.asarray(jax_evaluate(op.compute.expr, env, "float64"))
+            # (the official parser keeps a literal as a float32: 2/sqrt(pi) in erf_bp is 1.1283792...;
+            # where terms cancel, a few float32 epsilons of the largest value)
+            scale = float(np.max(np.abs(want[np.isfinite(want)]), initial=1.0))
+            np.testing.assert_allclose(values["y"], want, rtol=2e-7, atol=1e-6 * scale, err_msg=op.qualified_name)
+            lowered += 1
+    assert lowered >= 45, lowered

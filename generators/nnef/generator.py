@@ -3,7 +3,8 @@
 Each op becomes ``fragment <ns>_<op>`` (prefixed so that it never clashes with
 NNEF's standard operations): tensor parameters first, then attributes with
 NNEF literal defaults (ADR 0012). Aliases are fragments whose body invokes the
-original op.
+original op; a derived backward op's body computes its expression in NNEF's standard
+operations where it can (ADR 0065).
 """
 
 from __future__ import annotations
@@ -121,6 +122,49 @@ def quantization_file(tensors: dict) -> str:
                    for name, (type, attributes) in tensors.items())
 '''
 
+#: The scalar functions (``dsl/scalar.py``) whose NNEF standard operation computes the same on
+#: real operands; an expression of other functions (erf, expm1, floored remainders) has none.
+STANDARD_FUNCTIONS = {
+    "add": "add", "sub": "sub", "mul": "mul", "div": "div", "pow": "pow", "neg": "neg", "abs": "abs",
+    "sign": "sign", "exp": "exp", "log": "log", "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan",
+    "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+    "asinh": "asinh", "acosh": "acosh", "atanh": "atanh", "sigmoid": "sigmoid", "minimum": "min",
+    "maximum": "max", "floor": "floor", "ceil": "ceil", "lt": "lt", "gt": "gt", "le": "le", "ge": "ge",
+    "eq": "eq", "ne": "ne", "logical_and": "and", "logical_or": "or", "logical_not": "not", "where": "select",
+}
+
+
+def standard_body(op: Op) -> str | None:
+    """A backward op's expression as NNEF standard operations, each common subexpression once
+    (``t0 = tanh(x);``), or None where an operation has no standard counterpart, the expression
+    has cases (optional args) or compares an enum (a string in NNEF)."""
+    c = op.compute
+    if op.gradient_of is None or not isinstance(c, C.Elementwise) or len(c.cases) != 1 or op.enums:
+        return None
+    if not C.functions(c.expr) <= STANDARD_FUNCTIONS.keys():
+        return None
+    lines: list[str] = []
+    names: dict[Any, str] = {}
+
+    def call(node: C.SCall) -> str:
+        return f"{STANDARD_FUNCTIONS[node.fn]}({', '.join(operand(a) for a in node.args)})"
+
+    def operand(node: Any) -> str:
+        if isinstance(node, C.SSym):
+            return nnef_name(node.name)
+        if isinstance(node, C.SConst):
+            return _literal(node.value, DataType.BOOLEAN if isinstance(node.value, bool) else DataType.FLOATING_POINT)
+        if node not in names:
+            text = call(node)
+            names[node] = f"t{len(names)}"
+            lines.append(f"    {names[node]} = {text};")
+        return names[node]
+
+    # (the result is the top call itself; a bare parameter is copied, as NNEF assigns only results)
+    result = call(c.expr) if isinstance(c.expr, C.SCall) else f"copy({operand(c.expr)})"
+    lines.append(f"    {nnef_name(op.outputs[0].name)} = {result};")
+    return "\n".join(lines)
+
 
 class NnefGenerator:
     name = "nnef"
@@ -186,7 +230,7 @@ class NnefGenerator:
                 # NNEF describes stateless graphs: a stateful op has no fragment (ADR 0014).
                 parts += [_comment(f"{op.qualified_name}: a stateful stream, which NNEF cannot express"), ""]
                 continue
-            parts += [*self._docs(op), self.fragment(op, body=self._composition_body(op, ns))]
+            parts += [*self._docs(op), self.fragment(op, body=self._composition_body(op, ns) or standard_body(op))]
             declared.add(op.qualified_name)
         for alias in ns.aliases:
             target = context.catalogue.resolve(alias)
