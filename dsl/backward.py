@@ -24,8 +24,9 @@ from dsl.types import DataType, DocScope, Exactly, Language
 
 #: The suffix of a backward op's name, as ND4J names its backprop ops.
 SUFFIX = "_bp"
-#: The input carrying the gradient of the loss with respect to the forward op's output.
-GRADIENT = "grad"
+#: The input carrying the gradient of the loss with respect to the forward op's output: the first
+#: of these names that no parameter of the forward op has.
+GRADIENTS = ("grad", "grad_output", "upstream_grad")
 
 #: Why ops of a form have no derivative, by form.
 _FORM_REASONS: dict[type, str] = {
@@ -53,8 +54,13 @@ def _reason(op: Op) -> str | None:
     return None
 
 
-def _gradient_name(x: str) -> str:
-    return f"{GRADIENT}_{x}"
+def _names(op: Op, x: str) -> tuple[str, str] | None:
+    """(the gradient input's name, the output's: ``grad_<x>``): names no input or arg of the forward
+    op has, which the backward op takes too; None where they are all taken."""
+    taken = {p.name for p in (*op.inputs, *op.args)}
+    output = f"grad_{x}"
+    free = [g for g in GRADIENTS if g not in taken and g != output]
+    return (free[0], output) if free and output not in taken else None
 
 
 def _elementwise_backward(op: Op) -> tuple[Op | None, str | None]:
@@ -68,31 +74,33 @@ def _elementwise_backward(op: Op) -> tuple[Op | None, str | None]:
     x = next(i for i in op.inputs if i.name == x_name)
     if x.type not in _REAL or op.outputs[0].type not in _REAL:
         return None, "it computes on integers"
-    if GRADIENT in c.params or any(a.name == _gradient_name(x_name) for a in op.args):
-        return None, f"a parameter is called '{GRADIENT}' or '{_gradient_name(x_name)}', as its backward op's are"
+    names = _names(op, x_name)
+    if names is None:
+        return None, None  # (its parameters take every name the backward op's would: none is derived)
+    gradient, out_name = names
     cases = []
     for given, expr in c.cases:
         try:
             derivative = autodiff.differentiate(expr, x_name)
         except autodiff.NotDifferentiable as exc:
             return None, str(exc)
-        cases.append((given, autodiff.simplify(C.SCall("mul", (C.SSym(GRADIENT), derivative)))))
+        cases.append((given, autodiff.simplify(C.SCall("mul", (C.SSym(gradient), derivative)))))
     if all(e == autodiff.ZERO for _, e in cases):
         return None, "piecewise constant: its derivative is 0 wherever it exists"
     name = op.name + SUFFIX
     at = op.location
-    x_ref, g_ref = E.ParamRef("input", x_name), E.ParamRef("input", GRADIENT)
+    x_ref, g_ref = E.ParamRef("input", x_name), E.ParamRef("input", gradient)
     inputs = (
         attrs.evolve(x, type=DataType.FLOATING_POINT, default=NO_DEFAULT),
-        M.Input(GRADIENT, DataType.FLOATING_POINT, f"Gradient of the loss with respect to {op.name}'s output",
+        M.Input(gradient, DataType.FLOATING_POINT, f"Gradient of the loss with respect to {op.name}'s output",
                 Exactly(1), NO_DEFAULT, at),
     )
-    output = M.Output(_gradient_name(x_name), DataType.FLOATING_POINT,
+    output = M.Output(out_name, DataType.FLOATING_POINT,
                       f"Gradient of the loss with respect to {x_name}, with the shape and type of {x_name}",
                       Exactly(1), at)
     # (the form's "equal" broadcast refuses a gradient of another shape than the input's)
     constraints = (
-        M.Constraint(f"{x_name} and {GRADIENT} must have the same type", E.SameType((x_ref, g_ref)), False, at),
+        M.Constraint(f"{x_name} and {gradient} must have the same type", E.SameType((x_ref, g_ref)), False, at),
     )
     refs = [E.ParamRef(p.kind, p.name) for p in (*inputs, *op.args)]
     out_ref = E.ParamRef("output", output.name)
@@ -101,7 +109,7 @@ def _elementwise_backward(op: Op) -> tuple[Op | None, str | None]:
     if len(required) != len(refs):
         signatures.append(M.Signature((*required, out_ref), None, None))
     doc = (f"The backward op of {op.qualified_name}, derived from its definition: the gradient of the loss "
-           f"with respect to {x_name}, {GRADIENT} times the derivative of {op.name} at {x_name} "
+           f"with respect to {x_name}, {gradient} times the derivative of {op.name} at {x_name} "
            f"(its vector-Jacobian product).")
     backward = Op(
         namespace=op.namespace, name=name, inputs=inputs, args=op.args, outputs=(output,), configs=(),
@@ -109,7 +117,7 @@ def _elementwise_backward(op: Op) -> tuple[Op | None, str | None]:
         docs=(M.DocSection(Language.ANY, DocScope.ALL, doc, at),), mixins=(),
         display_name=name, display_path=f"{op.display_path.rstrip('/')}/Backward", native_name=name,
         abstract=False, location=at, gradient_of=op.qualified_name,
-        compute=C.Elementwise((x_name, GRADIENT, *(p for p in c.params if p != x_name)), c.optional,
+        compute=C.Elementwise((x_name, gradient, *(p for p in c.params if p != x_name)), c.optional,
                               tuple(cases), "equal"),
         compute_location=op.compute_location,
     )
@@ -150,4 +158,4 @@ def derive(catalogue: Catalogue, broken: frozenset[str] = frozenset()) -> tuple[
     return attrs.evolve(catalogue, namespaces=tuple(namespaces)), found
 
 
-__all__ = ["GRADIENT", "SUFFIX", "derive"]
+__all__ = ["GRADIENTS", "SUFFIX", "derive"]

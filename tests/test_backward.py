@@ -122,6 +122,26 @@ with Namespace("calc"):
         "rename that op"), problems
 
 
+def test_a_backward_op_names_the_gradient_what_no_forward_parameter_is_called(tmp_path: Path) -> None:
+    ops = write_ops(tmp_path, {"calc.py": '''
+from dsl import *
+
+with Namespace("calc"):
+    with Op("scaled") as op:
+        Input(FLOATING_POINT, "x", description="Input")
+        Arg(FLOATING_POINT, "grad", default=2.0, description="A slope, named as gradients are")
+        Output(FLOATING_POINT, "output", description="Result")
+        Elementwise(lambda x, grad: grad * fn.sin(x))
+        Doc(Language.ANY, DocScope.ALL, "A scaled sine.")
+'''})
+    loaded = load(ops)
+    assert loaded.ok, [str(p) for p in loaded.problems]
+    backward = loaded.catalogue.namespace("calc").op("scaled_bp")
+    assert [i.name for i in backward.inputs] == ["x", "grad_output"] and [a.name for a in backward.args] == ["grad"]
+    assert backward.compute.expr == SCall("mul", (SSym("grad_output"), SCall("mul", (SSym("grad"),
+                                                                                     SCall("cos", (SSym("x"),))))))
+
+
 #: The hand-written derivative ops and the derived backward ops they must equal: (derivative op,
 #: backward op, the derivative's input that takes the output's gradient, if it has one).
 HAND_WRITTEN = [
