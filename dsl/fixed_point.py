@@ -1354,6 +1354,11 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
             if found is not None:
                 return found
         derived = q_kernel(tree, t) if t.family == "Q" else d_kernel(tree, t)
+        read = sorted(set(args) & {n for _, case in form.cases for n in symbols(case)})  # type: ignore[union-attr]
+        if not isinstance(derived, str) and read and len(inputs) > 1:
+            # (its kernels take the stored inputs and per-call integers; an arg reaches only a table's fill)
+            return (f"its arithmetic reads {', '.join(read)}, an arg, which a {t.system} kernel of several inputs "
+                    "does not take: no fixed-point form yet")
         if not isinstance(derived, str):
             return derived
         if len(inputs) == 1:
