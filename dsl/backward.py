@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import attrs
 
-from dsl import autodiff
+from dsl import autodiff, builders
 from dsl import compute as C
 from dsl import expr as E
 from dsl import model as M
@@ -102,18 +102,13 @@ def _elementwise_backward(op: Op) -> tuple[Op | None, str | None]:
     constraints = (
         M.Constraint(f"{x_name} and {gradient} must have the same type", E.SameType((x_ref, g_ref)), False, at),
     )
-    refs = [E.ParamRef(p.kind, p.name) for p in (*inputs, *op.args)]
-    out_ref = E.ParamRef("output", output.name)
-    signatures = [M.Signature((*refs, out_ref), None, None)]
-    required = [r for r, p in zip(refs, (*inputs, *op.args)) if not p.has_default]
-    if len(required) != len(refs):
-        signatures.append(M.Signature((*required, out_ref), None, None))
+    signatures = builders.implicit_signatures(inputs, op.args, (output,))
     doc = (f"The backward op of {op.qualified_name}, derived from its definition: the gradient of the loss "
            f"with respect to {x_name}, {gradient} times the derivative of {op.name} at {x_name} "
            f"(its vector-Jacobian product).")
     backward = Op(
         namespace=op.namespace, name=name, inputs=inputs, args=op.args, outputs=(output,), configs=(),
-        constraints=constraints, signatures=tuple(signatures),
+        constraints=constraints, signatures=signatures,
         docs=(M.DocSection(Language.ANY, DocScope.ALL, doc, at),), mixins=(),
         display_name=name, display_path=f"{op.display_path.rstrip('/')}/Backward", native_name=name,
         abstract=False, location=at, gradient_of=op.qualified_name,

@@ -526,13 +526,7 @@ class Op(_Block):
                            configs: tuple[M.Config, ...]) -> tuple[M.Signature, ...]:
         def shorthand(defaults: bool, with_output: bool, location: Location | None,
                       doc: str | None = None) -> M.Signature:
-            params = [ParamRef(p.kind, p.name) for p in (*inputs, *args)
-                      if not (defaults and p.has_default)]
-            if with_output:
-                params += [ParamRef("output", o.name) for o in outputs]
-            params += [ParamRef("config", c.name) for c in configs
-                       if not defaults or validate.config_required(c)]
-            return M.Signature(tuple(params), doc, location)
+            return shorthand_signature(inputs, args, outputs, configs, defaults, with_output, location, doc)
 
         result: list[M.Signature] = []
         for rec in self.signatures:
@@ -557,13 +551,38 @@ class Op(_Block):
                             f"signature item {item!r} is not a parameter or config reference")
             result.append(M.Signature(tuple(refs), rec.doc, rec.location))
         if not self.signatures:
-            result = [shorthand(False, True, None), shorthand(True, True, None)]
-        unique: list[M.Signature] = []
-        for s in result:
-            if s.location is None and any(u.params == s.params for u in unique):
-                continue
-            unique.append(s)
-        return tuple(unique)
+            return implicit_signatures(inputs, args, outputs, configs)
+        return _unique(result)
+
+
+def shorthand_signature(inputs: tuple[M.Input, ...], args: tuple[M.Arg, ...], outputs: tuple[M.Output, ...],
+                        configs: tuple[M.Config, ...], defaults: bool, with_output: bool,
+                        location: Location | None = None, doc: str | None = None) -> M.Signature:
+    """``Signature(all_params=...)``: every input and arg (``defaults``: those without a default),
+    then the outputs if ``with_output``, then the configs (``defaults``: the required ones)."""
+    params = [ParamRef(p.kind, p.name) for p in (*inputs, *args) if not (defaults and p.has_default)]
+    if with_output:
+        params += [ParamRef("output", o.name) for o in outputs]
+    params += [ParamRef("config", c.name) for c in configs if not defaults or validate.config_required(c)]
+    return M.Signature(tuple(params), doc, location)
+
+
+def implicit_signatures(inputs: tuple[M.Input, ...], args: tuple[M.Arg, ...], outputs: tuple[M.Output, ...],
+                        configs: tuple[M.Config, ...] = ()) -> tuple[M.Signature, ...]:
+    """The signatures of an op that declares none: all its parameters, then those without a
+    default (once, where they are the same)."""
+    return _unique([shorthand_signature(inputs, args, outputs, configs, defaults, True)
+                    for defaults in (False, True)])
+
+
+def _unique(signatures: list[M.Signature]) -> tuple[M.Signature, ...]:
+    """The signatures with each implicit one (no location) that repeats another's params left out."""
+    unique: list[M.Signature] = []
+    for s in signatures:
+        if s.location is None and any(u.params == s.params for u in unique):
+            continue
+        unique.append(s)
+    return tuple(unique)
 
 
 class Namespace(_Frame):
