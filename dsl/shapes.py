@@ -383,6 +383,30 @@ def children(node: Any) -> list[Any]:
     return out
 
 
+#: What each binder binds, and in which of its fields: an :class:`Axis` (``"k"``), a
+#: :class:`Value` (``"v"``) or an :class:`Each` (``"e"``) read there is the binder's own.
+_BINDERS = {"PerAxis": ("k", ("size", "keep")), "ForAxes": ("k", ("condition",)),
+            "AllValues": ("v", ("condition",)), "EachTensor": ("e", ("condition",))}
+_BOUND = {Axis: "k", Value: "v", Each: "e"}
+
+
+def free_bindings(node: Any) -> frozenset[str]:
+    """Which enclosing bindings (``"k"``, ``"v"``, ``"e"``) ``node`` reads: a node that reads
+    none has one value wherever it stands, however many axes or values enclose it."""
+    kind = _BOUND.get(type(node))
+    if kind is not None:
+        return frozenset((kind,))
+    binder = _BINDERS.get(type(node).__name__)
+    free: set[str] = set()
+    for field in attrs.fields(type(node)) if attrs.has(type(node)) else ():
+        value = getattr(node, field.name)
+        for v in value if isinstance(value, tuple) else (value,):
+            if attrs.has(type(v)):
+                inner = free_bindings(v)
+                free |= inner - {binder[0]} if binder and field.name in binder[1] else inner
+    return frozenset(free)
+
+
 def refs(node: Any) -> list[E.ParamRef]:
     """Every parameter a shape, size or condition reads."""
     if isinstance(node, E.ParamRef):

@@ -12,6 +12,7 @@ import pytest
 from conftest import ROOT, write_ops
 from dsl import compute as C
 from dsl import loader
+from dsl import shapes as Sh
 from dsl.einsum import Conv, EinsumError, parse
 from dsl.fragments import FragmentError, resolve
 from generators.kernels import numpy_runtime as k
@@ -298,6 +299,18 @@ def test_each_fragment_layout_is_a_class_with_only_its_own_fields() -> None:
     assert isinstance(qr, C.MatrixFragment) and qr.layouts == ("matrix_q", "matrix_r")
     assert {cls.layout for cls in C.FRAGMENT_LAYOUTS.values() if cls is not C.MatrixFragment} == \
         set(C.FRAGMENT_LAYOUTS) - set(C.MATRIX_LAYOUTS)
+
+
+def test_a_shape_reads_only_the_bindings_no_enclosing_node_makes() -> None:
+    """``free_bindings``: an Axis, Value or Each is free until a node that binds it encloses it
+    (PerAxis's size and keep, ForAxes, AllValues, EachTensor); a PerAxis's rank is outside it."""
+    x, axes = Sh.tensor("x"), Sh.arg("axes")
+    assert Sh.free_bindings(Sh.reversed_shape(x)) == frozenset()
+    assert Sh.free_bindings(Sh.Item(x, Sh.Axis())) == {"k"}
+    assert Sh.free_bindings(Sh.PerAxis(Sh.Axis(), Sh.size(1))) == {"k"}
+    assert Sh.free_bindings(Sh.ForAxes(Sh.rank("x"), Sh.compare(Sh.Item(x, Sh.Axis()), "==", Sh.Value()))) == {"v"}
+    assert Sh.free_bindings(Sh.AllValues(axes, Sh.compare(Sh.Value(), "<", Sh.Length(Sh.Each())))) == {"e"}
+    assert Sh.free_bindings(Sh.EachTensor(Sh.arg("xs"), Sh.compare(Sh.Length(Sh.Each()), "==", 2))) == frozenset()
 
 
 def test_compute_is_frozen_and_traced_once() -> None:

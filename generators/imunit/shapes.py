@@ -98,7 +98,7 @@ class UnitShapeRenderer(ImaginetRenderer):
         short one (a normalized axis) stays inline, as a real unit writes it."""
         if not self.name_sizes:
             return text()
-        key = (node, tuple(tuple(v) for v in self.bound.values()))
+        key = self.key(node)
         if key not in self._named:
             value = text()
             if len(value) <= NAMED_SIZE_LENGTH:
@@ -106,6 +106,12 @@ class UnitShapeRenderer(ImaginetRenderer):
             self._named[key] = f"{self.prefix}_size{len(self._named)}"
             self.hidden.append((self._named[key], value))
         return self._named[key]
+
+    def key(self, node: Any) -> tuple[Any, ...]:
+        """``node`` with the values it reads of the enclosing axes, values and tensors: a shape
+        or size that reads none is rendered once, wherever it stands."""
+        free = S.free_bindings(node)
+        return (node, tuple(tuple(v) if kind in free else () for kind, v in self.bound.items()))
 
     # -- sizes
     def render_axis(self, node: S.Axis) -> str:
@@ -371,7 +377,7 @@ class UnitShapeRenderer(ImaginetRenderer):
     def materialize(self, node: Any) -> str:
         """A built shape as hidden values ``<name>_0..<name>_8``, one axis appended at a time;
         its name (a shape that reads an enclosing axis or value is built once per binding)."""
-        key = (node, tuple(tuple(v) for v in self.bound.values()))
+        key = self.key(node)
         if key in self._built:
             return self._built[key]
         rank, size, keep = self.per_axis(node)
