@@ -25,7 +25,8 @@ from dsl import fragments, loader
 from dsl.dtypes import SYSTEM_TYPE
 from generators.imunit import checker, comparison, conversions, testing, units
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate, parse
-from generators.kernels import py_names
+from generators.kernels import evaluate as reference_args
+from generators.kernels import py_names, py_shapes
 from generators.kernels.selection import code_ops
 from generators.tests import cases, golden
 from generators.tests.inputs import stream_events
@@ -207,6 +208,20 @@ def _valid_cases(op):
         yield case, expected
 
 
+#: How a tensor_mmul unit starts its refusal of a pairing its matrix product cannot compute.
+PRODUCT_REFUSAL = "x, y: a unit computes one matrix product"
+
+
+def _kernel_computes(op, case) -> bool:
+    """Whether the unit's kernel computes ``case``, which the op computes: a tensordot only where
+    its form's ``matrix_product`` holds."""
+    if not isinstance(op.compute, C.TensorDot):
+        return True
+    tensors = {i.name: np.shape(case.kwargs[py_names.py_name(i.name)]) for i in op.inputs}
+    args = {a.name: reference_args.arg_value(op, case.kwargs, a.name) for a in op.args}
+    return py_shapes.evaluate(op.compute.matrix_product(), tensors, args) is True
+
+
 def _run_python(unit: ET.Element, wrapper, op, case, env: dict, outputs: dict) -> None:
     """The unit's Python implementation through its own call string, into ``outputs``."""
     # (the float Implementation: a Q type's comes first, chosen by its Conditional)
@@ -255,12 +270,16 @@ def test_shapes_contracts_and_python_implementation_match_the_reference(out: Pat
     module = types.ModuleType(f"unit_{op.name}")
     exec(compile((out / ns.key / op.name / f"{op.name}.py").read_text(), op.name, "exec"), module.__dict__)
     wrapper = getattr(module, f"{op.name}_unit")
-    checked = 0
+    checked = refused = 0
     for case, expected in _valid_cases(op):
         env = _case_env(op, case, expected)
         if env is None:
             continue
         env, failed = _evaluate_unit(unit, env)
+        if not _kernel_computes(op, case):  # (a unit Asserts what its kernel computes: refused, with why)
+            assert [f[:len(PRODUCT_REFUSAL)] for f in failed] == [PRODUCT_REFUSAL], (case.spec, failed)
+            refused += 1
+            continue
         assert failed == [], (case.spec, failed)
         outputs = {}
         for socket, (name, want) in zip(unit.findall("Parameters/OutputSocket"), _output_sockets(op, expected),
@@ -463,10 +482,57 @@ def test_c_implementation_computes_the_reference(out: Path, tmp_path: Path, ns, 
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), (run.returncode, run.stdout, case.spec)
 
 
-def test_c_implementation_rejects_a_list_longer_than_the_unit_passes(out: Path, tmp_path: Path) -> None:
+#: tensor_mmul pairings as (x's shape, y's shape, dimensions_x, dimensions_y, transposes of x, y and z):
+#: ones its unit computes as one matrix product, then ones it refuses (each computed by the op).
+PRODUCTS = [((2, 3), (3, 4), [1], [0], (False, False, False)), ((2, 3, 4), (3, 4, 5), [1, -1], [0, 1], (False,) * 3),
+            ((3, 2), (3, 4), [1], [0], (True, False, False)), ((3, 2), (4, 3), [1], [0], (True, True, True)),
+            ((2, 3), (4, 3), [1], [0], (False, True, False)), ((3,), (3, 4), [0], [0], (True, False, True)),
+            ((3,), (4,), [], [], (False, True, True)), ((5,), (5,), [0], [0], (True, True, True)),
+            ((2, 3), (2, 3), [0, 1], [0, 1], (False, False, False)), ((0, 3), (3, 2), [1], [0], (False,) * 3)]
+REFUSED_PRODUCTS = [((2, 3, 4), (4, 3, 5), [1, 2], [1, 0], (False,) * 3), ((3, 2), (3, 4), [0], [0], (False,) * 3),
+                    ((4, 3, 2), (3, 5), [1], [0], (True, False, False)), ((2, 3), (3, 4, 5), [1], [0], (False, False, True)),
+                    ((3, 2), (2, 3), [0, 1], [0, 1], (True, False, False))]
+
+
+def test_tensor_mmul_unit_is_one_matrix_product(out: Path, tmp_path: Path) -> None:
+    """tensor_mmul's unit calls one plain matrix-product kernel (no adapter, no descriptors) with
+    the rows, inner and cols its Expressions compute and its transpose options: on the pairings
+    its form's ``matrix_product`` allows it gives numpy.tensordot's result, in C and as the op
+    does; any other pairing, which the op computes, it refuses with an Assert that says why."""
+    ns, op = next((ns, op) for ns, op in OPS if op.qualified_name == "base.tensor_mmul")
+    folder = out / ns.key / op.name
+    unit = ET.parse(folder / f"{op.name}.imunit").getroot()[0]
+    assert "opforge_tensor" not in (folder / f"{op.name}.h").read_text()
+    assert all("_rank" not in i.get("call") for i in unit.iter("Implementation"))
+    rng = np.random.default_rng(3)
+    lines = []
+    for k, (xs, ys, ax, ay, (tx, ty, tz)) in enumerate(PRODUCTS + REFUSED_PRODUCTS):
+        x, y = rng.integers(-9, 9, xs).astype(np.float32), rng.integers(-9, 9, ys).astype(np.float32)
+        want = np.tensordot(x.T if tx else x, y.T if ty else y, (ax, ay))
+        want = want.T if tz else want
+        given = {"x": x, "y": y, "dimensions_x": ax, "dimensions_y": ay, "transpose_x": tx, "transpose_y": ty,
+                 "transpose_z": tz}
+        case = types.SimpleNamespace(dtype="float32", kwargs={py_names.py_name(n): v for n, v in given.items()})
+        assert _kernel_computes(op, case) == (k < len(PRODUCTS)), (xs, ys, ax, ay)
+        env, failed = _evaluate_unit(unit, _case_env(op, case, want))
+        if k >= len(PRODUCTS):
+            assert [f[:len(PRODUCT_REFUSAL)] for f in failed] == [PRODUCT_REFUSAL], (xs, ys, ax, ay, failed)
+            continue
+        assert failed == [] and env["output_shape"] == Shape(want.shape), (xs, ys, ax, ay, failed)
+        declared, call = _c_call(op, unit, case, want, env)
+        assert call.startswith("opforge_base_tensor_mmul_unit_product_f32("), call
+        wanted = golden.c_array("want", want, "float32")
+        lines += ["{", *declared, wanted, f"if ({call} != 0) return 2;",
+                  f"for (int i = 0; i < {want.size}; i++) if (out[i] != want[i]) return 3 + {k};", "}"]
+    run = _run_driver(tmp_path, folder, op, [*lines, 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok")
+
+
+def test_c_implementation_rejects_a_list_longer_than_the_unit_passes(legacy: Path, tmp_path: Path) -> None:
     """A unit passes a list arg as a count and a fixed number of values; a longer count is an error
-    status, never a read past those values. tensor_mmul (a checked adapter) takes at most eight
-    contracted axes of x: a ninth is refused."""
+    status, never a read past those values. The seed style's tensor_mmul (a checked adapter) takes
+    at most eight contracted axes of x: a ninth is refused."""
+    out = legacy
     ns, op = next((ns, op) for ns, op in OPS if op.qualified_name == "base.tensor_mmul")
     x, y = np.zeros((2, 3), dtype=np.float32), np.zeros((3, 4), dtype=np.float32)
     dimensions = next(a for a in op.args if a.name == "dimensions_x")

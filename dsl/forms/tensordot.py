@@ -75,3 +75,23 @@ class TensorDot:
 
     def value_refusals(self, op: Any) -> tuple[str, ...]:
         return ()
+
+    def matrix_product(self) -> Any:
+        """When the contraction is one matrix product of the inputs as they are stored: x as
+        rows x inner, y as inner x cols, the output as rows x cols, each of them transposed
+        where its flag is set. That holds where the paired axes are x's last and y's first, in
+        pair order (``numpy.tensordot(x, y, axes=k)``), and where a reversal changes no
+        flattening: a reversed input has at most two axes, and one paired with the other's
+        when it has two; a reversed result, at most one free axis of each input."""
+        (x, y), (tx, ty, tz) = self.inputs, self.transposes
+        ax, ay = (Sh.arg(a) for a in self.axes)
+        rx, ry, pairs, m = Sh.rank(x), Sh.rank(y), Sh.Length(ax), Sh.Axis()
+        last = Sh.ForAxes(pairs, Sh.compare(Sh.normalized(Sh.Item(ax, m), rx), "==", Sh.add(Sh.sub(rx, pairs), m)))
+        first = Sh.ForAxes(pairs, Sh.compare(Sh.normalized(Sh.Item(ay, m), ry), "==", m))
+
+        def plain(flag: str, rank: Any) -> Any:  # (reversing a matrix transposes it)
+            return Sh.any_of(Sh.not_(Sh.arg(flag)), Sh.compare(rank, "<=", 1),
+                             Sh.all_of(Sh.compare(rank, "==", 2), Sh.compare(pairs, "==", 1)))
+
+        free = Sh.all_of(Sh.compare(Sh.sub(rx, pairs), "<=", 1), Sh.compare(Sh.sub(ry, pairs), "<=", 1))
+        return Sh.all_of(last, first, plain(tx, rx), plain(ty, ry), Sh.any_of(Sh.not_(Sh.arg(tz)), free))

@@ -160,6 +160,9 @@ GEOMETRIES = {
     # (its sizes, see _batches; after matrices, which it covers where the batch axes are equal)
     "batches": Geometry("batches", "Matrix products whose batch axes broadcast: rows x inner by inner x cols, a "
                         "loop per batch axis.", (), (), ()),
+    # (its sizes, see _product)
+    "product": Geometry("product", "One matrix product, rows x inner by inner x cols, each matrix transposed where "
+                        "its flag says so.", (), (), ()),
     "transposed": Geometry("transposed", "Matrices of rows x cols transposed, count elements in all.", (),
                            (("count", PLAIN_COUNT, "{x}.shape.flat", None),
                             ("rows", "matrix_rows", "", _MATRIX), ("cols", "matrix_cols", "", _MATRIX)), ()),
@@ -396,11 +399,31 @@ def _ramp(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
     return out
 
 
+def _product(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
+    """(the source, the Expression's name and value) of a tensordot's matrix product: where the
+    form's ``matrix_product`` holds (the unit Asserts it), x is rows x inner with its paired axes
+    innermost, or inner x rows for a reversed matrix; y is inner x cols, or cols x inner. Axes
+    count from the innermost; out of range, where the Assert refuses, a size is 0."""
+    c = op.compute
+    (x, y), (tx, ty, _) = c.inputs, (units.value(op, t) for t in c.transposes)
+    pairs, xs, ys = f"{units.value(op, c.axes[0])}.count", f"{x}.shape", f"{y}.shape"
+    flipped = f"{tx} && {xs}.count == 2"  # (x a reversed matrix: inner x rows as stored)
+
+    def within(value: str, rank: str) -> str:
+        return f"{pairs} <= {rank} ? {value} : 0"
+
+    sizes = {"rows": f"{flipped} ? {xs}.size(0) : ({within(f'{xs}.step({pairs}, {xs}.count)', f'{xs}.count')})",
+             "inner": f"{flipped} ? {xs}.size(1) : ({within(f'{xs}.step(0, {pairs})', f'{xs}.count')})",
+             "cols": f"{ty} && {ys}.count == 2 ? {ys}.size(1) : "
+                     f"({within(f'{ys}.step(0, {ys}.count - {pairs})', f'{ys}.count')})"}
+    return [(source, f"product_{source}", sizes[source]) for _, source in kernel.parameters if source in sizes]
+
+
 #: The geometries whose sizes' Expressions are per kernel: a loop per axis, the values of a query,
 #: a scatter's, a ramp's ends, indices into several axes, broadcast batches of matrices.
 _LOOPED = {"broadcast": lambda op, kernel: _broadcast(kernel), "strided": _strided, "padded": _strided,
            "valued": _valued, "scattered": _scattered, "ramp": _ramp, "indexed": _indexed, "sequences": _indexed,
-           "batches": _batches}
+           "batches": _batches, "product": _product}
 
 
 def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
@@ -439,7 +462,21 @@ def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, 
         if tests:
             out.append((unless + " && ".join(tests),
                         f"{arg}: must convert exactly to the dtype ({{{dtype}}}: {{{value}}})"))
-    return out + _ends(op, kernels)
+    return out + _ends(op, kernels) + _product_contract(op, kernels)
+
+
+def _product_contract(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
+    """The Assert that a tensordot is the one matrix product its kernel computes (the form's
+    ``matrix_product``); other pairings need a Permute before the unit."""
+    if not any(k.geometry == "product" for k in kernels):
+        return []
+    c = op.compute
+    (x, y), (ax, ay), (tx, ty, tz) = c.inputs, c.axes, c.transposes
+    test = units.shape_renderer(op).render(c.matrix_product())
+    return [(test, f"{x}, {y}: a unit computes one matrix product: {ax} must name the last axes of {x} and {ay} the "
+                   f"first axes of {y}, pair by pair in order; {tx} and {ty} need a tensor of at most 2 axes (of 2: "
+                   f"one pair), {tz} at most one free axis of each; permute first ({x}: {{{x}.shape}}, "
+                   f"{y}: {{{y}.shape}})")]
 
 
 def _ends(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:

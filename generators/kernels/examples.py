@@ -157,8 +157,10 @@ def _find_all(op: Op, c: C.FindAll) -> Plan:
     return {c.input: (2, 3)}, {}
 
 
-def _tensordot(op: Op, c: C.TensorDot) -> Plan:  # contract (2, 3, 4) with (4, 3, 2) over the 3s and 4s
-    return dict(zip(c.inputs, ((2, 3, 4), (4, 3, 2)))), dict(zip(c.axes, ([1, 2], [1, 0])))
+def _tensordot(op: Op, c: C.TensorDot) -> Plan:
+    # (contract (2, 3, 4) with (3, 4, 2) over the 3s and 4s: numpy.tensordot(x, y, axes=2), which
+    # the units compute as one matrix product)
+    return dict(zip(c.inputs, ((2, 3, 4), (3, 4, 2)))), dict(zip(c.axes, ([1, 2], [0, 1])))
 
 
 def _parts(op: Op, c: C.Parts) -> Plan:

@@ -74,11 +74,14 @@ class CFragment:
 #: ``sequences``: x's ``count`` elements, its sequence and batch axes' step and size (reverse_sequence's);
 #: ``batches``: matrix products whose batch axes broadcast, ``n<k>`` along batch axis ``k`` (0 the
 #: innermost), each operand's matrices ``step:<operand>:<k>`` elements apart there (0: size 1);
-#: ``meshed``: ``count`` grids of ``n`` elements, tensor k's elements ``steps[k]`` apart in its own.
+#: ``meshed``: ``count`` grids of ``n`` elements, tensor k's elements ``steps[k]`` apart in its own;
+#: ``product``: one matrix product, ``rows`` x ``inner`` by ``inner`` x ``cols``, each matrix stored
+#: transposed where the op's transpose arg for it says so (tensordot's, ``TensorDot.matrix_product``).
 _GROUPS = ("left", "group1", "middle", "group2", "right")
 PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "rows": ("size", "slot"), "second_stretched": _GROUPS,
                "first_stretched": _GROUPS, "second_scalar": ("n",), "first_scalar": ("n",),
                "matrices": ("batch", "rows", "inner", "cols"), "transposed": ("count", "rows", "cols"),
+               "product": ("rows", "inner", "cols"),  # (and whether each of a, b, output is transposed)
                "joined": ("chunks", "count", "slot"), "stacked": ("chunks", "count", "slot"),
                "parted": ("count", "block", "slot"),
                "ramp": ("n",),

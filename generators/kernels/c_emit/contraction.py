@@ -268,6 +268,30 @@ static inline void {name}({params})
 }}"""
 
 
+def product_kernel(name: str, dtype: str) -> str:
+    """One matrix product, ``rows`` x ``inner`` by ``inner`` x ``cols``, each of a, b and the
+    output read or written transposed where its flag says so; each element sums its products in
+    order of the inner index, in the einsum kernel's accumulator (integers wrap)."""
+    ct, acc_t = C_TYPE[dtype], _accumulator(dtype)
+    return f"""
+static inline void {name}(const {ct}* restrict a, const {ct}* restrict b, {ct}* restrict output, int rows, int inner,
+                          int cols, bool a_t, bool b_t, bool o_t)
+{{
+    const int a_row = a_t ? 1 : inner, a_in = a_t ? rows : 1;
+    const int b_in = b_t ? 1 : cols, b_col = b_t ? inner : 1;
+    const int o_row = o_t ? 1 : cols, o_col = o_t ? rows : 1;
+    for (int e_i = 0; e_i < rows; e_i++) {{
+        for (int e_j = 0; e_j < cols; e_j++) {{
+            {acc_t} acc = 0;
+            for (int e_k = 0; e_k < inner; e_k++) {{
+                acc = ({acc_t})(acc + ({acc_t})a[e_i * a_row + e_k * a_in] * ({acc_t})b[e_k * b_in + e_j * b_col]);
+            }}
+            output[e_i * o_row + e_j * o_col] = ({ct})acc;
+        }}
+    }}
+}}"""
+
+
 def transposes(spec: Any) -> bool:
     """Whether ``spec`` transposes a batch of matrices: one operand and the output each the row
     variable then two labels, the output's the operand's swapped."""
@@ -591,7 +615,20 @@ class TensorDotEmitter(ContractionEmitter):
                  f"const int32_t n_labels[] = {{{x}->rank, {y}->rank}};",
                  "opf_einsum_plan plan;",
                  "opf_einsum_plan_make(2, ops, labels, n_labels, out_labels, n_out, n_ids, NULL, NULL, &plan);"]
-        return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)))
+        return OpCode(tuple(frags), (), self.api(lines + self.run_plan(c.inputs)), self.plain_product(c))
+
+    def plain_product(self, c: C.TensorDot) -> tuple[PlainKernel, ...]:
+        """Per dtype, the kernel of one matrix product: where the form's ``matrix_product`` holds,
+        the contraction of x and y as they are stored."""
+        (x, y), out = c.inputs, self.op.outputs[0].name
+        kernels = []
+        for v in self.variants:
+            t, name = v.of(x), f"{self.kernel_name(v)}_product"
+            params = ((f"const {C_TYPE[t]}* restrict a", x), (f"const {C_TYPE[t]}* restrict b", y),
+                      (f"{C_TYPE[t]}* restrict output", out), *((f"int {s}", s) for s in PLAIN_SIZES["product"]),
+                      *((f"bool {flag}", arg) for flag, arg in zip(("a_t", "b_t", "o_t"), c.transposes)))
+            kernels.append(PlainKernel(fragment(name, product_kernel(name, t)), v, params, "product"))
+        return tuple(kernels)
 
 
 # ---------------------------------------------------------------- random
