@@ -110,6 +110,18 @@ INTEGER_PAIRS = [
 ]
 
 
+#: Units of no real counterpart: (unit, inputs, options), one plain kernel each (ADR 0066, 0067).
+UNMATCHED: list[tuple[str, dict[str, str], dict[str, str]]] = [
+    ("base/tensor_mmul", {"x": "[4,8]", "y": "[8,3]"},
+     {"dimensions_x": "System.Shape(1)", "dimensions_y": "System.Shape(0)"}),
+    ("math/correlate", {"a": "[64]", "v": "[5]"}, {}),
+    ("cnn/conv1d", {"x": "[1,3,64]", "w": "[4,3,5]"}, {}),
+    ("cnn/conv2d", {"x": "[1,3,16,16]", "w": "[4,3,3,3]"}, {}),
+    ("cnn/max_pooling2d", {"x": "[1,3,16,16]"}, {"kernel_shape": "System.Shape(2,2)"}),
+    ("cnn/avg_pooling2d", {"x": "[1,3,16,16]"}, {"kernel_shape": "System.Shape(2,2)"}),
+]
+
+
 def library() -> Path:
     given = os.environ.get("OPFORGE_UNIT_LIBRARY")
     candidates = [Path(given)] if given else []
@@ -165,6 +177,12 @@ def main(target: Path) -> None:
         rows, within = [r for r, _ in measured], sum(ratio <= LIMIT for _, ratio in measured)
         related = [f"{row(*pair)[0]} {why} |" for pair, why in RELATED]
         integers = [row(*pair, sections=(".text", ".rodata"))[0] for pair in INTEGER_PAIRS]
+        alone = []
+        for unit, inputs, options in UNMATCHED:
+            path = folder / "imunit" / unit / f"{unit.rsplit('/', 1)[1]}.imunit"
+            shapes = " + ".join(inputs.values())
+            alone.append(f"| `{unit.replace('/', '.')}` | {shapes} | "
+                         f"{measure(path, inputs, options, folder, unit.replace('/', '_'))} |")
     lines = ["# Unit sizes against the DEEPCRAFT library", "",
              f"Measured by `benchmarks/unit_sizes.py` with {version}, flags `{' '.join(FLAGS)}`: the .text of",
              "the float32 implementation of each unit (every lifecycle section's, assembled with its fragment",
@@ -182,9 +200,9 @@ def main(target: Path) -> None:
              "ptrdiff_t; fill one loop storing its value (an Assert has found it exact in the dtype); cast",
              "one loop per pair of dtypes, saturating with comparisons in the input's float type.",
              "tensor_mmul computes one matrix product, each operand read transposed where its option says so",
-             "(other pairings of axes are refused, ADR 0066). What no plain kernel computes takes the",
-             "checked C API (descriptors rebuilt from rank and dims): the sliding window's queue, and the",
-             "convolutions, pools and correlate, whose convolution axes no unit plan computes yet (ADR 0032).",
+             "(other pairings of axes are refused, ADR 0066); the convolutions, pools and correlate a loop",
+             "per einsum label (ADR 0067). The sliding window's queue alone takes the checked C API",
+             "(descriptors rebuilt from rank and dims, ADR 0032).",
              "",
              "| opforge unit | float32 inputs | real unit | opforge .text bytes | real .text bytes | ratio |",
              "| --- | --- | --- | ---: | ---: | ---: |", *rows, "",
@@ -198,7 +216,9 @@ def main(target: Path) -> None:
              "with their constants (.rodata: the tables) and not counted against the target; the libm and",
              "soft-float calls (the real units' sin of a double, ...) are outside both counts:", "",
              "| opforge unit | inputs | real unit | opforge .text + .rodata bytes | real .text + .rodata bytes | ratio |",
-             "| --- | --- | --- | ---: | ---: | ---: |", *integers, ""]
+             "| --- | --- | --- | ---: | ---: | ---: |", *integers, "",
+             "Units the reference library has no unit for, measured the same way (float32):", "",
+             "| opforge unit | float32 inputs | opforge .text bytes |", "| --- | --- | ---: |", *alone, ""]
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))

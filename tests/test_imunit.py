@@ -210,6 +210,14 @@ def _valid_cases(op):
 
 #: How a tensor_mmul unit starts its refusal of a pairing its matrix product cannot compute.
 PRODUCT_REFUSAL = "x, y: a unit computes one matrix product"
+#: What a unit over convolution axes says of a broadcast of leading axes its kernel cannot read.
+BATCH_REFUSAL = "a unit broadcasts the leading axes of an input only where they hold one element"
+
+
+def _unit_only(failed: list[str]) -> bool:
+    """Whether the failed Asserts are only those of what a unit's kernel computes, which the op
+    computes as well (ADR 0066, 0067)."""
+    return bool(failed) and all(f.startswith(PRODUCT_REFUSAL) or BATCH_REFUSAL in f for f in failed)
 
 
 def _kernel_computes(op, case) -> bool:
@@ -276,8 +284,9 @@ def test_shapes_contracts_and_python_implementation_match_the_reference(out: Pat
         if env is None:
             continue
         env, failed = _evaluate_unit(unit, env)
-        if not _kernel_computes(op, case):  # (a unit Asserts what its kernel computes: refused, with why)
-            assert [f[:len(PRODUCT_REFUSAL)] for f in failed] == [PRODUCT_REFUSAL], (case.spec, failed)
+        if not _kernel_computes(op, case) or _unit_only(failed):  # (a unit Asserts what its kernel computes)
+            assert _unit_only(failed) and _kernel_computes(op, case) != failed[0].startswith(PRODUCT_REFUSAL), \
+                (case.spec, failed)
             refused += 1
             continue
         assert failed == [], (case.spec, failed)
@@ -526,6 +535,43 @@ def test_tensor_mmul_unit_is_one_matrix_product(out: Path, tmp_path: Path) -> No
                   f"for (int i = 0; i < {want.size}; i++) if (out[i] != want[i]) return 3 + {k};", "}"]
     run = _run_driver(tmp_path, folder, op, [*lines, 'printf("ok\\n");', "return 0;"])
     assert (run.returncode, run.stdout.strip()) == (0, "ok")
+
+
+WINDOWED_OPS = [(ns, op) for ns, op in OPS if isinstance(op.compute, C.Contraction) and op.compute.spec.convs]
+
+
+@pytest.mark.parametrize(("ns", "op"), WINDOWED_OPS, ids=[op.qualified_name for _, op in WINDOWED_OPS])
+def test_units_over_convolution_axes_compute_every_case_in_c(out: Path, tmp_path: Path, ns, op) -> None:
+    """A unit over convolution axes (a convolution, a pool, correlate) calls its plain kernel of a
+    loop per label (ADR 0067) with the sizes, strides, dilations and paddings its Expressions
+    compute: on every valid case of the op (each dtype, strides, dilations, pads, auto_pad,
+    ceil_mode, count_include_pad, leading batch axes) the C gives the reference's result, or the
+    unit refuses a broadcast of leading axes with its Assert."""
+    folder = out / ns.key / op.name
+    unit = ET.parse(folder / f"{op.name}.imunit").getroot()[0]
+    assert "opforge_tensor" not in (folder / f"{op.name}.h").read_text()
+    lines, ran, refused = [], 0, 0
+    for k, (case, expected) in enumerate(_valid_cases(op)):
+        env, failed = _evaluate_unit(unit, _case_env(op, case, expected))
+        if failed:
+            assert len(failed) == 1 and BATCH_REFUSAL in failed[0], (case.spec, failed)
+            refused += 1
+            continue
+        declared, call = _c_call(op, unit, case, expected, env)
+        assert "_unit_windows_" in call, call
+        want = np.asarray(expected)
+        wanted = golden.c_array("want", want, want.dtype.name)
+        if want.dtype.kind == "f":
+            check = ("const double a = out[i], b = want[i]; if (!(a == b || (isnan(a) && isnan(b)) || "
+                     "fabs(a - b) <= 1e-5 * (1 + fabs(b))))")
+        else:
+            check = "if (out[i] != want[i])"
+        lines += ["{", *declared, wanted, f"if ({call} != 0) return 2;",
+                  f"for (int i = 0; i < {want.size}; i++) {{ {check} return 3 + {k}; }}", "}"]
+        ran += 1
+    run = _run_driver(tmp_path, folder, op, [*lines, 'printf("ok\\n");', "return 0;"])
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.returncode
+    assert ran >= 4, (ran, refused)
 
 
 def test_c_implementation_rejects_a_list_longer_than_the_unit_passes(legacy: Path, tmp_path: Path) -> None:

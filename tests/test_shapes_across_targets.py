@@ -53,7 +53,8 @@ def shape_refused(op, kwargs) -> bool:
 
 def unit_outcome(out: GeneratedProjects, ns, op, case, result):
     """(None: the unit refuses, or the shapes of its output sockets), or "skip" where a unit
-    cannot take the case (a reduction over several axes, more tensors than its sockets)."""
+    cannot take the case (a reduction over several axes, more tensors than its sockets, what its
+    kernel does not compute: a tensordot that is no one matrix product, ADR 0066)."""
     env = TI._case_env(op, case, result)
     if env is None:
         return "skip"
@@ -67,6 +68,8 @@ def unit_outcome(out: GeneratedProjects, ns, op, case, result):
             return None
         return [tuple(produced[o.name].shape_.dims) for o in op.outputs]
     env, failed = TI._evaluate_unit(unit, env)
+    if TI._unit_only(failed):
+        return "skip"
     if failed:
         return None
     shapes = []

@@ -160,6 +160,9 @@ GEOMETRIES = {
     # (its sizes, see _batches; after matrices, which it covers where the batch axes are equal)
     "batches": Geometry("batches", "Matrix products whose batch axes broadcast: rows x inner by inner x cols, a "
                         "loop per batch axis.", (), (), ()),
+    # (its sizes, see _windowed)
+    "windowed": Geometry("windows", "A loop per label of the einsum, convolution axes read through their windows.",
+                         (), (), ()),
     # (its sizes, see _product)
     "product": Geometry("product", "One matrix product, rows x inner by inner x cols, each matrix transposed where "
                         "its flag says so.", (), (), ()),
@@ -419,11 +422,64 @@ def _product(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
     return [(source, f"product_{source}", sizes[source]) for _, source in kernel.parameters if source in sizes]
 
 
+def _windowed(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
+    """(the source, the Expression's name and value) of an einsum's sizes over convolution axes
+    (``windows_kernel``): a label's, the output's axis or an input's it labels (0 where the input
+    has another rank: the unit Asserts it), else the form's (a pool's window); each convolution
+    axis's stride, dilation and padding as the form computes them, and the extent of the axis it
+    reads. Axes count from the innermost."""
+    c = op.compute
+    render, windows = units.shape_renderer(op), c.windows()
+    placed = [("output_shape", o, True) for o in (c.spec.output,)]
+    placed += [(f"{n}.shape", o, False) for n, o in zip(c.inputs, c.spec.inputs)]
+
+    def axis_of(shape: str, operand, declared: bool, k: int) -> str:
+        """Label ``k`` of ``operand``: its axis from the innermost (a row variable leads)."""
+        at = f"{shape}.size({len(operand.labels) - 1 - k})"
+        fits = f">= {len(operand.named)}" if operand.has_ellipsis else f"== {len(operand.labels)}"
+        return at if declared else f"{shape}.count {fits} ? {at} : 0"
+
+    def size(label: str) -> str:
+        for shape, operand, declared in placed:
+            if label in operand.labels:
+                return axis_of(shape, operand, declared, operand.labels.index(label))
+        return render.render(c.size(label))
+
+    def extent(w) -> str:
+        operand = c.spec.inputs[c.inputs.index(w.operand)]
+        return axis_of(f"{w.operand}.shape", operand, False, operand.labels.index(w.conv))
+
+    values = {"stride": lambda w: render.render(w.stride), "dilation": lambda w: render.render(w.dilation),
+              "pad": lambda w: render.render(w.pad_begin), "pad_end": lambda w: render.render(w.pad_end),
+              "extent": extent}
+    def named(operand) -> int:
+        return len(operand.named)
+
+    rows = named(c.spec.output)  # (the output's leading axes beyond its labels: the batch)
+    batch = f"output_shape.step({rows}, output_shape.count)" if c.spec.output.has_ellipsis else "1"
+    out = []
+    for _, source in kernel.parameters:
+        what, _, which = source.partition(":")
+        if source == "batch":
+            out.append((source, "window_batch", batch))
+        elif what == "batch":  # (an input's leading axes: the output's, or one element read for every batch)
+            operand, n = c.spec.inputs[c.inputs.index(which)], f"{which}.shape"
+            k = named(operand)
+            out.append((source, f"{which}_batch", f"{n}.count >= {k} && {n}.step({k}, {n}.count) == window_batch ? "
+                                                  f"{n}.step(0, {k}) : 0"))
+        elif what == "size":
+            out.append((source, f"label_{which}", size(which)))
+        elif what in values:
+            out.append((source, f"window_{what}{which}", values[what](windows[int(which)])))
+    assert not render.hidden, "an einsum's sizes are built from no shape"
+    return out
+
+
 #: The geometries whose sizes' Expressions are per kernel: a loop per axis, the values of a query,
 #: a scatter's, a ramp's ends, indices into several axes, broadcast batches of matrices.
 _LOOPED = {"broadcast": lambda op, kernel: _broadcast(kernel), "strided": _strided, "padded": _strided,
            "valued": _valued, "scattered": _scattered, "ramp": _ramp, "indexed": _indexed, "sequences": _indexed,
-           "batches": _batches, "product": _product}
+           "batches": _batches, "product": _product, "windowed": _windowed}
 
 
 def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
@@ -462,7 +518,23 @@ def contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, 
         if tests:
             out.append((unless + " && ".join(tests),
                         f"{arg}: must convert exactly to the dtype ({{{dtype}}}: {{{value}}})"))
-    return out + _ends(op, kernels) + _product_contract(op, kernels)
+    return out + _ends(op, kernels) + _product_contract(op, kernels) + _batch_contract(op, kernels)
+
+
+def _batch_contract(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
+    """The Assert that each input of an einsum over windows has the output's leading axes (the
+    row variable's), or leading axes of one element: its kernel steps through a batch, and
+    reads such an input again for each (``_windowed``)."""
+    c = op.compute
+    if not any(k.geometry == "windowed" for k in kernels) or not c.spec.output.has_ellipsis:
+        return []
+    tests = []
+    for name, operand in zip(c.inputs, c.spec.inputs):
+        n, k = f"{name}.shape", len(operand.named)
+        tests.append(f"({n}.count < {k} || {n}.step({k}, {n}.count) == window_batch || {n}.step({k}, {n}.count) == 1)")
+    shapes = ", ".join(f"{n}: {{{n}.shape}}" for n in c.inputs)
+    return [(" && ".join(tests), f"{', '.join(c.inputs)}: a unit broadcasts the leading axes of an input only where "
+                                 f"they hold one element ({shapes})")]
 
 
 def _product_contract(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:

@@ -82,6 +82,7 @@ PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "rows": ("size"
                "first_stretched": _GROUPS, "second_scalar": ("n",), "first_scalar": ("n",),
                "matrices": ("batch", "rows", "inner", "cols"), "transposed": ("count", "rows", "cols"),
                "product": ("rows", "inner", "cols"),  # (and whether each of a, b, output is transposed)
+               "windowed": (),  # (a size per label and per convolution axis: see windows_kernel)
                "joined": ("chunks", "count", "slot"), "stacked": ("chunks", "count", "slot"),
                "parted": ("count", "block", "slot"),
                "ramp": ("n",),

@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 from dsl import compute as C
 from dsl import dtypes as D
+from dsl import expr as E
 from dsl import fixed_point as F
 from dsl import shapes as Sh
 from dsl.scalar import SSym
@@ -354,6 +355,94 @@ static inline void {name}(const {ct}* restrict a, {ct}* restrict output, int bat
 }}"""
 
 
+def windows_kernel(name: str, dtype: str, c: C.Contraction) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """(the fragment's C, its parameters as ``PlainKernel.parameters``) of an einsum over
+    convolution axes whose spec has no row variable: a loop per label, the output's in its order
+    (it is written in order), then the summed ones; a convolution axis read at ``stride * window
+    + dilation * tap - pad`` of its ``extent`` elements (a position outside: padding, skipped
+    where the form pads). Sums of products accumulate as the einsum kernel does (integers wrap);
+    a pool combines its window's elements as ``pool_kernel`` does. The sizes are per label
+    (``size:<label>``) and per convolution axis (``stride:<i>``, ``dilation:<i>``, ``pad:<i>``,
+    ``pad_end:<i>`` where a mean counts the padding, ``extent:<i>``): the caller's ints."""
+    spec, ct = c.spec, C_TYPE[dtype]
+    convs = list(spec.convs)
+    pooled = c.combine != "add"
+    names = ["x"] if pooled else ["a", "b"][:len(c.inputs)]
+    params: list[tuple[str, str]] = [(f"const {ct}* restrict {n}", given) for n, given in zip(names, c.inputs)]
+    params.append((f"{ct}* restrict output", "output"))
+    params.append(("int batch", "batch"))  # (the leading axes of the row variable, and each input's step)
+    params += [(f"int {n}_batch", f"batch:{given}") for n, given in zip(names, c.inputs)]
+    params += [(f"int n_{label}", f"size:{label}") for label in spec.labels]
+    counted = c.combine == "mean" and c.count_include_pad is not None
+    windows = c.windows()
+    for i, w in enumerate(windows):  # (a stride or dilation the spec fixes is a constant of the kernel)
+        params += [(f"int {role}{i}", f"{role}:{i}") for role, value in (("stride", w.stride), ("dilation", w.dilation))
+                   if not isinstance(value, E.Literal)]
+        params += [(f"int pad{i}", f"pad:{i}")] if c.padded else []
+        params += [(f"int pad_end{i}", f"pad_end:{i}")] if counted else []
+        reader = next(o for o in spec.inputs if convs[i] in o.labels)  # (its extent: a step, or the padding's end)
+        if c.padded or reader.named.index(convs[i]) > 0:
+            params.append((f"int extent{i}", f"extent:{i}"))
+    if counted:
+        params.append(("bool count_include_pad", c.count_include_pad))
+    if c.p:
+        params.append(("int order", c.p))
+
+    def scale(index: str, role: str, i: int, value: Any) -> str:
+        if not isinstance(value, E.Literal):
+            return f"{index} * {role}{i}"
+        return index if value.value == 1 else f"{index} * {value.value}"
+
+    def position(i: int, conv: Conv) -> str:
+        w = windows[i]
+        tap = f" + {scale(f'l_{conv.kernel}', 'dilation', i, w.dilation)}" if conv.kernel is not None else ""
+        return f"{scale(f'l_{conv.output}', 'stride', i, w.stride)}{tap}{f' - pad{i}' if c.padded else ''}"
+
+    def index(operand: Any) -> str:
+        text = ""
+        for label in operand.named:
+            at, size = ((f"q{convs.index(label)}", f"extent{convs.index(label)}") if isinstance(label, Conv)
+                        else (f"l_{label}", f"n_{label}"))
+            text = at if not text else f"{text if ' ' not in text else f'({text})'} * {size} + {at}"
+        return text
+
+    loops = [f"for (int l_{label} = 0; l_{label} < n_{label}; l_{label}++) {{" for label in spec.output.named]
+    sums = [f"for (int l_{label} = 0; l_{label} < n_{label}; l_{label}++) {{" for label in spec.reduced]
+    where = "".join(f"const int q{i} = {position(i, conv)};\n" for i, conv in enumerate(convs))
+    inside = " && ".join(f"q{i} >= 0 && q{i} < extent{i}" for i in range(len(convs)))
+    f = "f" if dtype == "float32" else ""
+    if not pooled:
+        acc_t = _accumulator(dtype)
+        a, b = (f"{n}b[{index(o)}]" for n, o in zip(names, spec.inputs))
+        init, step, final = "0", f"acc = ({acc_t})(acc + ({acc_t}){a} * ({acc_t}){b});", f"({ct})acc"
+    else:
+        acc_t, x = ct, f"xb[{index(spec.inputs[0])}]"
+        init, step, final = {
+            "max": ("-INFINITY", "acc = isnan(e_x) || e_x > acc ? e_x : acc;", "acc"),
+            "mean": ("0", "acc += e_x;", f"acc / ({ct})n" if not counted else
+                     f"acc / ({ct})(count_include_pad ? padded : n)"),
+            "lp": ("0", f"acc += pow{f}(fabs{f}(e_x), ({ct})order);", f"pow{f}(acc, ({ct})1 / ({ct})order)"),
+        }[c.combine]
+        step = f"const {ct} e_x = {x};\n{step}\nn++;"
+    if c.padded:
+        step = f"if ({inside}) {{\n{step}\n}}"
+    if counted:  # (a position inside the padded axis counts, beyond it (ceil_mode's last window) not)
+        reads = " && ".join(f"q{i} >= -pad{i} && q{i} < extent{i} + pad_end{i}" for i in range(len(convs)))
+        step += f"\npadded += ({reads}) ? 1 : 0;"
+    counts = "int n = 0, padded = 0;\n" if pooled else ""
+    closing = "(void)n;\n(void)padded;\n" if pooled else ""
+    batched = "".join(f"const {ct}* restrict {n}b = {n} + e_b * {n}_batch;\n" for n in names)
+    body = (f"int e_o = 0;\nfor (int e_b = 0; e_b < batch; e_b++) {{\n{batched}{''.join(loops)}\n"
+            f"{acc_t} acc = {init};\n{counts}{''.join(sums)}\n{where}{step}\n"
+            f"{'}' * len(sums)}\n{closing}output[e_o++] = {final};\n{'}' * len(loops)}\n}}")
+    text = f"""
+static inline void {name}({', '.join(d for d, _ in params)})
+{{
+{body}
+}}"""
+    return text, tuple(params)
+
+
 class ContractionEmitter(Emitter):
     def plain_transposed(self, c: C.Contraction) -> tuple[PlainKernel, ...]:
         """Where the einsum transposes a batch of matrices, one plain kernel per dtype."""
@@ -518,7 +607,24 @@ static inline void {name}({', '.join(d for d, _ in params)})
         tensors = [p.name for p in (*self.op.inputs, *self.op.outputs)]
         self.fixed_variants = [D.Variant(name, tuple((n, name) for n in tensors)) for name in fixed]
         body = self.run_plan(c.inputs, lambda v: self.fixed_point_call(c, *fixed[v.dtype]))
-        return OpCode(tuple(frags), (), self.api(lines + body), self.plain_matrices(c) + self.fixed_point_matrices(c))
+        plain = self.plain_matrices(c) or self.plain_windows(c)
+        return OpCode(tuple(frags), (), self.api(lines + body), plain + self.fixed_point_matrices(c))
+
+    def plain_windows(self, c: C.Contraction) -> tuple[PlainKernel, ...]:
+        """Where the einsum reads convolution axes and has no row variable (the convolutions and
+        pools, correlate), one plain kernel per dtype: a loop per label (``windows_kernel``)."""
+        spec = c.spec
+        operands = (*spec.inputs, spec.output)
+        if not spec.convs or spec.placeholders or any(o.labels.count("...") != o.has_ellipsis
+                                                      or o.has_ellipsis and o.labels[0] != "..." for o in operands):
+            return ()  # (a row variable, where there is one, leads every operand: a batch loop)
+        kernels = []
+        for v in self.variants:
+            name = f"{self.kernel_name(v)}_windows"
+            text, params = windows_kernel(name, v.of(c.inputs[0]), c)
+            params = tuple((d, self.op.outputs[0].name if s == "output" else s) for d, s in params)
+            kernels.append(PlainKernel(fragment(name, text), v, params, "windowed"))
+        return tuple(kernels)
 
     def fixed_point_contractions(self) -> list[tuple[F.FixedPointType, F.QContraction | F.DContraction]]:
         """Each fixed-point type the form derives a contraction for (ADR 0036, ``api_reductions``)."""
