@@ -822,6 +822,32 @@ def test_units_compute_only_what_their_kernels_need(out: Path, unit: str, expres
         assert said["output_shape"] == shape
 
 
+#: The one unit whose lifecycle entries are not plain kernels: they call the runtime's queue on bytes.
+QUEUE_UNITS = {"signal/sliding_window"}
+
+
+def test_no_unit_calls_the_checked_c_api(out: Path) -> None:
+    """Issue 19's lean units, over the whole catalogue: every C Implementation of every unit
+    (the sliding window's queue aside) calls a plain kernel's entry, passing no rank or dims of
+    a tensor, and its header holds no API function and no descriptor."""
+    dims = re.compile(r"\b\w+_(rank|d[0-7])\b")
+    checked = compounds = 0
+    for path in _unit_files(out):
+        unit = str(path.parent.relative_to(out))
+        root = ET.parse(path).getroot()[0]
+        if root.tag == "Compound":  # (no code of its own: its nodes' units)
+            compounds += 1
+        if unit in QUEUE_UNITS or root.tag == "Compound":
+            continue
+        calls = [i.get("call") for i in root.iter("Implementation") if i.get("language") == "C"]
+        assert calls, unit
+        assert not [c for c in calls if dims.search(c[c.index("("):])], (unit, calls[0])
+        header = path.with_suffix(".h")
+        assert not header.exists() or "opforge_tensor" not in header.read_text(), unit
+        checked += 1
+    assert compounds >= 1 and checked == len(_unit_files(out)) - len(QUEUE_UNITS) - compounds
+
+
 def test_an_arg_reduction_unit_gives_int16_indices(out: Path, tmp_path: Path) -> None:
     """As the real Argmax: Int16 indices, from kernels that write int16_t, and an axis longer than
     Int16 counts is refused (the seed style keeps the C API's Int64); select_last_index gives the
@@ -866,7 +892,8 @@ def test_units_assemble_into_one_firmware(out: Path, tmp_path: Path) -> None:
 IMAGE_UNITS = ("math.abs", "math.add", "math.sub", "math.mul", "math.div", "math.clip_by_value", "math.round",
                "math.cos", "math.sin", "math.tanh", "math.exp", "math.sqrt", "math.sum", "math.mean", "math.max",
                "math.argmax", "math.cumsum", "math.matmul", "base.transpose", "base.gather", "base.concat",
-               "nn.relu", "math.sigmoid", "nn.softmax")
+               "nn.relu", "math.sigmoid", "nn.softmax", "base.tensor_mmul", "cnn.conv2d", "cnn.max_pooling2d",
+               "math.correlate")
 CORTEX_M = ROOT / "generators" / "tests" / "cortex_m"
 ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-std=c99", "-Wall", "-Wextra",
              "-Werror", "-pedantic", "-Wno-unknown-pragmas", "-ffp-contract=off", "-ffunction-sections",
@@ -874,7 +901,7 @@ ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d1
 
 
 def test_units_run_their_comparison_tests_in_one_cortex_m4_image(out: Path, tmp_path: Path) -> None:
-    """24 units' generated comparison tests (ADR 0035), assembled with the units' fragments into
+    """28 units' generated comparison tests (ADR 0035), assembled with the units' fragments into
     one firmware, pass under QEMU on a Cortex-M4: the C implementations give there the values
     the tests expect, which the units' Python implementations give too
     (test_every_unit_passes_its_comparison_tests_in_c_and_python)."""

@@ -367,7 +367,7 @@ def windows_kernel(name: str, dtype: str, c: C.Contraction) -> tuple[str, tuple[
     spec, ct = c.spec, C_TYPE[dtype]
     convs = list(spec.convs)
     pooled = c.combine != "add"
-    names = ["x"] if pooled else ["a", "b"][:len(c.inputs)]
+    names = ["x"] if pooled else ["a", "b"][:len(c.inputs)]  # (an einsum takes one operand or two)
     params: list[tuple[str, str]] = [(f"const {ct}* restrict {n}", given) for n, given in zip(names, c.inputs)]
     params.append((f"{ct}* restrict output", "output"))
     params.append(("int batch", "batch"))  # (the leading axes of the row variable, and each input's step)
@@ -413,8 +413,8 @@ def windows_kernel(name: str, dtype: str, c: C.Contraction) -> tuple[str, tuple[
     f = "f" if dtype == "float32" else ""
     if not pooled:
         acc_t = _accumulator(dtype)
-        a, b = (f"{n}b[{index(o)}]" for n, o in zip(names, spec.inputs))
-        init, step, final = "0", f"acc = ({acc_t})(acc + ({acc_t}){a} * ({acc_t}){b});", f"({ct})acc"
+        term = " * ".join(f"({acc_t}){n}b[{index(o)}]" for n, o in zip(names, spec.inputs))
+        init, step, final = "0", f"acc = ({acc_t})(acc + {term});", f"({ct})acc"
     else:
         acc_t, x = ct, f"xb[{index(spec.inputs[0])}]"
         init, step, final = {
