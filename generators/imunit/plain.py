@@ -430,8 +430,9 @@ def _windowed(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
     reads. Axes count from the innermost."""
     c = op.compute
     render, windows = units.shape_renderer(op), c.windows()
-    placed = [("output_shape", o, True) for o in (c.spec.output,)]
-    placed += [(f"{n}.shape", o, False) for n, o in zip(c.inputs, c.spec.inputs)]
+    # (where a label's size is read: the output's shape, declared, then each input's, Asserted)
+    placed = [("output_shape", c.spec.output, True),
+              *((f"{n}.shape", o, False) for n, o in zip(c.inputs, c.spec.inputs))]
 
     def axis_of(shape: str, operand, declared: bool, k: int) -> str:
         """Label ``k`` of ``operand``: its axis from the innermost (a row variable leads)."""
@@ -452,11 +453,9 @@ def _windowed(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
     values = {"stride": lambda w: render.render(w.stride), "dilation": lambda w: render.render(w.dilation),
               "pad": lambda w: render.render(w.pad_begin), "pad_end": lambda w: render.render(w.pad_end),
               "extent": extent}
-    def named(operand) -> int:
-        return len(operand.named)
-
-    rows = named(c.spec.output)  # (the output's leading axes beyond its labels: the batch)
-    batch = f"output_shape.step({rows}, output_shape.count)" if c.spec.output.has_ellipsis else "1"
+    # (the batch: the output's leading axes beyond its labels)
+    labelled = len(c.spec.output.named)
+    batch = f"output_shape.step({labelled}, output_shape.count)" if c.spec.output.has_ellipsis else "1"
     out = []
     for _, source in kernel.parameters:
         what, _, which = source.partition(":")
@@ -464,7 +463,7 @@ def _windowed(op: Op, kernel: c_emit.PlainKernel) -> list[tuple[str, str, str]]:
             out.append((source, "window_batch", batch))
         elif what == "batch":  # (an input's leading axes: the output's, or one element read for every batch)
             operand, n = c.spec.inputs[c.inputs.index(which)], f"{which}.shape"
-            k = named(operand)
+            k = len(operand.named)
             out.append((source, f"{which}_batch", f"{n}.count >= {k} && {n}.step({k}, {n}.count) == window_batch ? "
                                                   f"{n}.step(0, {k}) : 0"))
         elif what == "size":

@@ -357,8 +357,10 @@ static inline void {name}(const {ct}* restrict a, {ct}* restrict output, int bat
 
 def windows_kernel(name: str, dtype: str, c: C.Contraction) -> tuple[str, tuple[tuple[str, str], ...]]:
     """(the fragment's C, its parameters as ``PlainKernel.parameters``) of an einsum over
-    convolution axes whose spec has no row variable: a loop per label, the output's in its order
-    (it is written in order), then the summed ones; a convolution axis read at ``stride * window
+    convolution axes: a loop over the batch of the row variable where one leads every operand
+    (each input ``<input>_batch`` elements apart there, 0: read again for every batch), then a
+    loop per label, the output's in its order (it is written in order), then the summed ones; a
+    convolution axis read at ``stride * window
     + dilation * tap - pad`` of its ``extent`` elements (a position outside: padding, skipped
     where the form pads). Sums of products accumulate as the einsum kernel does (integers wrap);
     a pool combines its window's elements as ``pool_kernel`` does. The sizes are per label
