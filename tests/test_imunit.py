@@ -188,10 +188,14 @@ def _case_env(op, case, expected=None):
     return comparison.unit_env(op, case.kwargs)
 
 
-def _valid_cases(op):
+def _valid_cases(op, args: dict | None = None):
+    """The op's generated cases the reference computes and a unit takes (``args``: with these
+    args set as well)."""
     ns = next(n for n in CATALOGUE.namespaces if n.name == op.namespace)
     functions = golden.reference_functions(ns)
     for dtype, spec in cases.cases(op):
+        if args:
+            spec = {**spec, "args": {**spec["args"], **args}}
         case = golden._Case(op, dtype, spec, functions[py_names.ref_name(op.name)], 0)
         if not case.size_ok():
             continue
@@ -545,13 +549,15 @@ def test_units_over_convolution_axes_compute_every_case_in_c(out: Path, tmp_path
     """A unit over convolution axes (a convolution, a pool, correlate) calls its plain kernel of a
     loop per label (ADR 0067) with the sizes, strides, dilations and paddings its Expressions
     compute: on every valid case of the op (each dtype, strides, dilations, pads, auto_pad,
-    ceil_mode, count_include_pad, leading batch axes) the C gives the reference's result, or the
-    unit refuses a broadcast of leading axes with its Assert."""
+    ceil_mode, leading batch axes; an average pool's again with count_include_pad) the C gives
+    the reference's result, or the unit refuses a broadcast of leading axes with its Assert."""
     folder = out / ns.key / op.name
     unit = ET.parse(folder / f"{op.name}.imunit").getroot()[0]
     assert "opforge_tensor" not in (folder / f"{op.name}.h").read_text()
     lines, ran, refused = [], 0, 0
-    for k, (case, expected) in enumerate(_valid_cases(op)):
+    counted = op.compute.count_include_pad  # (and a mean that counts the padding, where it may)
+    given = [*_valid_cases(op), *(_valid_cases(op, {counted: True}) if counted else ())]
+    for k, (case, expected) in enumerate(given):
         env, failed = _evaluate_unit(unit, _case_env(op, case, expected))
         if failed:
             assert len(failed) == 1 and BATCH_REFUSAL in failed[0], (case.spec, failed)
