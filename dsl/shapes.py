@@ -372,21 +372,24 @@ def replace(shape: Any, at: Any, size_: Any) -> Concat:
     return Concat((Slice(shape, None, at), Dims((size(size_),)), Slice(shape, add(at, 1), None)))
 
 
+def _fields(node: Any) -> list[tuple[str, Any]]:
+    """(field name, sub-expression) of a shape or size node (or of a constraint node)."""
+    out = []
+    for field in attrs.fields(type(node)) if attrs.has(type(node)) else ():
+        value = getattr(node, field.name)
+        out += [(field.name, v) for v in (value if isinstance(value, tuple) else (value,)) if attrs.has(type(v))]
+    return out
+
+
 def children(node: Any) -> list[Any]:
     """The sub-expressions of a shape or size node (or of a constraint node)."""
-    out = []
-    for field in attrs.fields(type(node)):
-        value = getattr(node, field.name)
-        for v in value if isinstance(value, tuple) else (value,):
-            if attrs.has(type(v)):
-                out.append(v)
-    return out
+    return [v for _, v in _fields(node)]
 
 
 #: What each binder binds, and in which of its fields: an :class:`Axis` (``"k"``), a
 #: :class:`Value` (``"v"``) or an :class:`Each` (``"e"``) read there is the binder's own.
-_BINDERS = {"PerAxis": ("k", ("size", "keep")), "ForAxes": ("k", ("condition",)),
-            "AllValues": ("v", ("condition",)), "EachTensor": ("e", ("condition",))}
+_BINDERS = {PerAxis: ("k", ("size", "keep")), ForAxes: ("k", ("condition",)),
+            AllValues: ("v", ("condition",)), EachTensor: ("e", ("condition",))}
 _BOUND = {Axis: "k", Value: "v", Each: "e"}
 
 
@@ -396,14 +399,11 @@ def free_bindings(node: Any) -> frozenset[str]:
     kind = _BOUND.get(type(node))
     if kind is not None:
         return frozenset((kind,))
-    binder = _BINDERS.get(type(node).__name__)
+    binder = _BINDERS.get(type(node))
     free: set[str] = set()
-    for field in attrs.fields(type(node)) if attrs.has(type(node)) else ():
-        value = getattr(node, field.name)
-        for v in value if isinstance(value, tuple) else (value,):
-            if attrs.has(type(v)):
-                inner = free_bindings(v)
-                free |= inner - {binder[0]} if binder and field.name in binder[1] else inner
+    for name, v in _fields(node):
+        inner = free_bindings(v)
+        free |= inner - {binder[0]} if binder and name in binder[1] else inner
     return frozenset(free)
 
 

@@ -139,21 +139,28 @@ static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan
 }}""")
 
 
+def pool_combine(combine: str, dtype: str, x: str, counted: bool) -> tuple[str, str, str]:
+    """(the accumulator's start, the step that takes element ``x``, the result) of a pool's
+    window: the largest (a NaN wins, as NumPy's max), the mean (``counted``: over ``padded``
+    elements where ``count_include_pad``, else over the ``n`` inside), or the Lp norm of
+    ``order``."""
+    ct, f = C_TYPE[dtype], "f" if dtype == "float32" else ""
+    return {
+        "max": ("-INFINITY", f"acc = isnan({x}) || {x} > acc ? {x} : acc;", "acc"),
+        "mean": ("0", f"acc += {x};", f"acc / ({ct})(count_include_pad ? padded : n)" if counted else f"acc / ({ct})n"),
+        "lp": ("0", f"acc += pow{f}(fabs{f}({x}), ({ct})order);", f"pow{f}(acc, ({ct})1 / ({ct})order)"),
+    }[combine]
+
+
 def pool_kernel(name: str, dtype: str, combine: str, padded: bool) -> str:
     """The fragment running a pool over an einsum plan of one float operand: each output
     element combines the elements of its window that lie inside the operand (the padding is
     never chosen by a max, counted by a mean only where ``count_include_pad``), in the plan's
     order: the largest (a NaN wins, as NumPy's max), the mean, or the Lp norm."""
     ct = C_TYPE[dtype]
-    f = "f" if dtype == "float32" else ""
     inside = "opf_einsum_inside(q, oi, ri)" if padded else "true"
-    step, init, final, extra = {
-        "max": ("acc = isnan(x) || x > acc ? x : acc;", "-INFINITY", "acc", ""),
-        "mean": ("acc += x;", "0", f"acc / ({ct})(count_include_pad ? padded : n)", ", bool count_include_pad")
-        if padded else ("acc += x;", "0", f"acc / ({ct})n", ""),
-        "lp": (f"acc += pow{f}(fabs{f}(x), ({ct})order);", "0", f"pow{f}(acc, ({ct})1 / ({ct})order)",
-               ", int64_t order"),
-    }[combine]
+    init, step, final = pool_combine(combine, dtype, "x", padded)
+    extra = {"mean": ", bool count_include_pad" if padded else "", "lp": ", int64_t order"}.get(combine, "")
     pads = ", const opf_einsum_pads* q" if padded else ""
     # (a mean with count_include_pad divides by the window's elements inside the padded operand)
     counted = "padded += opf_einsum_reads(q, oi, ri, true) ? 1 : 0;" if combine == "mean" and padded else ""
@@ -412,20 +419,14 @@ def windows_kernel(name: str, dtype: str, c: C.Contraction) -> tuple[str, tuple[
     sums = [f"for (int l_{label} = 0; l_{label} < n_{label}; l_{label}++) {{" for label in spec.reduced]
     where = "".join(f"const int q{i} = {position(i, conv)};\n" for i, conv in enumerate(convs))
     inside = " && ".join(f"q{i} >= 0 && q{i} < extent{i}" for i in range(len(convs)))
-    f = "f" if dtype == "float32" else ""
     if not pooled:
         acc_t = _accumulator(dtype)
         term = " * ".join(f"({acc_t}){n}b[{index(o)}]" for n, o in zip(names, spec.inputs))
         init, step, final = "0", f"acc = ({acc_t})(acc + {term});", f"({ct})acc"
     else:
-        acc_t, x = ct, f"xb[{index(spec.inputs[0])}]"
-        init, step, final = {
-            "max": ("-INFINITY", "acc = isnan(e_x) || e_x > acc ? e_x : acc;", "acc"),
-            "mean": ("0", "acc += e_x;", f"acc / ({ct})n" if not counted else
-                     f"acc / ({ct})(count_include_pad ? padded : n)"),
-            "lp": ("0", f"acc += pow{f}(fabs{f}(e_x), ({ct})order);", f"pow{f}(acc, ({ct})1 / ({ct})order)"),
-        }[c.combine]
-        step = f"const {ct} e_x = {x};\n{step}\nn++;"
+        acc_t = ct
+        init, step, final = pool_combine(c.combine, dtype, "e_x", counted)
+        step = f"const {ct} e_x = xb[{index(spec.inputs[0])}];\n{step}\nn++;"
     if c.padded:
         step = f"if ({inside}) {{\n{step}\n}}"
     if counted:  # (a position inside the padded axis counts, beyond it (ceil_mode's last window) not)
