@@ -35,6 +35,7 @@ _FORM_REASONS: dict[type, str] = {
     C.ShapeQuery: "it reads only shapes",
     C.FindAll: "it gives indices",
     C.Generation: "its values come from its args, not from a tensor",
+    C.FixedPointConversion: "a conversion of stored fixed-point values: piecewise constant, or exact",
     # (the rule: a fragment is differentiable where it declares its derivative; none can yet)
     C.FragmentKernel: "a hand-written fragment, which declares no derivative",
 }

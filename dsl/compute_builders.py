@@ -195,6 +195,14 @@ def Generate(generator: str, **params: str) -> None:
 
 
 @guarded
+def Convert(rule: str, *, input: str = "x") -> None:
+    """A fixed-point conversion of ``input``, element by element: ``"quantize"``,
+    ``"dequantize"``, ``"requantize"``, ``"shift"`` or ``"bit_utilization"`` (ADR 0068); a
+    conversion to a chosen type reads the args ``dtype``, ``shift``, ``scale`` and ``offset``."""
+    _set_compute("Convert", compute.FixedPointConversion(rule, input))
+
+
+@guarded
 def ShapeOf(query: str, *, input: str = "x", axis: str | None = None) -> None:
     """A fact of ``input``'s shape as a LONG tensor: ``"shape"``, ``"size"``,
     ``"rank"`` or ``"size_at"`` (of the axis arg ``axis``, by default "axis")."""

@@ -13,6 +13,7 @@ from typing import Iterator
 
 import attrs
 
+from dsl.fixed_point import TYPES as FIXED_POINT_TYPES
 from dsl.types import DataType
 
 FLOATS = ("float32", "float64")
@@ -27,6 +28,9 @@ CONCRETE: dict[DataType, tuple[str, ...]] = {
     DataType.INT: INTEGERS,
     DataType.LONG: ("int64",),
     DataType.BOOLEAN: ("bool",),
+    DataType.FIXED_POINT: tuple(FIXED_POINT_TYPES),
+    DataType.SHIFTED: tuple(n for n, t in FIXED_POINT_TYPES.items() if t.family == "Q"),
+    DataType.SCALED: tuple(n for n, t in FIXED_POINT_TYPES.items() if t.family == "D"),
 }
 
 #: Each dtype's name in DEEPCRAFT's System type table (imunit authoring guide, 11.2): the
@@ -110,7 +114,12 @@ def computes_in(op: object, dtype: str) -> str:
 
 def variants(op: object, dtypes: tuple[str, ...] | None = None) -> Iterator[Variant]:
     """The op's variants: one per concrete dtype of its primary type, and one per integer it takes
-    through floats, first (NumPy's loop order: integers before floats)."""
+    through floats, first (NumPy's loop order: integers before floats); a form that pairs its
+    tensors' dtypes itself (a fixed-point conversion's) gives its own."""
+    own = getattr(getattr(op, "compute", None), "variants", None)
+    if own is not None:
+        yield from (v for v in own(op) if dtypes is None or v.dtype in dtypes)
+        return
     primary = primary_type(op)
     for dtype in dtypes if dtypes is not None else (*through_float(op), *CONCRETE[primary]):
         yield Variant(dtype, tuple((p.name, resolve(p.type, primary, dtype))

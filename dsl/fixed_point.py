@@ -1370,6 +1370,8 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
         return dense(tuple(p.name for p in getattr(op, "inputs", ())), t)
     if kind == "fragment" and getattr(form, "layout", None) == "axis":
         return softmax(form, tuple(p.name for p in getattr(op, "inputs", ())), t)
+    if kind == "conversion":
+        return "it converts between types itself (its variants are the pairs it converts)"
     if kind == "contraction":
         if form.spec.convs:  # type: ignore[union-attr]
             return f"its convolution axes have no {t.system} form yet"

@@ -19,6 +19,10 @@ class DataType(enum.Enum):
     STRING = "STRING"
     DATA_TYPE = "DATA_TYPE"
     ENUM = "ENUM"
+    #: Fixed-point element types (ADR 0068): any of Q7..D32, the shifted Q7/Q15/Q31, the scaled D8/D16/D32.
+    FIXED_POINT = "FIXED_POINT"
+    SHIFTED = "SHIFTED"
+    SCALED = "SCALED"
 
     def __repr__(self) -> str:
         return self.value
@@ -33,9 +37,15 @@ BOOLEAN = DataType.BOOLEAN
 STRING = DataType.STRING
 DATA_TYPE = DataType.DATA_TYPE
 ENUM = DataType.ENUM
+FIXED_POINT = DataType.FIXED_POINT
+SHIFTED = DataType.SHIFTED
+SCALED = DataType.SCALED
 
 #: Types a tensor (Input or Output) may have.
-TENSOR_TYPES = frozenset({NDARRAY, FLOATING_POINT, INT, LONG, NUMERIC, BOOLEAN})
+TENSOR_TYPES = frozenset({NDARRAY, FLOATING_POINT, INT, LONG, NUMERIC, BOOLEAN, FIXED_POINT, SHIFTED, SCALED})
+
+#: The fixed-point tensor types: their values carry attributes (a shift, or a scale and offset).
+FIXED_POINT_TYPES = frozenset({FIXED_POINT, SHIFTED, SCALED})
 
 #: Concrete element types, the values a DATA_TYPE arg may take.
 CONCRETE_DTYPES = (

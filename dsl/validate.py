@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from dsl import defaults, doc_tokens
+from dsl import fixed_point as F
 from dsl import expr as E
 from dsl import model as M
 from dsl.counterparts import NNEF_OPERATIONS
@@ -53,6 +54,9 @@ def _name_problem(what: str, name: object) -> str | None:
 
 # ---------------------------------------------------------------- values
 
+#: The values a DATA_TYPE arg may take: the plain dtypes and the fixed-point types (ADR 0068).
+DTYPE_VALUES = (*CONCRETE_DTYPES, *F.TYPES)
+
 _SCALAR_KINDS = {
     DataType.INT: "int",
     DataType.LONG: "int",
@@ -77,7 +81,7 @@ def _literal_fits(type_: DataType, value: object, possible_values: tuple[str, ..
     if type_ is DataType.ENUM:
         return isinstance(value, str) and value in possible_values
     if type_ is DataType.DATA_TYPE:
-        return isinstance(value, str) and value in CONCRETE_DTYPES
+        return isinstance(value, str) and value in DTYPE_VALUES
     return False
 
 
@@ -89,7 +93,7 @@ def _show(value: object) -> str:
 
 def _expected(type_: DataType) -> str:
     if type_ is DataType.DATA_TYPE:
-        return "one of " + ", ".join(CONCRETE_DTYPES)
+        return "one of " + ", ".join(DTYPE_VALUES)
     return f"a {type_.value} value"
 
 

@@ -98,8 +98,10 @@ def parameters(op: Op) -> list[CParam]:
             params.append(CParam("int32_t", f"{c_name(i.name)}_count", "input_count", i.name))
             continue
         params.append(CParam("const opforge_tensor*", c_name(i.name), "input", i.name))
+    described = set(getattr(op.compute, "output_args", ()))  # (the output descriptor's dtype and attributes)
     for a in op.args:
-        params.extend(arg_parameters(a))
+        if a.name not in described:
+            params.extend(arg_parameters(a))
     for c in op.configs:
         params.append(CParam(f"const {config_struct(c)}*", c_name(c.name), "config", c.name))
     for o in op.outputs:

@@ -1976,6 +1976,99 @@ with Namespace("math"):
             "Marks the first largest element along an axis with 1 and every other element with 0 (the first NaN counts as largest, as in argmax).",
         )
 
+    # Fixed-point conversions (ADR 0036's rules, ADR 0068): the reference library's FixedPoint units
+    with Op("quantize") as op:
+        op.display_path = "/Math/FixedPoint"
+        op.onnx = "QuantizeLinear"
+        op.unlike_onnx = (
+            "ONNX quantizes to its integer types with a y_scale and y_zero_point tensor; this op "
+            "quantizes float32 to a Q type (shift) or a D type (scale and offset), per tensor"
+        )
+        Input(FLOATING_POINT, "x", description="Real values (float32)")
+        Arg(DATA_TYPE, "dtype", default="q15", description="The fixed-point type of the output")
+        Arg(INT, "shift", default=0, description="A Q output's shift: real = stored / 2^(N - shift)")
+        Arg(FLOATING_POINT, "scale", default=1.0, description="A D output's scale: real = (stored - offset) * scale")
+        Arg(INT, "offset", default=0, description="A D output's offset (zero point): the stored value of real zero")
+        Output(FIXED_POINT, "output", description="x stored as dtype, with the given attributes; the shape of x")
+        Convert("quantize")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Real values as a fixed-point type: a Q type stores x * 2^(N - shift) truncated toward
+            zero and saturated (CMSIS-DSP's arm_float_to_q15), a D type round-half-even(x / scale)
+            + offset saturated (ONNX QuantizeLinear; NaN stores the offset).
+            """,
+        )
+
+    with Op("dequantize") as op:
+        op.display_path = "/Math/FixedPoint"
+        op.onnx = "DequantizeLinear"
+        op.unlike_onnx = "ONNX reads the scale and zero point as inputs; this op reads the tensor's own attributes"
+        Input(FIXED_POINT, "x", description="A fixed-point tensor")
+        Output(FLOATING_POINT, "output", description="The real values of x (float32); the shape of x")
+        Convert("dequantize")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The real (float32) values of a fixed-point tensor, from its own attributes: a Q type's
+            stored / 2^(N - shift) (CMSIS-DSP's arm_q15_to_float), a D type's (stored - offset) *
+            scale (ONNX DequantizeLinear).
+            """,
+        )
+
+    with Op("requantize") as op:
+        op.display_path = "/Math/FixedPoint"
+        Input(FIXED_POINT, "x", description="A fixed-point tensor")
+        Arg(DATA_TYPE, "dtype", default="q15", description="The fixed-point type of the output")
+        Arg(INT, "shift", default=0, description="A Q output's shift")
+        Arg(FLOATING_POINT, "scale", default=1.0, description="A D output's scale")
+        Arg(INT, "offset", default=0, description="A D output's offset (zero point)")
+        Output(FIXED_POINT, "output", description="x in dtype, with the given attributes; the shape of x")
+        Convert("requantize")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            A fixed-point tensor in another fixed-point type or with other attributes. Between Q
+            types exactly: the stored values shifted by the difference of the shifts and of the
+            fraction bits (CMSIS-DSP's arm_q15_to_q7 at one shift); otherwise through the real
+            value in float32, as dequantize then quantize.
+            """,
+        )
+
+    with Op("q_shift") as op:
+        op.display_path = "/Math/FixedPoint"
+        Input(SHIFTED, "x", description="A Q7, Q15 or Q31 tensor")
+        Arg(INT, "shift", default=0, description="How much the output's shift exceeds the input's")
+        Output(SHIFTED, "output", description="x's type, with its shift raised by shift; the shape of x")
+        Convert("shift")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The shift of a Q tensor raised by shift (lowered where it is negative), the type kept:
+            the stored values shifted right arithmetically (toward minus infinity) or left with
+            saturation, as CMSIS-DSP's arm_shift_q15 by -shift (the reference library's QShift).
+            """,
+        )
+
+    with Op("bit_utilization") as op:
+        op.display_path = "/Math/FixedPoint"
+        Input(SHIFTED, "x", description="A Q7, Q15 or Q31 tensor")
+        Output(INT, "output", description="The bits each stored value uses (int8); the shape of x")
+        Convert("bit_utilization")
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The bits each stored value of a Q tensor uses, its sign bit included: 1 for 0 and -1,
+            16 for Q15's 32767 (32 - __builtin_clrsb(x), the reference library's BitUtilization).
+            The type's bits less the largest of them is the headroom left.
+            """,
+        )
+
     Alias("base", "gather", name="embedding_lookup")
     # NumPy's names of the same meaning (ADR 0050)
     Alias("math", "max", name="amax")

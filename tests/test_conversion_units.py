@@ -1,5 +1,6 @@
-"""The FixedPoint library's units (ADR 0048): Quantize, Dequantize, QShift, Requantize and
-BitUtilization in ``out/imunit/fixed_point``. Each is chosen through ``unit-check`` as Studio
+"""The units of the conversion ops (ADR 0048, 0068): math.quantize, dequantize, q_shift, requantize
+and bit_utilization in ``out/imunit/math``, as the FixedPoint library's Quantize, Dequantize, QShift
+and BitUtilization. Each is chosen through ``unit-check`` as Studio
 chooses it, its C (compiled strictly, as Imaginet assembles the fragments) and its Python agree bit
 for bit, and both are what the owners of the rules compute: CMSIS-DSP (``cmsisdsp``) for the Q
 types, onnxruntime's QuantizeLinear and DequantizeLinear for the D types, and, where the reference
@@ -37,11 +38,13 @@ TYPES = list(F.TYPES.values())
 #: The reference's name of each unit opforge gives it.
 REFERENCE_UNITS = {"quantize": "Quantize", "dequantize": "Dequantize", "q_shift": "QShift",
                    "bit_utilization": "BitUtilization"}
+#: The conversion ops' units.
+CONVERSIONS = ("quantize", "dequantize", "q_shift", "requantize", "bit_utilization")
 
 
 @pytest.fixture(scope="module")
 def out(generated: GeneratedProjects) -> Path:
-    return generated / "imunit" / "fixed_point"
+    return generated / "imunit" / "math"
 
 
 @attrs.frozen
@@ -349,12 +352,13 @@ def test_bit_utilization_counts_the_bits_as_the_reference_unit(out: Path, tmp_pa
 def test_the_conversion_units_check_as_the_reference_units_do(out: Path) -> None:
     """unit-check finds no error in any conversion unit (each takes a tensor of its kind), and every
     one of the reference's FixedPoint units has opforge's counterpart."""
-    for path, tensor in ((out / "quantize", Tensor(VALUE_TYPES["Float32"], Shape((8,)))), (out, _q(F.Q15, (8,), 1))):
-        verdicts = checker.check([path], {"input": tensor})
+    real, fixed = Tensor(VALUE_TYPES["Float32"], Shape((8,))), _q(F.Q15, (8,), 1)
+    for paths, tensor, ok in (([out / "quantize"], real, 1), ([out / n for n in CONVERSIONS[1:]], fixed, 4)):
+        verdicts = checker.check(paths, {"input": tensor})
         assert all(v.kind != "error" for v in verdicts), [v.line() for v in verdicts]
-        assert sum(v.kind == "ok" for v in verdicts) == (1 if path.name == "quantize" else 4), verdicts
+        assert sum(v.kind == "ok" for v in verdicts) == ok, verdicts
     assert {p.parent.name for p in REFERENCE.rglob("*.imunit")} == set(REFERENCE_UNITS.values())
-    assert {p.stem for p in out.rglob("*.imunit")} == {*REFERENCE_UNITS, "requantize"}
-    for folder in out.iterdir():  # (and each its comparison tests, as every opforge unit)
+    assert set(REFERENCE_UNITS) < set(CONVERSIONS)
+    for folder in (out / n for n in CONVERSIONS):  # (and each its comparison tests, as every opforge unit)
         assert {p.name for p in folder.iterdir()} == {f"{folder.name}{suffix}" for suffix in
                                                        (".imunit", ".h", ".py", "_tests.c", "_tests.py")}

@@ -446,7 +446,7 @@ def test_a_16_bit_table_refuses_where_its_interpolation_misses(generated: Genera
 
 def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: GeneratedProjects, c_objects: list[Path],
                                                             tmp_path: Path) -> None:
-    """opforge_quantize, opforge_dequantize, opforge_requantize and opforge_bit_utilization: the
+    """opforge_math_quantize, _dequantize, _requantize and _bit_utilization (ADR 0068): the
     rules of dsl.fixed_point, bit for bit what the package's NumPy rendering of the same rules
     gives for every type and pair of types, and CMSIS-DSP's arm_float_to_qN, arm_qN_to_float,
     arm_shift_q15 and arm_q15_to_q7 where it has the conversion; the bits used as the reference
@@ -471,8 +471,8 @@ def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: Generated
     for t in F.TYPES.values():
         for given in (attributes[t.name], at_zero.get(t.name, attributes[t.name])):
             stored = quantized(t, given)
-            calls.append(("opforge_quantize", ("float32", real, {}), (t.name, given), stored))
-            calls.append(("opforge_dequantize", (t.name, stored, given), ("float32", {}), dequantized(t, given, stored)))
+            calls.append(("opforge_math_quantize", ("float32", real, {}), (t.name, given), stored))
+            calls.append(("opforge_math_dequantize", (t.name, stored, given), ("float32", {}), dequantized(t, given, stored)))
         stored = quantized(t, attributes[t.name])
         for to in F.TYPES.values():
             made = {"shift": 3} if to.family == "Q" else attributes[to.name]
@@ -482,10 +482,10 @@ def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: Generated
                 expected = _numpy(rule, stored.astype(rule.domain), {F.SHIFT_BY: k}).astype(to.storage)
             else:
                 expected = quantized(to, made, dequantized(t, attributes[t.name], stored))
-            calls.append(("opforge_requantize", (t.name, stored, attributes[t.name]), (to.name, made), expected))
+            calls.append(("opforge_math_requantize", (t.name, stored, attributes[t.name]), (to.name, made), expected))
         if t.family == "Q":
             used = np.array([(int(v) if v >= 0 else ~int(v)).bit_length() + 1 for v in stored], np.int8)
-            calls.append(("opforge_bit_utilization", (t.name, stored, attributes[t.name]), ("int8", {}), used))
+            calls.append(("opforge_math_bit_utilization", (t.name, stored, attributes[t.name]), ("int8", {}), used))
     # the owners: CMSIS-DSP at shift 0 (where its C casts are defined: |x| far below 2^31 steps), and
     # its shifts between Q types
     finite = np.abs(real) <= 8
@@ -496,15 +496,15 @@ def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: Generated
         assert np.array_equal(stored[finite], np.asarray(to_q(real[finite])).astype(t.storage)), t.system
         assert np.array_equal(dequantized(t, {"shift": 0}, stored), np.asarray(from_q(stored), np.float32)), t.system
     q15 = quantized(F.Q15, {"shift": 1})
-    shifted = next(e for f, x, o, e in calls if f == "opforge_requantize" and x[0] == "q15" and o[0] == "q15")
+    shifted = next(e for f, x, o, e in calls if f == "opforge_math_requantize" and x[0] == "q15" and o[0] == "q15")
     assert np.array_equal(shifted, dsp.arm_shift_q15(q15, -2)), "arm_shift_q15"
     to_q7 = np.asarray(_numpy(F.shifted(F.Q15, F.Q7), q15.astype(np.int32), {F.SHIFT_BY: 8})).astype(np.int8)
     assert np.array_equal(to_q7, dsp.arm_q15_to_q7(q15)), "arm_q15_to_q7"
     # refused: a float input to requantize, two shapes, attributes out of range, bits of a D type
-    bad = [("opforge_requantize", ("float32", real, {}), ("q15", {"shift": 0}), None),
-           ("opforge_quantize", ("float32", real[:5], {}), ("q15", {"shift": 0}), real.shape),
-           ("opforge_quantize", ("float32", real, {}), ("q15", {"shift": 500}), None),
-           ("opforge_bit_utilization", ("d8", quantized(F.D8, attributes["d8"]), attributes["d8"]), ("int8", {}), None)]
+    bad = [("opforge_math_requantize", ("float32", real, {}), ("q15", {"shift": 0}), None),
+           ("opforge_math_quantize", ("float32", real[:5], {}), ("q15", {"shift": 0}), real.shape),
+           ("opforge_math_quantize", ("float32", real, {}), ("q15", {"shift": 500}), None),
+           ("opforge_math_bit_utilization", ("d8", quantized(F.D8, attributes["d8"]), attributes["d8"]), ("int8", {}), None)]
     program = _Program()
     for function, (dtype, array, given), (out_dtype, made), _ in calls:
         program.call(function, {"x": (dtype, array, given)}, (out_dtype, array.shape, made))
@@ -529,8 +529,8 @@ def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: Generated
               f"opforge_tensor own_x = {{.data = own, .dtype = OPFORGE_FLOAT32, .rank = 1, .shape = {{{real.size}}}}};\n"
               f"opforge_tensor own_q = {{.data = own, .dtype = OPFORGE_Q15, .rank = 1, .shape = {{{real.size}}}, "
               ".shift = 1};\nint main(void)\n{\nconst char* detail = NULL;\n"
-              'printf("%d %d\\n", (int)opforge_quantize(&own_x, &own_q, &detail), '
-              "(int)opforge_dequantize(&own_q, &own_x, &detail));\nreturn 0;\n}\n")
+              'printf("%d %d\\n", (int)opforge_math_quantize(&own_x, &own_q, &detail), '
+              "(int)opforge_math_dequantize(&own_q, &own_x, &detail));\nreturn 0;\n}\n")
     overlaps = _printed(generated, c_objects, tmp_path, "overlaps", source).split()
     assert overlaps == [str(names["OPFORGE_ERR_OVERLAP"])] * 2, overlaps
 

@@ -23,7 +23,7 @@ from dsl import compute as C
 from dsl import fixed_point as F
 from dsl import fragments, loader
 from dsl.dtypes import SYSTEM_TYPE
-from generators.imunit import checker, comparison, conversions, testing, units
+from generators.imunit import checker, comparison, testing, units
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor, evaluate, parse
 from generators.kernels import evaluate as reference_args
 from generators.kernels import py_names, py_shapes
@@ -56,6 +56,8 @@ CATALOGUE = loader.load(ROOT / "ops").catalogue
 ALL_OPS = [(ns, op) for ns in CATALOGUE.namespaces for op in code_ops(ns)]
 #: Every op has a unit.
 OPS = ALL_OPS
+#: The conversion ops, which have no unit in the seed (legacy) format.
+CONVERSION_OPS = [(ns, op) for ns, op in OPS if isinstance(op.compute, C.FixedPointConversion)]
 
 
 def _unit_files(root: Path) -> list[Path]:
@@ -63,10 +65,13 @@ def _unit_files(root: Path) -> list[Path]:
 
 
 def test_one_folder_per_op(out: Path, legacy: Path) -> None:
-    """A unit per op, and (in the current style) the conversion units (ADR 0048)."""
-    assert len(_unit_files(out)) == len(OPS) + len(conversions.UNITS)
-    assert len(_unit_files(legacy)) == len(OPS)
+    """A unit per op; the seed (legacy) format, which has no fixed-point types, none of the
+    conversion ops, which its README lists (ADR 0048, 0068)."""
+    assert len(_unit_files(out)) == len(OPS)
+    assert len(_unit_files(legacy)) == len(OPS) - len(CONVERSION_OPS) and CONVERSION_OPS
     assert not (out / "README.md").exists()  # no op is left without a unit
+    readme = (legacy / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{op.qualified_name}`" in readme for _, op in CONVERSION_OPS), readme
     for ns, op in OPS:
         folder = out / ns.key / op.name
         wanted = {f"{op.name}.imunit"} if op.composition else {f"{op.name}.imunit", f"{op.name}.h", f"{op.name}.py"}
@@ -957,8 +962,8 @@ def test_every_unit_passes_its_comparison_tests_in_c_and_python(out: Path, legac
     for o in (o for o in outcomes if o.kind == "passed"):
         assert any("(C)" in line and " returned " not in line for line in o.lines) and \
             any("(Python)" in line for line in o.lines), o.lines  # (an output checked in each)
-    conversion_units = len(conversions.UNITS) if style == "current" else 0  # (ADR 0048's: a test each)
-    assert sum(o.kind == "passed" for o in outcomes) == len(OPS) - len(UNTESTED_UNITS) + conversion_units
+    left_out = len(CONVERSION_OPS) if style == "legacy" else 0  # (no unit in the seed format: ADR 0068)
+    assert sum(o.kind == "passed" for o in outcomes) == len(OPS) - len(UNTESTED_UNITS) - left_out
 
 
 def test_a_comparison_test_fails_where_an_implementation_differs(out: Path, tmp_path: Path) -> None:

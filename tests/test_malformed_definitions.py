@@ -212,8 +212,39 @@ CASES: dict[str, tuple[str, str]] = {
                 Input(STRING, "x", description="x")  # <
                 Output(NUMERIC, "out", description="out")
                 Doc(Language.ANY, DocScope.ALL, "f")
-        ''', "math.f: input 'x' cannot have type STRING (tensors are BOOLEAN, FLOATING_POINT, INT, "
-             "LONG, NDARRAY, NUMERIC)"),
+        ''', "math.f: input 'x' cannot have type STRING (tensors are BOOLEAN, FIXED_POINT, FLOATING_POINT, "
+             "INT, LONG, NDARRAY, NUMERIC, SCALED, SHIFTED)"),
+    "conversion of the wrong tensor types": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(FLOATING_POINT, "x", description="x")
+                Output(FLOATING_POINT, "out", description="out")
+                Convert("dequantize")  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: dequantize's input x is FIXED_POINT, not FLOATING_POINT"),
+    "conversion without its args": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(FLOATING_POINT, "x", description="x")
+                Arg(DATA_TYPE, "dtype", default="q15", description="d")
+                Arg(FLOATING_POINT, "scale", default=1.0, description="s")
+                Arg(INT, "offset", default=0, description="o")
+                Output(FIXED_POINT, "out", description="out")
+                Convert("quantize")  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: conversion needs an arg 'shift' (a Q output's shift)"),
+    "conversion to a plain dtype": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(FLOATING_POINT, "x", description="x")
+                Arg(DATA_TYPE, "dtype", default="int8", description="d")
+                Arg(INT, "shift", default=0, description="s")
+                Arg(FLOATING_POINT, "scale", default=1.0, description="s")
+                Arg(INT, "offset", default=0, description="o")
+                Output(FIXED_POINT, "out", description="out")
+                Convert("quantize")  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: arg 'dtype' defaults to 'int8', which is not a fixed-point type (q7, q15, q31, d8, d16, d32)"),
     "type that is not a DataType": ('''
         with Namespace("math"):
             with Op("f") as op:

@@ -73,6 +73,8 @@ def _graph_cases():
         for op in code_ops(ns):
             if isinstance(op.compute, C.SlidingWindow):
                 continue  # stateful: NNEF has no fragment for it (checked below)
+            if isinstance(op.compute, C.FixedPointConversion):
+                continue  # (its operands are FixedPointArrays: test_conversions_parse_and_keep_the_shape)
             picked = None
             for dtype, spec in cases.cases(op):
                 if dtype in D.through_float(op):
@@ -133,6 +135,20 @@ def test_graph_per_op_parses_and_infers_the_reference_shape(out: Path, shapes: t
     nnef.infer_shapes(parsed, custom_shapes=shapes.CUSTOM_SHAPES)
     wants = expected if isinstance(expected, tuple) else (expected,)
     assert [parsed.tensors[r].shape for r in results] == [list(w.shape) for w in wants]
+
+
+@pytest.mark.parametrize("op", [o for ns in CATALOGUE.namespaces for o in code_ops(ns)
+                                if isinstance(o.compute, C.FixedPointConversion)], ids=lambda o: o.name)
+def test_conversions_parse_and_keep_the_shape(out: Path, shapes: types.ModuleType, op) -> None:
+    """A conversion op (ADR 0068) in a graph: a fixed-point tensor is a real one in NNEF (its
+    stored form the quantization file's), and the result has the input's shape; bit counts are
+    integers."""
+    call = f"{fragment_name(op.namespace, op.name)}(x)"
+    graph = f"graph G( x ) -> ( r )\n{{\n    x = external<scalar>(shape = [2, 3, 4]);\n    r = {call};\n}}\n"
+    parsed = nnef.parse_string((out / f"{op.namespace.lower()}.nnef").read_text() + "\n" + graph)
+    nnef.infer_shapes(parsed, custom_shapes=shapes.CUSTOM_SHAPES)
+    assert parsed.tensors["r"].shape == [2, 3, 4]
+    assert parsed.tensors["r"].dtype == ("integer" if op.name == "bit_utilization" else "scalar")
 
 
 def test_documents_declare_version_extension_and_every_op(out: Path) -> None:

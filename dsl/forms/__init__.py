@@ -12,6 +12,7 @@ from typing import Any, Union
 from dsl.forms.arg_reduction import ArgReduction
 from dsl.forms.composition import Composition, Step, TensorSym, step, trace_composition
 from dsl.forms.contraction import Contraction
+from dsl.forms.conversion import CONVERSIONS, FixedPointConversion
 from dsl.forms.elementwise import Elementwise
 from dsl.forms.find_all import FindAll
 from dsl.forms.fragment import (AxisFragment, ChannelsFragment, DenseFragment, FlatFragment, FragmentKernel,
@@ -29,11 +30,12 @@ from dsl.forms.tensor_lists import MERGE_COMBINES, PARTS_ROLES, Join, Merge, Par
 from dsl.forms.tensordot import TensorDot
 
 Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample, FragmentKernel, Composition,
-                SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery, Join, Merge, Parts, TensorDot, FindAll]
+                SlidingWindow, LayoutMove, Generation, ScatterRows, ShapeQuery, Join, Merge, Parts, TensorDot, FindAll,
+                FixedPointConversion]
 
 __all__ = [
-    "ArgReduction", "AxisFragment", "CAPACITY_WINDOWS", "ChannelsFragment", "Composition", "Compute", "Contraction",
-    "DATA_LAYOUTS", "DenseFragment", "Elementwise", "FRAGMENT_LAYOUTS", "FindAll", "FlatFragment", "FragmentKernel",
+    "ArgReduction", "AxisFragment", "CAPACITY_WINDOWS", "CONVERSIONS", "ChannelsFragment", "Composition", "Compute", "Contraction",
+    "DATA_LAYOUTS", "DenseFragment", "Elementwise", "FRAGMENT_LAYOUTS", "FindAll", "FixedPointConversion", "FlatFragment", "FragmentKernel",
     "GENERATE_ROLES", "Generation", "Join", "LAYOUT_ROLES", "LayoutMove", "MATRIX_LAYOUTS", "MERGE_COMBINES",
     "MatrixFragment", "Merge", "PAD_MODES", "PARTS_ROLES", "Parts", "RANDOM_DISTRIBUTIONS", "REDUCE_COMBINES",
     "RandomSample", "Reduction", "RowsFragment", "SEGMENT_INITS", "SEGMENT_SCALES", "SHAPE_QUERIES", "ScatterRows",

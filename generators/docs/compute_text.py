@@ -167,12 +167,34 @@ def _merge(op: Op, c: C.Merge) -> list[str]:
             "in list order"]
 
 
+def _conversion(op: Op, c: C.FixedPointConversion) -> list[str]:
+    """Per pair of types, the form's steps (their rules are on the fixed-point types page); pairs
+    that say the same are one line."""
+    lines = []
+    for source, target in c.pairs():
+        steps, k = c.steps(source, target), c.shift_by(source, target)
+        if len(steps) == 2:
+            lines.append(f"{c.rule}, other pairs: to real by x's rule, then from real by the output's: "
+                         f"{scalar_text(steps[0].value)}, then {scalar_text(steps[1].value)}")
+        elif k is not None:  # (between two Q types, k counts the fraction bits x has more: N - N')
+            change = scalar_text(c.shift_by(source, source))
+            between = f"between Q types, the stored values shifted by k = N - N' + {change}" \
+                if c.rule == "requantize" else f"the stored values shifted by k = {change}"
+            lines.append(f"{c.rule}: {between}: right (toward minus infinity) where k > 0, else left, saturated")
+        elif c.rule == "bit_utilization":
+            lines.append(f"{c.rule}: the bits each stored value of {source} uses, its sign bit included (int8)")
+        else:
+            stored = ", truncated toward zero and saturated" if steps[0].storage else ""
+            lines.append(f"{c.rule}: {source} to {target}: {scalar_text(steps[0].value)}{stored}")
+    return list(dict.fromkeys(lines))
+
+
 DESCRIBERS: dict[type, Callable[[Op, Any], list[str]]] = {
     C.Elementwise: _elementwise, C.Reduction: _reduction, C.ArgReduction: _arg_reduction,
     C.Contraction: _contraction, C.RandomSample: _random_sample, C.SlidingWindow: _sliding_window,
     C.Generation: _generation, C.LayoutMove: _layout_move, C.FindAll: _find_all, C.TensorDot: _tensordot,
     C.Parts: _parts, C.ShapeQuery: _shape_query, C.ScatterRows: _scatter_rows,
-    C.Join: _join, C.Merge: _merge,
+    C.Join: _join, C.Merge: _merge, C.FixedPointConversion: _conversion,
     **{cls: _fragment for cls in C.FRAGMENT_LAYOUTS.values()},
 }
 
@@ -190,6 +212,8 @@ def compute_text(op: Op) -> list[str]:
 def fixed_point_rows(op: Op) -> list[dict[str, str]]:
     """Per fixed-point type, what the op's form derives (ADR 0036): how it computes, the
     output's shift, the error bound; or why there is none."""
+    if isinstance(op.compute, C.FixedPointConversion):  # (it converts between the types: its Dtypes say which)
+        return []
     rows = []
     for t in F.TYPES.values():
         derived = F.derive(op, t)

@@ -287,7 +287,8 @@ class DocsGenerator:
             kinds = list(dict.fromkeys(v.of(t.name) for v in variants))
             shown_fixed = fixed if fixed and (same or t.name == primary) else []
             # (a unit's sockets take the same types, by DEEPCRAFT's System names)
-            system = [SYSTEM_TYPE[k] for k in kinds] + [F.TYPES[f].system for f in shown_fixed]
+            system = [F.TYPES[k].system if k in F.TYPES else SYSTEM_TYPE[k] for k in kinds] + \
+                [F.TYPES[f].system for f in shown_fixed]
             rows.append({"name": md.code(t.name), "dtypes": md.inline(f"as {primary}" if same else ", ".join(kinds)),
                          "fixed": md.inline(", ".join(shown_fixed)) if shown_fixed else "&nbsp;",
                          "system": md.inline(f"as {primary}" if same else ", ".join(system))})

@@ -1,16 +1,14 @@
-"""The FixedPoint library's units (issue 20, ADR 0048): Quantize, Dequantize, QShift, Requantize
-and BitUtilization, in ``fixed_point/<unit>/`` beside the namespaces' units.
-
-They are the reference library's units of the same names (``Imaginet.Units.Math/FixedPoint``):
-the same sockets, options, output attributes and Asserts, a ``static inline`` kernel per type
-over ``count`` elements. Each kernel is rendered from the conversion rules of
-:mod:`dsl.fixed_point` (``from_real``, ``to_real``, ``shifted``, ``bit_utilization``), as the C
-API's ``opforge_quantize`` and friends and the package's ``fixed_point`` module render them, so
-the three agree bit for bit. Beyond the reference (whose D types are commented out), Quantize
-takes D8, D16 and D32 with their scale and offset, and Requantize changes any type into any
-other (exactly between Q types; through the real value otherwise). Each unit carries a comparison
-test (``<unit>_tests.c`` and ``.py``) of one case against the rule's result, as every opforge unit
-does; tests/test_conversion_units.py holds every type to the rules' owners.
+"""The units of the fixed-point conversion ops (ADR 0048, 0068): math.quantize, dequantize,
+requantize, q_shift and bit_utilization, as the reference library's FixedPoint units
+(``Imaginet.Units.Math/FixedPoint``) write them: the same sockets (``input``, ``output``), options
+(``output_type``, ``shift``, ``scale``, ``offset``), output attributes and Asserts, and a
+``static inline`` kernel per pair of types over ``count`` elements. Each kernel applies the op's
+form's steps (``FixedPointConversion.steps``: ``dsl.fixed_point``'s rules), rendered by the
+renderers the C API and the package use, so the three agree bit for bit. Beyond the reference
+(whose D types are commented out), quantize takes D8, D16 and D32 with their scale and offset, and
+requantize changes any type into any other. Each unit carries a comparison test
+(``<unit>_tests.c`` and ``.py``) of one case against the rules' result, as every opforge unit does;
+tests/test_conversion_units.py holds every type to the rules' owners.
 """
 
 from __future__ import annotations
@@ -20,21 +18,28 @@ import xml.etree.ElementTree as ET
 import attrs
 import numpy as np
 
+from dsl import compute as C
+from dsl import doc_tokens
+from dsl import dtypes as D
 from dsl import fixed_point as F
-from generators.api import GENERATED_MARK, GeneratedFile
+from dsl.forms.conversion import SHIFT_ARG
+from dsl.model import Op
+from dsl.scalar import SExpr
+from dsl.types import Language
+from generators import abi
+from generators.api import GeneratedFile
 from generators.formatting import black_format
 from generators.imunit import checker, comparison
-from generators.imunit.documents import serialize
+from generators.imunit.documents import serialize, unit_name
+from generators.imunit.fixed_point import expression
 from generators.imunit.python_files import dependency, python_file
-from generators.kernels import scalar_c
+from generators.kernels import scalar_c, scalar_numpy
 from generators.kernels.fixed_point import c_statement, numpy_lines, numpy_run
 from generators.kernels.scalar_c import C_TYPE
 
-#: Where the units go (a folder no namespace has), and the source their header names.
-FOLDER = "fixed_point"
-SOURCE = "dsl/fixed_point.py"
-DISPLAY_PATH = "/Utilities/Quantization"
 Q_TYPES = [t for t in F.TYPES.values() if t.family == "Q"]
+#: The op's input is the unit's ``input`` socket (the reference's name): its attributes' symbols.
+_SOCKET = "input"
 #: What the reference's output_type option shows for each type.
 _TYPE_TEXT = {"Q": "Shifted Fixed Point ({bits} bit)", "D": "Scaled Fixed Point ({bits} bit)"}
 _FLOAT32_MAX = "3.4028234663852886e38"
@@ -147,14 +152,17 @@ def _call_args(kernel: _Kernel) -> str:
 # ------------------------------------------------------------ the documents
 
 
-def _head(name: str, display: str, description: str, usage: str) -> tuple[ET.Element, ET.Element]:
+def _head(op: Op, usage: str) -> tuple[ET.Element, ET.Element]:
+    """The unit's root and its element: the op's name, display path and docs, and the usage."""
     root = ET.Element("Imaginet")
-    unit = ET.SubElement(root, "Unit", {"name": f"Opforge.FixedPoint.{name}"})
-    ET.SubElement(unit, "DisplayName").text = display
-    ET.SubElement(unit, "DisplayPath").text = DISPLAY_PATH
+    unit = ET.SubElement(root, "Unit", {"name": unit_name(op)})
+    ET.SubElement(unit, "DisplayName").text = op.display_name if op.display_name != op.name else \
+        unit_name(op).rsplit(".", 1)[1]
+    ET.SubElement(unit, "DisplayPath").text = op.display_path
     text = ET.SubElement(unit, "Description")
     ET.SubElement(text, "Header").text = "Description"
-    text[-1].tail = f"\n{description}\n"
+    texts = doc_tokens.texts(op, Language.IMUNIT, doc_tokens.NODE_SCOPES, unit_name(op), "array")
+    text[-1].tail = "\n" + "\n\n".join(texts) + "\n"
     ET.SubElement(text, "Header").text = "Usage"
     text[-1].tail = f"\n{usage}\n"
     return root, unit
@@ -241,167 +249,137 @@ def _input_attributes(params: ET.Element) -> None:
 # ------------------------------------------------------------ the units
 
 
-def quantize() -> _Unit:
-    types = list(F.TYPES.values())
-    root, unit = _head(
-        "Quantize", "Quantize",
-        "Real (float32) values as a fixed-point type: Q7, Q15 and Q31 (shifted: the stored value "
-        "x * 2^(N - shift), truncated toward zero and saturated, as CMSIS-DSP's arm_float_to_q15) or "
-        "D8, D16 and D32 (scaled: round-half-even(x / scale) + offset, saturated, as ONNX's "
-        "QuantizeLinear; NaN gives the offset). The shape is kept.",
-        "Before the fixed-point units of a graph that reads float32 data.")
-    params, contracts = _sections(unit, "Real values (float32)", _is("input", "Float32"), "float32")
-    _type_option(params, types, "The fixed-point type of the output")
-    _output_attribute_options(params)
-    _count(params)
-    ET.SubElement(params, "OutputSocket", {
-        "name": "output", "text": "Output", "type": "System.parseType(output_type)", "shape": "input.shape",
-        "shift": "shift", "scale": "scale", "offset": "offset",
-        "description": "The stored values of the chosen type, with the given shift (Q) or scale and offset (D)"})
-    _output_attribute_asserts(contracts, types, "output_type")
+#: Where each conversion goes in a graph (the unit's Usage).
+USAGE = {
+    "quantize": "Before the fixed-point units of a graph that reads float32 data.",
+    "dequantize": "After the fixed-point units of a graph, to read, show or post-process their results.",
+    "requantize": "Between units that take different fixed-point types, or to give a tensor the range, or the "
+                  "scale and offset, the next unit needs.",
+    "shift": "To give a fixed-point tensor the range (a higher shift) or the precision (a lower one) the next unit "
+             "needs.",
+    "bit_utilization": "To see how much of a fixed-point type's range the data uses, and so choose its shift.",
+}
+
+
+def _system(dtype: str) -> str:
+    return F.TYPES[dtype].system if dtype in F.TYPES else D.SYSTEM_TYPE[dtype]
+
+
+def _shift_value(form: C.FixedPointConversion, source: str, target: str, domain: str) -> _Value:
+    """``k`` of a shift step: the form's tree over the op's ``shift`` and the input's shift."""
+    tree: SExpr | None = form.shift_by(source, target)
+    assert tree is not None, (source, target)
+    names = {"shift": "shift", F.shift_of(form.input): f"{_SOCKET}_shift"}
+    c = scalar_c.render(tree, domain, {s: (n, "int32") for s, n in names.items()})[0]
+    py = scalar_numpy.render(tree, domain, {s: (f"np.int32({n})", "int32") for s, n in names.items()})[0]
+    return _Value("k", domain, f"({C_TYPE[domain]})({c})", f"np.{domain}({py})")
+
+
+def _storage(dtype: str) -> str:
+    return F.TYPES[dtype].storage if dtype in F.TYPES else dtype
+
+
+def _kernels(op: Op) -> list[_Kernel]:
+    """A kernel per pair of the form: its steps, the attributes they read as parameters (the
+    input's, then the chosen output's, then a shift's change), and the per-call values."""
+    form: C.FixedPointConversion = op.compute  # type: ignore[assignment]
     kernels = []
-    for t in types:
-        values, symbols = _attribute_values(t, "", "shift", "scale", "offset")
-        kernels.append(_Kernel(f"opforge_quantize_{t.name}", (_is("input", "Float32"), _is("output", t)), "float32",
-                               t.storage, _params(t), values, (_Step(F.from_real(t), symbols),)))
-    _implementations(unit, "quantize", kernels)
-    return _Unit("quantize", root, tuple(kernels))
+    attributes = (f"{_SOCKET}_shift", f"{_SOCKET}_scale", f"{_SOCKET}_offset")
+    for source, target in form.pairs():
+        given, made = F.TYPES.get(source), F.TYPES.get(target)
+        steps = form.steps(source, target)
+        reads_input = False
+        if len(steps) == 2:  # (through the real value)
+            assert given is not None and made is not None
+            before, before_symbols = _attribute_values(given, "input_", *attributes)
+            after, after_symbols = _attribute_values(made, "output_", "shift", "scale", "offset")
+            values, made_steps = (*before, *after), (_Step(steps[0], before_symbols), _Step(steps[1], after_symbols))
+            reads_input = True
+        elif form.shift_by(source, target) is not None:  # (a shift, by k)
+            k = _shift_value(form, source, target, steps[0].domain)
+            values, made_steps = (k,), (_Step(steps[0], ((F.SHIFT_BY, k.name),)),)
+            reads_input = form.rule == "requantize"  # (k reads the input's shift)
+        elif form.rule in ("quantize", "dequantize"):
+            t = made if form.rule == "quantize" else given
+            assert t is not None
+            values, symbols = _attribute_values(t, "", *(("shift", "scale", "offset") if form.rule == "quantize"
+                                                         else attributes))
+            made_steps = (_Step(steps[0], symbols),)
+            reads_input = form.rule == "dequantize"
+        else:  # (bit utilization: the stored values alone)
+            values, made_steps = (), (_Step(steps[0], ()),)
+        params: tuple = _params(given, *attributes) if reads_input and given is not None else ()
+        if form.chooses_type:
+            assert made is not None
+            params += _params(made)
+        if form.rule == "shift":
+            params += (("int", SHIFT_ARG),)
+        conditions = (_is("input", _system(source)),) + ((_is("output", _system(target)),) if form.chooses_type
+                                                          else ())
+        suffix = "_to_".join(dict.fromkeys(d for d in (source, target) if d in F.TYPES))
+        kernels.append(_Kernel(f"{abi.function(op)}_{suffix}", conditions, _storage(source), _storage(target),
+                               params, values, made_steps))
+    return kernels
 
 
-def dequantize() -> _Unit:
-    types = list(F.TYPES.values())
-    root, unit = _head(
-        "Dequantize", "Dequantize",
-        "The real (float32) values of a fixed-point tensor, from its own attributes: a Q type's "
-        "stored / 2^(N - shift) (exact, as CMSIS-DSP's arm_q15_to_float; Q31 rounded to float32), a "
-        "D type's (stored - offset) * scale (ONNX's DequantizeLinear). The shape is kept.",
-        "After the fixed-point units of a graph, to read, show or post-process their results.")
-    params, contracts = _sections(unit, f"A fixed-point tensor: {_listed(types)}", _any_of("input", types),
-                                  _listed(types))
+def unit(op: Op) -> _Unit:
+    """The op's unit: the input socket and the Assert on its type; the options that choose the
+    output's type and attributes (or a shift's change), with their Asserts; the output socket,
+    its attributes the form's; an Implementation per kernel."""
+    form: C.FixedPointConversion = op.compute  # type: ignore[assignment]
+    pairs = form.pairs()
+    sources = [F.TYPES[s] for s in dict.fromkeys(s for s, _ in pairs) if s in F.TYPES]
+    targets = [F.TYPES[t] for t in dict.fromkeys(t for _, t in pairs) if t in F.TYPES]
+    root, element = _head(op, USAGE[form.rule])
+    x = op.inputs[0]
+    if sources:
+        params, contracts = _sections(element, f"{x.description}: {_listed(sources)}", _any_of("input", sources),
+                                      _listed(sources))
+    else:
+        params, contracts = _sections(element, x.description, _is("input", "Float32"), "float32")
+    if form.chooses_type:
+        _type_option(params, targets, next(a.description for a in op.args if a.name == "dtype"))
+        _output_attribute_options(params)
+    if form.rule == "shift":
+        arg = next(a for a in op.args if a.name == SHIFT_ARG)
+        _option(params, "Int32Option", arg.name, "Shift", arg.description, str(arg.default))
     _count(params)
-    _input_attributes(params)
-    ET.SubElement(params, "OutputSocket", {"name": "output", "text": "Output", "type": "System.Float32",
-                                           "shape": "input.shape", "description": "The real values"})
-    kernels = []
-    for t in types:
-        values, symbols = _attribute_values(t, "", "input_shift", "input_scale", "input_offset")
-        kernels.append(_Kernel(f"opforge_dequantize_{t.name}", (_is("input", t),), t.storage, "float32",
-                               _params(t, "input_shift", "input_scale", "input_offset"), values,
-                               (_Step(F.to_real(t), symbols),)))
-    _implementations(unit, "dequantize", kernels)
-    return _Unit("dequantize", root, tuple(kernels))
+    if sources and form.rule != "shift" and form.rule != "bit_utilization":
+        _input_attributes(params)
+    output = op.outputs[0]
+    socket = {"name": "output", "text": "Output", "shape": "input.shape", "description": output.description}
+    if form.chooses_type:
+        socket |= {"type": "System.parseType(output_type)", "shift": "shift", "scale": "scale", "offset": "offset"}
+    elif form.rule == "shift":
+        names = {F.shift_of(form.input): f"{_SOCKET}.shift", SHIFT_ARG: SHIFT_ARG}
+        ET.SubElement(params, "Expression", {"name": "output_shift", "description": "The output's shift",
+                                             "value": expression(form.output_attributes(sources[0].name)["shift"],
+                                                                 names)})
+        socket |= {"type": "input.type", "shift": "output_shift"}
+    else:
+        socket["type"] = f"System.{_system(pairs[0][1])}"
+    ET.SubElement(params, "OutputSocket", socket)
+    if form.chooses_type:
+        _output_attribute_asserts(contracts, targets, "output_type")
+    if form.rule == "shift":
+        for t in sources:
+            low, high = t.shifts().start, t.shifts().stop - 1
+            ET.SubElement(contracts, "Assert", {
+                "test": f"input.type != System.{t.system} || (output_shift >= {low} && output_shift <= {high})",
+                "error": f"A {t.system} shift must be in {low}..{high}"})
+    kernels = _kernels(op)
+    _implementations(element, op.name, kernels)
+    return _Unit(op.name, root, tuple(kernels))
 
-
-def _shift_value(rule: F.Conversion, fraction_bits: int, change: str) -> _Value:
-    """``k`` of a shift rule: the change of the shift plus the fraction bits the type loses."""
-    ct = C_TYPE[rule.domain]
-    plus = f"{fraction_bits} + " if fraction_bits else ""
-    return _Value("k", rule.domain, f"({ct})({plus}{change})", f"np.{rule.domain}({plus}{change})")
-
-
-def q_shift() -> _Unit:
-    root, unit = _head(
-        "QShift", "Shift",
-        "The shift of a Q7, Q15 or Q31 tensor raised by the option (lowered where it is negative), the "
-        "type kept: the stored values shifted right arithmetically (toward minus infinity) or left with "
-        "saturation, as CMSIS-DSP's arm_shift_q15 by minus the option. The real values are kept but for "
-        "the bits a right shift drops and the values a left shift saturates.",
-        "To give a fixed-point tensor the range (a higher shift) or the precision (a lower one) the next "
-        "unit needs.")
-    params, contracts = _sections(unit, f"A {_listed(Q_TYPES)} tensor", _any_of("input", Q_TYPES), _listed(Q_TYPES))
-    _count(params)
-    _option(params, "Int32Option", "shift", "Shift", "How much the output's shift exceeds the input's: "
-            "positive shifts the stored values right (a larger range), negative left", "0")
-    ET.SubElement(params, "Expression", {"name": "output_shift", "value": "input.shift + shift",
-                                         "description": "The output's shift"})
-    ET.SubElement(params, "OutputSocket", {"name": "output", "text": "Output", "type": "input.type",
-                                           "shape": "input.shape", "shift": "output_shift",
-                                           "description": "The same type, with the shift raised by the option"})
-    kernels = []
-    for t in Q_TYPES:
-        low, high = t.shifts().start, t.shifts().stop - 1
-        ET.SubElement(contracts, "Assert", {"test": f"input.type != System.{t.system} || (output_shift >= {low} && "
-                                                    f"output_shift <= {high})",
-                                            "error": f"A {t.system} shift must be in {low}..{high}"})
-        rule = F.shifted(t)
-        kernels.append(_Kernel(f"opforge_q_shift_{t.name}", (_is("input", t),), t.storage, t.storage,
-                               (("int", "shift"),), (_shift_value(rule, 0, "shift"),),
-                               (_Step(rule, ((F.SHIFT_BY, "k"),)),)))
-    _implementations(unit, "q_shift", kernels)
-    return _Unit("q_shift", root, tuple(kernels))
-
-
-def requantize() -> _Unit:
-    types = list(F.TYPES.values())
-    root, unit = _head(
-        "Requantize", "Requantize",
-        "A fixed-point tensor in another fixed-point type or with other attributes. Between Q types "
-        "exactly: the stored values shifted by the difference of the shifts and of the fraction bits, as "
-        "QShift does (Q15 to Q7 at one shift: CMSIS-DSP's arm_q15_to_q7). Otherwise through the real "
-        "value in float32: Dequantize, then Quantize.",
-        "Between units that take different fixed-point types, or to give a tensor the range, or the "
-        "scale and offset, the next unit needs.")
-    params, contracts = _sections(unit, f"A fixed-point tensor: {_listed(types)}", _any_of("input", types),
-                                  _listed(types))
-    _type_option(params, types, "The fixed-point type of the output")
-    _output_attribute_options(params)
-    _count(params)
-    _input_attributes(params)
-    ET.SubElement(params, "OutputSocket", {
-        "name": "output", "text": "Output", "type": "System.parseType(output_type)", "shape": "input.shape",
-        "shift": "shift", "scale": "scale", "offset": "offset",
-        "description": "The stored values of the chosen type, with the given shift (Q) or scale and offset (D)"})
-    _output_attribute_asserts(contracts, types, "output_type")
-    kernels = []
-    for t in types:
-        for to in types:
-            name, conditions = f"opforge_requantize_{t.name}_to_{to.name}", (_is("input", t), _is("output", to))
-            input_params = _params(t, "input_shift", "input_scale", "input_offset")
-            if t.family == to.family == "Q":
-                rule = F.shifted(t, to)
-                k = _shift_value(rule, t.fraction_bits - to.fraction_bits, "shift - input_shift")
-                kernels.append(_Kernel(name, conditions, t.storage, to.storage, (*input_params, *_params(to)), (k,),
-                                       (_Step(rule, ((F.SHIFT_BY, "k"),)),)))
-                continue
-            given, given_symbols = _attribute_values(t, "input_", "input_shift", "input_scale", "input_offset")
-            made, made_symbols = _attribute_values(to, "output_", "shift", "scale", "offset")
-            kernels.append(_Kernel(name, conditions, t.storage, to.storage, (*input_params, *_params(to)),
-                                   (*given, *made), (_Step(F.to_real(t), given_symbols),
-                                                     _Step(F.from_real(to), made_symbols))))
-    _implementations(unit, "requantize", kernels)
-    return _Unit("requantize", root, tuple(kernels))
-
-
-def bit_utilization() -> _Unit:
-    root, unit = _head(
-        "BitUtilization", "Bit Utilization",
-        "The bits each stored value of a Q7, Q15 or Q31 tensor uses, its sign bit included, as int8: 1 "
-        "for 0 and -1, 16 for Q15's 32767 (32 - __builtin_clrsb(x)). The type's bits less the largest "
-        "of them is the headroom left. The shape is kept.",
-        "To see how much of a fixed-point type's range the data uses, and so choose its shift.")
-    params, contracts = _sections(unit, f"A {_listed(Q_TYPES)} tensor", _any_of("input", Q_TYPES), _listed(Q_TYPES))
-    _count(params)
-    ET.SubElement(params, "OutputSocket", {"name": "output", "text": "Output", "type": "System.Int8",
-                                           "shape": "input.shape", "description": "The bits each value uses"})
-    kernels = []
-    for t in Q_TYPES:
-        rule = F.bit_utilization(t)
-        kernels.append(_Kernel(f"opforge_bit_utilization_{t.name}", (_is("input", t),), t.storage, "int8", (), (),
-                               (_Step(rule, ()),)))
-    _implementations(unit, "bit_utilization", kernels)
-    return _Unit("bit_utilization", root, tuple(kernels))
-
-
-UNITS = (quantize, dequantize, q_shift, requantize, bit_utilization)
 
 #: Each unit's comparison test (ADR 0035's, as every opforge unit has): its input, the input's
 #: values, and the options; the expected output is the rule's, evaluated now.
 _REALS = np.array([0.0, 0.3, -0.3, 1.7, -2.5, 100.0, -100.0, 0.000123], np.float32)
 _Q15 = np.array([0, 1, -1, 12345, -12345, 32767, -32768, 300], np.int16)
-TEST_CASES: dict[str, tuple[str, np.ndarray, dict[str, object]]] = {  # (the input as unit-check takes it)
+TEST_CASES: dict[str, tuple[str, np.ndarray, dict[str, object]]] = {  # (by rule; the input as unit-check takes it)
     "quantize": ("input=Float32[8]", _REALS, {"output_type": "q15", "shift": 2}),
     "dequantize": ("input=D8[8] scale=0.05 offset=-3", np.array([0, 1, -1, 127, -128, -3, 40, -90], np.int8), {}),
-    "q_shift": ("input=Q15[8] shift=1", _Q15, {"shift": -3}),
+    "shift": ("input=Q15[8] shift=1", _Q15, {"shift": -3}),
     "requantize": ("input=Q15[8] shift=1", _Q15, {"output_type": "d8", "scale": 0.01, "offset": 5}),
     "bit_utilization": ("input=Q15[8] shift=0", _Q15, {}),
 }
@@ -419,13 +397,13 @@ def _expected(kernel: _Kernel, args: dict[str, object], x: np.ndarray) -> np.nda
     return current.astype(kernel.target)
 
 
-def _tests(unit: _Unit, header: str) -> tuple[str, str, str, str]:
+def _tests(op: Op, made: _Unit, header: str) -> tuple[str, str, str, str]:
     """(the C test file, the Python one, the fragment they test, the test's name)."""
-    spec, x, options = TEST_CASES[unit.name]
+    spec, x, options = TEST_CASES[op.compute.rule]  # type: ignore[union-attr]
     _, tensor = checker.parse_input(spec)
-    picked = checker.chosen_calls(unit.root.find("Unit"), {"input": tensor}, options)  # type: ignore[arg-type]
+    picked = checker.chosen_calls(made.root.find("Unit"), {"input": tensor}, options)  # type: ignore[arg-type]
     (c_impl, c_args), (py_impl, py_args) = picked["C"], picked["Python"]
-    kernel = next(k for k in unit.kernels if c_impl.get("fragment", "").endswith(f":{k.name}"))
+    kernel = next(k for k in made.kernels if c_impl.get("fragment", "").endswith(f":{k.name}"))
     given = {name: value for name, value in c_args if name not in ("input", "output", "count")}
     want = _expected(kernel, given, x)
 
@@ -434,41 +412,34 @@ def _tests(unit: _Unit, header: str) -> tuple[str, str, str, str]:
                 comparison.CallValue("output", name, want) if name == "output" else
                 comparison.CallValue("value", name, value=value) for name, value in args]
 
-    subject, name = f"fixed_point.{unit.name}", f"opforge_{unit.name}_test"
+    name = f"{abi.function(op)}_test"
     chosen = ", ".join(f"{k}={v}" for k, v in options.items())
     what = (f"{spec.removeprefix('input=')}{' with ' + chosen if chosen else ''}, through the unit's call: the "
             "rule's result")
-    return (comparison.c_test_file(header, subject, name, what, c_impl, values(c_args), True),
-            comparison.py_test_file(header, subject, name, what, py_impl, values(py_args)),
+    return (comparison.c_test_file(header, op.qualified_name, name, what, c_impl, values(c_args), True),
+            comparison.py_test_file(header, op.qualified_name, name, what, py_impl, values(py_args)),
             kernel.name, name)
 
 
-def files(shared_path: str, runtime: str) -> tuple[dict[str, str], dict[str, tuple[str, str]], list[GeneratedFile]]:
-    """The units' C files (to be formatted with the others), the C fragment each unit's C test
-    is associated with (once formatted: ``file -> (fragment, test)``), and their documents and
-    Python files; each C fragment depends on the shared runtime (``shared_path:runtime``)."""
-    header = f"{GENERATED_MARK}: generated by opforge (imunit) from {SOURCE}"
-    c_files: dict[str, str] = {}
-    tests: dict[str, tuple[str, str]] = {}
-    generated: list[GeneratedFile] = []
-    for make in UNITS:
-        unit = make()
-        folder = f"{FOLDER}/{unit.name}/{unit.name}"
-        c_parts = [f"/* {header} */", "#pragma IMAGINET_INCLUDES_BEGIN", "#include <math.h>", "#include <stdint.h>",
-                   "#pragma IMAGINET_INCLUDES_END"]
-        for kernel in unit.kernels:
-            c_parts += ["", f'#pragma IMAGINET_FRAGMENT_BEGIN "{kernel.name}"',
-                        f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{shared_path}:{runtime}"', kernel.c_function(),
-                        "#pragma IMAGINET_FRAGMENT_END"]
-        c_test, py_test, tested, test = _tests(unit, header)
-        c_files[f"{folder}.h"] = "\n".join(c_parts) + "\n"
-        c_files[f"{folder}_tests.c"] = c_test
-        tests[f"{folder}.h"] = (tested, f"{unit.name}_tests.c:{test}")
-        fragments = [dependency(f'#pragma IMAGINET_FRAGMENT_BEGIN "{k.name}"\n{k.python_function()}'
-                                "#pragma IMAGINET_FRAGMENT_END\n", "opforge_kernels") for k in unit.kernels]
-        python = comparison.associate(python_file(header, f"{unit.name} unit", [], fragments), tested,
-                                      f"{unit.name}_tests.py:{test}")
-        generated.append(GeneratedFile(f"{folder}.py", python))
-        generated.append(GeneratedFile(f"{folder}_tests.py", black_format(py_test)))
-        generated.append(GeneratedFile(f"{folder}.imunit", serialize(unit.root, header)))
-    return c_files, tests, generated
+def files(op: Op, folder: str, header: str, shared_path: str,
+          runtime: str) -> tuple[dict[str, str], dict[str, tuple[str, str]], list[GeneratedFile]]:
+    """The op's unit in ``folder``: its C files (to be formatted with the others), the C fragment
+    its C test is associated with (once formatted: ``file -> (fragment, test)``), and its document
+    and Python files; each C fragment depends on the shared runtime (``shared_path:runtime``)."""
+    made = unit(op)
+    base = f"{folder}/{op.name}"
+    c_parts = [f"/* {header} */", "#pragma IMAGINET_INCLUDES_BEGIN", "#include <math.h>", "#include <stdint.h>",
+               "#pragma IMAGINET_INCLUDES_END"]
+    for kernel in made.kernels:
+        c_parts += ["", f'#pragma IMAGINET_FRAGMENT_BEGIN "{kernel.name}"',
+                    f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{shared_path}:{runtime}"', kernel.c_function(),
+                    "#pragma IMAGINET_FRAGMENT_END"]
+    c_test, py_test, tested, test = _tests(op, made, header)
+    c_files = {f"{base}.h": "\n".join(c_parts) + "\n", f"{base}_tests.c": c_test}
+    fragments = [dependency(f'#pragma IMAGINET_FRAGMENT_BEGIN "{k.name}"\n{k.python_function()}'
+                            "#pragma IMAGINET_FRAGMENT_END\n", "opforge_kernels") for k in made.kernels]
+    python = comparison.associate(python_file(header, f"{op.name} unit", [], fragments), tested,
+                                  f"{op.name}_tests.py:{test}")
+    generated = [GeneratedFile(f"{base}.py", python), GeneratedFile(f"{base}_tests.py", black_format(py_test)),
+                 GeneratedFile(f"{base}.imunit", serialize(made.root, header))]
+    return c_files, {f"{base}.h": (tested, f"{op.name}_tests.c:{test}")}, generated

@@ -202,6 +202,11 @@ def function_doc(op: Op, api: str, name: str, prototype: str, brief: str | None 
         lines += _paragraph("Output shape", shapes)
     overlaps = [escape(t) + "." for s, t in failures(name, bodies) if s == "OPFORGE_ERR_OVERLAP"]
     lines += _paragraph("Memory", dict.fromkeys(overlaps))
+    described = getattr(op.compute, "output_args", ())
+    if described:  # (the args that are the output's type and attributes: its descriptor's fields)
+        lines += _paragraph("Output attributes", [f"The op's args {_words(list(described))} are the output "
+                                                  "descriptor's fields of those names, which the caller sets "
+                                                  "(a Q type reads its shift, a D type its scale and offset)."])
     lines.append("")
     lines += _params_of(op, prototype)
     tensors = ([m[1] for m in _CHECKED.finditer(body)]

@@ -14,7 +14,7 @@ from dsl.types import DataType
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext
 from generators.formatting import c_comment, clang_format
-from generators.kernels import c_api_docs, c_conversions, c_runtime, fixed_point
+from generators.kernels import c_api_docs, c_runtime, fixed_point
 from generators.kernels import c_emit as emit
 from generators.kernels.selection import code_ops
 
@@ -38,7 +38,6 @@ def project(context: GenerationContext) -> list[GeneratedFile]:
     sources: dict[str, str] = {}
     header_all = c_comment(context.header(TARGET))
     sources.update(c_runtime.library_files(header_all))
-    sources[f"src/{c_conversions.SOURCE}"] = c_conversions.source(header_all)
     for ns in context.namespaces:
         header = c_comment(context.header(TARGET, [ns]))
         codes = {o.name: emit.emit(o) for o in code_ops(ns)}
@@ -53,7 +52,7 @@ def project(context: GenerationContext) -> list[GeneratedFile]:
 
 
 def _cmake_file(path: str, context: GenerationContext, header: str) -> str:
-    sources = ["src/opforge_core.c", f"src/{c_conversions.SOURCE}", *(f"src/{ns.key}.c" for ns in context.namespaces)]
+    sources = ["src/opforge_core.c", *(f"src/{ns.key}.c" for ns in context.namespaces)]
     template = _TEMPLATES.get_template(CMAKE_FILES[path])
     return template.render(header=header, version=context.catalogue.version, sources=" ".join(sources))
 

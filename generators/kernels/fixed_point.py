@@ -531,10 +531,17 @@ def numpy_rules_module(head: str, ops: list[Op]) -> str:
         if t.family == "Q":
             lines.append(_numpy_function(f"{t.name}_bit_utilization", F.bit_utilization(t), ()))
             bits.append(f"{t.name!r}: {t.name}_bit_utilization")
-        for to in (u for u in F.TYPES.values() if t.family == u.family == "Q"):
-            rule = F.shifted(t, to)
-            lines.append(_numpy_function(f"{t.name}_to_{to.name}_shifted", rule, (F.SHIFT_BY,)))
-            shifted.append(f"({t.name!r}, {to.name!r}): ({t.name}_to_{to.name}_shifted, {rule.domain!r})")
+    requantize = C.FixedPointConversion("requantize")  # (which pairs shift exactly, and by how much: the form's)
+    for source, target in requantize.pairs():
+        steps, k = requantize.steps(source, target), requantize.shift_by(source, target)
+        if len(steps) != 1 or k is None:
+            continue
+        rule, name = steps[0], f"{source}_to_{target}_shifted"
+        lines.append(_numpy_function(name, rule, (F.SHIFT_BY,)))
+        shifts = {"shift": ("int(shift)", "int64"), F.shift_of(requantize.input): ("int(x_shift)", "int64")}
+        by = scalar_numpy.render(k, "int64", shifts)[0]
+        lines.append(f"def {name}_by(x_shift, shift):\n    return int({by})\n")
+        shifted.append(f"({source!r}, {target!r}): ({name}, {rule.domain!r}, {name}_by)")
     lines += ["class Type(NamedTuple):",
               "    name: str", "    family: str", "    storage: str", "    bits: int",
               "    fraction_bits: int | None  # N of a Q type: real = stored / 2**(N - shift)",
@@ -544,7 +551,9 @@ def numpy_rules_module(head: str, ops: list[Op]) -> str:
               "#: (a Q type's rules take its factor, a D type's its scale and offset)",
               f"FROM_REAL: dict[str, Callable[..., Any]] = {{{', '.join(from_real)}}}",
               f"TO_REAL: dict[str, Callable[..., Any]] = {{{', '.join(to_real)}}}",
-              f"SHIFTED: dict[tuple[str, str], tuple[Callable[..., Any], str]] = {{{', '.join(shifted)}}}",
+              "#: The requantizations that shift exactly: (the rule, its domain, its k from x's shift and the output's)",
+              f"SHIFTED: dict[tuple[str, str], tuple[Callable[..., Any], str, Callable[[int, int], int]]] = "
+              f"{{{', '.join(shifted)}}}",
               f"BIT_UTILIZATION: dict[str, Callable[..., Any]] = {{{', '.join(bits)}}}", "", "",
               "def factor(t: Type, shift: int) -> float:",
               '    """2**(N - shift): real values times it are a Q type\'s stored ones (exact in float32)."""',

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dsl import compute as C
 from dsl import defaults
 from dsl.model import Arg, Op
-from dsl.types import DataType
+from dsl import fixed_point as F
+from dsl.types import FIXED_POINT_TYPES, DataType
 from generators import abi
 from generators.kernels import fixed_point, numpy_keywords
 from generators.kernels.py_names import class_name, config_param, function_name, py_name
@@ -27,8 +28,10 @@ def default_text(arg: Arg) -> str:
 def signature(op: Op, annotated: bool = True, without: frozenset[str] = frozenset()) -> str:
     """The function's parameters, less the args and configs named in ``without``."""
     parts = []
+    converts = isinstance(op.compute, C.FixedPointConversion)  # (ADR 0068: no out=; FixedPointArrays)
     for i in op.inputs:
         hint = ": ArrayLike" if i.count.is_single else ": Sequence[ArrayLike]"
+        hint = ": _fp.FixedPointArray" if i.type in FIXED_POINT_TYPES else hint
         parts.append(f"{py_name(i.name)}" + (hint if annotated else "")
                      + (" = None" if i.has_default else ""))
     named = numpy_keywords.keywords(op)
@@ -62,7 +65,8 @@ def signature(op: Op, annotated: bool = True, without: frozenset[str] = frozense
     several = len(op.outputs) > 1
     hint = (": list[np.ndarray | None] | None" if listed(op) else
             ": tuple[np.ndarray | None, ...] | None" if several else ": np.ndarray | None")
-    parts.append("out" + (hint if annotated else "") + " = None")
+    if not converts:
+        parts.append("out" + (hint if annotated else "") + " = None")
     parts.append("backend" + (': Literal["c", "python"]' if annotated else "") + ' = "c"')
     return ", ".join(parts)
 
@@ -74,6 +78,8 @@ def listed(op: Op) -> bool:
 
 def arg_hint(a: Arg) -> str:
     base = PY_TYPE.get(a.type, "object")
+    if a.type is DataType.DATA_TYPE and a.default in F.TYPES:  # (a fixed-point type's name: ADR 0068)
+        base = "str"
     if not a.count.is_single:
         base = f"Sequence[{base}]"
     if a.default is None or defaults.is_computed(a):
@@ -85,6 +91,8 @@ def returns(op: Op) -> str:
     """The return annotation: an array, or the op's result tuple."""
     if listed(op):
         return "list[np.ndarray] | list[_fp.FixedPointArray]" if fixed_point.api_moves(op) else "list[np.ndarray]"
+    if isinstance(op.compute, C.FixedPointConversion):  # (ADR 0068)
+        return "_fp.FixedPointArray" if op.outputs[0].type in FIXED_POINT_TYPES else "np.ndarray"
     if fixed_point.api_takes(op):  # (FixedPointArrays in, one out: ADR 0040)
         return "np.ndarray | _fp.FixedPointArray"
     return f"{class_name(op)}Result" if len(op.outputs) > 1 else "np.ndarray"

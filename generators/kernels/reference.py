@@ -66,8 +66,10 @@ def function(op: Op) -> str:
 
 
 def module(ns: Namespace, header: str) -> str:
-    """The reference module of a namespace."""
-    ops = [o for o in ns.ops if not o.abstract and o.compute is not None]
+    """The reference module of a namespace (a fixed-point conversion's reference is the package's
+    ``fixed_point`` module, over FixedPointArrays: ADR 0068)."""
+    ops = [o for o in ns.ops if not o.abstract and o.compute is not None
+           and not isinstance(o.compute, C.FixedPointConversion)]
     includes: list[str] = []
     texts: list[str] = []
     for op in ops:

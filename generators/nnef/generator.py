@@ -33,8 +33,11 @@ NNEF_RESERVED = frozenset(
     "length_of shape_of range_of".split()
 )
 
+#: A fixed-point tensor is a real one in NNEF, whose stored form the graph's quantization file
+#: states (ADR 0039): a fixed-point type is ``scalar`` here.
 TENSOR_TYPE = {DataType.FLOATING_POINT: "scalar", DataType.INT: "integer", DataType.LONG: "integer",
-               DataType.BOOLEAN: "logical", DataType.NUMERIC: "?", DataType.NDARRAY: "?"}
+               DataType.BOOLEAN: "logical", DataType.NUMERIC: "?", DataType.NDARRAY: "?",
+               DataType.FIXED_POINT: "scalar", DataType.SHIFTED: "scalar", DataType.SCALED: "scalar"}
 ATTRIBUTE_TYPE = {DataType.INT: "integer", DataType.LONG: "integer", DataType.FLOATING_POINT: "scalar",
                   DataType.NUMERIC: "scalar", DataType.BOOLEAN: "logical", DataType.STRING: "string",
                   DataType.ENUM: "string", DataType.DATA_TYPE: "string"}

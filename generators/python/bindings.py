@@ -11,7 +11,7 @@ from dsl import shapes as S
 from dsl import dtypes as D
 from dsl import fixed_point as F
 from dsl.model import Arg, Config, Constraint, Namespace, Op
-from dsl.types import DataType, Language
+from dsl.types import FIXED_POINT_TYPES, DataType, Language
 from generators import abi
 from generators.kernels import fixed_point, numpy_keywords
 from generators.formatting import visible_controls
@@ -23,6 +23,9 @@ from generators.kernels.py_signature import (PY_TYPE, default_text, listed, repl
 from generators.kernels.py_shapes import PyShapeRenderer, Spelling
 from generators.kernels.py_value_checks import PyValueChecks
 from generators.kernels.readable import through_float_text
+
+#: The order dtypes are listed in: NumPy's, then the fixed-point types'.
+ORDER = (*D.CONCRETE[DataType.NDARRAY], *F.TYPES)
 
 
 
@@ -46,9 +49,12 @@ def _doc(op: Op) -> str:
         docs = [*docs, f"Unlike numpy.{'linalg.' if op.namespace.lower() == 'linalg' else ''}"
                        f"{function_name(op.name)}: {op.unlike_numpy}."]
     lines = ["\n\n".join(docs), "", "Parameters", "----------"]
+    converts = isinstance(op.compute, C.FixedPointConversion)  # (ADR 0068: FixedPointArrays in or out)
     for i in op.inputs:
-        kinds = " or ".join(sorted({v.of(i.name) for v in variants}, key=D.CONCRETE[DataType.NDARRAY].index))
+        kinds = " or ".join(sorted({v.of(i.name) for v in variants}, key=ORDER.index))
         kind = f"array_like of {kinds}" if i.count.is_single else f"sequence ({i.count}) of array_like of {kinds}, one dtype"
+        if i.type in FIXED_POINT_TYPES:
+            kind = f"opforge.fixed_point.FixedPointArray of {kinds}"
         lines += [f"{py_name(i.name)} : {kind}" + (", optional" if i.has_default else ""),
                   f"    {i.description}"]
     named = numpy_keywords.keywords(op)
@@ -61,7 +67,7 @@ def _doc(op: Op) -> str:
         if a.type is DataType.ENUM:
             kind = "{" + ", ".join(repr(v) for v in a.possible_values) + "}"
         if a.type is DataType.DATA_TYPE:  # (NumPy's own docs' word: a dtype, its type or its name)
-            kind = "data-type"
+            kind = "{" + ", ".join(repr(t) for t in F.TYPES) + "}" if converts else "data-type"
         if not a.count.is_single:
             kind = f"sequence of {kind} ({a.count})"
         default = f", default {default_text(a)}" if a.has_default else ""
@@ -70,7 +76,8 @@ def _doc(op: Op) -> str:
         lines += [f"{py_name(a.name)} : {kind}{default}", f"    {a.description}"]
     for c in op.configs:
         lines += [f"{config_param(c.name)} : {c.name}, optional", "    Settings; None means every default."]
-    lines += (["out : list of numpy.ndarray or None, optional",
+    lines += ([] if converts else
+              ["out : list of numpy.ndarray or None, optional",
                "    Where to write each result (None: a new array); as many as the result has, each of its shape "
                "and dtype."]
               if listed(op) else
@@ -83,8 +90,9 @@ def _doc(op: Op) -> str:
               "    The compiled C kernels, or the NumPy reference implementation.",
               "", "Returns", "-------"]
     for o in op.outputs:
-        lines += [f"{py_name(o.name)} : " + ("list of numpy.ndarray" if not o.count.is_single else "numpy.ndarray"),
-                  f"    {o.description}"]
+        lines += [f"{py_name(o.name)} : " + ("list of numpy.ndarray" if not o.count.is_single else
+                                              "opforge.fixed_point.FixedPointArray" if o.type in FIXED_POINT_TYPES
+                                              else "numpy.ndarray"), f"    {o.description}"]
     tables, fixed = fixed_point.api_tables(op), fixed_point.api_types(op)
     computed = {**fixed_point.api_kernels(op), **fixed_point.api_reductions(op), **fixed_point.api_dense(op),
                 **fixed_point.api_softmax(op)}
@@ -696,7 +704,22 @@ def binding(op: Op, module_names: frozenset[str] = frozenset()) -> str:
     """The op's function in its namespace's module, which defines ``module_names``."""
     if abi.is_stream(op):
         return stream_binding(op)
+    if isinstance(op.compute, C.FixedPointConversion):
+        return conversion_binding(op)
     return _Binding(op, module_names).source()
+
+
+def conversion_binding(op: Op) -> str:
+    """A fixed-point conversion (ADR 0068): the runtime's ``convert`` with the form's rule, the
+    C API function, and the args by name (they choose the result's type and attributes)."""
+    c: C.FixedPointConversion = op.compute  # type: ignore[assignment]
+    args = "".join(f", {py_name(a.name)}={py_name(a.name)}" for a in op.args)
+    return (f"def {function_name(op.name)}({signature(op)}) -> {returns(op)}:\n"
+            f'    """{_doc(op)}\n    """\n'
+            f'    _op = "{op.qualified_name}"\n'
+            '    if backend not in ("c", "python"):\n'
+            '        raise ValueError(f"{_op}: backend must be \'c\' or \'python\', got {backend!r}")\n'
+            f"    return _fp.convert(_op, {abi.function(op)!r}, {c.rule!r}, {py_name(c.input)}, backend{args})\n")
 
 
 def config_class(cfg: Config, fresh: bool = False) -> str:

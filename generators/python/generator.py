@@ -7,6 +7,7 @@ from typing import Sequence
 
 import jinja2
 
+from dsl import compute as C
 from dsl.model import Namespace, Op, Problem
 from dsl.types import Language
 from generators import abi
@@ -137,7 +138,7 @@ class PythonGenerator:
             fields = "\n".join(f"    {py_names.py_name(a.name)}: {py_signature.PY_TYPE.get(a.type, 'object')} = ..."
                                for a in cfg.args)
             parts += ["@dataclasses.dataclass(frozen=True)", f"class {cfg.name}:", fields or "    ...", ""]
-        if any(fixed_point.api_takes(op) for op in code_ops(ns)):
+        if any(fixed_point.api_takes(op) or isinstance(op.compute, C.FixedPointConversion) for op in code_ops(ns)):
             parts.insert(parts.index("from numpy.typing import ArrayLike, DTypeLike") + 1,
                          f"from opforge import {RUNTIME_MODULE} as _fp")
         parts += [py_signature.stub(op) for op in code_ops(ns)]

@@ -14,6 +14,7 @@ import numpy as np
 from dsl import compute as C
 from dsl import defaults
 from dsl import dtypes as D
+from dsl import fixed_point as F
 from dsl.model import Arg, Op
 from dsl.types import DataType
 from generators.kernels import numpy_keywords
@@ -105,6 +106,7 @@ BAD_ARGS: dict[str, list[tuple[Any, str]]] = {
     "bool": [("yes", "TypeError"), (1, "TypeError")],
     "enum": [("no_such_value", "ValueError"), (0, "TypeError")],
     "dtype": [("no_such_type", "TypeError"), ("complex64", "ValueError")],
+    "fixed_type": [("no_such_type", "ValueError"), ("float32", "ValueError"), (15, "TypeError")],
 }
 ALL_DTYPES = D.CONCRETE[DataType.NDARRAY]
 
@@ -112,6 +114,8 @@ ALL_DTYPES = D.CONCRETE[DataType.NDARRAY]
 def _arg_kind(a: Arg) -> str:
     if a.type in (DataType.INT, DataType.LONG):
         return "int" if a.count.is_single else "ints"
+    if a.type is DataType.DATA_TYPE and a.default in F.TYPES:  # (a fixed-point type's name: ADR 0068)
+        return "fixed_type"
     return {DataType.FLOATING_POINT: "real", DataType.NUMERIC: "real", DataType.BOOLEAN: "bool",
             DataType.ENUM: "enum", DataType.DATA_TYPE: "dtype"}[a.type]
 
@@ -151,8 +155,9 @@ def spoiled_cases(op: Op) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
             if d != t["dtype"]:
                 # (integers promoted to floats: the floats' tolerance, as sums may run in other orders)
                 floats = D.category(d) == "float" and D.category(t["dtype"]) != "float"
+                plain = {k: v for k, v in t.items() if k != "fixed"}  # (a plain array: not the type's stored values)
                 yield spoil(f"{label} dtype {d}", _dtype_outcome(op, label, d, allowed[label]),
-                            {name: dict(t, dtype=d)}, tol=_tol(op, op.compute, d) if floats else None)
+                            {name: dict(plain, dtype=d)}, tol=_tol(op, op.compute, d) if floats else None)
         yield spoil(f"{label} rank 9", "ValueError", {name: dict(t, shape=[1] * 9)})
         yield spoil(f"{label} one more axis", "agree", {name: dict(t, shape=[*t["shape"], 3])})
     for a in op.args:
@@ -174,6 +179,9 @@ def _dtype_outcome(op: Op, name: str, dtype: str, allowed: set[str]) -> str:
     loops a bool alone never turns into a number; elsewhere it is a TypeError."""
     if dtype in allowed:
         return "agree"
+    if isinstance(op.compute, C.FixedPointConversion):  # (real numbers quantize; anything else is no FixedPointArray)
+        real = D.category(dtype) in ("float", "signed", "unsigned") and allowed == {"float32"}
+        return "agree" if real else "TypeError"
     if numpy_keywords.promotes(op):
         alone = dtype == "bool" and D.shared_type_inputs(op) == (name,) and not numpy_keywords.ufunc(op)
         return "TypeError" if alone else "agree"

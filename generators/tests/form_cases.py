@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from dsl import compute as C
 from dsl import dtypes as D
+from dsl import fixed_point as F
 from dsl.einsum import Conv
 from dsl.model import Arg, Op
 from dsl.types import DataType
@@ -535,12 +536,36 @@ def _composed(c: C.Composition, op: Op, v: D.Variant, tol: dict[str, float]) -> 
     return []  # a composed op runs its parts' kernels, each tested as its own op
 
 
+def _converted(c: C.FixedPointConversion, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
+    """A fixed-point conversion of one pair (ADR 0068): x real (float32 with infinities and NaN) or
+    stored values of its type with attributes drawn in range, the args choosing the output's type
+    and attributes (or a shift's change, at the ends of the type's range too)."""
+    source, target = v.of(c.input), v.of(op.outputs[0].name)
+    given, made = F.TYPES.get(source), F.TYPES.get(target)
+    specs = []
+    for k, shape in enumerate(([3, 5], [0], [2, 1, 4])):
+        x: dict[str, Any] = {"shape": shape, "dtype": source if given is None else given.storage, "extreme": k == 0}
+        if given is not None:
+            x["fixed"] = {"type": given.name, **({"shift": (-3, 0, 5)[k]} if given.family == "Q" else
+                                                 {"scale": (0.05, 1.5, 1e-3)[k], "offset": (0, -3, 7)[k]})}
+        args: dict[str, Any] = {}
+        if c.chooses_type:
+            assert made is not None
+            args = {"dtype": made.name, "shift": (2, -1, 9)[k], "scale": (0.01, 0.25, 3.0)[k],
+                    "offset": (0, 5, -2)[k]}
+        if c.rule == "shift":
+            assert given is not None
+            args = {"shift": (1, -4, given.shifts().stop - 1 - 5)[k]}
+        specs.append({"inputs": {c.input: x}, "args": args, "tol": tol})
+    return specs
+
+
 DRAWERS: dict[type, Drawer] = {
     C.Elementwise: _elementwise, C.Reduction: _reduction, C.ArgReduction: _arg_reduction,
     C.Contraction: _contraction, C.RandomSample: _random_sample, C.Generation: _generated,
     C.SlidingWindow: _sliding_window, C.ShapeQuery: _shape_query, C.ScatterRows: _scattered,
     C.LayoutMove: _layout, C.Join: _join, C.FindAll: _find_all, C.TensorDot: _tensordot, C.Parts: _parts,
-    C.Merge: _merge, C.Composition: _composed,
+    C.Merge: _merge, C.Composition: _composed, C.FixedPointConversion: _converted,
     C.AxisFragment: _fragment_axis, C.FlatFragment: _fragment_flat, C.RowsFragment: _fragment_rows,
     C.ChannelsFragment: _fragment_channels, C.SelectFragment: _fragment_select, C.DenseFragment: _fragment_dense,
     C.ShapedFragment: _fragment_shaped, C.MatrixFragment: _fragment_matrices,

@@ -77,6 +77,11 @@ def build(spec: dict[str, Any], configs: Callable[[str, dict[str, Any]], Any] | 
             kwargs[name] = spd(kwargs[name])
         elif t.get("matrix") == "zero":  # singular, and not positive definite
             kwargs[name] = np.zeros_like(kwargs[name])
+        if "fixed" in t:  # stored values of a fixed-point type, with its attributes (ADR 0068)
+            from opforge.fixed_point import FixedPointArray  # (the suite's package; golden vectors have none)
+
+            fixed = dict(t["fixed"])
+            kwargs[name] = FixedPointArray(kwargs[name], fixed.pop("type"), **fixed)
     for name, value in spec["args"].items():
         if isinstance(value, dict) and "__config__" in value:
             fields = {k: v for k, v in value.items() if k != "__config__"}
@@ -190,6 +195,10 @@ def check_parity(fn: Callable[..., np.ndarray], op: str, dtype: str, spec: dict[
         assert _names_the_op(str(c), op) and _names_the_op(str(py), op), f"{where}: C gave {c!r}, Python gave {py!r}"
         return py
     assert type(c) is type(py), f"{where}: C gave {type(c).__name__}, Python {type(py).__name__}"
+    if hasattr(py, "stored"):  # a FixedPointArray: the same type, attributes and stored values, bit for bit
+        same = (c.type, c.shift, c.scale, c.offset) == (py.type, py.shift, py.scale, py.offset)
+        assert same and np.array_equal(c.stored, py.stored), f"{where}: C gave {c!r}, Python gave {py!r}"
+        return py
     # A list output: as many arrays from each backend.
     assert not isinstance(c, list) or len(c) == len(py), f"{where}: C gave {len(c)} arrays, Python {len(py)}"
     given = [x for v in build(spec, configs).values() for x in (v if isinstance(v, list) else [v])]

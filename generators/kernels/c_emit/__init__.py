@@ -12,6 +12,7 @@ from dsl.model import Op
 from generators.kernels.c_emit.arg_reduction import ArgReductionEmitter
 from generators.kernels.c_emit.base import PLAIN_SIZES, CFragment, OpCode, PlainKernel, config_typedef
 from generators.kernels.c_emit.contraction import ContractionEmitter, TensorDotEmitter
+from generators.kernels.c_emit.conversion import ConversionEmitter
 from generators.kernels.c_emit.elementwise import ElementwiseEmitter
 from generators.kernels.c_emit.find_all import FindAllEmitter
 from generators.kernels.c_emit.fragment import FragmentEmitter
@@ -75,6 +76,9 @@ class CEmitter:
 
     def scatter(self, op: Op) -> OpCode:
         return ScatterEmitter(op, self.linkage).emit()
+
+    def conversion(self, op: Op) -> OpCode:
+        return ConversionEmitter(op, self.linkage).emit()
 
     def shape_query(self, op: Op) -> OpCode:
         return ShapeQueryEmitter(op, self.linkage).emit()

@@ -33,7 +33,7 @@ from opforge import _kernels as _k
 from opforge import _native
 from opforge import _runtime as _rt
 
-__all__ = ["FixedPointArray", "quantize", "dequantize", "requantize", "bit_utilization", "empty", "TYPES"]
+__all__ = ["FixedPointArray", "quantize", "dequantize", "requantize", "q_shift", "bit_utilization", "empty", "TYPES"]
 
 #: The fixed-point types by name ("q7", "q15", "q31", "d8", "d16", "d32").
 TYPES = tuple(_rules.TYPES)
@@ -254,15 +254,24 @@ def requantize(q: FixedPointArray, fixed_type: str | None = None, *, shift: int 
             scale = q._scale if scale is None else scale
             offset = q._offset if offset is None else offset
     shift, scale, offset = _attributes("requantize", t, shift, scale, offset)
-    if t.family == q._type.family == "Q":
-        rule, domain = _rules.SHIFTED[(q._type.name, t.name)]
-        assert q._type.fraction_bits is not None and t.fraction_bits is not None and q._shift is not None
-        assert shift is not None  # (Q types': their shifts and bits)
-        k = (q._type.fraction_bits - t.fraction_bits) + (shift - q._shift)
+    exact = _rules.SHIFTED.get((q._type.name, t.name))  # (between Q types: a shift, the form's k)
+    if exact is not None:
+        rule, domain, by = exact
         with np.errstate(all="ignore"):
-            stored = rule(q._stored.astype(domain), k)
+            stored = rule(q._stored.astype(domain), by(q._shift, shift))
         return FixedPointArray._made(np.asarray(stored), t, shift, None, None)
     return quantize(dequantize(q), t.name, shift=shift, scale=scale, offset=offset)
+
+
+def q_shift(q: FixedPointArray, shift: int) -> FixedPointArray:
+    """``q`` (Q7, Q15 or Q31) with its shift raised by ``shift`` (lowered where negative), the
+    type kept: the FixedPoint library's QShift, CMSIS-DSP's ``arm_shift_q15`` by ``-shift``."""
+    if not isinstance(q, FixedPointArray):
+        raise TypeError(f"q_shift: q must be a FixedPointArray, not {type(q).__name__}")
+    if q._type.family != "Q":
+        raise TypeError(f"q_shift: q must be q7, q15 or q31, not {q.type} (a D type has no shift)")
+    assert q._shift is not None  # (a Q type's)
+    return requantize(q, q.type, shift=q._shift + _rt.integer("q_shift", "shift", shift))
 
 
 def bit_utilization(q: FixedPointArray) -> np.ndarray:
@@ -276,6 +285,58 @@ def bit_utilization(q: FixedPointArray) -> np.ndarray:
         raise TypeError(f"bit_utilization: q must be q7, q15 or q31, not {q.type} (a D type's stored values "
                         "carry an offset)")
     return np.asarray(_rules.BIT_UTILIZATION[q.type](q._stored.astype(np.int32)), dtype=np.int8)
+
+
+def convert(op: str, function: str, rule: str, x: Any, backend: str, **args: Any) -> FixedPointArray | np.ndarray:
+    """A conversion op of the catalogue (ADR 0068): ``rule`` (quantize, dequantize, requantize,
+    shift, bit_utilization) on ``x``, by this module's functions (backend "python") or by the C
+    API's ``function``, whose output descriptor carries the type and attributes the args choose
+    (a Q type reads ``shift``, a D type ``scale`` and ``offset``); both give the same values."""
+    if rule == "quantize":
+        source = _rt._kernel_ready(op, "x", _real_values(op, x))
+    elif not isinstance(x, FixedPointArray):
+        raise TypeError(f"{op}: x must be a FixedPointArray (quantize real values first), not {type(x).__name__}")
+    else:
+        if rule in ("shift", "bit_utilization") and x._type.family != "Q":
+            raise TypeError(f"{op}: x must be q7, q15 or q31, not {x.type} (a D type's stored values carry an offset)")
+        source = _rt._kernel_ready(op, "x", x._stored)
+    t, shift, scale, offset = None, None, None, None
+    if rule in ("quantize", "requantize"):  # (every arg checked; the type's family reads its own)
+        t = _type(f"{op}: dtype", args["dtype"])
+        given = (_rt.integer(op, "shift", args["shift"]), _rt.real(op, "scale", args["scale"]),
+                 _rt.integer(op, "offset", args["offset"]))
+        q = t.family == "Q"
+        shift, scale, offset = _attributes(op, t, given[0] if q else None, None if q else given[1],
+                                           None if q else given[2])
+    elif rule == "shift":
+        t, by = x._type, _rt.integer(op, "shift", args["shift"])
+        assert t.shifts is not None and x._shift is not None  # (a Q type's)
+        shift, (low, high) = x._shift + by, t.shifts
+        if not low <= shift <= high:
+            raise ValueError(f"{op}: the result's shift, x's {x._shift} plus {by}, must be in {t.name}'s {low}..{high}")
+    if backend == "python":
+        if rule == "quantize":
+            assert t is not None
+            return quantize(source, t.name, shift=shift, scale=scale, offset=offset)
+        if rule == "requantize":
+            assert t is not None
+            return requantize(x, t.name, shift=shift, scale=scale, offset=offset)
+        if rule == "shift":
+            return requantize(x, x.type, shift=shift)
+        return dequantize(x) if rule == "dequantize" else bit_utilization(x)
+    given = (_native.tensor(source) if rule == "quantize" else
+             _native.fixed_point_tensor(source, x.type, x._shift, x._scale, x._offset))
+    c_args = (args["shift"],) if rule == "shift" else ()
+    if t is None:  # (real values, or bit counts: a plain array)
+        result = np.empty(source.shape, dtype=np.float32 if rule == "dequantize" else np.int8)
+        _native.call(op, function, given, *c_args, _native.tensor(result))
+        return result
+    stored = np.empty(source.shape, dtype=t.storage)
+    written = _native.fixed_point_tensor(stored, t.name, shift, scale, offset)
+    _native.call(op, function, given, *c_args, written)
+    if shift is not None and written.shift != shift:  # (a shift's: the C API sets it by the same rule)
+        raise RuntimeError(f"{op}: the C API's result shift {written.shift} is not the rule's {shift}")
+    return FixedPointArray._made(stored, t, shift, scale, offset)
 
 
 # ------------------------------------------------------------------ the ops on fixed-point arrays
