@@ -2040,7 +2040,7 @@ with Namespace("math"):
 
     with Op("q_shift") as op:
         op.display_path = "/Math/FixedPoint"
-        Input(SHIFTED, "x", description="A Q7, Q15 or Q31 tensor")
+        Input(SHIFTED, "x", description="A Q tensor")
         Arg(INT, "shift", default=0, description="How much the output's shift exceeds the input's")
         Output(SHIFTED, "output", description="x's type, with its shift raised by shift; the shape of x")
         Convert("shift")
@@ -2056,7 +2056,7 @@ with Namespace("math"):
 
     with Op("bit_utilization") as op:
         op.display_path = "/Math/FixedPoint"
-        Input(SHIFTED, "x", description="A Q7, Q15 or Q31 tensor")
+        Input(SHIFTED, "x", description="A Q tensor")
         Output(INT, "output", description="The bits each stored value uses (int8); the shape of x")
         Convert("bit_utilization")
         Doc(

@@ -472,7 +472,8 @@ def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: Generated
         for given in (attributes[t.name], at_zero.get(t.name, attributes[t.name])):
             stored = quantized(t, given)
             calls.append(("opforge_math_quantize", ("float32", real, {}), (t.name, given), stored))
-            calls.append(("opforge_math_dequantize", (t.name, stored, given), ("float32", {}), dequantized(t, given, stored)))
+            calls.append(("opforge_math_dequantize", (t.name, stored, given), ("float32", {}),
+                          dequantized(t, given, stored)))
         stored = quantized(t, attributes[t.name])
         for to in F.TYPES.values():
             made = {"shift": 3} if to.family == "Q" else attributes[to.name]
@@ -504,7 +505,8 @@ def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: Generated
     bad = [("opforge_math_requantize", ("float32", real, {}), ("q15", {"shift": 0}), None),
            ("opforge_math_quantize", ("float32", real[:5], {}), ("q15", {"shift": 0}), real.shape),
            ("opforge_math_quantize", ("float32", real, {}), ("q15", {"shift": 500}), None),
-           ("opforge_math_bit_utilization", ("d8", quantized(F.D8, attributes["d8"]), attributes["d8"]), ("int8", {}), None)]
+           ("opforge_math_bit_utilization", ("d8", quantized(F.D8, attributes["d8"]), attributes["d8"]), ("int8", {}),
+            None)]
     program = _Program()
     for function, (dtype, array, given), (out_dtype, made), _ in calls:
         program.call(function, {"x": (dtype, array, given)}, (out_dtype, array.shape, made))

@@ -245,6 +245,17 @@ CASES: dict[str, tuple[str, str]] = {
                 Convert("quantize")  # <
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: arg 'dtype' defaults to 'int8', which is not a fixed-point type (q7, q15, q31, d8, d16, d32)"),
+    "generated fixed-point dtype": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Arg(INT, "shape", count=AtLeast(0), description="s")
+                Arg(FLOATING_POINT, "value", description="v")
+                Arg(DATA_TYPE, "dtype", default="q15", description="d")
+                Output(NUMERIC, "out", description="out")
+                Generate("fill")  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: arg 'dtype' defaults to 'q15', a fixed-point type, which generation does not make "
+             "(a conversion, math.quantize, does)"),
     "type that is not a DataType": ('''
         with Namespace("math"):
             with Op("f") as op:

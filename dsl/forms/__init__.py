@@ -34,14 +34,15 @@ Compute = Union[Elementwise, Reduction, ArgReduction, Contraction, RandomSample,
                 FixedPointConversion]
 
 __all__ = [
-    "ArgReduction", "AxisFragment", "CAPACITY_WINDOWS", "CONVERSIONS", "ChannelsFragment", "Composition", "Compute", "Contraction",
-    "DATA_LAYOUTS", "DenseFragment", "Elementwise", "FRAGMENT_LAYOUTS", "FindAll", "FixedPointConversion", "FlatFragment", "FragmentKernel",
-    "GENERATE_ROLES", "Generation", "Join", "LAYOUT_ROLES", "LayoutMove", "MATRIX_LAYOUTS", "MERGE_COMBINES",
-    "MatrixFragment", "Merge", "PAD_MODES", "PARTS_ROLES", "Parts", "RANDOM_DISTRIBUTIONS", "REDUCE_COMBINES",
-    "RandomSample", "Reduction", "RowsFragment", "SEGMENT_INITS", "SEGMENT_SCALES", "SHAPE_QUERIES", "ScatterRows",
-    "SelectFragment", "ShapeQuery", "ShapedFragment", "SlidingWindow", "Step", "TensorDot", "TensorSym",
-    "accumulator_dtype", "dtype_from_arg", "form_class_names", "fragment_kernel", "in_place_inputs", "list_input", "list_output",
-    "own_dtype_inputs", "step", "trace_composition",
+    "ArgReduction", "AxisFragment", "CAPACITY_WINDOWS", "CONVERSIONS", "ChannelsFragment", "Composition", "Compute",
+    "Contraction", "DATA_LAYOUTS", "DenseFragment", "Elementwise", "FRAGMENT_LAYOUTS", "FindAll",
+    "FixedPointConversion", "FlatFragment", "FragmentKernel", "GENERATE_ROLES", "Generation", "Join",
+    "LAYOUT_ROLES", "LayoutMove", "MATRIX_LAYOUTS", "MERGE_COMBINES", "MatrixFragment", "Merge", "PAD_MODES",
+    "PARTS_ROLES", "Parts", "RANDOM_DISTRIBUTIONS", "REDUCE_COMBINES", "RandomSample", "Reduction", "RowsFragment",
+    "SEGMENT_INITS", "SEGMENT_SCALES", "SHAPE_QUERIES", "ScatterRows", "SelectFragment", "ShapeQuery",
+    "ShapedFragment", "SlidingWindow", "Step", "TensorDot", "TensorSym", "accumulator_dtype", "dtype_from_arg",
+    "form_class_names", "fragment_kernel", "in_place_inputs", "list_input", "list_output", "own_dtype_inputs",
+    "step", "trace_composition",
 ]
 
 

@@ -36,6 +36,16 @@ class Check:
             shape = "a list" if array else "a single value"
             self.add(f"arg '{name}' must be {shape} of type {' or '.join(t.value for t in types)} ({what})")
 
+    def plain_dtype(self, name: str) -> None:
+        """The DATA_TYPE arg ``name`` defaults to a plain dtype: only a conversion makes a
+        fixed-point type (ADR 0068)."""
+        from dsl.fixed_point import TYPES
+
+        arg = self.args.get(name)
+        if arg is not None and arg.type is DataType.DATA_TYPE and arg.default in TYPES:
+            self.add(f"arg '{name}' defaults to {arg.default!r}, a fixed-point type, which {self.kind} does not "
+                     "make (a conversion, math.quantize, does)")
+
     def need_input(self, name: str) -> None:  # (a list input is reported once, by the caller)
         if name not in self.inputs:
             self.add(f"{self.kind} needs an input '{name}'")

@@ -31,6 +31,7 @@ class Generation:
     def problems(self, op: Any, check: Check) -> None:
         check.roles("generator", self.generator, GENERATE_ROLES, self.params)
         check.need_arg("dtype", (DataType.DATA_TYPE,), False, "the output's dtype")
+        check.plain_dtype("dtype")
         tensor_roles = {name for role, name in self.params
                         if dict(GENERATE_ROLES.get(self.generator, ())).get(role) in ("tensor", "any")}
         # An input may also be what an arg's default reads (full_like: the shape and dtype of x).

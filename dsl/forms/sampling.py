@@ -34,6 +34,7 @@ class RandomSample:
                     check.add(f"distribution parameter arg '{name}' must be a single-valued arg")
         check.need_arg("shape", (DataType.INT, DataType.LONG), True, "shape of the result")
         check.need_arg("dtype", (DataType.DATA_TYPE,), False, "element type of the result")
+        check.plain_dtype("dtype")
         seeds = [p.name for cfg in op.configs for p in cfg.args] + list(check.args)
         for name in ("seed", "offset"):
             if name not in seeds:

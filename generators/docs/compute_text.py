@@ -167,26 +167,46 @@ def _merge(op: Op, c: C.Merge) -> list[str]:
             "in list order"]
 
 
+def _attributed(rule: F.Conversion, t: F.FixedPointType, x: bool) -> str:
+    """A conversion rule's value with the attributes it reads written out: x's (``x.shift``,
+    ``x.scale``, ``x.offset``), or the output's (the op's args), a Q factor as its power of two
+    over N, the type's fraction bits (N' the output's where both are named)."""
+    prefix, bits = ("x.", "N") if x else ("", "N'")
+    factor = C.SCall("pow", (C.SConst(2), C.SCall("sub", (C.SSym(bits), C.SSym(f"{prefix}shift")))))
+    named = {F.FACTOR: factor, F.SCALE: C.SSym(f"{prefix}scale"), F.OFFSET: C.SSym(f"{prefix}offset")}
+    return scalar_text(substitute(rule.value, named))
+
+
 def _conversion(op: Op, c: C.FixedPointConversion) -> list[str]:
-    """Per pair of types, the form's steps (their rules are on the fixed-point types page); pairs
-    that say the same are one line."""
-    lines = []
+    """The form's steps, the pairs that compute alike on one line (their rules, rounding and
+    saturation are on the fixed-point types page)."""
+    said: dict[str, list[str]] = {}
     for source, target in c.pairs():
         steps, k = c.steps(source, target), c.shift_by(source, target)
+        given, made = F.TYPES.get(source), F.TYPES.get(target)
         if len(steps) == 2:
-            lines.append(f"{c.rule}, other pairs: to real by x's rule, then from real by the output's: "
-                         f"{scalar_text(steps[0].value)}, then {scalar_text(steps[1].value)}")
+            assert given is not None and made is not None
+            text = (f"to real, {_attributed(steps[0], given, True)}, then {_attributed(steps[1], made, False)}, "
+                    "truncated toward zero and saturated")
         elif k is not None:  # (between two Q types, k counts the fraction bits x has more: N - N')
-            change = scalar_text(c.shift_by(source, source))
-            between = f"between Q types, the stored values shifted by k = N - N' + {change}" \
-                if c.rule == "requantize" else f"the stored values shifted by k = {change}"
-            lines.append(f"{c.rule}: {between}: right (toward minus infinity) where k > 0, else left, saturated")
+            change = scalar_text(substitute(c.shift_by(source, source), {F.shift_of(c.input): C.SSym("x.shift")}))
+            text = (f"the stored values shifted by k = {'N - N' + chr(39) + ' + ' if c.rule == 'requantize' else ''}"
+                    f"{change}: right (toward minus infinity) where k > 0, else left, saturated")
         elif c.rule == "bit_utilization":
-            lines.append(f"{c.rule}: the bits each stored value of {source} uses, its sign bit included (int8)")
+            text = "the bits each stored value uses, its sign bit included (int8)"
+        elif c.rule == "quantize":
+            assert made is not None
+            text = f"{_attributed(steps[0], made, False).replace(chr(39), '')}, truncated toward zero and saturated"
         else:
-            stored = ", truncated toward zero and saturated" if steps[0].storage else ""
-            lines.append(f"{c.rule}: {source} to {target}: {scalar_text(steps[0].value)}{stored}")
-    return list(dict.fromkeys(lines))
+            assert given is not None
+            text = _attributed(steps[0], given, True)
+        said.setdefault(text, []).append(f"{source} to {target}" if c.rule == "requantize" else
+                                         target if c.rule == "quantize" else source)
+    lines = []
+    for text, pairs in said.items():
+        shown = ", ".join(pairs) if len(pairs) <= 3 else f"{len(pairs)} pairs ({pairs[0]}, ...)"
+        lines.append(f"{c.rule} {shown}: {text}")
+    return lines
 
 
 DESCRIBERS: dict[type, Callable[[Op, Any], list[str]]] = {

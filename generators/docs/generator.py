@@ -14,7 +14,7 @@ from dsl import fixed_point as F
 from dsl.counterparts import differences
 from dsl.dtypes import SYSTEM_TYPE
 from dsl.model import Alias, Config, DocSection, Namespace, Op, Problem
-from dsl.types import DocScope, Language
+from dsl.types import FIXED_POINT_TYPES, DataType, DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext, GenerationError
 from generators.formatting import black_format, clang_format
 from generators.docs import fixed_point_page, formula, getting_started, training
@@ -201,8 +201,11 @@ class DocsGenerator:
                 default_cell = md.code(default)
             if p.kind in ("input", "output"):
                 type_cell = "array" if p.count.is_single else "arrays"
-            else:
-                type_cell = md.code(py_signature.PY_TYPE.get(p.type, "object"))
+                if p.type in FIXED_POINT_TYPES:  # (ADR 0068: its stored values and attributes)
+                    type_cell = "fixed-point array"
+            else:  # (a fixed-point type's name is a str: ADR 0068)
+                fixed_name = p.type is DataType.DATA_TYPE and p.default in F.TYPES
+                type_cell = md.code("str" if fixed_name else py_signature.PY_TYPE.get(p.type, "object"))
             if getattr(p, "possible_values", ()):
                 type_cell += ": " + ", ".join(md.code(v) for v in p.possible_values)
             rows.append({
