@@ -167,14 +167,15 @@ def _merge(op: Op, c: C.Merge) -> list[str]:
             "in list order"]
 
 
-def _attributed(rule: F.Conversion, t: F.FixedPointType, x: bool) -> str:
-    """A conversion rule's value with the attributes it reads written out: x's (``x.shift``,
-    ``x.scale``, ``x.offset``), or the output's (the op's args), a Q factor as its power of two
-    over N, the type's fraction bits (N' the output's where both are named)."""
-    prefix, bits = ("x.", "N") if x else ("", "N'")
+def named_rule(rule: F.Conversion, x: bool, bits: str = "N", element: str = "x") -> C.SExpr:
+    """A conversion rule's value with the attributes it reads named: x's (``x.shift``,
+    ``x.scale``, ``x.offset``) or the output's (the op's args: ``shift``, ...), a Q factor as the
+    power of two it is over ``bits`` (N for x's type's fraction bits, M for the output's); the
+    element it converts named ``element``. The docs' text and formulas show conversions so."""
+    prefix = "x." if x else ""
     factor = C.SCall("pow", (C.SConst(2), C.SCall("sub", (C.SSym(bits), C.SSym(f"{prefix}shift")))))
-    named = {F.FACTOR: factor, F.SCALE: C.SSym(f"{prefix}scale"), F.OFFSET: C.SSym(f"{prefix}offset")}
-    return scalar_text(substitute(rule.value, named))
+    return substitute(rule.value, {F.FACTOR: factor, F.SCALE: C.SSym(f"{prefix}scale"),
+                                   F.OFFSET: C.SSym(f"{prefix}offset"), F.X.name: C.SSym(element)})
 
 
 def _conversion(op: Op, c: C.FixedPointConversion) -> list[str]:
@@ -183,23 +184,19 @@ def _conversion(op: Op, c: C.FixedPointConversion) -> list[str]:
     said: dict[str, list[str]] = {}
     for source, target in c.pairs():
         steps, k = c.steps(source, target), c.shift_by(source, target)
-        given, made = F.TYPES.get(source), F.TYPES.get(target)
         if len(steps) == 2:
-            assert given is not None and made is not None
-            text = (f"to real, {_attributed(steps[0], given, True)}, then {_attributed(steps[1], made, False)}, "
-                    "truncated toward zero and saturated")
-        elif k is not None:  # (between two Q types, k counts the fraction bits x has more: N - N')
+            text = (f"r = {scalar_text(named_rule(steps[0], True))}, then "
+                    f"{scalar_text(named_rule(steps[1], False, 'M', 'r'))}, truncated toward zero and saturated")
+        elif k is not None:  # (between two Q types, k counts the fraction bits x has more: N - M)
             change = scalar_text(substitute(c.shift_by(source, source), {F.shift_of(c.input): C.SSym("x.shift")}))
-            text = (f"the stored values shifted by k = {'N - N' + chr(39) + ' + ' if c.rule == 'requantize' else ''}"
+            text = (f"the stored values shifted by k = {'N - M + ' if c.rule == 'requantize' else ''}"
                     f"{change}: right (toward minus infinity) where k > 0, else left, saturated")
         elif c.rule == "bit_utilization":
             text = "the bits each stored value uses, its sign bit included (int8)"
         elif c.rule == "quantize":
-            assert made is not None
-            text = f"{_attributed(steps[0], made, False).replace(chr(39), '')}, truncated toward zero and saturated"
+            text = f"{scalar_text(named_rule(steps[0], False))}, truncated toward zero and saturated"
         else:
-            assert given is not None
-            text = _attributed(steps[0], given, True)
+            text = scalar_text(named_rule(steps[0], True))
         said.setdefault(text, []).append(f"{source} to {target}" if c.rule == "requantize" else
                                          target if c.rule == "quantize" else source)
     lines = []

@@ -10,9 +10,11 @@ from typing import Any
 import pykatex
 
 from dsl import compute as C
+from dsl import fixed_point as F
 from dsl.einsum import Conv
 from dsl.model import Op
 from dsl.scalar import substitute
+from generators.docs.compute_text import named_rule
 
 #: Binding strength, loosest first (minimal parentheses).
 _LEVEL = {"where": 0, "logical_or": 1, "logical_xor": 1, "logical_and": 2, "logical_not": 3,
@@ -129,11 +131,40 @@ def formulas(op: Op) -> list[str]:
     if isinstance(c, C.ShapeQuery):
         return [_QUERIES[c.query].format(out=out, axis=_name(c.axis or "")),
                 rf"\text{{${_name(c.input)}$ has shape $(n_{{0}}, \ldots, n_{{r-1}})$}}"]
+    if isinstance(c, C.FixedPointConversion):
+        return _conversion(c, out)
     if isinstance(c, C.RandomSample) and c.distribution in DISTRIBUTIONS:
         given = {p: _name(arg) for p, arg in c.params}
         return [DISTRIBUTIONS[c.distribution].format(out=f"{out}_{{i}}", **given),
                 r"\text{each element $i$ drawn independently}"]
     return []
+
+
+def _conversion(c: C.FixedPointConversion, out: str) -> list[str]:
+    """The form's steps per kind of pair, each once: the value stored, then cast's rule (truncated
+    toward zero, saturated) where the result is stored; ``N`` the fraction bits of x's Q type
+    (of the output's, quantizing), ``M`` the output's."""
+    lines: list[str] = []
+    stored = r" \quad \text{truncated toward zero, saturated}"
+    for source, target in c.pairs():
+        steps, k = c.steps(source, target), c.shift_by(source, target)
+        if len(steps) == 2:
+            line = (rf"r = {latex(named_rule(steps[0], True))[0]}, \quad "
+                    rf"{out} = {latex(named_rule(steps[1], False, 'M', 'r'))[0]}{stored}")
+        elif k is not None:
+            change = substitute(c.shift_by(source, source), {F.shift_of(c.input): C.SSym("x.shift")})
+            lost = "N - M + " if c.rule == "requantize" else ""
+            line = (rf"{out} = \operatorname{{sat}}\left(\begin{{cases}} x \gg k & k \geq 0 \\ x \ll -k & "
+                    rf"k < 0 \end{{cases}}\right), \quad k = {lost}{latex(change)[0]}")
+        elif c.rule == "bit_utilization":
+            line = (rf"{out} = \operatorname{{bitlength}}\left(\begin{{cases}} x & x \geq 0 \\ \lnot x & "
+                    r"x < 0 \end{cases}\right) + 1")
+        else:
+            rule = named_rule(steps[0], c.rule == "dequantize")
+            line = f"{out} = {latex(rule)[0]}" + (stored if steps[0].storage else "")
+        if line not in lines:
+            lines.append(line)
+    return lines
 
 
 #: What a shape query gives, of a shape ``(n_0, ..., n_{r-1})``.

@@ -30,7 +30,7 @@ from generators import abi
 from generators.api import GeneratedFile
 from generators.formatting import black_format
 from generators.imunit import checker, comparison
-from generators.imunit.documents import serialize, unit_name
+from generators.imunit.documents import head, serialize, unit_name
 from generators.imunit.fixed_point import expression
 from generators.imunit.python_files import dependency, python_file
 from generators.kernels import scalar_c, scalar_numpy
@@ -155,10 +155,7 @@ def _call_args(kernel: _Kernel) -> str:
 def _head(op: Op, usage: str) -> tuple[ET.Element, ET.Element]:
     """The unit's root and its element: the op's name, display path and docs, and the usage."""
     root = ET.Element("Imaginet")
-    unit = ET.SubElement(root, "Unit", {"name": unit_name(op)})
-    ET.SubElement(unit, "DisplayName").text = op.display_name if op.display_name != op.name else \
-        unit_name(op).rsplit(".", 1)[1]
-    ET.SubElement(unit, "DisplayPath").text = op.display_path
+    unit = head(root, op, "Unit", False)
     text = ET.SubElement(unit, "Description")
     ET.SubElement(text, "Header").text = "Description"
     texts = doc_tokens.texts(op, Language.IMUNIT, doc_tokens.NODE_SCOPES, unit_name(op), "array")
