@@ -104,6 +104,11 @@ D8, D16, D32 = (FixedPointType(f"d{b}", "D", f"int{b}") for b in (8, 16, 32))
 TYPES: dict[str, FixedPointType] = {t.name: t for t in (Q7, Q15, Q31, D8, D16, D32)}
 
 
+def storage_of(dtype: str) -> str:
+    """The plain dtype that holds ``dtype``'s values: a fixed-point type's storage, else itself."""
+    return TYPES[dtype].storage if dtype in TYPES else dtype
+
+
 def _call(fn: str, *args: SExpr) -> SExpr:
     return SCall(fn, args)
 

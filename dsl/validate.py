@@ -20,7 +20,7 @@ from dsl import model as M
 from dsl.counterparts import NNEF_OPERATIONS
 from dsl.model import NO_DEFAULT, Location, Problem
 from dsl.recovery import did_you_mean
-from dsl.types import CONCRETE_DTYPES, TENSOR_TYPES, Count, DataType, DocScope, Language
+from dsl.types import CONCRETE_DTYPES, FIXED_POINT_TYPES, TENSOR_TYPES, Count, DataType, DocScope, Language
 
 #: An ONNX operator name, optionally with its domain (``com.microsoft.Gelu``).
 ONNX_NAME = re.compile(r"(?:[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\.)?[A-Z][A-Za-z0-9]*")
@@ -624,6 +624,10 @@ def compute_problems(op: M.Op) -> list[Problem]:
     for o in op.outputs:
         if not o.count.is_single and C.list_output(c) != o.name:
             check.add(f"output '{o.name}' is a list (it has a count), which only Parts gives")
+    fixed = [f"{t.name} ({t.type.value})" for t in (*op.inputs, *op.outputs) if t.type in FIXED_POINT_TYPES]
+    if fixed and c.kind != "conversion":  # (ADR 0068: the others derive their fixed-point kernels from plain types)
+        check.add(f"{', '.join(fixed)}: only a conversion (Convert) takes or gives a fixed-point tensor; "
+                  f"{c.kind} ops declare plain tensors and get their fixed-point kernels derived")
     c.problems(op, check)
     problems = [Problem(loc, op.qualified_name, m) for m in check.out]
     if isinstance(c, C.FragmentKernel):

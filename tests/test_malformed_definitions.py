@@ -245,6 +245,15 @@ CASES: dict[str, tuple[str, str]] = {
                 Convert("quantize")  # <
                 Doc(Language.ANY, DocScope.ALL, "f")
         ''', "math.f: arg 'dtype' defaults to 'int8', which is not a fixed-point type (q7, q15, q31, d8, d16, d32)"),
+    "fixed-point tensor on an elementwise op": ('''
+        with Namespace("math"):
+            with Op("f") as op:
+                Input(SHIFTED, "x", description="x")
+                Output(SHIFTED, "out", description="out")
+                Elementwise(lambda x: x + 1.0)  # <
+                Doc(Language.ANY, DocScope.ALL, "f")
+        ''', "math.f: x (SHIFTED), out (SHIFTED): only a conversion (Convert) takes or gives a "
+             "fixed-point tensor; elementwise ops declare plain tensors and get their fixed-point kernels derived"),
     "generated fixed-point dtype": ('''
         with Namespace("math"):
             with Op("f") as op:

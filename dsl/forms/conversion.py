@@ -35,10 +35,6 @@ TARGET_ARGS = (("dtype", (DataType.DATA_TYPE,), "the fixed-point type of the out
                ("offset", (DataType.INT,), "a D output's offset"))
 #: A shift's arg: how much the output's shift exceeds the input's.
 SHIFT_ARG = "shift"
-#: The fixed-point types in each abstract type.
-FAMILY_TYPES = {DataType.FIXED_POINT: tuple(F.TYPES.values()),
-                DataType.SHIFTED: tuple(t for t in F.TYPES.values() if t.family == "Q"),
-                DataType.SCALED: tuple(t for t in F.TYPES.values() if t.family == "D")}
 
 
 @attrs.frozen
@@ -98,14 +94,14 @@ class FixedPointConversion:
     def pairs(self) -> tuple[tuple[str, str], ...]:
         """Each (input dtype, output dtype) the op converts: its variants."""
         given, made = CONVERSIONS[self.rule]
-        sources = ("float32",) if given is DataType.FLOATING_POINT else tuple(t.name for t in FAMILY_TYPES[given])
+        sources = ("float32",) if given is DataType.FLOATING_POINT else D.CONCRETE[given]
         if made is DataType.FLOATING_POINT:
             return tuple((s, "float32") for s in sources)
         if made is DataType.INT:
             return tuple((s, "int8") for s in sources)
         if self.rule == "shift":
             return tuple((s, s) for s in sources)
-        return tuple((s, t.name) for s in sources for t in FAMILY_TYPES[made])
+        return tuple((s, t) for s in sources for t in D.CONCRETE[made])
 
     def variants(self, op: Any) -> tuple[D.Variant, ...]:
         output = op.outputs[0].name

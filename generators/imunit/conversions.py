@@ -272,10 +272,6 @@ def _shift_value(form: C.FixedPointConversion, source: str, target: str, domain:
     return _Value("k", domain, f"({C_TYPE[domain]})({c})", f"np.{domain}({py})")
 
 
-def _storage(dtype: str) -> str:
-    return F.TYPES[dtype].storage if dtype in F.TYPES else dtype
-
-
 def _kernels(op: Op) -> list[_Kernel]:
     """A kernel per pair of the form: its steps, the attributes they read as parameters (the
     input's, then the chosen output's, then a shift's change), and the per-call values."""
@@ -314,7 +310,7 @@ def _kernels(op: Op) -> list[_Kernel]:
         conditions = (_is("input", _system(source)),) + ((_is("output", _system(target)),) if form.chooses_type
                                                           else ())
         suffix = "_to_".join(dict.fromkeys(d for d in (source, target) if d in F.TYPES))
-        kernels.append(_Kernel(f"{abi.function(op)}_{suffix}", conditions, _storage(source), _storage(target),
+        kernels.append(_Kernel(f"{abi.function(op)}_{suffix}", conditions, F.storage_of(source), F.storage_of(target),
                                params, values, made_steps))
     return kernels
 

@@ -43,7 +43,7 @@ def _values(header: str, standalone: bool) -> dict:
         "standalone": standalone,
         "linkage": "static inline " if standalone else "",
         "max_rank": abi.MAX_RANK,
-        "dtypes": [{"enum": abi.DTYPE_ENUM[d], "ctype": C_TYPE[F.TYPES[d].storage if d in F.TYPES else d]}
+        "dtypes": [{"enum": abi.DTYPE_ENUM[d], "ctype": C_TYPE[F.storage_of(d)]}
                    for d in abi.ALL_DTYPES],
         # (each fixed-point type's attributes: the shifts a Q type allows, a D type's offsets)
         "fixed_point": [{"enum": abi.DTYPE_ENUM[t.name], "name": t.name, "family": t.family,

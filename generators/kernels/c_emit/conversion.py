@@ -22,11 +22,6 @@ from generators.kernels.scalar_c import C_TYPE
 _OVERLAP = "output must not overlap x (they hold two dtypes)"
 
 
-def _storage(dtype: str) -> str:
-    """The plain dtype that holds ``dtype``'s values (a fixed-point type's storage)."""
-    return F.TYPES[dtype].storage if dtype in F.TYPES else dtype
-
-
 def _attributes(t: F.FixedPointType, tensor: str, prefix: str) -> tuple[list[str], dict[str, scalar_c.Value]]:
     """Locals holding a tensor's attributes as the rules read them (float32), and their env."""
     if t.family == "Q":
@@ -112,6 +107,6 @@ class ConversionEmitter(Emitter):
             read = f"(({C_TYPE[step.domain]})in[i])" if step.domain != "float32" else "(float)in[i]"
             body = c_statement(step, "out[i]", env | {"x": (read, step.domain)})
             lines += attributes
-        return [*lines, f"const {C_TYPE[_storage(source)]}* in = (const {C_TYPE[_storage(source)]}*){x}->data;",
-                f"{C_TYPE[_storage(target)]}* out = ({C_TYPE[_storage(target)]}*){y}->data;",
+        return [*lines, f"const {C_TYPE[F.storage_of(source)]}* in = (const {C_TYPE[F.storage_of(source)]}*){x}->data;",
+                f"{C_TYPE[F.storage_of(target)]}* out = ({C_TYPE[F.storage_of(target)]}*){y}->data;",
                 "for (int64_t i = 0; i < n; i++) {", body, "}", "return OPFORGE_OK;"]
