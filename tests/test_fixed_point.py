@@ -352,6 +352,49 @@ fails(TypeError, "FixedPointArray: q15 is stored as int16, not int64", lambda: f
 fails(TypeError, "requantize: q must be a FixedPointArray, not ndarray", lambda: fp.requantize(np.array([1])))
 fails(TypeError, "multiply: out cannot be a FixedPointArray; quantize the result instead",
       lambda: np.multiply(q, 2, out=q))
+# per-axis scales (ADR 0069): ONNX QuantizeLinear and DequantizeLinear with an axis, bit for bit
+import onnxruntime as ort
+from onnx import TensorProto, helper
+
+def linear(op, x, scales, offset, axis):
+    given, made = (TensorProto.FLOAT, TensorProto.INT8) if op == "QuantizeLinear" else (TensorProto.INT8,
+                                                                                        TensorProto.FLOAT)
+    graph = helper.make_graph(
+        [helper.make_node(op, ["x", "s", "o"], ["y"], axis=axis)], "g",
+        [helper.make_tensor_value_info("x", given, list(x.shape))], [helper.make_tensor_value_info("y", made, None)],
+        initializer=[helper.make_tensor("s", TensorProto.FLOAT, [scales.size], scales.tolist()),
+                     helper.make_tensor("o", TensorProto.INT8, [scales.size], [offset] * scales.size)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+
+w = (rng.standard_normal((3, 4, 2)) * 3).astype(np.float32)
+for axis in (0, 1, -1):
+    s = rng.uniform(0.01, 0.3, w.shape[axis]).astype(np.float32)
+    d = fp.quantize(w, "d8", scale=s, axis=axis, offset=-2)
+    assert d.axis == axis % 3 and np.array_equal(d.scale, s) and d.offset == -2, d
+    assert np.array_equal(d.stored, linear("QuantizeLinear", w, s, -2, axis)), axis
+    assert np.array_equal(np.asarray(d), linear("DequantizeLinear", d.stored, s, -2, axis)), axis
+    kept = fp.requantize(d, "d16")  # (the same family: its per-axis scales kept)
+    assert kept.axis == d.axis and np.array_equal(kept.scale, s) and np.array_equal(np.asarray(kept), np.asarray(d))
+    one = fp.requantize(d, scale=0.05)  # (a scale given: one)
+    assert one.axis is None
+    assert np.array_equal(one.stored, fp.quantize(np.asarray(d), "d8", scale=0.05, offset=-2).stored)
+    again = fp.FixedPointArray(d.stored, "d8", scale=list(s), axis=axis, offset=-2)
+    assert np.array_equal(np.asarray(again), np.asarray(d)) and "axis=" in repr(again)
+fails(ValueError, "quantize: scale must hold one scale per index of axis 0 (2), not 1",
+      lambda: fp.quantize([1.0, 2.0], "d8", scale=[0.1], axis=0))
+fails(TypeError, "quantize: q15 carries a shift; only a D type carries per-axis scales",
+      lambda: fp.quantize([1.0], "q15", scale=[0.1], axis=0))
+fails(ValueError, "quantize: axis must be in -2..1 (the array has 2 axes), not 2",
+      lambda: fp.quantize([[1.0]], "d8", scale=[0.1], axis=2))
+fails(TypeError, "quantize: scale must be a sequence of numbers, one per index of axis 0, not float",
+      lambda: fp.quantize([1.0], "d8", scale=0.1, axis=0))
+fails(ValueError, "quantize: every scale must be positive and finite as a float32",
+      lambda: fp.quantize([1.0], "d8", scale=[0.0], axis=0))
+fails(TypeError, "quantize: scale[0] must be a number, got str", lambda: fp.quantize([1.0], "d8", scale=["a"], axis=0))
+fails(ValueError, "FixedPointArray: an array with per-axis scales has no parts or reshapes of its own (the axis may go "
+      "or move): take them of its stored values, or requantize it to one scale first", lambda: d[0])
 print("fixed point ok")
 '''
 

@@ -17,6 +17,7 @@ from typing import Callable
 import cmsisdsp as dsp  # (the owner of the Q rules: a test dependency, never skipped)
 import numpy as np
 import pytest
+from onnx import TensorProto, helper
 
 from conftest import ROOT, GeneratedProjects, STRICT
 from dsl import fixed_point as F
@@ -26,7 +27,7 @@ from generators.kernels import fixed_point as R
 from generators.kernels import numpy_runtime
 from generators.kernels.scalar_c import C_TYPE, c_array
 from generators.kernels.selection import code_ops
-from test_fixed_point import (LOG_BASES, LOG_SHIFTS, _attributes, _numpy, _real, clamped_exactly, reference_log,
+from test_fixed_point import (LOG_BASES, LOG_SHIFTS, _attributes, _numpy, _ort, _real, clamped_exactly, reference_log,
                               stored_values)
 
 CATALOGUE = loader.load(ROOT / "ops").catalogue
@@ -47,7 +48,12 @@ def _descriptor(name: str, dtype: str, array: np.ndarray, attributes: dict) -> t
     """(declarations, the descriptor's name) of a tensor of ``dtype`` over ``array``."""
     data = c_array(f"{name}_data", array, str(array.dtype), const=False)  # (an output, or written in place)
     dims = ", ".join(map(str, array.shape)) or "0"
-    fields = ", ".join(f".{k} = {'INFINITY' if v == float('inf') else repr(v)}" for k, v in attributes.items())
+    attributes = dict(attributes)
+    if "scales" in attributes:  # (per-axis scales: an array beside the descriptor)
+        data += "\n" + c_array(f"{name}_scales", np.asarray(attributes["scales"], np.float32), "float32")
+        attributes["scales"] = f"{name}_scales"
+    fields = ", ".join(f".{k} = {'INFINITY' if v == float('inf') else v if k == 'scales' else repr(v)}"
+                       for k, v in attributes.items())
     return (f"{data}\nopforge_tensor {name} = {{.data = (void*){name}_data, .dtype = {abi.DTYPE_ENUM[dtype]}, "
             f".rank = {array.ndim}, .shape = {{{dims}}}{', ' if fields else ''}{fields}}};"), name
 
@@ -535,6 +541,76 @@ def test_the_c_api_converts_as_cmsis_dsp_and_the_package_do(generated: Generated
               "(int)opforge_math_dequantize(&own_q, &own_x, &detail));\nreturn 0;\n}\n")
     overlaps = _printed(generated, c_objects, tmp_path, "overlaps", source).split()
     assert overlaps == [str(names["OPFORGE_ERR_OVERLAP"])] * 2, overlaps
+
+
+def _onnx_per_axis(op: str, x: np.ndarray, scales: np.ndarray, offset: int, stored: str, axis: int) -> np.ndarray:
+    """ONNX QuantizeLinear or DequantizeLinear along ``axis`` (per-axis scales; the zero point
+    the same at every index, as a D tensor's offset is), run by onnxruntime."""
+    element = {"int8": TensorProto.INT8, "int16": TensorProto.INT16}[stored]
+    given, made = (TensorProto.FLOAT, element) if op == "QuantizeLinear" else (element, TensorProto.FLOAT)
+    graph = helper.make_graph(
+        [helper.make_node(op, ["x", "scale", "offset"], ["y"], axis=axis)], "per_axis",
+        [helper.make_tensor_value_info("x", given, list(x.shape))],
+        [helper.make_tensor_value_info("y", made, list(x.shape))],
+        initializer=[helper.make_tensor("scale", TensorProto.FLOAT, [scales.size], scales.tolist()),
+                     helper.make_tensor("offset", element, [scales.size], [offset] * scales.size)])
+    return _ort(graph, {"x": x})
+
+
+def test_per_axis_scales_are_onnx_s_axis_and_only_the_conversions_take_them(
+        generated: GeneratedProjects, c_objects: list[Path], tmp_path: Path) -> None:
+    """A D tensor's per-axis scales (ADR 0069): opforge_math_quantize and _dequantize along each
+    axis of a rank-3 tensor are onnxruntime's QuantizeLinear and DequantizeLinear with that axis,
+    bit for bit; requantize from and to per-axis scales goes through the real values as the rule
+    says. Every other op refuses a tensor with per-axis scales (OPFORGE_ERR_ATTRIBUTE), as the
+    conversions refuse an axis out of range and a scale that is not positive."""
+    rng = np.random.default_rng(69)
+    real = (rng.standard_normal((3, 4, 5)) * 4).astype(np.float32)
+    calls: list[tuple[str, tuple, tuple, np.ndarray]] = []
+    for t, offset in ((F.D8, -3), (F.D16, 0)):
+        for axis in range(real.ndim):
+            scales = rng.uniform(0.01, 0.2, real.shape[axis]).astype(np.float32)
+            per_axis = {"scales": scales, "axis": axis, "offset": offset}
+            stored = _onnx_per_axis("QuantizeLinear", real, scales, offset, t.storage, axis)
+            calls.append(("opforge_math_quantize", ("float32", real, {}), (t.name, per_axis), stored))
+            calls.append(("opforge_math_dequantize", (t.name, stored, per_axis), ("float32", {}),
+                          _onnx_per_axis("DequantizeLinear", stored, scales, offset, t.storage, axis)))
+            # (requantized to one scale, and from one scale to these: through the real values)
+            one = {"scale": 0.05, "offset": 1}
+            shape = (-1,) + (1,) * (real.ndim - axis - 1)
+            through = (stored.astype(np.float32) - np.float32(offset)) * scales.reshape(shape)
+            with np.errstate(all="ignore"):
+                expected = _numpy(F.from_real(t), through, {F.SCALE: float(np.float32(0.05)), F.OFFSET: 1.0})
+            calls.append(("opforge_math_requantize", (t.name, stored, per_axis), (t.name, one),
+                          expected.astype(t.storage)))
+            once = _numpy(F.from_real(t), real, {F.SCALE: float(np.float32(0.05)), F.OFFSET: 1.0}).astype(t.storage)
+            back = _onnx_per_axis("QuantizeLinear", (once.astype(np.float32) - 1) * np.float32(0.05), scales, offset,
+                                  t.storage, axis)
+            calls.append(("opforge_math_requantize", (t.name, once, one), (t.name, per_axis), back))
+    program = _Program()
+    for function, (dtype, array, given), (out_dtype, made), _ in calls:
+        program.call(function, {"x": (dtype, array, given)}, (out_dtype, array.shape, made))
+    scales = np.full(4, 0.1, np.float32)
+    d8 = real.astype(np.int8)
+    bad = [("opforge_math_add", {"x": ("d8", d8, {"scales": scales, "axis": 1}), "y": ("d8", d8, {"scale": 0.1})},
+            ("d8", real.shape, {"scale": 0.1})),
+           ("opforge_math_neg", {"x": ("d8", d8, {"scale": 0.1})}, ("d8", real.shape, {"scales": scales, "axis": 1})),
+           ("opforge_math_dequantize", {"x": ("d8", d8, {"scales": scales, "axis": 3})}, ("float32", real.shape, {})),
+           ("opforge_math_dequantize", {"x": ("d8", d8, {"scales": scales, "axis": -1})}, ("float32", real.shape, {})),
+           ("opforge_math_quantize", {"x": ("float32", real, {})},
+            ("d8", real.shape, {"scales": np.array([0.1, 0.1, -0.1, 0.1], np.float32), "axis": 1}))]
+    for function, inputs, output in bad:
+        program.call(function, inputs, output)
+    got = program.run(generated, c_objects, tmp_path)
+    for (function, x, output, expected), (status, _, printed) in zip(calls, got):
+        assert status == 0, (function, x[0], output[0], status)
+        if expected.dtype == np.float32:
+            assert np.array_equal(printed.astype(np.float32).reshape(expected.shape), expected), (function, x[0])
+        else:
+            assert printed.astype(np.int64).tolist() == expected.reshape(-1).astype(np.int64).tolist(), \
+                (function, x[0], output)
+    attribute_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_ATTRIBUTE"))
+    assert [status for status, _, _ in got[len(calls):]] == [attribute_error] * len(bad), got[len(calls):]
 
 
 def test_a_prepared_table_computes_what_the_op_computes(generated: GeneratedProjects, c_objects: list[Path],

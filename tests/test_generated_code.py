@@ -596,6 +596,16 @@ for backend in ("c", "python"):
     fails(ValueError, "out is read-only", math.add, x, y, out=x, backend=backend)
     fails(ValueError, "out has shape (3,)", math.add, x, y, out=fp.empty(3, "q15"), backend=backend)
 assert written["c"] == written["python"], written
+# per-axis scales (ADR 0069): the conversion ops take them on both backends alike; every other op refuses them
+weights = fp.quantize(np.arange(12).reshape(3, 4) / 4 - 1.5, "d8", scale=[0.01, 0.02, 0.05, 0.1], axis=1, offset=1)
+for backend in ("c", "python"):
+    assert np.array_equal(math.dequantize(weights, backend=backend), np.asarray(weights)), backend
+    one = math.requantize(weights, dtype="d16", shift=0, scale=0.001, offset=0, backend=backend)
+    assert one.axis is None and np.array_equal(one.stored, fp.requantize(weights, "d16", scale=0.001, offset=0).stored)
+    q7 = math.requantize(weights, dtype="q7", shift=2, scale=1.0, offset=0, backend=backend)
+    assert q7.shift == 2 and np.array_equal(q7.stored, fp.quantize(np.asarray(weights), "q7", shift=2).stored)
+    fails(ValueError, "math.add: x has per-axis scales, which only quantize, dequantize and requantize take "
+          "(requantize it to one scale)", math.add, weights, weights, backend=backend)
 # an op of several cases (log, with a base or without) fills the table of the case its args choose
 positive = fp.quantize([0.5, 1.0, 2.0, 3.0], "q7", shift=2)
 logs = {}

@@ -260,6 +260,30 @@ def test_a_fixed_point_tensor_s_quantization_file_is_nnef_s_and_dequantizes_as_o
                                       err_msg=f"{name} {attributes}")
 
 
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_per_axis_scales_run_along_their_axis_in_nnef(quantization: types.ModuleType, axis: int) -> None:
+    """A D8 tensor's per-axis scales (ADR 0069): the official parser reads them as a scale tensor
+    whose shape, padded with singletons at its end as NNEF pads, runs along the axis; dequantized
+    with it, the stored values are opforge's per-axis real values, bit for bit."""
+    shape = (3, 4, 2)
+    scales = np.linspace(0.01, 0.3, shape[axis]).astype(np.float32)
+    text = quantization.quantization_file({"x": ("d8", {"scale": scales.tolist(), "offset": -2, "axis": axis})})
+    graph = ("version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external<scalar>(shape = [3, 4, 2]);\n"
+             "    y = copy(x);\n}\n")
+    parsed_graph = nnef.parse_string(graph, text)
+    nnef.infer_shapes(parsed_graph)  # (the scale broadcasts against the tensor's shape)
+    parsed = parsed_graph.tensors["x"].quantization
+    scale = np.asarray(parsed["scale"], np.float32)
+    padded = scale.reshape(scale.shape + (1,) * (len(shape) - scale.ndim))  # (NNEF's: singletons at the end)
+    assert padded.shape == tuple(n if k == axis else 1 for k, n in enumerate(shape)), padded.shape
+    stored = np.random.default_rng(axis).integers(-128, 128, shape).astype(np.float32)
+    theirs = (stored - np.float32(parsed["zero_point"])) * padded
+    ours = (stored - np.float32(-2)) * scales.reshape((-1,) + (1,) * (len(shape) - axis - 1))
+    np.testing.assert_array_equal(theirs.view(np.uint32), ours.view(np.uint32))
+    with pytest.raises(ValueError, match="per-axis scales belong to a D type"):
+        quantization.quantization("q15", scale=[1.0], axis=0)
+
+
 def test_a_quantization_outside_the_type_is_refused(quantization: types.ModuleType) -> None:
     with pytest.raises(ValueError, match="type must be one of q7, q15, q31, d8, d16, d32, not 'q16'"):
         quantization.quantization("q16")

@@ -47,6 +47,10 @@ class FixedPointConversion:
 
     kind = "conversion"
 
+    #: A D tensor it takes or gives may carry per-axis scales (ADR 0069): a conversion reads each
+    #: element's scale as it goes; the kernels derived from other forms take one scale per tensor.
+    takes_per_axis_scales = True
+
     @property
     def chooses_type(self) -> bool:
         """Whether the output's type and attributes are the op's args (quantize, requantize)."""

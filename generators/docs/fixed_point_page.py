@@ -30,7 +30,9 @@ def type_rows() -> list[dict[str, str]]:
             real, attributes = f"stored / 2^({t.fraction_bits} - shift)", f"shift, an integer in {low}..{high}"
         else:
             real = "(stored - offset) * scale"
-            attributes = f"scale > 0 (finite as a float32); offset, an integer in {t.lowest}..{t.highest}"
+            attributes = (f"scale > 0 (finite as a float32), or per-axis scales, one per index of an axis (ADR 0069: "
+                          f"only quantize, dequantize and requantize take them); offset, an integer in "
+                          f"{t.lowest}..{t.highest}")
         rows.append({"type": t.system, "storage": f"`{t.c_type}`", "real": md.code(real),
                      "attributes": attributes})
     return rows

@@ -101,12 +101,24 @@ QUANTIZATION_MODULE = '''# {header}
 TYPES = {types}
 
 
-def quantization(type: str, shift: int = 0, scale: float = 1.0, offset: int = 0) -> str:
+def quantization(type: str, shift: int = 0, scale: float | list = 1.0, offset: int = 0, axis: int | None = None) -> str:
     """A tensor of fixed-point ``type`` as NNEF's ``zero_point_linear_quantize``:
-    ``real = (stored - zero_point) * scale``; a Q type's zero point 0 and scale 2^(shift - N)."""
+    ``real = (stored - zero_point) * scale``; a Q type's zero point 0 and scale 2^(shift - N).
+    A D type's per-axis scales (``scale`` a list, one per index of ``axis``, counted from the
+    first axis) are a tensor literal with ``axis`` leading singleton axes: NNEF pads a shape
+    with singletons at its end, so they run along ``axis``."""
     if type not in TYPES:
         raise ValueError(f"type must be one of {{', '.join(TYPES)}}, not {{type!r}}")
     t = TYPES[type]
+    if axis is not None:
+        if t["family"] == "Q" or not (isinstance(axis, int) and axis >= 0):
+            raise ValueError(f"{{type}}: per-axis scales belong to a D type, along an axis >= 0, not {{axis!r}}")
+        scales = [float(s) for s in scale]
+        if not scales or not all(s > 0 for s in scales) or not isinstance(offset, int):
+            raise ValueError(f"{{type}}: every scale must be positive and offset an int, not {{scale!r}}, {{offset!r}}")
+        literal = "[" * (axis + 1) + ", ".join(map(repr, scales)) + "]" * (axis + 1)
+        return (f"zero_point_linear_quantize(zero_point = {{offset}}, scale = {{literal}}, bits = {{t['bits']}}, "
+                "signed = true, symmetric = false)")
     if t["family"] == "Q":
         low, high = t["shifts"]
         if not (isinstance(shift, int) and low <= shift <= high):

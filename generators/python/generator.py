@@ -156,7 +156,7 @@ class PythonGenerator:
             "typedef enum { " + ", ".join(f"{abi.DTYPE_ENUM[d]} = {i}" for i, d in enumerate(abi.ALL_DTYPES))
             + " } opforge_dtype;",
             f"typedef struct {{ const void* data; opforge_dtype dtype; int32_t rank; int64_t shape[{abi.MAX_RANK}]; "
-            "int32_t shift; int32_t offset; double scale; } opforge_tensor;",
+            "int32_t shift; int32_t offset; double scale; const float* scales; int32_t axis; } opforge_tensor;",
             "typedef enum { " + ", ".join(f"{n} = {i}" for i, (n, _) in enumerate(abi.STATUS)) + " } opforge_status;",
             "const char* opforge_status_message(opforge_status status);",
             "void opforge_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);",

@@ -283,7 +283,7 @@ class Emitter:
                 "{",
                 f"const opforge_status st = {check};",
                 "if (st != OPFORGE_OK) {",
-                f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});",
+                f"return opf_fail(detail, st, {c_string(tensor_message(t.name, allowed))});",
                 "}",
                 "}",
             ]
@@ -373,7 +373,7 @@ class Emitter:
                 f"const opforge_status st = opf_check_tensor_reading({name}[k], {mask(allowed)}, {mask(read)});"
                 if read != allowed else f"const opforge_status st = opf_check_tensor({name}[k], {mask(allowed)});",
                 "if (st != OPFORGE_OK) {",
-                f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});", "}",
+                f"return opf_fail(detail, st, {c_string(tensor_message(t.name, allowed))});", "}",
                 f"if ({name}[k]->dtype != {first}) {{",
                 f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {c_string(t.name + ': every tensor must have the dtype ' + words)});",
                 "}", "}"]
@@ -457,9 +457,11 @@ class Emitter:
         raise NotImplementedError
 
 
-def _tensor_message(name: str, allowed: set[str]) -> str:
+def tensor_message(name: str, allowed: set[str]) -> str:
     kinds = ", ".join(d for d in abi.ALL_DTYPES if d in allowed)
-    attributes = ", fixed-point attributes out of range" if allowed & set(abi.FIXED_POINT_DTYPES) else ""
+    fixed = allowed & set(abi.FIXED_POINT_DTYPES)
+    attributes = ", fixed-point attributes out of range" if fixed else ""
+    attributes += " or per axis" if any(F.TYPES[d].family == "D" for d in fixed) else ""
     return f"{name}: NULL, dtype not one of {kinds}, rank above {abi.MAX_RANK}{attributes}, or a bad size"
 
 

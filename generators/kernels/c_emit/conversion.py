@@ -23,13 +23,27 @@ _OVERLAP = "output must not overlap x (they hold two dtypes)"
 
 
 def _attributes(t: F.FixedPointType, tensor: str, prefix: str) -> tuple[list[str], dict[str, scalar_c.Value]]:
-    """Locals holding a tensor's attributes as the rules read them (float32), and their env."""
+    """Locals holding a tensor's attributes as the rules read them (float32), and their env: a D
+    tensor's scale is ``<prefix>scale``, which the loop declares per run of its scales."""
     if t.family == "Q":
         return ([f"const float {prefix}factor = opf_q_factor({t.fraction_bits}, {tensor}->shift);"],
                 {F.FACTOR: (f"{prefix}factor", "float32")})
-    return ([f"const float {prefix}scale = (float){tensor}->scale;",
+    return ([f"opf_scales {prefix}scales = opf_scales_of({tensor});",
              f"const float {prefix}offset = (float){tensor}->offset;"],
             {F.SCALE: (f"{prefix}scale", "float32"), F.OFFSET: (f"{prefix}offset", "float32")})
+
+
+def _loop(body: str, scaled: list[str]) -> list[str]:
+    """The pass over the elements; with D tensors (their ``<prefix>`` in ``scaled``), in runs
+    of elements that share their scales (all n of them but for per-axis scales)."""
+    if not scaled:
+        return ["for (int64_t i = 0; i < n; i++) {", body, "}"]
+    runs = ", ".join([f"&{p}scales" for p in scaled] + ["NULL"] * (2 - len(scaled)))
+    return [f"const int64_t run = opf_scale_run({runs}, n);",
+            "for (int64_t start = 0; start < n; start += run) {",
+            *(f"const float {p}scale = opf_scale_now(&{p}scales);" for p in scaled),
+            "for (int64_t i = start; i < start + run; i++) {", body, "}",
+            *(f"opf_scales_next(&{p}scales, run);" for p in scaled), "}"]
 
 
 class ConversionEmitter(Emitter):
@@ -46,7 +60,8 @@ class ConversionEmitter(Emitter):
             allowed = sorted(set(types), key=abi.ALL_DTYPES.index)
             listed = f"not one of {', '.join(allowed)}" if len(allowed) > 1 else f"not {allowed[0]}"
             attributes = ", fixed-point attributes out of range" if read and set(allowed) & set(F.TYPES) else ""
-            check = (f"opf_check_tensor({name}, {mask(set(allowed))})" if read else
+            checker = "opf_check_tensor_per_axis" if form.takes_per_axis_scales else "opf_check_tensor"
+            check = (f"{checker}({name}, {mask(set(allowed))})" if read else
                      f"opf_check_tensor_reading({name}, {mask(set(allowed))}, 0u)")
             message = c_string(f"{name}: NULL, dtype {listed}, rank above 8{attributes}, or a bad size")
             lines += ["{", f"const opforge_status st = {check};",
@@ -89,6 +104,7 @@ class ConversionEmitter(Emitter):
                       f"if (output_shift < {low} || output_shift > {high}) {{",
                       f"return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, {message});", "}",
                       f"{y}->shift = (int32_t)output_shift;"]
+        scaled = [p for t, p in ((given, "x_"), (made, "output_")) if t is not None and t.family == "D"]
         if len(steps) == 2:  # (through the real value)
             assert given is not None and made is not None
             before, before_env = _attributes(given, x, "x_")
@@ -101,12 +117,12 @@ class ConversionEmitter(Emitter):
             step = steps[0]
             attributes: list[str] = []
             if form.rule == "quantize":
-                attributes, env = _attributes(made, y, "")  # type: ignore[arg-type]
+                attributes, env = _attributes(made, y, "output_")  # type: ignore[arg-type]
             elif form.rule == "dequantize":
-                attributes, env = _attributes(given, x, "")  # type: ignore[arg-type]
+                attributes, env = _attributes(given, x, "x_")  # type: ignore[arg-type]
             read = f"(({C_TYPE[step.domain]})in[i])" if step.domain != "float32" else "(float)in[i]"
             body = c_statement(step, "out[i]", env | {"x": (read, step.domain)})
             lines += attributes
         return [*lines, f"const {C_TYPE[F.storage_of(source)]}* in = (const {C_TYPE[F.storage_of(source)]}*){x}->data;",
                 f"{C_TYPE[F.storage_of(target)]}* out = ({C_TYPE[F.storage_of(target)]}*){y}->data;",
-                "for (int64_t i = 0; i < n; i++) {", body, "}", "return OPFORGE_OK;"]
+                *_loop(body, scaled), "return OPFORGE_OK;"]

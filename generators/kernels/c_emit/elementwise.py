@@ -15,7 +15,7 @@ from generators.kernels import evaluate, fixed_point, scalar_c
 from generators.kernels.scalar_c import C_TYPE
 from generators.kernels.c_emit import fixed_point_api
 from generators.kernels.c_emit.base import (LOOP_RANKS, PLAIN_SIZES, CFragment, Emitter, OpCode, PlainKernel,
-                                            axis_loops, fragment)
+                                            axis_loops, fragment, tensor_message)
 
 
 def c_presence(presence: tuple[tuple[str, bool], ...]) -> str:
@@ -352,7 +352,7 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
                         f"({stored}*){out}->data, n);", "break;"]
         tensors = " ".join(
             f"{{ const opforge_status st = opf_check_tensor({abi.c_name(n)}, {bits}); if (st != OPFORGE_OK) {{ "
-            f"return opf_fail(detail, st, {c_string(f'{n}: NULL, dtype not one of ' + ', '.join(tables) + ', rank above 8, fixed-point attributes out of range, or a bad size')}); }} }}"
+            f"return opf_fail(detail, st, {c_string(tensor_message(n, set(tables)))}); }} }}"
             for n in (x, self.op.outputs[0].name))
         mismatch = c_string(f"table: filled for another op, dtype or attributes than {x}'s and "
                             f"{self.op.outputs[0].name}'s")

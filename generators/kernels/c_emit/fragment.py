@@ -14,7 +14,7 @@ from generators.formatting import c_string
 from generators.kernels import c_shapes, fixed_point, scalar_c
 from generators.kernels.c_emit.fixed_point_api import q_output_shift
 from generators.kernels.scalar_c import C_TYPE
-from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, PlainKernel, _tensor_message, fragment, mask
+from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, PlainKernel, tensor_message, fragment, mask
 
 
 #: Per fragment class, its geometry and the sizes it takes after its inputs (as int, as a unit
@@ -337,7 +337,7 @@ static inline void {fn}({', '.join(p for p, _ in params)})
             name = abi.c_name(t.name)
             lines += ["{", f"const opforge_status st = opf_check_tensor({name}, {mask(allowed)});",
                       "if (st != OPFORGE_OK) {",
-                      f"return opf_fail(detail, st, {c_string(_tensor_message(t.name, allowed))});", "}", "}"]
+                      f"return opf_fail(detail, st, {c_string(tensor_message(t.name, allowed))});", "}", "}"]
         lines += c_shapes.refusal_checks(self.op, inputs_only=True)
         lines += [f"const int64_t doubles = {self.constraints.render(c.workspace)};",
                   "if (doubles < 0 || (uint64_t)doubles > (uint64_t)(SIZE_MAX / sizeof(double))) {",

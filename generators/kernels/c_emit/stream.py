@@ -74,8 +74,9 @@ class StreamEmitter(Emitter):
     if (st != OPFORGE_OK) {{
         return st;
     }}
-    if (!opforge_attributes_valid(frame)) {{
-        return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE, "frame: its fixed-point attributes are out of its type's range");
+    if (!opforge_attributes_valid(frame) || opf_per_axis(frame)) {{
+        return opf_fail(detail, OPFORGE_ERR_ATTRIBUTE,
+                        "frame: its fixed-point attributes are out of its type's range, or per axis");
     }}
     if (bytes == NULL) {{
         return opf_fail(detail, OPFORGE_ERR_NULL, "bytes: NULL");

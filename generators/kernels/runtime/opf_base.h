@@ -90,12 +90,22 @@ static inline void* opf_out_data(const opforge_tensor* t)
     return (void*)(uintptr_t)t->data;
 }
 
+/* The D types, which may carry per-axis scales (opforge.h). */
+#define OPF_SCALED_DTYPES (OPF_DTYPE_BIT(OPFORGE_D8) | OPF_DTYPE_BIT(OPFORGE_D16) | OPF_DTYPE_BIT(OPFORGE_D32))
+
+/* Whether a descriptor is a D tensor with per-axis scales. */
+static inline bool opf_per_axis(const opforge_tensor* t)
+{
+    return (OPF_DTYPE_BIT(t->dtype) & OPF_SCALED_DTYPES) != 0 && t->scales != NULL;
+}
+
 /* A usable descriptor: not NULL, a known dtype among `dtypes` (a bit set),
  * rank 0..OPFORGE_MAX_RANK, a fixed-point type's attributes in its range where its dtype
  * is among `read` (an output whose attributes the op sets, a move's or a Q result's shift,
- * need hold none), sizes >= 0 whose byte count fits in int64_t, and data unless it holds
- * no element. */
-static inline opforge_status opf_check_tensor_reading(const opforge_tensor* t, uint32_t dtypes, uint32_t read)
+ * need hold none), per-axis scales only where `per_axis` (the conversions), sizes >= 0
+ * whose byte count fits in int64_t, and data unless it holds no element. */
+static inline opforge_status opf_check_descriptor(const opforge_tensor* t, uint32_t dtypes, uint32_t read,
+                                                  bool per_axis)
 {
     if (t == NULL) {
         return OPFORGE_ERR_NULL;
@@ -107,6 +117,9 @@ static inline opforge_status opf_check_tensor_reading(const opforge_tensor* t, u
         return OPFORGE_ERR_RANK;
     }
     if ((OPF_DTYPE_BIT(t->dtype) & read) != 0 && !opforge_attributes_valid(t)) {
+        return OPFORGE_ERR_ATTRIBUTE;
+    }
+    if (!per_axis && opf_per_axis(t)) {
         return OPFORGE_ERR_ATTRIBUTE;
     }
     int64_t n = 1;
@@ -127,10 +140,22 @@ static inline opforge_status opf_check_tensor_reading(const opforge_tensor* t, u
     return OPFORGE_OK;
 }
 
+/* opf_check_descriptor of a tensor that may not carry per-axis scales. */
+static inline opforge_status opf_check_tensor_reading(const opforge_tensor* t, uint32_t dtypes, uint32_t read)
+{
+    return opf_check_descriptor(t, dtypes, read, false);
+}
+
 /* opf_check_tensor_reading with every fixed-point type's attributes read. */
 static inline opforge_status opf_check_tensor(const opforge_tensor* t, uint32_t dtypes)
 {
-    return opf_check_tensor_reading(t, dtypes, dtypes);
+    return opf_check_descriptor(t, dtypes, dtypes, false);
+}
+
+/* opf_check_tensor of a conversion's tensor, which may carry per-axis scales. */
+static inline opforge_status opf_check_tensor_per_axis(const opforge_tensor* t, uint32_t dtypes)
+{
+    return opf_check_descriptor(t, dtypes, dtypes, true);
 }
 
 /* Whether the elements of two checked descriptors share no byte (outputs written in

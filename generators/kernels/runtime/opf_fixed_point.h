@@ -59,6 +59,60 @@ static inline float opf_q_factor(int32_t fraction_bits, int32_t shift)
     return ldexpf(1.0f, fraction_bits - shift);
 }
 
+/* A D tensor's scales as a conversion walks its elements in order (opforge.h): one scale for
+ * all, or per-axis scales, each for `inner` consecutive elements, cycling through `count`. */
+typedef struct opf_scales {
+    const float* scales; /* NULL: `scale` for every element */
+    float scale;
+    int64_t inner, count;
+    int64_t index, left; /* the scale of the next element, and how many more it covers */
+} opf_scales;
+
+static inline opf_scales opf_scales_of(const opforge_tensor* t)
+{
+    opf_scales s = {t->scales, (float)t->scale, 1, 1, 0, 1};
+    if (t->scales != NULL) {
+        s.count = t->shape[t->axis];
+        for (int32_t d = t->axis + 1; d < t->rank; d++) {
+            s.inner *= t->shape[d];
+        }
+        s.left = s.inner;
+    }
+    return s;
+}
+
+/* How many elements every tensor's scale holds for at a time: the smallest per-axis `inner`
+ * (each divides the larger: they are sizes of trailing axes), all n without per-axis scales. */
+static inline int64_t opf_scale_run(const opf_scales* a, const opf_scales* b, int64_t n)
+{
+    int64_t run = n;
+    if (a != NULL && a->scales != NULL && a->inner < run) {
+        run = a->inner;
+    }
+    if (b != NULL && b->scales != NULL && b->inner < run) {
+        run = b->inner;
+    }
+    return run > 0 ? run : 1;
+}
+
+/* The scale of the next element. */
+static inline float opf_scale_now(const opf_scales* s)
+{
+    return s->scales == NULL ? s->scale : s->scales[s->index];
+}
+
+/* Past `run` elements (opf_scale_run's: never past the current scale's last). */
+static inline void opf_scales_next(opf_scales* s, int64_t run)
+{
+    if (s->scales == NULL) {
+        return;
+    }
+    s->left -= run;
+    if (s->left == 0) {
+        s->left = s->inner;
+        s->index = s->index + 1 == s->count ? 0 : s->index + 1;
+    }
+}
 
 /* Keeps in a prepared table what it was filled for: the op, x's dtype, and both tensors'
  * attributes (ADR 0043). */

@@ -50,13 +50,17 @@ def tensors(arrays: list[np.ndarray]) -> tuple[Any, Any]:
     return ffi.new("opforge_tensor*[]", [descriptors + k for k in range(len(arrays))] or [ffi.NULL]), descriptors
 
 
-def fixed_point_tensor(array: np.ndarray, fixed_type: str, shift: int | None, scale: float | None,
-                       offset: int | None) -> Any:
+def fixed_point_tensor(array: np.ndarray, fixed_type: str, shift: int | None, scale: Any,
+                       offset: int | None, axis: int | None = None) -> Any:
     """A descriptor of a C-contiguous array of stored values of a fixed-point type (``q15``;
-    ``bool`` for a comparison's result) with its attributes (ADR 0040)."""
+    ``bool`` for a comparison's result) with its attributes (ADR 0040); with an ``axis``,
+    ``scale`` is its per-axis scales, a float32 array the caller keeps alive (ADR 0069)."""
     if lib is None:
         raise RuntimeError(f"the C backend is not built ({_MISSING}); use backend='python'")
     code = getattr(lib, f"OPFORGE_{fixed_type.upper()}")
+    if axis is not None:
+        return ffi.new("opforge_tensor*", [ffi.from_buffer(array), code, array.ndim, array.shape, 0, offset or 0, 0.0,
+                                           ffi.cast("const float*", ffi.from_buffer(scale)), axis])
     return ffi.new("opforge_tensor*", [ffi.from_buffer(array), code, array.ndim, array.shape, shift or 0,
                                        offset or 0, scale or 0.0])
 

@@ -22,6 +22,7 @@ first rounded to float32, the precision the rules compute in.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
@@ -37,6 +38,9 @@ __all__ = ["FixedPointArray", "quantize", "dequantize", "requantize", "q_shift",
 
 #: The fixed-point types by name ("q7", "q15", "q31", "d8", "d16", "d32").
 TYPES = tuple(_rules.TYPES)
+#: Why a part of an array with per-axis scales is not one (its axis may go or move).
+_PER_AXIS_PARTS = ("FixedPointArray: an array with per-axis scales has no parts or reshapes of its own (the axis "
+                   "may go or move): take them of its stored values, or requantize it to one scale first")
 
 
 def _type(where: str, name: Any) -> _rules.Type:
@@ -76,39 +80,90 @@ def _attributes(where: str, t: _rules.Type, shift: Any, scale: Any, offset: Any)
     return None, single, offset
 
 
+def _per_axis(where: str, t: _rules.Type, scale: Any, axis: Any, shape: tuple[int, ...]) -> tuple[np.ndarray, int]:
+    """Per-axis scales checked for a D type and an array of ``shape`` (ADR 0069): one per index
+    of ``axis`` (negative from the end), each positive and finite as a float32; (scales, axis)."""
+    if t.family != "D":
+        raise TypeError(f"{where}: {t.name} carries a shift; only a D type carries per-axis scales")
+    axis = _rt.integer(where, "axis", axis)
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"{where}: axis must be in {-len(shape)}..{len(shape) - 1} (the array has {len(shape)} axes), "
+                         f"not {axis}")
+    axis %= len(shape)
+    if not isinstance(scale, (Sequence, np.ndarray)) or isinstance(scale, (str, bytes)) or np.ndim(scale) != 1:
+        raise TypeError(f"{where}: scale must be a sequence of numbers, one per index of axis {axis}, not "
+                        f"{type(scale).__name__}")
+    numbers = (scale if isinstance(scale, np.ndarray) and scale.dtype.kind in "iuf" else
+               [_rt.real(where, f"scale[{i}]", v) for i, v in enumerate(scale)])
+    with np.errstate(over="ignore"):
+        scales = np.array(numbers, dtype=np.float32)
+    if scales.shape != (shape[axis],):
+        raise ValueError(f"{where}: scale must hold one scale per index of axis {axis} ({shape[axis]}), "
+                         f"not {scales.size}")
+    if not (np.all(np.isfinite(scales)) and np.all(scales > 0)):
+        raise ValueError(f"{where}: every scale must be positive and finite as a float32")
+    scales.setflags(write=False)
+    return scales, axis
+
+
+def _scale_of(where: str, t: _rules.Type, shift: Any, scale: Any, offset: Any, axis: Any,
+              shape: tuple[int, ...]) -> tuple:
+    """(shift, scale, offset, axis) checked: :func:`_attributes`, or per-axis scales where an
+    ``axis`` is given (``scale`` then holds one per index of it)."""
+    if axis is None:
+        return (*_attributes(where, t, shift, scale, offset), None)
+    scales, axis = _per_axis(where, t, scale, axis, shape)
+    _, _, offset = _attributes(where, t, shift, 1.0, offset)
+    return None, scales, offset, axis
+
+
+def _broadcast(scale: Any, axis: int | None, ndim: int) -> Any:
+    """A scale as the rules read it: one float32, or per-axis scales shaped to broadcast along
+    their axis of an array of ``ndim`` axes."""
+    return scale if axis is None else scale.reshape((-1,) + (1,) * (ndim - axis - 1))
+
+
 class FixedPointArray(NDArrayOperatorsMixin):
     """Stored integers of a fixed-point type with the tensor's attributes; NumPy sees the
     real values (float32). ``FixedPointArray(stored, "q15", shift=3)`` takes the stored
     integers as they are (of the type's storage dtype: int8, int16 or int32)."""
 
-    __slots__ = ("_stored", "_type", "_shift", "_scale", "_offset")
+    __slots__ = ("_stored", "_type", "_shift", "_scale", "_offset", "_axis")
 
     def __init__(self, stored: ArrayLike, fixed_type: str, *, shift: int | None = None,
-                 scale: float | None = None, offset: int | None = None) -> None:
+                 scale: float | ArrayLike | None = None, offset: int | None = None, axis: int | None = None) -> None:
         t = _type("FixedPointArray", fixed_type)
         array = np.array(stored, copy=True)
         if array.dtype != np.dtype(t.storage):
             raise TypeError(f"FixedPointArray: {t.name} is stored as {t.storage}, not {array.dtype.name}")
         array.setflags(write=False)
         self._stored, self._type = array, t
-        self._shift, self._scale, self._offset = _attributes("FixedPointArray", t, shift, scale, offset)
+        self._shift, self._scale, self._offset, self._axis = _scale_of("FixedPointArray", t, shift, scale, offset,
+                                                                       axis, array.shape)
 
     @classmethod
-    def _made(cls, stored: np.ndarray, t: _rules.Type, shift: int | None, scale: float | None,
-              offset: int | None, writable: bool = False) -> "FixedPointArray":
+    def _made(cls, stored: np.ndarray, t: _rules.Type, shift: int | None, scale: Any,
+              offset: int | None, writable: bool = False, axis: int | None = None) -> "FixedPointArray":
         """One whose stored array this module has just computed (checked: no copy); ``writable``
         only for :func:`empty`'s, an op's ``out=``."""
         made = cls.__new__(cls)
         stored.setflags(write=writable)
         made._stored, made._type, made._shift, made._scale, made._offset = stored, t, shift, scale, offset
+        made._axis = axis
         return made
 
     def _like(self, stored: ArrayLike) -> "FixedPointArray":
-        """``stored`` (copied) as an array of this one's type and attributes."""
+        """``stored`` (copied) as an array of this one's type and attributes (one scale: a part of
+        per-axis scales' array need not keep the axis)."""
+        if self._axis is not None:
+            raise ValueError(_PER_AXIS_PARTS)
         return FixedPointArray._made(np.array(stored), self._type, self._shift, self._scale, self._offset)
 
     def _same_attributes(self, other: "FixedPointArray") -> bool:
         """Whether ``other`` holds this one's attributes (its stored values then mean the same)."""
+        if self._axis is not None or other._axis is not None:
+            return (self._axis, self._offset) == (other._axis, other._offset) and np.array_equal(self._scale,
+                                                                                                  other._scale)
         return (self._shift, self._scale, self._offset) == (other._shift, other._scale, other._offset)
 
     @property
@@ -126,9 +181,15 @@ class FixedPointArray(NDArrayOperatorsMixin):
         return self._shift
 
     @property
-    def scale(self) -> float | None:
-        """A D type's scale, as the float32 the rules use (None for Q types)."""
+    def scale(self) -> float | np.ndarray | None:
+        """A D type's scale, as the float32 the rules use, or its per-axis scales (a read-only
+        float32 array, one per index of :attr:`axis`); None for Q types."""
         return self._scale
+
+    @property
+    def axis(self) -> int | None:
+        """The axis a D type's per-axis scales run along (from 0), or None for one scale."""
+        return self._axis
 
     @property
     def offset(self) -> int | None:
@@ -178,6 +239,8 @@ class FixedPointArray(NDArrayOperatorsMixin):
     def _attributes_text(self) -> str:
         if self._type.family == "Q":
             return f"shift={self._shift}"
+        if self._axis is not None:
+            return f"scale={self._scale.tolist()!r}, offset={self._offset}, axis={self._axis}"
         return f"scale={self._scale!r}, offset={self._offset}"
 
     def __repr__(self) -> str:
@@ -197,20 +260,22 @@ def _real_values(where: str, x: ArrayLike) -> np.ndarray:
         return array.astype(np.float32)
 
 
-def quantize(x: ArrayLike, fixed_type: str, *, shift: int | None = None, scale: float | None = None,
-             offset: int | None = None) -> FixedPointArray:
+def quantize(x: ArrayLike, fixed_type: str, *, shift: int | None = None, scale: float | ArrayLike | None = None,
+             offset: int | None = None, axis: int | None = None) -> FixedPointArray:
     """``x`` (real values) as a fixed-point array: ``quantize(x, "q15", shift=1)``,
     ``quantize(x, "d8", scale=0.05, offset=-3)``. A Q type's shift defaults to 0, a D type's
-    offset to 0; its scale is required."""
+    offset to 0; its scale is required: one, or with ``axis`` one per index of that axis
+    (per-axis scales, as ONNX QuantizeLinear's ``axis``: ``quantize(w, "d8", scale=[0.1, 0.2],
+    axis=-1)``)."""
     t = _type("quantize", fixed_type)
-    shift, scale, offset = _attributes("quantize", t, shift, scale, offset)
     real = _real_values("quantize", x)
+    shift, scale, offset, axis = _scale_of("quantize", t, shift, scale, offset, axis, real.shape)
     with np.errstate(all="ignore"):  # (a value scaled beyond float32 is an infinity, then saturated)
         if t.family == "Q":
             stored = _rules.FROM_REAL[t.name](real, _rules.factor(t, shift))
         else:
-            stored = _rules.FROM_REAL[t.name](real, scale, offset)
-    return FixedPointArray._made(np.asarray(stored), t, shift, scale, offset)
+            stored = _rules.FROM_REAL[t.name](real, _broadcast(scale, axis, real.ndim), offset)
+    return FixedPointArray._made(np.asarray(stored), t, shift, scale, offset, axis=axis)
 
 
 def empty(shape: int | tuple[int, ...], fixed_type: str, *, shift: int | None = None, scale: float | None = None,
@@ -235,15 +300,18 @@ def dequantize(q: FixedPointArray) -> np.ndarray:
     with np.errstate(all="ignore"):
         if t.family == "Q":
             return np.asarray(_rules.TO_REAL[t.name](stored, _rules.factor(t, q._shift)), dtype=np.float32)
-        return np.asarray(_rules.TO_REAL[t.name](stored, q._scale, q._offset), dtype=np.float32)
+        return np.asarray(_rules.TO_REAL[t.name](stored, _broadcast(q._scale, q._axis, q.ndim), q._offset),
+                          dtype=np.float32)
 
 
 def requantize(q: FixedPointArray, fixed_type: str | None = None, *, shift: int | None = None,
-               scale: float | None = None, offset: int | None = None) -> FixedPointArray:
+               scale: float | ArrayLike | None = None, offset: int | None = None,
+               axis: int | None = None) -> FixedPointArray:
     """``q`` in another type or with other attributes. Between Q types (a new shift, or
     another width) exactly, by an arithmetic shift, saturated, as CMSIS-DSP's
     ``arm_shift_q15`` and ``arm_q15_to_q7``; otherwise through the real values (float32).
-    Attributes not given keep ``q``'s where the family is the same."""
+    Attributes not given keep ``q``'s where the family is the same (its per-axis scales
+    too, unless a scale is given: one, or with ``axis`` one per index of it)."""
     if not isinstance(q, FixedPointArray):
         raise TypeError(f"requantize: q must be a FixedPointArray, not {type(q).__name__}")
     t = _type("requantize", q.type if fixed_type is None else fixed_type)
@@ -251,16 +319,17 @@ def requantize(q: FixedPointArray, fixed_type: str | None = None, *, shift: int 
         if t.family == "Q":
             shift = q._shift if shift is None else shift
         else:
-            scale = q._scale if scale is None else scale
+            if scale is None:
+                scale, axis = q._scale, q._axis if axis is None else axis
             offset = q._offset if offset is None else offset
-    shift, scale, offset = _attributes("requantize", t, shift, scale, offset)
+    shift, scale, offset, axis = _scale_of("requantize", t, shift, scale, offset, axis, q.shape)
     exact = _rules.SHIFTED.get((q._type.name, t.name))  # (between Q types: a shift, the form's k)
     if exact is not None:
         rule, domain, by = exact
         with np.errstate(all="ignore"):
             stored = rule(q._stored.astype(domain), by(q._shift, shift))
         return FixedPointArray._made(np.asarray(stored), t, shift, None, None)
-    return quantize(dequantize(q), t.name, shift=shift, scale=scale, offset=offset)
+    return quantize(dequantize(q), t.name, shift=shift, scale=scale, offset=offset, axis=axis)
 
 
 def q_shift(q: FixedPointArray, shift: int) -> FixedPointArray:
@@ -325,7 +394,7 @@ def convert(op: str, function: str, rule: str, x: Any, backend: str, **args: Any
             return requantize(x, x.type, shift=shift)
         return dequantize(x) if rule == "dequantize" else bit_utilization(x)
     given = (_native.tensor(source) if rule == "quantize" else
-             _native.fixed_point_tensor(source, x.type, x._shift, x._scale, x._offset))
+             _native.fixed_point_tensor(source, x.type, x._shift, x._scale, x._offset, x._axis))
     c_args = (args["shift"],) if rule == "shift" else ()
     if t is None:  # (real values, or bit counts: a plain array)
         result = np.empty(source.shape, dtype=np.float32 if rule == "dequantize" else np.int8)
@@ -366,6 +435,9 @@ def kernel(op: str, given: tuple[tuple[str, Any], ...]) -> _rules.Kernel | None:
         return None
     first_name, first = fixed[0]
     for name, value in fixed:
+        if value._axis is not None:  # (ADR 0069: the conversions' alone)
+            raise ValueError(f"{op}: {name} has per-axis scales, which only quantize, dequantize and requantize take "
+                             "(requantize it to one scale)")
         if value.type != first.type:
             raise TypeError(f"{op}: {name} is {value.type} and {first_name} {first.type}: the inputs must have one "
                             "fixed-point type (requantize one)")
