@@ -14,6 +14,15 @@ an op's ``out=`` writes into, with the attributes they choose for its result).
     >>> np.asarray(q)                            # 3.0 saturated: Q15 at shift 1 holds [-2, 2)
     array([ 0.5     , -0.25    ,  1.999939], dtype=float32)
 
+A D array may instead carry a scale per index of one axis (per-axis scales, ONNX
+QuantizeLinear's ``axis``; ADR 0069). The conversions read them; every other op refuses such
+an array (requantize it to one scale).
+
+    >>> w = quantize([[0.5, -1.0], [0.25, 2.0]], "d8", scale=[0.01, 0.02], axis=-1)
+    >>> w.stored, w.axis
+    (array([[ 50, -50],
+           [ 25, 100]], dtype=int8), 1)
+
 The conversions are the rules of ADR 0036, the same the C kernels compute: to Q truncated
 toward zero and saturated (CMSIS-DSP), to D rounded half to even and saturated (ONNX
 QuantizeLinear), between Q types and shifts an arithmetic shift, saturated. Values are
@@ -153,8 +162,8 @@ class FixedPointArray(NDArrayOperatorsMixin):
         return made
 
     def _like(self, stored: ArrayLike) -> "FixedPointArray":
-        """``stored`` (copied) as an array of this one's type and attributes (one scale: a part of
-        per-axis scales' array need not keep the axis)."""
+        """``stored`` (copied) as an array of this one's type and attributes; refused for per-axis
+        scales, whose axis a part or a reshape need not keep."""
         if self._axis is not None:
             raise ValueError(_PER_AXIS_PARTS)
         return FixedPointArray._made(np.array(stored), self._type, self._shift, self._scale, self._offset)
