@@ -625,7 +625,7 @@ def compute_problems(op: M.Op) -> list[Problem]:
         if not o.count.is_single and C.list_output(c) != o.name:
             check.add(f"output '{o.name}' is a list (it has a count), which only Parts gives")
     fixed = [f"{t.name} ({t.type.value})" for t in (*op.inputs, *op.outputs) if t.type in FIXED_POINT_TYPES]
-    if fixed and c.kind != "conversion":  # (ADR 0068: the others derive their fixed-point kernels from plain types)
+    if fixed and not isinstance(c, C.FixedPointConversion):  # (ADR 0068: the others derive theirs from plain types)
         check.add(f"{', '.join(fixed)}: only a conversion (Convert) takes or gives a fixed-point tensor; "
                   f"{c.kind} ops declare plain tensors and get their fixed-point kernels derived")
     c.problems(op, check)

@@ -811,6 +811,10 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
         made += [("", _python_move(op, t)) for t in api_moves(op)]
         sources += [source for source, _ in made if source]
         entries += [entry for _, entry in made]
+    per_axis = [op for op in ops if isinstance(op.compute, C.FixedPointConversion) and op.compute.takes_per_axis_scales]
+    names = [op.name for op in per_axis]
+    takers = ("only " + (f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]) + " take"
+              if names else "no op of this package takes")
     return ["class Kernel(NamedTuple):",
             "    function: str  # the C API's",
             "    inputs: tuple[str, ...]",
@@ -827,6 +831,8 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
             "", "", quantize_multiplier_source(), "", inspect.getsource(F.headroom), "",
             f"#: Why a mean refuses no elements (dsl.fixed_point.EMPTY_MEAN).\nEMPTY_MEAN = {F.EMPTY_MEAN!r}",
             f"#: Why a move refuses tensors of other attributes (dsl.fixed_point.SAME_ATTRIBUTES).\n"
-            f"SAME_ATTRIBUTES = {F.SAME_ATTRIBUTES!r}", "", "",
+            f"SAME_ATTRIBUTES = {F.SAME_ATTRIBUTES!r}",
+            "#: The ops whose form reads a D tensor's per-axis scales (ADR 0069), and who they are, in words.",
+            f"PER_AXIS = {tuple(op.qualified_name for op in per_axis)!r}", f"PER_AXIS_TAKERS = {takers!r}", "", "",
             *sources, "",
             "KERNELS = {" + ",\n    ".join(entries) + "}", ""]

@@ -22,7 +22,7 @@ class _ReferenceSizes(PyShapeRenderer):
 
     def __init__(self, op: Op) -> None:
         super().__init__(Spelling(shape=lambda n: f"np.shape({py_name(n)})", arg=py_name,
-                                  shapes=lambda n: f"[np.shape(_x) for _x in {py_name(n)}]"))
+                                  shapes=lambda n: f"[np.shape(_x) for _x in {py_name(n)}]"), hoist="_size")
         self.enums = op.enums
 
     def render_compare(self, node: E.Compare) -> str:
@@ -203,8 +203,9 @@ class NumpyLowering:
 
     def contraction(self, op: Op, c: C.Contraction, out: str, variants: list[D.Variant]) -> list[str]:
         # (a convolution axis as two, through a strided view of the operand padded with zeros: its
-        # windows, as the form counts them, and its kernel)
-        size = _ReferenceSizes(op).render
+        # windows, as the form counts them, and its kernel; the sizes the views read, each computed once first)
+        sizes = _ReferenceSizes(op)
+        size = sizes.render
 
         def view(name: str, tensor: str | None = None, *fill: str) -> str:
             """Operand ``name`` (or ``tensor``, of its shape) as conv_view gives it, padded with
@@ -216,14 +217,15 @@ class NumpyLowering:
             return f"_k.conv_view({', '.join([given, '[' + ', '.join(axes) + ']', *fill])})" if axes else given
 
         if c.combine != "add":  # (a pool: its windows' elements last, then reduced; the padding never the max)
-            return self._pool(c, out, lambda *how: view(c.inputs[0], *how))
+            pooled = self._pool(c, out, lambda *how: view(c.inputs[0], *how))
+            return sizes.take() + pooled
         operands = [view(name) for name in c.inputs]
         subscripts = c.spec.numpy_subscripts()
-        lines = []
+        lines = sizes.take()
         if c.spec.summed_row:  # (the row variable's axes, kept in front by einsum, then summed)
             subscripts = subscripts.replace("->", "->...")
-            lines = [f"result = np.einsum({subscripts!r}, {', '.join(operands)})",
-                     f"result = result.sum(axis=tuple(range(result.ndim - {len(c.spec.output.named)})))"]
+            lines += [f"result = np.einsum({subscripts!r}, {', '.join(operands)})",
+                      f"result = result.sum(axis=tuple(range(result.ndim - {len(c.spec.output.named)})))"]
             result = "result"
         else:
             result = f"np.einsum({subscripts!r}, {', '.join(operands)})"

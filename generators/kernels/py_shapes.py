@@ -38,12 +38,38 @@ class Spelling:
 class PyShapeRenderer(PyInfixRenderer):
     """Sizes as ints, shapes as tuples, conditions as bools."""
 
-    def __init__(self, spelling: Spelling) -> None:
+    def __init__(self, spelling: Spelling, hoist: str | None = None) -> None:
         self.spell = spelling
         # The variables the enclosing PerAxis/ForAxes (axes), AllValues (values) and
         # EachTensor (shapes) bind, innermost last.
         self.bound: dict[str, list[str]] = {"k": [], "v": [], "e": []}
         self.count = 0
+        # Where code runs statements: the prefix of the locals that hold a size a shape reads
+        # more than once (None: every size inline), their assignments not yet taken, and the
+        # local of each size assigned.
+        self.hoist = hoist
+        self.hoisted: list[str] = []
+        self.memo: dict[Any, str] = {}
+
+    def take(self) -> list[str]:
+        """The assignments of the sizes rendered since the last take, in order: the code
+        runs them before the statement it rendered (and only once the values are valid)."""
+        lines, self.hoisted = self.hoisted, []
+        return lines
+
+    def size(self, node: Any, text: Callable[[], str]) -> str:
+        """Size ``node`` (``text()`` renders it), through a local when hoisting: a conv axis's
+        padding is a tree whose parts (the total padding, its halves) recur in its windows'
+        count, which every later axis and pool reads again, so inline it grows without bound
+        (as C, ``c_shapes.CShapeRenderer.size``). Inside a binder's body it stays inline."""
+        if self.hoist is None or any(self.bound.values()):
+            return text()
+        name = self.memo.get(node)
+        if name is None:
+            value = text()
+            name = self.memo[node] = f"{self.hoist}{len(self.memo)}"
+            self.hoisted.append(f"{name} = {value}")
+        return name
 
     def f(self, name: str) -> str:
         """How the code spells function ``name``."""
@@ -113,13 +139,14 @@ class PyShapeRenderer(PyInfixRenderer):
         return f"{self.f('math.prod')}({self.sequence(node.of)})"
 
     def render_where(self, node: S.Where) -> str:
-        return f"({self.render(node.then)} if {self.render(node.condition)} else {self.render(node.otherwise)})"
+        return self.size(node, lambda: f"({self.render(node.then)} if {self.render(node.condition)} "
+                                       f"else {self.render(node.otherwise)})")
 
     def render_max(self, node: S.Max) -> str:
-        return f"{self.f('max')}({', '.join(self.render(t) for t in node.terms)})"
+        return self.size(node, lambda: f"{self.f('max')}({', '.join(self.render(t) for t in node.terms)})")
 
     def render_min(self, node: S.Min) -> str:
-        return f"{self.f('min')}({', '.join(self.render(t) for t in node.terms)})"
+        return self.size(node, lambda: f"{self.f('min')}({', '.join(self.render(t) for t in node.terms)})")
 
     def render_ceil(self, node: S.Ceil) -> str:
         return f"{self.f('math.ceil')}({self.render(node.value)})"

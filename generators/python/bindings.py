@@ -468,7 +468,10 @@ class _Binding:
         for r in op.compute.refusals(op):
             message = f"{{_op}}: {_braces(public_message(op, r.message))}" + _facts(op, r.condition)
             self.add(f"if not {render(r.condition)}:", f"    raise ValueError(f{message!r})")
-        shapes = [render(shape) for shape in op.compute.output_shapes(op)]
+        # (the sizes the shapes read more than once, each computed once: every refusal has held)
+        sizes = PyShapeRenderer(self.spelling, hoist="_size")
+        shapes = [sizes.render(shape) for shape in op.compute.output_shapes(op)]
+        self.add(*sizes.take())
         if listed(op):  # one shape per tensor of the list output
             self.add(f"_shapes = {shapes[0]}")
         else:

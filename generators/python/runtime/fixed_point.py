@@ -74,8 +74,7 @@ def _attributes(where: str, t: _rules.Type, shift: Any, scale: Any, offset: Any)
             raise ValueError(f"{where}: a {t.name} shift must be in {low}..{high} (2**({t.fraction_bits} - shift) "
                              f"a normal float32), not {shift}")
         return shift, None, None
-    if shift is not None:
-        raise TypeError(f"{where}: {t.name} carries a scale and an offset, not a shift")
+    _no_shift(where, t, shift)
     if scale is None:
         raise TypeError(f"{where}: {t.name} needs a scale")
     real = _rt.real(where, "scale", scale)
@@ -83,10 +82,20 @@ def _attributes(where: str, t: _rules.Type, shift: Any, scale: Any, offset: Any)
         single = float(np.float32(real))
     if not (np.isfinite(single) and single > 0):
         raise ValueError(f"{where}: scale must be positive and finite as a float32, not {scale!r}")
+    return None, single, _offset(where, t, offset)
+
+
+def _no_shift(where: str, t: _rules.Type, shift: Any) -> None:
+    if shift is not None:
+        raise TypeError(f"{where}: {t.name} carries a scale and an offset, not a shift")
+
+
+def _offset(where: str, t: _rules.Type, offset: Any) -> int:
+    """A D type's offset checked: a stored value (0 when not given)."""
     offset = _rt.integer(where, "offset", 0 if offset is None else offset)
     if not t.lowest <= offset <= t.highest:
         raise ValueError(f"{where}: a {t.name} offset must be in {t.lowest}..{t.highest}, not {offset}")
-    return None, single, offset
+    return offset
 
 
 def _per_axis(where: str, t: _rules.Type, scale: Any, axis: Any, shape: tuple[int, ...]) -> tuple[np.ndarray, int]:
@@ -122,8 +131,8 @@ def _scale_of(where: str, t: _rules.Type, shift: Any, scale: Any, offset: Any, a
     if axis is None:
         return (*_attributes(where, t, shift, scale, offset), None)
     scales, axis = _per_axis(where, t, scale, axis, shape)
-    _, _, offset = _attributes(where, t, shift, 1.0, offset)
-    return None, scales, offset, axis
+    _no_shift(where, t, shift)
+    return None, scales, _offset(where, t, offset), axis
 
 
 def _broadcast(scale: Any, axis: int | None, ndim: int) -> Any:
@@ -444,8 +453,8 @@ def kernel(op: str, given: tuple[tuple[str, Any], ...]) -> _rules.Kernel | None:
         return None
     first_name, first = fixed[0]
     for name, value in fixed:
-        if value._axis is not None:  # (ADR 0069: the conversions' alone)
-            raise ValueError(f"{op}: {name} has per-axis scales, which only quantize, dequantize and requantize take "
+        if value._axis is not None and op not in _rules.PER_AXIS:  # (ADR 0069: the conversions' alone)
+            raise ValueError(f"{op}: {name} has per-axis scales, which {_rules.PER_AXIS_TAKERS} "
                              "(requantize it to one scale)")
         if value.type != first.type:
             raise TypeError(f"{op}: {name} is {value.type} and {first_name} {first.type}: the inputs must have one "
