@@ -10,8 +10,8 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from typer.testing import CliRunner
@@ -97,6 +97,22 @@ class GeneratedProjects:
                 shutil.rmtree(work)
         return target
 
+    def made(self, name: str, make: Callable[[Path], None]) -> Path:
+        """Folder ``name`` beside the projects, filled by ``make(folder)`` once a run by the
+        worker that asks first (the others wait); made in place, since a build folder knows its
+        path, and done when its marker is: a failed make is tried again by the next to ask."""
+        target, done = self.root / name, self.root / f".{name}.done"
+        if done.exists():
+            return target
+        with open(self.root / f".{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # (released when the file closes)
+            if not done.exists():
+                shutil.rmtree(target, ignore_errors=True)
+                target.mkdir()
+                make(target)
+                done.touch()
+        return target
+
 
 @pytest.fixture(scope="session")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> GeneratedProjects:
@@ -108,20 +124,26 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> GeneratedProjects:
 
 
 @pytest.fixture(scope="session")
-def c_objects(generated: GeneratedProjects, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """The generated C library's sources, each compiled strictly at -O2 (no warning)."""
-    build = tmp_path_factory.mktemp("objects")
+def c_build(generated: GeneratedProjects) -> Path:
+    """The generated C library built once a run by its own CMake project (Release, as users get
+    it) with opforge's -Werror and the strict flags, no warning and no note: the build folder,
+    shared by the workers. Its objects are what the golden tests and C programs link."""
+    def make(build: Path) -> None:
+        flags = " ".join(f for f in STRICT if f not in ("-Werror", "-std=c99"))  # (the project's options add those)
+        cmake = Path(sys.executable).parent / "cmake"
+        for step in ([cmake, "-S", generated / "c", "-B", build, "-DCMAKE_C_COMPILER=gcc",
+                      "-DOPFORGE_WARNINGS_AS_ERRORS=ON", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", f"-DCMAKE_C_FLAGS={flags}"],
+                     [cmake, "--build", build, "-j", str(os.cpu_count() or 1)]):
+            done = subprocess.run([str(a) for a in step], capture_output=True, text=True)
+            assert done.returncode == 0 and done.stderr == "", done.stdout[-3000:] + done.stderr[-3000:]
 
-    def compile_one(source: Path) -> Path:
-        obj = build / (source.stem + ".o")
-        proc = subprocess.run(["gcc", *STRICT, "-O2", f"-I{generated / 'c' / 'include'}",
-                               f"-I{generated / 'c' / 'src'}", "-c", str(source), "-o", str(obj)],
-                              capture_output=True, text=True)
-        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-        return obj
+    return generated.made("c-build", make)
 
-    with ThreadPoolExecutor(os.cpu_count()) as pool:  # (one gcc per core)
-        return list(pool.map(compile_one, sorted((generated / "c" / "src").glob("*.c"))))
+
+@pytest.fixture(scope="session")
+def c_objects(c_build: Path) -> list[Path]:
+    """The C library's objects, from :func:`c_build`."""
+    return sorted(c_build.rglob("*.c.o"))
 
 
 def build_package(project: Path, site: Path, build: Path, *, build_type: str = "Release",
