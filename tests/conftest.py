@@ -132,7 +132,8 @@ def c_build(generated: GeneratedProjects) -> Path:
         flags = " ".join(f for f in STRICT if f not in ("-Werror", "-std=c99"))  # (the project's options add those)
         cmake = Path(sys.executable).parent / "cmake"
         for step in ([cmake, "-S", generated / "c", "-B", build, "-DCMAKE_C_COMPILER=gcc",
-                      "-DOPFORGE_WARNINGS_AS_ERRORS=ON", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", f"-DCMAKE_C_FLAGS={flags}"],
+                      "-DOPFORGE_WARNINGS_AS_ERRORS=ON", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+                      f"-DCMAKE_C_FLAGS={flags}"],
                      [cmake, "--build", build, "-j", str(os.cpu_count() or 1)]):
             done = subprocess.run([str(a) for a in step], capture_output=True, text=True)
             assert done.returncode == 0 and done.stderr == "", done.stdout[-3000:] + done.stderr[-3000:]
