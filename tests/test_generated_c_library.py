@@ -42,6 +42,7 @@ def objects(c_objects: list[Path]) -> list[Path]:
 def test_c_library_compiles_strictly(built: Path, objects: list[Path]) -> None:
     """Every source compiled with the strict flags (c_build: no warning, no note), Release's -O3."""
     assert {o.name.removesuffix(".c.o") for o in objects} >= {"opforge_core", "math", "random", "bitwise", "signal"}
+    assert "CMAKE_BUILD_TYPE:STRING=Release" in (built / "CMakeCache.txt").read_text()  # (optimised by default)
     commands = json.loads((built / "compile_commands.json").read_text())
     assert commands and all(set(STRICT) <= set(c["command"].split()) for c in commands), commands[0]["command"]
 
