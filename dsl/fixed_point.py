@@ -483,15 +483,43 @@ def _rounding_shift(let: _Lets, x: SExpr, exponent: SExpr) -> SExpr:
                                 _call("where", _call("gt", remainder, threshold), _int64(1), _int64(0))), "int32")
 
 
-def _rescaled(let: _Lets, x: SExpr, name: str, wide: str) -> SExpr:
-    """TFLite's MultiplyByQuantizedMultiplier of ``x`` (computed in ``wide``) by the per-call
-    ``<name>_multiplier`` and ``<name>_exponent``: a left shift for a positive exponent, a
-    rounding right shift for a negative one."""
-    exponent = SSym(f"{name}_exponent")
-    left = _call("maximum", exponent, _int64(0))
+@attrs.frozen
+class Routine:
+    """A scalar function the fixed-point kernels call by name, ``SCall(name, args)``, defined
+    once here as a tree over its parameters. Each target renders the definition once (C: the
+    runtime's ``static inline opf_<name>``; NumPy: the package's ``_kernels.<name>``) and its
+    kernels call it: a tree inlined would repeat the body in every kernel, loop and variant
+    (a D8 add's three rescalings were 46 KB of C per loop)."""
+
+    name: str
+    params: tuple[tuple[str, str], ...]  # (name, dtype): each argument is computed in its dtype
+    body: Conversion  # (the result: body.value in body.domain, after body.lets)
+    doc: str  # (one sentence, the definitions' comment)
+
+
+def _rescale_routine(wide: str) -> Routine:
+    """TFLite's MultiplyByQuantizedMultiplier of ``x`` (computed in ``wide``) by a 31-bit
+    ``multiplier`` and an ``exponent``: a left shift for a positive exponent, gemmlowp's
+    doubling high multiply, then a rounding right shift for a negative one; int32."""
+    let, exponent = _Lets(), SSym("exponent")
     right = let("right", _call("maximum", _call("neg", exponent), _int64(0)), "int32")
-    shifted_x = let("shifted", _call("left_shift", x, left), wide)
-    return _rounding_shift(let, _high_mul(let, shifted_x, SSym(f"{name}_multiplier")), right)
+    shifted_x = let("shifted", _call("left_shift", X, _call("maximum", exponent, _int64(0))), wide)
+    value = _rounding_shift(let, _high_mul(let, shifted_x, SSym("multiplier")), right)
+    return Routine(f"rescale_{wide}", (("x", wide), ("multiplier", "int32"), ("exponent", "int32")),
+                   Conversion(value, "int32", None, tuple(let.bound)),
+                   f"x ({wide}) times multiplier * 2**(exponent - 31), rounded half away from zero "
+                   "(TensorFlow Lite's MultiplyByQuantizedMultiplier).")
+
+
+#: The routines, by name: what a kernel's tree may call besides the scalar functions.
+ROUTINES: dict[str, Routine] = {r.name: r for r in (_rescale_routine("int32"), _rescale_routine("int64"))}
+
+
+def _rescaled(let: _Lets, x: SExpr, name: str, wide: str) -> SExpr:
+    """``x`` (computed in ``wide``) rescaled by the per-call ``<name>_multiplier`` and
+    ``<name>_exponent``: a call of the ``rescale_<wide>`` routine."""
+    call = _call(f"rescale_{wide}", x, SSym(f"{name}_multiplier"), SSym(f"{name}_exponent"))
+    return let("rescaled", call, "int32")
 
 
 @attrs.frozen
@@ -578,7 +606,7 @@ def d_kernel(tree: SExpr, t: FixedPointType) -> DKernel | str:
         left_shift = 20 if t.bits == 8 else 15
         scaled = [_rescaled(let, _call("left_shift", c, _int64(left_shift)), n, wide) for c, n in zip(centred, names)]
         raw = _rescaled(let, let("sum", _call(tree.fn, *scaled), wide), "output", wide)
-    value = _saturated(_call("add", raw, SSym("output_offset")), t)
+    value = _saturated(let("offset", _call("add", raw, SSym("output_offset")), "int32"), t)
     return DKernel(tree.fn, names, Conversion(value, "int32", t.storage, tuple(let.bound)), left_shift)
 
 

@@ -23,7 +23,7 @@ from dsl import fixed_point as F
 from dsl import loader
 from dsl.fixed_point import q_kernel
 from dsl.scalar import substitute
-from generators.kernels import c_runtime, numpy_runtime
+from generators.kernels import c_runtime, routines
 from generators.kernels import fixed_point as R
 from generators.kernels import scalar_c, scalar_numpy
 from generators.kernels.scalar_c import C_TYPE, c_array
@@ -405,7 +405,7 @@ def test_the_package_holds_fixed_point_arrays_as_numpy_users_expect(tmp_path: Pa
     package = tmp_path / "opforge"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "_kernels.py").write_text(Path(numpy_runtime.__file__).read_text())
+    (package / "_kernels.py").write_text(routines.numpy_source())
     (package / "_fixed_point_rules.py").write_text(R.numpy_rules_module("rules under test", []))
     for runtime in ("fixed_point.py", "_runtime.py", "_native.py"):  # (_native: no C backend built here)
         (package / runtime).write_text((_RUNTIME / runtime).read_text())
@@ -499,7 +499,7 @@ def _attributes(kernel: F.QKernel, shifts: dict[str, int]) -> tuple[dict[str, in
     expressions evaluated as the NumPy reference would)."""
     values = {F.shift_of(n): np.int32(s) for n, s in shifts.items()}
     evaluate = lambda tree: int(eval(scalar_numpy.render(tree, "int32", {k: (k, "int32") for k in values})[0],  # noqa: E731
-                                     {"np": np, "_k": numpy_runtime, **values}))
+                                     {"np": np, "_k": routines.numpy_kernels(), **values}))
     output_shift = None if kernel.output_shift is None else evaluate(kernel.output_shift)
     return {name: evaluate(tree) for name, tree in kernel.per_call}, output_shift
 
@@ -587,7 +587,7 @@ def test_a_unary_op_s_table_is_the_float_reference_quantized(qualified: str, sou
                                                   if k.startswith("x_")}).astype(np.float64)
         with np.errstate(all="ignore"):
             exact = eval(scalar_numpy.render(tree, "float64", {"x": ("real", "float64")})[0],
-                         {"np": np, "_k": numpy_runtime, "real": real})
+                         {"np": np, "_k": routines.numpy_kernels(), "real": real})
         out = {k.removeprefix("output_"): v for k, v in values.items() if k.startswith("output_")}
         if target.family == "Q":
             ideal = exact * out[F.FACTOR]
@@ -642,7 +642,7 @@ def _reduce_numpy(r: F.QReduction | F.DReduction, inputs: dict[str, np.ndarray],
     env = {n: (n, r.domain) for n in [*wide, *per_call]}
     with np.errstate(all="ignore"):
         mapped = np.asarray(eval(scalar_numpy.render(r.map, r.domain, env)[0],
-                                 {"np": np, "_k": numpy_runtime, **wide, **per_call}), dtype=r.domain)
+                                 {"np": np, "_k": routines.numpy_kernels(), **wide, **per_call}), dtype=r.domain)
     acc = {"add": np.add, "max": np.maximum, "min": np.minimum}[r.combine].reduce(mapped)
     values = {"acc": acc, "n": np.int64(mapped.size), F.HEADROOM: np.int64(h), **per_call}
     env = {"acc": ("acc", r.domain), "n": ("n", "int64"), F.HEADROOM: ("h", "int64"),
@@ -914,7 +914,7 @@ def test_a_q15_op_interpolates_its_513_knots(qualified: str, shift_in: int, shif
     _same(from_c, ours, f"{qualified}: C and NumPy")
     real = stored.astype(np.float64) / F.q_factor(t, shift_in)
     exact = eval(scalar_numpy.render(_tree(qualified), "float64", {"x": ("real", "float64")})[0],
-                 {"np": np, "_k": numpy_runtime, "real": real})
+                 {"np": np, "_k": routines.numpy_kernels(), "real": real})
     ideal = np.clip(exact * F.q_factor(t, shift_out), t.lowest, t.highest)
     error = np.abs(ours - ideal)
     assert error.max() <= bound, (qualified, error.max())
@@ -946,7 +946,7 @@ def test_a_16_bit_fill_refuses_where_its_interpolation_misses(qualified: str, t:
         fine = [a["x_scale"] <= 0.001 for a in attributes]
     refused = []
     for values in attributes:
-        space = {"np": np, "_k": numpy_runtime, "stored_x": np.arange(4, dtype=t.storage), **values}
+        space = {"np": np, "_k": routines.numpy_kernels(), "stored_x": np.arange(4, dtype=t.storage), **values}
         try:
             with np.errstate(all="ignore"):
                 exec("\n".join(R.numpy_table(table, t, "stored_x", {k: (k, "float64") for k in values})), space)
@@ -1180,7 +1180,7 @@ def test_d8_dense_is_onnxruntime_s_qgemm_within_a_step() -> None:
     x, w, b = (rng.integers(-128, 127, shape, endpoint=True).astype(np.int8) for shape in ((5, 7), (7, 3), (3,)))
     for (sx, ox), (sw, ow), (sb, ob), (so, oo) in [((0.02, 3), (0.01, 0), (0.05, -2), (0.1, 5)),
                                                    ((0.5, -20), (0.002, 7), (0.0001, 0), (0.03, -3))]:
-        values = {"x": x, "weights": w, "bias": b, "np": np, "_k": numpy_runtime,
+        values = {"x": x, "weights": w, "bias": b, "np": np, "_k": routines.numpy_kernels(),
                   "quantize_multiplier": F.quantize_multiplier, "x_scale": sx, "x_offset": ox, "weights_scale": sw,
                   "weights_offset": ow, "bias_scale": sb, "bias_offset": ob, "output_scale": so, "output_offset": oo}
         exec("\n".join(R.numpy_dense_lines(d)), values)  # (the package's rendering, C's bit for bit)

@@ -24,7 +24,7 @@ from dsl import fixed_point as F
 from dsl import loader
 from generators import abi
 from generators.kernels import fixed_point as R
-from generators.kernels import numpy_runtime
+from generators.kernels import routines
 from generators.kernels.scalar_c import C_TYPE, c_array
 from generators.kernels.selection import code_ops
 from test_fixed_point import (LOG_BASES, LOG_SHIFTS, _attributes, _numpy, _ort, _real, clamped_exactly, reference_log,
@@ -425,7 +425,7 @@ def test_a_16_bit_table_refuses_where_its_interpolation_misses(generated: Genera
         values = ({f"{n}_factor": F.q_factor(t, a["shift"]) for n, a in (("x", given), ("output", made))}
                   if t.family == "Q" else {f"{n}_{k}": float(v) for n, a in (("x", given), ("output", made))
                                            for k, v in a.items()})
-        space = {"np": np, "_k": numpy_runtime, "stored_x": x, **values}
+        space = {"np": np, "_k": routines.numpy_kernels(), "stored_x": x, **values}
         try:
             with np.errstate(all="ignore"):
                 exec("\n".join(R.numpy_table(table, t, "stored_x", {k: (k, "float64") for k in values})), space)
@@ -710,7 +710,7 @@ def test_c_api_clamps_are_exact_cmsis_dsp_s_arm_clip_and_refuse_a_nan_bound(
                 else kept == (float(attributes["scale"]), attributes["offset"])), (name, shift, kept)
         if t.family == "Q":
             bounds = R.numpy_bound_lines(derived, t, {a: repr(v) for a, v in args.items()})
-            scope: dict = {"np": np, "math": math, "_k": numpy_runtime, F.shift_of("x"): attributes["shift"]}
+            scope: dict = {"np": np, "math": math, "_k": routines.numpy_kernels(), F.shift_of("x"): attributes["shift"]}
             exec("\n".join(bounds), scope)  # (the package's own rendering of the bounds' rule)
             if op.compute.case(()).fn == "minimum":  # (a clip: a maximum, then a minimum; not a selection)
                 lo, hi = (scope[n] for n, _ in derived.bounds)
@@ -840,7 +840,7 @@ def test_c_api_dense_layers_sum_from_their_bias(generated: GeneratedProjects, c_
                 assert values.tolist() == np.asarray(theirs, dtype=np.int64).reshape(-1).tolist(), name
             reference = R.numpy_dense_lines(derived)
             # (the bias moves to the sum's fraction bits: N less the operands' shifts, Q31's less 14)
-            scope = {"np": np, "_k": numpy_runtime, "x": x, "weights": w, "bias": bias,
+            scope = {"np": np, "_k": routines.numpy_kernels(), "x": x, "weights": w, "bias": bias,
                      "bias_k": t.fraction_bits - (14 if t.bits == 32 else 0) - sx - sw + sb}
         else:
             (sx, ox), (sw, ow), (sb, ob), (so, oo) = given  # type: ignore[misc]
@@ -850,7 +850,7 @@ def test_c_api_dense_layers_sum_from_their_bias(generated: GeneratedProjects, c_
             ideal = [min(max(float(v / Fraction(so)) + oo, t.lowest), t.highest) for row in exact for v in row]
             assert all(abs(g - i) <= 1 for g, i in zip(values.tolist(), ideal)), (name, values, ideal)
             reference = R.numpy_dense_lines(derived)
-            scope = {"np": np, "_k": numpy_runtime, "x": x, "weights": w, "bias": bias,
+            scope = {"np": np, "_k": routines.numpy_kernels(), "x": x, "weights": w, "bias": bias,
                      "quantize_multiplier": F.quantize_multiplier,
                      **{f"{n}_{a}": v for n, pair in zip(("x", "weights", "bias", "output"), given)
                         for a, v in zip(("scale", "offset"), pair)}}

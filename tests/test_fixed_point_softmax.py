@@ -23,7 +23,7 @@ from generators import abi
 from generators.imunit import checker
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor
 from generators.kernels import fixed_point as R
-from generators.kernels import numpy_runtime
+from generators.kernels import routines
 
 CATALOGUE = loader.load(ROOT / "ops").catalogue
 OP = CATALOGUE.namespace("nn").op("softmax")
@@ -50,7 +50,8 @@ def test_softmax_derives_for_the_8_and_16_bit_types_and_says_why_not_for_the_oth
 
 def _reference(t: F.FixedPointType, x: np.ndarray, attributes: dict, axis: int) -> np.ndarray:
     """The rule as the package renders it for NumPy (the units' Python renders the same lines)."""
-    scope = {"np": np, "_k": numpy_runtime, "quantize_multiplier": F.quantize_multiplier, "x": x, **attributes}
+    scope = {"np": np, "_k": routines.numpy_kernels(), "quantize_multiplier": F.quantize_multiplier, "x": x,
+             **attributes}
     exec("\n".join(R.numpy_softmax_lines(F.derive(OP, t), t, str(axis))), scope)
     return np.asarray(scope["result"])
 

@@ -10,7 +10,7 @@ from dsl.model import Op
 from dsl.types import DataType
 from generators.formatting import black_format
 from generators.imunit import units
-from generators.kernels import py_names, reference
+from generators.kernels import py_names, reference, routines
 
 _NUMPY_RUNTIME = Path(__file__).resolve().parent.parent / "kernels" / "numpy_runtime.py"
 
@@ -24,8 +24,9 @@ def dependency(fragment_text: str, *names: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def numpy_runtime() -> tuple[list[str], str]:
-    """The NumPy runtime's imports and the rest of its code (read once)."""
-    runtime = _NUMPY_RUNTIME.read_text(encoding="utf-8").split('"""', 2)[2]
+    """The NumPy runtime's imports and the rest of its code, the fixed-point routines last (read
+    once): the routines call the runtime through the fragment's ``_k``."""
+    runtime = _NUMPY_RUNTIME.read_text(encoding="utf-8").split('"""', 2)[2] + "\n\n" + routines.numpy_definitions()
     imports = [line for line in runtime.splitlines()
                if line.startswith(("import ", "from ")) and "__future__" not in line]
     body = "\n".join(line for line in runtime.splitlines() if not line.startswith(("import ", "from ")))

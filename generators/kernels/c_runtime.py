@@ -19,6 +19,7 @@ import jinja2
 from dsl import dtypes as D
 from dsl import fixed_point as F
 from generators import abi
+from generators.kernels import routines
 from generators.kernels.scalar_c import C_TYPE, SUFFIX, WIDE_UNSIGNED
 
 ENV = jinja2.Environment(loader=jinja2.PackageLoader("generators.kernels", "templates"),
@@ -54,6 +55,7 @@ def _values(header: str, standalone: bool) -> dict:
         "table_words": max((1 << 16) // F.KNOT_STEP + 1, 256 // 4),
         "ints": ints,
         "floats": floats,
+        "routines": routines.c_definitions(),
     }
 
 

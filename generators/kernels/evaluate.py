@@ -16,7 +16,7 @@ from dsl import compute as C
 from dsl import defaults
 from dsl.model import Input, Namespace, Op
 from dsl.types import DataType
-from generators.kernels import numpy_runtime, py_names, reference
+from generators.kernels import numpy_runtime, py_names, reference, routines
 from generators.kernels.py_constraints import PyConstraintRenderer
 from generators.kernels.py_shapes import evaluate as run_shape
 from generators.kernels.selection import variants_of
@@ -26,7 +26,7 @@ from generators.kernels.py_value_checks import PyValueChecks
 def reference_functions(ns: Namespace) -> dict[str, Any]:
     """Execute the generated reference module of ``ns`` with the real runtime helpers."""
     source = reference.module(ns, "evaluated").replace("from opforge import _kernels as _k", "")
-    scope: dict[str, Any] = {"_k": numpy_runtime, "np": np, "__name__": f"reference_{ns.key}"}
+    scope: dict[str, Any] = {"_k": routines.numpy_kernels(), "np": np, "__name__": f"reference_{ns.key}"}
     exec(compile(source, f"<reference {ns.name}>", "exec"), scope)  # our own generated code
     return scope
 
@@ -95,7 +95,7 @@ def _values_ok(op: Op, arrays: Mapping[str, Any], args: Mapping[str, Any], dtype
     lines = PyValueChecks().lines(op)
     if not lines:
         return
-    scope: dict[str, Any] = {"_k": numpy_runtime, "_op": op.qualified_name, "dtype": dtype}
+    scope: dict[str, Any] = {"_k": routines.numpy_kernels(), "_op": op.qualified_name, "dtype": dtype}
     scope |= {py_names.py_name(n): a for n, a in arrays.items()}
     scope |= {py_names.py_name(n): v for n, v in args.items()}
     scope |= {f"{py_names.py_name(a.name)}_index": a.possible_values.index(args[a.name])
@@ -153,6 +153,6 @@ def through_float_table(expr: Any, name: str, dtype: str) -> list[int]:
     values = np.arange(info.min, info.max + 1, dtype=np.float64)
     code, _ = scalar_numpy.render(expr, "float64", {name: ("v", "float64")})
     with np.errstate(all="ignore"):
-        result = eval(code, {"np": np, "_k": numpy_runtime, "v": values})  # our own rendered tree
+        result = eval(code, {"np": np, "_k": routines.numpy_kernels(), "v": values})  # our own rendered tree
     real = np.broadcast_to(np.asarray(result, dtype=np.float64), values.shape)
     return [int(r) for r in numpy_runtime.convert(real, dtype)]

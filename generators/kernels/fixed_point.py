@@ -18,7 +18,7 @@ from dsl.model import Op
 from dsl.types import DataType
 from dsl.scalar import SExpr
 from generators import abi
-from generators.kernels import numpy_runtime, scalar_c, scalar_numpy
+from generators.kernels import routines, scalar_c, scalar_numpy
 from generators.kernels.selection import variants_of
 
 
@@ -357,7 +357,7 @@ def numpy_run(conversion: Conversion, env: dict[str, scalar_numpy.Value], values
     """The conversion evaluated now (generation time, tests, benchmarks): ``values`` hold
     what ``env``'s code names."""
     lines, code = numpy_lines(conversion, env)
-    scope = {"np": np, "_k": numpy_runtime, **values}
+    scope = {"np": np, "_k": routines.numpy_kernels(), **values}
     with np.errstate(all="ignore"):
         for line in lines:
             exec(line, scope)  # our own rendering

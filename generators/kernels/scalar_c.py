@@ -19,6 +19,7 @@ import numpy as np
 
 from dsl.compute import BOOL_RESULT, SCall, SConst, SExpr, SSym
 from dsl.dtypes import category
+from dsl.fixed_point import ROUTINES
 
 C_TYPE = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
           "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "float32": "float", "float64": "double"}
@@ -49,6 +50,10 @@ def render(node: SExpr, dtype: str, env: dict[str, Value]) -> Value:
     if isinstance(node, SConst):
         return _const(node.value, dtype), ("bool" if isinstance(node.value, bool) else dtype)
     assert isinstance(node, SCall)
+    if node.fn in ROUTINES:  # (each argument in its parameter's dtype; the definition is the runtime's)
+        routine = ROUTINES[node.fn]
+        args = [_as(render(a, d, env), d, node.fn) for a, (_, d) in zip(node.args, routine.params)]
+        return f"opf_{node.fn}({', '.join(args)})", routine.body.domain
     args = [render(a, dtype, env) for a in node.args]
     code = _call(node.fn, [_as(a, dtype, node.fn) for a in args], dtype, args)
     return code, ("bool" if node.fn in BOOL_RESULT else dtype)

@@ -1,14 +1,15 @@
 """Scalar compute trees as NumPy expressions over arrays of one dtype.
 
 Same semantics as :mod:`generators.kernels.scalar_c`; integer helpers
-(``_k.div``, ``_k.pow``, shifts, rounding) live in the generated package's
-``_kernels`` module.
+(``_k.div``, ``_k.pow``, shifts, rounding) and the fixed-point routines live in the
+generated package's ``_kernels`` module (:func:`generators.kernels.routines.numpy_kernels`).
 """
 
 from __future__ import annotations
 
 from dsl.compute import BOOL_RESULT, SCall, SConst, SExpr, SSym
 from dsl.dtypes import category
+from dsl.fixed_point import ROUTINES
 
 Value = tuple[str, str]  # (Python code, dtype)
 
@@ -21,6 +22,10 @@ def render(node: SExpr, dtype: str, env: dict[str, Value]) -> Value:
             return f"np.bool_({node.value})", "bool"
         return f"np.{dtype}({node.value!r})", dtype
     assert isinstance(node, SCall)
+    if node.fn in ROUTINES:  # (each argument in its parameter's dtype; the definition is _k's)
+        routine = ROUTINES[node.fn]
+        args = [_as(render(a, d, env), d, node.fn) for a, (_, d) in zip(node.args, routine.params)]
+        return f"_k.{node.fn}({', '.join(args)})", routine.body.domain
     args = [render(a, dtype, env) for a in node.args]
     code = _call(node.fn, [_as(a, dtype, node.fn) for a in args], dtype, args)
     return code, ("bool" if node.fn in BOOL_RESULT else dtype)

@@ -14,7 +14,7 @@ from generators import abi
 from generators.api import GeneratedFile, GenerationContext, GenerationError
 from generators.kernels.selection import code_ops, require_compute
 from generators.formatting import black_format
-from generators.kernels import c_library, fixed_point, numpy_keywords, py_names, py_signature, reference
+from generators.kernels import c_library, fixed_point, numpy_keywords, py_names, py_signature, reference, routines
 from generators.python import bindings
 
 # The generated package is the distribution ``opforge`` (what users import), versioned as the
@@ -27,7 +27,6 @@ _TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("generators.python",
 #: What the package's build backend needs (the versions the tool's own tests build it with).
 BUILD_REQUIRES = {"scikit_build_core": "1.1.2", "cffi": "2.1.1"}
 _RUNTIME = _HERE / "runtime"
-_KERNELS = _HERE.parent / "kernels" / "numpy_runtime.py"
 #: The package's public module besides the namespaces': fixed-point arrays (ADR 0037).
 RUNTIME_MODULE = "fixed_point"
 
@@ -53,7 +52,7 @@ class PythonGenerator:
             + "".join(f"from opforge import {n}\n" for n in [*names, RUNTIME_MODULE])
             + f"\n__version__ = {context.catalogue.version!r}\n"
             + f"\n__all__ = {[*names, RUNTIME_MODULE]!r}\n")
-        py["src/opforge/_kernels.py"] = f"# {head}\n" + _KERNELS.read_text(encoding="utf-8")
+        py["src/opforge/_kernels.py"] = f"# {head}\n" + routines.numpy_source()
         py["src/opforge/_fixed_point_rules.py"] = fixed_point.numpy_rules_module(
             head, [op for ns in context.namespaces for op in code_ops(ns)])
         for runtime in ("_runtime.py", "_native.py", f"{RUNTIME_MODULE}.py"):
