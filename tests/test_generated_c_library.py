@@ -381,13 +381,16 @@ int main(void)
 '''
 
 
-def test_c_api_returns_statuses_for_bad_input(out: GeneratedProjects, tmp_path: Path) -> None:
+def test_c_api_returns_statuses_for_bad_input(out: GeneratedProjects, hostile: Path, tmp_path: Path) -> None:
     source = tmp_path / "api_errors.c"
     source.write_text(API_ERRORS)
     exe = tmp_path / "api_errors"
-    sources = sorted(str(p) for p in (out / "c" / "src").glob("*.c"))
-    build = subprocess.run(["gcc", *STRICT, "-fsanitize=address,undefined", f"-I{out / 'c' / 'include'}",
-                            str(source), *sources, "-lm", "-o", str(exe)], capture_output=True, text=True)
+    # (linked with the library the hostile calls run, compiled once under the same sanitizers)
+    objects = sorted(str(p) for p in (hostile / "sanitized").glob("*.o"))
+    assert len(objects) == len(list((out / "c" / "src").glob("*.c"))), objects
+    build = subprocess.run(["gcc", *STRICT, "-fsanitize=address,undefined,float-cast-overflow", "-g",
+                            f"-I{out / 'c' / 'include'}", str(source), *objects, "-lm", "-o", str(exe)],
+                           capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.strip() == "0 failed", run.stdout + run.stderr

@@ -119,10 +119,8 @@ def _call(fn: str, a: list[str], dtype: str, raw: list[Value]) -> str:
         if dtype not in KERNEL_ONLY[fn]:
             raise ValueError(f"{fn} is not defined for {dtype}")
         return f"opf_{fn}_{sfx}({a[0]})"
-    if fn == "minimum":
-        return f"(({a[0]}) < ({a[1]}) ? ({a[0]}) : ({a[1]}))"
-    if fn == "maximum":
-        return f"(({a[0]}) > ({a[1]}) ? ({a[0]}) : ({a[1]}))"
+    if fn in ("minimum", "maximum"):  # (functions: each operand computed once)
+        return f"opf_{fn}_{sfx}({a[0]}, {a[1]})"
     if fn == "sign":
         if cat == "unsigned":  # (x < 0 is always false there, and gcc says so)
             return f"(({t})(({a[0]}) > 0))"
