@@ -39,6 +39,7 @@ reductions (``q_reduction``, ``d_reduction``) and contractions (``q_contraction`
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import attrs
 
@@ -219,6 +220,14 @@ def bit_utilization(t: FixedPointType) -> Conversion:
 
 #: The comparisons a Q or D kernel derives (their result is a bool).
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+def reads_per_axis_scales(op: Any) -> bool:
+    """Whether ``op``'s kernels read a D tensor's per-axis scales (ADR 0069): its form takes them
+    (the conversions) and a tensor of it may be a D type (q_shift and bit_utilization take Q
+    tensors alone). Each target's check and refusal of per-axis scales reads this."""
+    return bool(getattr(op.compute, "takes_per_axis_scales", False)) and any(
+        t.type in (DataType.FIXED_POINT, DataType.SCALED) for t in (*op.inputs, *op.outputs))
 
 
 def shift_of(name: str) -> str:

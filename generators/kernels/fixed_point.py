@@ -15,7 +15,6 @@ from dsl import compute as C
 from dsl import fixed_point as F
 from dsl.fixed_point import Conversion
 from dsl.model import Op
-from dsl.types import DataType
 from dsl.scalar import SExpr
 from generators import abi
 from generators.kernels import routines, scalar_c, scalar_numpy
@@ -812,9 +811,7 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
         made += [("", _python_move(op, t)) for t in api_moves(op)]
         sources += [source for source, _ in made if source]
         entries += [entry for _, entry in made]
-    # (the conversions that may take or give a D tensor: q_shift and bit_utilization are Q's alone)
-    per_axis = [op for op in ops if isinstance(op.compute, C.FixedPointConversion) and op.compute.takes_per_axis_scales
-                and any(t.type in (DataType.FIXED_POINT, DataType.SCALED) for t in (*op.inputs, *op.outputs))]
+    per_axis = [op for op in ops if F.reads_per_axis_scales(op)]
     names = [op.name for op in per_axis]
     takers = ("only " + (f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]) + " take"
               if names else "no op of this package takes")

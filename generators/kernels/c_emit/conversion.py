@@ -60,7 +60,7 @@ class ConversionEmitter(Emitter):
             allowed = sorted(set(types), key=abi.ALL_DTYPES.index)
             listed = f"not one of {', '.join(allowed)}" if len(allowed) > 1 else f"not {allowed[0]}"
             attributes = ", fixed-point attributes out of range" if read and set(allowed) & set(F.TYPES) else ""
-            checker = "opf_check_tensor_per_axis" if form.takes_per_axis_scales else "opf_check_tensor"
+            checker = "opf_check_tensor_per_axis" if F.reads_per_axis_scales(self.op) else "opf_check_tensor"
             check = (f"{checker}({name}, {mask(set(allowed))})" if read else
                      f"opf_check_tensor_reading({name}, {mask(set(allowed))}, 0u)")
             message = c_string(f"{name}: NULL, dtype {listed}, rank above 8{attributes}, or a bad size")
