@@ -29,7 +29,7 @@ from dsl import fixed_point as F  # noqa: E402
 from dsl import loader  # noqa: E402
 from dsl.model import NO_DEFAULT  # noqa: E402
 from dsl.scalar import symbols  # noqa: E402
-from generators.kernels import c_runtime, numpy_runtime, scalar_c, scalar_numpy  # noqa: E402
+from generators.kernels import c_runtime, routines, scalar_c, scalar_numpy  # noqa: E402
 from generators.kernels import fixed_point as R  # noqa: E402
 from generators.kernels.scalar_c import C_TYPE  # noqa: E402
 from generators.kernels.selection import code_ops  # noqa: E402
@@ -38,6 +38,7 @@ FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", 
          "-ffunction-sections", "-fdata-sections", "-w"]
 CATALOGUE = loader.load(ROOT / "ops").catalogue
 SEED, COUNT = 20, 4096
+KERNELS = routines.numpy_kernels()  # (the package's _kernels: the NumPy runtime and the routines)
 
 
 def _op(qualified: str) -> Any:
@@ -51,7 +52,7 @@ def _tree(qualified: str) -> F.SExpr:
 
 def _eval(code: str, values: dict[str, Any]) -> np.ndarray:
     with np.errstate(all="ignore"):
-        return np.asarray(eval(code, {"np": np, "_k": numpy_runtime, **values}))  # our own rendering
+        return np.asarray(eval(code, {"np": np, "_k": KERNELS, **values}))  # our own rendering
 
 
 def _numpy(conversion: F.Conversion, inputs: dict[str, np.ndarray], values: dict[str, Any]) -> np.ndarray:
@@ -293,7 +294,7 @@ def _log_row(op: Any, t: F.FixedPointType, log: F.Log, stored: np.ndarray, float
     x, shift = log.input, 8
     positive = np.abs(stored.astype(np.int64)).clip(1).astype(t.storage)
     lines = R.numpy_log_lines(log, op, {a: "None" for a in log.args})
-    space: dict[str, Any] = {"np": np, "_k": numpy_runtime, F.shift_of(x): shift}
+    space: dict[str, Any] = {"np": np, "_k": KERNELS, F.shift_of(x): shift}
     exec("\n".join(lines), space)  # (the package's own rendering of the constants' rules)
     constants = {n: space[n] for n, _ in log.constants}
     ours = _numpy(log.value, {x: positive.astype(log.value.domain)}, constants)
@@ -310,7 +311,7 @@ def _d_log_row(op: Any, t: F.FixedPointType, log: F.DLog, stored: np.ndarray, fl
     x, attributes = log.input, {"x_scale": 1 / 4096, "x_offset": 0, "output_scale": 1 / 2048, "output_offset": 0}
     positive = np.abs(stored.astype(np.int64)).clip(1).astype(t.storage)
     lines = R.numpy_elementwise_lines(log, [x], [*attributes, F.LOG_FACTOR])
-    space: dict[str, Any] = {"np": np, "_k": numpy_runtime, "quantize_multiplier": F.quantize_multiplier, x: positive,
+    space: dict[str, Any] = {"np": np, "_k": KERNELS, "quantize_multiplier": F.quantize_multiplier, x: positive,
                              F.LOG_FACTOR: 1.0, **attributes}
     exec("\n".join(lines), space)  # (the package's own rendering)
     exact = _exact(op.compute.case(()), {x: _real(t, positive, {"scale": 1 / 4096, "offset": 0})})
@@ -346,7 +347,7 @@ def _dense_row(op: Any, t: F.FixedPointType, d: F.QDense | F.DDense, folder: Pat
         space = {f"{n}_{a}": v for n, (s, o) in attributes.items() for a, v in (("scale", s), ("offset", o))}
         reals = {n: _real(t, a, {"scale": attributes[n][0], "offset": attributes[n][1]}) for n, a in stored.items()}
         made = {"scale": attributes["output"][0], "offset": attributes["output"][1]}
-    space |= {"np": np, "_k": numpy_runtime, "quantize_multiplier": F.quantize_multiplier, **stored}
+    space |= {"np": np, "_k": KERNELS, "quantize_multiplier": F.quantize_multiplier, **stored}
     exec("\n".join(R.numpy_dense_lines(d)), space)  # (the package's own rendering)
     ideal = _ideal(t, reals[x] @ reals[w] + reals[b], made)
     from generators.kernels.c_emit.fragment import FragmentEmitter
@@ -372,7 +373,7 @@ def _softmax_row(op: Any, t: F.FixedPointType, d: F.Softmax, folder: Path) -> Ro
         scale, out_scale, out_offset = (0.05, 1 / 256, -128) if t.bits == 8 else (0.001, 2.0 ** -15, 0)
         given, made = {"scale": scale, "offset": 3}, {"scale": out_scale, "offset": out_offset}
         space = {"x_scale": scale, "output_scale": out_scale, "output_offset": out_offset}
-    space |= {"np": np, "_k": numpy_runtime, "quantize_multiplier": F.quantize_multiplier, d.x: stored}
+    space |= {"np": np, "_k": KERNELS, "quantize_multiplier": F.quantize_multiplier, d.x: stored}
     exec("\n".join(R.numpy_softmax_lines(d, t, "-1")), space)  # (the package's own rendering)
     real = _real(t, stored, given)
     p = np.exp(real - real.max(axis=-1, keepdims=True))
@@ -436,7 +437,7 @@ def _table_row(op: Any, t: F.FixedPointType, derived: F.Conversion | F.Interpola
     stored = np.arange(t.lowest, t.highest + 1)
     if isinstance(derived, F.InterpolatedTable):  # (the package's own lines: the fill, its check, the lookup)
         lines = R.numpy_table(derived, t, "x_stored", {k: (f"np.float64({k})", "float64") for k in values})
-        space = {"np": np, "_k": numpy_runtime, "x_stored": stored.astype(t.storage), **values}
+        space = {"np": np, "_k": KERNELS, "x_stored": stored.astype(t.storage), **values}
         label = f"{op.qualified_name} (513 knots)"
         with np.errstate(all="ignore"):
             try:
