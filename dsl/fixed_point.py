@@ -318,11 +318,13 @@ def table_entry(tree: SExpr, source: FixedPointType, target: FixedPointType, nam
     (``x_factor``, ``output_scale``, ...). Computed in float64 (once per table, not per
     element): C's libm and NumPy's float32 functions differ in the last bit often enough to
     give another entry in a 16-bit table; in float64 they would have to differ by 2**-36 of
-    an output step."""
-    real = substitute(_renamed(to_real(source), name), {"x": X})
-    result = substitute(tree, {name: real})
+    an output step. The real input and the op's result are named: the op's tree may read its
+    input several times and the output rule its result (a gelu derivative's NumPy fill was 123 KB)."""
+    let = _Lets()
+    real = let("real", substitute(_renamed(to_real(source), name), {"x": X}), "float64")
+    result = let("result", substitute(tree, {name: real}), "float64")
     stored = substitute(_renamed(from_real(target), output), {"x": result})
-    return Conversion(stored, "float64", target.storage)
+    return Conversion(stored, "float64", target.storage, tuple(let.bound))
 
 
 # ---------------------------------------------------------------- Q reductions, from the form
