@@ -110,6 +110,24 @@ INTEGER_PAIRS = [
 ]
 
 
+
+#: Fixed-point implementations (issue 20) next to the real FixedPoint library's units, measured the
+#: same way with their constants (.rodata), shown apart. (The real units of other jobs that accept
+#: Q15, Abs, Max, Min, Norm, do so through CMSIS-DSP's library functions alone: nothing to compare.)
+Q15_IN = "Q15[16,8] shift=1"
+FIXED_POINT_PAIRS = [
+    *(("math/quantize", {"input": "[16,8]"}, {"output_type": f'"{q}"', "shift": "1"},
+       "Imaginet.Units.Math/FixedPoint/Quantize", {"input": "[16,8]"}, {"output_type": f'"{q}"', "shift": "1"})
+      for q in ("q7", "q15", "q31")),
+    ("math/dequantize", {"input": Q15_IN}, {}, "Imaginet.Units.Math/FixedPoint/Dequantize", {"input": Q15_IN}, {}),
+    ("math/q_shift", {"input": Q15_IN}, {"shift": "2"}, "Imaginet.Units.Math/FixedPoint/QShift", {"input": Q15_IN},
+     {"shift": "2"}),
+    ("math/bit_utilization", {"input": Q15_IN}, {}, "Imaginet.Units.Math/FixedPoint/BitUtilization", {"input": Q15_IN}, {}),
+]
+#: The real FixedPoint fragments name CMSIS-DSP's types and saturations (arm_math.h, some without
+#: including it): compiled with the tests' stand-in for those (tests/runtime/arm_math.h), included.
+CMSIS_STAND_IN = ["-I", str(ROOT / "tests" / "runtime"), "-include", "arm_math.h"]
+
 #: Units of no real counterpart: (unit, inputs, options), one plain kernel each (ADR 0066, 0067).
 UNMATCHED: list[tuple[str, dict[str, str], dict[str, str]]] = [
     ("base/tensor_mmul", {"x": "[4,8]", "y": "[8,3]"},
@@ -137,21 +155,22 @@ def source(chosen: list[checker.Chosen]) -> str:
     return checker.assemble(chosen) + "\n" + checker.entries(chosen)
 
 
-def text_bytes(code: str, folder: Path, name: str, sections: tuple[str, ...] = (".text",)) -> int:
+def text_bytes(code: str, folder: Path, name: str, sections: tuple[str, ...] = (".text",),
+               flags: list[str] | None = None) -> int:
     c_file, obj = folder / f"{name}.c", folder / f"{name}.o"
     c_file.write_text(code, encoding="utf-8")
-    subprocess.run(["arm-none-eabi-gcc", *FLAGS, "-c", str(c_file), "-o", str(obj)], check=True,
+    subprocess.run(["arm-none-eabi-gcc", *FLAGS, *(flags or []), "-c", str(c_file), "-o", str(obj)], check=True,
                    capture_output=True, text=True)
     listed = subprocess.run(["arm-none-eabi-size", "-A", str(obj)], check=True, capture_output=True, text=True).stdout
     return sum(int(line.split()[1]) for line in listed.splitlines() if line.startswith(sections))
 
 
 def measure(path: Path, inputs: dict[str, str], options: dict[str, str], folder: Path, name: str,
-            sections: tuple[str, ...] = (".text",)) -> int:
+            sections: tuple[str, ...] = (".text",), flags: list[str] | None = None) -> int:
     # (dims alone: a Float32 tensor; a type before them, that type)
     given = dict(checker.parse_input(f"{k}={'Float32' + v if v.startswith('[') else v}") for k, v in inputs.items())
     chosen = checker.implementations(path, given, dict(checker.parse_option(f"{k}={v}") for k, v in options.items()))
-    return text_bytes(source(chosen), folder, name, sections)
+    return text_bytes(source(chosen), folder, name, sections, flags)
 
 
 def main(target: Path) -> None:
@@ -164,19 +183,23 @@ def main(target: Path) -> None:
                        cwd=ROOT, check=True, capture_output=True)
 
         def row(unit: str, inputs: dict[str, str], options: dict[str, str], real: str, real_inputs: dict[str, str],
-                real_options: dict[str, str], sections: tuple[str, ...] = (".text",)) -> tuple[str, float]:
+                real_options: dict[str, str], sections: tuple[str, ...] = (".text",),
+                real_flags: list[str] | None = None) -> tuple[str, float]:
             ours_path = folder / "imunit" / unit / f"{unit.rsplit('/', 1)[1]}.imunit"
             real_path = next((reference / real).glob("*.imunit"))
             ours = measure(ours_path, inputs, options, folder, unit.replace("/", "_"), sections)
-            theirs = measure(real_path, real_inputs, real_options, folder, "real_" + real_path.stem, sections)
+            theirs = measure(real_path, real_inputs, real_options, folder, "real_" + real_path.stem, sections,
+                             real_flags)
             ratio = ours / theirs if theirs else float("inf")
             shapes = " + ".join(v for v in inputs.values() if v != "null") or "(none)"
+            shapes += f" to {options['output_type'].strip(chr(34))}" if "output_type" in options else ""
             return f"| `{unit.replace('/', '.')}` | {shapes} | {real_path.stem} | {ours} | {theirs} | {ratio:.2f} |", ratio
 
         measured = [row(*pair) for pair in PAIRS]
         rows, within = [r for r, _ in measured], sum(ratio <= LIMIT for _, ratio in measured)
         related = [f"{row(*pair)[0]} {why} |" for pair, why in RELATED]
         integers = [row(*pair, sections=(".text", ".rodata"))[0] for pair in INTEGER_PAIRS]
+        fixed = [row(*pair, sections=(".text", ".rodata"), real_flags=CMSIS_STAND_IN)[0] for pair in FIXED_POINT_PAIRS]
         alone = []
         for unit, inputs, options in UNMATCHED:
             path = folder / "imunit" / unit / f"{unit.rsplit('/', 1)[1]}.imunit"
@@ -217,6 +240,14 @@ def main(target: Path) -> None:
              "soft-float calls (the real units' sin of a double, ...) are outside both counts:", "",
              "| opforge unit | inputs | real unit | opforge .text + .rodata bytes | real .text + .rodata bytes | ratio |",
              "| --- | --- | --- | ---: | ---: | ---: |", *integers, "",
+             "Fixed-point implementations (issue 20, ADR 0068) next to the real FixedPoint library's units,",
+             "measured the same way with their constants and not counted against the target. The real",
+             "fragments name CMSIS-DSP's types and saturations: they are compiled with the tests' portable",
+             "stand-in for arm_math.h (a Cortex-M4's __SSAT is one instruction, so theirs count a little",
+             "high). The real units of other jobs that take Q15 (Abs, Max, Min, Norm) call CMSIS-DSP's",
+             "library functions, which are not here to measure:", "",
+             "| opforge unit | inputs | real unit | opforge .text + .rodata bytes | real .text + .rodata bytes | ratio |",
+             "| --- | --- | --- | ---: | ---: | ---: |", *fixed, "",
              "Units the reference library has no unit for, measured the same way (float32):", "",
              "| opforge unit | float32 inputs | opforge .text bytes |", "| --- | --- | ---: |", *alone, ""]
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -321,7 +321,9 @@ def table_entry(tree: SExpr, source: FixedPointType, target: FixedPointType, nam
     an output step. The real input and the op's result are named: the op's tree may read its
     input several times and the output rule its result (a gelu derivative's NumPy fill was 123 KB)."""
     let = _Lets()
-    real = let("real", substitute(_renamed(to_real(source), name), {"x": X}), "float64")
+    real = substitute(_renamed(to_real(source), name), {"x": X})
+    if name in symbols(tree):  # (zeros_like's tree reads no input: nothing to name)
+        real = let("real", real, "float64")
     result = let("result", substitute(tree, {name: real}), "float64")
     stored = substitute(_renamed(from_real(target), output), {"x": result})
     return Conversion(stored, "float64", target.storage, tuple(let.bound))

@@ -171,8 +171,9 @@ check: all
 \tfor t in $(TESTS); do ./$$t || exit 1; done
 
 # Hostile calls: every op with a spoiled descriptor must return an error status, under
-# AddressSanitizer and UndefinedBehaviorSanitizer (any report ends the run).
-SAN_FLAGS ?= -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -g -O1
+# AddressSanitizer and UndefinedBehaviorSanitizer (any report ends the run). -g1: line tables,
+# enough for a report's file:line backtrace, at half the compile time and size of -g.
+SAN_FLAGS ?= -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -g1 -O1
 HOSTILE := {hostile}
 
 hostile: $(HOSTILE)
