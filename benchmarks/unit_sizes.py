@@ -122,7 +122,8 @@ FIXED_POINT_PAIRS = [
     ("math/dequantize", {"input": Q15_IN}, {}, "Imaginet.Units.Math/FixedPoint/Dequantize", {"input": Q15_IN}, {}),
     ("math/q_shift", {"input": Q15_IN}, {"shift": "2"}, "Imaginet.Units.Math/FixedPoint/QShift", {"input": Q15_IN},
      {"shift": "2"}),
-    ("math/bit_utilization", {"input": Q15_IN}, {}, "Imaginet.Units.Math/FixedPoint/BitUtilization", {"input": Q15_IN}, {}),
+    ("math/bit_utilization", {"input": Q15_IN}, {}, "Imaginet.Units.Math/FixedPoint/BitUtilization",
+     {"input": Q15_IN}, {}),
 ]
 #: The real FixedPoint fragments name CMSIS-DSP's types and saturations (arm_math.h, some without
 #: including it): compiled with the tests' stand-in for those (tests/runtime/arm_math.h), included.
