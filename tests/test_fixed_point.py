@@ -729,6 +729,62 @@ def test_a_reduction_without_a_q_form_says_why() -> None:
 
 # ------------------------------------------- D arithmetic derived from the catalogue's own ops
 
+def _truncated(n: int, d: int) -> int:
+    """C's integer division: toward zero."""
+    return abs(n) // d * (1 if n >= 0 else -1)
+
+
+def _multiply_by_quantized_multiplier(x: int, multiplier: int, exponent: int) -> int:
+    """TensorFlow Lite's MultiplyByQuantizedMultiplier in Python integers, from gemmlowp's own
+    definitions (SaturatingRoundingDoublingHighMul, RoundingDivideByPOT), apart from the routine's
+    tree: for ``x << max(exponent, 0)`` within int32, as TFLite requires."""
+    a, right = x << max(exponent, 0), max(-exponent, 0)
+    if a == multiplier == -(2**31):
+        high = 2**31 - 1
+    else:
+        product = a * multiplier
+        high = _truncated(product + (2**30 if product >= 0 else 1 - 2**30), 2**31)
+    mask = (1 << right) - 1
+    threshold = (mask >> 1) + (1 if high < 0 else 0)
+    return (high >> right) + (1 if (high & mask) > threshold else 0)
+
+
+def test_the_rescale_routines_are_tflite_s_multiply_by_quantized_multiplier(runtime: Path, tmp_path: Path) -> None:
+    """opf_rescale_int32/int64 (the C runtime's) and _kernels.rescale_int32/int64 (the package's),
+    both rendered from dsl.fixed_point.ROUTINES, give TFLite's result on random and edge values:
+    every exponent from -31 to 10, multipliers of both signs, MIN times MIN."""
+    rng = np.random.default_rng(70)
+    exponents = np.repeat(np.arange(-31, 11), 40)
+    multipliers = rng.integers(2**30, 2**31, exponents.size) * rng.choice([1, -1], exponents.size)
+    x = rng.integers(-(2**20), 2**20, exponents.size)
+    x, multipliers, exponents = (np.append(a, v) for a, v in ((x, [-(2**31), 0, 2**31 - 1]),
+                                                              (multipliers, [-(2**31), 2**31 - 1, 2**30]),
+                                                              (exponents, [0, 0, 0])))
+    x, multipliers, exponents = x.astype(np.int32), multipliers.astype(np.int32), exponents.astype(np.int32)
+    want = [_multiply_by_quantized_multiplier(int(a), int(m), int(e)) for a, m, e in zip(x, multipliers, exponents)]
+    program = tmp_path / "rescale.c"
+    program.write_text(f"""#include <stdio.h>
+#include "opforge_internal.h"
+{c_array("xs", x, "int32")}
+{c_array("ms", multipliers, "int32")}
+{c_array("es", exponents, "int32")}
+int main(void)
+{{
+    for (int i = 0; i < {x.size}; i++) {{
+        printf("%ld %ld\\n", (long)opf_rescale_int32(xs[i], ms[i], es[i]),
+               (long)opf_rescale_int64((int64_t)xs[i], ms[i], es[i]));
+    }}
+    return 0;
+}}
+""")
+    printed = [tuple(map(int, line.split())) for line in _run(runtime, program).splitlines()]
+    assert [p[0] for p in printed] == want and [p[1] for p in printed] == want
+    k = routines.numpy_kernels()
+    with np.errstate(all="ignore"):
+        assert k.rescale_int32(x, multipliers, exponents).tolist() == want
+        assert k.rescale_int64(x.astype(np.int64), multipliers, exponents).tolist() == want
+
+
 def _qlinear_binary(op: str, x: np.ndarray, y: np.ndarray, attrs_: dict[str, tuple[float, int]]) -> np.ndarray:
     """onnxruntime's contrib QLinearAdd or QLinearMul on int8 ``x`` and ``y``."""
     names = ["x", "xs", "xz", "y", "ys", "yz", "os", "oz"]
