@@ -222,12 +222,36 @@ def bit_utilization(t: FixedPointType) -> Conversion:
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
+#: The axis a tensor's per-axis scales run along that an op's kernels take (ADR 0069, 0071): any
+#: (a conversion's tensors, whose loop reads each element's scale), or the last (a contraction's
+#: second operand: a scale per column of the result, as ONNX's QLinearMatMul takes a 1-D b_scale).
+ANY_AXIS, LAST_AXIS = None, -1
+
+
+def per_axis_scales(op: Any) -> dict[str, int | None]:
+    """The tensors whose per-axis scales ``op``'s kernels read, by name, each with the axis they
+    must run along (:data:`ANY_AXIS`, :data:`LAST_AXIS`): every tensor of a conversion that may be
+    a D type (q_shift and bit_utilization take Q tensors alone); the operand whose last axis is
+    the result's columns in a D contraction or dense layer. Each target's check and refusal of
+    per-axis scales reads this."""
+    if getattr(op.compute, "takes_per_axis_scales", False):
+        tensors = (*op.inputs, *op.outputs)
+        scaled = any(t.type in (DataType.FIXED_POINT, DataType.SCALED) for t in tensors)
+        return {t.name: ANY_AXIS for t in tensors} if scaled else {}
+    found: dict[str, int | None] = {}
+    if getattr(op.compute, "kind", None) not in ("contraction", "fragment"):
+        return found
+    for t in TYPES.values():
+        derived = derive(op, t) if t.family == "D" else None
+        contraction = derived.contraction if isinstance(derived, DDense) else derived
+        if isinstance(contraction, DContraction) and contraction.per_column is not None:
+            found[contraction.per_column] = LAST_AXIS
+    return found
+
+
 def reads_per_axis_scales(op: Any) -> bool:
-    """Whether ``op``'s kernels read a D tensor's per-axis scales (ADR 0069): its form takes them
-    (the conversions) and a tensor of it may be a D type (q_shift and bit_utilization take Q
-    tensors alone). Each target's check and refusal of per-axis scales reads this."""
-    return bool(getattr(op.compute, "takes_per_axis_scales", False)) and any(
-        t.type in (DataType.FIXED_POINT, DataType.SCALED) for t in (*op.inputs, *op.outputs))
+    """Whether any of ``op``'s tensors may carry per-axis scales (:func:`per_axis_scales`)."""
+    return bool(per_axis_scales(op))
 
 
 def shift_of(name: str) -> str:
@@ -815,6 +839,9 @@ class DContraction:
     inputs: tuple[str, str]
     map: SExpr
     finalize: Conversion
+    #: The operand whose last axis is the result's columns (the second, where the form says so):
+    #: its per-axis scales along that axis give a multiplier per column (ADR 0071).
+    per_column: str | None = None
 
     @property
     def multipliers(self) -> tuple[tuple[str, SExpr], ...]:
@@ -845,7 +872,22 @@ def d_contraction(form: object, t: FixedPointType) -> DContraction | str:
     let = _Lets()
     raw = _rescaled(let, ACC, "output", "int64") if t.bits == 8 else _rescaled_wide(let, ACC, "output")
     value = _saturated(_call("add", raw, SSym("output_offset")), t)
-    return DContraction((inputs[0], inputs[1]), product, Conversion(value, "int64", t.storage, tuple(let.bound)))
+    return DContraction((inputs[0], inputs[1]), product, Conversion(value, "int64", t.storage, tuple(let.bound)),
+                        _columns(form))
+
+
+def _columns(form: object) -> str | None:
+    """The operand of a two-operand contraction whose last axis is the result's columns: the second,
+    where its last label is the result's last and the first operand's labels lack it (a matrix
+    product's ``kj``), or the weights of a dense layer's operands (no spec: rows of x by columns)."""
+    spec = getattr(form, "spec", None)
+    inputs = tuple(getattr(form, "inputs", ()))
+    if spec is None:
+        return inputs[1]
+    a, b = (tuple(o.labels) for o in spec.inputs)
+    column = b[-1] if b else None
+    out = tuple(spec.output.labels)
+    return inputs[1] if column not in (None, "...") and out and out[-1] == column and column not in a else None
 
 
 # ------------------------------------------------------ dense layers: a contraction and a bias

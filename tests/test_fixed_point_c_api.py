@@ -613,6 +613,125 @@ def test_per_axis_scales_are_onnx_s_axis_and_only_the_conversions_take_them(
     assert [status for status, _, _ in got[len(calls):]] == [attribute_error] * len(bad), got[len(calls):]
 
 
+def _qlinear(op: str, feeds: dict[str, np.ndarray], constants: dict[str, np.ndarray], out: tuple[int, ...],
+             domain: str = "") -> np.ndarray:
+    """onnxruntime's QLinearMatMul or (``com.microsoft``) QGemm on int8 ``feeds``: ``constants`` give
+    each scale (float32) and zero point (int8), one or one per column (in a batched b's shape, its
+    rows one: onnxruntime's rule)."""
+    inputs = [n for n in ("a", "as", "az", "b", "bs", "bz", "c", "ys", "yz") if n in feeds or n in constants]
+    kind = {np.dtype(np.int8): TensorProto.INT8, np.dtype(np.int32): TensorProto.INT32,
+            np.dtype(np.float32): TensorProto.FLOAT}
+    graph = helper.make_graph(
+        [helper.make_node(op, inputs, ["y"], domain=domain)], "per_column",
+        [helper.make_tensor_value_info(n, kind[v.dtype], list(v.shape)) for n, v in feeds.items()],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, list(out))],
+        initializer=[helper.make_tensor(n, kind[v.dtype], list(v.shape), v.reshape(-1).tolist())
+                     for n, v in constants.items()])
+    return _ort(graph, feeds)
+
+
+def test_matmul_and_dense_take_per_column_scales_as_onnxruntime_does(
+        generated: GeneratedProjects, c_objects: list[Path], tmp_path: Path) -> None:
+    """A matmul's or dense layer's second operand with per-axis scales along its last axis, a scale
+    per column of the result (ADR 0071): each column is the product over that column's scale alone,
+    bit for bit (and the package's reference computes the same); D8 is within one step of
+    onnxruntime's QLinearMatMul with a 1-D b_scale (batched b too) and of its QGemm (contrib domain)
+    with per-column B scales over the same int32 bias; D16 within one step of the exact result. Per-axis
+    scales along another axis, or in the other operand or the output, are refused."""
+    rng = np.random.default_rng(71)
+    matmul, linear = (CATALOGUE.namespace(ns).op(name) for ns, name in (("math", "matmul"), ("nn", "linear")))
+    program, cases = _Program(), []
+    for t, offsets in ((F.D8, (3, -5, -2, 4)), (F.D16, (0, 0, 0, 0))):
+        oa, ob, oo, obias = offsets
+        a = stored_values(t, (5, 7), 21)
+        for b_shape in ((7, 4), (2, 7, 4)):
+            b = stored_values(t, b_shape, 22)
+            scales = rng.uniform(0.002, 0.05, 4).astype(np.float32)
+            given = {"a": (t.name, a, {"scale": 0.02, "offset": oa}),
+                     "b": (t.name, b, {"scales": scales, "axis": b.ndim - 1, "offset": ob})}
+            shape = (*b_shape[:-2], 5, 4)
+            program.call(abi.function(matmul), given, (t.name, shape, {"scale": 0.5, "offset": oo}))
+            for j in range(4):  # (each column alone, over its own scale)
+                alone = {"a": given["a"], "b": (t.name, np.ascontiguousarray(b[..., j:j + 1]),
+                                                {"scale": float(scales[j]), "offset": ob})}
+                program.call(abi.function(matmul), alone, (t.name, (*b_shape[:-2], 5, 1), {"scale": 0.5, "offset": oo}))
+            cases.append(("matmul", t, a, b, scales, offsets))
+        w, bias = stored_values(t, (7, 4), 23), stored_values(t, (4,), 24)
+        scales = rng.uniform(0.002, 0.05, 4).astype(np.float32)
+        given = {"x": (t.name, a, {"scale": 0.02, "offset": oa}),
+                 "weights": (t.name, w, {"scales": scales, "axis": 1, "offset": ob}),
+                 "bias": (t.name, bias, {"scale": 0.0004, "offset": obias})}
+        program.call(abi.function(linear), given, (t.name, (5, 4), {"scale": 0.5, "offset": oo}))
+        for j in range(4):
+            alone = {"x": given["x"], "weights": (t.name, np.ascontiguousarray(w[:, j:j + 1]),
+                                                  {"scale": float(scales[j]), "offset": ob}),
+                     "bias": (t.name, bias[j:j + 1], {"scale": 0.0004, "offset": obias})}
+            program.call(abi.function(linear), alone, (t.name, (5, 1), {"scale": 0.5, "offset": oo}))
+        cases.append(("linear", t, a, (w, bias), scales, offsets))
+    d8 = stored_values(F.D8, (4, 4), 25)
+    four = np.full(4, 0.01, np.float32)
+    bad = [({"a": ("d8", d8, {"scale": 0.1}), "b": ("d8", d8, {"scales": four, "axis": 0})}, {"scale": 0.1}),
+           ({"a": ("d8", d8, {"scales": four, "axis": 1}), "b": ("d8", d8, {"scale": 0.1})}, {"scale": 0.1}),
+           ({"a": ("d8", d8, {"scale": 0.1}), "b": ("d8", d8, {"scale": 0.1})}, {"scales": four, "axis": 1})]
+    for inputs, out in bad:
+        program.call(abi.function(matmul), inputs, ("d8", (4, 4), out))
+    got = iter(program.run(generated, c_objects, tmp_path))
+    for kind, t, a, b, scales, (oa, ob, oo, obias) in cases:
+        status, _, values = next(got)
+        name = f"{kind} {t.system} {getattr(b, 'shape', '')}"
+        assert status == 0, (name, status)
+        columns = [next(got) for _ in range(4)]
+        assert all(s == 0 for s, _, _ in columns), name
+        rows = values.reshape(-1, 4)
+        for j, (_, _, alone) in enumerate(columns):
+            assert rows[:, j].tolist() == alone.tolist(), (name, j)
+        op = matmul if kind == "matmul" else linear
+        derived = F.derive(op, t)
+        scope = {"np": np, "_k": routines.numpy_kernels(), "quantize_multiplier": F.quantize_multiplier,
+                 "output_scale": 0.5, "output_offset": oo}
+        if kind == "matmul":
+            scope |= {"a": a, "b": b, "a_scale": float(np.float32(0.02)), "a_offset": oa,
+                      "b_scale": scales.astype(np.float64), "b_offset": ob}
+            exec("\n".join(R.numpy_contraction_lines(derived, ["a", "b"])), scope)
+            real = ((a.astype(np.float64) - oa) * float(np.float32(0.02))) @ ((b.astype(np.float64) - ob) * scales)
+        else:
+            w, bias = b
+            scope |= {"x": a, "weights": w, "bias": bias, "x_scale": float(np.float32(0.02)), "x_offset": oa,
+                      "weights_scale": scales.astype(np.float64), "weights_offset": ob,
+                      "bias_scale": float(np.float32(0.0004)), "bias_offset": obias}
+            exec("\n".join(R.numpy_dense_lines(derived)), scope)
+            real = (((a.astype(np.float64) - oa) * float(np.float32(0.02))) @ ((w.astype(np.float64) - ob) * scales)
+                    + (bias.astype(np.float64) - obias) * float(np.float32(0.0004)))
+        assert np.asarray(scope["result"]).reshape(-1).tolist() == values.tolist(), name  # (the package's rule)
+        ideal = np.clip(real / 0.5 + oo, t.lowest, t.highest).reshape(-1)
+        assert np.abs(values - ideal).max() <= 1, (name, values, ideal)
+        if t is not F.D8:
+            continue
+        columns_shape = (*b.shape[:-2], 1, 4) if kind == "matmul" and b.ndim > 2 else (4,)
+        per = {"bs": np.broadcast_to(scales, columns_shape), "bz": np.full(columns_shape, ob, np.int8),
+               "ys": np.float32(0.5), "yz": np.int8(oo), "as": np.float32(0.02), "az": np.int8(oa)}
+        per = {n: np.asarray(v) for n, v in per.items()}
+        if kind == "matmul":
+            constants = per
+            theirs = _qlinear("QLinearMatMul", {"a": a, "b": b}, constants, (*b.shape[:-2], 5, 4))
+        else:  # (QGemm's bias: int32 in x's scale times each column's, ours as the rule computes it)
+            bias_scope = {"np": np, "_k": routines.numpy_kernels(), "quantize_multiplier": F.quantize_multiplier,
+                          **{k: v for k, v in scope.items() if k.endswith(("_scale", "_offset")) or k == "bias"}}
+            lines, code = R.numpy_lines(derived.bias, {"bias": ("np.asarray(bias).astype(np.int64)", "int64"),
+                                                       "bias_offset": ("np.int64(bias_offset)", "int64"),
+                                                       "bias_multiplier": ("np.int32(bias_multiplier)", "int32"),
+                                                       "bias_exponent": ("np.int32(bias_exponent)", "int32")})
+            multipliers, _ = R.numpy_multiplier_lines(derived.multipliers, ["x_scale", "weights_scale", "bias_scale",
+                                                                            "output_scale"], columns=True)
+            exec("\n".join([*multipliers, *lines, f"held = {code}"]), bias_scope)
+            constants = per
+            theirs = _qlinear("QGemm", {"a": a, "b": w, "c": np.asarray(bias_scope["held"]).astype(np.int32)},
+                              constants, (5, 4), "com.microsoft")
+        assert np.abs(values - theirs.reshape(-1).astype(np.int64)).max() <= 1, (name, values, theirs)
+    attribute_error = abi.STATUS.index(next(s for s in abi.STATUS if s[0] == "OPFORGE_ERR_ATTRIBUTE"))
+    assert [status for status, _, _ in got] == [attribute_error] * len(bad)
+
+
 def test_a_prepared_table_computes_what_the_op_computes(generated: GeneratedProjects, c_objects: list[Path],
                                                         tmp_path: Path) -> None:
     """ADR 0043: <op>_table fills an opforge_table once, <op>_lookup reads it for any tensors of

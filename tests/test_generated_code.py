@@ -525,7 +525,7 @@ assert checked == computing, computing - checked
 # (but log's Q15 and D16: arm_vlog's steps, no table)
 refused_everywhere = {(q, n) for q in JUMPS for n in ("q15", "d16") if rules.KERNELS[(q, n)].table}
 assert computing - compared == refused_everywhere, sorted((computing - compared) ^ refused_everywhere)
-from opforge import math, base
+from opforge import math, base, nn
 # moves: the op's own kernels on the stored values, the result carrying the first input's attributes
 moves = {qualified for (qualified, _), kernel in rules.KERNELS.items() if kernel.moved is not None}
 assert {"base.concat", "base.split", "base.gather", "base.transpose", "math.argmax", "base.reshape"} <= moves, moves
@@ -606,8 +606,35 @@ for backend in ("c", "python"):
     assert one.axis is None and np.array_equal(one.stored, fp.requantize(weights, "d16", scale=0.001, offset=0).stored)
     q7 = math.requantize(weights, dtype="q7", shift=2, scale=1.0, offset=0, backend=backend)
     assert q7.shift == 2 and np.array_equal(q7.stored, fp.quantize(np.asarray(weights), "q7", shift=2).stored)
-    fails(ValueError, "math.add: x has per-axis scales, which only quantize, dequantize and requantize take "
-          "(requantize it to one scale)", math.add, weights, weights, backend=backend)
+    fails(ValueError, "math.add: x has per-axis scales, which only quantize, dequantize and requantize take, and "
+          "matmul's b and linear's weights along their last axis (requantize it to one scale)", math.add, weights,
+          weights, backend=backend)
+# ... and matmul's and linear's second operand along its last axis, a multiplier per column (ADR 0071): the C
+# backend as the reference, each column as the same product over that column's scale alone
+rows = fp.quantize(np.linspace(-1.0, 1.0, 6).reshape(2, 3), "d8", scale=0.01, offset=-2)
+bias = fp.quantize([0.1, -0.2, 0.3, 0.0], "d8", scale=0.002, offset=1)
+per_column = {}
+for backend in ("c", "python"):
+    product = math.matmul(rows, weights, out=fp.empty((2, 4), "d8", scale=0.05, offset=3), backend=backend)
+    layer = nn.linear(rows, weights, bias, out=fp.empty((2, 4), "d8", scale=0.05, offset=3), backend=backend)
+    for j in range(4):
+        column = fp.FixedPointArray(weights.stored[:, j:j + 1], "d8", scale=weights.scale[j], offset=1)
+        alone = math.matmul(rows, column, out=fp.empty((2, 1), "d8", scale=0.05, offset=3), backend=backend)
+        assert product.stored[:, j].tolist() == alone.stored[:, 0].tolist(), (backend, j)
+        one_bias = fp.FixedPointArray(bias.stored[j:j + 1], "d8", scale=bias.scale, offset=1)
+        alone = nn.linear(rows, column, one_bias, out=fp.empty((2, 1), "d8", scale=0.05, offset=3), backend=backend)
+        assert layer.stored[:, j].tolist() == alone.stored[:, 0].tolist(), (backend, j)
+    per_column[backend] = (product.stored.tolist(), layer.stored.tolist())
+    assert np.abs(np.asarray(product) - np.asarray(rows) @ np.asarray(weights)).max() <= 0.05
+    across = fp.quantize(np.ones((2, 3)), "d8", scale=[0.1, 0.2], axis=0)
+    fails(ValueError, "math.matmul: a has per-axis scales, which math.matmul takes in b alone", math.matmul, across,
+          weights, backend=backend)
+    down = fp.quantize(np.ones((3, 4)), "d8", scale=[0.1, 0.2, 0.3], axis=0)
+    fails(ValueError, "math.matmul: b has per-axis scales along axis 0 of 2; math.matmul takes them along its last "
+          "axis alone", math.matmul, rows, down, backend=backend)
+    fails(ValueError, "math.matmul: out has per-axis scales; the result takes one scale", math.matmul, rows,
+          weights, out=fp.quantize(np.zeros((2, 4)), "d8", scale=[0.1, 0.2, 0.3, 0.4], axis=1), backend=backend)
+assert per_column["c"] == per_column["python"], per_column
 # an op of several cases (log, with a base or without) fills the table of the case its args choose
 positive = fp.quantize([0.5, 1.0, 2.0, 3.0], "q7", shift=2)
 logs = {}

@@ -31,8 +31,9 @@ def type_rows() -> list[dict[str, str]]:
         else:
             real = "(stored - offset) * scale"
             attributes = (f"scale > 0 (finite as a float32), or per-axis scales, one per index of an axis (ADR 0069: "
-                          f"only quantize, dequantize and requantize take them); offset, an integer in "
-                          f"{t.lowest}..{t.highest}")
+                          f"quantize, dequantize and requantize take them along any axis, matmul's b and linear's "
+                          f"weights along their last, a multiplier per column of the result, ADR 0071); offset, an "
+                          f"integer in {t.lowest}..{t.highest}")
         rows.append({"type": t.system, "storage": f"`{t.c_type}`", "real": md.code(real),
                      "attributes": attributes})
     return rows

@@ -696,7 +696,7 @@ def call_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
             return f"{source}_index"
         return units.value(op, source)
 
-    return [value(source) for _, source in kernel.parameters]
+    return [value(source) for _, source in kernel.parameters if not source.startswith(c_emit.SCALES)]
 
 
 def _listed_entry(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], str]:
@@ -739,8 +739,13 @@ def entry(op: Op, kernel: c_emit.PlainKernel) -> str:
                 f"{kernel.name}(x, outputs, count, block, slot);\n")
     else:
         flat = kernel.geometry == "flat"
-        decls = [("int count" if flat and source == "n" else decl) for decl, source in kernel.parameters]
-        args = [decl.rsplit(" ", 1)[1].lstrip("*") for decl in decls]  # each parameter's own name
+        decls, args = [], []
+        for decl, source in kernel.parameters:
+            if source.startswith(c_emit.SCALES):  # (NULL: one scale, as the guide's sockets carry it)
+                args.append("NULL")
+                continue
+            decls.append("int count" if flat and source == "n" else decl)
+            args.append(decls[-1].rsplit(" ", 1)[1].lstrip("*"))  # each parameter's own name
         body = f"{kernel.name}({', '.join(args)});\n"
     returns, result = "Returns 0.", "return 0;\n"
     if kernel.failure:  # (a kernel that may fail says so with an int that is not 0)

@@ -32,16 +32,17 @@ TENSOR_CHECK = {
     "OPFORGE_ERR_RANK": "{names}: a rank below 0 or above OPFORGE_MAX_RANK",
     "OPFORGE_ERR_SIZE": "{names}: a negative size, or more bytes than int64_t counts",
     "OPFORGE_ERR_ATTRIBUTE": "{names}: fixed-point attributes outside their type's range, or per-axis scales where "
-                             "the function takes none (only the conversions do)",
+                             "the function takes none (the conversions take them, and a matmul or dense layer "
+                             "along its second operand's last axis)",
 }
-_CHECKERS = ("opf_check_tensor", "opf_check_tensor_reading", "opf_check_tensor_per_axis")
+_CHECKERS = ("opf_check_tensor", "opf_check_tensor_reading", "opf_check_tensor_per_axis", "opf_check_tensor_columns")
 
 _FUNCTION = re.compile(r"^(?:[\w ]+ )?opforge_status (\w+)\(", re.M)
 _FAIL = re.compile(r'opf_fail\(detail, (\w+),\s*("(?:[^"\\]|\\.)*")\)')
 _ASSIGNED = re.compile(r"\bst = (\w+)\(")
 _PASSED_ON = re.compile(r"return (\w+)\(|return st;")
 _BARE = re.compile(r"return (OPFORGE_ERR_\w+);")
-_CHECKED = re.compile(r"(?:opf_check_tensor|opf_check_tensor_reading|opf_check_tensor_per_axis)\((\w+)(?:\[\w+\])?,\s*"
+_CHECKED = re.compile(r"(?:" + "|".join(_CHECKERS) + r")\((\w+)(?:\[\w+\])?,\s*"
                       r"((?:OPF_DTYPE_BIT\(\w+\)[\s|]*)+)")
 _BIT = re.compile(r"OPF_DTYPE_BIT\(OPFORGE_(\w+)\)")
 _VARIANT = "tensor dtypes do not match: "

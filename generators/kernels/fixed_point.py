@@ -15,7 +15,7 @@ from dsl import compute as C
 from dsl import fixed_point as F
 from dsl.fixed_point import Conversion
 from dsl.model import Op
-from dsl.scalar import SExpr
+from dsl.scalar import SExpr, symbols
 from generators import abi
 from generators.kernels import routines, scalar_c, scalar_numpy
 from generators.kernels.selection import variants_of
@@ -236,6 +236,17 @@ def c_multipliers(multipliers: tuple[tuple[str, SExpr], ...], tensors: tuple[str
     return "\n".join(lines), env
 
 
+def c_column_multipliers(multipliers: tuple[tuple[str, SExpr], ...], tensors: tuple[str, ...], column: str,
+                         scale: str) -> str:
+    """C statements that compute again each multiplier of :func:`c_multipliers` whose rule reads
+    ``column``'s scale, that scale read from ``scale`` (C code, a float: one of its per-axis scales),
+    into the same locals: a contraction's multipliers at each column of its result (ADR 0071)."""
+    scales = {f"{n}_scale": (f"{n}_scale", "float64") for n in tensors}
+    scales[f"{column}_scale"] = (f"((double){scale})", "float64")
+    return "\n".join(f"opf_quantize_multiplier({scalar_c.render(tree, 'float64', scales)[0]}, &{name}_multiplier, "
+                     f"&{name}_exponent);" for name, tree in multipliers if f"{column}_scale" in symbols(tree))
+
+
 def table_entries(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType) -> int:
     """How many entries a unary op's table holds: one per stored 8-bit value, or the knots."""
     return derived.knots if isinstance(derived, F.InterpolatedTable) else 1 << source.bits
@@ -367,14 +378,18 @@ def numpy_run(conversion: Conversion, env: dict[str, scalar_numpy.Value], values
 _VALUES = {F.FACTOR: "float32", F.SCALE: "float32", F.OFFSET: "float32"}
 
 
-def numpy_multiplier_lines(multipliers: tuple[tuple[str, SExpr], ...], scales: list[str]) -> tuple[list[str], dict]:
+def numpy_multiplier_lines(multipliers: tuple[tuple[str, SExpr], ...], scales: list[str],
+                           columns: bool = False) -> tuple[list[str], dict]:
     """A D kernel's per-call multipliers from the scales: the rule's trees in float64 and
-    ``quantize_multiplier``, as the C kernel computes them."""
+    ``quantize_multiplier``, as the C kernel computes them. ``columns``: a scale may be a float64
+    array (per-axis scales along the result's last axis, ADR 0071), each multiplier then one per
+    column, as the C kernel computes it at each column."""
     env = {n: (n, "float64") for n in scales}
     lines, names = [], {}
     for name, tree in multipliers:
         real, _ = scalar_numpy.render(tree, "float64", env)
-        lines.append(f"{name}_multiplier, {name}_exponent = quantize_multiplier(float({real}))")
+        lines.append(f"{name}_multiplier, {name}_exponent = np.frompyfunc(quantize_multiplier, 1, 2)(np.float64({real}))"
+                     if columns else f"{name}_multiplier, {name}_exponent = quantize_multiplier(float({real}))")
         names |= {f"{name}_{part}": (f"np.int32({name}_{part})", "int32") for part in ("multiplier", "exponent")}
     return lines, names
 
@@ -438,7 +453,8 @@ def numpy_contraction_lines(derived: F.QContraction | F.DContraction, inputs: li
     final: dict = {"acc": ("acc", "int64")}
     lines: list[str] = []
     if isinstance(derived, F.DContraction):
-        lines, final = numpy_multiplier_lines(derived.multipliers, [f"{n}_scale" for n in (a, b, "output")])
+        lines, final = numpy_multiplier_lines(derived.multipliers, [f"{n}_scale" for n in (a, b, "output")],
+                                              columns=derived.per_column is not None)
         final |= {"acc": ("acc", "int64"), "output_offset": ("np.int64(output_offset)", "int64")}
         env |= {f"{n}_offset": (f"np.int64({n}_offset)", "int64") for n in (a, b)}
     term, _ = scalar_numpy.render(derived.map, "int64", env)
@@ -460,7 +476,8 @@ def numpy_dense_lines(derived: F.QDense | F.DDense) -> list[str]:
     if isinstance(derived, F.QDense):
         bias_env["bias_k"] = ("np.int64(bias_k)", "int64")
     else:
-        lines, multipliers = numpy_multiplier_lines(derived.multipliers, [f"{n}_scale" for n in (x, w, b, "output")])
+        lines, multipliers = numpy_multiplier_lines(derived.multipliers, [f"{n}_scale" for n in (x, w, b, "output")],
+                                                    columns=derived.contraction.per_column is not None)
         final |= multipliers | {"output_offset": ("np.int64(output_offset)", "int64")}
         bias_env |= multipliers | {f"{b}_offset": (f"np.int64({b}_offset)", "int64")}
         env |= {f"{n}_offset": (f"np.int64({n}_offset)", "int64") for n in (x, w)}
@@ -794,6 +811,10 @@ def _python_move(op: Op, t: F.FixedPointType) -> str:
             f"{t.storage!r}, False, moved={moved!r})")
 
 
+def _listed(words: list[str]) -> str:
+    return f"{', '.join(words[:-1])} and {words[-1]}" if len(words) > 1 else words[0]
+
+
 def numpy_api_kernels(ops: list[Op]) -> list[str]:
     """The package's references of the kernels :func:`api_kernels` gives, and ``KERNELS``, by
     (op, type): what ``opforge.fixed_point`` runs for ``backend="python"``."""
@@ -811,10 +832,14 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
         made += [("", _python_move(op, t)) for t in api_moves(op)]
         sources += [source for source, _ in made if source]
         entries += [entry for _, entry in made]
-    per_axis = [op for op in ops if F.reads_per_axis_scales(op)]
-    names = [op.name for op in per_axis]
-    takers = ("only " + (f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]) + " take"
-              if names else "no op of this package takes")
+    per_axis = {op.qualified_name: F.per_axis_scales(op) for op in ops if F.reads_per_axis_scales(op)}
+    anywhere = [name.partition(".")[2] for name, taken in per_axis.items() if F.ANY_AXIS in taken.values()]
+    columns = [f"{name.partition('.')[2]}'s {tensor}" for name, taken in per_axis.items()
+               for tensor, axis in taken.items() if axis == F.LAST_AXIS]
+    takers = (f"only {_listed(anywhere)} take" if anywhere else "no op of this package takes" if not columns else
+              "only")
+    whose = "their" if len(columns) > 1 else "its"
+    takers += f"{',' if anywhere else ''} and {_listed(columns)} along {whose} last axis" if columns else ""
     return ["class Kernel(NamedTuple):",
             "    function: str  # the C API's",
             "    inputs: tuple[str, ...]",
@@ -832,7 +857,9 @@ def numpy_api_kernels(ops: list[Op]) -> list[str]:
             f"#: Why a mean refuses no elements (dsl.fixed_point.EMPTY_MEAN).\nEMPTY_MEAN = {F.EMPTY_MEAN!r}",
             f"#: Why a move refuses tensors of other attributes (dsl.fixed_point.SAME_ATTRIBUTES).\n"
             f"SAME_ATTRIBUTES = {F.SAME_ATTRIBUTES!r}",
-            "#: The ops whose form reads a D tensor's per-axis scales (ADR 0069), and who they are, in words.",
-            f"PER_AXIS = {tuple(op.qualified_name for op in per_axis)!r}", f"PER_AXIS_TAKERS = {takers!r}", "", "",
+            "#: The ops whose kernels read a D tensor's per-axis scales (ADR 0069, 0071): by op, the tensors that",
+            "#: may carry them and the axis they must run along (None: any; -1: the last, the result's columns),",
+            "#: and who they are, in words.",
+            f"PER_AXIS: dict[str, dict[str, int | None]] = {per_axis!r}", f"PER_AXIS_TAKERS = {takers!r}", "", "",
             *sources, "",
             "KERNELS = {" + ",\n    ".join(entries) + "}", ""]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dsl.model import Op
 from generators.kernels.c_emit.arg_reduction import ArgReductionEmitter
-from generators.kernels.c_emit.base import PLAIN_SIZES, CFragment, OpCode, PlainKernel, config_typedef
+from generators.kernels.c_emit.base import PLAIN_SIZES, SCALES, CFragment, OpCode, PlainKernel, config_typedef
 from generators.kernels.c_emit.contraction import ContractionEmitter, TensorDotEmitter
 from generators.kernels.c_emit.conversion import ConversionEmitter
 from generators.kernels.c_emit.elementwise import ElementwiseEmitter
@@ -26,7 +26,7 @@ from generators.kernels.c_emit.stream import StreamEmitter
 from generators.kernels.c_emit.tensor_lists import JoinEmitter, MergeEmitter, PartsEmitter
 
 # (``c_emit.fragment`` is the module of the fragment form; CFragment builds a fragment)
-__all__ = ["CEmitter", "CFragment", "OpCode", "PLAIN_SIZES", "PlainKernel", "config_typedef", "emit"]
+__all__ = ["CEmitter", "CFragment", "OpCode", "PLAIN_SIZES", "PlainKernel", "SCALES", "config_typedef", "emit"]
 
 
 class CEmitter:

@@ -111,6 +111,12 @@ PLAIN_SIZES = {"flat": ("n",), "axis": ("step", "size", "slot"), "rows": ("size"
                "broadcast": tuple(f"n{k}" for k in range(abi.MAX_RANK - 1, -1, -1))}
 
 
+#: The source of a plain kernel's parameter that takes a tensor's per-axis scales (``scales:<tensor>``):
+#: NULL for one scale, as a unit always passes (its sockets carry one scale); the C API passes the
+#: descriptor's ``scales`` (ADR 0071).
+SCALES = "scales:"
+
+
 @attrs.frozen
 class PlainKernel:
     """A kernel over contiguous arrays, callable without descriptors, for targets that call
@@ -269,6 +275,7 @@ class Emitter:
                               f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(arg.name + ': not a dtype')});",
                               "}"]
         unread = fixed_point.sets_attributes(op)
+        columns = {n for n, axis in F.per_axis_scales(op).items() if axis == F.LAST_AXIS}
         for t in (*op.inputs, *op.outputs):
             allowed = {v.of(t.name) for v in (*self.variants, *self.fixed_variants)}
             name = abi.c_name(t.name)
@@ -278,12 +285,13 @@ class Emitter:
                 continue
             # (an output's attributes the op sets: neither read nor checked)
             check = (f"opf_check_tensor_reading({name}, {mask(allowed)}, {mask(read)})" if read != allowed
+                     else f"opf_check_tensor_columns({name}, {mask(allowed)})" if t.name in columns
                      else f"opf_check_tensor({name}, {mask(allowed)})")
             lines += [
                 "{",
                 f"const opforge_status st = {check};",
                 "if (st != OPFORGE_OK) {",
-                f"return opf_fail(detail, st, {c_string(tensor_message(t.name, allowed))});",
+                f"return opf_fail(detail, st, {c_string(tensor_message(t.name, allowed, t.name in columns))});",
                 "}",
                 "}",
             ]
@@ -457,11 +465,14 @@ class Emitter:
         raise NotImplementedError
 
 
-def tensor_message(name: str, allowed: set[str]) -> str:
+def tensor_message(name: str, allowed: set[str], columns: bool = False) -> str:
+    """What a refused descriptor check says; ``columns``: the tensor's per-axis scales may run along
+    its last axis (``opf_check_tensor_columns``)."""
     kinds = ", ".join(d for d in abi.ALL_DTYPES if d in allowed)
     fixed = allowed & set(abi.FIXED_POINT_DTYPES)
     attributes = ", fixed-point attributes out of range" if fixed else ""
-    attributes += " or per axis" if any(F.TYPES[d].family == "D" for d in fixed) else ""
+    if any(F.TYPES[d].family == "D" for d in fixed):
+        attributes += " or per axis along another than its last" if columns else " or per axis"
     return f"{name}: NULL, dtype not one of {kinds}, rank above {abi.MAX_RANK}{attributes}, or a bad size"
 
 

@@ -646,13 +646,18 @@ static inline void {name}({', '.join(d for d, _ in params)})
         final_env: dict = {"acc": ("acc", "int64")}
         params = [f"const {stored}* restrict {cx}", f"const {stored}* restrict {cy}", f"{stored}* restrict output",
                   "const opf_einsum_plan* p"]
-        prologue = ""
+        prologue = columns = ""
         if isinstance(r, F.DContraction):
             tensors = (x, y, "output")
             params += [p for n in tensors for p in (f"double {abi.c_name(n)}_scale", f"int {abi.c_name(n)}_offset")]
             prologue, final_env = fixed_point.c_multipliers(r.multipliers, tensors)
             final_env |= {"acc": ("acc", "int64"), "output_offset": ("output_offset", "int32")}
             env |= {f"{n}_offset": (f"{abi.c_name(n)}_offset", "int32") for n in (x, y)}
+            if r.per_column is not None:  # (a multiplier per column of the result: its last axis, ADR 0071)
+                scales = f"{abi.c_name(r.per_column)}_scales"
+                params += [f"const float* restrict {scales}", "int64_t cols"]
+                update = fixed_point.c_column_multipliers(r.multipliers, tensors, r.per_column, f"{scales}[oo % cols]")
+                columns = f"if ({scales} != NULL) {{\n{update}\n}}"
         term, _ = scalar_c.render(r.map, "int64", env)
         return fragment(name, f"""
 static inline void {name}({', '.join(params)})
@@ -668,6 +673,7 @@ static inline void {name}({', '.join(params)})
             acc = (int64_t)((uint64_t)acc + (uint64_t)({term}));
             opf_advance(p->n_red, p->red_extent, ri, p->red_stride[0], &ar, p->red_stride[1], &br, NULL, NULL);
         }}
+        {columns}
         {fixed_point.c_statement(r.finalize, "output[oo]", final_env)}
         opf_advance(p->n_out, p->out_extent, oi, p->out_stride[0], &ao, p->out_stride[1], &bo, p->out_stride[2], &oo);
     }}
@@ -683,6 +689,8 @@ static inline void {name}({', '.join(params)})
         values = [f"(const {stored}*){n}->data" for n in names] + [f"({stored}*){out}->data", "&plan"]
         if isinstance(r, F.DContraction):
             values += [f"{n}->{a}" for n in (*names, out) for a in ("scale", "offset")]
+            if r.per_column is not None:  # (its per-axis scales, checked to run along its last axis: the columns)
+                values += [f"{abi.c_name(r.per_column)}->scales", f"{out}->shape[{out}->rank - 1]"]
             return [f"{self.fn}_{t.name}({', '.join(values)});"]
         env = {F.shift_of(n): (f"{abi.c_name(n)}->shift", "int32") for n in c.inputs}
         return [*fixed_point_api.q_output_shift(self.op.outputs[0].name, t, r.output_shift, env),

@@ -14,7 +14,8 @@ from generators.formatting import c_string
 from generators.kernels import c_shapes, fixed_point, scalar_c
 from generators.kernels.c_emit.fixed_point_api import q_output_shift
 from generators.kernels.scalar_c import C_TYPE
-from generators.kernels.c_emit.base import CFragment, Emitter, OpCode, PlainKernel, tensor_message, fragment, mask
+from generators.kernels.c_emit.base import (SCALES, CFragment, Emitter, OpCode, PlainKernel, fragment, mask,
+                                            tensor_message)
 
 
 #: Per fragment class, its geometry and the sizes it takes after its inputs (as int, as a unit
@@ -195,6 +196,7 @@ static inline void {fn}({', '.join(p for p, _ in params)})
             bias_env: dict[str, scalar_c.Value] = {b: (f"((int64_t){cb}[j])", "int64")}
             final_env: dict[str, scalar_c.Value] = {"acc": ("acc", "int64")}
             prologue, per_call, chosen, shift = "", d.per_call if isinstance(d, F.QDense) else (), (), ()
+            columns = ""
             if isinstance(d, F.QDense):
                 params.append(("int bias_k", "bias_k"))
                 bias_env["bias_k"] = ("bias_k", "int32")
@@ -210,6 +212,10 @@ static inline void {fn}({', '.join(p for p, _ in params)})
                 env |= offsets
                 per_call = tuple((f"{n}_{a}", SSym(f"{n}_{a}")) for n in (x, w, b) for a in ("scale", "offset"))
                 chosen = ("scale", "offset")
+                # (the weights' per-axis scales, NULL for one scale (a unit's): a multiplier per column, ADR 0071)
+                params.append((f"const float* restrict {cw}_scales", f"{SCALES}{w}"))
+                update = fixed_point.c_column_multipliers(d.multipliers, tensors, w, f"{cw}_scales[j]")
+                columns = f"if ({cw}_scales != NULL) {{\n{update}\n}}"
             params.append((f"{ct}* restrict {co}", o))
             term, _ = scalar_c.render(d.contraction.map, "int64", env)
             fn = f"{self.fn}_{t.name}_lines"
@@ -219,6 +225,7 @@ static inline void {fn}({', '.join(p for p, _ in params)})
     {prologue}
     for (int r = 0; r < rows; r++) {{
         for (int j = 0; j < {cw}_cols; j++) {{
+            {columns}
             int64_t acc;
             {fixed_point.c_statement(d.bias, "acc", bias_env)}
             for (int k = 0; k < len; k++) {{
@@ -250,6 +257,8 @@ static inline void {fn}({', '.join(p for p, _ in params)})
             tensor, _, attribute = source.rpartition("_")
             if source == "bias_k":
                 values.append(source)
+            elif source.startswith(SCALES):
+                values.append(f"{abi.c_name(source.removeprefix(SCALES))}->scales")
             elif attribute in ("scale", "offset") and tensor in (*d.inputs, "output"):
                 values.append(f"{out if tensor == 'output' else abi.c_name(tensor)}->{attribute}")
             else:

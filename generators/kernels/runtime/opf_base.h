@@ -158,6 +158,17 @@ static inline opforge_status opf_check_tensor_per_axis(const opforge_tensor* t, 
     return opf_check_descriptor(t, dtypes, dtypes, true);
 }
 
+/* opf_check_tensor of a contraction's second operand, which may carry per-axis scales along its
+ * last axis alone: a scale per column of the result (ADR 0071). */
+static inline opforge_status opf_check_tensor_columns(const opforge_tensor* t, uint32_t dtypes)
+{
+    const opforge_status st = opf_check_descriptor(t, dtypes, dtypes, true);
+    if (st == OPFORGE_OK && opf_per_axis(t) && t->axis != t->rank - 1) {
+        return OPFORGE_ERR_ATTRIBUTE;
+    }
+    return st;
+}
+
 /* Whether the elements of two checked descriptors share no byte (outputs written in
  * one pass through restrict pointers must not). */
 static inline bool opf_disjoint(const opforge_tensor* a, const opforge_tensor* b)

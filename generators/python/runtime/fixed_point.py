@@ -453,9 +453,8 @@ def kernel(op: str, given: tuple[tuple[str, Any], ...]) -> _rules.Kernel | None:
         return None
     first_name, first = fixed[0]
     for name, value in fixed:
-        if value._axis is not None and op not in _rules.PER_AXIS:  # (ADR 0069: the conversions' alone)
-            raise ValueError(f"{op}: {name} has per-axis scales, which {_rules.PER_AXIS_TAKERS} "
-                             "(requantize it to one scale)")
+        if value._axis is not None:
+            _per_axis_taken(op, name, value)
         if value.type != first.type:
             raise TypeError(f"{op}: {name} is {value.type} and {first_name} {first.type}: the inputs must have one "
                             "fixed-point type (requantize one)")
@@ -479,6 +478,20 @@ def kernel(op: str, given: tuple[tuple[str, Any], ...]) -> _rules.Kernel | None:
                 name=name, whose="every tensor must have the first one's" if listed else f"must have {lead_name}'s",
                 type=lead.type, attributes=" and ".join(lead._type.attributes)))
     return found
+
+
+def _per_axis_taken(op: str, name: str, value: FixedPointArray) -> None:
+    """Refuses per-axis scales where the op's kernels read one scale (ADR 0069, 0071): a
+    ``ValueError`` unless the op takes them in that operand, along the axis it must have
+    (a matmul's or dense layer's second operand: its last, the result's columns)."""
+    taken = _rules.PER_AXIS.get(op, {})
+    if name not in taken:
+        who = f"{op} takes in {' and '.join(taken)} alone" if taken else _rules.PER_AXIS_TAKERS
+        raise ValueError(f"{op}: {name} has per-axis scales, which {who} (requantize it to one scale)")
+    if taken[name] == -1 and (value.ndim < 2 or value._axis != value.ndim - 1):
+        raise ValueError(f"{op}: {name} has per-axis scales along axis {value._axis} of {value.ndim}; {op} takes "
+                         "them along its last axis alone, a scale per column of the result, of 2 axes or more "
+                         "(requantize it to one scale)")
 
 
 def stand_ins(given: dict[str, Any], dtypes: tuple[str, ...]) -> list[Any]:
@@ -549,8 +562,9 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
     # (the result's attributes: out's, or x's; a clamp's always x's)
     chosen = target if isinstance(target, FixedPointArray) and not found.kept else first
     values: dict[str, Any] = {}
-    for name, q in zip(found.inputs, inputs):
-        values |= {f"{name}_shift": q._shift} if t.family == "Q" else {f"{name}_scale": q._scale,
+    for name, q in zip(found.inputs, inputs):  # (per-axis scales in float64, as C's multipliers read them)
+        scale = q._scale if q._axis is None else q._scale.astype(np.float64)
+        values |= {f"{name}_shift": q._shift} if t.family == "Q" else {f"{name}_scale": scale,
                                                                         f"{name}_offset": q._offset}
     if t.family == "D":
         values |= {"output_scale": chosen._scale, "output_offset": chosen._offset}
@@ -583,7 +597,7 @@ def run(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray], shape:
     else:
         stored = np.empty(shape, dtype=found.result)
         descriptors = [_native.fixed_point_tensor(np.ascontiguousarray(q._stored), t.name, q._shift, q._scale,
-                                                  q._offset) for q in inputs]
+                                                  q._offset, q._axis) for q in inputs]
         result_type = t.name if found.result != "bool" else "bool"
         written = _native.fixed_point_tensor(stored, result_type, shift, values.get("output_scale"),
                                              values.get("output_offset"))
@@ -612,7 +626,7 @@ def run_reshaped(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray
     ``shape`` (NumPy's matmul of vectors: the same elements): ``out=`` of the call's shape, written
     through a view of the kernels' shape, takes the result's attributes."""
     view = out
-    if isinstance(out, FixedPointArray) and out._stored.size == int(np.prod(computed)):
+    if isinstance(out, FixedPointArray) and out._axis is None and out._stored.size == int(np.prod(computed)):
         view = FixedPointArray._made(out._stored.reshape(computed), out._type, out._shift, out._scale, out._offset,
                                      out._stored.flags.writeable)
     result = run(op, found, given, computed, view, backend, c_args, args)
@@ -641,6 +655,8 @@ def _target(op: str, out: Any, found: _rules.Kernel, t: _rules.Type,
     else:
         if not isinstance(out, FixedPointArray) or out._type is not t:
             raise TypeError(f"{op}: out must be a {t.name} FixedPointArray (fixed_point.empty), not {_kind(out)}")
+        if out._axis is not None:
+            raise ValueError(f"{op}: out has per-axis scales; the result takes one scale")
         stored = out._stored
     if not stored.flags.writeable:
         raise ValueError(f"{op}: out is read-only (make it with fixed_point.empty)")
