@@ -1563,12 +1563,20 @@ def summary(derived: Derived, t: FixedPointType) -> Summary:
     if isinstance(derived, DDense):
         return Summary("TensorFlow Lite's FullyConnected: the operands less their offsets multiplied and summed in "
                        "int64, starting from the bias rescaled to x's scale times the weights' (held in int32, as "
-                       "its int32 bias), then rescaled once into the output's scale and offset", None,
+                       "its int32 bias), then rescaled once into the output's scale and offset; weights with a "
+                       "scale per column (per-axis scales along their last axis) give a multiplier per column",
+                       None,
                        "within 1 step where the bias in those units fits int32 and the result does not saturate")
     if isinstance(derived, (QReduction, DReduction)):
         output = derived.output_shift if isinstance(derived, QReduction) else None
         bound = "exact" if derived.combine in ("max", "min") else "within 1 step"
         return Summary(f"the stored values combined ({derived.combine}) in {derived.domain}, requantized once",
                        output, bound)
+    if isinstance(derived, DContraction):
+        columns = (f"; {derived.per_column} with a scale per column (per-axis scales along its last axis, ONNX "
+                   "QLinearMatMul's 1-D b_scale) gives a multiplier per column" if derived.per_column else "")
+        return Summary("ONNX's MatMulInteger: the operands less their offsets multiplied and summed in int64, then "
+                       "rescaled once as TensorFlow Lite's integer matmuls do into the output's scale and offset"
+                       + columns, None, "within 1 step where the result does not saturate")
     return Summary("the products summed in int64, requantized once", getattr(derived, "output_shift", None),
                    "within 1 step where the result does not saturate")

@@ -623,6 +623,57 @@ def test_a_d8_sigmoid_table_is_qlinear_sigmoid(given: tuple[float, int], made: t
     _same(ours, _qlinear_unary("QLinearSigmoid", stored, given, made), f"sigmoid {given} {made}")
 
 
+@pytest.mark.parametrize("alpha", [0.01, 0.2, 0.5])
+def test_a_d8_leaky_relu_table_is_within_a_step_of_qlinear_leaky_relu(alpha: float) -> None:
+    """nn.leaky_relu's D8 table, every entry within one step of onnxruntime's QLinearLeakyRelu (its
+    contrib domain): both quantize the float result rounding half to even, but onnxruntime
+    computes it in float32 and the table in float64, so a result near a half step may round the
+    other way (the table is within one step of the exact value: the test above)."""
+    op = CATALOGUE.namespace("nn").op("leaky_relu")
+    entry = F.table_entry(substitute(op.compute.case(()), {"alpha": F.SConst(alpha)}), F.D8, F.D8)
+    stored = np.arange(-128, 128).astype(np.int8)
+    for given, made in (((0.05, -3), (0.04, 10)), ((0.125, 10), (0.1, -7)), ((0.01, 0), (0.02, 0))):
+        given, made = (float(np.float32(given[0])), given[1]), (float(np.float32(made[0])), made[1])
+        ours = _numpy(entry, stored.astype(np.float64), _d_values("x", *given) | _d_values("output", *made))
+        values = {"xs": given[0], "xz": given[1], "ys": made[0], "yz": made[1]}
+        graph = helper.make_graph(
+            [helper.make_node("QLinearLeakyRelu", ["x", *values], ["y"], domain="com.microsoft", alpha=alpha)],
+            "table", [helper.make_tensor_value_info("x", TensorProto.INT8, [256])],
+            [helper.make_tensor_value_info("y", TensorProto.INT8, [256])],
+            initializer=[helper.make_tensor(n, TensorProto.FLOAT if n.endswith("s") else TensorProto.INT8, [], [v])
+                         for n, v in values.items()])
+        theirs = _ort(graph, {"x": stored})
+        assert np.abs(ours.astype(int) - theirs.astype(int)).max() <= 1, (alpha, given, made)
+
+
+def test_a_d8_mean_is_within_a_step_of_qlinear_global_average_pool() -> None:
+    """math.mean's D8 form along the last axis (TensorFlow Lite's integer mean: the sum less the
+    offsets, rescaled once, divided by the count rounding half away from zero), within one step of
+    onnxruntime's QLinearGlobalAveragePool (contrib domain: the mean of a row, rescaled in float32),
+    on rows of 1 to 64 elements. (onnxruntime has no kernel for its QLinearReduceMean schema.)"""
+    d = F.derive(CATALOGUE.namespace("math").op("mean"), F.D8)
+    assert isinstance(d, F.DReduction), d
+    rng = np.random.default_rng(20)
+    for n in (1, 2, 3, 7, 10, 33, 64):
+        x = stored_values(F.D8, (1, 8, n), n)
+        for _ in range(3):
+            (xs, ys), (xz, yz) = rng.uniform(0.005, 0.2, 2).astype(np.float32), rng.integers(-20, 20, 2)
+            scope = {"np": np, "_k": routines.numpy_kernels(), "quantize_multiplier": F.quantize_multiplier, "x": x,
+                     "x_scale": float(xs), "x_offset": int(xz), "output_scale": float(ys), "output_offset": int(yz)}
+            exec("\n".join(R.numpy_reduction_lines(d, ["x"], "-1", str(n), "0", keepdims=True)), scope)
+            values = {"xs": (TensorProto.FLOAT, float(xs)), "xz": (TensorProto.INT8, int(xz)),
+                      "ys": (TensorProto.FLOAT, float(ys)), "yz": (TensorProto.INT8, int(yz))}
+            graph = helper.make_graph(
+                [helper.make_node("QLinearGlobalAveragePool", ["x", *values], ["y"], domain="com.microsoft",
+                                  channels_last=0)], "mean",
+                [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 8, n])],
+                [helper.make_tensor_value_info("y", TensorProto.INT8, [1, 8, 1])],
+                initializer=[helper.make_tensor(k, kind, [], [v]) for k, (kind, v) in values.items()])
+            theirs = _ort(graph, {"x": x}).astype(np.int64)
+            ours = np.asarray(scope["result"]).astype(np.int64)
+            assert np.abs(ours - theirs).max() <= 1, (n, xs, xz, ys, yz, ours.ravel(), theirs.ravel())
+
+
 # ---------------------------------------------------- Q reductions derived from the catalogue's forms
 
 REDUCTIONS = {"math.max": "arm_max_no_idx_{q}", "math.min": "arm_min_no_idx_{q}", "math.mean": "arm_mean_{q}",
