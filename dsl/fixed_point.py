@@ -1417,6 +1417,10 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
     if types & {DataType.INT, DataType.LONG, DataType.BOOLEAN} and kind != "layout":
         return "it computes on integers or booleans, which have no fixed-point meaning"
     if kind in MOVES:
+        listed = [not p.count.is_single for p in (*getattr(op, "inputs", ()), *getattr(op, "outputs", ()))]
+        if any(listed[:len(op.inputs)]) and any(listed[len(op.inputs):]):  # type: ignore[attr-defined]
+            return (f"its outputs are a list made of several inputs (meshgrid's), each of which would need its own "
+                    f"input's attributes: no {t.system} form yet")
         if any(getattr(a, "type", None) in (DataType.FLOATING_POINT, DataType.NUMERIC) for a in getattr(op, "args", ())):
             return (f"it writes a real-valued arg among the moved values (a pad's constant), which its integer "
                     f"kernels would store as a {t.system} value unconverted: no {t.system} form yet")
@@ -1449,6 +1453,9 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
                     "does not take: no fixed-point form yet")
         if not isinstance(derived, str):
             return derived
+        if len(inputs) == 1 and any(getattr(o, "type", None) is DataType.BOOLEAN for o in getattr(op, "outputs", ())):
+            # (a table's entries are the output type's stored values)
+            return f"its result is a bool, which a {t.system} table does not hold: compare the stored values instead"
         if len(inputs) == 1:
             return lookup_table(tree, t, inputs[0]) or f"a table of a 32-bit type is too large, and {derived}"
         return f"{derived}, and a lookup table takes one input"

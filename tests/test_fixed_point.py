@@ -19,6 +19,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from conftest import ROOT, write_ops
+from dsl import compute as C
 from dsl import fixed_point as F
 from dsl import loader
 from dsl.fixed_point import q_kernel
@@ -1246,6 +1247,25 @@ def test_every_op_derives_a_fixed_point_form_or_says_why() -> None:
         "it computes on integers or booleans, which have no fixed-point meaning"
     assert not isinstance(F.derive(CATALOGUE.namespace("base").op("lt"), F.D8), str)  # (a bool result)
     assert counts["Q15"] >= 100, counts
+
+
+def test_every_form_the_docs_show_is_one_the_targets_take() -> None:
+    """The docs' fixed-point rows come from ``derive``; the C API, the package and the units take
+    fixed-point tensors by ``api_types`` and ``moves``. Every form derived is one they take (an
+    enum arg's table too: its index is what the fill reads), so no row promises a form that no
+    target has: a bool result's table and meshgrid's list are refused by ``derive`` itself."""
+    promised = []
+    for ns in CATALOGUE.namespaces:
+        for op in ns.ops:
+            if op.abstract or op.compute is None or isinstance(op.compute, C.FixedPointConversion):
+                continue
+            taken = set(R.api_types(op)) | {t.name for t in R.moves(op)}
+            promised += [f"{op.qualified_name} {t.system}" for t in F.TYPES.values()
+                         if not isinstance(F.derive(op, t), str) and t.name not in taken]
+    assert not promised, promised
+    gelu, is_nan = CATALOGUE.namespace("nn").op("gelu"), CATALOGUE.namespace("math").op("is_nan")
+    assert set(R.api_tables(gelu)) == {"q7", "q15", "d8", "d16"}
+    assert F.derive(is_nan, F.D8).startswith("its result is a bool"), F.derive(is_nan, F.D8)
 
 
 #: Q shifts a log's input takes in the tests: the reference's range and below it (-8 and less,

@@ -546,23 +546,26 @@ def test_a_matmul_unit_computes_in_c_what_its_python_computes(t: F.FixedPointTyp
 #: Unary ops whose fixed-point form is a table (ADR 0036): every one's unit fills it in Init.
 TABLES = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
           if len(op.inputs) == 1 and op.compute.kind == "elementwise"
-          and all(a.type in (DataType.FLOATING_POINT, DataType.NUMERIC) for a in op.args)
+          and all(a.type in (DataType.FLOATING_POINT, DataType.NUMERIC, DataType.ENUM) for a in op.args)
           and all(isinstance(F.derive(op, t), (F.Conversion, F.InterpolatedTable)) for t in (F.Q7, F.D8))
           and all(isinstance(F.derive(op, t), (F.Conversion, F.InterpolatedTable, F.Log, F.DLog))  # (log: arm_vlog's)
                   for t in (F.Q15, F.D16))]
 #: The issue's activations, compiled and run; the others are resolved (Init and body) only.
-TABLES_RUN = ["math.exp", "math.sqrt", "math.tanh", "math.sigmoid", "nn.softsign", "math.log"]
+TABLES_RUN = ["math.exp", "math.sqrt", "math.tanh", "math.sigmoid", "nn.softsign", "math.log", "nn.gelu", "math.round"]
 #: Each table unit with its args at their defaults, and an op of several cases with the other case
-#: chosen too (log with a base: its Init fills the table of ln(x) / ln(base)).
-TABLE_CALLS = [(op, {}) for op in TABLES] + [(op, {"use_base": True, "base": 2.0}) for op in TABLES
-                                             if op.qualified_name == "math.log"]
+#: chosen too (log with a base: its Init fills the table of ln(x) / ln(base)); an enum arg's other
+#: value (its index is what the fill reads).
+OTHER_CASES = {"math.log": {"use_base": True, "base": 2.0}, "nn.gelu": {"approximate": "tanh"},
+               "math.round": {"mode": "half_away_from_zero"}}
+TABLE_CALLS = [(op, {}) for op in TABLES] + [(op, OTHER_CASES[op.qualified_name]) for op in TABLES
+                                             if op.qualified_name in OTHER_CASES]
 TABLE_TYPES = [(F.Q7, {"shift_": 1}, {"out_shift": 0}), (F.Q15, {"shift_": 2}, {"out_shift": 3}),
                (F.D8, {"scale_": 0.05, "offset_": -3}, {"out_scale": 0.02, "out_offset": 7}),
                (F.D16, {"scale_": 0.001, "offset_": 0}, {"out_scale": 0.0, "out_offset": 0})]
 
 
 def test_the_table_units_include_the_activations() -> None:
-    assert set(TABLES_RUN) <= {op.qualified_name for op in TABLES}
+    assert set(TABLES_RUN) | set(OTHER_CASES) <= {op.qualified_name for op in TABLES}
 
 
 @pytest.mark.parametrize("op, case", TABLE_CALLS,
@@ -652,7 +655,8 @@ def test_a_table_unit_fills_its_handle_in_init_and_reads_it(op: object, case: di
             real = (x.astype(np.float64) - attributes["offset_"]) * attributes["scale_"]
         with np.errstate(all="ignore"):
             exact = np.empty(real.shape, np.float64)
-            reference(real, *given.values(), exact)
+            reference(real, *(op.enums[a].index(v) if a in op.enums else v  # type: ignore[attr-defined]
+                              for a, v in given.items()), exact)  # (an enum as its index, as units pass it)
             ideal = (exact * 2.0 ** (t.fraction_bits - wanted["shift_"]) if t.family == "Q" else
                      exact / wanted["scale_"] + wanted["offset_"])
         ideal = np.clip(np.round(ideal), t.lowest, t.highest)

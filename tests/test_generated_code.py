@@ -475,7 +475,9 @@ checked, compared = set(), set()
 # refuses every call, on both backends: these ops, and nothing else, are never compared)
 JUMPS = {"math.sqrt", "math.tan", "math.asin", "math.acos", "math.log1p", "math.reciprocal", "math.rsqrt",
          "math.floor", "math.ceil", "math.sign", "math.log", "math.acosh", "math.atanh",
-         "math.rectified_tanh_derivative", "nn.selu_derivative"}
+         "math.rectified_tanh_derivative", "nn.selu_derivative", "math.round"}
+# (an enum arg's other value: a table is filled for its index)
+OTHER_VALUES = {"nn.gelu": {"approximate": "tanh"}, "math.round": {"mode": "half_away_from_zero"}}
 for (qualified, name), kernel in rules.KERNELS.items():
     if kernel.moved is not None:  # (a move runs the op's own kernels: below)
         continue
@@ -497,6 +499,7 @@ for (qualified, name), kernel in rules.KERNELS.items():
     if kernel.args and not kernel.table:  # (a clamp's, a logarithm's optional args given too: log's base;
         # a softmax's axis: the first)
         keywords.append({a: 0 if a == "axis" else 2.0 for a in kernel.args if a not in required})
+    keywords += [OTHER_VALUES[qualified]] if qualified in OTHER_VALUES else []
     # (a dense layer's rows, weights and bias; the others' pairs, broadcast or not)
     geometries = (([(2, 3, 4), (4, 5), (5,)], [(3, 4), (4, 2), (2,)]) if len(kernel.inputs) == 3 else
                   ([(2, 3, 4), (3, 1)], [(3, 4), (4,)], [(3, 4), (3, 4)], [(2, 3, 4), (1, 4, 5)]))

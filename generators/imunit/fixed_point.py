@@ -242,10 +242,16 @@ def chosen_attributes(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> dict[str
             for a in chosen}
 
 
+def _table_arg(op: Op, name: str) -> str:
+    """What a unit passes a table's fill for arg ``name``: its option, an enum's index
+    (``<name>_index``, as the fill compares it)."""
+    return f"{name}_index" if name in op.enums else units.value(op, name)
+
+
 def init_args(op: Op, kernel: c_emit.PlainKernel) -> list[str]:
     """What a table's fill is passed: the Handle, the attributes' Expressions, the args' options."""
     args = {a.name for a in op.args}
-    return [units.value(op, source) if source in args else source for _, source in kernel.init_parameters]
+    return [_table_arg(op, source) if source in args else source for _, source in kernel.init_parameters]
 
 
 def table_contracts(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[tuple[str, str]]:
@@ -319,7 +325,7 @@ def case_flags(kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
 def table_args(op: Op, kernels: Sequence[c_emit.PlainKernel]) -> list[str]:
     """The args a table's fill reads, as the unit passes them (its options)."""
     args = {a.name for a in op.args}
-    return list(dict.fromkeys(units.value(op, source) for k in of(kernels) for _, source in k.init_parameters
+    return list(dict.fromkeys(_table_arg(op, source) for k in of(kernels) for _, source in k.init_parameters
                               if source in args))
 
 
@@ -347,7 +353,7 @@ def _table_lines(op: Op, derived: F.Conversion | F.InterpolatedTable, t: F.Fixed
     """The table filled as the Init's C fills it (the args as the unit passes them), then read for
     every stored input."""
     tensors = (x, "output")
-    args = {a.name: (f"np.float64({units.value(op, a.name)})", "float64") for a in op.args}
+    args = {a.name: (f"np.float64({_table_arg(op, a.name)})", "float64") for a in op.args}
     if t.family == "Q":  # (each factor q_factor's: 2**(N - shift), a power of two, exact)
         env = {f"{n}_factor": (f"np.float64(2.0 ** ({t.fraction_bits} - {n}_shift))", "float64") for n in tensors}
     else:

@@ -14,7 +14,8 @@ import numpy as np
 from dsl import compute as C
 from dsl import fixed_point as F
 from dsl.fixed_point import Conversion
-from dsl.model import Op
+from dsl.model import Arg, Op
+from dsl.types import DataType
 from dsl.scalar import SExpr, symbols
 from generators import abi
 from generators.kernels import routines, scalar_c, scalar_numpy
@@ -69,19 +70,27 @@ def api_tables(op: Op) -> dict[str, F.Conversion | F.InterpolatedTable]:
     several cases, its default case's (every case's: :func:`table_cases`)."""
     c = op.compute
     if not (isinstance(c, C.Elementwise) and len(op.inputs) == 1 and len(op.outputs) == 1
-            and all(abi.scalar_dtype(a.type) in ("int64", "float64") for a in op.args)):
+            and all(table_reads(a) for a in op.args)):
         return {}
     derived = {t.name: F.derive(op, t) for t in F.TYPES.values()}
     tables = {name: d for name, d in derived.items() if isinstance(d, (F.Conversion, F.InterpolatedTable))}
     return tables if all(table_cases(op, F.TYPES[name]) for name in tables) else {}
 
 
+def table_reads(arg: Arg) -> bool:
+    """Whether a table's fill reads ``arg`` (as a number, float64): a number, or an enum as its
+    index (``Op.enums``: every target passes that, and :func:`table_cases` compares it)."""
+    return abi.scalar_dtype(arg.type) in ("int64", "float64") or arg.type is DataType.ENUM
+
+
 def table_cases(op: Op, t: F.FixedPointType) -> list[tuple[tuple[str, ...], SExpr, F.Conversion | F.InterpolatedTable]]:
     """(the optional args the case takes, its tree, its table) of each case of a unary op's form,
-    in the form's order (log: with a base, then without); empty where a case has no table."""
+    in the form's order (log: with a base, then without); empty where a case has no table. A
+    tree's enum values are their indices, as the fill reads an enum arg."""
     c: C.Elementwise = op.compute  # type: ignore[assignment]
     x = op.inputs[0].name
-    found = [(tuple(given), tree, F.lookup_table(tree, t, x)) for given, tree in c.cases]
+    found = [(tuple(given), tree, F.lookup_table(tree, t, x))
+             for given, tree in ((given, C.resolve_enums(tree, op.enums)) for given, tree in c.cases)]
     return [(g, tree, d) for g, tree, d in found if d is not None] if all(d for _, _, d in found) else []
 
 
@@ -176,11 +185,9 @@ def _python_softmax(op: Op, t: F.FixedPointType, derived: F.Softmax) -> tuple[st
 def moves(op: Op) -> list[F.FixedPointType]:
     """The types whose stored values the op moves unchanged (layouts, joins, parts, arg
     reductions, the stream: ``derive`` gives the stored value itself): its integer kernels of the
-    type's storage serve them. Not a list output made of several inputs (meshgrid: each output
-    would need its own input's attributes), nor a type whose storage the op does not take.
-    (``derive`` refuses a move with a real-valued arg.)"""
-    if not op.inputs or (any(not i.count.is_single for i in op.inputs)
-                         and any(not o.count.is_single for o in op.outputs)):
+    type's storage serve them. Not a type whose storage the op does not take. (``derive`` refuses
+    a move with a real-valued arg, and a list output made of several inputs.)"""
+    if not op.inputs:
         return []
     storages = {v.dtype for v in variants_of(op)}
     return [t for t in F.TYPES.values()
@@ -729,11 +736,13 @@ def _python_table(op: Op, t: F.FixedPointType, derived: F.Conversion | F.Interpo
     params = [f"_arg{j}" for j in range(len(used))]  # (an arg's name may be any word: passed in order)
     env |= {a: (f"np.float64({p})", "float64") for a, p in zip(used, params)}
     param_of = dict(zip(used, params))
-    body: list[str] = []
+    # (an enum arg comes as its value, checked by the op: the fill reads its index, as C's)
+    body: list[str] = [f"{param_of[a]} = {values!r}.index({param_of[a]})" for a, values in op.enums.items()
+                       if a in param_of]
     for k, (given, _, case) in enumerate(cases):
         lines = numpy_table(case, t, "stored_x", env, x)
         if len(cases) == 1:
-            body = lines
+            body += lines
             break
         presence = op.compute.presence(given)  # type: ignore[union-attr]
         cond = " and ".join(f"{param_of[a]} is {'not ' if set_ else ''}None" for a, set_ in presence

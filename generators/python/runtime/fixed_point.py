@@ -637,9 +637,10 @@ def run_reshaped(op: str, found: _rules.Kernel, given: dict[str, FixedPointArray
     return out
 
 
-def _number(value: Any) -> float | None:
-    """An arg as a table's fill reads it: a float, or None for an optional one not given."""
-    return None if value is None else float(value)
+def _number(value: Any) -> float | str | None:
+    """An arg as a table's reference takes it: a float, an enum's value (the reference reads its
+    index), or None for an optional one not given."""
+    return None if value is None else value if isinstance(value, str) else float(value)
 
 
 def _target(op: str, out: Any, found: _rules.Kernel, t: _rules.Type,
