@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from dsl import fixed_point as F  # noqa: E402
 from dsl import loader  # noqa: E402
 from dsl.model import NO_DEFAULT  # noqa: E402
-from dsl.scalar import symbols  # noqa: E402
+from dsl.scalar import resolve_enums, symbols  # noqa: E402
 from generators.kernels import c_runtime, routines, scalar_c, scalar_numpy  # noqa: E402
 from generators.kernels import fixed_point as R  # noqa: E402
 from generators.kernels.scalar_c import C_TYPE  # noqa: E402
@@ -185,11 +185,17 @@ def _ops() -> list[Any]:
     return [op for ns in CATALOGUE.namespaces for op in code_ops(ns)]
 
 
+def _tree(op: Any) -> Any:
+    """The op's tree, an enum's values as their indices (what every target passes)."""
+    return resolve_enums(op.compute.case(()), op.enums)
+
+
 def _args(op: Any) -> dict[str, float]:
-    """The numeric args the op's tree reads: their defaults, or ARG_VALUES."""
+    """The args the op's tree reads: their defaults (an enum's index), or ARG_VALUES."""
     used = symbols(op.compute.case(()))
-    return {a.name: float(a.default if a.default not in (None, NO_DEFAULT) else ARG_VALUES[a.name])
-            for a in op.args if a.name in used}
+    value = {a.name: a.default if a.default not in (None, NO_DEFAULT) else ARG_VALUES[a.name] for a in op.args
+             if a.name in used}
+    return {a: float(op.enums[a].index(v) if a in op.enums else v) for a, v in value.items()}
 
 
 def rows(folder: Path) -> list[Row]:
@@ -215,7 +221,7 @@ def rows(folder: Path) -> list[Row]:
     for op in _ops():
         tables = R.api_tables(op)
         if tables:
-            float_text = _text(_float_kernel(op.compute.case(()), ["x"], tuple(_args(op))), folder)
+            float_text = _text(_float_kernel(_tree(op), ["x"], tuple(_args(op))), folder)
             out += [_table_row(op, F.TYPES[name], derived, float_text, folder) for name, derived in tables.items()]
     return out
 
@@ -224,7 +230,7 @@ def _elementwise_rows(op: Any, folder: Path) -> list[Row]:
     """Each Q and D kernel of an elementwise op on seeded inputs: Q at equal shifts and at 1 and 3,
     D at scales 0.02 and 0.07 into 0.09 (D8 offsets 10, -20 and -5); a comparison's error is a
     wrong truth (1)."""
-    tree, names = op.compute.case(()), [i.name for i in op.inputs]
+    tree, names = _tree(op), [i.name for i in op.inputs]
     float_text = _text(_float_kernel(tree, names, tuple(_args(op))), folder)  # (a clamp's bounds: its args)
     out = []
     for name, kernel in R.api_kernels(op).items():
@@ -425,7 +431,7 @@ def _table_row(op: Any, t: F.FixedPointType, derived: F.Conversion | F.Interpola
     """A unary op's table: every stored input of an 8-bit type through its entry, every 16-bit
     one through the 513 knots and the interpolation (TABLE_ATTRIBUTES in and out; the op's args
     at their defaults); a NaN of the float reference is the rule's real zero."""
-    tree, args = op.compute.case(()), _args(op)
+    tree, args = _tree(op), _args(op)
     given, made = TABLE_ATTRIBUTES[t.name]
     given = {k: float(np.float32(v)) if k == "scale" else v for k, v in given.items()}
     made = {k: float(np.float32(v)) if k == "scale" else v for k, v in made.items()}

@@ -43,7 +43,7 @@ from typing import Any
 
 import attrs
 
-from dsl.scalar import FUNCTIONS, SCall, SConst, SExpr, SSym, substitute, symbols
+from dsl.scalar import FUNCTIONS, SCall, SConst, SExpr, SSym, resolve_enums, substitute, symbols
 from dsl.types import DataType
 
 #: The per-call values the conversions read besides the element ``x``.
@@ -1433,8 +1433,8 @@ def derive(op: object, t: FixedPointType) -> Derived | str:
         return (f"it searches for a predicate of the real values, which the stored {t.system} values do not "
                 "order" if form.searches else  # type: ignore[union-attr]
                 f"it orders |x|, which a {t.system} offset breaks: no {t.system} form yet")
-    if kind == "elementwise":
-        tree = form.case(())  # type: ignore[union-attr]
+    if kind == "elementwise":  # (an enum's values as their indices: what every target passes)
+        tree = resolve_enums(form.case(()), getattr(op, "enums", {}))  # type: ignore[union-attr]
         if _integer_only(tree):
             return "it is a bit or logic operation, which has no fixed-point meaning"
         inputs = [p.name for p in getattr(op, "inputs", ())]
