@@ -46,10 +46,6 @@ def _op(qualified: str) -> Any:
     return CATALOGUE.namespace(ns).op(name)
 
 
-def _tree(qualified: str) -> F.SExpr:
-    return _op(qualified).compute.case(())
-
-
 def _eval(code: str, values: dict[str, Any]) -> np.ndarray:
     with np.errstate(all="ignore"):
         return np.asarray(eval(code, {"np": np, "_k": KERNELS, **values}))  # our own rendering
