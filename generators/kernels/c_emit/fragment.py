@@ -212,10 +212,12 @@ static inline void {fn}({', '.join(p for p, _ in params)})
                 env |= offsets
                 per_call = tuple((f"{n}_{a}", SSym(f"{n}_{a}")) for n in (x, w, b) for a in ("scale", "offset"))
                 chosen = ("scale", "offset")
-                # (the weights' per-axis scales, NULL for one scale (a unit's): a multiplier per column, ADR 0071)
-                params.append((f"const float* restrict {cw}_scales", f"{SCALES}{w}"))
-                update = fixed_point.c_column_multipliers(d.multipliers, tensors, w, f"{cw}_scales[j]")
-                columns = f"if ({cw}_scales != NULL) {{\n{update}\n}}"
+                column = d.contraction.per_column  # (the weights, whose columns j runs over: ADR 0071)
+                if column is not None:  # (its per-axis scales, NULL for one scale (a unit's): a multiplier per j)
+                    scales = f"{abi.c_name(column)}_scales"
+                    params.append((f"const float* restrict {scales}", f"{SCALES}{column}"))
+                    update = fixed_point.c_column_multipliers(d.multipliers, tensors, column, f"{scales}[j]")
+                    columns = f"if ({scales} != NULL) {{\n{update}\n}}"
             params.append((f"{ct}* restrict {co}", o))
             term, _ = scalar_c.render(d.contraction.map, "int64", env)
             fn = f"{self.fn}_{t.name}_lines"
