@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 
 from dsl.model import Op
 from dsl.types import DataType
 from generators.formatting import black_format
 from generators.imunit import units
 from generators.kernels import py_names, reference, routines
-
-_NUMPY_RUNTIME = Path(__file__).resolve().parent.parent / "kernels" / "numpy_runtime.py"
-
 
 def dependency(fragment_text: str, *names: str) -> str:
     """A fragment with dependencies on fragments of the same file."""
@@ -26,7 +22,7 @@ def dependency(fragment_text: str, *names: str) -> str:
 def numpy_runtime() -> tuple[list[str], str]:
     """The NumPy runtime's imports and the rest of its code, the fixed-point routines last (read
     once): the routines call the runtime through the fragment's ``_k``."""
-    runtime = _NUMPY_RUNTIME.read_text(encoding="utf-8").split('"""', 2)[2] + "\n\n" + routines.numpy_definitions()
+    runtime = routines.numpy_fragment()
     imports = [line for line in runtime.splitlines()
                if line.startswith(("import ", "from ")) and "__future__" not in line]
     body = "\n".join(line for line in runtime.splitlines() if not line.startswith(("import ", "from ")))

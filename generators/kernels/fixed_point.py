@@ -18,23 +18,20 @@ from dsl.model import Arg, Op
 from dsl.types import DataType
 from dsl.scalar import SExpr, symbols
 from generators import abi
-from generators.kernels import routines, scalar_c, scalar_numpy
+from generators.kernels import lets, routines, scalar_c, scalar_numpy
 from generators.kernels.selection import variants_of
 
 
 def c_statement(conversion: Conversion, target: str, env: dict[str, scalar_c.Value]) -> str:
     """C statements that store the converted element in ``target``; ``env`` gives the code
     and dtype of ``x`` and of the per-call values (``factor``, ``scale``, ``offset``, ``k``)."""
-    ct, env = scalar_c.C_TYPE[conversion.domain], dict(env)
-    lets = []
-    for name, dtype, tree in conversion.lets:
-        lets.append(f"const {scalar_c.C_TYPE[dtype]} {name} = {scalar_c.render(tree, dtype, env)[0]};")
-        env[name] = (name, dtype)
+    ct = scalar_c.C_TYPE[conversion.domain]
+    steps, env = lets.c_lets(conversion.lets, env)
     code, _ = scalar_c.render(conversion.value, conversion.domain, env)
     if conversion.storage is None:
-        return f"{{ {' '.join(lets)} {target} = {code}; }}" if lets else f"{target} = {code};"
+        return f"{{ {' '.join(steps)} {target} = {code}; }}" if steps else f"{target} = {code};"
     # (cast's rule reads its operand more than once: a local first)
-    return (f"{{ {' '.join(lets)} const {ct} v = {code}; "
+    return (f"{{ {' '.join(steps)} const {ct} v = {code}; "
             f"{target} = {scalar_c.converted('v', conversion.domain, conversion.storage)}; }}")
 
 
@@ -360,10 +357,7 @@ def numpy_lines(conversion: Conversion, env: dict[str, scalar_numpy.Value]) -> t
     for the converted array; ``env`` as for :func:`c_statement`, with NumPy code. Run it as
     the reference kernels run theirs, under ``np.errstate(all='ignore')``: a value scaled
     beyond float32 is an infinity, which then saturates."""
-    env, lines = dict(env), []
-    for name, dtype, tree in conversion.lets:
-        lines.append(f"{name} = {scalar_numpy.render(tree, dtype, env)[0]}")
-        env[name] = (name, dtype)
+    lines, env = lets.numpy_lets(conversion.lets, env)
     code, _ = scalar_numpy.render(conversion.value, conversion.domain, env)
     if conversion.storage is not None:
         code = f"_k.convert(np.asarray({code}), np.{conversion.storage})"

@@ -12,19 +12,17 @@ import types
 from pathlib import Path
 
 from dsl.fixed_point import ROUTINES, Routine
-from generators.kernels import numpy_runtime, scalar_c, scalar_numpy
+from generators.kernels import lets, numpy_runtime, scalar_c, scalar_numpy
 
 _KERNELS = Path(numpy_runtime.__file__)
 
 
 def _c_definition(r: Routine) -> str:
-    ct, env = scalar_c.C_TYPE, {n: (n, d) for n, d in r.params}
+    ct = scalar_c.C_TYPE
+    steps, env = lets.c_lets(r.body.lets, {n: (n, d) for n, d in r.params})
     lines = [f"/* {r.doc} */",
              f"static inline {ct[r.body.domain]} opf_{r.name}({', '.join(f'{ct[d]} {n}' for n, d in r.params)})",
-             "{"]
-    for name, dtype, tree in r.body.lets:
-        lines.append(f"    const {ct[dtype]} {name} = {scalar_c.render(tree, dtype, env)[0]};")
-        env[name] = (name, dtype)
+             "{", *(f"    {step}" for step in steps)]
     return "\n".join([*lines, f"    return {scalar_c.render(r.body.value, r.body.domain, env)[0]};", "}", ""])
 
 
@@ -34,18 +32,21 @@ def c_definitions() -> str:
 
 
 def _numpy_definition(r: Routine) -> str:
-    env: dict[str, scalar_numpy.Value] = {n: (n, d) for n, d in r.params}
+    steps, env = lets.numpy_lets(r.body.lets, {n: (n, d) for n, d in r.params})
     doc = textwrap.fill(r.doc, 96, initial_indent='    """', subsequent_indent="    ") + '"""'
-    lines = [f"def {r.name}({', '.join(n for n, _ in r.params)}):", doc]
-    for name, dtype, tree in r.body.lets:
-        lines.append(f"    {name} = {scalar_numpy.render(tree, dtype, env)[0]}")
-        env[name] = (name, dtype)
+    lines = [f"def {r.name}({', '.join(n for n, _ in r.params)}):", doc, *(f"    {step}" for step in steps)]
     return "\n".join([*lines, f"    return {scalar_numpy.render(r.body.value, r.body.domain, env)[0]}", ""])
 
 
 def numpy_definitions() -> str:
     """The routines as NumPy functions, to follow the NumPy runtime where ``_k`` names it."""
     return "\n\n".join(_numpy_definition(r) for r in ROUTINES.values())
+
+
+def numpy_fragment() -> str:
+    """The NumPy runtime's code without its module docstring, then the routines: a unit's
+    ``opforge_kernels`` fragment, where ``_k`` names the fragment's own scope."""
+    return _KERNELS.read_text(encoding="utf-8").split('"""', 2)[2] + "\n\n" + numpy_definitions()
 
 
 def numpy_source() -> str:
