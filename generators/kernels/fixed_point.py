@@ -230,12 +230,10 @@ def c_multipliers(multipliers: tuple[tuple[str, SExpr], ...], tensors: tuple[str
     """C statements that compute a D kernel's per-call multipliers and exponents from the
     tensors' ``<name>_scale`` (and ``reals``: other doubles, a logarithm's factor) by the rule's
     trees and ``opf_quantize_multiplier``, and the env that names them."""
-    scales = {f"{n}_scale": (f"{n}_scale", "float64") for n in tensors} | {n: (n, "float64") for n in reals}
+    scales = _c_scales(tensors) | {n: (n, "float64") for n in reals}
     lines, env = [], {}
     for name, tree in multipliers:
-        real, _ = scalar_c.render(tree, "float64", scales)
-        lines += [f"int32_t {name}_multiplier;", f"int32_t {name}_exponent;",
-                  f"opf_quantize_multiplier({real}, &{name}_multiplier, &{name}_exponent);"]
+        lines += [f"int32_t {name}_multiplier;", f"int32_t {name}_exponent;", _c_quantized(name, tree, scales)]
         env |= {f"{name}_{part}": (f"{name}_{part}", "int32") for part in ("multiplier", "exponent")}
     return "\n".join(lines), env
 
@@ -245,10 +243,20 @@ def c_column_multipliers(multipliers: tuple[tuple[str, SExpr], ...], tensors: tu
     """C statements that compute again each multiplier of :func:`c_multipliers` whose rule reads
     ``column``'s scale, that scale read from ``scale`` (C code, a float: one of its per-axis scales),
     into the same locals: a contraction's multipliers at each column of its result (ADR 0071)."""
-    scales = {f"{n}_scale": (f"{n}_scale", "float64") for n in tensors}
-    scales[f"{column}_scale"] = (f"((double){scale})", "float64")
-    return "\n".join(f"opf_quantize_multiplier({scalar_c.render(tree, 'float64', scales)[0]}, &{name}_multiplier, "
-                     f"&{name}_exponent);" for name, tree in multipliers if f"{column}_scale" in symbols(tree))
+    scales = _c_scales(tensors) | {f"{column}_scale": (f"((double){scale})", "float64")}
+    return "\n".join(_c_quantized(name, tree, scales) for name, tree in multipliers
+                     if f"{column}_scale" in symbols(tree))
+
+
+def _c_scales(tensors: tuple[str, ...]) -> dict[str, scalar_c.Value]:
+    """Each tensor's ``<name>_scale``, a double of that name."""
+    return {f"{n}_scale": (f"{n}_scale", "float64") for n in tensors}
+
+
+def _c_quantized(name: str, tree: SExpr, scales: dict[str, scalar_c.Value]) -> str:
+    """The multiplier ``name``'s rule in float64, into ``<name>_multiplier`` and ``<name>_exponent``."""
+    real, _ = scalar_c.render(tree, "float64", scales)
+    return f"opf_quantize_multiplier({real}, &{name}_multiplier, &{name}_exponent);"
 
 
 def table_entries(derived: F.Conversion | F.InterpolatedTable, source: F.FixedPointType) -> int:
