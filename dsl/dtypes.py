@@ -18,7 +18,7 @@ from dsl.types import DataType
 
 FLOATS = ("float32", "float64")
 SIGNED = ("int8", "int16", "int32", "int64")
-UNSIGNED = ("uint8", "uint16", "uint32")
+UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
 INTEGERS = SIGNED + UNSIGNED
 
 CONCRETE: dict[DataType, tuple[str, ...]] = {
@@ -37,9 +37,9 @@ CONCRETE: dict[DataType, tuple[str, ...]] = {
 #: element type a unit's socket declares and its conditions test (``System.Float32``); the
 #: fixed-point types' are theirs (``FixedPointType.system``).
 SYSTEM_TYPE = {"bool": "Bool", "int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64", "uint8": "UInt8",
-               "uint16": "UInt16", "uint32": "UInt32", "float32": "Float32", "float64": "Float64"}
+               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float32": "Float32", "float64": "Float64"}
 BITS = {"bool": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16, "uint32": 32,
-        "float32": 32, "float64": 64}
+        "uint64": 64, "float32": 32, "float64": 64}
 
 
 def category(dtype: str) -> str:

@@ -57,6 +57,7 @@ CONCRETE_DTYPES = (
     "uint8",
     "uint16",
     "uint32",
+    "uint64",
     "float32",
     "float64",
 )

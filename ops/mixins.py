@@ -186,6 +186,7 @@ FRAGMENT_SUFFIX = {
     "uint8": "u8",
     "uint16": "u16",
     "uint32": "u32",
+    "uint64": "u64",
     "float32": "f32",
     "float64": "f64",
 }

@@ -490,7 +490,7 @@ with Namespace("nn"):
             python="fragments/rows.py",
             c_fragments=fragment_names(
                 "top_k",
-                ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "float32", "float64"),
+                ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"),
             ),
             python_fragment="top_k",
             layout="select",

@@ -166,7 +166,8 @@ def test_parse_errors_name_the_column(text: str, message: str) -> None:
 
 
 DTYPE_TYPES = {"float32": "Float32", "float64": "Float64", "int8": "Int8", "int16": "Int16", "int32": "Int32",
-               "int64": "Int64", "uint8": "UInt8", "uint16": "UInt16", "uint32": "UInt32", "bool": "Bool"}
+               "int64": "Int64", "uint8": "UInt8", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
+               "bool": "Bool"}
 
 
 def _constraints():

@@ -149,8 +149,8 @@ fails(TypeError, "math.add: x must hold booleans or numbers, got <U1", math.add,
 fails(TypeError, "math.exp: NumPy's exp computes x int8 in float16, which this op has no kernel for (it computes in "
       "float32 or float64)", math.exp, np.ones(2, np.int8))
 fails(TypeError, "math.add: NumPy's add computes x bool, y bool in bool, bool, which this op has no kernel for (it "
-      "computes in int8 or int16 or int32 or int64 or uint8 or uint16 or uint32 or float32 or float64)", math.add,
-      np.ones(2, bool), True)
+      "computes in int8 or int16 or int32 or int64 or uint8 or uint16 or uint32 or uint64 or float32 or float64)",
+      math.add, np.ones(2, bool), True)
 fails(TypeError, "math.sigmoid: x must have dtype float32 or float64, got bool", nn.sigmoid, np.ones(2, bool))
 fails(TypeError, "base.gather: indices must have dtype int64, got float32", base.gather, x, np.float32([0]))
 fails(ValueError, "math.round: mode must be one of half_to_even, half_away_from_zero, got 'up'", math.round, x, "up")

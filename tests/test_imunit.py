@@ -32,7 +32,8 @@ from generators.tests import cases, golden
 from generators.tests.inputs import stream_events
 
 DTYPE_TYPES = {"float32": "Float32", "float64": "Float64", "int8": "Int8", "int16": "Int16", "int32": "Int32",
-               "int64": "Int64", "uint8": "UInt8", "uint16": "UInt16", "uint32": "UInt32", "bool": "Bool"}
+               "int64": "Int64", "uint8": "UInt8", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
+               "bool": "Bool"}
 EXPRESSION_ATTRIBUTES = ("value", "test", "shape", "type", "conditional")
 
 

@@ -37,7 +37,8 @@ OPS = [op for ns in CATALOGUE.namespaces for op in code_ops(ns)
 PAIRS = [((3,), (3,)), ((), (2, 3)), ((2, 3), ()), ((3, 1), (3,)), ((2, 1), (1, 4)), ((2, 3, 1), (3, 4)),
          ((2,), (3,)), ((0, 1), (1, 5)), ((4, 1, 1, 1, 1, 1, 1, 2), (3, 1))]
 STRICT = {"bool": "Bool", "float32": "Float32", "int32": "Int32", "int8": "Int8", "int16": "Int16",
-          "int64": "Int64", "uint8": "UInt8", "uint16": "UInt16", "uint32": "UInt32", "float64": "Float64"}
+          "int64": "Int64", "uint8": "UInt8", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
+          "float64": "Float64"}
 
 
 def rule(op, shapes: list[tuple[int, ...]], constraints: bool = True) -> tuple[int, ...] | None:

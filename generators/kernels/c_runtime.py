@@ -37,7 +37,10 @@ _LOCAL_INCLUDE = re.compile(r'^#include "([^"]+)"\n', re.MULTILINE)
 
 def _values(header: str, standalone: bool) -> dict:
     ints = [{"ctype": C_TYPE[d], "sfx": SUFFIX[d], "wide": WIDE_UNSIGNED[d], "bits": D.BITS[d],
-             "exact": f"uint{D.BITS[d]}_t", "signed": D.category(d) == "signed"} for d in D.INTEGERS]
+             "exact": f"uint{D.BITS[d]}_t", "signed": D.category(d) == "signed",
+             # (b modulo the width, as an int64_t: an unsigned b is reduced before it could exceed one)
+             "residue": f"(int64_t)b % {D.BITS[d]}" if D.category(d) == "signed" else f"(int64_t)(b % {D.BITS[d]}u)"}
+            for d in D.INTEGERS]
     floats = [{"ctype": C_TYPE[d], "sfx": SUFFIX[d]} for d in D.FLOATS]
     return {
         "header": header,

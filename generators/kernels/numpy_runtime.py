@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 
-_INFO = {np.dtype(t): np.iinfo(t) for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")}
+_INFO = {np.dtype(t): np.iinfo(t) for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
 _UNSIGNED = {np.dtype("int8"): np.uint8, np.dtype("int16"): np.uint16, np.dtype("int32"): np.uint32,
              np.dtype("int64"): np.uint64, np.dtype("uint8"): np.uint8,
-             np.dtype("uint16"): np.uint16, np.dtype("uint32"): np.uint32}
+             np.dtype("uint16"): np.uint16, np.dtype("uint32"): np.uint32, np.dtype("uint64"): np.uint64}
 
 
 def cast(value, dtype):

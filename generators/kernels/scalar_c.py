@@ -22,15 +22,16 @@ from dsl.dtypes import category
 from dsl.fixed_point import ROUTINES
 
 C_TYPE = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
-          "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "float32": "float", "float64": "double"}
-SUFFIX = {"bool": "b", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
-          "float32": "f32", "float64": "f64"}
+          "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t", "float32": "float",
+          "float64": "double"}
+SUFFIX = {"bool": "b", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16",
+          "uint32": "u32", "uint64": "u64", "float32": "f32", "float64": "f64"}
 #: Functions the fixed-point kernels call that no op may (not in dsl.scalar.FUNCTIONS), and the
 #: dtypes each is defined for: CMSIS-DSP's arm_vlog (``q_log``), an output shift's ``ilog2``.
 KERNEL_ONLY = {"q_log": ("int16", "int32"), "ilog2": ("int32",)}
 #: Unsigned type integer arithmetic wraps in (at least as wide as int).
 WIDE_UNSIGNED = {"int8": "uint32_t", "int16": "uint32_t", "int32": "uint32_t", "int64": "uint64_t",
-                 "uint8": "uint32_t", "uint16": "uint32_t", "uint32": "uint32_t"}
+                 "uint8": "uint32_t", "uint16": "uint32_t", "uint32": "uint32_t", "uint64": "uint64_t"}
 
 _LIBM = ("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
          "erf", "erfc", "asinh", "acosh", "atanh", "expm1", "log1p", "floor", "ceil")
@@ -69,6 +70,8 @@ def _const(value: object, dtype: str) -> str:
         return f"{text}f" if dtype == "float32" else text
     if category(dtype) == "bool":
         return "true" if value else "false"
+    if int(value) > 2**63 - 1:  # (a decimal constant C gives no signed type)
+        return f"UINT64_C({int(value)})"
     return f"(({C_TYPE[dtype]}){int(value)})" if int(value) >= 0 else f"(({C_TYPE[dtype]})({int(value)}))"
 
 
@@ -196,12 +199,18 @@ def converted(code: str, src: str, to: str) -> str:
     if category(src) == "float":  # (both bounds powers of two: exact in either float type)
         suffix = "f" if src == "float32" else ""
         lowest, beyond = f"{float(low):.1f}{suffix}", f"{float(high + 1):.1f}{suffix}"
-        least, most = ("INT64_MIN", "INT64_MAX") if to == "int64" else (_const(low, to), _const(high, to))
+        least, most = {"int64": ("INT64_MIN", "INT64_MAX"), "uint64": ("((uint64_t)0)", "UINT64_MAX")}.get(
+            to, (_const(low, to), _const(high, to)))
         return (f"(isnan({code}) ? ({ct})0 : {code} < {lowest} ? {least} : {code} >= {beyond} ? {most} "
                 f": ({ct}){code})")
     if src == "bool" or (_limits(src)[0] >= low and _limits(src)[1] <= high):  # every value fits
         return f"(({ct}){code})"
     bits = int(to.lstrip("uint"))
+    if to == "int64":  # (from uint64, the one source that does not fit: values above INT64_MAX wrap)
+        return (f"((uint64_t){code} > (uint64_t)INT64_MAX ? "
+                f"(int64_t)((uint64_t){code} - (uint64_t)INT64_MAX - 1u) + INT64_MIN : (int64_t){code})")
+    if to == "uint64":  # (modulo 2^64 is C's own conversion to an unsigned type)
+        return f"((uint64_t){code})"
     wide, signed = ("uint64_t", "int64_t") if "64" in src or bits == 32 else ("uint32_t", "int32_t")
     unsigned = f"(({wide}){code} & {hex(2**bits - 1)}u)"
     if to.startswith("u"):
@@ -224,7 +233,7 @@ def c_value(value: Any, dtype: str) -> str:
     v = int(value)
     if dtype == "int64" and v == -(2**63):
         return "INT64_MIN"
-    return f"INT64_C({v})" if dtype == "int64" else str(v)
+    return {"int64": f"INT64_C({v})", "uint64": f"UINT64_C({v})"}.get(dtype, str(v))
 
 
 def c_array(name: str, values: np.ndarray, dtype: str, const: bool = True) -> str:

@@ -89,6 +89,11 @@ CUMULATE(cumsum_u16, uint16_t, uint32_t, +, 0)
 CUMULATE(cumsum_u32, uint32_t, uint32_t, +, 0)
 #pragma IMAGINET_FRAGMENT_END
 
+#pragma IMAGINET_FRAGMENT_BEGIN "cumsum_u64"
+#pragma IMAGINET_DEPENDENCY "cumulative.h:cumulative_body"
+CUMULATE(cumsum_u64, uint64_t, uint64_t, +, 0)
+#pragma IMAGINET_FRAGMENT_END
+
 #pragma IMAGINET_FRAGMENT_BEGIN "cumprod_f32"
 #pragma IMAGINET_DEPENDENCY "cumulative.h:cumulative_body"
 CUMULATE(cumprod_f32, float, float, *, 1)
@@ -132,4 +137,9 @@ CUMULATE(cumprod_u16, uint16_t, uint32_t, *, 1)
 #pragma IMAGINET_FRAGMENT_BEGIN "cumprod_u32"
 #pragma IMAGINET_DEPENDENCY "cumulative.h:cumulative_body"
 CUMULATE(cumprod_u32, uint32_t, uint32_t, *, 1)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "cumprod_u64"
+#pragma IMAGINET_DEPENDENCY "cumulative.h:cumulative_body"
+CUMULATE(cumprod_u64, uint64_t, uint64_t, *, 1)
 #pragma IMAGINET_FRAGMENT_END

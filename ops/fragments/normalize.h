@@ -160,3 +160,8 @@ IS_MAX(is_max_u16, uint16_t, IS_MAX_NEVER_NAN)
 #pragma IMAGINET_DEPENDENCY "normalize.h:is_max_body"
 IS_MAX(is_max_u32, uint32_t, IS_MAX_NEVER_NAN)
 #pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_max_u64"
+#pragma IMAGINET_DEPENDENCY "normalize.h:is_max_body"
+IS_MAX(is_max_u64, uint64_t, IS_MAX_NEVER_NAN)
+#pragma IMAGINET_FRAGMENT_END

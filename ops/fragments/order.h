@@ -53,6 +53,11 @@ ORDER_TEST(is_non_decreasing_u16, uint16_t, <=)
 ORDER_TEST(is_non_decreasing_u32, uint32_t, <=)
 #pragma IMAGINET_FRAGMENT_END
 
+#pragma IMAGINET_FRAGMENT_BEGIN "is_non_decreasing_u64"
+#pragma IMAGINET_DEPENDENCY "order.h:order_bodies"
+ORDER_TEST(is_non_decreasing_u64, uint64_t, <=)
+#pragma IMAGINET_FRAGMENT_END
+
 #pragma IMAGINET_FRAGMENT_BEGIN "is_non_decreasing_f32"
 #pragma IMAGINET_DEPENDENCY "order.h:order_bodies"
 ORDER_TEST(is_non_decreasing_f32, float, <=)
@@ -96,6 +101,11 @@ ORDER_TEST(is_strictly_increasing_u16, uint16_t, <)
 #pragma IMAGINET_FRAGMENT_BEGIN "is_strictly_increasing_u32"
 #pragma IMAGINET_DEPENDENCY "order.h:order_bodies"
 ORDER_TEST(is_strictly_increasing_u32, uint32_t, <)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "is_strictly_increasing_u64"
+#pragma IMAGINET_DEPENDENCY "order.h:order_bodies"
+ORDER_TEST(is_strictly_increasing_u64, uint64_t, <)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "is_strictly_increasing_f32"

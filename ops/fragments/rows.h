@@ -174,6 +174,11 @@ TOP_K(top_k_u16, uint16_t, TOP_K_INT_PRECEDES)
 TOP_K(top_k_u32, uint32_t, TOP_K_INT_PRECEDES)
 #pragma IMAGINET_FRAGMENT_END
 
+#pragma IMAGINET_FRAGMENT_BEGIN "top_k_u64"
+#pragma IMAGINET_DEPENDENCY "rows.h:top_k_bodies"
+TOP_K(top_k_u64, uint64_t, TOP_K_INT_PRECEDES)
+#pragma IMAGINET_FRAGMENT_END
+
 #pragma IMAGINET_FRAGMENT_BEGIN "crelu_body"
 /* Each row of len becomes 2 len: max(x, 0), then max(-x, 0) (NaN gives 0, as relu). */
 #define CRELU(NAME, T)                                                                             \

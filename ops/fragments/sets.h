@@ -77,3 +77,8 @@ LIST_DIFF(list_diff_u16, uint16_t)
 #pragma IMAGINET_DEPENDENCY "sets.h:sets_bodies"
 LIST_DIFF(list_diff_u32, uint32_t)
 #pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "list_diff_u64"
+#pragma IMAGINET_DEPENDENCY "sets.h:sets_bodies"
+LIST_DIFF(list_diff_u64, uint64_t)
+#pragma IMAGINET_FRAGMENT_END

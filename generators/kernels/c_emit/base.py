@@ -23,9 +23,9 @@ from generators.kernels.selection import variants_of
 
 
 T_MIN = {"int8": "INT8_MIN", "int16": "INT16_MIN", "int32": "INT32_MIN", "int64": "INT64_MIN", "uint8": "0", "uint16": "0",
-         "uint32": "0"}
+         "uint32": "0", "uint64": "0"}
 T_MAX = {"int8": "INT8_MAX", "int16": "INT16_MAX", "int32": "INT32_MAX", "int64": "INT64_MAX", "uint8": "UINT8_MAX",
-         "uint16": "UINT16_MAX", "uint32": "UINT32_MAX"}
+         "uint16": "UINT16_MAX", "uint32": "UINT32_MAX", "uint64": "UINT64_MAX"}
 
 
 @attrs.frozen
@@ -270,8 +270,9 @@ class Emitter:
                               f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(arg.name + ': not one of its possible values')});",
                               "}"]
                 if arg.type is DataType.DATA_TYPE:  # (of plain values: no fixed-point type)
-                    last = abi.DTYPE_ENUM[abi.DTYPES[-1]]
-                    lines += [f"if ((unsigned){p.name} > (unsigned){last}) {{",
+                    fixed = mask(set(abi.FIXED_POINT_DTYPES))
+                    lines += [f"if ((unsigned){p.name} > (unsigned)OPFORGE_DTYPE_LAST "
+                              f"|| (OPF_DTYPE_BIT({p.name}) & ({fixed})) != 0) {{",
                               f"return opf_fail(detail, OPFORGE_ERR_ARG, {c_string(arg.name + ': not a dtype')});",
                               "}"]
         unread = fixed_point.sets_attributes(op)

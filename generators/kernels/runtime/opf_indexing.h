@@ -110,6 +110,15 @@ static inline bool opf_fill_value(opforge_dtype dtype, double value, unsigned ch
         memcpy(out, &v, sizeof v);
         return true;
     }
+    case OPFORGE_UINT64: {
+        /* 2^64 is the first double above UINT64_MAX. */
+        if (value < 0 || value >= 18446744073709551616.0) {
+            return false;
+        }
+        const uint64_t v = (uint64_t)value;
+        memcpy(out, &v, sizeof v);
+        return true;
+    }
     default:
         return false;
     }

@@ -24,6 +24,8 @@ static inline bool opf_double_fits(opforge_dtype dtype, double v)
         return t >= 0 && t <= UINT16_MAX;
     case OPFORGE_UINT32:
         return t >= 0 && t <= UINT32_MAX;
+    case OPFORGE_UINT64:
+        return t >= 0 && t < 18446744073709551616.0;
     default:
         return true;
     }
