@@ -303,8 +303,8 @@ def hidden(op: Op, adapter: bool = True) -> list[Hidden]:
             out.append(Hidden(f"{a.name}_index", choose([(f"{a.name} == {expression_string(v)}", str(k)) for k, v in
                                                           enumerate(values[:-1])], str(len(values) - 1))))
         elif a.type is DataType.DATA_TYPE and adapter:  # (a plain kernel is one dtype's: none reads it)
-            out.append(Hidden(f"{a.name}_index", choose([(f'{value(op, a.name)} == "{d}"', str(abi.DTYPE_VALUE[d]))
-                                                         for d in abi.DTYPES[:-1]], str(abi.DTYPE_VALUE[abi.DTYPES[-1]]))))
+            chosen = [(f'{value(op, a.name)} == "{d}"', str(abi.DTYPE_VALUE[d])) for d in abi.DTYPES[:-1]]
+            out.append(Hidden(f"{a.name}_index", choose(chosen, str(abi.DTYPE_VALUE[abi.DTYPES[-1]]))))
         elif adapter and not a.count.is_single and a.name != reduction_axes_arg(op):
             out += dims(a.name, value(op, a.name), list_length(op, a))
     if abi.has_workspace(op):  # the kernel's scratch: a tensor of the unit, sized from the inputs

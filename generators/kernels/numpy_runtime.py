@@ -49,7 +49,7 @@ def pow(a, b):  # noqa: A001 - mirrors the C helper's name
     u = _UNSIGNED[dt]
     result = np.ones(a.shape, dtype=u)
     base = a.astype(u)
-    e = b.astype(np.int64)
+    e = b.astype(np.int64) if dt.kind == "i" else b.astype(np.uint64)  # (a uint64 exponent may pass 2^63)
     neg = e < 0
     e = np.where(neg, 0, e).astype(np.uint64)
     while np.any(e != 0):
@@ -119,7 +119,7 @@ def _rotate(a, b, left):
     dt = np.result_type(a, b)
     bits = dt.itemsize * 8
     u = a.astype(_UNSIGNED[dt])
-    s = np.mod(b.astype(np.int64), bits)
+    s = np.mod(b.astype(np.int64) if dt.kind == "i" else b, bits).astype(np.int64)  # (as C: uint64 as it is)
     if not left:
         s = np.mod(bits - s, bits)
     back = np.where(s == 0, 0, bits - s).astype(_UNSIGNED[dt])
@@ -146,12 +146,14 @@ def popcount(a):
 
 def isqrt(a):
     """The floor of the square root of each integer (0 for a negative one), exactly, in a's dtype:
-    float64's square root is within one of it for any int64, then corrected (in uint64: no overflow)."""
+    float64's square root is within one of it for any uint64, then corrected (in uint64, below
+    2^32: no overflow)."""
     a = np.asarray(a)
     v = np.maximum(a, 0).astype(np.uint64)
-    r = np.floor(np.sqrt(v.astype(np.float64))).astype(np.uint64)
+    top = np.uint64(2**32 - 1)  # (the root of 2^64 - 1)
+    r = np.minimum(np.floor(np.sqrt(v.astype(np.float64))), float(top)).astype(np.uint64)
     r = np.where(r * r > v, r - np.uint64(1), r)
-    r = np.where((r + np.uint64(1)) * (r + np.uint64(1)) <= v, r + np.uint64(1), r)
+    r = np.where((r < top) & ((r + np.uint64(1)) * (r + np.uint64(1)) <= v), r + np.uint64(1), r)
     return r.astype(a.dtype)
 
 

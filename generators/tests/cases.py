@@ -153,11 +153,13 @@ def spoiled_cases(op: Op) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
             continue
         for d in ALL_DTYPES:
             if d != t["dtype"]:
-                # (integers promoted to floats: the floats' tolerance, as sums may run in other orders)
-                floats = D.category(d) == "float" and D.category(t["dtype"]) != "float"
+                # (integers promoted to floats, by a float or by uint64 beside a signed integer: the
+                # floats' tolerance, as sums may run in other orders)
+                promoted = np.result_type(d, t["dtype"]).name
+                floats = D.category(promoted) == "float" and D.category(t["dtype"]) != "float"
                 plain = {k: v for k, v in t.items() if k != "fixed"}  # (a plain array: not the type's stored values)
                 yield spoil(f"{label} dtype {d}", _dtype_outcome(op, label, d, allowed[label]),
-                            {name: dict(plain, dtype=d)}, tol=_tol(op, op.compute, d) if floats else None)
+                            {name: dict(plain, dtype=d)}, tol=_tol(op, op.compute, promoted) if floats else None)
         yield spoil(f"{label} rank 9", "ValueError", {name: dict(t, shape=[1] * 9)})
         yield spoil(f"{label} one more axis", "agree", {name: dict(t, shape=[*t["shape"], 3])})
     for a in op.args:
