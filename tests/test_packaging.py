@@ -61,7 +61,8 @@ def test_the_package_builds_with_the_versions_the_tool_pins() -> None:
 
     pinned = dict(line.split("==") for line in (ROOT / "requirements.lock").read_text().splitlines()
                   if "==" in line and not line.startswith("#"))
-    assert BUILD_REQUIRES == {"scikit_build_core": pinned["scikit-build-core"], "cffi": pinned["cffi"]}
+    assert BUILD_REQUIRES == {"scikit_build_core": pinned["scikit-build-core"], "cffi": pinned["cffi"],
+                              "numpy": pinned["numpy"]}
 
 
 def _compile_flags(project: Path, build: Path, *defines: str) -> dict[str, str]:

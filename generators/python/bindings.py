@@ -23,6 +23,7 @@ from generators.kernels.py_signature import (PY_TYPE, default_text, listed, repl
 from generators.kernels.py_shapes import PyShapeRenderer, Spelling
 from generators.kernels.py_value_checks import PyValueChecks
 from generators.kernels.readable import through_float_text
+from generators.python import ufuncs
 
 #: The order dtypes are listed in: NumPy's, then the fixed-point types'.
 ORDER = (*D.CONCRETE[DataType.NDARRAY], *F.TYPES)
@@ -246,6 +247,10 @@ class _Binding:
 
     def source(self) -> str:
         op = self.op
+        if ufuncs.takes(op):  # (before anything else: a ufunc's call costs what NumPy's does, ADR 0073)
+            module, lines = ufuncs.fast_path(op)
+            self.module += module
+            self.add(*lines)
         self.add(f'_op = "{op.qualified_name}"',
                  'if backend not in ("c", "python"):',
                  '    raise ValueError(f"{_op}: backend must be \'c\' or \'python\', got {backend!r}")')

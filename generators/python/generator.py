@@ -13,9 +13,9 @@ from dsl.types import Language
 from generators import abi
 from generators.api import GeneratedFile, GenerationContext, GenerationError
 from generators.kernels.selection import code_ops, require_compute
-from generators.formatting import black_format
+from generators.formatting import black_format, clang_format
 from generators.kernels import c_library, fixed_point, numpy_keywords, py_names, py_signature, reference, routines
-from generators.python import bindings
+from generators.python import bindings, ufuncs
 
 # The generated package is the distribution ``opforge`` (what users import), versioned as the
 # catalogue is (ops/VERSION); the tool that generates it is ``opforge-generator``, so
@@ -25,7 +25,7 @@ _HERE = Path(__file__).resolve().parent
 _TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("generators.python", "templates"),
                                 undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
 #: What the package's build backend needs (the versions the tool's own tests build it with).
-BUILD_REQUIRES = {"scikit_build_core": "1.1.2", "cffi": "2.1.1"}
+BUILD_REQUIRES = {"scikit_build_core": "1.1.2", "cffi": "2.1.1", "numpy": "2.4.6"}
 _RUNTIME = _HERE / "runtime"
 #: The package's public module besides the namespaces': fixed-point arrays (ADR 0037).
 RUNTIME_MODULE = "fixed_point"
@@ -73,6 +73,11 @@ class PythonGenerator:
         # The build (ADR 0064): scikit-build-core runs the package's CMake project, which builds the
         # C library's own project, copied into c/ so that an sdist holds everything it compiles.
         files += [GeneratedFile(f"c/{f.path}", f.text) for f in c_library.project(context)]
+        # The ufuncs' extension module (ADR 0073): its source and the real C of its loop.
+        taken = [op for ns in context.namespaces for op in code_ops(ns) if ufuncs.takes(op)]
+        files += [GeneratedFile(path, text) for path, text in sorted(clang_format({
+            f"ufuncs/{ufuncs.MODULE}.c": ufuncs.c_source(taken, head),
+            "ufuncs/opf_ufunc_loop.h": f"/* {head} */\n" + ufuncs.LOOP_HEADER.read_text(encoding="utf-8")}).items())]
         for name in ("pyproject.toml", "CMakeLists.txt"):
             files.append(GeneratedFile(name, _TEMPLATES.get_template(f"{name}.j2").render(
                 header=head, version=context.catalogue.version, **BUILD_REQUIRES)))
@@ -93,6 +98,7 @@ class PythonGenerator:
                    if any(fixed_point.api_takes(op) for op in ops) else []),
                  "from opforge import _runtime as _rt", f"from opforge._reference import {py_names.module_name(ns.key)} as _ref", "",
                  "",
+                 "_nd = np.ndarray  # (a ufunc's fast path compares types with it: ADR 0073)", "", "",
                  "def _size_at(x: np.ndarray, axis: int) -> int:",
                  "    return x.shape[axis] if -x.ndim <= axis < x.ndim else -1", "", "",
                  "def _broadcastable(*arrays: np.ndarray) -> bool:",

@@ -17,6 +17,10 @@ def _load() -> tuple[Any, Any, ImportError | None]:
 
 
 ffi, lib, _MISSING = _load()
+try:  # (the elementwise ops' NumPy ufuncs, which a binding calls first where they apply: ADR 0073)
+    from opforge import _opforge_ufuncs as ufuncs  # type: ignore[attr-defined]  # (an extension: no stub)
+except ImportError:
+    ufuncs = None
 
 #: opforge.h's values of the plain dtypes (a fixed-point type's is read from lib: fixed_point_tensor)
 _DTYPE_ENUM = {"bool": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "float32": 6, "float64": 7,

@@ -418,12 +418,14 @@ def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
     """(array the kernel writes, the caller's ``out`` or None).
 
     ``inputs`` are (name, array or list of arrays). ``out`` must share no memory with an
-    input, unless it is exactly one of the inputs named in ``exact`` (an elementwise op's:
-    the same data, dtype, shape and strides), which the op then writes over, as the C API
-    allows (ADR 0006). The kernel writes ``out`` itself when it is contiguous, of the
-    result's exact shape and dtype; otherwise a fresh array, copied into ``out``, whose
-    shape never changes (elementwise ops broadcast the result into it) and whose dtype may be
-    any the result casts to by NumPy's ``same_kind`` rule, as a ufunc's ``out`` may.
+    input, unless the input is one named in ``exact`` (an elementwise op's): exactly that
+    input (the same data, dtype, shape and strides) the op writes over, as the C API allows
+    (ADR 0006); any other overlap with it is computed apart and copied, so the result is as if
+    the inputs were read first, as a NumPy ufunc's (ADR 0073). The kernel writes ``out``
+    itself when it is contiguous, of the result's exact shape and dtype; otherwise a fresh
+    array, copied into ``out``, whose shape never changes (elementwise ops broadcast the result
+    into it) and whose dtype may be any the result casts to by NumPy's ``same_kind`` rule, as a
+    ufunc's ``out`` may.
     """
     if out is None:
         return np.empty(shape, dtype=DTYPE_OF[dtype]), None
@@ -439,16 +441,15 @@ def output(op: str, name: str, out: Any, shape: tuple[int, ...], dtype: str,
             raise ValueError(f"{op}: out has shape {out.shape}, the result has shape {shape}")
     if not out.flags.writeable:
         raise ValueError(f"{op}: out is read-only")
+    apart = False  # (an overlap the kernel cannot take: computed into a fresh array)
     for label, value in inputs:
         for a in value if isinstance(value, list) else (value,):
             if a is None or not np.may_share_memory(out, a):
                 continue
-            if label in exact and _same_array(out, a):
-                continue  # in place: each element is read before it is written
-            rule = (f"{name} may be {label} itself (the same data, dtype and shape), no other overlap"
-                    if label in exact else f"{name} must not overlap {label}")
-            raise ValueError(f"{op}: {rule}")
-    direct = own and out.shape == shape and out.flags.c_contiguous and out.dtype.isnative
+            if label not in exact:
+                raise ValueError(f"{op}: {name} must not overlap {label}")
+            apart = apart or not _same_array(out, a)  # (the same array: each element read before it is written)
+    direct = own and not apart and out.shape == shape and out.flags.c_contiguous and out.dtype.isnative
     return (out if direct else np.empty(shape, dtype=DTYPE_OF[dtype])), out
 
 
