@@ -509,12 +509,22 @@ for module, function, name in ops:
             same = np.array_equal(got, want, equal_nan=dtype.kind == "f")
             assert same and np.array_equal(direct, want, equal_nan=dtype.kind == "f"), (name, types)
             checked += 1
+        if u.nin == 2 and dtype.kind in "iu" and types[-1] == types[0]:  # (a reduction: one element at a time)
+            folded = big[0][0]
+            for v in big[0][1:100]:
+                folded = u(folded, v)
+            assert u.reduce(big[0][:100], dtype=dtype) == folded, (name, types)  # (add: no upcast)
 # The fast path leaves no warning and takes nothing the checks refuse.
 import warnings
 from opforge import math
 with warnings.catch_warnings():
     warnings.simplefilter("error")
     assert np.isinf(math.div(np.float32([1]), np.float32([0]))[0])
+# A NumPy scalar of the arrays' dtype takes the fast way too; NumPy scalars alone give a 0-d array.
+x = np.linspace(-2, 2, 7, dtype=np.float32)
+assert math.sub(x, np.float32(0.5)).tolist() == math.sub(x.view(Checked), np.float32(0.5)).tolist()
+both = math.mul(np.float32(3), np.float32(2))
+assert type(both) is np.ndarray and both.shape == () and both.dtype == np.float32 and both == 6
 for bad, kind in (((np.ones((1,) * 9, np.float32), np.ones(1, np.float32)), ValueError),
                   ((np.ones(3, np.float32), np.ones(2, np.float32)), ValueError)):
     try:

@@ -103,7 +103,9 @@ def fast_path(op: Op) -> tuple[list[str], list[str]]:
     call = ", ".join(ins)
     # (out may overlap the inputs, as a ufunc's may: the checked way computes such a call apart too)
     # (ranks above the C API's: refused the checked way; a result's rank is its out's or its inputs' largest)
-    lines = [f"if backend == \"c\" and {' and '.join(f'type({n}) is _nd' for n in ins)} "
+    # (a NumPy scalar promotes as a 0-d array of its dtype does, unlike a Python number)
+    typed = " and ".join(f"(type({n}) is _nd or type({n}) in _scalars)" for n in ins)
+    lines = [f"if backend == \"c\" and {typed} "
              f"and {ins[0]}.dtype in _{name}_fast{same} and (out is None or type(out) is _nd "
              f"and out.ndim <= {abi.MAX_RANK}):",
              "    try:",

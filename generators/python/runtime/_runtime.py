@@ -18,6 +18,8 @@ DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
 NAMES = {np.dtype(d): d for d in DTYPES}
 #: The dtypes by name (np.empty parses a name on every call).
 DTYPE_OF = {d: np.dtype(d) for d in DTYPES}
+#: NumPy's scalar types of the supported dtypes (``np.float32``, ...).
+SCALAR_TYPES = frozenset(d.type for d in DTYPE_OF.values())
 
 
 def name_of(dtype: np.dtype) -> str:
