@@ -223,7 +223,10 @@ def normalization(op: str) -> Callable[..., Any]:
 
 
 def top_k(ins: list[Any], attrs: dict[str, Any]) -> Any:
-    only(attrs, axis=-1, largest=1, sorted=1)
+    axis = int(attrs.pop("axis", -1))
+    if axis % max(ins[0].ndim, 1) != ins[0].ndim - 1:  # (the op's axis is the last: ONNX's -1 and its equals)
+        raise Lacks(f"attribute axis={axis}")
+    only(attrs, largest=1, sorted=1)
     values, indices = fn("nn.top_k")(ins[0], int(np.asarray(ins[1]).reshape(-1)[0]))
     return values, indices
 
