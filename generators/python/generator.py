@@ -98,8 +98,9 @@ class PythonGenerator:
                    if any(fixed_point.api_takes(op) for op in ops) else []),
                  "from opforge import _runtime as _rt", f"from opforge._reference import {py_names.module_name(ns.key)} as _ref", "",
                  "",
-                 "# (what a ufunc's fast path takes, by exact type: ADR 0073)",
-                 "_nd = np.ndarray", "_scalars = _rt.SCALAR_TYPES", "", "",
+                 *(["# (what a ufunc's fast path takes, by exact type: ADR 0073)",
+                    "_nd = np.ndarray", "_scalars = _rt.SCALAR_TYPES", "", ""]
+                   if any(ufuncs.takes(op) for op in ops) else []),
                  "def _size_at(x: np.ndarray, axis: int) -> int:",
                  "    return x.shape[axis] if -x.ndim <= axis < x.ndim else -1", "", "",
                  "def _broadcastable(*arrays: np.ndarray) -> bool:",

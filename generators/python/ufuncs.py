@@ -32,10 +32,6 @@ LOOP_HEADER = Path(__file__).resolve().parent / "runtime" / "opf_ufunc_loop.h"
 _TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("generators.python", "templates"),
                                 undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                                 trim_blocks=True, lstrip_blocks=True)
-#: NumPy's type number of each dtype, by the names its C API gives them.
-NPY_TYPE = {"bool": "NPY_BOOL", "int8": "NPY_INT8", "int16": "NPY_INT16", "int32": "NPY_INT32",
-            "int64": "NPY_INT64", "uint8": "NPY_UINT8", "uint16": "NPY_UINT16", "uint32": "NPY_UINT32",
-            "uint64": "NPY_UINT64", "float32": "NPY_FLOAT32", "float64": "NPY_FLOAT64"}
 
 
 def takes(op: Op) -> bool:
@@ -82,7 +78,8 @@ def c_source(ops: list[Op], header: str) -> str:
             loops.append({"name": f"{attribute(op)}_{SUFFIX[v.dtype]}", "kernel": kernel, "body": fragments[kernel],
                           "casts": ", ".join(casts), "sizes": ", ".join(f"(int)sizeof({C_TYPE[v.of(t)]})"
                                                                          for t in tensors),
-                          "types": ", ".join(NPY_TYPE[v.of(t)] for t in tensors)})
+                          # (NumPy's C API names each dtype's type number as opforge names it: NPY_FLOAT32)
+                          "types": ", ".join(f"NPY_{v.of(t).upper()}" for t in tensors)})
         ufuncs.append({"name": attribute(op), "function": py_names.function_name(op.name), "loops": loops,
                        "nin": len(op.inputs),
                        "doc": c_string(f"{op.qualified_name} as a NumPy ufunc over its C kernels (no checks)")})
@@ -94,11 +91,10 @@ def fast_path(op: Op) -> tuple[list[str], list[str]]:
     the checked way would; its errors fall through to the checks, which say them in the op's words."""
     name = py_names.function_name(op.name).rstrip("_")
     ins = [py_names.py_name(i.name) for i in op.inputs]
-    variants = sorted({np.dtype(v.dtype).num: v.dtype for v in numpy_keywords.api_variants(op)}.items())
     module = [f"_{name}_ufunc = getattr(_native.ufuncs, {attribute(op)!r}, None)\n"
               "#: The dtypes whose arrays run the ufunc: a variant's, every input of it (ADR 0073)\n"
               f"_{name}_fast = frozenset() if _{name}_ufunc is None else frozenset("
-              f"np.dtype(d) for d in {tuple(d for _, d in variants)!r})"]
+              f"np.dtype(d) for d in {tuple(v.dtype for v in _variants(op))!r})"]
     same = "".join(f" and {n}.dtype is {ins[0]}.dtype" for n in ins[1:])
     call = ", ".join(ins)
     # (out may overlap the inputs, as a ufunc's may: the checked way computes such a call apart too)
