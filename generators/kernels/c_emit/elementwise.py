@@ -612,7 +612,13 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
         for j, n in enumerate(names):
             lines += [f"(void)opf_broadcast_strides({n}, {out}->rank, {out}->shape, strides[{j}]);",
                       f"contiguous = contiguous && opf_same_shape({n}, {out});"]
-        lines += [f"const int64_t n = opf_numel({out});"]
+        # Contiguous operands are one row of n: on a host the rows' loop of unit steps runs it,
+        # so no second copy of that loop is compiled; a core without unit steps (an M profile's
+        # size) calls the plain loop instead (ADR 0074).
+        lines += [f"const int64_t n = opf_numel({out});",
+                  f"const int32_t opf_rank = contiguous ? 1 : {out}->rank;",
+                  f"const int64_t* opf_shape = contiguous ? &n : {out}->shape;",
+                  "if (contiguous) {", *(f"strides[{j}][0] = 1;" for j in range(len(names))), "}"]
 
         def per_variant(v: D.Variant) -> list[str]:
             body: list[str] = []
@@ -628,12 +634,7 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
                 cond = c_presence(c.presence(given))
                 name = self.kernel_name(v, suffix)
                 strides = ", ".join(f"strides[{j}]" for j in range(len(inputs)))
-                body += [f"if ({cond}) {{",
-                         "if (contiguous) {",
-                         f"{name}({', '.join(data + vals + [odata])}, n);",
-                         "} else {",
-                         f"{name}_strided({', '.join(data + vals + [odata])}, {out}->rank, {out}->shape, {strides});",
-                         "}", "}"]
+                body += [f"if ({cond}) {{", *_call(name, [*data, *vals, odata], strides), "}"]
             return body
 
         def per_type(v: D.Variant) -> list[str]:
@@ -687,11 +688,7 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
                 holder = out if tensor == "output" and tensor not in inputs else abi.c_name(tensor)
                 values.append(F.LOG_FACTOR if used == F.LOG_FACTOR else f"{holder}->{attribute}")
         strides = ", ".join(f"strides[{j}]" for j in range(len(inputs)))
-        lines += ["if (contiguous) {",
-                  f"{case.name}({', '.join(data + values + [odata])}, n);",
-                  "} else {",
-                  f"{case.name}_strided({', '.join(data + values + [odata])}, {out}->rank, {out}->shape, {strides});",
-                  "}"]
+        lines += _call(case.name, [*data, *values, odata], strides)
         if isinstance(derived, (F.QKernel, F.Log)) and derived.output_shift is not None:
             lines.append(f"{out}->shift = output_shift;")
         if isinstance(derived, F.Clamp):
@@ -727,3 +724,10 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
 
 
 # ---------------------------------------------------------------- reductions
+
+
+def _call(kernel: str, operands: list[str], strides: str) -> list[str]:
+    """The C API's call of a kernel over its geometry (:meth:`ElementwiseEmitter.body`): the rows'
+    kernel, or the plain loop for contiguous operands on a core without unit steps."""
+    return ["if (contiguous && !OPFORGE_UNIT_STEPS) {", f"{kernel}({', '.join(operands)}, n);", "} else {",
+            f"{kernel}_strided({', '.join(operands)}, opf_rank, opf_shape, {strides});", "}"]
