@@ -46,7 +46,7 @@ def build_package(folder: Path) -> tuple[Path, str]:
                     "-Ccmake.define.CMAKE_EXPORT_COMPILE_COMMANDS=ON", str(out / "python")],
                    check=True, capture_output=True, env={**os.environ, "OPFORGE_NATIVE": "1"})  # (on request)
     commands = json.loads((build / "compile_commands.json").read_text())
-    command = next(c["command"] for c in commands if Path(c["file"]).name == "math.c")
+    command = next(c["command"] for c in commands if Path(c["file"]).name == "math_1.c")
     flags = [f for f in command.split() if f.startswith(("-O", "-m", "-ffp", "-std"))]
     return site, " ".join(flags)
 

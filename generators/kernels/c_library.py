@@ -4,6 +4,7 @@ C backend from a copy of it inside the package, so that the package's sdist is w
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import jinja2
@@ -42,17 +43,18 @@ def project(context: GenerationContext) -> list[GeneratedFile]:
         header = c_comment(context.header(TARGET, [ns]))
         codes = {o.name: emit.emit(o) for o in code_ops(ns)}
         sources[f"include/opforge/{ns.key}.h"] = _ns_header(ns, header, context.catalogue, codes)
-        sources[f"src/{ns.key}.c"] = _ns_source(ns, header, codes)
+        sources.update(_ns_sources(ns, header, codes))
     sources["include/opforge/opforge_all.h"] = _all_header(context.namespaces, header_all)
     sources["include/opforge/version.h"] = _version_header(context.catalogue.version, header_all)
     formatted = clang_format(sources)
     files = [GeneratedFile(path, text) for path, text in sorted(formatted.items())]
-    files += [GeneratedFile(path, _cmake_file(path, context, header_all)) for path in CMAKE_FILES]
+    compiled = ["src/opforge_core.c", *(path for path in sources if path.startswith("src/") and path.endswith(".c")
+                                        and path != "src/opforge_core.c")]
+    files += [GeneratedFile(path, _cmake_file(path, context, header_all, compiled)) for path in CMAKE_FILES]
     return files
 
 
-def _cmake_file(path: str, context: GenerationContext, header: str) -> str:
-    sources = ["src/opforge_core.c", *(f"src/{ns.key}.c" for ns in context.namespaces)]
+def _cmake_file(path: str, context: GenerationContext, header: str, sources: list[str]) -> str:
     template = _TEMPLATES.get_template(CMAKE_FILES[path])
     return template.render(header=header, version=context.catalogue.version, sources=" ".join(sources))
 
@@ -110,10 +112,33 @@ def _ns_header(ns: Namespace, header: str, catalogue: Catalogue, codes: dict[str
     return "\n".join(parts)
 
 
-def _ns_source(ns: Namespace, header: str, codes: dict[str, emit.OpCode]) -> str:
+#: The most bytes of kernels and API functions a source file holds before the namespace's next
+#: ops go into another (ADR 0074): a build compiles the files in parallel, and a file this size
+#: takes some 10 s at -O3, where all of math in one took over a minute on one core.
+PART_BYTES = 600_000
+
+
+def _ns_sources(ns: Namespace, header: str, codes: dict[str, emit.OpCode]) -> dict[str, str]:
+    """The namespace's source files: ``src/<ns>.c``, or, when its ops hold more than
+    :data:`PART_BYTES`, ``src/<ns>_1.c``, ``src/<ns>_2.c``, ... of about equal size, each holding
+    whole ops in the catalogue's order with the fragments they use (a fragment that two files use
+    is in both: each is static)."""
+    sizes = [len(c.api) + sum(len(f.text) for f in c.fragments) for c in codes.values()]
+    count = max(1, math.ceil(sum(sizes) / PART_BYTES))
+    if count == 1:
+        return {f"src/{ns.key}.c": _ns_source(ns, header, list(codes.values()))}
+    parts: list[list[emit.OpCode]] = [[] for _ in range(count)]
+    before = 0
+    for code, size in zip(codes.values(), sizes):
+        parts[min(count - 1, (before + size // 2) * count // sum(sizes))].append(code)  # (by its middle)
+        before += size
+    return {f"src/{ns.key}_{k}.c": _ns_source(ns, header, part) for k, part in enumerate(filter(None, parts), 1)}
+
+
+def _ns_source(ns: Namespace, header: str, codes: Sequence[emit.OpCode]) -> str:
     includes: list[str] = []
     fragments: list[str] = []
-    for code in codes.values():
+    for code in codes:
         for include in code.includes:
             if include not in includes:
                 includes.append(include)
@@ -127,7 +152,7 @@ def _ns_source(ns: Namespace, header: str, codes: dict[str, emit.OpCode]) -> str
              "#include <math.h>", "#include <stdbool.h>", "#include <stdint.h>",
              "#pragma IMAGINET_INCLUDES_BEGIN", *includes, "#pragma IMAGINET_INCLUDES_END", ""]
     parts += fragments
-    parts += [code.api for code in codes.values()]
+    parts += [code.api for code in codes]
     return "\n".join(parts)
 
 
