@@ -5,8 +5,9 @@ one dtype, no args, one output, broadcasting as NumPy does, no check a ufunc can
 ufunc in the extension module ``opforge._opforge_ufuncs``: a loop per variant of the Python API,
 in NumPy's loop order, that runs the op's own contiguous C kernel (the C target's, rendered
 once by ``c_emit``) on blocks. The binding calls it first when the call is one the ufunc
-computes as the binding would (arrays of one variant's dtype, an ``out`` that shares no memory
-with them but as itself); anything else, and any error, goes the checked way.
+computes as the binding would (arrays of one variant's dtype, or with Python numbers among
+them converted as the checked way converts them); anything else, and any error, goes the
+checked way.
 """
 
 from __future__ import annotations
@@ -88,22 +89,31 @@ def c_source(ops: list[Op], header: str) -> str:
 
 def fast_path(op: Op) -> tuple[list[str], list[str]]:
     """(module-level lines, the function's first lines): the ufunc call for the calls it makes as
-    the checked way would; its errors fall through to the checks, which say them in the op's words."""
+    the checked way would; its errors fall through to the checks, which say them in the op's words.
+    Arrays of one variant's dtype call it as they are; with Python numbers among them, each number
+    becomes what the checked way makes of it first (``_rt.weak_operands``)."""
     name = py_names.function_name(op.name).rstrip("_")
     ins = [py_names.py_name(i.name) for i in op.inputs]
+    ufunc = numpy_keywords.ufunc(op)
     module = [f"_{name}_ufunc = getattr(_native.ufuncs, {attribute(op)!r}, None)\n"
               "#: The dtypes whose arrays run the ufunc: a variant's, every input of it (ADR 0073)\n"
               f"_{name}_fast = frozenset() if _{name}_ufunc is None else frozenset("
-              f"np.dtype(d) for d in {tuple(v.dtype for v in _variants(op))!r})"]
+              f"np.dtype(d) for d in {tuple(v.dtype for v in _variants(op))!r})\n"
+              "#: The dtypes of the ufunc's operands, by the types of a call's, where Python numbers are among them\n"
+              f"_{name}_weak: dict = {{}}"]
     same = "".join(f" and {n}.dtype is {ins[0]}.dtype" for n in ins[1:])
-    call = ", ".join(ins)
     # (out may overlap the inputs, as a ufunc's may: the checked way computes such a call apart too)
     # (ranks above the C API's: refused the checked way; a result's rank is its out's or its inputs' largest)
+    fits = f"(out is None or type(out) is _nd and out.ndim <= {abi.MAX_RANK})"
     # (a NumPy scalar promotes as a 0-d array of its dtype does, unlike a Python number)
     typed = " and ".join(f"(type({n}) is _nd or type({n}) in _scalars)" for n in ins)
-    lines = [f"if backend == \"c\" and {typed} "
-             f"and {ins[0]}.dtype in _{name}_fast{same} and (out is None or type(out) is _nd "
-             f"and out.ndim <= {abi.MAX_RANK}):",
+    known = " and ".join(f"(type({n}) is _nd or type({n}) in _scalars or type({n}) in _rt.WEAK_TYPES)" for n in ins)
+    weak = " or ".join(f"type({n}) in _rt.WEAK_TYPES" for n in ins)
+    given = "".join(f"({i.name!r}, {py_names.py_name(i.name)}), " for i in op.inputs)
+    operands = (f"_rt.weak_operands({op.qualified_name!r}, ({given}), {'_' + name + '_variants'}, "
+                f"{D.shared_type_inputs(op)!r}, {'np.' + ufunc if ufunc else None}, _{name}_weak)")
+    call = ", ".join(ins)
+    lines = [f"if backend == \"c\" and {typed} and {ins[0]}.dtype in _{name}_fast{same} and {fits}:",
              "    try:",
              f"        _r = _{name}_ufunc({call}) if out is None else _{name}_ufunc({call}, out=out)",
              "    except (TypeError, ValueError):",
@@ -111,5 +121,13 @@ def fast_path(op: Op) -> tuple[list[str], list[str]]:
              "    else:",
              "        # (a 0-d result is a NumPy scalar: the checked way gives an array)",
              f"        if type(_r) is _nd and _r.ndim <= {abi.MAX_RANK}:",
-             "            return _r"]
+             "            return _r",
+             f"elif backend == \"c\" and ({weak}) and {known} and {fits}:",
+             "    try:",
+             f"        _w = {operands}",
+             f"        _r = None if _w is None else _{name}_ufunc(*_w) if out is None else _{name}_ufunc(*_w, out=out)",
+             "    except (TypeError, ValueError):",
+             "        _r = None  # (the checks below say what is wrong, in the op's words)",
+             f"    if type(_r) is _nd and _r.ndim <= {abi.MAX_RANK}:",
+             "        return _r"]
     return module, lines

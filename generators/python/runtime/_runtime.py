@@ -112,6 +112,38 @@ def promoted(op: str, given: Sequence[tuple[str, Any]], variants: dict[str, dict
     return out, variant
 
 
+#: The Python number types, which :func:`weak_operands` converts (NEP 50's "weak" scalars).
+WEAK_TYPES = frozenset(_WEAK)
+
+
+def weak_operands(op: str, given: Sequence[tuple[str, Any]], variants: dict[str, dict[str, str]],
+                  shared: tuple[str, ...], ufunc: np.ufunc | None,
+                  cache: dict[tuple[Any, ...], tuple[np.dtype, ...]]) -> list[Any] | None:
+    """A ufunc call's operands, where some are Python numbers, as :func:`promoted` makes them: each
+    number a 0-d array of the variant's dtype (:func:`_weak`, which refuses an int that does not
+    fit), each array as it is; None where that is not so (an array of another dtype, an input
+    taking any number's truth), and the checked way decides. The variant depends on the types
+    alone (NEP 50: a Python number's value never chooses it), so ``cache`` keeps it by them."""
+    key = tuple([type(v) if type(v) in WEAK_TYPES else v.dtype for _, v in given])
+    wants = cache.get(key)
+    if wants is None:  # (the first call of these types: the checked way's conversion, kept for the next)
+        made, variant = promoted(op, given, variants, shared, ufunc)  # (its errors: the checked way's too)
+        truth = any(all(v[n] == "bool" for v in variants.values()) for n, _ in given)
+        cache[key] = () if truth else tuple(DTYPE_OF[variant[n]] for n, _ in given)  # (): refused
+        return None if truth else made
+    if not wants:
+        return None
+    out: list[Any] = []
+    for (name, value), want in zip(given, wants):
+        if type(value) in WEAK_TYPES:
+            out.append(_weak(op, name, value, want, name in shared))
+        elif value.dtype is want or value.dtype == want:
+            out.append(value)
+        else:
+            return None
+    return out
+
+
 def _described(values: dict[str, Any]) -> str:
     return ", ".join(f"{n} {v.dtype.name if isinstance(v, np.ndarray) else type(v).__name__}"
                      for n, v in values.items())
@@ -171,15 +203,21 @@ def _array(op: str, name: str, value: Any) -> np.ndarray:
         raise TypeError(f"{op}: {name} must be an array or a number, got {type(value).__name__}") from exc
 
 
+#: Each integer dtype's (least, greatest) value: np.iinfo costs a microsecond a call.
+_INT_RANGE = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in DTYPE_OF.values() if d.kind in "iu"}
+
+
 def _weak(op: str, name: str, value: bool | int | float, want: np.dtype, shared: bool) -> np.ndarray:
     """A Python scalar as a 0-d array of ``want``, as NumPy converts a weak scalar: a bool to any
     type, an int where it fits, a float to a float type (rounded)."""
-    kind = "b" if isinstance(value, bool) else "i" if isinstance(value, int) else "f"
-    fits = {"b": want.kind == "b", "i": want.kind in "iuf", "f": want.kind == "f"}[kind]
+    kind, given = want.kind, type(value)
+    fits = kind == "b" if given is bool else kind in "iuf" if given is int else kind == "f"
     if not shared and not fits:  # (an input of its own type: an index's int64, a condition's bool)
-        raise TypeError(f"{op}: {name} must have dtype {want.name}, got {type(value).__name__}")
-    if kind == "i" and want.kind in "iu" and not np.iinfo(want).min <= value <= np.iinfo(want).max:
-        raise ValueError(f"{op}: {name} = {value!r} is out of range for {want.name}")
+        raise TypeError(f"{op}: {name} must have dtype {want.name}, got {given.__name__}")
+    if given is int and kind in "iu":
+        low, high = _INT_RANGE[want]
+        if not low <= value <= high:
+            raise ValueError(f"{op}: {name} = {value!r} is out of range for {want.name}")
     return np.asarray(value, dtype=want)
 
 
