@@ -124,6 +124,9 @@ def binding() -> list[dict[str, Any]]:
     out = np.empty_like(big)
     return [_row("binding call, add", "float32", 16, lambda: math.add(x, x), lambda: np.add(x, x))
             | {"against": "NumPy", "limit": 2.0},
+            # (no target: a Python number is converted in Python first, as the checked way converts it)
+            _row("binding call, add a Python number (x + 2)", "float32", 16, lambda: math.add(x, 2),
+                 lambda: np.add(x, 2)) | {"against": "NumPy", "limit": None},
             _row("add, a new result", "float32", 100_000, lambda: math.add(big, big), lambda: np.add(big, big))
             | {"against": "NumPy", "limit": 1.1},
             _row("add, out= (against opforge allocating)", "float32", 100_000, lambda: math.add(big, big, out=out),

@@ -138,7 +138,8 @@ def page(facts: dict[str, str], gen: dict[str, Any] | None, k: dict[str, Any], i
     for r in k["binding"]:  # (issue 21's targets; the out= row's second column is opforge allocating)
         lines.append(f"| {r['kind']}, {r['n']:,} elements | {r['opforge_s'] * 1e6:.2f} us | "
                      f"{r['numpy_s'] * 1e6:.2f} us{'' if r['against'] == 'NumPy' else ' (opforge)'} | "
-                     f"{r['ratio']:.2f} | {_met(r['ratio'] <= r['limit'])} ({r['limit']}x) |")
+                     f"{r['ratio']:.2f} | "
+                     + ("- |" if r["limit"] is None else f"{_met(r['ratio'] <= r['limit'])} ({r['limit']}x) |"))
     return "\n".join(lines) + "\n"
 
 
