@@ -723,11 +723,11 @@ static inline void {case.name}_strided({', '.join(case.params)}, int32_t rank, c
         return lines, [abi.c_name(name) for name, _ in derived.constants]
 
 
-# ---------------------------------------------------------------- reductions
-
-
 def _call(kernel: str, operands: list[str], strides: str) -> list[str]:
     """The C API's call of a kernel over its geometry (:meth:`ElementwiseEmitter.body`): the rows'
     kernel, or the plain loop for contiguous operands on a core without unit steps."""
     return ["if (contiguous && !OPFORGE_UNIT_STEPS) {", f"{kernel}({', '.join(operands)}, n);", "} else {",
             f"{kernel}_strided({', '.join(operands)}, opf_rank, opf_shape, {strides});", "}"]
+
+
+# ---------------------------------------------------------------- reductions

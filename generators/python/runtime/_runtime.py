@@ -129,8 +129,9 @@ def weak_operands(op: str, given: Sequence[tuple[str, Any]], variants: dict[str,
     if wants is None:  # (the first call of these types: the checked way's conversion, kept for the next)
         made, variant = promoted(op, given, variants, shared, ufunc)  # (its errors: the checked way's too)
         truth = any(all(v[n] == "bool" for v in variants.values()) for n, _ in given)
-        cache[key] = () if truth else tuple(DTYPE_OF[variant[n]] for n, _ in given)  # (): refused
-        return None if truth else made
+        wants = cache[key] = () if truth else tuple(DTYPE_OF[variant[n]] for n, _ in given)  # (): refused
+        kept = all(type(v) in WEAK_TYPES or v.dtype == w for (_, v), w in zip(given, wants))
+        return made if wants and kept else None
     if not wants:
         return None
     out: list[Any] = []
