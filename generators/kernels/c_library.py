@@ -124,13 +124,14 @@ def _ns_sources(ns: Namespace, header: str, codes: dict[str, emit.OpCode]) -> di
     whole ops in the catalogue's order with the fragments they use (a fragment that two files use
     is in both: each is static)."""
     sizes = [len(c.api) + sum(len(f.text) for f in c.fragments) for c in codes.values()]
-    count = max(1, math.ceil(sum(sizes) / PART_BYTES))
+    total = sum(sizes)
+    count = max(1, math.ceil(total / PART_BYTES))
     if count == 1:
         return {f"src/{ns.key}.c": _ns_source(ns, header, list(codes.values()))}
     parts: list[list[emit.OpCode]] = [[] for _ in range(count)]
     before = 0
     for code, size in zip(codes.values(), sizes):
-        parts[min(count - 1, (before + size // 2) * count // sum(sizes))].append(code)  # (by its middle)
+        parts[min(count - 1, (before + size // 2) * count // total)].append(code)  # (by its middle)
         before += size
     return {f"src/{ns.key}_{k}.c": _ns_source(ns, header, part) for k, part in enumerate(filter(None, parts), 1)}
 

@@ -248,7 +248,7 @@ class _Binding:
     def source(self) -> str:
         op = self.op
         if ufuncs.takes(op):  # (before anything else: a ufunc's call costs what NumPy's does, ADR 0073)
-            module, lines = ufuncs.fast_path(op)
+            module, lines = ufuncs.fast_path(op, self.promotion())
             self.module += module
             self.add(*lines)
         self.add(f'_op = "{op.qualified_name}"',
@@ -318,10 +318,7 @@ class _Binding:
                 continue
             self.add(f"if {py_name(i.name)} is None:", f"    {py_name(i.name)} = {py_name(i.default.name)}")
         if self.promotes:  # (NumPy's promotion chooses the variant: ADR 0053)
-            pairs = "".join(f"({i.name!r}, {py_name(i.name)}), " for i in ins)
-            ufunc = numpy_keywords.ufunc(self.op)
-            self.add(f"({names},), variant = _rt.promoted(_op, ({pairs}), {self.table_name()}, "
-                     f"{D.shared_type_inputs(self.op)!r}" + (f", np.{ufunc})" if ufunc else ")"))
+            self.add(f"({names},), variant = _rt.promoted(_op, {self.promotion()})")
             return
         self.add(f"{names}, = _rt.tensors(_op, ({', '.join(specs)},))")
 
@@ -438,6 +435,13 @@ class _Binding:
             message = f"{{_op}}: {_braces(c.message)}" + (f" ({facts})" if facts else "")
             self.add(f"if not {render(c.expr)}:",
                      f"    raise ValueError(f{message!r})")
+
+    def promotion(self) -> str:
+        """The arguments of ``_rt.promoted`` after the op's name: the inputs by name, the variants'
+        table, the inputs of the shared type, and NumPy's ufunc of the op's meaning if it has one."""
+        pairs = "".join(f"({i.name!r}, {py_name(i.name)}), " for i in self.op.inputs)
+        ufunc = numpy_keywords.ufunc(self.op)
+        return f"({pairs}), {self.table_name()}, {D.shared_type_inputs(self.op)!r}" + (f", np.{ufunc}" if ufunc else "")
 
     def table_name(self) -> str:
         """The module's table of the op's variants: each one's dtype of every tensor, by its dtype."""

@@ -87,14 +87,14 @@ def c_source(ops: list[Op], header: str) -> str:
     return _TEMPLATES.get_template("_opforge_ufuncs.c.j2").render(header=header, module=MODULE, ufuncs=ufuncs)
 
 
-def fast_path(op: Op) -> tuple[list[str], list[str]]:
+def fast_path(op: Op, promotion: str) -> tuple[list[str], list[str]]:
     """(module-level lines, the function's first lines): the ufunc call for the calls it makes as
     the checked way would; its errors fall through to the checks, which say them in the op's words.
     Arrays of one variant's dtype call it as they are; with Python numbers among them, each number
-    becomes what the checked way makes of it first (``_rt.weak_operands``)."""
+    becomes what the checked way makes of it first (``_rt.weak_operands``, given ``promotion``: the
+    binding's arguments of ``_rt.promoted``)."""
     name = py_names.function_name(op.name).rstrip("_")
     ins = [py_names.py_name(i.name) for i in op.inputs]
-    ufunc = numpy_keywords.ufunc(op)
     module = [f"_{name}_ufunc = getattr(_native.ufuncs, {attribute(op)!r}, None)\n"
               "#: The dtypes whose arrays run the ufunc: a variant's, every input of it (ADR 0073)\n"
               f"_{name}_fast = frozenset() if _{name}_ufunc is None else frozenset("
@@ -109,9 +109,7 @@ def fast_path(op: Op) -> tuple[list[str], list[str]]:
     typed = " and ".join(f"(type({n}) is _nd or type({n}) in _scalars)" for n in ins)
     known = " and ".join(f"(type({n}) is _nd or type({n}) in _scalars or type({n}) in _rt.WEAK_TYPES)" for n in ins)
     weak = " or ".join(f"type({n}) in _rt.WEAK_TYPES" for n in ins)
-    given = "".join(f"({i.name!r}, {py_names.py_name(i.name)}), " for i in op.inputs)
-    operands = (f"_rt.weak_operands({op.qualified_name!r}, ({given}), {'_' + name + '_variants'}, "
-                f"{D.shared_type_inputs(op)!r}, {'np.' + ufunc if ufunc else None}, _{name}_weak)")
+    operands = f"_rt.weak_operands({op.qualified_name!r}, _{name}_weak, {promotion})"
     call = ", ".join(ins)
     lines = [f"if backend == \"c\" and {typed} and {ins[0]}.dtype in _{name}_fast{same} and {fits}:",
              "    try:",

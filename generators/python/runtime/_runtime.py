@@ -116,9 +116,9 @@ def promoted(op: str, given: Sequence[tuple[str, Any]], variants: dict[str, dict
 WEAK_TYPES = frozenset(_WEAK)
 
 
-def weak_operands(op: str, given: Sequence[tuple[str, Any]], variants: dict[str, dict[str, str]],
-                  shared: tuple[str, ...], ufunc: np.ufunc | None,
-                  cache: dict[tuple[Any, ...], tuple[np.dtype, ...]]) -> list[Any] | None:
+def weak_operands(op: str, cache: dict[tuple[Any, ...], tuple[np.dtype, ...]], given: Sequence[tuple[str, Any]],
+                  variants: dict[str, dict[str, str]], shared: tuple[str, ...],
+                  ufunc: np.ufunc | None = None) -> list[Any] | None:
     """A ufunc call's operands, where some are Python numbers, as :func:`promoted` makes them: each
     number a 0-d array of the variant's dtype (:func:`_weak`, which refuses an int that does not
     fit), each array as it is; None where that is not so (an array of another dtype, an input
