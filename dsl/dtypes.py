@@ -17,9 +17,14 @@ from dsl.fixed_point import TYPES as FIXED_POINT_TYPES
 from dsl.types import DataType
 
 FLOATS = ("float32", "float64")
+#: IEEE binary16: stored as half, computed in float32 (ADR 0075); a variant of the forms that
+#: take it (``takes_half``), not of every float op.
+HALF = "float16"
 SIGNED = ("int8", "int16", "int32", "int64")
 UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
 INTEGERS = SIGNED + UNSIGNED
+#: Every plain dtype, in NumPy's order of types (float16 before float32).
+PLAIN = ("bool", *INTEGERS, HALF, *FLOATS)
 
 CONCRETE: dict[DataType, tuple[str, ...]] = {
     DataType.NDARRAY: ("bool", *INTEGERS, *FLOATS),
@@ -37,14 +42,15 @@ CONCRETE: dict[DataType, tuple[str, ...]] = {
 #: element type a unit's socket declares and its conditions test (``System.Float32``); the
 #: fixed-point types' are theirs (``FixedPointType.system``).
 SYSTEM_TYPE = {"bool": "Bool", "int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64", "uint8": "UInt8",
-               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float32": "Float32", "float64": "Float64"}
+               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float16": "Float16", "float32": "Float32",
+               "float64": "Float64"}
 BITS = {"bool": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16, "uint32": 32,
-        "uint64": 64, "float32": 32, "float64": 64}
+        "uint64": 64, "float16": 16, "float32": 32, "float64": 64}
 
 
 def category(dtype: str) -> str:
     """"float", "signed", "unsigned" or "bool"."""
-    if dtype in FLOATS:
+    if dtype in FLOATS or dtype == HALF:
         return "float"
     if dtype in SIGNED:
         return "signed"
@@ -62,7 +68,7 @@ def resolve(type_: DataType, primary: DataType, dtype: str) -> str:
     if type_ in (DataType.LONG, DataType.INT):
         return "int64"
     if type_ is DataType.FLOATING_POINT:
-        return dtype if dtype in FLOATS else "float64"
+        return dtype if category(dtype) == "float" else "float64"
     return dtype if dtype in CONCRETE[type_] else CONCRETE[type_][-1]
 
 
@@ -108,8 +114,31 @@ def through_float(op: object) -> tuple[str, ...]:
 def computes_in(op: object, dtype: str) -> str:
     """The dtype the variant ``dtype`` of ``op`` computes in: its own, but float64 for an integer
     an op over the reals takes through floats, whose results then convert back by cast's rule
-    (truncated toward zero, saturated, NaN 0; ADR 0058). The rule of every target."""
+    (truncated toward zero, saturated, NaN 0; ADR 0058), and float32 for float16, whose results
+    round back to the nearest half once (ADR 0075). The rule of every target."""
+    if dtype == HALF:
+        return "float32"
     return "float64" if dtype in through_float(op) else dtype
+
+
+def takes_half(op: object) -> bool:
+    """Whether ``op`` has a float16 variant (ADR 0075): an elementwise op whose primary type takes
+    float32; the other forms have none yet."""
+    from dsl.compute import Elementwise, dtype_from_arg
+
+    compute = getattr(op, "compute", None)
+    return (isinstance(compute, Elementwise) and not dtype_from_arg(compute)
+            and "float32" in CONCRETE.get(primary_type(op), ()))
+
+
+def concrete(op: object) -> tuple[str, ...]:
+    """The dtypes of the op's primary type it has a variant of, float16 (where it takes it) before
+    float32 as in NumPy's order of types."""
+    own = CONCRETE[primary_type(op)]
+    if not takes_half(op):
+        return own
+    at = own.index("float32")
+    return (*own[:at], HALF, *own[at:])
 
 
 def variants(op: object, dtypes: tuple[str, ...] | None = None) -> Iterator[Variant]:
@@ -121,7 +150,7 @@ def variants(op: object, dtypes: tuple[str, ...] | None = None) -> Iterator[Vari
         yield from (v for v in own(op) if dtypes is None or v.dtype in dtypes)
         return
     primary = primary_type(op)
-    for dtype in dtypes if dtypes is not None else (*through_float(op), *CONCRETE[primary]):
+    for dtype in dtypes if dtypes is not None else (*through_float(op), *concrete(op)):
         yield Variant(dtype, tuple((p.name, resolve(p.type, primary, dtype))
                                    for p in (*op.inputs, *op.outputs)))  # type: ignore[attr-defined]
 

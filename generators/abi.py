@@ -18,13 +18,14 @@ from generators.naming import C_RESERVED, mangle
 
 MAX_RANK = 8
 #: The plain dtypes, each numbered as ``ALL_DTYPES`` does.
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64", "uint16", "uint32", "uint64")
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "float32", "float64", "uint16", "uint32", "uint64",
+          "float16")
 #: The fixed-point types (ADR 0036, 0040), numbered after the plain dtypes of their time: a
 #: descriptor of one carries its attributes (a Q type's shift, a D type's scale and offset).
 FIXED_POINT_DTYPES = tuple(F.TYPES)
 #: Every dtype in the order of its enum value. A dtype added later takes the next value, so the
-#: values of the others stay (uint64 after the fixed-point types, ADR 0072).
-ALL_DTYPES = (*DTYPES[:-1], *FIXED_POINT_DTYPES, "uint64")
+#: values of the others stay (uint64 after the fixed-point types, ADR 0072; float16 after it, ADR 0075).
+ALL_DTYPES = (*DTYPES[:-2], *FIXED_POINT_DTYPES, *DTYPES[-2:])
 DTYPE_ENUM = {d: f"OPFORGE_{d.upper()}" for d in ALL_DTYPES}
 DTYPE_VALUE = {d: k for k, d in enumerate(ALL_DTYPES)}
 STATUS = (

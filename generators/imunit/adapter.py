@@ -10,7 +10,7 @@ from dsl.types import DataType
 from generators import abi
 from generators.imunit import units
 from generators.kernels.scalar_c import C_TYPE, SUFFIX
-from generators.kernels.selection import variants_of
+from generators.imunit.variants import variants_of
 
 
 def adapter_name(op: Op, dtype: str) -> str:

@@ -29,7 +29,8 @@ from generators.imunit.documents import condition, conditions, description, head
 from generators.imunit.python_files import dependency, py_file, wrapper_name, wrapper_params
 from generators.kernels import c_emit, c_runtime, examples
 from generators.kernels.evaluate import reference_functions
-from generators.kernels.selection import code_ops, require_compute, variants_of
+from generators.imunit.variants import unit_kernels, variants_of
+from generators.kernels.selection import code_ops, require_compute
 
 
 #: The fragment file the units share, at the root of the imunit tree, and how a unit
@@ -56,7 +57,7 @@ class ImunitGenerator:
         c_files: dict[str, str] = {}
         associations: dict[str, tuple[str, str]] = {}  # C file -> (fragment, its test)
         files: list[GeneratedFile] = []
-        codes = {op: c_emit.emit(op, linkage="static inline ", plain_index=units.INDEX_DTYPE)
+        codes = {op: unit_kernels(c_emit.emit(op, linkage="static inline ", plain_index=units.INDEX_DTYPE))
                  for ns in context.namespaces for op in code_ops(ns)
                  if op.composition is None and not isinstance(op.compute, C.FixedPointConversion)}
         shared_header = context.header(self.name, context.namespaces)

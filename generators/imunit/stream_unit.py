@@ -12,7 +12,7 @@ from generators.imunit.documents import description, head, serialize, tensor_typ
 from generators.imunit.python_files import dependency, python_file
 from generators.kernels import reference
 from generators.kernels.scalar_c import C_TYPE, SUFFIX
-from generators.kernels.selection import variants_of
+from generators.imunit.variants import variants_of
 
 
 QUEUE_ROLES = ("init", "enqueue", "dequeue")

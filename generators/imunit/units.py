@@ -27,7 +27,7 @@ from generators import abi
 from dsl import shapes as S
 from generators.imunit.render import expression_string
 from generators.imunit.shapes import UnitShapeRenderer
-from generators.kernels.selection import variants_of
+from generators.imunit.variants import variants_of
 
 VALUE_TYPE = {dtype: f"System.{name}" for dtype, name in SYSTEM_TYPE.items()}
 MAX_RANK = abi.MAX_RANK

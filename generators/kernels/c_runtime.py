@@ -20,7 +20,7 @@ from dsl import dtypes as D
 from dsl import fixed_point as F
 from generators import abi
 from generators.kernels import routines
-from generators.kernels.scalar_c import C_TYPE, SUFFIX, WIDE_UNSIGNED
+from generators.kernels.scalar_c import C_TYPE, SUFFIX, WIDE_UNSIGNED, converted
 
 ENV = jinja2.Environment(loader=jinja2.PackageLoader("generators.kernels", "templates"),
                          undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
@@ -47,7 +47,8 @@ def _values(header: str, standalone: bool) -> dict:
         "standalone": standalone,
         "linkage": "static inline " if standalone else "",
         "max_rank": abi.MAX_RANK,
-        "dtypes": [{"enum": abi.DTYPE_ENUM[d], "ctype": C_TYPE[F.storage_of(d)]}
+        "dtypes": [{"enum": abi.DTYPE_ENUM[d], "ctype": C_TYPE[F.storage_of(d)],
+                    "store": converted("v", "float64", F.storage_of(d)) if d == D.HALF else f"({C_TYPE[F.storage_of(d)]})v"}
                    for d in abi.ALL_DTYPES],
         # (each fixed-point type's attributes: the shifts a Q type allows, a D type's offsets)
         "fixed_point": [{"enum": abi.DTYPE_ENUM[t.name], "name": t.name, "family": t.family,

@@ -18,14 +18,14 @@ from typing import Any
 import numpy as np
 
 from dsl.compute import BOOL_RESULT, SCall, SConst, SExpr, SSym
-from dsl.dtypes import category
+from dsl.dtypes import HALF, category
 from dsl.fixed_point import ROUTINES
 
 C_TYPE = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
           "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t", "float32": "float",
-          "float64": "double"}
+          "float64": "double", "float16": "uint16_t"}  # (a half's bits: C99 has no half type, ADR 0075)
 SUFFIX = {"bool": "b", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16",
-          "uint32": "u32", "uint64": "u64", "float32": "f32", "float64": "f64"}
+          "uint32": "u32", "uint64": "u64", "float32": "f32", "float64": "f64", "float16": "f16"}
 #: Functions the fixed-point kernels call that no op may (not in dsl.scalar.FUNCTIONS), and the
 #: dtypes each is defined for: CMSIS-DSP's arm_vlog (``q_log``), an output shift's ``ilog2``.
 KERNEL_ONLY = {"q_log": ("int16", "int32"), "ilog2": ("int32",)}
@@ -45,9 +45,11 @@ Value = tuple[str, str]  # (C code, dtype of the value)
 
 
 def render(node: SExpr, dtype: str, env: dict[str, Value]) -> Value:
-    """C code for ``node`` computed in ``dtype``; ``env`` gives each symbol's code and dtype."""
+    """C code for ``node`` computed in ``dtype``; ``env`` gives each symbol's code and dtype. A half
+    is read as the float it is (ADR 0075): its bits are no number C computes with."""
     if isinstance(node, SSym):
-        return env[node.name]
+        code, have = env[node.name]
+        return (f"opf_f16_to_f32({code})", "float32") if have == HALF else (code, have)
     if isinstance(node, SConst):
         return _const(node.value, dtype), ("bool" if isinstance(node.value, bool) else dtype)
     assert isinstance(node, SCall)
@@ -191,6 +193,12 @@ def converted(code: str, src: str, to: str) -> str:
     ct = C_TYPE[to]
     if src == to:
         return code
+    if src == HALF:  # (a half is read as its float, exactly)
+        return converted(f"opf_f16_to_f32({code})", "float32", to)
+    if to == HALF:  # (a half is computed in float32: a float64 value rounds twice, ADR 0075)
+        if src == "bool":
+            return f"({code} ? 0x3C00u : 0u)"
+        return f"opf_f32_to_f16({code})" if src == "float32" else f"opf_f32_to_f16((float){code})"
     if to == "bool":
         return f"({code} != 0)"
     if category(to) == "float":
@@ -222,6 +230,8 @@ def c_value(value: Any, dtype: str) -> str:
     """``value`` as a C literal of ``dtype`` (NaN and the infinities as math.h names)."""
     if dtype == "bool":
         return "true" if bool(value) else "false"
+    if dtype == HALF:  # (its bits)
+        return f"0x{int(np.float16(value).view(np.uint16)):04X}u"
     if dtype in ("float32", "float64"):
         v = float(value)
         if math.isnan(v):

@@ -26,7 +26,7 @@ from generators.kernels.readable import through_float_text
 from generators.python import ufuncs
 
 #: The order dtypes are listed in: NumPy's, then the fixed-point types'.
-ORDER = (*D.CONCRETE[DataType.NDARRAY], *F.TYPES)
+ORDER = (*D.PLAIN, *F.TYPES)
 
 
 

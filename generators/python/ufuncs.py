@@ -56,11 +56,15 @@ def attribute(op: Op) -> str:
     return abi.function(op).removeprefix("opforge_")
 
 
+#: NumPy's order of its types' characters, as its ufuncs list their loops (int64 is 'l' or 'q').
+_LOOP_ORDER = "?bBhHiIlLqQefd"
+
+
 def _variants(op: Op) -> list[D.Variant]:
-    """The Python API's variants in NumPy's loop order (its type numbers': the first loop the
-    inputs cast to safely is the one a ufunc runs)."""
+    """The Python API's variants in NumPy's loop order (its type characters' order, float16's 'e'
+    before float32's 'f': the first loop the inputs cast to safely is the one a ufunc runs)."""
     first = op.inputs[0].name
-    return sorted(numpy_keywords.api_variants(op), key=lambda v: np.dtype(v.of(first)).num)
+    return sorted(numpy_keywords.api_variants(op), key=lambda v: _LOOP_ORDER.index(np.dtype(v.of(first)).char))
 
 
 def c_source(ops: list[Op], header: str) -> str:

@@ -41,8 +41,8 @@ class _Case:
     #: Of a fixed-point case: the stored result's rule (over the stored inputs, in its domain)
     fixed: F.Conversion | None = None
     prologue: str = ""  # statements once per call, before the loop (a D kernel's multipliers)
-    #: Of an integer variant computed through float64: the output's dtype, which the value
-    #: converts to by cast's rule (ADR 0058)
+    #: Of a variant computed in another dtype (an integer through float64, ADR 0058; a half in
+    #: float32, ADR 0075): the output's dtype, which the value converts to by cast's rule
     converts: str | None = None
     #: Of such a variant of an 8-bit unary tree: its result for every input value, from the
     #: NumPy reference at generation time (a kernel reads it: no libm, no double on the core)
@@ -65,8 +65,8 @@ class _Case:
             low = -(1 << (D.BITS[dtype] - 1)) if D.category(dtype) == "signed" else 0
             return f"{target} = table[(int)({code}){f' + {-low}' if low else ''}];"
         if self.converts is not None:  # (the converted value is read more than once)
-            back = scalar_c.converted("r", "float64", self.converts)
-            return f"{{ const double r = {self.code(env)}; {target} = {back}; }}"
+            back = scalar_c.converted("r", self.compute_dtype, self.converts)
+            return f"{{ const {C_TYPE[self.compute_dtype]} r = {self.code(env)}; {target} = {back}; }}"
         if self.fixed is None:
             return f"{target} = ({self.oc})({self.code(env)});"
         domain = self.fixed.domain  # (each stored input widened to the rule's domain first)
@@ -403,7 +403,7 @@ static inline void {name}(const {stored}* {abi.c_name(x)}, const void* table, {s
         expr = C.resolve_enums(expr, enums)
         used = [p for p in c.params if p not in inputs and p in C.symbols(expr)]
         own = v.of(D.primary_input(op).name)  # type: ignore[attr-defined]  # (where's x, not its condition)
-        compute = D.computes_in(op, own)  # (an integer through floats: float64, ADR 0058)
+        compute = D.computes_in(op, own)  # (an integer through floats: float64, ADR 0058; a half: float32)
         # A numeric arg the function only reads converted to the compute dtype is taken in it:
         # converted once, by the caller (a float32 kernel takes float bounds, not doubles).
         typed = {p: compute if _converted_only(expr, p) and abi.scalar_dtype(args[p].type) in _NUMERIC

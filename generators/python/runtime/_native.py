@@ -24,7 +24,7 @@ except ImportError:
 
 #: opforge.h's values of the plain dtypes (a fixed-point type's is read from lib: fixed_point_tensor)
 _DTYPE_ENUM = {"bool": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "float32": 6, "float64": 7,
-               "uint16": 8, "uint32": 9, "uint64": 16}
+               "uint16": 8, "uint32": 9, "uint64": 16, "float16": 17}
 #: The same by dtype (a dict lookup; ``dtype.name`` costs microseconds a call).
 _BY_DTYPE = {np.dtype(name): code for name, code in _DTYPE_ENUM.items()}
 

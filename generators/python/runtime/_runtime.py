@@ -13,7 +13,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+          "float64")
 #: The supported dtypes' names by dtype: a dict lookup, where ``dtype.name`` costs microseconds.
 NAMES = {np.dtype(d): d for d in DTYPES}
 #: The dtypes by name (np.empty parses a name on every call).
@@ -60,7 +61,8 @@ def _kernel_ready(op: str, name: str, array: np.ndarray) -> np.ndarray:
 
 
 #: NumPy's order of a ufunc's loops: a call runs the first variant its promoted dtype casts to safely.
-LOOP_ORDER = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64")
+LOOP_ORDER = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32",
+              "float64")
 _WEAK = (bool, int, float)
 
 
