@@ -40,12 +40,18 @@ CONCRETE: dict[DataType, tuple[str, ...]] = {
 
 #: Each dtype's name in DEEPCRAFT's System type table (imunit authoring guide, 11.2): the
 #: element type a unit's socket declares and its conditions test (``System.Float32``); the
-#: fixed-point types' are theirs (``FixedPointType.system``).
+#: fixed-point types' are theirs (``FixedPointType.system``). float16 has none: the table lists no
+#: Float16, so no unit takes it (ADR 0075).
 SYSTEM_TYPE = {"bool": "Bool", "int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64", "uint8": "UInt8",
-               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float16": "Float16", "float32": "Float32",
-               "float64": "Float64"}
+               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float32": "Float32", "float64": "Float64"}
 BITS = {"bool": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16, "uint32": 32,
         "uint64": 64, "float16": 16, "float32": 32, "float64": 64}
+
+
+def in_units(dtype: str) -> bool:
+    """Whether a DEEPCRAFT unit can take ``dtype``: every dtype with a System type (``SYSTEM_TYPE``),
+    and the fixed-point types."""
+    return dtype in SYSTEM_TYPE or dtype in FIXED_POINT_TYPES
 
 
 def category(dtype: str) -> str:
@@ -122,12 +128,9 @@ def computes_in(op: object, dtype: str) -> str:
 
 
 def takes_half(op: object) -> bool:
-    """Whether ``op`` has a float16 variant (ADR 0075): an elementwise op whose primary type takes
-    float32; the other forms have none yet."""
-    from dsl.compute import Elementwise, dtype_from_arg
-
-    compute = getattr(op, "compute", None)
-    return (isinstance(compute, Elementwise) and not dtype_from_arg(compute)
+    """Whether ``op`` has a float16 variant (ADR 0075): its form takes one (``takes_half``: the
+    elementwise forms and cast, so far) and its primary type takes float32."""
+    return (getattr(getattr(op, "compute", None), "takes_half", False)
             and "float32" in CONCRETE.get(primary_type(op), ()))
 
 

@@ -160,10 +160,9 @@ with Namespace("base"):
             r"saturated, NaN as 0}",
         )
         op.unlike_onnx = (
-            "ONNX also casts from and to float16, bfloat16, its 8- and 4-bit floats and "
-            "its 2- and 4-bit integers, and with saturate = 0 lets float8 overflows "
-            "become infinities or NaN; this op casts between bool and the integer and "
-            "float dtypes it lists"
+            "ONNX also casts from and to bfloat16, its 8- and 4-bit floats and its 2- and "
+            "4-bit integers, and with saturate = 0 lets float8 overflows become infinities "
+            "or NaN; this op casts between bool and the integer and float dtypes it lists"
         )
         Input(NDARRAY, "x", description="Tensor to convert, of any dtype")
         Arg(DATA_TYPE, "dtype", description="The dtype of the result")

@@ -11,11 +11,12 @@ import pytest
 
 from generators import abi
 from generators.kernels import c_runtime, numpy_runtime
-from generators.kernels.scalar_c import C_TYPE, converted
+from generators.kernels.scalar_c import C_TYPE, c_value, converted
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wvla", "-Wshadow", "-Wconversion",
           "-Wno-sign-conversion"]
 HERE = Path(__file__).resolve().parent
+RUNTIME = HERE.parent / "generators" / "kernels" / "runtime"
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +65,8 @@ def test_amalgamation_refuses_an_unknown_local_include() -> None:
 
 
 def _c_literal(value, dtype: str) -> str:
+    if dtype == "float16":  # (its bits: C holds a half in a uint16_t, ADR 0075)
+        return c_value(value, dtype)
     if dtype.startswith("float"):
         v = float(value)
         if v != v:
@@ -87,7 +90,8 @@ def _edges(dtype: str) -> np.ndarray:
                   32767.5, 32768.0, 65535.9, 65536.0, 2.0**31, -(2.0**31) - 1.0, 2.0**32, 2.0**63, -(2.0**63), 3.0e38]
         if dtype == "float64":
             values += [1e300, -1e300, 2.0**63 - 1024.0]
-        return np.array(values, dtype=dtype)
+        with np.errstate(over="ignore"):  # (float16's: beyond 65520, infinities)
+            return np.array(values, dtype=dtype)
     info = np.iinfo(dtype)
     values = {info.min, info.max, 0, 1, -1, 127, 128, -129, 255, 256, 32767, 32768, 65535, 65536, 2**31 - 1, 2**31,
               2**32 - 1, 2**32}
@@ -100,7 +104,8 @@ def test_cast_rule_in_c_is_the_references(tmp_path: Path) -> None:
     undefined behaviour (UBSan) and no warning at -Wconversion."""
     dtypes = list(abi.DTYPES)
     lines = ["#include <math.h>", "#include <stdbool.h>", "#include <stdint.h>", "#include <stdio.h>",
-             "int main(void)", "{", 'FILE* f = fopen("out.bin", "wb");', "if (f == NULL) return 1;"]
+             '#include "opf_half.h"', "int main(void)", "{", 'FILE* f = fopen("out.bin", "wb");',
+             "if (f == NULL) return 1;"]
     wants = []
     for k, (src, to) in enumerate((s, t) for s in dtypes for t in dtypes):
         values = _edges(src)
@@ -112,7 +117,7 @@ def test_cast_rule_in_c_is_the_references(tmp_path: Path) -> None:
                   f"if (fwrite(out, sizeof out[0], {len(values)}, f) != {len(values)}) return 2; }}"]
     lines += ["fclose(f);", "return 0;", "}"]
     (tmp_path / "casts.c").write_text("\n".join(lines) + "\n")
-    build = subprocess.run(["gcc", *STRICT, "-O1", "-fsanitize=undefined", "-fno-sanitize-recover=all",
+    build = subprocess.run(["gcc", *STRICT, "-O1", "-fsanitize=undefined", "-fno-sanitize-recover=all", f"-I{RUNTIME}",
                             str(tmp_path / "casts.c"), "-lm", "-o", str(tmp_path / "casts")],
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
@@ -125,6 +130,66 @@ def test_cast_rule_in_c_is_the_references(tmp_path: Path) -> None:
         at += want.nbytes
         assert np.array_equal(got, want, equal_nan=True), (want.dtype, got, want)
     assert at == len(data)
+
+
+HALF_PROGRAM = r"""
+#include <stdio.h>
+#include "opf_half.h"
+/* Every half as a float; then floats and doubles (from stdin, as bits) as halves. */
+int main(void)
+{
+    for (uint32_t h = 0; h < 65536u; h++) {
+        const float f = opf_f16_to_f32((uint16_t)h);
+        fwrite(&f, sizeof f, 1, stdout);
+    }
+    uint32_t count;
+    if (fread(&count, sizeof count, 1, stdin) != 1) return 1;
+    for (uint32_t i = 0; i < count; i++) {
+        double d;
+        if (fread(&d, sizeof d, 1, stdin) != 1) return 1;
+        const uint16_t from_double = opf_f64_to_f16(d), from_float = opf_f32_to_f16((float)d);
+        fwrite(&from_double, sizeof from_double, 1, stdout);
+        fwrite(&from_float, sizeof from_float, 1, stdout);
+    }
+    return 0;
+}
+"""
+
+
+def test_half_conversions_are_numpy_s(tmp_path: Path) -> None:
+    """opf_half.h (ADR 0075) gives NumPy's conversions: every half to float exactly (NaN payloads
+    too), and to a half from doubles and floats rounded to nearest, ties to even, at every halfway
+    point between two halves and one ulp either side, across subnormals, and past 65520 and 2^-25,
+    under UBSan."""
+    (tmp_path / "half.c").write_text(HALF_PROGRAM)
+    build = subprocess.run(["gcc", *STRICT, "-O1", "-fsanitize=undefined", "-fno-sanitize-recover=all", f"-I{RUNTIME}",
+                            str(tmp_path / "half.c"), "-o", str(tmp_path / "half")], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    halves = np.arange(65536, dtype=np.uint16).view(np.float16)
+    finite = halves[np.isfinite(halves)].astype(np.float64)
+    ordered = np.unique(finite)
+    middles = (ordered[:-1] + ordered[1:]) / 2  # (each exact in a double)
+    bits = middles.view(np.uint64)
+    near = np.concatenate([(bits + np.uint64(1)).view(np.float64), (bits - np.uint64(1)).view(np.float64), middles])
+    rng = np.random.default_rng(75)
+    values = np.concatenate([near, -near, [65504.0, 65519.99, 65520.0, 1e6, np.inf, -np.inf, np.nan, 2.0**-25,
+                                           2.0**-25 * 1.0000001, 2.0**-24, 2.0**-14, 1e-300],
+                             rng.standard_normal(20000) * 10.0 ** rng.integers(-9, 6, 20000)])
+    given = np.uint32(values.size).tobytes() + values.astype(np.float64).tobytes()
+    run = subprocess.run([str(tmp_path / "half")], input=given, capture_output=True)
+    assert run.returncode == 0, run.stderr
+    floats = np.frombuffer(run.stdout, np.float32, 65536)
+    want = halves.astype(np.float32)
+    assert np.array_equal(floats.view(np.uint32)[~np.isnan(want)], want.view(np.uint32)[~np.isnan(want)])
+    assert np.isnan(floats[np.isnan(want)]).all()
+    got = np.frombuffer(run.stdout, np.uint16, offset=65536 * 4).reshape(-1, 2)
+    with np.errstate(over="ignore"):
+        from_double = values.astype(np.float16)
+        from_float = values.astype(np.float32).astype(np.float16)
+    nan = np.isnan(values)
+    assert np.array_equal(got[~nan, 0], from_double.view(np.uint16)[~nan])
+    assert np.array_equal(got[~nan, 1], from_float.view(np.uint16)[~nan])
+    assert np.isnan(got[nan].view(np.float16)).all()
 
 
 def test_q_logarithms_are_cmsis_dsp_s_arm_vlog_in_c_and_numpy(library: Path, tmp_path: Path) -> None:

@@ -99,7 +99,7 @@ def test_an_op_section_renders_with_its_signature_prototype_and_dtypes(served: s
     words = " ".join(section.split())
     assert "def add( x: ArrayLike, y: ArrayLike, *, out: np.ndarray | None = None," in words
     assert "opforge_status opforge_math_add(const opforge_tensor* x" in words
-    assert "int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64" in words
+    assert "int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64" in words
     # Its formula, KaTeX's MathML, laid out by the browser's own MathML (no script, no font).
     shown = page.evaluate(  # type: ignore[attr-defined]
         """() => { let e = document.getElementById('add');

@@ -142,7 +142,8 @@ def test_op_section_content(starter_site: Path) -> None:
     assert ("def add(\n    x: ArrayLike,\n    y: ArrayLike,\n    *,\n    out: np.ndarray | None = None,\n"
             '    backend: Literal["c", "python"] = "c"\n) -> np.ndarray | opforge.fixed_point.FixedPointArray\n') in markdown
     assert "opforge_status opforge_math_add(const opforge_tensor* x, const opforge_tensor* y" in markdown
-    assert ("| `x` | int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64 | q7, q15, q31, d8, "
+    assert ("| `x` | int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64 | q7, "
+            "q15, q31, d8, "
             "d16 | Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float32, Float64, Q7, Q15, Q31, D8, D16 |"
             ) in markdown
     assert "Mixins" not in text and "NUMERIC" not in text and "AtLeast(" not in text

@@ -17,8 +17,9 @@ from dsl import compute as C
 from dsl import loader
 from generators.imunit import checker
 from generators.imunit.expression import VALUE_TYPES, Shape, Tensor
+from generators.imunit.variants import variants_of  # (the dtypes a unit takes: not float16)
 from generators.kernels import evaluate as reference_run, py_names
-from generators.kernels.selection import code_ops, variants_of
+from generators.kernels.selection import code_ops
 from generators.nnef.generator import fragment_name, nnef_name
 
 CATALOGUE = loader.load(ROOT / "ops").catalogue

@@ -37,6 +37,8 @@ class Elementwise:
     broadcast: str
 
     kind = "elementwise"
+    #: A float16 variant where the op takes float32: it computes in float32 (ADR 0075).
+    takes_half = True
     #: An output larger than the result is accepted if the result broadcasts into it (and is
     #: then written there by broadcasting), as NumPy's ufuncs treat their ``out``.
     broadcasts_into_output = True

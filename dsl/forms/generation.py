@@ -25,6 +25,11 @@ class Generation:
 
     kind = "generation"
 
+    @property
+    def takes_half(self) -> bool:
+        """cast converts from and to float16 (ADR 0075); the other generators make no float16."""
+        return self.generator == "cast"
+
     def arg(self, role: str) -> str:
         return dict(self.params)[role]
 

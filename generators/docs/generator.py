@@ -12,7 +12,7 @@ import yaml
 from dsl import doc_tokens
 from dsl import fixed_point as F
 from dsl.counterparts import differences
-from dsl.dtypes import SYSTEM_TYPE
+from dsl.dtypes import SYSTEM_TYPE, in_units
 from dsl.model import Alias, Config, DocSection, Namespace, Op, Problem
 from dsl.types import FIXED_POINT_TYPES, DataType, DocScope, Language
 from generators.api import GENERATED_MARK, GeneratedFile, GenerationContext, GenerationError
@@ -289,8 +289,8 @@ class DocsGenerator:
             same = t.name != primary and primary is not None and follows(op, t.name, primary)
             kinds = list(dict.fromkeys(v.of(t.name) for v in variants))
             shown_fixed = fixed if fixed and (same or t.name == primary) else []
-            # (a unit's sockets take the same types, by DEEPCRAFT's System names)
-            system = [F.TYPES[k].system if k in F.TYPES else SYSTEM_TYPE[k] for k in kinds] + \
+            # (a unit's sockets take the same types, by DEEPCRAFT's System names, but float16)
+            system = [F.TYPES[k].system if k in F.TYPES else SYSTEM_TYPE[k] for k in kinds if in_units(k)] + \
                 [F.TYPES[f].system for f in shown_fixed]
             rows.append({"name": md.code(t.name), "dtypes": md.inline(f"as {primary}" if same else ", ".join(kinds)),
                          "fixed": md.inline(", ".join(shown_fixed)) if shown_fixed else "&nbsp;",

@@ -1,8 +1,6 @@
-"""The dtype variants a unit implements: its op's kernels', less float16 (ADR 0075).
-
-The current authoring guide's type table (section 11.2) has no Float16, and Studio's checker
-refuses ``System.Float16`` in a unit (``values.EXTENSIONS``), so no unit offers it.
-"""
+"""The dtype variants a unit implements: its op's kernels' of the dtypes units take
+(``dsl.dtypes.in_units``: not float16, which the guide's type table and Studio's checker lack;
+ADR 0075)."""
 
 from __future__ import annotations
 
@@ -14,9 +12,10 @@ from generators.kernels import c_emit, selection
 
 
 def variants_of(op: Op) -> list[D.Variant]:
-    return [v for v in selection.variants_of(op) if v.dtype != D.HALF]
+    return [v for v in selection.variants_of(op) if D.in_units(v.dtype)]
 
 
 def unit_kernels(code: c_emit.OpCode) -> c_emit.OpCode:
     """``code`` with the plain kernels of the variants a unit implements."""
-    return attrs.evolve(code, plain=tuple(k for k in code.plain if k.variant.dtype != D.HALF))
+    return attrs.evolve(code, plain=tuple(k for k in code.plain
+                                           if all(D.in_units(d) for _, d in k.variant.tensors)))

@@ -195,10 +195,11 @@ def converted(code: str, src: str, to: str) -> str:
         return code
     if src == HALF:  # (a half is read as its float, exactly)
         return converted(f"opf_f16_to_f32({code})", "float32", to)
-    if to == HALF:  # (a half is computed in float32: a float64 value rounds twice, ADR 0075)
+    if to == HALF:  # (rounded once; an integer as a float is exact below 2^24, and 65520 is infinity)
         if src == "bool":
-            return f"({code} ? 0x3C00u : 0u)"
-        return f"opf_f32_to_f16({code})" if src == "float32" else f"opf_f32_to_f16((float){code})"
+            return f"(uint16_t)({code} ? 0x3C00u : 0u)"
+        return {"float32": f"opf_f32_to_f16({code})", "float64": f"opf_f64_to_f16({code})"}.get(
+            src, f"opf_f32_to_f16((float){code})")
     if to == "bool":
         return f"({code} != 0)"
     if category(to) == "float":

@@ -100,7 +100,7 @@ class _Case:
                 got = f"data_{abi.c_name(in_place)}" if in_place else f"data_out{tag}"
                 scale = _scale(self.kwargs, want)
                 kind = want.dtype.name
-                if kind in ("float32", "float64"):
+                if kind in ("float16", "float32", "float64"):
                     compares.append(f"same_{kind}({got}, want{tag}, {want.size}, {int(tol['ulps'])}, "
                                     f"{tol['abs'] * scale!r})")
                 elif tol["ulps"] and kind != "bool":  # (an integer through floats: within ulps of it)
@@ -335,6 +335,35 @@ static inline int64_t order_f64(double v)
 
 SAME_FLOATS(same_float32, float, order_f32)
 SAME_FLOATS(same_float64, double, order_f64)
+
+/* A half's value from its bits, written apart from the runtime's opf_f16_to_f32 (ADR 0075). */
+static inline double half_value(uint16_t h)
+{{
+    const int exponent = (h >> 10) & 0x1F, fraction = h & 0x3FF;
+    const double size = exponent == 0x1F ? (fraction ? NAN : INFINITY)
+                        : exponent ? ldexp(1024 + fraction, exponent - 25) : ldexp(fraction, -24);
+    return (h & 0x8000) ? -size : size;
+}}
+
+/* Halves (their bits) within ulps or the tolerance of each other, as SAME_FLOATS. */
+static inline bool same_float16(const uint16_t* got, const uint16_t* want, int64_t n, int64_t ulps, double tolerance)
+{{
+    for (int64_t i = 0; i < n; i++) {{
+        const double g = half_value(got[i]), w = half_value(want[i]);
+        if (isnan(g) || isnan(w)) {{
+            if (!(isnan(g) && isnan(w))) {{
+                return false;
+            }}
+            continue;
+        }}
+        const int64_t a = (got[i] & 0x8000) ? -(int64_t)(got[i] & 0x7FFF) : got[i];
+        const int64_t b = (want[i] & 0x8000) ? -(int64_t)(want[i] & 0x7FFF) : want[i];
+        if ((a > b ? a - b : b - a) > ulps && !(isfinite(g) && isfinite(w) && fabs(g - w) <= tolerance)) {{
+            return false;
+        }}
+    }}
+    return true;
+}}
 
 /* Integers within ulps of each other (an integer computed through floats, ADR 0058). */
 #define SAME_INTS(NAME, T)                                                                          \\

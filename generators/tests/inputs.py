@@ -94,7 +94,7 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Units in the last place between floats (NaN vs NaN is 0; NaN vs number is huge)."""
     a = np.asarray(a)
     b = np.asarray(b)
-    itype = np.int32 if a.dtype == np.float32 else np.int64
+    itype = {np.dtype(np.float16): np.int16, np.dtype(np.float32): np.int32}.get(a.dtype, np.int64)
     ia = a.view(itype).astype(np.int64)
     ib = b.view(itype).astype(np.int64)
     sign = np.int64(np.iinfo(itype).min)

@@ -185,7 +185,7 @@ static inline void {name}({', '.join(d for d, _ in params)})
     def sources(self, c: C.Generation) -> list[str]:
         """The dtypes a cast converts from: those its input takes."""
         x = next(i for i in self.op.inputs if i.name == c.arg("input"))
-        return [d for d in abi.DTYPES if d in D.CONCRETE[x.type]]
+        return [d for d in abi.DTYPES if d in D.CONCRETE[x.type] or d == D.HALF and D.takes_half(self.op)]
 
     def cast(self, c: C.Generation, lines: list[str]) -> OpCode:
         """A loop per pair of dtypes, each element converted by cast's rule

@@ -63,4 +63,40 @@ static inline uint16_t opf_f32_to_f16(float f)
     }
 }
 
+/* The half nearest to d, rounded once (through a float, a value could round twice): as
+ * opf_f32_to_f16, on a double's 52 fraction bits. */
+static inline uint16_t opf_f64_to_f16(double d)
+{
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    const uint16_t sign = (uint16_t)((bits >> 48) & 0x8000u);
+    const uint64_t size = bits & UINT64_C(0x7FFFFFFFFFFFFFFF);
+    if (size > UINT64_C(0x7FF0000000000000)) { /* NaN */
+        const uint32_t payload = (uint32_t)(size >> 42) & 0x3FFu;
+        return (uint16_t)(sign | 0x7C00u | (payload ? payload : 1u));
+    }
+    if (size >= UINT64_C(0x40EFFE0000000000)) { /* 65520 and above */
+        return (uint16_t)(sign | 0x7C00u);
+    }
+    if (size >= UINT64_C(0x3F10000000000000)) { /* a normal half, 2^-14 and above */
+        uint32_t h = (uint32_t)((size >> 52) - 1008u) << 10 | ((uint32_t)(size >> 42) & 0x3FFu);
+        const uint64_t rest = size & ((UINT64_C(1) << 42) - 1u);
+        const uint64_t half = UINT64_C(1) << 41;
+        h += rest > half || (rest == half && (h & 1u));
+        return (uint16_t)(sign | h);
+    }
+    if (size < UINT64_C(0x3E60000000000000)) { /* below 2^-25 */
+        return sign;
+    }
+    { /* a subnormal half: units of 2^-24 */
+        const uint64_t significand = (size & ((UINT64_C(1) << 52) - 1u)) | (UINT64_C(1) << 52);
+        const unsigned shift = 1051u - (unsigned)(size >> 52); /* 43 to 53 */
+        uint32_t h = (uint32_t)(significand >> shift);
+        const uint64_t rest = significand & ((UINT64_C(1) << shift) - 1u);
+        const uint64_t half = UINT64_C(1) << (shift - 1u);
+        h += rest > half || (rest == half && (h & 1u));
+        return (uint16_t)(sign | h);
+    }
+}
+
 #endif
