@@ -24,6 +24,8 @@ class LayoutMove:
     params: tuple[tuple[str, str], ...]
 
     kind = "layout"
+    #: Moved, not computed: a float16 variant moves halves (ADR 0075).
+    takes_half = True
 
     def arg(self, role: str) -> str:
         return dict(self.params)[role]

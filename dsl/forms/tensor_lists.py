@@ -23,6 +23,8 @@ class Join:
     axis: str
 
     kind = "join"
+    #: Moved, not computed: a float16 variant joins halves (ADR 0075).
+    takes_half = True
 
     @property
     def stack(self) -> bool:
@@ -119,6 +121,8 @@ class Parts:
     params: tuple[tuple[str, str], ...]
 
     kind = "parts"
+    #: Bytes move: a float16 variant cuts halves (ADR 0075).
+    takes_half = True
 
     def arg(self, role: str) -> str:
         return dict(self.params)[role]

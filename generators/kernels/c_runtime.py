@@ -48,7 +48,8 @@ def _values(header: str, standalone: bool) -> dict:
         "linkage": "static inline " if standalone else "",
         "max_rank": abi.MAX_RANK,
         "dtypes": [{"enum": abi.DTYPE_ENUM[d], "ctype": C_TYPE[F.storage_of(d)],
-                    "store": converted("v", "float64", F.storage_of(d)) if d == D.HALF else f"({C_TYPE[F.storage_of(d)]})v"}
+                    "store": converted("v", "float64", d) if d == D.HALF else f"({C_TYPE[F.storage_of(d)]})v",
+                    "held": ": an IEEE half's bits" if d == D.HALF else ""}
                    for d in abi.ALL_DTYPES],
         # (each fixed-point type's attributes: the shifts a Q type allows, a D type's offsets)
         "fixed_point": [{"enum": abi.DTYPE_ENUM[t.name], "name": t.name, "family": t.family,

@@ -10,7 +10,7 @@ from generators import abi
 from generators.formatting import c_string
 from generators.kernels.c_emit.base import LOOP_RANKS, Emitter, OpCode, PlainKernel, axis_loops, fragment
 from generators.kernels.c_shapes import CShapeRenderer
-from generators.kernels.scalar_c import C_TYPE
+from generators.kernels.scalar_c import C_TYPE, converted
 
 
 class LayoutEmitter(Emitter):
@@ -361,7 +361,9 @@ static inline void {name}({', '.join(d for d, _ in params)})
                 return [f"{kernels[v.dtype].name}({', '.join([*given, 'offset'])});"]
             # (the value only where it is written, and so converts exactly: constant edges)
             mode = abi.c_name(plan.edges)
-            given += [f"(int){mode}", f"{mode} == 0 ? ({ct}){abi.c_name(plan.fill)} : ({ct})0"]
+            fill = abi.c_name(plan.fill)  # (a half's bits are no cast of it: rounded, ADR 0075)
+            fill = converted(fill, "float64", D.HALF) if v.of(c.input) == D.HALF else f"({ct}){fill}"
+            given += [f"(int){mode}", f"{mode} == 0 ? {fill} : ({ct})0"]
             return [f"{kernels[v.dtype].name}({', '.join(given)});"]
 
         return lines + self.dispatch(per_variant) + ["return OPFORGE_OK;"]

@@ -3,6 +3,7 @@
 #define OPF_INDEXING_H
 
 #include "opf_base.h"
+#include "opf_half.h"
 #include "opf_layouts.h"
 
 /* xs concatenated along axis (stack: along a new axis) into out. The caller has checked
@@ -74,6 +75,11 @@ static inline bool opf_fill_value(opforge_dtype dtype, double value, unsigned ch
     case OPFORGE_FLOAT64:
         memcpy(out, &value, sizeof value);
         return true;
+    case OPFORGE_FLOAT16: {
+        const uint16_t v = opf_f64_to_f16(value);
+        memcpy(out, &v, sizeof v);
+        return true;
+    }
     case OPFORGE_BOOL: {
         const bool v = value != 0;
         memcpy(out, &v, sizeof v);
