@@ -128,8 +128,8 @@ def computes_in(op: object, dtype: str) -> str:
 
 
 def takes_half(op: object) -> bool:
-    """Whether ``op`` has a float16 variant (ADR 0075): its form takes one (``takes_half``: the
-    elementwise forms and cast, so far) and its primary type takes float32."""
+    """Whether ``op`` has a float16 variant (ADR 0075): its form takes one (the form's ``takes_half``:
+    elementwise, cast, layouts, joins and parts, so far) and its primary type takes float32."""
     return (getattr(getattr(op, "compute", None), "takes_half", False)
             and "float32" in CONCRETE.get(primary_type(op), ()))
 

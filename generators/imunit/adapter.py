@@ -9,8 +9,8 @@ from dsl.model import Op
 from dsl.types import DataType
 from generators import abi
 from generators.imunit import units
-from generators.kernels.scalar_c import C_TYPE, SUFFIX
 from generators.imunit.variants import variants_of
+from generators.kernels.scalar_c import C_TYPE, SUFFIX
 
 
 def adapter_name(op: Op, dtype: str) -> str:

@@ -27,9 +27,9 @@ from generators.imunit import comparison, composed, conversions, fixed_point, pl
 from generators.imunit.adapter import UnitAdapter
 from generators.imunit.documents import condition, conditions, description, head, serialize, tensor_types
 from generators.imunit.python_files import dependency, py_file, wrapper_name, wrapper_params
+from generators.imunit.variants import unit_kernels, variants_of
 from generators.kernels import c_emit, c_runtime, examples
 from generators.kernels.evaluate import reference_functions
-from generators.imunit.variants import unit_kernels, variants_of
 from generators.kernels.selection import code_ops, require_compute
 
 

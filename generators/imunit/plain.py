@@ -15,10 +15,10 @@ from dsl.types import DataType
 from generators import abi
 from generators.imunit import units
 from generators.imunit.values import VALUE_TYPES
+from generators.imunit.variants import variants_of
 from generators.formatting import c_comment
 from generators.kernels import c_emit
 from generators.kernels.scalar_c import C_TYPE, SUFFIX
-from generators.imunit.variants import variants_of
 
 #: The Expression a unit passes plain kernels as their element count.
 PLAIN_COUNT = "element_count"

@@ -10,9 +10,9 @@ from generators import abi
 from generators.imunit import units
 from generators.imunit.documents import description, head, serialize, tensor_types
 from generators.imunit.python_files import dependency, python_file
+from generators.imunit.variants import variants_of
 from generators.kernels import reference
 from generators.kernels.scalar_c import C_TYPE, SUFFIX
-from generators.imunit.variants import variants_of
 
 
 QUEUE_ROLES = ("init", "enqueue", "dequeue")
