@@ -56,8 +56,8 @@ def attribute(op: Op) -> str:
     return abi.function(op).removeprefix("opforge_")
 
 
-#: NumPy's order of its types' characters, as its ufuncs list their loops (int64 is 'l' or 'q').
-_LOOP_ORDER = "?bBhHiIlLqQefd"
+#: NumPy's order of its types' characters, as its own add lists its loops (float16's 'e' first).
+_LOOP_ORDER = "".join(types[0] for types in np.add.types)
 
 
 def _variants(op: Op) -> list[D.Variant]:
