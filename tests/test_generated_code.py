@@ -974,7 +974,7 @@ def test_mixed_dtypes_promote_as_numpy_promotes(installed: Path, tmp_path: Path)
     on both backends: NumPy's result dtype, shape and values, or its kind of error. Excepted
     and counted: a TypeError where NumPy runs a loop opforge has no kernel for (a bool as a
     number, or PROMOTION_REFUSALS), and a float32 result, equal to NumPy's float16 one once
-    rounded, of an op with no float16 variant (ADR 0075: reductions and contractions, so far)."""
+    rounded, of an op with no float16 variant (ADR 0075, 0076: contractions, so far)."""
     from dsl.dtypes import shared_type_inputs, takes_half
 
     cases = []

@@ -21,7 +21,7 @@ from dsl.forms.fragment_layouts import FRAGMENT_LAYOUTS, fragment_kernel
 from dsl.forms.matrix_fragment import MATRIX_LAYOUTS, MatrixFragment
 from dsl.forms.generation import GENERATE_ROLES, Generation
 from dsl.forms.layout import DATA_LAYOUTS, LAYOUT_ROLES, PAD_MODES, LayoutMove
-from dsl.forms.reduction import REDUCE_COMBINES, Reduction, accumulator_dtype
+from dsl.forms.reduction import REDUCE_COMBINES, Reduction, ReductionDtypes, accumulator_dtype, reduction_dtypes
 from dsl.forms.sampling import RANDOM_DISTRIBUTIONS, RandomSample
 from dsl.forms.scatter import SEGMENT_INITS, SEGMENT_SCALES, ScatterRows
 from dsl.forms.shape_query import SHAPE_QUERIES, ShapeQuery
@@ -38,11 +38,11 @@ __all__ = [
     "Contraction", "DATA_LAYOUTS", "DenseFragment", "Elementwise", "FRAGMENT_LAYOUTS", "FindAll",
     "FixedPointConversion", "FlatFragment", "FragmentKernel", "GENERATE_ROLES", "Generation", "Join",
     "LAYOUT_ROLES", "LayoutMove", "MATRIX_LAYOUTS", "MERGE_COMBINES", "MatrixFragment", "Merge", "PAD_MODES",
-    "PARTS_ROLES", "Parts", "RANDOM_DISTRIBUTIONS", "REDUCE_COMBINES", "RandomSample", "Reduction", "RowsFragment",
-    "SEGMENT_INITS", "SEGMENT_SCALES", "SHAPE_QUERIES", "ScatterRows", "SelectFragment", "ShapeQuery",
+    "PARTS_ROLES", "Parts", "RANDOM_DISTRIBUTIONS", "REDUCE_COMBINES", "RandomSample", "Reduction", "ReductionDtypes",
+    "RowsFragment", "SEGMENT_INITS", "SEGMENT_SCALES", "SHAPE_QUERIES", "ScatterRows", "SelectFragment", "ShapeQuery",
     "ShapedFragment", "SlidingWindow", "Step", "TensorDot", "TensorSym", "accumulator_dtype", "dtype_from_arg",
     "form_class_names", "fragment_kernel", "in_place_inputs", "list_input", "list_output", "own_dtype_inputs",
-    "step", "trace_composition",
+    "reduction_dtypes", "step", "trace_composition",
 ]
 
 

@@ -12,7 +12,7 @@ from dsl import scalar as S
 from dsl.forms.checks import Check
 from dsl.types import DataType
 
-from dsl.dtypes import category
+from dsl.dtypes import HALF, category
 from dsl.scalar import SExpr
 
 @attrs.frozen
@@ -47,6 +47,9 @@ class Reduction:
     finalize_more: tuple[SExpr, ...] = ()
 
     kind = "reduction"
+    #: A float16 variant where the op takes float32: its elements are read as floats and each
+    #: result rounds to the nearest half once (ADR 0075, 0076).
+    takes_half = True
 
     @property
     def finalizers(self) -> tuple[SExpr | None, ...]:
@@ -115,16 +118,37 @@ class Reduction:
 REDUCE_COMBINES = ("add", "mul", "max", "min")
 
 
-def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str, through_float: bool = False) -> str:
+def accumulator_dtype(c: Reduction, input_dtype: str, output_dtype: str) -> str:
     """The dtype a reduction combines in: the input's, except that counting
     (an add into an integer output of another dtype) counts in the output's,
-    and adding booleans counts in int64. An integer through floats (ADR 0058)
-    reduces its elements as float64, but a plain sum of them in int64, exactly
-    (an integer kernel, and the same float64 sum wherever that one is exact)."""
-    if through_float:
-        return "int64" if c.combine == "add" and c.map is None and not c.extra_maps else "float64"
+    and adding booleans counts in int64."""
     if c.combine == "add" and output_dtype != input_dtype and category(output_dtype) in ("signed", "unsigned"):
         return output_dtype
     if c.combine == "add" and category(input_dtype) == "bool":
         return "int64"  # counting truths
     return input_dtype
+
+
+@attrs.frozen
+class ReductionDtypes:
+    """The dtypes a reduction's variant computes in, for every target."""
+
+    elements: str  # the elements' and the maps' (and ``m``'s)
+    accumulator: str  # what ``combine`` folds into (``acc``)
+    finalize: str  # what the finalizers compute in
+    converts: bool  # each result converts to its output's dtype by cast's rule
+
+
+def reduction_dtypes(c: Reduction, input_dtype: str, output_dtype: str, compute: str) -> ReductionDtypes:
+    """The dtypes of the variant ``input_dtype`` of a reduction that computes in ``compute``
+    (``dsl.dtypes.computes_in``). An integer through floats (ADR 0058) reduces its elements as
+    float64, but a plain sum of them in int64, exactly (an integer kernel, and the same float64 sum
+    wherever that one is exact). A half (ADR 0076) reduces its elements as float32, as NumPy's
+    float16 sums do, and each result rounds to the nearest half once."""
+    if compute == input_dtype:
+        return ReductionDtypes(input_dtype, accumulator_dtype(c, input_dtype, output_dtype), input_dtype, False)
+    if input_dtype == HALF:
+        return ReductionDtypes(compute, compute, compute, True)
+    plain_sum = c.combine == "add" and c.map is None and not c.extra_maps
+    acc = "int64" if plain_sum else compute
+    return ReductionDtypes(input_dtype if plain_sum else compute, acc, compute, True)

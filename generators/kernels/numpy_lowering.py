@@ -123,15 +123,13 @@ class NumpyLowering:
                  f"n = _k.reduced_count({x}.shape, axes)", "with np.errstate(all='ignore'):"]
         per_dtype = []
         for v in variants:
-            # (an integer through floats: its elements as float64 but in a plain sum, and its
-            # finalizers in float64; ADR 0058)
-            through = D.computes_in(op, v.of(c.input)) != v.of(c.input)
-            a_t = C.accumulator_dtype(c, v.of(c.input), v.of(op.outputs[0].name), through)
-            t = "float64" if through and a_t == "float64" else v.of(c.input)
-            final_t = "float64" if through else t
+            # (an integer through floats, a half: ADR 0058, 0076)
+            dt = C.reduction_dtypes(c, v.of(c.input), v.of(op.outputs[0].name), D.computes_in(op, v.of(c.input)))
+            a_t, t, final_t = dt.accumulator, dt.elements, dt.finalize
             xs = x if t == v.of(c.input) else f"{x}.astype(np.{t})"
             block = []
-            env = {"x": (xs, t)} | ({"y": (py_name(c.other), t)} if c.other else {})
+            ys = (py_name(c.other) if t == v.of(c.other) else f"{py_name(c.other)}.astype(np.{t})") if c.other else ""
+            env = {"x": (xs, t)} | ({"y": (ys, t)} if c.other else {})
             env |= {a: (py_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
             if c.pre == "max":
                 block += [f"m = _k.reduce('max', {xs}, axes, np.{t}, initial=_k.lowest(np.{t}))",
@@ -141,11 +139,12 @@ class NumpyLowering:
                 block += [f"m = (_k.reduce('add', {xs}, axes, np.float64) / n).astype(np.{t})"]
                 env["m"] = ("m", t)
             value = scalar_numpy.render(C.resolve_enums(c.map, enums), t, env)[0] if c.map is not None else xs
-            block += [f"acc = _k.reduce({c.combine!r}, np.asarray({value}).astype(np.{t}).astype(np.{a_t}), "
+            as_acc = f".astype(np.{t})" + (f".astype(np.{a_t})" if a_t != t else "")  # (the map's dtype, the sum's)
+            block += [f"acc = _k.reduce({c.combine!r}, np.asarray({value}){as_acc}, "
                       f"axes, np.{a_t})"]
             for k, extra in enumerate(c.extra_maps, 1):
                 value_k = scalar_numpy.render(C.resolve_enums(extra, enums), t, env)[0]
-                block += [f"acc{k} = _k.reduce({c.combine!r}, np.asarray({value_k}).astype(np.{t}).astype(np.{a_t}), "
+                block += [f"acc{k} = _k.reduce({c.combine!r}, np.asarray({value_k}){as_acc}, "
                           f"axes, np.{a_t})"]
             fenv = {"acc": ("acc", a_t), "n": ("n", "int64")} | ({"m": ("m", t)} if c.pre else {})
             fenv |= {f"acc{k}": (f"acc{k}", a_t) for k in range(1, len(c.extra_maps) + 1)}

@@ -364,12 +364,11 @@ static inline void {name}({', '.join(d for d, _ in params)})
         # (a plain kernel's count is an int: converting it to float is one instruction on a
         # 32-bit core, an int64_t's a library call)
         count, count_t = ("size", "int32") if plain else ("p->n_inner", "int64")
-        # An integer through floats reads its elements as doubles and converts its results back
-        # by cast's rule (ADR 0058).
-        through = D.computes_in(self.op, t) != t
-        a_t = C.accumulator_dtype(c, t, v.of(self.op.outputs[0].name), through)
-        t = "float64" if a_t == "float64" and through else t  # (the elements' and maps' dtype)
-        final_t = "float64" if through else t
+        # An integer through floats reads its elements as doubles, a half as its float, and each
+        # result converts back by cast's rule (ADR 0058, 0076).
+        given = t
+        dt = C.reduction_dtypes(c, t, v.of(self.op.outputs[0].name), D.computes_in(self.op, t))
+        a_t, t, final_t = dt.accumulator, dt.elements, dt.finalize
         ct = C_TYPE[t]
         acc_t = _acc_type(a_t, c.combine)
         w = "[w]" if lanes else ""
@@ -379,11 +378,14 @@ static inline void {name}({', '.join(d for d, _ in params)})
             return _per_lane(statements, lanes)
 
         def over_inner(body: str, other: str) -> str:
-            return _over_inner(per_lane(f"const {ct} xv = {widen}x[at{' + w' if lanes else ''}];\n{other}\n{body}"),
-                               lanes, plain)
+            return _over_inner(per_lane(f"const {ct} xv = {read('x', given)};\n{other}\n{body}"), lanes, plain)
 
-        widen = f"({ct})" if ct != C_TYPE[v.of(c.input)] else ""
-        other = f"const {ct} yv = {widen}y[at{' + w' if lanes else ''}];" if c.other else ""
+        def read(name: str, dtype: str) -> str:
+            element = f"{name}[at{' + w' if lanes else ''}]"
+            return scalar_c.converted(element, dtype, t) if dtype == D.HALF else \
+                f"({ct}){element}" if dtype != t else element
+
+        other = f"const {ct} yv = {read('y', v.of(c.other))};" if c.other else ""
         pre = _pre_pass(c.pre, t, plain, count, lanes, over_inner)
         env_m = {"m": (f"m{w}", t)} if c.pre else {}
         value = "xv"
@@ -424,8 +426,9 @@ static inline void {name}({', '.join(d for d, _ in params)})
             value = scalar_c.render(final, final_t, env)[0] if final is not None else \
                 total("acc") if cascaded else f"acc{w}"
             target = f"output{k or ''}[o{' + w' if lanes else ''}]"
-            if through:  # (the converted value is read more than once)
-                return f"{{ const double r = {value}; {target} = {scalar_c.converted('r', final_t, to)}; }}"
+            if dt.converts:  # (the converted value is read more than once)
+                return (f"{{ const {C_TYPE[final_t]} r = ({C_TYPE[final_t]})({value}); "
+                        f"{target} = {scalar_c.converted('r', final_t, to)}; }}")
             return f"{target} = ({C_TYPE[to]})({value});"
 
         stores = "\n".join(store(k, v.of(o.name), final)

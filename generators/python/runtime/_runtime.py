@@ -195,7 +195,7 @@ def _first_safe(target: np.dtype, dtypes: list[str]) -> str | None:
     only; integers where only floats are go to float64, as NumPy's mean and linalg take them."""
     for d in dtypes:
         if np.can_cast(target, d, "safe") and (target.kind == "b") == (d == "bool"):
-            return "float64" if target.kind in "iu" and d == "float32" and "float64" in dtypes else d
+            return "float64" if target.kind in "iu" and d in ("float16", "float32") and "float64" in dtypes else d
     return None
 
 
