@@ -39,6 +39,8 @@ class ArgReduction:
         return self.which in ("first", "last")
 
     kind = "argreduction"
+    #: A float16 variant where the op takes float32: it compares the halves as floats (ADR 0076).
+    takes_half = True
 
     def problems(self, op: Any, check: Check) -> None:
         check.need_input(self.input)

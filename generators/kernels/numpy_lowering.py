@@ -48,9 +48,19 @@ def _predicate(op: Op, c: C.ArgReduction | C.FindAll, variants: list[D.Variant])
     enums = op.enums
     env = {a: (py_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
     assert c.map is not None
-    return _by_dtype(x, [(v.of(c.input), scalar_numpy.render(C.resolve_enums(c.map, enums), v.of(c.input),
-                                                              {"x": (x, v.of(c.input))} | env)[0])
-                         for v in variants], "holds", indent=0)
+    per_dtype = []
+    for v in variants:
+        t, given = _compared(op, c, v)
+        per_dtype.append((v.of(c.input), scalar_numpy.render(C.resolve_enums(c.map, enums), t, given | env)[0]))
+    return _by_dtype(x, per_dtype, "holds", indent=0)
+
+
+def _compared(op: Op, c: C.ArgReduction | C.FindAll, v: D.Variant) -> tuple[str, dict[str, tuple[str, str]]]:
+    """(the dtype the variant ``v`` compares its input in, the input as a value of it): its own, a
+    half's float (ADR 0076)."""
+    x, given = py_name(c.input), v.of(c.input)
+    t = D.computes_in(op, given)
+    return t, {"x": (x if t == given else f"{x}.astype(np.{t})", t)}
 
 
 def _by_dtype(on: str, per_dtype: list, target: str | None, indent: int) -> list[str]:
@@ -184,7 +194,7 @@ class NumpyLowering:
                     f"np.copyto({out}, result, casting='unsafe')"]
         x = py_name(c.input)
         if c.map is not None:
-            mapped = _by_dtype(x, [(v.of(c.input), scalar_numpy.render(c.map, v.of(c.input), {"x": (x, v.of(c.input))})[0])
+            mapped = _by_dtype(x, [(v.of(c.input), scalar_numpy.render(c.map, *_compared(op, c, v))[0])
                                    for v in variants], "values", indent=0)
         else:
             mapped = [f"values = {x}"]

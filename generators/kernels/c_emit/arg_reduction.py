@@ -37,8 +37,7 @@ class ArgReductionEmitter(Emitter):
         blocks and each of ``step`` positions in it, ``size`` elements ``step`` apart, in one
         pass; for ``rows``, an axis of step 1."""
         kinds = {a.name: a.type for a in self.op.args}
-        t = v.of(c.input)
-        ct, name = C_TYPE[t], f"{self.kernel_name(v)}_{geometry}"
+        ct, name = C_TYPE[v.of(c.input)], f"{self.kernel_name(v)}_{geometry}"
         it = C_TYPE[self.plain_index]
         params = [(f"const {ct}* restrict x", c.input), (f"{it}* restrict output", self.op.outputs[0].name)]
         params += [(f"int {size}", size) for size in PLAIN_SIZES[geometry]]
@@ -70,15 +69,15 @@ static inline void {name}({', '.join(d for d, _ in params)})
     def best_row(self, c: C.ArgReduction, v: D.Variant) -> str:
         """``found``: where the first extreme of ``row`` is (the first NaN, for floats); the
         last where ``last`` (the op's last_index) holds."""
-        t = v.of(c.input)
+        t = self._compared(v)
         ct = C_TYPE[t]
         better, track = self._better(c, t)
         nan = "bool nan_found = false;" if track else ""
-        return f"""{ct} best = row[0];
+        return f"""{ct} best = {self._read(v, "row[0]")};
             int64_t found = 0;
             {nan}
             for (int r = 0; r < size; r++) {{
-                const {ct} xv = {self._value(c, t, "row[r * step]")};
+                const {ct} xv = {self._value(c, v, "row[r * step]")};
                 if (r == 0 || {better}) {{
                     best = xv;
                     found = r;
@@ -88,7 +87,7 @@ static inline void {name}({', '.join(d for d, _ in params)})
 
     def search_row(self, c: C.ArgReduction, v: D.Variant) -> str:
         """``found``: where the predicate first (last) holds in ``row``, else -1."""
-        holds = self._holds(c, v.of(c.input), "row[r * step]")
+        holds = self._holds(c, v, "row[r * step]")
         stop = "break;" if c.which == "first" else ""
         return f"""int64_t found = -1;
             for (int r = 0; r < size; r++) {{
@@ -112,25 +111,35 @@ static inline void {name}({', '.join(d for d, _ in params)})
             return f"(!nan_found && (isnan(xv) || xv {cmp} best))", "nan_found = isnan(xv);"
         return f"(xv {cmp} best{tie})", ""
 
-    def _holds(self, c: C.ArgReduction, t: str, at: str) -> str:
+    def _compared(self, v: D.Variant) -> str:
+        """The dtype the variant ``v`` compares in: its own, a half's float (ADR 0076)."""
+        return D.computes_in(self.op, v.of(self.op.compute.input))  # type: ignore[attr-defined]
+
+    def _read(self, v: D.Variant, at: str) -> str:
+        """The element at ``at`` in the dtype compared (a half as its float, exactly)."""
+        return scalar_c.converted(at, v.of(self.op.compute.input), self._compared(v))  # type: ignore[attr-defined]
+
+    def _holds(self, c: C.ArgReduction, v: D.Variant, at: str) -> str:
         """The search's predicate on the element at ``at``."""
         enums = self.op.enums
         kinds = {a.name: a.type for a in self.op.args}
         env_args = {a: (abi.c_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
         assert c.map is not None
-        return scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": (at, t)} | env_args)[0]
+        t = self._compared(v)
+        return scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": (self._read(v, at), t)} | env_args)[0]
 
-    def _value(self, c: C.ArgReduction, t: str, at: str) -> str:
+    def _value(self, c: C.ArgReduction, v: D.Variant, at: str) -> str:
         """The element at ``at`` as searched: mapped first where the op maps it."""
-        return f"({C_TYPE[t]})({scalar_c.render(c.map, t, {'x': (at, t)})[0]})" if c.map is not None else at
+        t, read = self._compared(v), self._read(v, at)
+        return f"({C_TYPE[t]})({scalar_c.render(c.map, t, {'x': (read, t)})[0]})" if c.map is not None else read
 
     def first_best(self, c: C.ArgReduction, v: D.Variant) -> str:
         """The search over one contiguous row, in lanes the compiler vectorises (with a
         last_index, the scan for the extreme runs backwards where ``last`` holds)."""
-        t = v.of(c.input)
+        t = self._compared(v)
         ct, name, cmp = C_TYPE[t], self.kernel_name(v), ">" if c.which == "max" else "<"
         def value(at: str) -> str:
-            return self._value(c, t, at)
+            return self._value(c, v, at)
         is_float = D.category(t) == "float"
         nan_lanes = "int32_t nan[OPFORGE_SEARCH_LANES];" if is_float else ""
         nan_init = "nan[l] = 0;" if is_float else ""
@@ -154,7 +163,7 @@ static inline void {name}({', '.join(d for d, _ in params)})
 /* The index of the first {c.which}imum of x[0..n), n >= 1, of the first NaN when there is
  * one{last_text}: the {c.which}imum of each of OPFORGE_SEARCH_LANES lanes first, branch-free so
  * the compiler vectorises it, then a scan for where it is. The index of the one-pass loop. */
-static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n{last_param})
+static inline int64_t {name}_contiguous(const {C_TYPE[v.of(c.input)]}* restrict x, int64_t n{last_param})
 {{
     {ct} lane[OPFORGE_SEARCH_LANES];
     {nan_lanes}
@@ -193,19 +202,19 @@ static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n{last_p
 
     def per_row(self, c: C.ArgReduction, v: D.Variant) -> str:
         """Each row of the reduce plan: the lanes where the row is contiguous and long, else one pass."""
-        t = v.of(c.input)
+        t = self._compared(v)
         ct, name = C_TYPE[t], self.kernel_name(v)
         def value(at: str) -> str:
-            return self._value(c, t, at)
+            return self._value(c, v, at)
         better, track = self._better(c, t)
         last_param, last = (", bool last", ", last") if c.last_index is not None else ("", "")
-        return f"""static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p{last_param})
+        return f"""static inline void {name}(const {C_TYPE[v.of(c.input)]}* restrict x, int64_t* restrict output, const opf_reduce_plan* p{last_param})
 {{
     int64_t oi[OPFORGE_MAX_RANK] = {{0}};
     int64_t base = 0;
     for (int64_t o = 0; o < p->n_outer; o++) {{
         int64_t off = base;
-        {ct} best = x[base];
+        {ct} best = {self._read(v, "x[base]")};
         int64_t best_i = 0;
         bool nan_found = false;
         const int64_t step = p->inner_stride[0];  /* (one axis searched: the plan's inner rank is 1) */
@@ -253,7 +262,7 @@ static inline int64_t {name}_contiguous(const {ct}* restrict x, int64_t n{last_p
             t = v.of(c.input)
             ct = C_TYPE[t]
             name = self.kernel_name(v)
-            holds = self._holds(c, t, "x[off]")
+            holds = self._holds(c, v, "x[off]")
             stop = "break;" if c.which == "first" else ""
             frags.append(fragment(name, f"""
 static inline void {name}(const {ct}* restrict x, int64_t* restrict output, const opf_reduce_plan* p{arg_params})
