@@ -56,6 +56,9 @@ class Contraction:
     whole: bool = False  # (a global pool) each kernel spans its axis: one window per axis
 
     kind = "contraction"
+    #: A float16 variant where the op takes float32: products and windows in float32, each result
+    #: rounded to the nearest half once, as NumPy's float16 matmul (ADR 0076).
+    takes_half = True
 
     def problems(self, op: Any, check: Check) -> None:
         if len(self.inputs) != len(self.spec.inputs):

@@ -26,6 +26,8 @@ class TensorDot:
     transposes: tuple[str, str, str]
 
     kind = "tensordot"
+    #: A float16 variant where the op takes float32: its products in float32 (ADR 0076).
+    takes_half = True
 
     def problems(self, op: Any, check: Check) -> None:
         for name in self.inputs:

@@ -89,6 +89,19 @@ def _converted_back(op: Op, v: D.Variant, code: str, output: str) -> str:
     return f"_k.convert(np.asarray({code}), np.{v.of(output)})"
 
 
+def _computed_inputs(op: Op, names: tuple[str, ...], variants: list[D.Variant]) -> list[str]:
+    """Lines rebinding each input of ``names`` that a variant computes in another dtype as an array
+    of that dtype (a half as float32, ADR 0076): the lines after compute as that variant does, and
+    its output takes the result by cast's rule (``np.copyto(..., casting='unsafe')``)."""
+    lines = []
+    for name in names:
+        n = py_name(name)
+        wider = {v.of(name): D.computes_in(op, v.of(name)) for v in variants}
+        for given, computed in wider.items():
+            lines += [f"if {n}.dtype == np.{given}:", f"    {n} = {n}.astype(np.{computed})"] if computed != given else []
+    return lines
+
+
 class NumpyLowering:
     """One method per compute form: the statements computing an op into its output
     arrays (inputs already of the variant's dtypes), named after the form as the C
@@ -207,7 +220,8 @@ class NumpyLowering:
         # the einsum of the axes given, built now
         x, y = (py_name(n) for n in c.inputs)
         given = ", ".join(py_name(n) for n in (*c.axes, *c.transposes))
-        return [f"subscripts = _k.tensordot_subscripts({x}.ndim, {y}.ndim, {given})",
+        return [*_computed_inputs(op, c.inputs, variants),
+                f"subscripts = _k.tensordot_subscripts({x}.ndim, {y}.ndim, {given})",
                 f"np.copyto({out}, np.einsum(subscripts, {x}, {y}), casting='unsafe')"]
 
     def contraction(self, op: Op, c: C.Contraction, out: str, variants: list[D.Variant]) -> list[str]:
@@ -215,6 +229,7 @@ class NumpyLowering:
         # windows, as the form counts them, and its kernel; the sizes the views read, each computed once first)
         sizes = _ReferenceSizes(op)
         size = sizes.render
+        widened = _computed_inputs(op, c.inputs, variants)
 
         def view(name: str, tensor: str | None = None, *fill: str) -> str:
             """Operand ``name`` (or ``tensor``, of its shape) as conv_view gives it, padded with
@@ -227,10 +242,10 @@ class NumpyLowering:
 
         if c.combine != "add":  # (a pool: its windows' elements last, then reduced; the padding never the max)
             pooled = self._pool(c, out, lambda *how: view(c.inputs[0], *how))
-            return sizes.take() + pooled
+            return widened + sizes.take() + pooled
         operands = [view(name) for name in c.inputs]
         subscripts = c.spec.numpy_subscripts()
-        lines = sizes.take()
+        lines = widened + sizes.take()
         if c.spec.summed_row:  # (the row variable's axes, kept in front by einsum, then summed)
             subscripts = subscripts.replace("->", "->...")
             lines += [f"result = np.einsum({subscripts!r}, {', '.join(operands)})",

@@ -20,28 +20,49 @@ from generators.kernels.c_emit.base import PLAIN_SIZES, CFragment, Emitter, OpCo
 
 
 def _accumulator(dtype: str) -> str:
-    """The C type products are summed in: the element's for floats, and for integers the wide
-    unsigned type, where sums wrap as the element type's would."""
-    return C_TYPE[dtype] if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
+    """The C type products are summed in: the element's for floats (a half's: float, as NumPy's
+    float16 matmul sums), and for integers the wide unsigned type, where sums wrap as the element
+    type's would."""
+    return C_TYPE[_computed(dtype)] if D.category(dtype) == "float" else WIDE_UNSIGNED[dtype]
 
 
-def _tile_loop(acc_t: str, ct: str, rows: str, cols: str) -> str:
+def _computed(dtype: str) -> str:
+    """The dtype elements of ``dtype`` are computed in: their own, a half's float (ADR 0076)."""
+    return "float32" if dtype == D.HALF else dtype
+
+
+def _read(dtype: str, code: str) -> str:
+    """The element ``code`` of ``dtype`` as the accumulator's value (a half: its float, exactly)."""
+    if dtype == D.HALF:
+        return scalar_c.converted(code, dtype, _computed(dtype))
+    return f"({_accumulator(dtype)}){code}"
+
+
+def _stored(dtype: str, code: str) -> str:
+    """The computed value ``code`` as an element of ``dtype`` (a half: rounded once)."""
+    if dtype == D.HALF:
+        return scalar_c.converted(code, _computed(dtype), dtype)
+    return f"({C_TYPE[dtype]}){code}"
+
+
+def _tile_loop(dtype: str, rows: str, cols: str) -> str:
     """The accumulation of one tile of a matrix product, ``rows`` x ``cols`` of the
     result, the reduced axis outermost: each element still sums its products in
     order of k, so the result is the plain loop nest's to the bit."""
+    ct, acc_t = C_TYPE[dtype], _accumulator(dtype)
     return f"""{acc_t} acc[OPFORGE_TILE_ROWS][OPFORGE_TILE_COLS] = {{{{0}}}};
         for (int64_t k = 0; k < g->k; k++) {{
             const {ct}* restrict bk = b + k * g->b_red;
             for (int64_t r = 0; r < {rows}; r++) {{
-                const {acc_t} ar = ({acc_t})a[r * g->a_row + k * g->a_red];
+                const {acc_t} ar = {_read(dtype, "a[r * g->a_row + k * g->a_red]")};
                 for (int64_t c = 0; c < {cols}; c++) {{
-                    acc[r][c] = ({acc_t})(acc[r][c] + ar * ({acc_t})bk[c]);
+                    acc[r][c] = ({acc_t})(acc[r][c] + ar * {_read(dtype, "bk[c]")});
                 }}
             }}
         }}
         for (int64_t r = 0; r < {rows}; r++) {{
             for (int64_t c = 0; c < {cols}; c++) {{
-                o[r * g->n + c] = ({ct})acc[r][c];
+                o[r * g->n + c] = {_stored(dtype, "acc[r][c]")};
             }}
         }}"""
 
@@ -51,15 +72,14 @@ def gemm_functions(name: str, dtype: str) -> str:
     register tiles, strips of columns outermost so a strip of b stays in cache
     while every tile of rows passes over it (ADR 0027)."""
     ct = C_TYPE[dtype]
-    acc_t = _accumulator(dtype)
     return f"""
 static inline void {name}_tile(int64_t rows, int64_t cols, const {ct}* restrict a, const {ct}* restrict b,
                                 {ct}* restrict o, const opf_gemm* g)
 {{
     if (rows == OPFORGE_TILE_ROWS && cols == OPFORGE_TILE_COLS) {{
-        {_tile_loop(acc_t, ct, "OPFORGE_TILE_ROWS", "OPFORGE_TILE_COLS")}
+        {_tile_loop(dtype, "OPFORGE_TILE_ROWS", "OPFORGE_TILE_COLS")}
     }} else {{
-        {_tile_loop(acc_t, ct, "rows", "cols")}
+        {_tile_loop(dtype, "rows", "cols")}
     }}
 }}
 
@@ -87,7 +107,7 @@ def einsum_kernel(name: str, dtype: str, operands: int, padded: bool = False) ->
     gemm, functions = "", ""
     if operands == 2:
         functions = gemm_functions(f"{name}_gemm", dtype)
-        term = f"({acc_t})a[ar] * ({acc_t})b[br]"
+        term = f"{_read(dtype, 'a[ar]')} * {_read(dtype, 'b[br]')}"
         params = f"const {ct}* restrict a, const {ct}* restrict b"
         adv_red = "p->red_stride[0], &ar, p->red_stride[1], &br, NULL, NULL"
         adv_out = "p->out_stride[0], &ao, p->out_stride[1], &bo, p->out_stride[2], &oo"
@@ -108,7 +128,7 @@ def einsum_kernel(name: str, dtype: str, operands: int, padded: bool = False) ->
         return;
     }}"""
     else:
-        term = f"({acc_t})a[ar]"
+        term = _read(dtype, "a[ar]")
         params = f"const {ct}* restrict a"
         adv_red = "p->red_stride[0], &ar, NULL, NULL, NULL, NULL"
         adv_out = "p->out_stride[0], &ao, p->out_stride[2], &oo, NULL, NULL"
@@ -133,7 +153,7 @@ static inline void {name}({params}, {ct}* restrict output, const opf_einsum_plan
             opf_advance(p->n_red, p->red_extent, ri, {adv_red});
         }}
         (void)br;
-        output[oo] = ({ct})acc;
+        output[oo] = {_stored(dtype, "acc")};
         opf_advance(p->n_out, p->out_extent, oi, {adv_out});
     }}
 }}""")
@@ -157,9 +177,9 @@ def pool_kernel(name: str, dtype: str, combine: str, padded: bool) -> str:
     element combines the elements of its window that lie inside the operand (the padding is
     never chosen by a max, counted by a mean only where ``count_include_pad``), in the plan's
     order: the largest (a NaN wins, as NumPy's max), the mean, or the Lp norm."""
-    ct = C_TYPE[dtype]
+    ct, vt = C_TYPE[dtype], C_TYPE[_computed(dtype)]
     inside = "opf_einsum_inside(q, oi, ri)" if padded else "true"
-    init, step, final = pool_combine(combine, dtype, "x", padded)
+    init, step, final = pool_combine(combine, _computed(dtype), "x", padded)
     extra = {"mean": ", bool count_include_pad" if padded else "", "lp": ", int64_t order"}.get(combine, "")
     pads = ", const opf_einsum_pads* q" if padded else ""
     # (a mean with count_include_pad divides by the window's elements inside the padded operand)
@@ -172,10 +192,10 @@ static inline void {name}(const {ct}* restrict a, {ct}* restrict output, const o
     for (int64_t o = 0; o < p->n_out_total; o++) {{
         int64_t ri[OPF_MAX_LOOPS] = {{0}};
         int64_t ar = ao, n = 0, padded = 0;
-        {ct} acc = {init};
+        {vt} acc = {init};
         for (int64_t r = 0; r < p->n_red_total; r++) {{
             if ({inside}) {{
-                const {ct} x = a[ar];
+                const {vt} x = {scalar_c.converted("a[ar]", dtype, _computed(dtype))};
                 {step}
                 n++;
             }}
@@ -184,7 +204,7 @@ static inline void {name}(const {ct}* restrict a, {ct}* restrict output, const o
         }}
         (void)n;
         (void)padded;
-        output[oo] = {final};
+        output[oo] = {_stored(dtype, final) if dtype == D.HALF else final};
         opf_advance(p->n_out, p->out_extent, oi, p->out_stride[0], &ao, p->out_stride[2], &oo, NULL, NULL);
     }}
 }}""")
@@ -211,7 +231,7 @@ def _row_of_products(dtype: str, spec: Any, labels: tuple[str, str, str]) -> str
     """Row ``e_i`` of one matrix product, ``ab`` by ``bb`` into ``ob``: each element summing its
     products in order of the inner label (the tiled kernel's order, so its result to the bit),
     each operand indexed as its labels say (``rows``, ``inner``, ``cols`` its sizes)."""
-    ct, acc_t = C_TYPE[dtype], _accumulator(dtype)
+    acc_t = _accumulator(dtype)
     row, inner, col = labels
     at = {row: "e_i", inner: "e_k", col: "e_j"}
     size = {row: "rows", inner: "inner", col: "cols"}
@@ -224,9 +244,9 @@ def _row_of_products(dtype: str, spec: Any, labels: tuple[str, str, str]) -> str
     return f"""for (int e_j = 0; e_j < cols; e_j++) {{
             {acc_t} acc = 0;
             for (int e_k = 0; e_k < inner; e_k++) {{
-                acc = ({acc_t})(acc + ({acc_t})ab[{index(a)}] * ({acc_t})bb[{index(b)}]);
+                acc = ({acc_t})(acc + {_read(dtype, f"ab[{index(a)}]")} * {_read(dtype, f"bb[{index(b)}]")});
             }}
-            ob[{index(spec.output)}] = ({ct})acc;
+            ob[{index(spec.output)}] = {_stored(dtype, "acc")};
         }}"""
 
 
@@ -292,9 +312,10 @@ static inline void {name}(const {ct}* restrict a, const {ct}* restrict b, {ct}* 
         for (int e_j = 0; e_j < cols; e_j++) {{
             {acc_t} acc = 0;
             for (int e_k = 0; e_k < inner; e_k++) {{
-                acc = ({acc_t})(acc + ({acc_t})a[e_i * a_row + e_k * a_in] * ({acc_t})b[e_k * b_in + e_j * b_col]);
+                acc = ({acc_t})(acc + {_read(dtype, "a[e_i * a_row + e_k * a_in]")} *
+                                {_read(dtype, "b[e_k * b_in + e_j * b_col]")});
             }}
-            output[e_i * o_row + e_j * o_col] = ({ct})acc;
+            output[e_i * o_row + e_j * o_col] = {_stored(dtype, "acc")};
         }}
     }}
 }}"""
@@ -348,7 +369,8 @@ def diagonal_kernel(name: str, dtype: str, keep: bool) -> str:
         body = f"output[e_b * n + e_i] = {at};"
         before = after = ""
     else:
-        before, body, after = f"{acc_t} acc = 0;", f"acc = ({acc_t})(acc + ({acc_t}){at});", f"output[e_b] = ({ct})acc;"
+        before, body, after = (f"{acc_t} acc = 0;", f"acc = ({acc_t})(acc + {_read(dtype, at)});",
+                               f"output[e_b] = {_stored(dtype, 'acc')};")
     return f"""
 static inline void {name}(const {ct}* restrict a, {ct}* restrict output, int batch, int n)
 {{
@@ -421,12 +443,14 @@ def windows_kernel(name: str, dtype: str, c: C.Contraction) -> tuple[str, tuple[
     inside = " && ".join(f"q{i} >= 0 && q{i} < extent{i}" for i in range(len(convs)))
     if not pooled:
         acc_t = _accumulator(dtype)
-        term = " * ".join(f"({acc_t}){n}b[{index(o)}]" for n, o in zip(names, spec.inputs))
-        init, step, final = "0", f"acc = ({acc_t})(acc + {term});", f"({ct})acc"
+        term = " * ".join(_read(dtype, f"{n}b[{index(o)}]") for n, o in zip(names, spec.inputs))
+        init, step, final = "0", f"acc = ({acc_t})(acc + {term});", _stored(dtype, "acc")
     else:
-        acc_t = ct
-        init, step, final = pool_combine(c.combine, dtype, "e_x", counted)
-        step = f"const {ct} e_x = xb[{index(spec.inputs[0])}];\n{step}\nn++;"
+        acc_t = C_TYPE[_computed(dtype)]
+        init, step, final = pool_combine(c.combine, _computed(dtype), "e_x", counted)
+        final = _stored(dtype, final) if dtype == D.HALF else final
+        step = (f"const {acc_t} e_x = {scalar_c.converted(f'xb[{index(spec.inputs[0])}]', dtype, _computed(dtype))};"
+                f"\n{step}\nn++;")
     if c.padded:
         step = f"if ({inside}) {{\n{step}\n}}"
     if counted:  # (a position inside the padded axis counts, beyond it (ceil_mode's last window) not)
