@@ -27,6 +27,9 @@ class FindAll:
     args: tuple[str, ...] = ()
 
     kind = "find_all"
+    #: A float16 variant where the op takes float32: the predicate reads each half as its float
+    #: (ADR 0076).
+    takes_half = True
 
     def problems(self, op: Any, check: Check) -> None:
         check.need_input(self.input)

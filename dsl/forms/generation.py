@@ -25,10 +25,9 @@ class Generation:
 
     kind = "generation"
 
-    @property
-    def takes_half(self) -> bool:
-        """cast converts from and to float16 (ADR 0075); the other generators make no float16."""
-        return self.generator == "cast"
+    #: cast converts from and to float16 (ADR 0075); the other generators make halves from their
+    #: values in double, rounded once (ADR 0076).
+    takes_half = True
 
     def arg(self, role: str) -> str:
         return dict(self.params)[role]

@@ -39,6 +39,9 @@ class ScatterRows:
     sorted: bool = False
 
     kind = "scatter"
+    #: A float16 variant where the op takes float32: each fold computes in float32 and rounds into
+    #: the output's half (the output holds the running result: no scratch; ADR 0076).
+    takes_half = True
 
     def problems(self, op: Any, check: Check) -> None:
         inputs = check.inputs

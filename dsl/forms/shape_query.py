@@ -21,6 +21,8 @@ class ShapeQuery:
     axis: str | None = None
 
     kind = "shape_query"
+    #: No element is read: a float16 tensor's shape is any other's (ADR 0076).
+    takes_half = True
 
     def problems(self, op: Any, check: Check) -> None:
         check.need_input(self.input)

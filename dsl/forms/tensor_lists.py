@@ -77,6 +77,9 @@ class Merge:
     combine: str
 
     kind = "merge"
+    #: A float16 variant where the op takes float32: each element read as its float, each result
+    #: rounded once (ADR 0076).
+    takes_half = True
 
     def problems(self, op: Any, check: Check) -> None:
         listed = _list_input_problems(self, op, check)

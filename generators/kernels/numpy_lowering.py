@@ -89,16 +89,20 @@ def _converted_back(op: Op, v: D.Variant, code: str, output: str) -> str:
     return f"_k.convert(np.asarray({code}), np.{v.of(output)})"
 
 
-def _computed_inputs(op: Op, names: tuple[str, ...], variants: list[D.Variant]) -> list[str]:
-    """Lines rebinding each input of ``names`` that a variant computes in another dtype as an array
-    of that dtype (a half as float32, ADR 0076): the lines after compute as that variant does, and
-    its output takes the result by cast's rule (``np.copyto(..., casting='unsafe')``)."""
+def _computed_inputs(op: Op, names: tuple[str, ...], variants: list[D.Variant], listed: bool = False) -> list[str]:
+    """Lines rebinding each input of ``names`` (``listed``: each a list of tensors) that a variant
+    computes in another dtype as an array of that dtype (a half as float32, ADR 0076): the lines
+    after compute as that variant does, and its output takes the result by cast's rule
+    (``np.copyto(..., casting='unsafe')``)."""
     lines = []
     for name in names:
         n = py_name(name)
         wider = {v.of(name): D.computes_in(op, v.of(name)) for v in variants}
         for given, computed in wider.items():
-            lines += [f"if {n}.dtype == np.{given}:", f"    {n} = {n}.astype(np.{computed})"] if computed != given else []
+            if computed == given:
+                continue
+            lines += ([f"if {n} and {n}[0].dtype == np.{given}:", f"    {n} = [_x.astype(np.{computed}) for _x in {n}]"]
+                      if listed else [f"if {n}.dtype == np.{given}:", f"    {n} = {n}.astype(np.{computed})"])
     return lines
 
 
@@ -191,7 +195,12 @@ class NumpyLowering:
                 "    np.copyto(_to, _part)"]
 
     def merge(self, op: Op, c: C.Merge, out: str, variants: list[D.Variant]) -> list[str]:
-        return [f"np.copyto({out}, _k.merge({c.combine!r}, {py_name(c.inputs)}, {out}.dtype), casting='unsafe')"]
+        # (in the dtype the inputs compute in: a half's float32, then rounded once into the output)
+        # (an average from float64 straight into the output's dtype)
+        xs = py_name(c.inputs)
+        dtype = f"{out}.dtype" if c.combine in ("avg", "max_index") else f"{xs}[0].dtype if {xs} else {out}.dtype"
+        return [*_computed_inputs(op, (c.inputs,), variants, listed=True),
+                f"np.copyto({out}, _k.merge({c.combine!r}, {xs}, {dtype}), casting='unsafe')"]
 
     def findall(self, op: Op, c: C.FindAll, out: str, variants: list[D.Variant]) -> list[str]:
         # numpy.flatnonzero into the capacity, then the count
@@ -306,20 +315,23 @@ class NumpyLowering:
             lines.append(f"np.copyto({out}, {py_name(c.ref)})")
         else:
             lines.append(f"{out}[...] = _k.segment_init({c.init!r}, {out}.dtype)")
-        per_dtype = []
-        for v in variants:
-            t = v.of(c.updates)
-            code, _ = scalar_numpy.render(c.combine, t, {"acc": ("acc", t), "u": ("u", t)})
-            per_dtype.append((t, code))
+        per_dtype, scaled = [], []
+        divisor = "counts[s]" if c.scale == "mean" else "np.sqrt(np.float64(counts[s]))"
+        for v in variants:  # (each fold computed in the dtype the variant computes in, then stored)
+            given = v.of(c.updates)
+            t = D.computes_in(op, given)
+            env = {n: (n if t == given else f"{n}.astype(np.{t})", t) for n in ("acc", "u")}
+            per_dtype.append((given, scalar_numpy.render(c.combine, t, env)[0]))
+            row = f"{out}[s : s + 1]" if t == given else f"{out}[s : s + 1].astype(np.{t})"  # (a slice: an array)
+            scaled.append((given, [f"np.copyto({out}[s : s + 1], {row} / np.{t}({divisor}), casting='unsafe')"]))
         # Row by row in the order of indices, as the C kernel folds (slices keep arrays, never scalars).
         lines += ["with np.errstate(all='ignore'):", "    for k, i in enumerate(at):",
                   f"        acc, u = {out}[i : i + 1], rows[k : k + 1]"]
         lines += _by_dtype(upd, per_dtype, "result", indent=2)
         lines += [f"        np.copyto({out}[i : i + 1], result, casting='unsafe')"]
         if c.scale is not None:
-            divisor = "counts[s]" if c.scale == "mean" else "np.sqrt(np.float64(counts[s]))"
             lines += [f"counts = np.bincount(at, minlength={out}.shape[0])", "for s in np.flatnonzero(counts):",
-                      f"    {out}[s] = {out}[s] / {out}.dtype.type({divisor})"]
+                      *_by_dtype(upd, scaled, None, indent=1)]
         return lines
 
     def fragmentkernel(self, op: Op, c: C.FragmentKernel, out: str, variants: list[D.Variant]) -> list[str]:

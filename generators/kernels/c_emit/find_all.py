@@ -36,11 +36,13 @@ class FindAllEmitter(Emitter):
         kinds = {a.name: a.type for a in self.op.args}
         enums = self.op.enums
         env_args = {a: (abi.c_name(a), abi.scalar_dtype(kinds[a])) for a in c.args}
-        t, size = v.of(c.input), "int64_t" if api else "int"
+        given, size = v.of(c.input), "int64_t" if api else "int"
+        t = D.computes_in(self.op, given)  # (a half read as its float, ADR 0076)
         indices, count = self.op.outputs
         name = self.kernel_name(v) + ("" if api else "_n")
-        holds, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": ("x[i]", t)} | env_args)
-        params = ((f"const {C_TYPE[t]}* restrict x", c.input), ("int64_t* restrict indices", indices.name),
+        x = scalar_c.converted("x[i]", given, t)
+        holds, _ = scalar_c.render(C.resolve_enums(c.map, enums), t, {"x": (x, t)} | env_args)
+        params = ((f"const {C_TYPE[given]}* restrict x", c.input), ("int64_t* restrict indices", indices.name),
                   ("int64_t* restrict found", count.name), (f"{size} n", "n"),
                   *((f"{abi.scalar_ctype(kinds[a])} {abi.c_name(a)}", a) for a in c.args))
         return PlainKernel(fragment(name, f"""

@@ -84,7 +84,7 @@ static inline void {name}({', '.join(d for d, _ in params)})
 {{
     for ({size} i = 0; i < rows; i++) {{
         for ({size} j = 0; j < cols; j++) {{
-            output[i * cols + j] = ({ot})({_MARKS[c.generator]} ? 1 : 0);
+            output[i * cols + j] = {converted(f"({_MARKS[c.generator]})", "bool", v.of(out))};
         }}
     }}
 }}"""), v, params, "marked")
@@ -120,14 +120,14 @@ static inline void {name}({', '.join(d for d, _ in params)})
             params = ((f"{ot}* restrict output", out), (f"{size} n", "n"), ("double start", c.arg("start")),
                       ("double delta", c.arg("delta")))
             body = f"""for ({size} i = 0; i < n; i++) {{
-        output[i] = ({ot})(start + (double)i * delta);
+        output[i] = {_from_double("start + (double)i * delta", v.of(out))};
     }}"""
         else:
             params = ((f"{ot}* restrict output", out), (f"{size} n", "n"), ("double start", c.arg("start")),
                       ("double stop", c.arg("stop")))
             body = f"""const double step = n > 1 ? (stop - start) / (double)(n - 1) : 0;
     for ({size} i = 0; i < n; i++) {{
-        output[i] = ({ot})(i == n - 1 && n > 1 ? stop : start + (double)i * step);
+        output[i] = {_from_double("i == n - 1 && n > 1 ? stop : start + (double)i * step", v.of(out))};
     }}"""
         return PlainKernel(fragment(name, f"""
 static inline void {name}({', '.join(d for d, _ in params)})
@@ -151,9 +151,10 @@ static inline void {name}({', '.join(d for d, _ in params)})
         kernels = {v.dtype: self.hot(c, v, api=True) for v in self.variants}
 
         def per_variant(v: D.Variant) -> list[str]:
-            ot = C_TYPE[v.of(self.op.outputs[0].name)]
-            return [f"{kernels[v.dtype].name}((const int64_t*){indices}->data, ({ot}*){outn}->data, outer, "
-                    f"{abi.c_name(c.arg('depth'))}, inner, ({ot}){abi.c_name(c.arg('on'))}, ({ot}){abi.c_name(c.arg('off'))});"]
+            dtype = v.of(self.op.outputs[0].name)
+            on, off = (_from_double(abi.c_name(c.arg(role)), dtype) for role in ("on", "off"))
+            return [f"{kernels[v.dtype].name}((const int64_t*){indices}->data, ({C_TYPE[dtype]}*){outn}->data, outer, "
+                    f"{abi.c_name(c.arg('depth'))}, inner, {on}, {off});"]
 
         body = lines + self.dispatch(per_variant) + ["return OPFORGE_OK;"]
         plain = tuple(self.hot(c, v, api=False) for v in self.variants)
@@ -242,6 +243,12 @@ static inline void {name}({', '.join(d for d, _ in params)})
         output[i] = value;
     }}
 }}"""), v, params, "filled", exact=(c.arg("value"),))
+
+
+def _from_double(code: str, dtype: str) -> str:
+    """The value ``code``, computed in double, as an element of ``dtype``: a plain conversion (the
+    caller has checked it fits), a half's rounded once (ADR 0076)."""
+    return converted(f"({code})", "float64", dtype) if dtype == D.HALF else f"({C_TYPE[dtype]})({code})"
 
 
 #: The generators of a matrix of ones where a rule of row i and column j holds: the rule, in C.

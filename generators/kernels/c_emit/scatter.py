@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-
-
 from dsl import compute as C
 from dsl import dtypes as D
 from generators import abi
@@ -22,6 +20,12 @@ def _segment_init(dtype: str, init: str) -> str:
     return T_MIN[dtype] if init == "lowest" else T_MAX[dtype]
 
 
+def _stored(code: str, computed: str, dtype: str) -> str:
+    """``code``, a value computed in ``computed``, as an element of ``dtype``: a half's rounded
+    (ADR 0076), any other's a plain conversion (integers wrap, as their own arithmetic)."""
+    return scalar_c.converted(code, computed, dtype) if dtype == D.HALF else f"({C_TYPE[dtype]}){code}"
+
+
 class ScatterEmitter(Emitter):
     """Rows of updates folded into the rows indices pick, in order: the checks
     name the op's tensors; one fold kernel per dtype."""
@@ -31,9 +35,11 @@ class ScatterEmitter(Emitter):
         c: C.ScatterRows = op.compute  # type: ignore[assignment]
         frags = []
         for v in self.variants:
-            t = v.of(c.updates)
-            ct = C_TYPE[t]
-            code, _ = scalar_c.render(c.combine, t, {"acc": ("row[j]", t), "u": ("u[j]", t)})
+            stored = v.of(c.updates)
+            t = D.computes_in(op, stored)  # (a half: each fold in float, rounded into the row; ADR 0076)
+            ct = C_TYPE[stored]
+            code, _ = scalar_c.render(c.combine, t, {"acc": (scalar_c.converted("row[j]", stored, t), t),
+                                                     "u": (scalar_c.converted("u[j]", stored, t), t)})
             name = self.kernel_name(v)
             frags.append(fragment(name, f"""
 static inline void {name}({ct}* restrict out, const int64_t* restrict at, const {ct}* restrict updates,
@@ -43,7 +49,7 @@ static inline void {name}({ct}* restrict out, const int64_t* restrict at, const 
         {ct}* row = out + (at[k] < 0 ? at[k] + rows : at[k]) * block;
         const {ct}* u = updates + k * block;
         for (int64_t j = 0; j < block; j++) {{
-            row[j] = ({ct})({code});
+            row[j] = {_stored(f"({code})", t, stored)};
         }}
     }}
 }}"""))
@@ -52,11 +58,13 @@ static inline void {name}({ct}* restrict out, const int64_t* restrict at, const 
 static inline void {name}_init({ct}* out, int64_t n)
 {{
     for (int64_t i = 0; i < n; i++) {{
-        out[i] = ({ct})({_segment_init(t, c.init)});
+        out[i] = {_stored(f"({_segment_init(t, c.init)})", t, stored)};
     }}
 }}"""))
             if c.scale is not None:
-                divisor = f"({ct})n" if c.scale == "mean" else f"({ct})sqrt((double)n)"
+                vt = C_TYPE[t]
+                divisor = f"({vt})n" if c.scale == "mean" else f"({vt})sqrt((double)n)"
+                value = scalar_c.converted("out[s * block + j]", stored, t)
                 frags.append(fragment(name + "_scale", f"""
 static inline void {name}_scale({ct}* out, const int64_t* at, int64_t count, int64_t block, int64_t rows)
 {{
@@ -66,7 +74,7 @@ static inline void {name}_scale({ct}* out, const int64_t* at, int64_t count, int
             n += at[k] == s;
         }}
         for (int64_t j = 0; n > 0 && j < block; j++) {{
-            out[s * block + j] = ({ct})(out[s * block + j] / {divisor});
+            out[s * block + j] = {_stored(f"({value} / {divisor})", t, stored)};
         }}
     }}
 }}"""))

@@ -154,10 +154,11 @@ static inline void {name}_merged({', '.join(d for d, _ in params)})
     def _loops(self, c: C.Merge, v: D.Variant, element: Callable[[str], str], count_t: str, n_t: str) -> str:
         """For each of the ``n`` elements, element ``i`` of each of the ``count`` tensors (as
         ``element`` reads it from tensor number ``k``) combined into ``output[i]``."""
-        t = v.of(c.inputs)
-        ct, ot = C_TYPE[t], C_TYPE[v.of(self.op.outputs[0].name)]
+        given, out_t = v.of(c.inputs), v.of(self.op.outputs[0].name)
+        t = D.computes_in(self.op, given)  # (a half's float, ADR 0076)
+        ct, ot = C_TYPE[t], C_TYPE[out_t]
         floating = D.category(t) == "float"
-        value, first_value = element("k"), element("0")
+        value, first_value = (scalar_c.converted(element(k), given, t) for k in ("k", "0"))
         if c.combine == "add":  # (as the elementwise add: an integer sum wraps, never overflows)
             sum_ = C.SCall("add", (C.SSym("acc"), C.SSym("v")))
             added, _ = scalar_c.render(sum_, t, {"acc": ("acc", t), "v": (value, t)})
@@ -178,11 +179,13 @@ static inline void {name}_merged({', '.join(d for d, _ in params)})
             step = f"const {ct} v = {value};\nif ({better}) {{\nbest = v;\nacc = k;\n{track}\n}}"
             result = "acc"
         first = 0 if c.combine == "avg" else 1
+        stored = scalar_c.converted(f"({result})", "float64" if c.combine == "avg" else t, out_t) \
+            if out_t == D.HALF else f"({ot})({result})"
         return f"""for ({n_t} i = 0; i < n; i++) {{
         {init}
         for ({count_t} k = {first}; k < count; k++) {{
             {step}
         }}
         {"(void)nan_found;" if c.combine == "max_index" else ""}
-        output[i] = ({ot})({result});
+        output[i] = {stored};
     }}"""
