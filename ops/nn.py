@@ -513,11 +513,13 @@ with Namespace("nn"):
         op.formula = (
             r"\mathrm{output}_{i} = \begin{cases} 0 & u_{i} < p \\ \frac{x_{i}}{1 - p} & "
             r"\text{otherwise} \end{cases}",
-            r"\text{$u_{i}$: the uniform number of the stream (seed, offset $+ i$)}",
+            r"\text{$u_{i}$: the uniform number of the stream (seed, offset $+ i$); "
+            r"$\mathrm{output} = x$ where training is false}",
         )
         op.unlike_onnx = (
-            "ONNX's Dropout is the identity outside training mode (training_mode, false "
-            "by default) and may give its mask; this op always drops, as in training"
+            "ONNX's Dropout is the identity unless training_mode is set (it is false by "
+            "default) and may give its mask; this op drops unless training is false (true "
+            "by default, as ND4J's always drops) and gives no mask"
         )
         x = Input(FLOATING_POINT, "x", description="Input tensor")
         p = Arg(
@@ -533,6 +535,12 @@ with Namespace("nn"):
             default=0,
             description="Counter of the first element's random number",
         )
+        Arg(
+            BOOLEAN,
+            "training",
+            default=True,
+            description="Drop (true), or pass x through unchanged as at inference (ONNX's training_mode)",
+        )
         Output(
             FLOATING_POINT,
             "output",
@@ -545,7 +553,7 @@ with Namespace("nn"):
             c_fragments=fragment_names("dropout", FLOAT_DTYPES),
             python_fragment="dropout",
             layout="shaped",
-            args=("p", "seed", "offset"),
+            args=("p", "seed", "offset", "training"),
             shapes=(x,),
         )
         Doc(
@@ -556,7 +564,9 @@ with Namespace("nn"):
             element is 0 with probability p and x * (1 / (1 - p)) otherwise, in
             double precision, so the mean is kept. Element i (row-major) is dropped where the uniform number of
             the random namespace's stream (seed, offset + i) is below p: the same
-            seed and offset drop the same elements in C and NumPy.
+            seed and offset drop the same elements in C and NumPy. With training =
+            false the output is x, as ONNX's Dropout at inference and Keras' and
+            PyTorch's dropout in evaluation.
             """,
         )
 

@@ -252,7 +252,17 @@ def pad(ins: list[Any], attrs: dict[str, Any]) -> Any:
 
 
 def dropout(ins: list[Any], attrs: dict[str, Any]) -> Any:
-    raise Lacks("ONNX's Dropout outside training mode is the identity (and gives a mask); opforge's always drops")
+    """ONNX's Dropout without its mask: the ratio an input (an attribute before opset 12), training
+    mode an input, false by default (the identity); the seed the key of opforge's stream."""
+    seed = int(attrs.pop("seed", 0))
+    ratio = float(attrs.pop("ratio", 0.5))
+    only(attrs)
+    if len(ins) > 1 and ins[1] is not None:
+        ratio = float(np.asarray(ins[1]).reshape(-1)[0])
+    training = bool(np.asarray(ins[2]).reshape(-1)[0]) if len(ins) > 2 and ins[2] is not None else False
+    if training and ratio > 0:
+        raise Lacks("drops drawn from ONNX's random generator (opforge's stream drops other elements)")
+    return fn("nn.dropout")(ins[0], ratio, seed, training=training)
 
 
 def attention(ins: list[Any], attrs: dict[str, Any]) -> Any:

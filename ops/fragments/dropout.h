@@ -7,13 +7,17 @@
 #pragma IMAGINET_INCLUDES_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "dropout_bodies"
-/* Element i is dropped (0) where its uniform number is below p, else scaled by 1 / (1 - p). */
+/* Element i is dropped (0) where its uniform number is below p, else scaled by 1 / (1 - p);
+ * outside training, copied. */
 #define DROPOUT(NAME, T)                                                                           \
     static inline int NAME(const T* restrict x, int64_t n, double p, int64_t seed, int64_t offset,  \
-                           T* restrict out)                                                         \
+                           int training, T* restrict out)                                           \
     {                                                                                               \
         const double scale = 1.0 / (1.0 - p);                                                       \
-        for (int64_t i = 0; i < n; i++) {                                                           \
+        for (int64_t i = 0; i < n && !training; i++) {                                              \
+            out[i] = x[i];                                                                          \
+        }                                                                                           \
+        for (int64_t i = 0; i < n && training; i++) {                                               \
             uint32_t w[4];                                                                          \
             opf_random_block(seed, (uint64_t)offset + (uint64_t)i, 0u, w);                          \
             out[i] = opf_unit53(w[0], w[1]) < p ? (T)0 : (T)((double)x[i] * scale);                 \

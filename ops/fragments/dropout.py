@@ -6,8 +6,12 @@ import numpy as np
 
 
 # pragma IMAGINET_FRAGMENT_BEGIN "dropout"
-def dropout(x, p, seed, offset, output):
-    """Element i is dropped where uniform (seed, offset + i) < p, else scaled by 1 / (1 - p)."""
+def dropout(x, p, seed, offset, training, output):
+    """Element i is dropped where uniform (seed, offset + i) < p, else scaled by 1 / (1 - p);
+    outside training, copied."""
+    if not training:
+        output[...] = x
+        return
     w = _k.random_block(
         seed, offset, x.size, 0
     )  # noqa: F821 - the runtime, as in every reference
