@@ -463,15 +463,22 @@ with Namespace("nn"):
         op.formula = (
             r"\mathrm{values}_{\ldots m} = x_{\ldots\, \pi(m)}, \quad \mathrm{indices}_{\ldots m} "
             r"= \pi(m), \quad 0 \leq m < k",
-            r"\text{$\pi$ orders each row of the last axis largest first, ties by index}",
+            r"\text{$\pi$ orders each row of the last axis largest first (smallest first where "
+            r"largest is false), ties by index}",
         )
         op.unlike_onnx = (
-            "ONNX's TopK takes k as a tensor and may search another axis (axis), keep the"
-            " smallest (largest = 0) or leave them unsorted (sorted = 0); this op keeps "
-            "the k largest of the last axis, largest first"
+            "ONNX's TopK takes k as a tensor and may search another axis (axis) or leave"
+            " them unsorted (sorted = 0); this op keeps the k largest (or smallest) of "
+            "the last axis, in order"
         )
         x = Input(NUMERIC, "x", description="Input tensor, rows in the last axis")
         k = Arg(INT, "k", description="How many elements to keep from each row")
+        Arg(
+            BOOLEAN,
+            "largest",
+            default=True,
+            description="Keep the k largest, largest first; false: the k smallest, smallest first (ONNX's largest)",
+        )
         Output(
             NUMERIC, "values", description="The k largest of each row, largest first"
         )
@@ -494,7 +501,7 @@ with Namespace("nn"):
             ),
             python_fragment="top_k",
             layout="select",
-            args=("k",),
+            args=("k", "largest"),
             length="k",
         )
         Doc(
@@ -503,7 +510,8 @@ with Namespace("nn"):
             """
             The k largest elements of each row (the last axis) and their indices,
             largest first (ONNX TopK with axis -1): NaN counts as larger than every
-            number, and equal values come in the order of their indices.
+            number, and equal values come in the order of their indices. With
+            largest = false, the k smallest, smallest first (NaN after every number).
             """,
         )
 

@@ -226,8 +226,9 @@ def top_k(ins: list[Any], attrs: dict[str, Any]) -> Any:
     axis = int(attrs.pop("axis", -1))
     if axis % max(ins[0].ndim, 1) != ins[0].ndim - 1:  # (the op's axis is the last: ONNX's -1 and its equals)
         raise Lacks(f"attribute axis={axis}")
-    only(attrs, largest=1, sorted=1)
-    values, indices = fn("nn.top_k")(ins[0], int(np.asarray(ins[1]).reshape(-1)[0]))
+    largest = bool(attrs.pop("largest", 1))
+    only(attrs, sorted=1)
+    values, indices = fn("nn.top_k")(ins[0], int(np.asarray(ins[1]).reshape(-1)[0]), largest)
     return values, indices
 
 

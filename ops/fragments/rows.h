@@ -99,21 +99,22 @@ RMS_NORM(rms_norm_f64, double)
 
 #pragma IMAGINET_FRAGMENT_BEGIN "top_k_bodies"
 /* The k first elements of each row in the order: larger values first, NaN before
+ * every number, equal values by index (largest); or smaller values first, NaN after
  * every number, equal values by index. Each pick is the first element after the
  * previous pick in that order (no scratch memory: O(len * k) comparisons). */
 #define TOP_K(NAME, T, PRECEDES)                                                                   \
     static inline void NAME(const T* restrict x, int64_t rows, int64_t len, int64_t k,             \
-                            T* restrict values, int64_t* restrict indices)                         \
+                            int largest, T* restrict values, int64_t* restrict indices)            \
     {                                                                                              \
         for (int64_t r = 0; r < rows; r++, x += len, values += k, indices += k) {                  \
             int64_t previous = -1;                                                                 \
             for (int64_t j = 0; j < k; j++) {                                                      \
                 int64_t best = -1;                                                                 \
                 for (int64_t i = 0; i < len; i++) {                                                \
-                    if (previous >= 0 && !PRECEDES(x[previous], previous, x[i], i)) {              \
+                    if (previous >= 0 && !PRECEDES(largest, x[previous], previous, x[i], i)) {     \
                         continue;                                                                  \
                     }                                                                              \
-                    if (best < 0 || PRECEDES(x[i], i, x[best], best)) {                            \
+                    if (best < 0 || PRECEDES(largest, x[i], i, x[best], best)) {                   \
                         best = i;                                                                  \
                     }                                                                              \
                 }                                                                                  \
@@ -123,10 +124,15 @@ RMS_NORM(rms_norm_f64, double)
             }                                                                                      \
         }                                                                                          \
     }
-/* a (at ia) comes before b (at ib): NaN first, then larger, then the lower index. */
-#define TOP_K_FLOAT_PRECEDES(a, ia, b, ib)                                                         \
-    (isnan(a) ? (!isnan(b) || (ia) < (ib)) : (!isnan(b) && ((a) > (b) || ((a) == (b) && (ia) < (ib)))))
-#define TOP_K_INT_PRECEDES(a, ia, b, ib) ((a) > (b) || ((a) == (b) && (ia) < (ib)))
+/* a (at ia) comes before b (at ib): where largest, NaN first, then larger, then the lower
+ * index; else NaN last, smaller first, then the lower index. */
+#define TOP_K_FLOAT_PRECEDES(largest, a, ia, b, ib)                                                \
+    ((largest) ? (isnan(a) ? (!isnan(b) || (ia) < (ib))                                           \
+                           : (!isnan(b) && ((a) > (b) || ((a) == (b) && (ia) < (ib)))))            \
+               : (isnan(a) ? (isnan(b) && (ia) < (ib))                                            \
+                           : (isnan(b) || (a) < (b) || ((a) == (b) && (ia) < (ib)))))
+#define TOP_K_INT_PRECEDES(largest, a, ia, b, ib)                                                  \
+    (((largest) ? (a) > (b) : (a) < (b)) || ((a) == (b) && (ia) < (ib)))
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "top_k_f32"

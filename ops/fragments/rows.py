@@ -66,15 +66,20 @@ def rms_norm(x, gain, axis, epsilon, output):
 
 
 # pragma IMAGINET_FRAGMENT_BEGIN "top_k"
-def top_k(x, k, values, indices):
+def top_k(x, k, largest, values, indices):
     """The k first elements of each row (the last axis) in the order of the C kernels:
-    larger values first, NaN before every number, equal values by index."""
+    larger values first, NaN before every number, equal values by index (largest); else
+    smaller values first, NaN after every number, equal values by index."""
     if values.size == 0:
         return
     rows = x.reshape(-1, x.shape[-1])
-    position = np.broadcast_to(-np.arange(rows.shape[1]), rows.shape)
-    # lexsort sorts ascending by the last key (NaN last), ties by -index: reversed, that is the order
-    order = np.lexsort((position, rows), axis=-1)[:, ::-1][:, :k]
+    index = np.broadcast_to(np.arange(rows.shape[1]), rows.shape)
+    # lexsort sorts ascending by the last key (NaN last), ties by the first key: by -index, then
+    # reversed, that is the largest's order; by index, the smallest's
+    if largest:
+        order = np.lexsort((-index, rows), axis=-1)[:, ::-1][:, :k]
+    else:
+        order = np.lexsort((index, rows), axis=-1)[:, :k]
     np.copyto(values, np.take_along_axis(rows, order, axis=-1).reshape(values.shape))
     np.copyto(indices, order.reshape(indices.shape))
 
