@@ -184,6 +184,13 @@ def _limits(dtype: str) -> tuple[int, int]:
     return (0, 2**bits - 1) if dtype.startswith("u") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
 
 
+def narrowed(code: str, src: str, to: str) -> str:
+    """``code``, a result a kernel computed in ``src``, stored as an element of ``to``: a half
+    rounded once by cast's rule (ADR 0076); any other dtype by a C cast, as a kernel of its own
+    dtype stores (an integer result wraps as its arithmetic does)."""
+    return converted(f"({code})", src, to) if to == HALF else f"({C_TYPE[to]})({code})"
+
+
 def converted(code: str, src: str, to: str) -> str:
     """``code``, a value of dtype ``src``, as a value of ``to``: cast's rule (ops/base.py), once
     for every C kernel. To bool, != 0 (NaN is true); to a float, the nearest value (overflow an

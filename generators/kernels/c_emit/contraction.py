@@ -40,9 +40,7 @@ def _read(dtype: str, code: str) -> str:
 
 def _stored(dtype: str, code: str) -> str:
     """The computed value ``code`` as an element of ``dtype`` (a half: rounded once)."""
-    if dtype == D.HALF:
-        return scalar_c.converted(code, _computed(dtype), dtype)
-    return f"({C_TYPE[dtype]}){code}"
+    return scalar_c.narrowed(code, _computed(dtype), dtype)
 
 
 def _tile_loop(dtype: str, rows: str, cols: str) -> str:
@@ -204,7 +202,7 @@ static inline void {name}(const {ct}* restrict a, {ct}* restrict output, const o
         }}
         (void)n;
         (void)padded;
-        output[oo] = {_stored(dtype, final) if dtype == D.HALF else final};
+        output[oo] = {_stored(dtype, final)};
         opf_advance(p->n_out, p->out_extent, oi, p->out_stride[0], &ao, p->out_stride[2], &oo, NULL, NULL);
     }}
 }}""")
@@ -448,7 +446,7 @@ def windows_kernel(name: str, dtype: str, c: C.Contraction) -> tuple[str, tuple[
     else:
         acc_t = C_TYPE[_computed(dtype)]
         init, step, final = pool_combine(c.combine, _computed(dtype), "e_x", counted)
-        final = _stored(dtype, final) if dtype == D.HALF else final
+        final = _stored(dtype, final)
         step = (f"const {acc_t} e_x = {scalar_c.converted(f'xb[{index(spec.inputs[0])}]', dtype, _computed(dtype))};"
                 f"\n{step}\nn++;")
     if c.padded:

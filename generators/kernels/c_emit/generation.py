@@ -8,7 +8,7 @@ from generators import abi
 from generators.formatting import c_string
 from generators.kernels.c_emit.base import Emitter, OpCode, PlainKernel, fragment
 from generators.kernels.c_shapes import CShapeRenderer
-from generators.kernels.scalar_c import C_TYPE, SUFFIX, converted
+from generators.kernels.scalar_c import C_TYPE, SUFFIX, converted, narrowed
 
 
 class GenerationEmitter(Emitter):
@@ -248,7 +248,7 @@ static inline void {name}({', '.join(d for d, _ in params)})
 def _from_double(code: str, dtype: str) -> str:
     """The value ``code``, computed in double, as an element of ``dtype``: a plain conversion (the
     caller has checked it fits), a half's rounded once (ADR 0076)."""
-    return converted(f"({code})", "float64", dtype) if dtype == D.HALF else f"({C_TYPE[dtype]})({code})"
+    return narrowed(code, "float64", dtype)
 
 
 #: The generators of a matrix of ones where a rule of row i and column j holds: the rule, in C.

@@ -20,12 +20,6 @@ def _segment_init(dtype: str, init: str) -> str:
     return T_MIN[dtype] if init == "lowest" else T_MAX[dtype]
 
 
-def _stored(code: str, computed: str, dtype: str) -> str:
-    """``code``, a value computed in ``computed``, as an element of ``dtype``: a half's rounded
-    (ADR 0076), any other's a plain conversion (integers wrap, as their own arithmetic)."""
-    return scalar_c.converted(code, computed, dtype) if dtype == D.HALF else f"({C_TYPE[dtype]}){code}"
-
-
 class ScatterEmitter(Emitter):
     """Rows of updates folded into the rows indices pick, in order: the checks
     name the op's tensors; one fold kernel per dtype."""
@@ -49,7 +43,7 @@ static inline void {name}({ct}* restrict out, const int64_t* restrict at, const 
         {ct}* row = out + (at[k] < 0 ? at[k] + rows : at[k]) * block;
         const {ct}* u = updates + k * block;
         for (int64_t j = 0; j < block; j++) {{
-            row[j] = {_stored(f"({code})", t, stored)};
+            row[j] = {scalar_c.narrowed(code, t, stored)};
         }}
     }}
 }}"""))
@@ -58,7 +52,7 @@ static inline void {name}({ct}* restrict out, const int64_t* restrict at, const 
 static inline void {name}_init({ct}* out, int64_t n)
 {{
     for (int64_t i = 0; i < n; i++) {{
-        out[i] = {_stored(f"({_segment_init(t, c.init)})", t, stored)};
+        out[i] = {scalar_c.narrowed(_segment_init(t, c.init), t, stored)};
     }}
 }}"""))
             if c.scale is not None:
@@ -74,7 +68,7 @@ static inline void {name}_scale({ct}* out, const int64_t* at, int64_t count, int
             n += at[k] == s;
         }}
         for (int64_t j = 0; n > 0 && j < block; j++) {{
-            out[s * block + j] = {_stored(f"({value} / {divisor})", t, stored)};
+            out[s * block + j] = {scalar_c.narrowed(f"{value} / {divisor}", t, stored)};
         }}
     }}
 }}"""))

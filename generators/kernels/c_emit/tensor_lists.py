@@ -156,7 +156,7 @@ static inline void {name}_merged({', '.join(d for d, _ in params)})
         ``element`` reads it from tensor number ``k``) combined into ``output[i]``."""
         given, out_t = v.of(c.inputs), v.of(self.op.outputs[0].name)
         t = D.computes_in(self.op, given)  # (a half's float, ADR 0076)
-        ct, ot = C_TYPE[t], C_TYPE[out_t]
+        ct = C_TYPE[t]
         floating = D.category(t) == "float"
         value, first_value = (scalar_c.converted(element(k), given, t) for k in ("k", "0"))
         if c.combine == "add":  # (as the elementwise add: an integer sum wraps, never overflows)
@@ -179,8 +179,7 @@ static inline void {name}_merged({', '.join(d for d, _ in params)})
             step = f"const {ct} v = {value};\nif ({better}) {{\nbest = v;\nacc = k;\n{track}\n}}"
             result = "acc"
         first = 0 if c.combine == "avg" else 1
-        stored = scalar_c.converted(f"({result})", "float64" if c.combine == "avg" else t, out_t) \
-            if out_t == D.HALF else f"({ot})({result})"
+        stored = scalar_c.narrowed(result, "float64" if c.combine == "avg" else t, out_t)
         return f"""for ({n_t} i = 0; i < n; i++) {{
         {init}
         for ({count_t} k = {first}; k < count; k++) {{
