@@ -122,9 +122,14 @@ def computes_in(op: object, dtype: str) -> str:
     an op over the reals takes through floats, whose results then convert back by cast's rule
     (truncated toward zero, saturated, NaN 0; ADR 0058), and float32 for float16, whose results
     round back to the nearest half once (ADR 0075). The rule of every target."""
-    if dtype == HALF:
-        return "float32"
-    return "float64" if dtype in through_float(op) else dtype
+    return "float64" if dtype in through_float(op) else own_computes_in(dtype)
+
+
+def own_computes_in(dtype: str) -> str:
+    """The dtype ``dtype`` computes in by itself, before any op takes integers through floats:
+    its own, but float32 for a half (ADR 0075). ``computes_in``'s rule for the forms with no
+    integers through floats (contractions)."""
+    return "float32" if dtype == HALF else dtype
 
 
 def takes_half(op: object) -> bool:

@@ -28,7 +28,7 @@ def _accumulator(dtype: str) -> str:
 
 def _computed(dtype: str) -> str:
     """The dtype elements of ``dtype`` are computed in: their own, a half's float (ADR 0076)."""
-    return "float32" if dtype == D.HALF else dtype
+    return D.own_computes_in(dtype)
 
 
 def _read(dtype: str, code: str) -> str:

@@ -10,7 +10,7 @@ from generators import abi
 from generators.formatting import c_string
 from generators.kernels.c_emit.base import LOOP_RANKS, Emitter, OpCode, PlainKernel, axis_loops, fragment
 from generators.kernels.c_shapes import CShapeRenderer
-from generators.kernels.scalar_c import C_TYPE, converted
+from generators.kernels.scalar_c import C_TYPE, narrowed
 
 
 class LayoutEmitter(Emitter):
@@ -361,8 +361,8 @@ static inline void {name}({', '.join(d for d, _ in params)})
                 return [f"{kernels[v.dtype].name}({', '.join([*given, 'offset'])});"]
             # (the value only where it is written, and so converts exactly: constant edges)
             mode = abi.c_name(plan.edges)
-            fill = abi.c_name(plan.fill)  # (a half's bits are no cast of it: rounded, ADR 0075)
-            fill = converted(fill, "float64", D.HALF) if v.of(c.input) == D.HALF else f"({ct}){fill}"
+            # (a half's bits are no cast of it: rounded, ADR 0075)
+            fill = narrowed(abi.c_name(plan.fill), "float64", v.of(c.input))
             given += [f"(int){mode}", f"{mode} == 0 ? {fill} : ({ct})0"]
             return [f"{kernels[v.dtype].name}({', '.join(given)});"]
 
