@@ -158,8 +158,14 @@ def variants(op: object, dtypes: tuple[str, ...] | None = None) -> Iterator[Vari
         yield from (v for v in own(op) if dtypes is None or v.dtype in dtypes)
         return
     primary = primary_type(op)
+    # (a tensor a form fixes has its dtype in every variant; fixing the input that chooses the
+    # variant leaves one variant, of its dtype: a decoder of uint8 codes)
+    fixed = dict(getattr(getattr(op, "compute", None), "fixed_dtypes", ()))
+    chooser = fixed.get(primary_input(op).name) if op.inputs else None  # type: ignore[attr-defined]
     for dtype in dtypes if dtypes is not None else (*through_float(op), *concrete(op)):
-        yield Variant(dtype, tuple((p.name, resolve(p.type, primary, dtype))
+        if chooser is not None and dtype != chooser:
+            continue
+        yield Variant(dtype, tuple((p.name, fixed.get(p.name) or resolve(p.type, primary, dtype))
                                    for p in (*op.inputs, *op.outputs)))  # type: ignore[attr-defined]
 
 

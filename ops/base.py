@@ -7,6 +7,7 @@ from ops.mixins import (
     condition_test,
     condition_holds,
     fragment_names,
+    FLOAT_DTYPES,
     pair_reduce,
     reduce,
     scan,
@@ -15,6 +16,23 @@ from ops.mixins import (
 )
 
 #: How the scatters differ from ONNX's ScatterND, which each of them names.
+#: The narrow formats encode_narrow and decode_narrow know, by ml_dtypes' names (its types hold
+#: one code per byte), each with what it is.
+NARROW_FORMATS = {
+    "float8_e4m3fn": "1 sign, 4 exponent, 3 mantissa bits, bias 7; no infinity, NaN S.1111.111; at most 448",
+    "float8_e4m3fnuz": "bias 8; no infinity, no -0: NaN is 0x80; at most 240",
+    "float8_e5m2": "1 sign, 5 exponent, 2 mantissa bits, bias 15, IEEE's infinities and NaNs; at most 57344",
+    "float8_e5m2fnuz": "bias 16; no infinity, no -0: NaN is 0x80; at most 57344",
+    "float8_e8m0fnu": "8 exponent bits, no sign: 2^(code - 127), NaN 0xFF (OCP MX scales)",
+    "float4_e2m1fn": "1 sign, 2 exponent, 1 mantissa bit, bias 1; no infinity or NaN; 0, 0.5, 1, 1.5, 2, 3, 4, 6",
+    "int4": "-8..7, the low 4 bits two's complement",
+    "uint4": "0..15",
+    "int2": "-2..1, the low 2 bits two's complement",
+    "uint2": "0..3",
+}
+NARROW_DOC = "The formats (ONNX's and OCP's, by ml_dtypes' names; one code per element, in a uint8):\n\n" + \
+    "\n".join(f"- {name}: {what}" for name, what in NARROW_FORMATS.items())
+
 UNLIKE_SCATTER_ND = (
     "ONNX's indices hold a coordinate tuple per update in their last axis; this op's "
     "indices index the first axis only"
@@ -161,8 +179,9 @@ with Namespace("base"):
         )
         op.unlike_onnx = (
             "ONNX also casts from and to bfloat16, its 8- and 4-bit floats and its 2- and "
-            "4-bit integers, and with saturate = 0 lets float8 overflows become infinities "
-            "or NaN; this op casts between bool and the integer and float dtypes it lists"
+            "4-bit integers; this op casts between bool and the integer and float dtypes it "
+            "lists, and encode_narrow, decode_narrow, encode_bfloat16 and decode_bfloat16 "
+            "convert to and from those types' codes"
         )
         Input(NDARRAY, "x", description="Tensor to convert, of any dtype")
         Arg(DATA_TYPE, "dtype", description="The dtype of the result")
@@ -184,6 +203,174 @@ with Namespace("base"):
             type's limits, NaN giving 0 (as the ARM VCVT instruction), where C and
             NumPy leave out-of-range values undefined.
             """,
+        )
+
+    with Op("encode_narrow") as op:
+        op.display_path = "/Base/Creation"
+        op.onnx = "Cast"
+        op.formula = (
+            r"\mathrm{codes}_{i} = \operatorname{code}_{\mathrm{format}}\left(x_{i}\right)",
+            r"\text{floats: the nearest value, ties to the even code; integers: truncated, modulo } 2^{\mathrm{bits}}",
+        )
+        op.unlike_onnx = (
+            "ONNX's Cast to these types gives a tensor of the type; this op gives its codes, one "
+            "uint8 per element (ml_dtypes' layout, the 4- and 2-bit ones unpacked), and takes "
+            "float32 and float64 (a float16 tensor casts to float32 exactly first)"
+        )
+        x = Input(FLOATING_POINT, "x", description="Values to encode")
+        Arg(
+            ENUM,
+            "format",
+            possible_values=list(NARROW_FORMATS),
+            description="The format of the codes (ml_dtypes' name of its type)",
+        )
+        Arg(
+            BOOLEAN,
+            "saturate",
+            default=True,
+            description="float8 formats: overflows and infinities become the largest finite value "
+            "(ONNX's saturate), else infinity, or NaN where the format has none",
+        )
+        Arg(
+            ENUM,
+            "round_mode",
+            default="nearest",
+            possible_values=["nearest", "up", "down"],
+            description="float8_e8m0fnu's rounding of x's float32 mantissa (ONNX's round_mode); "
+            "the other formats take nearest only",
+        )
+        Output(INT, "codes", description="One code per element, with the shape of x")
+        Fragment(
+            c="fragments/narrow.h",
+            python="fragments/narrow.py",
+            c_fragments=fragment_names("encode_narrow", FLOAT_DTYPES),
+            python_fragment="encode_narrow",
+            layout="shaped",
+            args=("format", "saturate", "round_mode"),
+            shapes=(x,),
+            fixed_dtypes={"codes": "uint8"},
+            failure="round_mode up or down is float8_e8m0fnu's only: the other formats round to nearest",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            NARROW_DOC,
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+
+            Encoding rounds x (read in double, so float32 and float64 round once) to the
+            nearest value of a float format, ties to the even code. An overflow or an
+            infinity becomes the largest finite value when saturate is true (ONNX's
+            default for float8) or in float4_e2m1fn, which has neither infinity nor NaN;
+            otherwise infinity (float8_e5m2), or NaN. NaN becomes the format's NaN (0 in
+            float4_e2m1fn), and -0 becomes 0 in the fnuz formats. float8_e8m0fnu follows
+            ONNX: the exponent of x as a float32, its sign ignored, rounded by round_mode
+            (up by default in ONNX, nearest here). An integer format takes x truncated
+            toward zero, modulo 2^bits, as ONNX and NumPy's astype between integers
+            (int4: -9 is 7); NaN and infinities give 0. The codes equal ml_dtypes'
+            astype, and ONNX's Cast.
+            """,
+        )
+
+    with Op("decode_narrow") as op:
+        op.display_path = "/Base/Creation"
+        op.onnx = "Cast"
+        op.formula = (r"\mathrm{output}_{i} = \operatorname{value}_{\mathrm{format}}\left(\mathrm{codes}_{i}\right)",)
+        op.unlike_onnx = (
+            "ONNX's Cast from these types takes a tensor of the type; this op takes its codes, "
+            "one uint8 per element, and gives float32 (cast that to any dtype: it holds every "
+            "value exactly)"
+        )
+        codes = Input(INT, "codes", description="One code per element")
+        Arg(
+            ENUM,
+            "format",
+            possible_values=list(NARROW_FORMATS),
+            description="The format of the codes (ml_dtypes' name of its type)",
+        )
+        Output(FLOATING_POINT, "output", description="The value of each code, with the shape of codes")
+        Fragment(
+            c="fragments/narrow.h",
+            python="fragments/narrow.py",
+            c_fragments={"uint8": "decode_narrow_u8"},
+            python_fragment="decode_narrow",
+            layout="shaped",
+            args=("format",),
+            shapes=(codes,),
+            fixed_dtypes={"codes": "uint8", "output": "float32"},
+            failure="a code lies outside the format's codes (0 to 2^bits - 1)",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            NARROW_DOC,
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+
+            Decoding gives each code's value exactly: NaN for the NaN codes, infinities
+            for float8_e5m2's, 2^(code - 127) for float8_e8m0fnu's, and the integer
+            formats' two's complement values (int4's 15 is -1). A code beyond the
+            format's bits is refused.
+            """,
+        )
+
+    with Op("encode_bfloat16") as op:
+        op.display_path = "/Base/Creation"
+        op.onnx = "Cast"
+        op.formula = (r"\mathrm{codes}_{i} = \operatorname{code}_{\mathrm{bfloat16}}\left(x_{i}\right)",)
+        op.unlike_onnx = (
+            "ONNX's Cast to bfloat16 gives a bfloat16 tensor; this op gives its codes, uint16 "
+            "(ml_dtypes' bfloat16 viewed as uint16)"
+        )
+        x = Input(FLOATING_POINT, "x", description="Values to encode")
+        Output(INT, "codes", description="One bfloat16 code per element, with the shape of x")
+        Fragment(
+            c="fragments/narrow.h",
+            python="fragments/narrow.py",
+            c_fragments=fragment_names("encode_bfloat16", FLOAT_DTYPES),
+            python_fragment="encode_bfloat16",
+            layout="shaped",
+            shapes=(x,),
+            fixed_dtypes={"codes": "uint16"},
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The bfloat16 code of each element (1 sign, 8 exponent and 7 mantissa bits: the
+            upper half of a float32): x, read in double so it rounds once, rounded to the
+            nearest value, ties to the even code; overflows become infinities and NaN a
+            quiet NaN of its sign. The codes equal ml_dtypes' astype(bfloat16) viewed as
+            uint16, and ONNX's Cast to BFLOAT16.
+            """,
+        )
+
+    with Op("decode_bfloat16") as op:
+        op.display_path = "/Base/Creation"
+        op.onnx = "Cast"
+        op.formula = (r"\mathrm{output}_{i} = \operatorname{value}_{\mathrm{bfloat16}}\left(\mathrm{codes}_{i}\right)",)
+        op.unlike_onnx = "ONNX's Cast from bfloat16 takes a bfloat16 tensor; this op takes its uint16 codes"
+        codes = Input(INT, "codes", description="One bfloat16 code per element")
+        Output(FLOATING_POINT, "output", description="The value of each code, with the shape of codes")
+        Fragment(
+            c="fragments/narrow.h",
+            python="fragments/narrow.py",
+            c_fragments={"uint16": "decode_bfloat16_u16"},
+            python_fragment="decode_bfloat16",
+            layout="shaped",
+            shapes=(codes,),
+            fixed_dtypes={"codes": "uint16", "output": "float32"},
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            "The value of each bfloat16 code, exactly (a float32 whose lower 16 bits are 0).",
         )
 
     with Op("zeros_like") as op:

@@ -91,12 +91,40 @@ def merged(op: str) -> Callable[..., Any]:
     return call
 
 
+#: ONNX's narrow types, which the package holds as codes (ml_dtypes' bytes): each one's encoder and
+#: decoder, and the args that name the format.
+NARROW = {"bfloat16": ("base.encode_bfloat16", "base.decode_bfloat16", {})}
+
+
+def narrow(dtype: np.dtype) -> tuple[str, str, dict[str, Any]] | None:
+    name = np.dtype(dtype).name
+    if name in NARROW:
+        return NARROW[name]
+    if name.startswith(("float8", "float4", "int4", "uint4", "int2", "uint2")):
+        return "base.encode_narrow", "base.decode_narrow", {"format": name}
+    return None
+
+
 def cast(ins: list[Any], attrs: dict[str, Any]) -> Any:
-    to = helper.tensor_dtype_to_np_dtype(attrs.pop("to"))
-    only(attrs, saturate=1, round_mode="up")
-    if ins[0].dtype.kind not in "biuf" or np.dtype(to).kind not in "biuf":
-        raise Lacks(f"cast from {ins[0].dtype} to {to}")
-    return fn("base.cast")(ins[0], np.dtype(to))
+    """Plain dtypes through base.cast; a narrow type's codes through its decoder to float32 (which
+    holds each value), or its encoder from float32 or float64 (float16 casts to float32 exactly)."""
+    to = np.dtype(helper.tensor_dtype_to_np_dtype(attrs.pop("to")))
+    saturate, round_mode = bool(attrs.pop("saturate", 1)), attrs.pop("round_mode", b"up")
+    round_mode = round_mode.decode() if isinstance(round_mode, bytes) else round_mode
+    only(attrs)
+    x, source, target = ins[0], narrow(ins[0].dtype), narrow(to)
+    if x.dtype.kind not in "biuf" and source is None or to.kind not in "biuf" and target is None:
+        raise Lacks(f"cast from {x.dtype} to {to}")
+    if source is not None:
+        x = fn(source[1])(x.view(np.uint16 if x.dtype.itemsize == 2 else np.uint8), **source[2])
+    if target is None:
+        return x if x.dtype == to else fn("base.cast")(x, to)
+    if x.dtype.kind != "f" or x.dtype.itemsize < 4:
+        x = fn("base.cast")(x, np.dtype(np.float32))
+    options = dict(target[2])
+    if target[0] == "base.encode_narrow":
+        options.update(saturate=saturate, round_mode=round_mode if to.name == "float8_e8m0fnu" else "nearest")
+    return fn(target[0])(x, **options).view(to)
 
 
 def split(ins: list[Any], attrs: dict[str, Any]) -> Any:
@@ -442,6 +470,8 @@ def run(case: Any) -> str:
         ours, theirs = np.asarray(ours), np.asarray(theirs)
         if ours.dtype != theirs.dtype or ours.shape != theirs.shape:
             return f"output {k}: {ours.dtype}{ours.shape}, ONNX {theirs.dtype}{theirs.shape}"
+        if ours.dtype.name.startswith(("bfloat16", "float8", "float4")):  # (ml_dtypes' floats: by value)
+            ours, theirs = ours.astype(np.float32), theirs.astype(np.float32)
         if ours.dtype.kind in "fc":
             if not np.allclose(ours, theirs, rtol=case.rtol, atol=case.atol, equal_nan=True):
                 return f"output {k}: values differ by up to {np.nanmax(np.abs(ours - theirs))}"

@@ -11,6 +11,7 @@ from typing import Any
 
 import attrs
 
+from dsl import dtypes as D
 from dsl import expr as E
 from dsl import shapes as Sh
 from dsl.forms.checks import Check
@@ -211,14 +212,23 @@ class ShapedFragment(FragmentKernel):
     outputs...)``; each output has the shape in ``shapes``: integer expressions
     of the inputs' sizes and int args, or an input (a ``ParamRef``) whose shape
     it takes. The kernel returns 0 or, on ``failure``, not 0 (confusion_matrix,
-    list_diff)."""
+    list_diff). ``fixed_dtypes`` names the tensors with one dtype in every variant
+    (a format's codes, ``uint8``: ``dsl.dtypes.variants``)."""
 
     shapes: tuple[Any, ...] = ()
     failure: str | None = None
+    fixed_dtypes: tuple[tuple[str, str], ...] = ()
 
     layout = "shaped"
 
     def layout_problems(self, op: Any, check: Check) -> None:
+        tensors = {t.name: t for t in (*op.inputs, *op.outputs)}
+        for name, dtype in self.fixed_dtypes:
+            if name not in tensors:
+                check.add(f"fixed_dtypes names '{name}', not a tensor of the op")
+            elif dtype not in D.CONCRETE[tensors[name].type]:
+                check.add(f"fixed_dtypes gives '{name}' {dtype}, not a dtype of its type "
+                          f"{tensors[name].type.value} ({', '.join(D.CONCRETE[tensors[name].type])})")
         if len(self.shapes) != len(op.outputs):
             check.add(f"a shaped fragment gives each output its shape: shapes=... holds {len(self.shapes)}, "
                       f"for {len(op.outputs)} output(s)")

@@ -27,6 +27,7 @@ OPTIONS: dict[str, tuple[Any, str]] = {
     "workspace": (None, "only matrix fragments take a workspace"),
     "output_layouts": ((), OUTPUT_LAYOUTS),
     "shared": ((), SHARED),
+    "fixed_dtypes": ((), "only shaped fragments fix a tensor's dtype (fixed_dtypes=...)"),
 }
 
 

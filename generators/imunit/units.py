@@ -328,6 +328,9 @@ def output_type(op: Op, out: Output | None = None, legacy: bool = False) -> str:
         variants = [v.dtype for v in variants_of(op)]
         dtype = value(op, "dtype")
         return choose([(f'{dtype} == "{d}"', VALUE_TYPE[d]) for d in variants[:-1]], VALUE_TYPE[variants[-1]])
+    fixed = dict(getattr(c, "fixed_dtypes", ()))  # (a format's codes: one dtype in every variant)
+    if out.name in fixed:
+        return VALUE_TYPE[fixed[out.name]]
     if out.type is DataType.BOOLEAN:
         return "System.Bool"
     if out.type is DataType.LONG:

@@ -336,8 +336,10 @@ class NumpyLowering:
 
     def fragmentkernel(self, op: Op, c: C.FragmentKernel, out: str, variants: list[D.Variant]) -> list[str]:
         # Whole-tensor layouts take every input and output; axis layouts the input, its axis and out.
-        kinds = {a.name: a.type for a in op.args}
-        scalars = [f"{_FRAGMENT_ARG_PY.get(kinds[a], 'bool')}({py_name(a)})" for a in c.args]
+        kinds, values = {a.name: a.type for a in op.args}, {a.name: tuple(a.possible_values) for a in op.args}
+        # (an ENUM arg, its index here as in C, reaches a Python fragment as its name)
+        scalars = [f"{values[a]!r}[{py_name(a)}]" if kinds[a] is DataType.ENUM
+                   else f"{_FRAGMENT_ARG_PY.get(kinds[a], 'bool')}({py_name(a)})" for a in c.args]
         if isinstance(c, C.ChannelsFragment):  # (and the first axis of its rows)
             args = ([py_name(i.name) for i in op.inputs] + [f"int({py_name(c.axis)})"] + scalars
                     + [py_name(o.name) for o in op.outputs])
