@@ -604,6 +604,8 @@ with Namespace("math"):
         op.onnx = "ReduceMax"
         op.numpy = "max"
         op.nnef = "max_reduce"
+        Input(NDARRAY, "x", description="Input tensor; booleans too, as NumPy's max takes them")
+        Output(NDARRAY, "output", description="The reduced tensor")
         Reduce("max", empty="error")
         Doc(
             Language.ANY,
@@ -848,6 +850,8 @@ with Namespace("math"):
         op.onnx = "ReduceMin"
         op.numpy = "min"
         op.nnef = "min_reduce"
+        Input(NDARRAY, "x", description="Input tensor; booleans too, as NumPy's min takes them")
+        Output(NDARRAY, "output", description="The reduced tensor")
         Reduce("min", empty="error")
         Doc(
             Language.ANY,

@@ -246,7 +246,15 @@ def normalization(op: str) -> Callable[..., Any]:
         if ins[0].ndim and any(p.shape != ins[0].shape[axis:] for p in ins[1:] if p is not None):
             raise Lacks(f"parameters of shapes {[p.shape for p in ins[1:] if p is not None]}, which broadcast into "
                         f"the normalized axes {ins[0].shape[axis:]} (the op takes those axes' shape)")
-        return fn(op)(*[i for i in ins if i is not None], axis=axis, epsilon=epsilon)
+        y = fn(op)(*[i for i in ins if i is not None], axis=axis, epsilon=epsilon)
+        if op != "nn.layer_norm":
+            return y
+        # (LayerNormalization's further outputs, the mean and 1 / sqrt(variance + epsilon) over the
+        # normalized axes, kept: math's reductions, as ONNX's function body computes them)
+        axes = tuple(range(axis % max(ins[0].ndim, 1), ins[0].ndim))
+        mean = fn("math.mean")(ins[0], axes, keepdims=True)
+        variance = fn("math.variance")(ins[0], axes, keepdims=True)
+        return y, mean, fn("math.rsqrt")(fn("math.add")(variance, np.asarray(epsilon, variance.dtype)))
     return call
 
 
@@ -261,10 +269,20 @@ def top_k(ins: list[Any], attrs: dict[str, Any]) -> Any:
 
 
 def gemm(ins: list[Any], attrs: dict[str, Any]) -> Any:
-    only(attrs, alpha=1.0, beta=1.0, transA=0, transB=0)
-    if len(ins) < 3 or ins[2] is None or ins[2].shape != (ins[1].shape[1],):
-        raise Lacks("a bias that is not one value per output column")
-    return fn("nn.linear")(*ins)
+    """nn.linear where Gemm is x @ w + b with a bias per column; else ONNX's definition step by
+    step: the transposes, the product, times alpha, plus beta * C broadcast into the result."""
+    alpha, beta = float(attrs.pop("alpha", 1.0)), float(attrs.pop("beta", 1.0))
+    trans_a, trans_b = bool(attrs.pop("transA", 0)), bool(attrs.pop("transB", 0))
+    only(attrs)
+    a, b, c = ins[0], ins[1], ins[2] if len(ins) > 2 else None
+    if (alpha, beta, trans_a, trans_b) == (1.0, 1.0, False, False) and c is not None and c.shape == (b.shape[1],):
+        return fn("nn.linear")(a, b, c)
+    a = fn("math.matrix_transpose")(a) if trans_a else a
+    b = fn("math.matrix_transpose")(b) if trans_b else b
+    y = fn("math.mul")(fn("math.matmul")(a, b), np.asarray(alpha, a.dtype))
+    if c is None or beta == 0:
+        return y
+    return fn("math.add")(y, fn("math.mul")(c, np.asarray(beta, c.dtype)))
 
 
 def pad(ins: list[Any], attrs: dict[str, Any]) -> Any:

@@ -22,10 +22,10 @@ from generators.kernels.scalar_c import SUFFIX
 from generators.kernels.selection import variants_of
 
 
-T_MIN = {"int8": "INT8_MIN", "int16": "INT16_MIN", "int32": "INT32_MIN", "int64": "INT64_MIN", "uint8": "0", "uint16": "0",
-         "uint32": "0", "uint64": "0"}
-T_MAX = {"int8": "INT8_MAX", "int16": "INT16_MAX", "int32": "INT32_MAX", "int64": "INT64_MAX", "uint8": "UINT8_MAX",
-         "uint16": "UINT16_MAX", "uint32": "UINT32_MAX", "uint64": "UINT64_MAX"}
+T_MIN = {"bool": "false", "int8": "INT8_MIN", "int16": "INT16_MIN", "int32": "INT32_MIN", "int64": "INT64_MIN",
+         "uint8": "0", "uint16": "0", "uint32": "0", "uint64": "0"}
+T_MAX = {"bool": "true", "int8": "INT8_MAX", "int16": "INT16_MAX", "int32": "INT32_MAX", "int64": "INT64_MAX",
+         "uint8": "UINT8_MAX", "uint16": "UINT16_MAX", "uint32": "UINT32_MAX", "uint64": "UINT64_MAX"}
 
 
 @attrs.frozen
