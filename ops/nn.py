@@ -681,17 +681,34 @@ with Namespace("nn"):
         op.display_path = "/NN/Attention"
         op.onnx = "Attention"
         op.formula = (
-            r"\mathrm{output} = \operatorname{softmax}\left(\frac{Q K^{\top}}{\sqrt{d}}\right) V",
+            r"\mathrm{output} = \operatorname{softmax}\left(\operatorname{cap}\left(\frac{Q K^{\top}}{\sqrt{d}}"
+            r" \cdot \mathrm{scale}\right)\right) V",
             r"\text{$Q$: queries, $K$: keys, $V$: values, for each batch; $d$ the key size, left "
             r"out unless scaled; causal: query $i$ sees keys $j \leq i$}",
+            r"\operatorname{cap}(s) = \mathrm{softcap} \tanh\left(s / \mathrm{softcap}\right) "
+            r"\text{ where softcap} > 0 \text{, else } s",
         )
         op.unlike_onnx = (
             "ONNX's Attention also takes masks, a key/value cache, fewer key heads than "
-            "query heads, a scale, a softcap and a window, and 3-D inputs with the heads "
-            "side by side; this op takes batches of one head's matrices, scaled by 1 / "
-            "sqrt(d) or not"
+            "query heads and a window, and 3-D inputs with the heads side by side; this op "
+            "takes batches of one head's matrices (ONNX's scale is scale with scaled = false)"
         )
         q, v = op.input("queries"), op.input("values")
+        Arg(
+            FLOATING_POINT,
+            "scale",
+            default=1.0,
+            description="A further factor of the scores, after 1 / sqrt(d) when scaled (ONNX's scale: "
+            "scaled = false)",
+        )
+        softcap = Arg(
+            FLOATING_POINT,
+            "softcap",
+            default=0.0,
+            description="Caps each score at +-softcap by softcap * tanh(score / softcap); 0: no cap "
+            "(ONNX's softcap)",
+        )
+        Constraint("softcap must not be negative", softcap >= 0)
         Output(
             FLOATING_POINT,
             "output",
@@ -707,7 +724,7 @@ with Namespace("nn"):
             c_fragments=fragment_names("attention", FLOAT_DTYPES),
             python_fragment="attention",
             layout="matrix_product",
-            args=("scaled", "causal"),
+            args=("scaled", "causal", "scale", "softcap"),
             workspace=k.size_at(-2),
         )
         Doc(
@@ -717,8 +734,10 @@ with Namespace("nn"):
             Scaled dot-product attention, softmax(Q K^T / sqrt(d)) V, for each
             batch of matrices (ONNX Attention with one head and no mask; row-major,
             where ND4J puts features first). scaled = false leaves out the
-            1 / sqrt(d); causal lets query i see keys 0..i only (the upper-left
-            alignment of ONNX is_causal). Scores, softmax and sums are in double
+            1 / sqrt(d); scale multiplies the scores further; softcap > 0 caps
+            each score s at softcap * tanh(s / softcap) before the softmax (ONNX's
+            order: after the scale, before the causal mask); causal lets query i
+            see keys 0..i only (the upper-left alignment of ONNX is_causal). Scores, softmax and sums are in double
             precision; each row's softmax is shifted by its largest score, a NaN
             score makes the row NaN, and a query without keys (Lk = 0) gives zeros.
             """,

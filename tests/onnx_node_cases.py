@@ -318,7 +318,8 @@ def attention(ins: list[Any], attrs: dict[str, Any]) -> Any:
     a heads axis before the product and joins them after, as this does around the op."""
     causal = bool(attrs.pop("is_causal", 0))
     heads, kv_heads = attrs.pop("q_num_heads", None), attrs.pop("kv_num_heads", None)
-    only(attrs, qk_matmul_output_mode=0, softcap=0.0)
+    scale, softcap = attrs.pop("scale", None), float(attrs.pop("softcap", 0.0))
+    only(attrs, qk_matmul_output_mode=0)
     if len(ins) > 3:
         raise Lacks("an attention mask or a key/value cache (past_key, past_value)")
     q, k, v = ins
@@ -328,7 +329,10 @@ def attention(ins: list[Any], attrs: dict[str, Any]) -> Any:
         q, k, v = split(q, heads), split(k, kv_heads), split(v, kv_heads)
     if q.shape[1] != k.shape[1]:
         raise Lacks(f"{q.shape[1]} query heads over {k.shape[1]} key heads (grouped-query attention)")
-    y = fn("nn.dot_product_attention")(q, k, v, causal=causal)
+    options = {"causal": causal, "softcap": softcap}
+    if scale is not None:  # (ONNX's scale replaces 1 / sqrt(d))
+        options.update(scaled=False, scale=float(scale))
+    y = fn("nn.dot_product_attention")(q, k, v, **options)
     return y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1) if ins[0].ndim == 3 else y
 
 

@@ -36,16 +36,18 @@ static inline double attention_softmax(double* scores, int64_t keys)
 #pragma IMAGINET_FRAGMENT_BEGIN "attention_body"
 #pragma IMAGINET_DEPENDENCY "attention.h:attention_softmax"
 /* Query i attends to keys 0..lk-1, or to keys 0..i when causal, with the weights of
- * attention_softmax; a query with no key gives zeros. */
+ * attention_softmax; a query with no key gives zeros. Each score is q.k times 1/sqrt(d) when
+ * scaled, times scale_by, then capped at +-softcap by softcap tanh(score / softcap) where
+ * softcap > 0 (ONNX's scale and softcap). */
 #define ATTENTION(NAME, T)                                                                          \
     static inline int NAME(const T* restrict q, int64_t lq, int64_t d, const T* restrict k,         \
                            int64_t lk, int64_t k_cols, const T* restrict v, int64_t v_rows,         \
-                           int64_t dv, int64_t batch, int scaled, int causal,                       \
-                           double* restrict work, T* restrict out)                                  \
+                           int64_t dv, int64_t batch, int scaled, int causal, double scale_by,      \
+                           double softcap, double* restrict work, T* restrict out)                  \
     {                                                                                               \
         (void)k_cols;                                                                               \
         (void)v_rows;                                                                               \
-        const double scale = scaled && d > 0 ? 1.0 / sqrt((double)d) : 1.0;                         \
+        const double scale = (scaled && d > 0 ? 1.0 / sqrt((double)d) : 1.0) * scale_by;            \
         for (int64_t s = 0; s < batch; s++, q += lq * d, k += lk * d, v += lk * dv, out += lq * dv) { \
             for (int64_t i = 0; i < lq; i++) {                                                      \
                 const int64_t keys = causal && i + 1 < lk ? i + 1 : lk;                             \
@@ -54,7 +56,7 @@ static inline double attention_softmax(double* scores, int64_t keys)
                     for (int64_t c = 0; c < d; c++) {                                               \
                         t += (double)q[i * d + c] * (double)k[j * d + c];                           \
                     }                                                                               \
-                    work[j] = t * scale;                                                            \
+                    work[j] = softcap > 0.0 ? softcap * tanh(t * scale / softcap) : t * scale;      \
                 }                                                                                   \
                 const double sum = attention_softmax(work, keys);                                   \
                 for (int64_t c = 0; c < dv; c++) {                                                  \

@@ -9,9 +9,10 @@ import numpy as np
 
 
 # pragma IMAGINET_FRAGMENT_BEGIN "attend"
-def attend(q, k, v, scale, causal):
-    """softmax(q k^T * scale) v for float64 matrices; query i sees keys 0..i when causal.
-    Shifted by the largest score of each row (0 when infinite); no key gives 0.
+def attend(q, k, v, scale, causal, softcap=0.0):
+    """softmax(q k^T * scale) v for float64 matrices; query i sees keys 0..i when causal; the
+    scores capped by softcap tanh(score / softcap) where softcap > 0. Shifted by the largest
+    score of each row (0 when infinite); no key gives 0.
     """
     lq, lk = q.shape[0], k.shape[0]
     if lk == 0:
@@ -22,7 +23,10 @@ def attend(q, k, v, scale, causal):
         else np.ones((lq, lk), bool)
     )
     with np.errstate(all="ignore"):
-        scores = np.where(seen, (q @ k.T) * scale, -np.inf)
+        scores = (q @ k.T) * scale
+        if softcap > 0.0:
+            scores = softcap * np.tanh(scores / softcap)
+        scores = np.where(seen, scores, -np.inf)
         m = scores.max(axis=1, keepdims=True)
         m = np.where(np.isinf(m), 0.0, m)
         w = np.where(seen, np.exp(scores - m), 0.0)
@@ -43,14 +47,14 @@ def batches(queries, keys, values):
 
 # pragma IMAGINET_FRAGMENT_BEGIN "attention"
 # pragma IMAGINET_DEPENDENCY "attention.py:attend"
-def attention(queries, keys, values, scaled, causal, output):
-    """softmax(Q K^T / sqrt(d)) V per batch."""
+def attention(queries, keys, values, scaled, causal, scale_by, softcap, output):
+    """softmax(cap(Q K^T / sqrt(d) * scale_by)) V per batch."""
     q, k, v = batches(queries, keys, values)
     out = output.reshape(q.shape[0], q.shape[1], v.shape[2])
     d = q.shape[2]
-    scale = 1.0 / math.sqrt(d) if scaled and d > 0 else 1.0
+    scale = (1.0 / math.sqrt(d) if scaled and d > 0 else 1.0) * scale_by
     for s in range(q.shape[0]):
-        out[s] = attend(q[s], k[s], v[s], scale, causal)
+        out[s] = attend(q[s], k[s], v[s], scale, causal, softcap)
 
 
 # pragma IMAGINET_FRAGMENT_END
