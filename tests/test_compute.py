@@ -271,6 +271,13 @@ def test_fragment_problems_are_definition_errors(project: Path, cli) -> None:
      "axis=... names the axis arg of an axis fragment"),
     ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', workspace=x.size_at(0))",
      "only matrix fragments take a workspace"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='rows', fixed_dtypes={'out': "
+     "'uint8'})", "only shaped fragments fix a tensor's dtype (fixed_dtypes=...)"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='shaped', shapes=(x,), "
+     "fixed_dtypes={'codes': 'uint8'})", "fixed_dtypes names 'codes', not a tensor of the op"),
+    ("Fragment(c='k.h', python='k.py', c_fragments={}, python_fragment='f', layout='shaped', shapes=(x,), "
+     "fixed_dtypes={'out': 'q7'})", "fixed_dtypes gives 'out' q7, not a dtype of its type NUMERIC (int8, int16, "
+                                     "int32, int64, uint8, uint16, uint32, uint64, float32, float64)"),
 ])
 def test_compute_problems(project: Path, cli, body: str, message: str) -> None:
     write_ops(project, {"defs.py": f'''
