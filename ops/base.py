@@ -15,7 +15,6 @@ from ops.mixins import (
     segment_params,
 )
 
-#: How the scatters differ from ONNX's ScatterND, which each of them names.
 #: The narrow formats encode_narrow and decode_narrow know, by ml_dtypes' names (its types hold
 #: one code per byte), each with what it is.
 NARROW_FORMATS = {
@@ -33,6 +32,7 @@ NARROW_FORMATS = {
 NARROW_DOC = "The formats (ONNX's and OCP's, by ml_dtypes' names; one code per element, in a uint8):\n\n" + \
     "\n".join(f"- {name}: {what}" for name, what in NARROW_FORMATS.items())
 
+#: How the scatters differ from ONNX's ScatterND, which each of them names.
 UNLIKE_SCATTER_ND = (
     "ONNX's indices hold a coordinate tuple per update in their last axis; this op's "
     "indices index the first axis only"
@@ -260,9 +260,8 @@ with Namespace("base"):
             Language.ANY,
             DocScope.ALL,
             """
-
-            Encoding rounds x (read in double, so float32 and float64 round once) to the
-            nearest value of a float format, ties to the even code. An overflow or an
+            Encoding rounds x (from its own bits, so float32 and float64 round once) to
+            the nearest value of a float format, ties to the even code. An overflow or an
             infinity becomes the largest finite value when saturate is true (ONNX's
             default for float8) or in float4_e2m1fn, which has neither infinity nor NaN;
             otherwise infinity (float8_e5m2), or NaN. NaN becomes the format's NaN (0 in
@@ -312,7 +311,6 @@ with Namespace("base"):
             Language.ANY,
             DocScope.ALL,
             """
-
             Decoding gives each code's value exactly: NaN for the NaN codes, infinities
             for float8_e5m2's, 2^(code - 127) for float8_e8m0fnu's, and the integer
             formats' two's complement values (int4's 15 is -1). A code beyond the
@@ -344,8 +342,8 @@ with Namespace("base"):
             DocScope.ALL,
             """
             The bfloat16 code of each element (1 sign, 8 exponent and 7 mantissa bits: the
-            upper half of a float32): x, read in double so it rounds once, rounded to the
-            nearest value, ties to the even code; overflows become infinities and NaN a
+            upper half of a float32): x, from its own bits so it rounds once, rounded to
+            the nearest value, ties to the even code; overflows become infinities and NaN a
             quiet NaN of its sign. The codes equal ml_dtypes' astype(bfloat16) viewed as
             uint16, and ONNX's Cast to BFLOAT16.
             """,
