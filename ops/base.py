@@ -29,8 +29,21 @@ NARROW_FORMATS = {
     "int2": "-2..1, the low 2 bits two's complement",
     "uint2": "0..3",
 }
-NARROW_DOC = "The formats (ONNX's and OCP's, by ml_dtypes' names; one code per element, in a uint8):\n\n" + \
-    "\n".join(f"- {name}: {what}" for name, what in NARROW_FORMATS.items())
+
+#: The format arg of encode_narrow and decode_narrow, and the formats' table in their docs.
+with Mixin("narrow_format") as narrow_format:
+    Arg(
+        ENUM,
+        "format",
+        possible_values=list(NARROW_FORMATS),
+        description="The format of the codes (ml_dtypes' name of its type)",
+    )
+    Doc(
+        Language.ANY,
+        DocScope.ALL,
+        "The formats (ONNX's and OCP's, by ml_dtypes' names; one code per element, in a uint8):\n\n"
+        + "\n".join(f"- {name}: {what}" for name, what in NARROW_FORMATS.items()),
+    )
 
 #: How the scatters differ from ONNX's ScatterND, which each of them names.
 UNLIKE_SCATTER_ND = (
@@ -205,7 +218,7 @@ with Namespace("base"):
             """,
         )
 
-    with Op("encode_narrow") as op:
+    with Op("encode_narrow", narrow_format) as op:
         op.display_path = "/Base/Creation"
         op.onnx = "Cast"
         op.formula = (
@@ -218,12 +231,6 @@ with Namespace("base"):
             "float32 and float64 (a float16 tensor casts to float32 exactly first)"
         )
         x = Input(FLOATING_POINT, "x", description="Values to encode")
-        Arg(
-            ENUM,
-            "format",
-            possible_values=list(NARROW_FORMATS),
-            description="The format of the codes (ml_dtypes' name of its type)",
-        )
         Arg(
             BOOLEAN,
             "saturate",
@@ -254,11 +261,6 @@ with Namespace("base"):
         Doc(
             Language.ANY,
             DocScope.ALL,
-            NARROW_DOC,
-        )
-        Doc(
-            Language.ANY,
-            DocScope.ALL,
             """
             Encoding rounds x (from its own bits, so float32 and float64 round once) to
             the nearest value of a float format, ties to the even code. An overflow or an
@@ -274,7 +276,7 @@ with Namespace("base"):
             """,
         )
 
-    with Op("decode_narrow") as op:
+    with Op("decode_narrow", narrow_format) as op:
         op.display_path = "/Base/Creation"
         op.onnx = "Cast"
         op.formula = (r"\mathrm{output}_{i} = \operatorname{value}_{\mathrm{format}}\left(\mathrm{codes}_{i}\right)",)
@@ -284,12 +286,6 @@ with Namespace("base"):
             "value exactly)"
         )
         codes = Input(INT, "codes", description="One code per element")
-        Arg(
-            ENUM,
-            "format",
-            possible_values=list(NARROW_FORMATS),
-            description="The format of the codes (ml_dtypes' name of its type)",
-        )
         Output(FLOATING_POINT, "output", description="The value of each code, with the shape of codes")
         Fragment(
             c="fragments/narrow.h",
@@ -301,11 +297,6 @@ with Namespace("base"):
             shapes=(codes,),
             fixed_dtypes={"codes": "uint8", "output": "float32"},
             failure="a code lies outside the format's codes (0 to 2^bits - 1)",
-        )
-        Doc(
-            Language.ANY,
-            DocScope.ALL,
-            NARROW_DOC,
         )
         Doc(
             Language.ANY,
