@@ -145,7 +145,7 @@ def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragmen
              layout: str = "axis", axis: str = "axis", args: tuple[str, ...] = (), failure: str | None = None,
              workspace: Any = None, length: str | None = None, output_layouts: tuple[str, ...] = (),
              widen: int = 1, shapes: tuple[Any, ...] = (), shared: tuple[str, ...] = (),
-             fixed_dtypes: dict[str, str] | None = None) -> None:
+             fixed_dtypes: dict[str, str] | None = None, columns: str | None = None) -> None:
     """Hand-written kernels: ``c`` and ``python`` are files beside the ops
     file holding ``#pragma IMAGINET_FRAGMENT_BEGIN`` fragments; ``c_fragments``
     maps each dtype to its C fragment. ``layout`` names the class of the
@@ -161,12 +161,13 @@ def Fragment(*, c: str, python: str, c_fragments: dict[str, str], python_fragmen
     sizes (expressions of input sizes and int args, such as ``(n, n)``) or an
     input, whose shape the output takes; ``shared`` names the inputs of a
     matrix kernel that are one matrix for every batch (weights); ``fixed_dtypes`` gives the
-    tensors of a "shaped" kernel that have one dtype in every variant (codes: ``{"codes": "uint8"}``)."""
+    tensors of a "shaped" kernel that have one dtype in every variant (codes: ``{"codes": "uint8"}``);
+    ``columns`` names the input whose columns a "matrix_product" kernel's output has (the last: None)."""
     files = {"c_file": c, "c_fragments": tuple(sorted(c_fragments.items())), "python_file": python,
              "python_fragment": python_fragment, "args": tuple(args)}
     options = {"axis": axis, "widen": widen, "length": length, "failure": failure,
                "workspace": term(workspace).node if workspace is not None else None,
-               "output_layouts": tuple(output_layouts), "shared": tuple(shared),
+               "output_layouts": tuple(output_layouts), "shared": tuple(shared), "columns": columns,
                "fixed_dtypes": tuple(sorted((fixed_dtypes or {}).items())),
                "shapes": tuple(term(shape).node if isinstance(shape, Term) else tuple(term(size).node for size in shape)
                                for shape in shapes)}

@@ -9,7 +9,7 @@ the variant's dtype if it is a float, else float64.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 import attrs
 
@@ -98,15 +98,22 @@ def primary_type(op: object) -> DataType:
 
     if dtype_from_arg(getattr(op, "compute", None)) and op.outputs:  # type: ignore[attr-defined]
         return op.outputs[0].type  # type: ignore[attr-defined]
-    tensors = (*op.inputs, *op.outputs)  # type: ignore[attr-defined]
+    tensors = _choosers((*op.inputs, *op.outputs), op)  # type: ignore[attr-defined]
     chosen = next((t for t in tensors if t.type is not DataType.BOOLEAN), tensors[0] if tensors else None)
     return chosen.type if chosen is not None else DataType.NUMERIC
+
+
+def _choosers(tensors: tuple[Any, ...], op: object) -> tuple[Any, ...]:
+    """The tensors that may choose the variant: those the form does not fix to one dtype
+    (a quantization's float32 x chooses nothing: its zero point does); all where it fixes each one."""
+    fixed = dict(getattr(getattr(op, "compute", None), "fixed_dtypes", ()))
+    return tuple(t for t in tensors if t.name not in fixed) or tensors
 
 
 def primary_input(op: object) -> object:
     """The input whose dtype chooses the variant (by :func:`primary_type`'s rule): the first input
     that is not BOOLEAN, else the first."""
-    inputs = op.inputs  # type: ignore[attr-defined]
+    inputs = _choosers(op.inputs, op)  # type: ignore[attr-defined]
     return next((i for i in inputs if i.type is not DataType.BOOLEAN), inputs[0])
 
 

@@ -189,12 +189,17 @@ FRAGMENT_SUFFIX = {
     "uint64": "u64",
     "float32": "f32",
     "float64": "f64",
+    "float16": "f16",
 }
 FLOAT_DTYPES = ("float32", "float64")
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+#: The float dtypes of a fragment written for halves too (read as floats, ADR 0076).
+HALF_FLOAT_DTYPES = ("float16", *FLOAT_DTYPES)
 
 
-def fragment_names(name, dtypes=tuple(FRAGMENT_SUFFIX)):
-    """The C fragment of each dtype: ``{"float32": "<name>_f32", ...}``."""
+def fragment_names(name, dtypes=tuple(d for d in FRAGMENT_SUFFIX if d != "float16")):
+    """The C fragment of each dtype: ``{"float32": "<name>_f32", ...}``; float16 only where asked
+    (a fragment written for halves)."""
     return {dtype: f"{name}_{FRAGMENT_SUFFIX[dtype]}" for dtype in dtypes}
 
 

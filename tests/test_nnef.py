@@ -116,8 +116,10 @@ def test_graph_per_op_parses_and_infers_the_reference_shape(out: Path, shapes: t
     generic = "<? = scalar>" in (out / f"{namespace}.nnef").read_text().split(f"fragment {fragment_name(op.namespace, op.name)}")[1].split("(")[0]
     kind = ""
     if generic:
+        # (the type of the input that chooses the variant: a quantization's zero point, not its x)
+        chooser = [D.primary_input(op)] if op.inputs else []
         tensors = [np.asarray(case.kwargs[py_names.py_name(t.name)] if t.count.is_single else
-                              case.kwargs[py_names.py_name(t.name)][0]) for t in op.inputs] or [expected]
+                              case.kwargs[py_names.py_name(t.name)][0]) for t in chooser] or [expected]
         kind = f"<{_EXTERNAL[tensors[0].dtype.kind]}>"
     call = f"{fragment_name(op.namespace, op.name)}{kind}({', '.join(operands + attributes)})"
     if not names:  # a graph needs an input; random ops take none

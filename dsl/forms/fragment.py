@@ -40,6 +40,12 @@ class FragmentKernel:
         """One layout per output (the shape rule of each)."""
         return (self.layout,)
 
+    @property
+    def takes_half(self) -> bool:
+        """A float16 variant where a C fragment for float16 is given: it reads each half as its
+        float and rounds each result to a half once, as the Python fragment's float64 does."""
+        return any(dtype == "float16" for dtype, _ in self.c_fragments)
+
     def problems(self, op: Any, check: Check) -> None:
         self.layout_problems(op, check)
         for name in self.args:

@@ -8,7 +8,7 @@ import attrs
 
 from dsl.forms.fragment import (WIDEN, AxisFragment, ChannelsFragment, DenseFragment, FlatFragment,
                                 FragmentKernel, RowsFragment, SelectFragment, ShapedFragment)
-from dsl.forms.matrix_fragment import MATRIX_LAYOUTS, OUTPUT_LAYOUTS, SHARED, MatrixFragment
+from dsl.forms.matrix_fragment import COLUMNS, MATRIX_LAYOUTS, OUTPUT_LAYOUTS, SHARED, MatrixFragment
 from dsl.recovery import did_you_mean
 
 FRAGMENT_LAYOUTS: dict[str, type[FragmentKernel]] = {
@@ -27,6 +27,7 @@ OPTIONS: dict[str, tuple[Any, str]] = {
     "workspace": (None, "only matrix fragments take a workspace"),
     "output_layouts": ((), OUTPUT_LAYOUTS),
     "shared": ((), SHARED),
+    "columns": (None, COLUMNS),
     "fixed_dtypes": ((), "only shaped fragments fix a tensor's dtype (fixed_dtypes=...)"),
 }
 

@@ -28,8 +28,8 @@ class MatrixFragment(FragmentKernel):
     cols) of the first input per batch (singular values), ``"matrix_q"`` and
     ``"matrix_r"`` the rows x k and k x cols factors of a reduced QR (k =
     min(rows, cols)), ``"matrix_v"`` the cols x k factor V of a reduced SVD and
-    ``"matrix_product"`` one (rows of the first input) x (cols of the last)
-    matrix per batch (attention)."""
+    ``"matrix_product"`` one (rows of the first input) x (cols of the last, or
+    of the input ``columns`` names) matrix per batch (attention)."""
 
     layout: str = "matrix"
     #: The layouts of the outputs after the first (lu's permutation: "matrix_diagonal").
@@ -41,6 +41,9 @@ class MatrixFragment(FragmentKernel):
     workspace: Any = None
     #: Inputs that are one matrix (rank 2) for every batch (weights).
     shared: tuple[str, ...] = ()
+    #: The input whose columns a "matrix_product" output has (an attention's values, before its
+    #: mask); None: the last input.
+    columns: str | None = None
 
     matrix = True
 
@@ -57,13 +60,15 @@ class MatrixFragment(FragmentKernel):
             check.add(SHARED)
         if not all(lay in MATRIX_LAYOUTS for lay in self.output_layouts):
             check.add(OUTPUT_LAYOUTS)
+        if self.columns is not None and (self.layout != "matrix_product" or self.columns not in check.inputs):
+            check.add(COLUMNS)
         if self.workspace is not None and (not isinstance(self.workspace, (E.Arith, E.SizeAt, E.Literal)) or any(
                 r.kind != "input" for r in E.param_refs(self.workspace))):
             check.add("workspace must be an integer expression of the inputs' sizes")
 
     def output_shapes(self, op: Any) -> tuple[Any, ...]:
         names = [i.name for i in op.inputs]
-        return tuple(_matrix_shape(layout, names[0], names[-1]) for layout in self.layouts)
+        return tuple(_matrix_shape(layout, names[0], self.columns or names[-1]) for layout in self.layouts)
 
     def refusals(self, op: Any) -> tuple[Sh.Refusal, ...]:
         """Matrices in the last two axes; inputs after the first have its batch axes (shared
@@ -101,4 +106,5 @@ def _matrix_shape(layout: str, first: str, last: str) -> Any:
 
 
 SHARED = "shared=... names inputs of a matrix fragment, after the first, that are one matrix for every batch"
+COLUMNS = "columns=... names the input whose columns a matrix_product fragment's output has"
 OUTPUT_LAYOUTS = f"output_layouts are matrix layouts ({', '.join(MATRIX_LAYOUTS)}) of a matrix fragment"

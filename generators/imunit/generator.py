@@ -129,11 +129,11 @@ class ImunitGenerator:
                 shared.setdefault(abi.config_struct(cfg), c_emit.config_typedef(cfg))
         users: dict[str, set[Op]] = {}
         bodies: dict[str, set[str]] = {}
-        for op, code in codes.items():
+        for op, code in codes.items():  # (each op's fragments come dependencies first: so do these)
             for f in code.fragments:
                 users.setdefault(f.name, set()).add(op)
                 bodies.setdefault(f.name, set()).add(f.body)
-        for name in sorted(n for n, ops in users.items() if len(ops) > 1 and len(bodies[n]) == 1):
+        for name in (n for n, ops in users.items() if len(ops) > 1 and len(bodies[n]) == 1):
             shared[name] = next(iter(bodies[name]))
         return shared
 
@@ -144,9 +144,12 @@ class ImunitGenerator:
         parts = [f"/* {c_comment(header)} */",
                  "/* What opforge's units share, each fragment once: a firmware of several units holds one copy. */",
                  "#pragma IMAGINET_INCLUDES_BEGIN", *STANDARD_INCLUDES, *includes, "#pragma IMAGINET_INCLUDES_END", ""]
+        # (a hand-written kernel that units call names what it calls: a firmware takes the fragments
+        # a unit names and theirs, not the whole file)
+        needs = {k.fragment.name: k.needs for code in codes.values() for k in code.plain}
         for name, text in shared.items():
             fragment = c_emit.CFragment(name, text).text
-            parts.append(fragment if name == RUNTIME else dependency(fragment, RUNTIME))
+            parts.append(fragment if name == RUNTIME else dependency(fragment, RUNTIME, *needs.get(name, ())))
         return "\n".join(parts)
 
     def _c_file(self, op: Op, code: c_emit.OpCode, shared: dict[str, str], header: str,
@@ -164,9 +167,11 @@ class ImunitGenerator:
             # (a hand-written fragment's dependencies first: those units share by path, the others here)
             needed = {n for k in code.plain for n in k.needs}
             parts += [dependency(f.text, ref(RUNTIME)) for f in code.fragments if f.name in needed and f.name not in shared]
-            parts += [dependency(k.fragment.text, ref(RUNTIME), *(ref(n) for n in k.needs)) for k in code.plain]
+            # (a hand-written kernel several units call is the shared file's)
+            parts += [dependency(k.fragment.text, ref(RUNTIME), *(ref(n) for n in k.needs)) for k in code.plain
+                      if k.fragment.name not in shared]
             parts += [dependency(k.init.text, ref(RUNTIME)) for k in code.plain if k.init is not None]
-            return "\n".join(parts + [plain.entry(op, k) for k in code.plain])
+            return "\n".join(parts + [plain.entry(op, k, ref(k.fragment.name)) for k in code.plain])
         parts += [dependency(f.text, ref(RUNTIME)) for f in code.fragments if f.name not in shared]
         api = f'#pragma IMAGINET_FRAGMENT_BEGIN "{abi.function(op)}"\n' + "".join(
             f'#pragma IMAGINET_FRAGMENT_DEPENDENCY "{ref(n)}"\n' for n in

@@ -715,8 +715,9 @@ def _listed_entry(op: Op, kernel: c_emit.PlainKernel) -> tuple[list[str], str]:
     return decls, body
 
 
-def entry(op: Op, kernel: c_emit.PlainKernel) -> str:
-    """The unit's entry over a plain kernel: Imaginet's ints in, a status out (it cannot fail)."""
+def entry(op: Op, kernel: c_emit.PlainKernel, called: str | None = None) -> str:
+    """The unit's entry over a plain kernel: Imaginet's ints in, a status out (it cannot fail).
+    ``called`` is the dependency that names the kernel (the shared file's, where units share it)."""
     name = entry_name(op, kernel)
     what = GEOMETRIES[kernel.geometry].what.format(**_names(op, kernel))
     if kernel.geometry in _LISTS:
@@ -751,7 +752,7 @@ def entry(op: Op, kernel: c_emit.PlainKernel) -> str:
     if kernel.failure:  # (a kernel that may fail says so with an int that is not 0)
         returns = f"Returns 0, or -2 (IPWIN_RET_ERROR) where it fails: {c_comment(kernel.failure)}."
         body, result = f"const int failed = {body}", "return failed != 0 ? -2 : 0;\n"
-    return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{kernel.name}"\n'
+    return (f'#pragma IMAGINET_FRAGMENT_BEGIN "{name}"\n#pragma IMAGINET_FRAGMENT_DEPENDENCY "{called or kernel.name}"\n'
             f"/* {what} {returns} */\n"
             f"static inline int {name}({', '.join(decls)})\n{{\n{body}{result}}}\n"
             f"#pragma IMAGINET_FRAGMENT_END\n")

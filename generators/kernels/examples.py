@@ -226,9 +226,10 @@ def _inputs(op: Op) -> list[str]:
     return [i.name for i in op.inputs]
 
 
-def _shaped_fragment(op: Op, c: C.ShapedFragment) -> Plan:  # vectors of SHAPED_VALUES
+def _shaped_fragment(op: Op, c: C.ShapedFragment) -> Plan:  # vectors of SHAPED_VALUES (a quantization's scalars)
     kinds = {DataType.INT: "int", DataType.LONG: "int", DataType.FLOATING_POINT: "float", DataType.NUMERIC: "float"}
-    return {n: (4,) for n in _inputs(op)}, {a.name: SHAPED_ARGS[kinds[a.type]] for a in op.args
+    one = _inputs(op)[1:] if _inputs(op) == ["x", "scale", "zero_point"] else []
+    return {n: (() if n in one else (4,)) for n in _inputs(op)}, {a.name: SHAPED_ARGS[kinds[a.type]] for a in op.args
                                             if a.type in kinds and a.count.is_single and not a.has_default}
 
 
@@ -236,8 +237,10 @@ def _matrix_fragment(op: Op, c: C.MatrixFragment) -> Plan:
     inputs = _inputs(op)
     if c.shared:  # queries, keys, values, projections
         return dict(zip(inputs, ((2, 3), (3, 3), (3, 3), (3, 4), (3, 4), (3, 4), (4, 2)))), {}
-    if len(inputs) == 3:  # queries, keys, values
-        return dict(zip(inputs, ((2, 3), (3, 3), (3, 2)))), {}
+    if inputs == ["queries", "keys", "mask"]:  # attention's scores
+        return dict(zip(inputs, ((2, 3), (3, 3), (2, 3)))), {}
+    if len(inputs) in (3, 4):  # queries, keys, values (and a mask)
+        return dict(zip(inputs, ((2, 3), (3, 3), (3, 2), (2, 3)))), {}
     return {n: ((3, 3) if k == 0 else (3, 2)) for k, n in enumerate(inputs)}, {}
 
 
@@ -288,9 +291,9 @@ def example(op: Op, functions: dict[str, Any]) -> Example | None:
     if isinstance(op.compute, C.Generation) and op.compute.generator in GENERATE_INDICES:
         role, values = GENERATE_INDICES[op.compute.generator]
         arrays[op.compute.arg(role)] = np.array(values, dtype=np.float64 if op.compute.generator == "cast" else np.int64)
-    if isinstance(op.compute, C.ShapedFragment):
+    if isinstance(op.compute, C.ShapedFragment):  # (a planned scalar takes the first value)
         arrays = {n: np.array(SHAPED_VALUES["float" if a.dtype.kind == "f" else "int"][min(k, 1)], dtype=a.dtype)
-                  for k, (n, a) in enumerate(arrays.items())}
+                  .reshape(-1)[:a.size].reshape(a.shape) for k, (n, a) in enumerate(arrays.items())}
     if isinstance(op.compute, C.LayoutMove) and op.compute.layout in LAYOUT_INDICES:
         role, values = LAYOUT_INDICES[op.compute.layout]
         arrays[op.compute.arg(role)] = np.array(values, dtype=np.int64)

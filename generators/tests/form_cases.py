@@ -19,8 +19,9 @@ from dsl.types import DataType
 from generators.kernels.py_names import config_param
 from generators.tests.samples import (MAX_RANK_SHAPES, LAYOUT_CASES, GENERATE_CASES, GATHER_CASES, SCATTER_CASES,
                                       SEGMENT_CASES, GATHER_ND_CASES, SET_DIAG_CASES, REVERSE_SEQUENCE_CASES,
-                                      DENSE_CASES, SHAPED_CASES, SHARED_CASES, MATRIX_CASES, CAST_CASES,
-                                      CONCAT_CASES, STACK_CASES, TENSORDOT_CASES, PARTS_CASES, MERGE_CASES)
+                                      DENSE_CASES, SHAPED_CASES, NAMED_SHAPED_CASES, SHARED_CASES, MATRIX_CASES,
+                                      NAMED_MATRIX_CASES,
+                                      CAST_CASES, CONCAT_CASES, STACK_CASES, TENSORDOT_CASES, PARTS_CASES, MERGE_CASES)
 
 Drawer = Callable[[Any, Op, D.Variant, dict[str, float]], list[dict[str, Any]]]
 
@@ -423,6 +424,11 @@ def _fragment_select(c: C.SelectFragment, op: Op, v: D.Variant, tol: dict[str, f
 def _fragment_shaped(c: C.ShapedFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     ints = [a.name for a in op.args if a.type in (DataType.INT, DataType.LONG) and a.count.is_single]
+    named = NAMED_SHAPED_CASES.get(tuple(i.name for i in op.inputs))
+    if named is not None:
+        return [{"inputs": {i.name: _tensor(v.of(i.name), s, extreme and k == 0, None, low, high) | {"whole": True}
+                            for k, (i, s) in enumerate(zip(op.inputs, shapes))},
+                 "args": _arg_values(op)[0], "tol": tol} for shapes, (low, high), extreme in named]
     for k, (shapes, (low, high), value, extreme) in enumerate(SHAPED_CASES):
         view = "strided" if k == 2 else None
         inputs = {i.name: _tensor(v.of(i.name), s, extreme, view, low, high) | {"whole": True}
@@ -486,7 +492,7 @@ def _fragment_shared_matrix(c: C.MatrixFragment, op: Op, v: D.Variant, tol: dict
 def _fragment_matrix(c: C.MatrixFragment, op: Op, v: D.Variant, tol: dict[str, float]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     names = [i.name for i in op.inputs]
-    shape_sets = MATRIX_CASES[len(names)] if len(names) in MATRIX_CASES else []
+    shape_sets = NAMED_MATRIX_CASES.get(tuple(names)) or MATRIX_CASES.get(len(names), [])
     for k, shapes in enumerate(shape_sets):
         inputs = {}
         for n, s in zip(names, shapes):

@@ -162,6 +162,15 @@ SHAPED_CASES: list[tuple[tuple[tuple[int, ...], ...], tuple[int, int], int, bool
     (((3,), (3,)), (0, 2), -1, False),
 ]
 
+#: Shaped fragments by the inputs' names, where the cases above do not fit (a quantization's one
+#: scale and zero point): input shapes, the range of the values, whether extreme (NaN, infinities).
+NAMED_SHAPED_CASES: dict[tuple[str, ...], list[tuple[tuple[tuple[int, ...], ...], tuple[int, int], bool]]] = {
+    ("x", "scale", "zero_point"): [
+        (((6,), (), ()), (1, 4), False), (((2, 3), (1,), (1,)), (-3, 3), True), (((0,), (), ()), (1, 3), False),
+        (((3, 2, 2), (), (1,)), (1, 200), False), (((4,), (2,), ()), (1, 3), False), (((4,), (), (3,)), (1, 3), False),
+    ],
+}
+
 #: Matrix fragments with inputs shared by every batch (multi-head attention: queries, keys,
 #: values, then the projections wq, wk, wv, wo): input shapes and the value of the int args.
 SHARED_CASES: list[tuple[tuple[tuple[int, ...], ...], int]] = [
@@ -187,6 +196,18 @@ MATRIX_CASES: dict[int, list[tuple[tuple[int, ...], ...]]] = {
         ((1, 1), (1, 1), (1, 1)), ((3, 2), (0, 2), (0, 4)), ((0, 2), (3, 2), (3, 2)), ((2, 0), (3, 0), (3, 2)),
         ((2, 3), (4, 2), (4, 2)), ((2, 3), (4, 3), (3, 2)), ((2, 2, 3), (3, 4, 3), (3, 4, 2)),
         ((3,), (4, 3), (4, 2))],
+    # queries, keys, values, mask: Lq x d, Lk x d, Lk x dv, Lq x Lk (masked attention)
+    4: [((2, 3), (4, 3), (4, 2), (2, 4)), ((2, 3, 4), (2, 5, 4), (2, 5, 3), (2, 3, 5)),
+        ((1, 1), (1, 1), (1, 1), (1, 1)), ((3, 2), (0, 2), (0, 4), (3, 0)), ((0, 2), (3, 2), (3, 2), (0, 3)),
+        ((2, 3), (4, 3), (4, 2), (2, 3)), ((2, 3), (4, 3), (4, 2), (4, 4)), ((2, 2, 3), (2, 4, 3), (2, 4, 2), (2, 4)),
+        ((2, 2, 3), (2, 4, 3), (2, 4, 2), (3, 2, 4))],
+}
+#: Matrix cases by the inputs' names, where their count alone does not tell the shapes.
+NAMED_MATRIX_CASES: dict[tuple[str, ...], list[tuple[tuple[int, ...], ...]]] = {
+    # queries, keys, mask: Lq x d, Lk x d, Lq x Lk (attention's scores)
+    ("queries", "keys", "mask"): [((2, 3), (4, 3), (2, 4)), ((2, 3, 4), (2, 5, 4), (2, 3, 5)), ((1, 1), (1, 1), (1, 1)),
+                                  ((3, 2), (0, 2), (3, 0)), ((0, 2), (3, 2), (0, 3)), ((2, 3), (4, 3), (4, 2)),
+                                  ((2, 2, 3), (2, 4, 3), (2, 4)), ((2, 3), (4, 2), (2, 4))],
 }
 
 #: cast: (shape, extreme, lowest, highest, view) of the input, in every source dtype: specials and
