@@ -2,7 +2,7 @@
 
 from dsl import *
 from dsl.compute import fn
-from ops.mixins import FLOAT_DTYPES, along_axis, float_transform, fragment_names
+from ops.mixins import FLOAT_DTYPES, HALF_FLOAT_DTYPES, along_axis, float_transform, fragment_names
 
 #: SELU's constants (Klambauer et al. 2017), as ONNX and ND4J use them.
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -641,7 +641,8 @@ with Namespace("nn"):
             """,
         )
 
-    with Mixin("attention") as attention:
+    #: The queries and keys every attention op scores, with its two choices of the scores.
+    with Mixin("attention_pair") as attention_pair:
         q = Input(
             FLOATING_POINT,
             "queries",
@@ -651,11 +652,6 @@ with Namespace("nn"):
             FLOATING_POINT,
             "keys",
             description="Lk x d matrices of keys, with the batch axes of queries",
-        )
-        v = Input(
-            FLOATING_POINT,
-            "values",
-            description="Lk x e matrices of values, with the batch axes of queries",
         )
         Arg(
             BOOLEAN,
@@ -667,33 +663,29 @@ with Namespace("nn"):
             BOOLEAN,
             "causal",
             default=False,
-            description="Query i sees keys 0..i only (ONNX is_causal)",
+            description="Query i sees keys 0..i only, 0..i + offset where the op takes an offset "
+            "(ONNX is_causal)",
         )
         Constraint(
             "keys must have as many columns as queries",
             k.size_at(-1) == q.size_at(-1),
         )
+
+    #: The pair, and the values the scores weigh.
+    with Mixin("attention") as attention:
+        use_mixin(attention_pair)
+        v = Input(
+            FLOATING_POINT,
+            "values",
+            description="Lk x e matrices of values, with the batch axes of queries",
+        )
         Constraint(
             "values must have as many rows as keys", v.size_at(-2) == k.size_at(-2)
         )
 
-    with Op("dot_product_attention", attention) as op:
-        op.display_path = "/NN/Attention"
-        op.onnx = "Attention"
-        op.formula = (
-            r"\mathrm{output} = \operatorname{softmax}\left(\operatorname{cap}\left(\frac{Q K^{\top}}{\sqrt{d}}"
-            r" \cdot \mathrm{scale}\right)\right) V",
-            r"\text{$Q$: queries, $K$: keys, $V$: values, for each batch; $d$ the key size, left "
-            r"out unless scaled; causal: query $i$ sees keys $j \leq i$}",
-            r"\operatorname{cap}(s) = \mathrm{softcap} \tanh\left(s / \mathrm{softcap}\right) "
-            r"\text{ where softcap} > 0 \text{, else } s",
-        )
-        op.unlike_onnx = (
-            "ONNX's Attention also takes masks, a key/value cache, fewer key heads than "
-            "query heads and a window, and 3-D inputs with the heads side by side; this op "
-            "takes batches of one head's matrices (ONNX's scale is scale with scaled = false)"
-        )
-        q, v = op.input("queries"), op.input("values")
+    #: What one head's scores take besides the product: ONNX's scale and softcap, and which keys
+    #: each query sees (the causal mask's and the window's frontier, from the query's position).
+    with Mixin("attention_scoring") as attention_scoring:
         Arg(
             FLOATING_POINT,
             "scale",
@@ -708,7 +700,65 @@ with Namespace("nn"):
             description="Caps each score at +-softcap by softcap * tanh(score / softcap); 0: no cap "
             "(ONNX's softcap)",
         )
+        Arg(
+            INT,
+            "offset",
+            default=0,
+            description="The position among the keys of the first query (the keys cached before it): "
+            "query i is at position i + offset, from which causal and the window count",
+        )
+        left = Arg(
+            INT,
+            "left_window",
+            default=-1,
+            description="A query sees no key more than this many positions before its own; -1: no "
+            "limit (ONNX's left_window_size)",
+        )
+        right = Arg(
+            INT,
+            "right_window",
+            default=-1,
+            description="A query sees no key more than this many positions after its own; -1: no "
+            "limit (ONNX's right_window_size)",
+        )
         Constraint("softcap must not be negative", softcap >= 0)
+        Constraint("left_window and right_window must be -1 or more", (left >= -1) & (right >= -1))
+
+    #: The steps both attention ops take, as their docs tell them.
+    ATTENTION_STEPS = """
+            Each score is q.k / sqrt(d) (without the 1 / sqrt(d) when scaled = false), times
+            scale, then capped at softcap * tanh(s / softcap) when softcap > 0 (ONNX's order: after
+            the scale, before any mask). Query i stands at position p = i + offset among the keys:
+            causal lets it see keys j <= p (offset 0: ONNX's upper-left is_causal; offset
+            Lk - Lq: bottom-right, a cache before the queries), left_window >= 0 keys
+            j >= p - left_window and right_window >= 0 keys j <= p + right_window. Scores, softmax
+            and sums are in double precision; each row's softmax is shifted by its largest score,
+            and a NaN score makes the row NaN. A query that sees no key gives zeros (ONNX's
+            fully masked row)."""
+
+    ATTENTION_FORMULA = (
+        r"\mathrm{output} = \operatorname{softmax}\left(\operatorname{cap}\left(\frac{Q K^{\top}}{\sqrt{d}}"
+        r" \cdot \mathrm{scale}\right) + M\right) V",
+        r"\text{$Q$: queries, $K$: keys, $V$: values, for each batch; $d$ the key size, left "
+        r"out unless scaled}",
+        r"\operatorname{cap}(s) = \mathrm{softcap} \tanh\left(s / \mathrm{softcap}\right) "
+        r"\text{ where softcap} > 0 \text{, else } s",
+        r"M_{ij} = -\infty \text{ where query $i$ does not see key $j$: causal, $j > i + \mathrm{offset}$; "
+        r"the window, $|j - i - \mathrm{offset}|$ past its side's size}",
+    )
+
+    with Op("dot_product_attention", attention) as op:
+        use_mixin(attention_scoring)
+        op.display_path = "/NN/Attention"
+        op.onnx = "Attention"
+        op.formula = ATTENTION_FORMULA
+        op.unlike_onnx = (
+            "ONNX's Attention also takes masks (masked_dot_product_attention), a key/value cache "
+            "(concatenate it before keys and values; offset: its length), fewer key heads than "
+            "query heads (repeat them) and 3-D inputs with the heads side by side; this op takes "
+            "batches of one head's matrices (ONNX's scale is scale with scaled = false)"
+        )
+        q, k, v = op.input("queries"), op.input("keys"), op.input("values")
         Output(
             FLOATING_POINT,
             "output",
@@ -716,15 +766,15 @@ with Namespace("nn"):
         )
         Constraint(
             "queries, keys and values must have the same type",
-            same_type(q, op.input("keys")) & same_type(q, v),
+            same_type(q, k) & same_type(q, v),
         )
         Fragment(
             c="fragments/attention.h",
             python="fragments/attention.py",
-            c_fragments=fragment_names("attention", FLOAT_DTYPES),
+            c_fragments=fragment_names("attention", HALF_FLOAT_DTYPES),
             python_fragment="attention",
             layout="matrix_product",
-            args=("scaled", "causal", "scale", "softcap"),
+            args=("scaled", "causal", "scale", "softcap", "offset", "left_window", "right_window"),
             workspace=k.size_at(-2),
         )
         Doc(
@@ -733,14 +783,120 @@ with Namespace("nn"):
             """
             Scaled dot-product attention, softmax(Q K^T / sqrt(d)) V, for each
             batch of matrices (ONNX Attention with one head and no mask; row-major,
-            where ND4J puts features first). scaled = false leaves out the
-            1 / sqrt(d); scale multiplies the scores further; softcap > 0 caps
-            each score s at softcap * tanh(s / softcap) before the softmax (ONNX's
-            order: after the scale, before the causal mask); causal lets query i
-            see keys 0..i only (the upper-left alignment of ONNX is_causal). Scores, softmax and sums are in double
-            precision; each row's softmax is shifted by its largest score, a NaN
-            score makes the row NaN, and a query without keys (Lk = 0) gives zeros.
-            """,
+            where ND4J puts features first)."""
+            + ATTENTION_STEPS,
+        )
+
+    with Op("masked_dot_product_attention", attention) as op:
+        use_mixin(attention_scoring)
+        op.display_path = "/NN/Attention"
+        op.onnx = "Attention"
+        op.formula = (ATTENTION_FORMULA[0].replace("+ M", r"+ \mathrm{mask} + M"), *ATTENTION_FORMULA[1:])
+        op.unlike_onnx = (
+            "ONNX's Attention takes its mask optionally, boolean or additive, in any shape that "
+            "broadcasts into the scores, and pads a short one; this op takes an additive mask of the "
+            "scores' shape (a boolean one is where(mask, 0, -inf)). A cache, grouped heads and 3-D "
+            "inputs as for dot_product_attention"
+        )
+        q, k, v = op.input("queries"), op.input("keys"), op.input("values")
+        mask = Input(
+            FLOATING_POINT,
+            "mask",
+            description="Lq x Lk matrices added to the scores, with the batch axes of queries: 0 "
+            "keeps a score, -inf masks its key (ND4J's mask, ONNX's additive attn_mask)",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="Lq x e matrices: each query's weighted sum of the values",
+        )
+        Constraint(
+            "queries, keys, values and mask must have the same type",
+            same_type(q, k) & same_type(q, v) & same_type(q, mask),
+        )
+        Constraint(
+            "mask must have a row per query and a column per key",
+            (mask.size_at(-2) == q.size_at(-2)) & (mask.size_at(-1) == k.size_at(-2)),
+        )
+        Fragment(
+            c="fragments/attention.h",
+            python="fragments/attention.py",
+            c_fragments=fragment_names("masked_attention", HALF_FLOAT_DTYPES),
+            python_fragment="masked_attention",
+            layout="matrix_product",
+            columns="values",
+            args=("scaled", "causal", "scale", "softcap", "offset", "left_window", "right_window"),
+            workspace=k.size_at(-2),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            Scaled dot-product attention with a mask, softmax(Q K^T / sqrt(d) + mask) V, for
+            each batch of matrices (ONNX Attention with an additive attn_mask; ND4J's
+            dotProductAttention with a mask, row-major). The mask is added to the capped
+            scores; a key whose mask is -inf gets no weight (its score is not read), and a
+            query whose every key is masked gives zeros."""
+            + ATTENTION_STEPS,
+        )
+
+    with Op("attention_scores", attention_pair) as op:
+        use_mixin(attention_scoring)
+        op.display_path = "/NN/Attention"
+        op.formula = (
+            r"\mathrm{output} = \left[\, P,\ \operatorname{cap}(P),\ \operatorname{cap}(P) + \mathrm{mask} + M,"
+            r"\ \operatorname{softmax}\left(\operatorname{cap}(P) + \mathrm{mask} + M\right) \,\right]_{\mathrm{stage}}",
+            r"P = \frac{Q K^{\top}}{\sqrt{d}} \cdot \mathrm{scale}",
+            *ATTENTION_FORMULA[1:],
+        )
+        q, k = op.input("queries"), op.input("keys")
+        mask = Input(
+            FLOATING_POINT,
+            "mask",
+            description="Lq x Lk matrices added to the scores, with the batch axes of queries (0: "
+            "no mask), as masked_dot_product_attention takes it",
+        )
+        Arg(
+            ENUM,
+            "stage",
+            possible_values=["product", "capped", "masked", "softmax"],
+            default="softmax",
+            description="Which scores: the scaled products; then capped by softcap; then masked; "
+            "then their softmax, the weights of the values (ONNX's qk_matmul_output_mode 0 to 3)",
+        )
+        Output(
+            FLOATING_POINT,
+            "output",
+            description="Lq x Lk matrices: each query's score of each key, with the mask's shape",
+        )
+        Constraint(
+            "queries, keys and mask must have the same type",
+            same_type(q, k) & same_type(q, mask),
+        )
+        Constraint(
+            "mask must have a row per query and a column per key",
+            (mask.size_at(-2) == q.size_at(-2)) & (mask.size_at(-1) == k.size_at(-2)),
+        )
+        Fragment(
+            c="fragments/attention.h",
+            python="fragments/attention.py",
+            c_fragments=fragment_names("attention_scores", HALF_FLOAT_DTYPES),
+            python_fragment="attention_scores",
+            layout="matrix",
+            args=("scaled", "causal", "scale", "softcap", "offset", "left_window", "right_window", "stage"),
+            workspace=k.size_at(-2),
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The scores masked_dot_product_attention computes, at a stage of its
+            computation (ONNX's Attention output qk_matmul_output, PyTorch's attention
+            weights): product, the scaled products q.k; capped, after softcap; masked,
+            plus the mask, -inf where the query does not see the key (causal, the
+            window); softmax, the weights each query gives the values (0 for a masked
+            key; a query that sees no key gives every key 0)."""
+            + ATTENTION_STEPS,
         )
 
     with Op("multi_head_dot_product_attention") as op:

@@ -12,7 +12,7 @@
 #pragma IMAGINET_FRAGMENT_BEGIN "attention_softmax"
 /* The softmax weights of one query, in place: scores[0..keys) shifted by the largest
  * (0 when that is infinite, as softmax does; a NaN score makes them all NaN) and
- * exponentiated. Returns their sum. */
+ * exponentiated. Returns their sum: 0 when every score is -inf (no key to see). */
 static inline double attention_softmax(double* scores, int64_t keys)
 {
     double m = -INFINITY;
@@ -33,53 +33,144 @@ static inline double attention_softmax(double* scores, int64_t keys)
 }
 #pragma IMAGINET_FRAGMENT_END
 
+#pragma IMAGINET_FRAGMENT_BEGIN "attention_keys"
+/* The first key query i sees; *end: one past its last. The query stands at position
+ * p = i + offset among the keys: causal hides the keys after p, left >= 0 those more than
+ * left before p, right >= 0 those more than right after p. */
+static inline int64_t attention_keys(int64_t i, int64_t lk, int causal, int64_t offset, int64_t left,
+                                     int64_t right, int64_t* end)
+{
+    const int64_t p = i + offset;
+    int64_t first = 0, last = lk;
+    if (causal && p + 1 < last) {
+        last = p + 1;
+    }
+    if (right >= 0 && p + right + 1 < last) {
+        last = p + right + 1;
+    }
+    if (left >= 0 && p - left > first) {
+        first = p - left;
+    }
+    *end = last > first ? last : first;
+    return first;
+}
+#pragma IMAGINET_FRAGMENT_END
+
 #pragma IMAGINET_FRAGMENT_BEGIN "attention_body"
 #pragma IMAGINET_DEPENDENCY "attention.h:attention_softmax"
-/* Query i attends to keys 0..lk-1, or to keys 0..i when causal, with the weights of
- * attention_softmax; a query with no key gives zeros. Each score is q.k times 1/sqrt(d) when
- * scaled, times scale_by, then capped at +-softcap by softcap tanh(score / softcap) where
- * softcap > 0 (ONNX's scale and softcap). */
-#define ATTENTION(NAME, T)                                                                          \
-    static inline int NAME(const T* restrict q, int64_t lq, int64_t d, const T* restrict k,         \
-                           int64_t lk, int64_t k_cols, const T* restrict v, int64_t v_rows,         \
-                           int64_t dv, int64_t batch, int scaled, int causal, double scale_by,      \
-                           double softcap, double* restrict work, T* restrict out)                  \
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_keys"
+/* Query i attends to the keys attention_keys gives it, with the weights of attention_softmax;
+ * a query with no key to see gives zeros. Each score is q.k times 1/sqrt(d) when scaled, times
+ * scale_by, then capped at +-softcap by softcap tanh(score / softcap) where softcap > 0, then
+ * (mask not NULL: lq x lk matrices after each other) plus the mask, where a -inf leaves the
+ * score unread (ONNX's scale, softcap and order). */
+#define ATTENTION(NAME, T, LOAD, STORE)                                                             \
+    static inline int NAME##_masked(const T* restrict q, int64_t lq, int64_t d, const T* restrict k, \
+                                    int64_t lk, const T* restrict v, int64_t dv, const T* restrict mask, \
+                                    int64_t batch, int scaled, int causal, double scale_by,         \
+                                    double softcap, int64_t offset, int64_t left, int64_t right,    \
+                                    double* restrict work, T* restrict out)                         \
     {                                                                                               \
-        (void)k_cols;                                                                               \
-        (void)v_rows;                                                                               \
         const double scale = (scaled && d > 0 ? 1.0 / sqrt((double)d) : 1.0) * scale_by;            \
         for (int64_t s = 0; s < batch; s++, q += lq * d, k += lk * d, v += lk * dv, out += lq * dv) { \
             for (int64_t i = 0; i < lq; i++) {                                                      \
-                const int64_t keys = causal && i + 1 < lk ? i + 1 : lk;                             \
-                for (int64_t j = 0; j < keys; j++) {                                                \
+                int64_t end;                                                                        \
+                const int64_t first = attention_keys(i, lk, causal, offset, left, right, &end);     \
+                const T* row = mask != NULL ? mask + (s * lq + i) * lk : NULL;                      \
+                for (int64_t j = first; j < end; j++) {                                             \
+                    const double bias = row != NULL ? LOAD(row[j]) : 0.0;                           \
+                    if (bias == -INFINITY) {                                                        \
+                        work[j - first] = -INFINITY;                                                \
+                        continue;                                                                   \
+                    }                                                                               \
                     double t = 0.0;                                                                 \
                     for (int64_t c = 0; c < d; c++) {                                               \
-                        t += (double)q[i * d + c] * (double)k[j * d + c];                           \
+                        t += LOAD(q[i * d + c]) * LOAD(k[j * d + c]);                               \
                     }                                                                               \
-                    work[j] = softcap > 0.0 ? softcap * tanh(t * scale / softcap) : t * scale;      \
+                    t *= scale;                                                                     \
+                    work[j - first] = (softcap > 0.0 ? softcap * tanh(t / softcap) : t) + bias;     \
                 }                                                                                   \
-                const double sum = attention_softmax(work, keys);                                   \
+                const double sum = attention_softmax(work, end - first);                            \
                 for (int64_t c = 0; c < dv; c++) {                                                  \
                     double t = 0.0;                                                                 \
-                    for (int64_t j = 0; j < keys; j++) {                                            \
-                        t += work[j] * (double)v[j * dv + c];                                       \
+                    for (int64_t j = first; j < end; j++) {                                         \
+                        t += work[j - first] * LOAD(v[j * dv + c]);                                 \
                     }                                                                               \
-                    out[i * dv + c] = (T)(keys > 0 ? t / sum : 0.0);                                \
+                    out[i * dv + c] = STORE(sum != 0.0 ? t / sum : 0.0);                            \
                 }                                                                                   \
             }                                                                                       \
         }                                                                                           \
         return 0;                                                                                   \
+    }                                                                                               \
+    static inline int NAME(const T* restrict q, int64_t lq, int64_t d, const T* restrict k,         \
+                           int64_t lk, int64_t k_cols, const T* restrict v, int64_t v_rows,         \
+                           int64_t dv, int64_t batch, int scaled, int causal, double scale_by,      \
+                           double softcap, int64_t offset, int64_t left, int64_t right,             \
+                           double* restrict work, T* restrict out)                                  \
+    {                                                                                               \
+        (void)k_cols;                                                                               \
+        (void)v_rows;                                                                               \
+        return NAME##_masked(q, lq, d, k, lk, v, dv, NULL, batch, scaled, causal, scale_by, softcap, \
+                             offset, left, right, work, out);                                       \
     }
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "attention_f32"
 #pragma IMAGINET_DEPENDENCY "attention.h:attention_body"
-ATTENTION(attention_f32, float)
+#define ATTENTION_LOAD(x) ((double)(x))
+#define ATTENTION_STORE_F32(x) ((float)(x))
+ATTENTION(attention_f32, float, ATTENTION_LOAD, ATTENTION_STORE_F32)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "attention_f64"
 #pragma IMAGINET_DEPENDENCY "attention.h:attention_body"
-ATTENTION(attention_f64, double)
+#define ATTENTION_IDENTITY(x) (x)
+ATTENTION(attention_f64, double, ATTENTION_IDENTITY, ATTENTION_IDENTITY)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "attention_f16"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_body"
+/* Halves (their bits, ADR 0075) read as their floats, each result rounded to a half once. */
+#define ATTENTION_LOAD_F16(x) ((double)opf_f16_to_f32(x))
+ATTENTION(attention_f16, uint16_t, ATTENTION_LOAD_F16, opf_f64_to_f16)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "masked_attention_body"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_body"
+/* attention with an additive mask (lq x lk per batch, after the values). */
+#define MASKED_ATTENTION(NAME, BASE, T)                                                             \
+    static inline int NAME(const T* restrict q, int64_t lq, int64_t d, const T* restrict k,         \
+                           int64_t lk, int64_t k_cols, const T* restrict v, int64_t v_rows,         \
+                           int64_t dv, const T* restrict mask, int64_t mask_rows,                   \
+                           int64_t mask_cols, int64_t batch, int scaled, int causal,                \
+                           double scale_by, double softcap, int64_t offset, int64_t left,           \
+                           int64_t right, double* restrict work, T* restrict out)                   \
+    {                                                                                               \
+        (void)k_cols;                                                                               \
+        (void)v_rows;                                                                               \
+        (void)mask_rows;                                                                            \
+        (void)mask_cols;                                                                            \
+        return BASE##_masked(q, lq, d, k, lk, v, dv, mask, batch, scaled, causal, scale_by, softcap, \
+                             offset, left, right, work, out);                                       \
+    }
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "masked_attention_f32"
+#pragma IMAGINET_DEPENDENCY "attention.h:masked_attention_body"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_f32"
+MASKED_ATTENTION(masked_attention_f32, attention_f32, float)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "masked_attention_f64"
+#pragma IMAGINET_DEPENDENCY "attention.h:masked_attention_body"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_f64"
+MASKED_ATTENTION(masked_attention_f64, attention_f64, double)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "masked_attention_f16"
+#pragma IMAGINET_DEPENDENCY "attention.h:masked_attention_body"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_f16"
+MASKED_ATTENTION(masked_attention_f16, attention_f16, uint16_t)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "multi_head_body"
@@ -146,7 +237,7 @@ ATTENTION(attention_f64, double)
                         for (int64_t j = 0; j < keys; j++) {                                        \
                             t += scores[j] * vp[j * hdv + h * dv + c];                              \
                         }                                                                           \
-                        joined[i * hdv + h * dv + c] = keys > 0 ? t / sum : 0.0;                    \
+                        joined[i * hdv + h * dv + c] = sum != 0.0 ? t / sum : 0.0;                 \
                     }                                                                               \
                 }                                                                                   \
             }                                                                                       \
@@ -172,4 +263,73 @@ MULTI_HEAD(multi_head_f32, float)
 #pragma IMAGINET_FRAGMENT_BEGIN "multi_head_f64"
 #pragma IMAGINET_DEPENDENCY "attention.h:multi_head_body"
 MULTI_HEAD(multi_head_f64, double)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "attention_scores_body"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_softmax"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_keys"
+/* The lq x lk scores of masked attention at a stage (ONNX's qk_matmul_output modes): 0, q.k
+ * times 1/sqrt(d) when scaled, times scale_by; 1, then capped as attention caps them; 2, then
+ * plus the mask where the query sees the key (attention_keys), else -inf; 3, their softmax,
+ * as attention weighs the values: a key masked by -inf weighs 0 (its score unread), a query
+ * that sees no key weighs every key 0. work: lk doubles. */
+#define ATTENTION_SCORES(NAME, T, LOAD, STORE)                                                      \
+    static inline int NAME(const T* restrict q, int64_t lq, int64_t d, const T* restrict k,         \
+                           int64_t lk, int64_t k_cols, const T* restrict mask, int64_t mask_rows,   \
+                           int64_t mask_cols, int64_t batch, int scaled, int causal,                \
+                           double scale_by, double softcap, int64_t offset, int64_t left,           \
+                           int64_t right, int stage, double* restrict work, T* restrict out)        \
+    {                                                                                               \
+        (void)k_cols;                                                                               \
+        (void)mask_rows;                                                                            \
+        (void)mask_cols;                                                                            \
+        const double scale = (scaled && d > 0 ? 1.0 / sqrt((double)d) : 1.0) * scale_by;            \
+        for (int64_t s = 0; s < batch; s++, q += lq * d, k += lk * d, mask += lq * lk, out += lq * lk) { \
+            for (int64_t i = 0; i < lq; i++) {                                                      \
+                int64_t end;                                                                        \
+                const int64_t first = attention_keys(i, lk, causal, offset, left, right, &end);     \
+                for (int64_t j = 0; j < lk; j++) {                                                  \
+                    const double bias = LOAD(mask[i * lk + j]);                                     \
+                    const int seen = j >= first && j < end;                                         \
+                    if (stage == 3 && (!seen || bias == -INFINITY)) {                               \
+                        work[j] = -INFINITY;                                                        \
+                        continue;                                                                   \
+                    }                                                                               \
+                    double t = 0.0;                                                                 \
+                    for (int64_t c = 0; c < d; c++) {                                               \
+                        t += LOAD(q[i * d + c]) * LOAD(k[j * d + c]);                               \
+                    }                                                                               \
+                    t *= scale;                                                                     \
+                    if (stage >= 1 && softcap > 0.0) {                                              \
+                        t = softcap * tanh(t / softcap);                                            \
+                    }                                                                               \
+                    work[j] = stage < 2 ? t : seen ? t + bias : -INFINITY;                          \
+                }                                                                                   \
+                const double sum = stage == 3 ? attention_softmax(work, lk) : 1.0;                  \
+                for (int64_t j = 0; j < lk; j++) {                                                  \
+                    out[i * lk + j] = STORE(stage < 3 ? work[j] : sum != 0.0 ? work[j] / sum : 0.0); \
+                }                                                                                   \
+            }                                                                                       \
+        }                                                                                           \
+        return 0;                                                                                   \
+    }
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "attention_scores_f32"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_scores_body"
+#define ATTENTION_SCORES_LOAD(x) ((double)(x))
+#define ATTENTION_SCORES_STORE_F32(x) ((float)(x))
+ATTENTION_SCORES(attention_scores_f32, float, ATTENTION_SCORES_LOAD, ATTENTION_SCORES_STORE_F32)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "attention_scores_f64"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_scores_body"
+#define ATTENTION_SCORES_IDENTITY(x) (x)
+ATTENTION_SCORES(attention_scores_f64, double, ATTENTION_SCORES_IDENTITY, ATTENTION_SCORES_IDENTITY)
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "attention_scores_f16"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_scores_body"
+#define ATTENTION_SCORES_LOAD_F16(x) ((double)opf_f16_to_f32(x))
+ATTENTION_SCORES(attention_scores_f16, uint16_t, ATTENTION_SCORES_LOAD_F16, opf_f64_to_f16)
 #pragma IMAGINET_FRAGMENT_END
