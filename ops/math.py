@@ -4,6 +4,7 @@ from dsl import *
 from dsl.compute import fn
 from ops.mixins import (
     FLOAT_DTYPES,
+    INT_DTYPES,
     along_axis,
     arg_search,
     compare,
@@ -2019,6 +2020,88 @@ with Namespace("math"):
             The real (float32) values of a fixed-point tensor, from its own attributes: a Q type's
             stored / 2^(N - shift) (CMSIS-DSP's arm_q15_to_float), a D type's (stored - offset) *
             scale (ONNX DequantizeLinear).
+            """,
+        )
+
+    #: What a per-tensor quantization refuses.
+    PER_TENSOR = (
+        "scale and zero_point must each hold one value (per-tensor quantization; per-axis and "
+        "blocked scales are not taken)"
+    )
+
+    # ONNX's linear quantization, per tensor: the zero point's dtype is the quantized values'
+    with Op("quantize_linear") as op:
+        op.display_path = "/Math/FixedPoint"
+        op.onnx = "QuantizeLinear"
+        op.unlike_onnx = (
+            "takes one scale and one zero point (per tensor; ONNX's per-axis and blocked scales "
+            "are not taken) and a float32 x; the narrow types (float8, int4, ...) quantize to float "
+            "or int8 values, which base.encode_narrow encodes"
+        )
+        op.formula = (
+            r"\mathrm{output}_{i} = \operatorname{saturate}\left(\operatorname{round}\left(x_{i} / "
+            r"\mathrm{scale}\right) + \mathrm{zero\_point}\right)",
+            r"\text{round: half to even, of the float32 quotient; saturate: into the zero point's dtype; "
+            r"NaN gives the zero point}",
+        )
+        x = Input(FLOATING_POINT, "x", description="Real values (float32)")
+        scale = Input(FLOATING_POINT, "scale", description="One value (float32): the real step of one unit")
+        Input(NUMERIC, "zero_point", description="One value: the stored value of real zero, of the output's dtype")
+        Output(NUMERIC, "output", description="x quantized, with the shape of x and the dtype of zero_point")
+        Fragment(
+            c="fragments/quantize.h",
+            python="fragments/quantize.py",
+            c_fragments=fragment_names("quantize_linear", (*INT_DTYPES, *FLOAT_DTYPES)),
+            python_fragment="quantize_linear",
+            layout="shaped",
+            shapes=(x,),
+            fixed_dtypes={"x": "float32", "scale": "float32"},
+            failure=PER_TENSOR,
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            ONNX's QuantizeLinear per tensor: round_half_even(x / scale) + zero_point,
+            saturated into the dtype of zero_point (int8 to uint64), which the output
+            takes. The quotient is float32, as ONNX computes it; NaN gives the zero point.
+            A float zero point gives x / scale + zero_point unrounded: ONNX's value for a
+            float8 type before its cast, which base.encode_narrow does (saturate as ONNX's).
+            """,
+        )
+
+    with Op("dequantize_linear") as op:
+        op.display_path = "/Math/FixedPoint"
+        op.onnx = "DequantizeLinear"
+        op.unlike_onnx = (
+            "takes one scale and one zero point (per tensor; ONNX's per-axis and blocked scales "
+            "are not taken) and gives float32; the narrow types' codes decode first "
+            "(base.decode_narrow), to float32 x and zero point"
+        )
+        op.formula = (
+            r"\mathrm{output}_{i} = \left(x_{i} - \mathrm{zero\_point}\right) \cdot \mathrm{scale}",
+            r"\text{in float32, $x_i$ and the zero point converted first}",
+        )
+        x = Input(NUMERIC, "x", description="Quantized values")
+        scale = Input(FLOATING_POINT, "scale", description="One value (float32): the real step of one unit")
+        Input(NUMERIC, "zero_point", description="One value, of the dtype of x: the stored value of real zero")
+        Output(FLOATING_POINT, "output", description="The real values (float32), with the shape of x")
+        Fragment(
+            c="fragments/quantize.h",
+            python="fragments/quantize.py",
+            c_fragments=fragment_names("dequantize_linear", (*INT_DTYPES, *FLOAT_DTYPES)),
+            python_fragment="dequantize_linear",
+            layout="shaped",
+            shapes=(x,),
+            fixed_dtypes={"scale": "float32", "output": "float32"},
+            failure=PER_TENSOR,
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            ONNX's DequantizeLinear per tensor: (x - zero_point) * scale, computed in
+            float32 as ONNX computes it (x and the zero point converted to float32 first).
             """,
         )
 
