@@ -313,27 +313,104 @@ def dropout(ins: list[Any], attrs: dict[str, Any]) -> Any:
 
 
 def attention(ins: list[Any], attrs: dict[str, Any]) -> Any:
-    """ONNX's Attention without a mask or a cache, one query head per key head. 3-D inputs hold
-    the heads side by side in their last axis (q_num_heads, kv_num_heads): ONNX splits them into
-    a heads axis before the product and joins them after, as this does around the op."""
+    """ONNX's Attention as its function body computes it, around nn.dot_product_attention or, with a
+    mask, nn.masked_dot_product_attention. 3-D inputs hold the heads side by side in their last axis
+    (q_num_heads, kv_num_heads): split into a heads axis before and joined after. A cache
+    (past_key, past_value) goes before the keys and values (base.concat), which are also the
+    present_key and present_value outputs, and the queries stand after it (offset); key heads
+    fewer than the query heads serve a group each (base.tile); a boolean mask is where(mask, 0,
+    -inf) (base.where), a short one padded with -inf (nn.pad) and broadcast into the scores
+    (base.tile); nonpad_kv_seqlen gives each batch its first keys, the queries standing at their
+    end. The qk_matmul_output output is nn.attention_scores at the stage its mode names (with a mask
+    of zeros where none is given)."""
     causal = bool(attrs.pop("is_causal", 0))
     heads, kv_heads = attrs.pop("q_num_heads", None), attrs.pop("kv_num_heads", None)
     scale, softcap = attrs.pop("scale", None), float(attrs.pop("softcap", 0.0))
-    only(attrs, qk_matmul_output_mode=0)
-    if len(ins) > 3:
-        raise Lacks("an attention mask or a key/value cache (past_key, past_value)")
-    q, k, v = ins
+    left, right = int(attrs.pop("left_window_size", -1)), int(attrs.pop("right_window_size", -1))
+    attrs.pop("softmax_precision", None)  # (the op's softmax is in double, finer than any)
+    stage = ("product", "capped", "masked", "softmax")[int(attrs.pop("qk_matmul_output_mode", 0))]
+    only(attrs)
+    q, k, v, mask, past_key, past_value, nonpad = (list(ins) + [None] * 7)[:7]
     if q.ndim == 3:
         def split(t: Any, n: int) -> Any:
             return t.reshape(t.shape[0], t.shape[1], n, -1).transpose(0, 2, 1, 3)
         q, k, v = split(q, heads), split(k, kv_heads), split(v, kv_heads)
-    if q.shape[1] != k.shape[1]:
-        raise Lacks(f"{q.shape[1]} query heads over {k.shape[1]} key heads (grouped-query attention)")
-    options = {"causal": causal, "softcap": softcap}
+    offset = 0
+    if past_key is not None:
+        k, v = fn("base.concat")([past_key, k], 2), fn("base.concat")([past_value, v], 2)
+        offset = past_key.shape[2]
+    present = (k, v)
+    if q.shape[1] != k.shape[1]:  # (ONNX repeats each key head for its group of query heads)
+        group = [1, 1, q.shape[1] // k.shape[1], 1, 1]
+        k, v = (fn("base.tile")(t.reshape(t.shape[0], t.shape[1], 1, *t.shape[2:]), group).reshape(
+            t.shape[0], q.shape[1], *t.shape[2:]) for t in (k, v))
+    scores = (q.shape[0], q.shape[1], q.shape[2], k.shape[2])
+    if mask is not None:
+        if mask.dtype == np.bool_:
+            mask = fn("base.where")(mask, np.asarray(0, q.dtype), np.asarray(-np.inf, q.dtype))
+        if mask.shape[-1] < scores[3]:
+            padding = [0, 0] * (mask.ndim - 1) + [0, scores[3] - mask.shape[-1]]
+            mask = fn("nn.pad")(mask, padding, "constant", -np.inf)
+        mask = mask.reshape((1,) * (4 - mask.ndim) + mask.shape)
+        mask = fn("base.tile")(mask, [n // m for n, m in zip(scores, mask.shape)])
+    options = {"causal": causal, "softcap": softcap, "left_window": left, "right_window": right}
     if scale is not None:  # (ONNX's scale replaces 1 / sqrt(d))
         options.update(scaled=False, scale=float(scale))
-    y = fn("nn.dot_product_attention")(q, k, v, **options)
-    return y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1) if ins[0].ndim == 3 else y
+
+    def attend(q: Any, k: Any, v: Any, mask: Any, offset: int) -> Any:
+        if mask is None:
+            return fn("nn.dot_product_attention")(q, k, v, offset=offset, **options)
+        return fn("nn.masked_dot_product_attention")(q, k, v, mask, offset=offset, **options)
+
+    scored = []
+    if nonpad is None:
+        y = attend(q, k, v, mask, offset)
+        zeros = fn("base.fill")(list(scores), 0.0, q.dtype) if mask is None else mask
+        scored = [fn("nn.attention_scores")(q, k, zeros, offset=offset, stage=stage, **options)]
+    else:  # (batch by batch: its keys up to its length, the queries at their end)
+        lengths = ints(nonpad)
+        y = fn("base.concat")([attend(q[b:b + 1], k[b:b + 1, :, :n], v[b:b + 1, :, :n],
+                                      None if mask is None else mask[b:b + 1, :, :, :n], n - q.shape[2])
+                               for b, n in enumerate(lengths)], 0)
+    if ins[0].ndim == 3:
+        y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
+    return (y, *present, *scored)
+
+
+def quantize_linear(ins: list[Any], attrs: dict[str, Any]) -> Any:
+    """ONNX's QuantizeLinear as math.quantize_linear (per tensor: the op refuses other scales). A
+    float8 or float4 zero point's code decodes (base.decode_narrow) to a float32 one, with which
+    the op gives x / scale + zero point, and base.encode_narrow rounds and saturates that, as
+    ONNX's cast to the type does. Without a zero point: 0 of output_dtype (uint8 by default)."""
+    attrs.pop("axis", None), attrs.pop("block_size", None)
+    saturate = bool(attrs.pop("saturate", 1))
+    to = attrs.pop("output_dtype", 0)
+    only(attrs)
+    x, scale = ins[0], ins[1]
+    zero = ins[2] if len(ins) > 2 and ins[2] is not None else np.zeros(
+        (), helper.tensor_dtype_to_np_dtype(to) if to else np.uint8)
+    coded = narrow(zero.dtype)
+    if coded is None:
+        return fn("math.quantize_linear")(x, scale, zero)
+    if not zero.dtype.name.startswith("float"):
+        raise Lacks(f"{zero.dtype} quantization (the package's {zero.dtype} codes take x truncated, ONNX's "
+                    "rounded and saturated)")
+    decoded = fn(coded[1])(zero.view(np.uint8), **coded[2])
+    y = fn("math.quantize_linear")(x, scale, decoded)
+    return fn(coded[0])(y, **coded[2], saturate=saturate).view(zero.dtype)
+
+
+def dequantize_linear(ins: list[Any], attrs: dict[str, Any]) -> Any:
+    """ONNX's DequantizeLinear as math.dequantize_linear (per tensor: the op refuses other scales);
+    a narrow type's codes (and zero point) decode to float32 first (base.decode_narrow)."""
+    attrs.pop("axis", None), attrs.pop("block_size", None)
+    only(attrs, output_dtype=0)
+    x, scale = ins[0], ins[1]
+    zero = ins[2] if len(ins) > 2 and ins[2] is not None else np.zeros((), x.dtype)
+    coded = narrow(x.dtype)
+    if coded is not None:
+        x, zero = (fn(coded[1])(t.view(np.uint8), **coded[2]) for t in (x, zero))
+    return fn("math.dequantize_linear")(x, scale, zero)
 
 
 def constant_of_shape(ins: list[Any], attrs: dict[str, Any]) -> Any:
@@ -451,7 +528,7 @@ ADAPTERS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
     "Selu": renamed("nn.selu", alpha="alpha", gamma="gamma"),
     "HardSigmoid": renamed("nn.hard_sigmoid", alpha="alpha", beta="beta"),
     "GatherND": fixed("base.gather_nd", batch_dims=0),
-    "Attention": attention, "Conv": conv, "MaxPool": pool("max"),
+    "Attention": attention, "QuantizeLinear": quantize_linear, "DequantizeLinear": dequantize_linear, "Conv": conv, "MaxPool": pool("max"),
     "AveragePool": pool("avg", count_include_pad=("count_include_pad", bool)), "LpPool": pool("lp", p=("p", int)),
     "GlobalMaxPool": global_pool("max"), "GlobalAveragePool": global_pool("avg"),
     "GlobalLpPool": global_pool("lp"),
@@ -478,7 +555,18 @@ def run(case: Any) -> str:
     adapter = ADAPTERS.get(node.op_type) or elementwise(OPS[node.op_type][0])
     try:
         with np.errstate(all="ignore"):
+            # (bfloat16, which the package holds as codes, computes as float32: decoded before the
+            # op, its results encoded after, as a user of the package computes on it; Cast converts
+            # codes itself)
+            def bf16(i: Any) -> bool:
+                return isinstance(i, np.ndarray) and i.dtype.name == "bfloat16"
+            coded = node.op_type != "Cast" and any(map(bf16, ins))
+            if coded:
+                ins = [fn("base.decode_bfloat16")(i.view(np.uint16)) if bf16(i) else i for i in ins]
             got = adapter(ins, attrs)
+            if coded:
+                got = [fn("base.encode_bfloat16")(g).view(w.dtype) if w.dtype.name == "bfloat16" else g
+                       for g, w in zip(got if isinstance(got, (tuple, list)) else [got], wanted)]
     except Lacks as exc:
         return f"lacks: {exc}"
     except (TypeError, ValueError) as exc:
@@ -486,6 +574,8 @@ def run(case: Any) -> str:
     except Exception as exc:  # (anything else is a failure to look at, never taken for a pass)
         return f"error: {type(exc).__name__}: {exc}"
     got = list(got) if isinstance(got, (tuple, list)) else [got]
+    # (ONNX's outputs by position: one the node leaves unnamed is not among the expected ones)
+    got = [g for k, g in enumerate(got) if k >= len(node.output) or node.output[k]]
     if len(got) < len(wanted):
         return f"gives {len(got)} outputs, ONNX {len(wanted)}"
     for k, (ours, theirs) in enumerate(zip(got, wanted)):
