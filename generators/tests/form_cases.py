@@ -20,8 +20,8 @@ from generators.kernels.py_names import config_param
 from generators.tests.samples import (MAX_RANK_SHAPES, LAYOUT_CASES, GENERATE_CASES, GATHER_CASES, SCATTER_CASES,
                                       SEGMENT_CASES, GATHER_ND_CASES, SET_DIAG_CASES, REVERSE_SEQUENCE_CASES,
                                       DENSE_CASES, SHAPED_CASES, NAMED_SHAPED_CASES, SHARED_CASES, MATRIX_CASES,
-                                      NAMED_MATRIX_CASES,
-                                      CAST_CASES, CONCAT_CASES, STACK_CASES, TENSORDOT_CASES, PARTS_CASES, MERGE_CASES)
+                                      NAMED_MATRIX_CASES, CAST_CASES, CONCAT_CASES, STACK_CASES, TENSORDOT_CASES,
+                                      PARTS_CASES, MERGE_CASES)
 
 Drawer = Callable[[Any, Op, D.Variant, dict[str, float]], list[dict[str, Any]]]
 
