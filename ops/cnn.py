@@ -87,6 +87,47 @@ with Namespace("cnn"):
                 """,
             )
 
+    #: Depthwise convolution: each channel with its own filter (ONNX's Conv with group = channels).
+    kernel = TAPS[2]
+    axes = ",".join(f"{label}+{k}" for label, k in zip(SPATIAL[2], kernel))
+    with Op("depthwise_conv2d") as op:
+        op.display_path = "/CNN/Convolution"
+        op.onnx = "Conv"
+        op.unlike_onnx = (
+            "is ONNX's Conv with group equal to the channels and one filter per channel (a depth "
+            "multiplier of 1), whose weights (channels, 1, height, width) it takes without the axis "
+            "of 1; it takes no bias input"
+        )
+        x = Input(NUMERIC, "x", description="The input: batch, channels, height, width (NCHW)")
+        w = Input(
+            NUMERIC,
+            "w",
+            description="One filter per channel: channels, height, width (ONNX's weights of a "
+            "depthwise Conv without their axis of 1)",
+        )
+        Output(NUMERIC, "output", description="batch, channels, height, width of the windows")
+        use_mixin(WINDOWS[2])
+        Constraint("x and w must have the same type", same_type(x, w))
+        Einsum(
+            f"n,c,{axes};c,{','.join(kernel)}=>n,c,{','.join(SPATIAL[2])}",
+            strides="strides",
+            dilations="dilations",
+            pads="pads",
+            auto_pad="auto_pad",
+        )
+        Doc(
+            Language.ANY,
+            DocScope.ALL,
+            """
+            The depthwise 2-D convolution of deep learning (MobileNet's; ND4J's
+            depthwise_conv2d with a depth multiplier of 1, ONNX's Conv with group equal to
+            the channels): each channel of x is convolved (cross-correlated) with its own
+            filter, the taps read at stride * position + dilation * tap - padding before,
+            where a position outside the input reads 0. Nothing sums across channels.
+            Integers wrap.
+            """,
+        )
+
     #: The pools: how a window's elements combine, ONNX's operator, NNEF's operation, what differs.
     POOLS = {
         "max": ("MaxPool", "max_pool", "the largest element of each window; the padding is never chosen"),

@@ -464,7 +464,8 @@ def reshape(ins: list[Any], attrs: dict[str, Any]) -> Any:
 
 #: ONNX's operators, each as a call of the opforge op declaring it (by ONNX's calling convention).
 def conv(ins: list[Any], attrs: dict[str, Any]) -> Any:
-    """ONNX's Conv as cnn.conv1d/2d/3d, by the input's spatial rank."""
+    """ONNX's Conv as cnn.conv1d/2d/3d, by the input's spatial rank; with a group per channel and a
+    filter each, as cnn.depthwise_conv2d."""
     x, w = ins[0], ins[1]
     if len(ins) > 2:
         raise Lacks("a bias input")
@@ -474,7 +475,12 @@ def conv(ins: list[Any], attrs: dict[str, Any]) -> Any:
     kwargs = {name: ints(attrs.pop(name)) for name in ("strides", "dilations", "pads") if name in attrs}
     if "auto_pad" in attrs:
         kwargs["auto_pad"] = attrs.pop("auto_pad").decode()
-    only(attrs, group=1)
+    group = int(attrs.pop("group", 1))
+    only(attrs)
+    if group != 1 and (group, x.ndim, w.shape[:2]) == (x.shape[1], 4, (x.shape[1], 1)):  # (a filter per channel)
+        return fn("cnn.depthwise_conv2d")(x, w[:, 0], **kwargs)
+    if group != 1:
+        raise Lacks(f"attribute group={group}")
     return fn(f"cnn.conv{x.ndim - 2}d")(x, w, **kwargs)
 
 

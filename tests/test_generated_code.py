@@ -108,7 +108,7 @@ def test_random_cases_agree_under_sanitizers(installed: Path, out: GeneratedProj
 
 BINDING_CHECKS = r'''
 import numpy as np
-from opforge import base, bitwise, linalg, math, nn, random
+from opforge import base, bitwise, cnn, linalg, math, nn, random
 
 def fails(kind, message, fn, *args, **kwargs):
     try:
@@ -351,6 +351,13 @@ for backend in ("c", "python"):
 fails(ValueError, "nn.masked_dot_product_attention: mask must have a row per query and a column per key (mask has "
       "shape (2, 5, 3), queries has shape (2, 3, 4), keys has shape (2, 5, 4))", nn.masked_dot_product_attention,
       q, k, v, np.swapaxes(mask, -1, -2))
+# depthwise: each channel with its own filter, as conv2d of that channel alone (ONNX's group = channels)
+xd, wd = rng.standard_normal((2, 3, 6, 5)).astype(np.float32), rng.standard_normal((3, 1, 3, 2)).astype(np.float32)
+for backend in ("c", "python"):
+    options = {"strides": [2, 1], "dilations": [1, 2], "pads": [1, 0, 1, 1], "backend": backend}
+    got = cnn.depthwise_conv2d(xd, wd[:, 0], **options)
+    assert np.allclose(got, np.concatenate([cnn.conv2d(xd[:, c:c + 1], wd[c:c + 1], **options) for c in range(3)],
+                                           axis=1), atol=1e-5)
 # ONNX's linear quantization, per tensor: float32 quotients rounded half to even, saturated, NaN the zero point
 x = np.array([0.5, 1.5, 2.5, -0.5, 300.0, -300.0, np.nan, 7.0], np.float32)
 for backend in ("c", "python"):
