@@ -724,7 +724,7 @@ with Namespace("nn"):
         Constraint("softcap must not be negative", softcap >= 0)
         Constraint("left_window and right_window must be -1 or more", (left >= -1) & (right >= -1))
 
-    #: The steps both attention ops take, as their docs tell them.
+    #: The steps the three attention ops take, as their docs tell them.
     ATTENTION_STEPS = """
             Each score is q.k / sqrt(d) (without the 1 / sqrt(d) when scaled = false), times
             scale, then capped at softcap * tanh(s / softcap) when softcap > 0 (ONNX's order: after
