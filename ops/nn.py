@@ -666,6 +666,7 @@ with Namespace("nn"):
             description="Query i sees keys 0..i only, 0..i + offset where the op takes an offset "
             "(ONNX is_causal)",
         )
+        Constraint("keys must have the type of queries", same_type(q, k))
         Constraint(
             "keys must have as many columns as queries",
             k.size_at(-1) == q.size_at(-1),
@@ -679,8 +680,23 @@ with Namespace("nn"):
             "values",
             description="Lk x e matrices of values, with the batch axes of queries",
         )
+        Constraint("values must have the type of queries", same_type(q, v))
         Constraint(
             "values must have as many rows as keys", v.size_at(-2) == k.size_at(-2)
+        )
+
+    #: The additive mask of the scores that masked attention and its scores take.
+    with Mixin("attention_mask") as attention_mask:
+        mask = Input(
+            FLOATING_POINT,
+            "mask",
+            description="Lq x Lk matrices added to the scores, with the batch axes of queries: 0 "
+            "keeps a score, -inf masks its key (ND4J's mask, ONNX's additive attn_mask)",
+        )
+        Constraint("mask must have the type of queries", same_type(q, mask))
+        Constraint(
+            "mask must have a row per query and a column per key",
+            (mask.size_at(-2) == q.size_at(-2)) & (mask.size_at(-1) == k.size_at(-2)),
         )
 
     #: What one head's scores take besides the product: ONNX's scale and softcap, and which keys
@@ -700,7 +716,7 @@ with Namespace("nn"):
             description="Caps each score at +-softcap by softcap * tanh(score / softcap); 0: no cap "
             "(ONNX's softcap)",
         )
-        Arg(
+        offset = Arg(
             INT,
             "offset",
             default=0,
@@ -723,6 +739,11 @@ with Namespace("nn"):
         )
         Constraint("softcap must not be negative", softcap >= 0)
         Constraint("left_window and right_window must be -1 or more", (left >= -1) & (right >= -1))
+        # (a query's position and its window's ends then fit in int64 for any real number of queries)
+        Constraint(
+            "offset, left_window and right_window must be at most 2^60 from 0",
+            (offset >= -(1 << 60)) & (offset <= 1 << 60) & (left <= 1 << 60) & (right <= 1 << 60),
+        )
 
     #: The steps the three attention ops take, as their docs tell them.
     ATTENTION_STEPS = """
@@ -758,15 +779,11 @@ with Namespace("nn"):
             "query heads (repeat them) and 3-D inputs with the heads side by side; this op takes "
             "batches of one head's matrices (ONNX's scale is scale with scaled = false)"
         )
-        q, k, v = op.input("queries"), op.input("keys"), op.input("values")
+        k = op.input("keys")
         Output(
             FLOATING_POINT,
             "output",
             description="Lq x e matrices: each query's weighted sum of the values",
-        )
-        Constraint(
-            "queries, keys and values must have the same type",
-            same_type(q, k) & same_type(q, v),
         )
         Fragment(
             c="fragments/attention.h",
@@ -798,25 +815,12 @@ with Namespace("nn"):
             "scores' shape (a boolean one is where(mask, 0, -inf)). A cache, grouped heads and 3-D "
             "inputs as for dot_product_attention"
         )
-        q, k, v = op.input("queries"), op.input("keys"), op.input("values")
-        mask = Input(
-            FLOATING_POINT,
-            "mask",
-            description="Lq x Lk matrices added to the scores, with the batch axes of queries: 0 "
-            "keeps a score, -inf masks its key (ND4J's mask, ONNX's additive attn_mask)",
-        )
+        use_mixin(attention_mask)
+        k = op.input("keys")
         Output(
             FLOATING_POINT,
             "output",
             description="Lq x e matrices: each query's weighted sum of the values",
-        )
-        Constraint(
-            "queries, keys, values and mask must have the same type",
-            same_type(q, k) & same_type(q, v) & same_type(q, mask),
-        )
-        Constraint(
-            "mask must have a row per query and a column per key",
-            (mask.size_at(-2) == q.size_at(-2)) & (mask.size_at(-1) == k.size_at(-2)),
         )
         Fragment(
             c="fragments/attention.h",
@@ -849,13 +853,8 @@ with Namespace("nn"):
             r"P = \frac{Q K^{\top}}{\sqrt{d}} \cdot \mathrm{scale}",
             *ATTENTION_FORMULA[1:],
         )
-        q, k = op.input("queries"), op.input("keys")
-        mask = Input(
-            FLOATING_POINT,
-            "mask",
-            description="Lq x Lk matrices added to the scores, with the batch axes of queries (0: "
-            "no mask), as masked_dot_product_attention takes it",
-        )
+        use_mixin(attention_mask)
+        k = op.input("keys")
         Arg(
             ENUM,
             "stage",
@@ -868,14 +867,6 @@ with Namespace("nn"):
             FLOATING_POINT,
             "output",
             description="Lq x Lk matrices: each query's score of each key, with the mask's shape",
-        )
-        Constraint(
-            "queries, keys and mask must have the same type",
-            same_type(q, k) & same_type(q, mask),
-        )
-        Constraint(
-            "mask must have a row per query and a column per key",
-            (mask.size_at(-2) == q.size_at(-2)) & (mask.size_at(-1) == k.size_at(-2)),
         )
         Fragment(
             c="fragments/attention.h",

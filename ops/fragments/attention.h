@@ -56,22 +56,42 @@ static inline int64_t attention_keys(int64_t i, int64_t lk, int causal, int64_t 
 }
 #pragma IMAGINET_FRAGMENT_END
 
+#pragma IMAGINET_FRAGMENT_BEGIN "attention_scale"
+/* The factor of every score: 1 / sqrt(d) when scaled (and d > 0), times scale_by. */
+static inline double attention_scale(int64_t d, int scaled, double scale_by)
+{
+    return (scaled && d > 0 ? 1.0 / sqrt((double)d) : 1.0) * scale_by;
+}
+#pragma IMAGINET_FRAGMENT_END
+
 #pragma IMAGINET_FRAGMENT_BEGIN "attention_body"
 #pragma IMAGINET_DEPENDENCY "attention.h:attention_softmax"
 #pragma IMAGINET_DEPENDENCY "attention.h:attention_keys"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_scale"
 /* Query i attends to the keys attention_keys gives it, with the weights of attention_softmax;
  * a query with no key to see gives zeros. Each score is q.k times 1/sqrt(d) when scaled, times
  * scale_by, then capped at +-softcap by softcap tanh(score / softcap) where softcap > 0, then
  * (mask not NULL: lq x lk matrices after each other) plus the mask, where a -inf leaves the
  * score unread (ONNX's scale, softcap and order). */
 #define ATTENTION(NAME, T, LOAD, STORE)                                                             \
+    /* One score: q.k (d values each) times scale, capped where softcap > 0. */                     \
+    static inline double NAME##_score(const T* restrict q, const T* restrict k, int64_t d, double scale, \
+                                      double softcap)                                               \
+    {                                                                                               \
+        double t = 0.0;                                                                             \
+        for (int64_t c = 0; c < d; c++) {                                                           \
+            t += LOAD(q[c]) * LOAD(k[c]);                                                           \
+        }                                                                                           \
+        t *= scale;                                                                                 \
+        return softcap > 0.0 ? softcap * tanh(t / softcap) : t;                                     \
+    }                                                                                               \
     static inline int NAME##_masked(const T* restrict q, int64_t lq, int64_t d, const T* restrict k, \
                                     int64_t lk, const T* restrict v, int64_t dv, const T* restrict mask, \
                                     int64_t batch, int scaled, int causal, double scale_by,         \
                                     double softcap, int64_t offset, int64_t left, int64_t right,    \
                                     double* restrict work, T* restrict out)                         \
     {                                                                                               \
-        const double scale = (scaled && d > 0 ? 1.0 / sqrt((double)d) : 1.0) * scale_by;            \
+        const double scale = attention_scale(d, scaled, scale_by);                                  \
         for (int64_t s = 0; s < batch; s++, q += lq * d, k += lk * d, v += lk * dv, out += lq * dv) { \
             for (int64_t i = 0; i < lq; i++) {                                                      \
                 int64_t end;                                                                        \
@@ -83,12 +103,7 @@ static inline int64_t attention_keys(int64_t i, int64_t lk, int causal, int64_t 
                         work[j - first] = -INFINITY;                                                \
                         continue;                                                                   \
                     }                                                                               \
-                    double t = 0.0;                                                                 \
-                    for (int64_t c = 0; c < d; c++) {                                               \
-                        t += LOAD(q[i * d + c]) * LOAD(k[j * d + c]);                               \
-                    }                                                                               \
-                    t *= scale;                                                                     \
-                    work[j - first] = (softcap > 0.0 ? softcap * tanh(t / softcap) : t) + bias;     \
+                    work[j - first] = NAME##_score(q + i * d, k + j * d, d, scale, softcap) + bias;  \
                 }                                                                                   \
                 const double sum = attention_softmax(work, end - first);                            \
                 for (int64_t c = 0; c < dv; c++) {                                                  \
@@ -175,6 +190,7 @@ MASKED_ATTENTION(masked_attention_f16, attention_f16, uint16_t)
 
 #pragma IMAGINET_FRAGMENT_BEGIN "multi_head_body"
 #pragma IMAGINET_DEPENDENCY "attention.h:attention_softmax"
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_scale"
 /* Per batch: qp = q wq (lq x hdk), kp = k wk (lk x hdk), vp = v wv (lk x hdv); head h
  * attends with columns h dk.. of qp and kp (dk = hdk / heads) to columns h dv.. of vp,
  * with the weights of attention_softmax, into columns h dv.. of joined (lq x hdv); out = joined wo. work
@@ -211,7 +227,7 @@ MASKED_ATTENTION(masked_attention_f16, attention_f16, uint16_t)
         (void)wv_rows;                                                                              \
         (void)wo_rows;                                                                              \
         const int64_t dk = hdk / heads, dv = hdv / heads;                                           \
-        const double scale = scaled && dk > 0 ? 1.0 / sqrt((double)dk) : 1.0;                       \
+        const double scale = attention_scale(dk, scaled, 1.0);                                      \
         double* qp = work;                                                                          \
         double* kp = qp + lq * hdk;                                                                 \
         double* vp = kp + lk * hdk;                                                                 \
@@ -266,14 +282,13 @@ MULTI_HEAD(multi_head_f64, double)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "attention_scores_body"
-#pragma IMAGINET_DEPENDENCY "attention.h:attention_softmax"
-#pragma IMAGINET_DEPENDENCY "attention.h:attention_keys"
-/* The lq x lk scores of masked attention at a stage (ONNX's qk_matmul_output modes): 0, q.k
- * times 1/sqrt(d) when scaled, times scale_by; 1, then capped as attention caps them; 2, then
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_body"
+/* The lq x lk scores of masked attention at a stage (ONNX's qk_matmul_output modes): 0, the
+ * attention's score (BASE's) uncapped; 1, capped as attention caps them; 2, then
  * plus the mask where the query sees the key (attention_keys), else -inf; 3, their softmax,
  * as attention weighs the values: a key masked by -inf weighs 0 (its score unread), a query
  * that sees no key weighs every key 0. work: lk doubles. */
-#define ATTENTION_SCORES(NAME, T, LOAD, STORE)                                                      \
+#define ATTENTION_SCORES(NAME, BASE, T, LOAD, STORE)                                                \
     static inline int NAME(const T* restrict q, int64_t lq, int64_t d, const T* restrict k,         \
                            int64_t lk, int64_t k_cols, const T* restrict mask, int64_t mask_rows,   \
                            int64_t mask_cols, int64_t batch, int scaled, int causal,                \
@@ -283,7 +298,7 @@ MULTI_HEAD(multi_head_f64, double)
         (void)k_cols;                                                                               \
         (void)mask_rows;                                                                            \
         (void)mask_cols;                                                                            \
-        const double scale = (scaled && d > 0 ? 1.0 / sqrt((double)d) : 1.0) * scale_by;            \
+        const double scale = attention_scale(d, scaled, scale_by);                                  \
         for (int64_t s = 0; s < batch; s++, q += lq * d, k += lk * d, mask += lq * lk, out += lq * lk) { \
             for (int64_t i = 0; i < lq; i++) {                                                      \
                 int64_t end;                                                                        \
@@ -295,14 +310,8 @@ MULTI_HEAD(multi_head_f64, double)
                         work[j] = -INFINITY;                                                        \
                         continue;                                                                   \
                     }                                                                               \
-                    double t = 0.0;                                                                 \
-                    for (int64_t c = 0; c < d; c++) {                                               \
-                        t += LOAD(q[i * d + c]) * LOAD(k[j * d + c]);                               \
-                    }                                                                               \
-                    t *= scale;                                                                     \
-                    if (stage >= 1 && softcap > 0.0) {                                              \
-                        t = softcap * tanh(t / softcap);                                            \
-                    }                                                                               \
+                    const double cap = stage >= 1 ? softcap : 0.0;                                  \
+                    const double t = BASE##_score(q + i * d, k + j * d, d, scale, cap);             \
                     work[j] = stage < 2 ? t : seen ? t + bias : -INFINITY;                          \
                 }                                                                                   \
                 const double sum = stage == 3 ? attention_softmax(work, lk) : 1.0;                  \
@@ -317,19 +326,18 @@ MULTI_HEAD(multi_head_f64, double)
 
 #pragma IMAGINET_FRAGMENT_BEGIN "attention_scores_f32"
 #pragma IMAGINET_DEPENDENCY "attention.h:attention_scores_body"
-#define ATTENTION_SCORES_LOAD(x) ((double)(x))
-#define ATTENTION_SCORES_STORE_F32(x) ((float)(x))
-ATTENTION_SCORES(attention_scores_f32, float, ATTENTION_SCORES_LOAD, ATTENTION_SCORES_STORE_F32)
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_f32"
+ATTENTION_SCORES(attention_scores_f32, attention_f32, float, ATTENTION_LOAD, ATTENTION_STORE_F32)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "attention_scores_f64"
 #pragma IMAGINET_DEPENDENCY "attention.h:attention_scores_body"
-#define ATTENTION_SCORES_IDENTITY(x) (x)
-ATTENTION_SCORES(attention_scores_f64, double, ATTENTION_SCORES_IDENTITY, ATTENTION_SCORES_IDENTITY)
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_f64"
+ATTENTION_SCORES(attention_scores_f64, attention_f64, double, ATTENTION_IDENTITY, ATTENTION_IDENTITY)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "attention_scores_f16"
 #pragma IMAGINET_DEPENDENCY "attention.h:attention_scores_body"
-#define ATTENTION_SCORES_LOAD_F16(x) ((double)opf_f16_to_f32(x))
-ATTENTION_SCORES(attention_scores_f16, uint16_t, ATTENTION_SCORES_LOAD_F16, opf_f64_to_f16)
+#pragma IMAGINET_DEPENDENCY "attention.h:attention_f16"
+ATTENTION_SCORES(attention_scores_f16, attention_f16, uint16_t, ATTENTION_LOAD_F16, opf_f64_to_f16)
 #pragma IMAGINET_FRAGMENT_END

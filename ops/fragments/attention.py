@@ -87,20 +87,23 @@ def attention(
     left,
     right,
     output,
+    mask=None,
 ):
-    """softmax(cap(Q K^T / sqrt(d) * scale_by)) V per batch, over the keys each query sees."""
+    """softmax(cap(Q K^T / sqrt(d) * scale_by) + mask) V per batch, over the keys each query sees
+    (no mask: none added)."""
     q, k, v = batches(queries, keys, values)
+    m = batches(mask)[0] if mask is not None else [None] * q.shape[0]
     out = output.reshape(q.shape[0], q.shape[1], v.shape[2])
     scale = scores_scale(q.shape[2], scaled, scale_by)
     for s in range(q.shape[0]):
-        out[s] = attend(q[s], k[s], v[s], scale, causal, softcap, offset, left, right)
+        out[s] = attend(q[s], k[s], v[s], scale, causal, softcap, offset, left, right, m[s])
 
 
 # pragma IMAGINET_FRAGMENT_END
 
 
 # pragma IMAGINET_FRAGMENT_BEGIN "masked_attention"
-# pragma IMAGINET_DEPENDENCY "attention.py:attend"
+# pragma IMAGINET_DEPENDENCY "attention.py:attention"
 def masked_attention(
     queries,
     keys,
@@ -115,12 +118,21 @@ def masked_attention(
     right,
     output,
 ):
-    """softmax(cap(Q K^T / sqrt(d) * scale_by) + mask) V per batch, over the keys each query sees."""
-    q, k, v, m = batches(queries, keys, values, mask)
-    out = output.reshape(q.shape[0], q.shape[1], v.shape[2])
-    scale = scores_scale(q.shape[2], scaled, scale_by)
-    for s in range(q.shape[0]):
-        out[s] = attend(q[s], k[s], v[s], scale, causal, softcap, offset, left, right, m[s])
+    """attention with an additive mask (the op's inputs in its order)."""
+    attention(
+        queries,
+        keys,
+        values,
+        scaled,
+        causal,
+        scale_by,
+        softcap,
+        offset,
+        left,
+        right,
+        output,
+        mask,
+    )
 
 
 # pragma IMAGINET_FRAGMENT_END
