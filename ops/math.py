@@ -2029,13 +2029,22 @@ with Namespace("math"):
         "blocked scales are not taken)"
     )
 
-    # ONNX's linear quantization, per tensor: the zero point's dtype is the quantized values'
+    #: How both linear quantizations differ from ONNX's first.
+    PER_TENSOR_ONLY = "takes one scale and one zero point (per tensor; ONNX's per-axis and blocked scales are not taken)"
+
+    #: The scale and zero point of ONNX's linear quantization, per tensor: the zero point's dtype
+    #: is the quantized values'.
+    with Mixin("linear_quantization") as linear_quantization:
+        Input(FLOATING_POINT, "scale", description="One value (float32): the real step of one unit")
+        Input(
+            NUMERIC, "zero_point", description="One value: the stored value of real zero, of the quantized values' dtype"
+        )
+
     with Op("quantize_linear") as op:
         op.display_path = "/Math/FixedPoint"
         op.onnx = "QuantizeLinear"
         op.unlike_onnx = (
-            "takes one scale and one zero point (per tensor; ONNX's per-axis and blocked scales "
-            "are not taken) and a float32 x; the narrow types (float8, int4, ...) quantize to float "
+            PER_TENSOR_ONLY + " and a float32 x; the narrow types (float8, int4, ...) quantize to float "
             "or int8 values, which base.encode_narrow encodes"
         )
         op.formula = (
@@ -2045,8 +2054,7 @@ with Namespace("math"):
             r"NaN gives the zero point}",
         )
         x = Input(FLOATING_POINT, "x", description="Real values (float32)")
-        scale = Input(FLOATING_POINT, "scale", description="One value (float32): the real step of one unit")
-        Input(NUMERIC, "zero_point", description="One value: the stored value of real zero, of the output's dtype")
+        use_mixin(linear_quantization)
         Output(NUMERIC, "output", description="x quantized, with the shape of x and the dtype of zero_point")
         Fragment(
             c="fragments/quantize.h",
@@ -2074,8 +2082,7 @@ with Namespace("math"):
         op.display_path = "/Math/FixedPoint"
         op.onnx = "DequantizeLinear"
         op.unlike_onnx = (
-            "takes one scale and one zero point (per tensor; ONNX's per-axis and blocked scales "
-            "are not taken) and gives float32; the narrow types' codes decode first "
+            PER_TENSOR_ONLY + " and gives float32; the narrow types' codes decode first "
             "(base.decode_narrow), to float32 x and zero point"
         )
         op.formula = (
@@ -2083,8 +2090,7 @@ with Namespace("math"):
             r"\text{in float32, $x_i$ and the zero point converted first}",
         )
         x = Input(NUMERIC, "x", description="Quantized values")
-        scale = Input(FLOATING_POINT, "scale", description="One value (float32): the real step of one unit")
-        Input(NUMERIC, "zero_point", description="One value, of the dtype of x: the stored value of real zero")
+        use_mixin(linear_quantization)
         Output(FLOATING_POINT, "output", description="The real values (float32), with the shape of x")
         Fragment(
             c="fragments/quantize.h",

@@ -5,13 +5,11 @@
 #include <stdint.h>
 #pragma IMAGINET_INCLUDES_END
 
-#pragma IMAGINET_FRAGMENT_BEGIN "quantize_linear_body"
-/* y = round_half_even(x / scale) + zero_point, saturated to the zero point's type; NaN gives
- * the zero point. x / scale is a float32 quotient, exactly as ONNX's (and is exact in double,
- * so r, its rounding there, is too). LOW: the type's least value, HIGH: 2^bits of an unsigned
- * type or 2^(bits - 1) (exact in double, one past the largest), MAX: the largest. Returns 1
- * unless scale and zero_point hold one value each. */
-#define QUANTIZE_LINEAR(NAME, T, LOW, HIGH, MAX)                                                    \
+#pragma IMAGINET_FRAGMENT_BEGIN "quantize_linear_loop"
+/* What both quantizations share: output[i] = VALUE(x[i] / scale, zero_point), x / scale a
+ * float32 quotient, exactly as ONNX's. Returns 1 unless scale and zero_point hold one value
+ * each. */
+#define QUANTIZE_LINEAR_LOOP(NAME, T, VALUE)                                                        \
     static inline int NAME(const float* restrict x, int64_t n, const float* restrict scale,        \
                            int64_t scales, const T* restrict zero_point, int64_t zero_points,       \
                            T* restrict output)                                                      \
@@ -19,22 +17,34 @@
         if (scales != 1 || zero_points != 1) {                                                      \
             return 1;                                                                               \
         }                                                                                           \
-        const T zp = zero_point[0];                                                                 \
         for (int64_t i = 0; i < n; i++) {                                                           \
-            const double q = (double)(x[i] / scale[0]);                                             \
-            if (isnan(q)) {                                                                         \
-                output[i] = zp;                                                                     \
-                continue;                                                                           \
-            }                                                                                       \
-            double r = floor(q + 0.5);                                                              \
-            if (r - q == 0.5 && fmod(r, 2.0) != 0.0) {                                              \
-                r -= 1.0;                                                                           \
-            }                                                                                       \
-            r += (double)zp;                                                                        \
-            output[i] = r >= (HIGH) ? (MAX) : r <= (LOW) ? (T)(LOW) : (T)r;                         \
+            output[i] = VALUE(x[i] / scale[0], zero_point[0]);                                      \
         }                                                                                           \
         return 0;                                                                                   \
     }
+#pragma IMAGINET_FRAGMENT_END
+
+#pragma IMAGINET_FRAGMENT_BEGIN "quantize_linear_body"
+#pragma IMAGINET_DEPENDENCY "quantize.h:quantize_linear_loop"
+/* y = round_half_even(x / scale) + zero_point, saturated to the zero point's type; NaN gives
+ * the zero point. The float32 quotient is exact in double, so r, its rounding there, is too.
+ * LOW: the type's least value, HIGH: 2^bits of an unsigned type or 2^(bits - 1) (exact in
+ * double, one past the largest), MAX: the largest. */
+#define QUANTIZE_LINEAR(NAME, T, LOW, HIGH, MAX)                                                    \
+    static inline T NAME##_value(float quotient, T zp)                                              \
+    {                                                                                               \
+        const double q = (double)quotient;                                                          \
+        if (isnan(q)) {                                                                             \
+            return zp;                                                                              \
+        }                                                                                           \
+        double r = floor(q + 0.5);                                                                  \
+        if (r - q == 0.5 && fmod(r, 2.0) != 0.0) {                                                  \
+            r -= 1.0;                                                                               \
+        }                                                                                           \
+        r += (double)zp;                                                                            \
+        return r >= (HIGH) ? (MAX) : r <= (LOW) ? (T)(LOW) : (T)r;                                  \
+    }                                                                                               \
+    QUANTIZE_LINEAR_LOOP(NAME, T, NAME##_value)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "quantize_linear_i8"
@@ -78,21 +88,15 @@ QUANTIZE_LINEAR(quantize_linear_u64, uint64_t, 0.0, 18446744073709551616.0, UINT
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "quantize_linear_float_body"
+#pragma IMAGINET_DEPENDENCY "quantize.h:quantize_linear_loop"
 /* A float zero point: y = x / scale + zero_point, unrounded, in T (float32: ONNX's value before
  * its cast to a float8 type, which base.encode_narrow then rounds). */
 #define QUANTIZE_LINEAR_FLOAT(NAME, T)                                                              \
-    static inline int NAME(const float* restrict x, int64_t n, const float* restrict scale,        \
-                           int64_t scales, const T* restrict zero_point, int64_t zero_points,       \
-                           T* restrict output)                                                      \
+    static inline T NAME##_value(float quotient, T zp)                                              \
     {                                                                                               \
-        if (scales != 1 || zero_points != 1) {                                                      \
-            return 1;                                                                               \
-        }                                                                                           \
-        for (int64_t i = 0; i < n; i++) {                                                           \
-            output[i] = (T)(x[i] / scale[0]) + zero_point[0];                                       \
-        }                                                                                           \
-        return 0;                                                                                   \
-    }
+        return (T)quotient + zp;                                                                    \
+    }                                                                                               \
+    QUANTIZE_LINEAR_LOOP(NAME, T, NAME##_value)
 #pragma IMAGINET_FRAGMENT_END
 
 #pragma IMAGINET_FRAGMENT_BEGIN "quantize_linear_f32"
