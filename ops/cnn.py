@@ -308,6 +308,43 @@ with Namespace("cnn"):
                 """,
             )
 
+    #: The batch moves (ND4J's and TensorFlow's), channels kept: what each does.
+    BATCH_MOVES = {
+        "space_to_batch": (
+            "spreads each block_size x block_size block of the spatial axes over the batch: "
+            "batch (row * block_size + column) * N + n of the output holds, at each position, the "
+            "element at that row and column of the block of batch n",
+            r"\mathrm{output}_{(r b + s) N + n,\,c,\,h,\,w} = x_{n,\,c,\,h b + r,\,w b + s}",
+        ),
+        "batch_to_space": (
+            "undoes space_to_batch: the batches become block_size x block_size blocks of the "
+            "spatial axes",
+            r"\mathrm{output}_{n,\,c,\,h b + r,\,w b + s} = x_{(r b + s) N + n,\,c,\,h,\,w}",
+        ),
+    }
+    for name, (what, formula) in BATCH_MOVES.items():
+        with Op(name) as op:
+            op.formula = (
+                formula,
+                r"\text{$b$ is block\_size, $N$ the batch of the side with fewer, $0 \leq r, s < b$; "
+                r"NHWC: the same, channels last}",
+            )
+            op.display_path = "/CNN/Layout"
+            Input(NDARRAY, "x", description="The input: batch, channels, height, width (or as data_format says)")
+            Output(NDARRAY, "output", description="The moved elements, with the type of x")
+            Arg(INT, "block_size", description="The block's size along each spatial axis")
+            use_mixin(IMAGES)
+            Layout(name)
+            Doc(
+                Language.ANY,
+                DocScope.ALL,
+                f"""
+                As TensorFlow's and ND4J's {name} compute it with no paddings or crops (pad
+                first with nn.pad, crop after with base.slice): {what}. No element is computed;
+                x must have rank 4.
+                """,
+            )
+
     with Op("upsampling2d") as op:
         op.display_path = "/CNN/Layout"
         op.formula = (

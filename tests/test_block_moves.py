@@ -1,10 +1,11 @@
-"""cnn.space_to_depth, cnn.depth_to_space and cnn.upsampling2d (issue 23), the strided layouts read
-through a view (ADR 0063). space_to_depth and depth_to_space: the NumPy references compute ONNX's own
-SpaceToDepth and DepthToSpace node cases and its reference evaluator's results (the C backend
-meets the same cases in test_generated_code, and the reference's results in the golden tests);
-channels last is channels first with the axes moved; and depth_to_space undoes space_to_depth
-of the same mode, for shapes hypothesis draws. (test_forms checks that the form's reading plan,
-a view of six axes, names what the reference computes.) upsampling2d: ONNX's nearest Resize."""
+"""The block moves of cnn (issue 23), the strided layouts read through a view (ADR 0063).
+space_to_depth and depth_to_space: the NumPy references compute ONNX's own SpaceToDepth and
+DepthToSpace node cases and its reference evaluator's results (the C backend meets the same cases
+in test_generated_code, and the reference's results in the golden tests); channels last is
+channels first with the axes moved; and depth_to_space undoes space_to_depth of the same mode, for
+shapes hypothesis draws. space_to_batch and batch_to_space: TensorFlow's documented examples, and
+the same two properties. (test_forms checks that each form's reading plan, a view of six axes,
+names what the reference computes.) upsampling2d: ONNX's nearest Resize."""
 
 from __future__ import annotations
 
@@ -109,3 +110,41 @@ def test_upsampling_is_onnx_s_nearest_resize_by_whole_factors(shape: tuple[int, 
     last = _call("upsampling2d", x.transpose(0, 2, 3, 1).copy(), want.transpose(0, 2, 3, 1).shape,
                  scale_h=scale_h, scale_w=scale_w, data_format=NHWC)
     np.testing.assert_array_equal(last, want.transpose(0, 2, 3, 1))
+
+
+#: TensorFlow's documented examples of space_to_batch_nd (block_shape [2, 2], no paddings), NHWC:
+#: x, then the output.
+TF_SPACE_TO_BATCH = [
+    ([[[[1], [2]], [[3], [4]]]], [[[[1]]], [[[2]]], [[[3]]], [[[4]]]]),
+    ([[[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]], [[[[1, 2, 3]]], [[[4, 5, 6]]], [[[7, 8, 9]]],
+                                                            [[[10, 11, 12]]]]),
+    (np.arange(1, 17).reshape(1, 4, 4, 1).tolist(),
+     [[[[1], [3]], [[9], [11]]], [[[2], [4]], [[10], [12]]], [[[5], [7]], [[13], [15]]], [[[6], [8]], [[14], [16]]]]),
+]
+
+
+@pytest.mark.parametrize(("x", "want"), TF_SPACE_TO_BATCH)
+def test_the_batch_moves_compute_tensorflow_s_documented_examples(x: list, want: list) -> None:
+    """cnn.space_to_batch gives TensorFlow's documented outputs (NHWC, the block's position
+    outermost in the batch), and cnn.batch_to_space (its batch_to_space_nd examples are these
+    reversed) gives x back; NCHW is the same with the channels moved first."""
+    x_, want_ = np.array(x, np.int32), np.array(want, np.int32)
+    np.testing.assert_array_equal(_call("space_to_batch", x_, want_.shape, block_size=2, data_format=NHWC), want_)
+    np.testing.assert_array_equal(_call("batch_to_space", want_, x_.shape, block_size=2, data_format=NHWC), x_)
+    first = _call("space_to_batch", x_.transpose(0, 3, 1, 2).copy(), want_.transpose(0, 3, 1, 2).shape,
+                  block_size=2, data_format=NCHW)
+    np.testing.assert_array_equal(first, want_.transpose(0, 3, 1, 2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(blocks)
+def test_batch_to_space_undoes_space_to_batch(drawn: tuple[int, ...]) -> None:
+    b, n, c, h, w = drawn
+    x = np.arange(n * c * h * b * w * b, dtype=np.int32).reshape(n, c, h * b, w * b)
+    moved = _call("space_to_batch", x, (n * b * b, c, h, w), block_size=b, data_format=NCHW)
+    last = _call("space_to_batch", x.transpose(0, 2, 3, 1).copy(), (n * b * b, h, w, c), block_size=b,
+                 data_format=NHWC)
+    np.testing.assert_array_equal(last, moved.transpose(0, 2, 3, 1))
+    np.testing.assert_array_equal(_call("batch_to_space", moved, x.shape, block_size=b, data_format=NCHW), x)
+    np.testing.assert_array_equal(
+        _call("batch_to_space", last, (n, h * b, w * b, c), block_size=b, data_format=NHWC), x.transpose(0, 2, 3, 1))

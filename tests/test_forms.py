@@ -87,10 +87,11 @@ def _read_by_plan(op, kwargs, x: np.ndarray, shape: tuple[int, ...]) -> np.ndarr
     return out.reshape(shape)
 
 
-def test_strided_layouts_are_the_ten_that_read_evenly_spaced_elements() -> None:
+def test_strided_layouts_are_the_twelve_that_read_evenly_spaced_elements() -> None:
     assert sorted(op.qualified_name for _, op in STRIDED) == [
         "base.permute", "base.reverse", "base.slice", "base.strided_slice", "base.tile", "base.transpose",
-        "cnn.depth_to_space", "cnn.space_to_depth", "cnn.upsampling2d", "nn.pad"]
+        "cnn.batch_to_space", "cnn.depth_to_space", "cnn.space_to_batch", "cnn.space_to_depth", "cnn.upsampling2d",
+        "nn.pad"]
 
 
 @pytest.mark.parametrize(("ns", "op"), STRIDED, ids=[op.qualified_name for _, op in STRIDED])

@@ -119,6 +119,8 @@ LAYOUT_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
     "set_diag": (("diagonal", "values"),),
     "space_to_depth": (("block_size", "int"), ("mode", "enum"), ("data_format", "enum")),
     "depth_to_space": (("block_size", "int"), ("mode", "enum"), ("data_format", "enum")),
+    "space_to_batch": (("block_size", "int"), ("data_format", "enum")),
+    "batch_to_space": (("block_size", "int"), ("data_format", "enum")),
     "upsample": (("scale_h", "int"), ("scale_w", "int"), ("data_format", "enum")),
 }
 #: Layouts whose indices are data: a runtime copy, not a plan (the C function checks every index).
@@ -136,7 +138,8 @@ DEPTH_MODES = ("DCR", "CRD")
 LAYOUT_ENUMS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pad", "mode"): PAD_MODES, ("space_to_depth", "data_format"): DATA_FORMATS, ("space_to_depth", "mode"): DEPTH_MODES,
     ("depth_to_space", "data_format"): DATA_FORMATS, ("depth_to_space", "mode"): DEPTH_MODES,
-    ("upsample", "data_format"): DATA_FORMATS,
+    ("upsample", "data_format"): DATA_FORMATS, ("space_to_batch", "data_format"): DATA_FORMATS,
+    ("batch_to_space", "data_format"): DATA_FORMATS,
 }
 
 
@@ -424,19 +427,40 @@ def _depth_to_space(c: LayoutMove) -> Any:
                                              (n, Sh.mul(h, b), Sh.mul(w, b), depth)))
 
 
+def _space_to_batch(c: LayoutMove) -> Any:
+    """Each block_size x block_size block of the spatial axes spread over batches (TensorFlow's
+    and ND4J's space_to_batch without paddings): the block's position outermost in the batch."""
+    n, ch, h, w, b, area = _blocks(c)
+    n_b, h_b, w_b = Sh.mul(n, area), Sh.floordiv(h, b), Sh.floordiv(w, b)
+    return Sh.PerAxis(Sh.size(4), _by_format(c, (n_b, ch, h_b, w_b), (n_b, h_b, w_b, ch)))
+
+
+def _batch_to_space(c: LayoutMove) -> Any:
+    """space_to_batch undone: the batches become block_size x block_size blocks."""
+    n, ch, h, w, b, area = _blocks(c)
+    n_b, tall, wide = Sh.floordiv(n, area), Sh.mul(h, b), Sh.mul(w, b)
+    return Sh.PerAxis(Sh.size(4), _by_format(c, (n_b, ch, tall, wide), (n_b, tall, wide, ch)))
+
+
+#: The axis a block move folds the block's area into (the channels or the batch), by layout.
+_FOLDED = {"space_to_depth": "channels", "depth_to_space": "channels", "space_to_batch": "batch",
+           "batch_to_space": "batch"}
+
+
 def _blocks_refusals(c: LayoutMove) -> list[Sh.Refusal]:
     n, ch, h, w, b, area = _blocks(c)
     bs, limit = c.arg("block_size"), Sh.MAX_ELEMENTS
+    folded = {"channels": ch, "batch": n}[_FOLDED[c.layout]]
     # (the result's sizes stay within int64: block_size at most 2**31 first, so its square does)
     small = Sh.all_of(Sh.compare(b, ">=", 1), Sh.compare(b, "<=", 2**31))
-    if c.layout == "space_to_depth":
-        fits = Sh.compare(ch, "<=", Sh.floordiv(limit, area))
+    if c.layout.startswith("space_to_"):
+        fits = Sh.compare(folded, "<=", Sh.floordiv(limit, area))
         divides = Sh.Refusal(f"{bs}: must divide the height and the width of {c.input}", Sh.all_of(
             Sh.compare(E.Arith("%", h, b), "==", 0), Sh.compare(E.Arith("%", w, b), "==", 0)))
     else:
         fits = Sh.all_of(Sh.compare(h, "<=", Sh.floordiv(limit, b)), Sh.compare(w, "<=", Sh.floordiv(limit, b)))
-        divides = Sh.Refusal(f"{bs}: its square must divide the channels of {c.input}",
-                             Sh.compare(E.Arith("%", ch, area), "==", 0))
+        divides = Sh.Refusal(f"{bs}: its square must divide the {_FOLDED[c.layout]} of {c.input}",
+                             Sh.compare(E.Arith("%", folded, area), "==", 0))
     return [_rank_4(c),
             Sh.Refusal(f"{bs}: must lie in 1..2**31", small),
             divides,
@@ -462,6 +486,8 @@ _LAYOUT_SHAPES: dict[str, Any] = {
     "set_diag": lambda c: c.x(),
     "space_to_depth": _space_to_depth,
     "depth_to_space": _depth_to_space,
+    "space_to_batch": _space_to_batch,
+    "batch_to_space": _batch_to_space,
     "upsample": _upsample,
 }
 
@@ -526,6 +552,31 @@ def _depth_to_space_strides(c: LayoutMove) -> Strides:
     return Strides(source, step, Sh.PerAxis(c.rank(), Sh.size(0)), view=view)
 
 
+def _space_to_batch_strides(c: LayoutMove) -> Strides:
+    """The output read as (block row, block column, batch, channel, height / b, width / b) in
+    NCHW, the channel last in NHWC: a block's row and column run along the height and the width
+    by 1, a row and a column of blocks by block_size."""
+    n, ch, h, w, b, _ = _blocks(c)
+    h_b, w_b = Sh.floordiv(h, b), Sh.floordiv(w, b)
+    view = Sh.PerAxis(Sh.size(6), _by_format(c, (b, b, n, ch, h_b, w_b), (b, b, n, h_b, w_b, ch)))
+    source = Sh.PerAxis(Sh.size(6), _by_format(c, (2, 3, 0, 1, 2, 3), (1, 2, 0, 1, 2, 3)))
+    step = Sh.PerAxis(Sh.size(6), _by_format(c, (1, 1, 1, 1, b, b), (1, 1, 1, b, b, 1)))
+    return Strides(source, step, Sh.PerAxis(c.rank(), Sh.size(0)), view=view)
+
+
+def _batch_to_space_strides(c: LayoutMove) -> Strides:
+    """The output read as (batch, channel, height, block row, width, block column) in NCHW,
+    (batch, height, block row, width, block column, channel) in NHWC: the block's row and
+    column run along x's batch, by (block_size times) the output's batch."""
+    n, ch, h, w, b, area = _blocks(c)
+    batch = Sh.floordiv(n, area)
+    view = Sh.PerAxis(Sh.size(6), _by_format(c, (batch, ch, h, b, w, b), (batch, h, b, w, b, ch)))
+    source = Sh.PerAxis(Sh.size(6), _by_format(c, (0, 1, 2, 0, 3, 0), (0, 1, 0, 2, 0, 3)))
+    row = Sh.mul(b, batch)
+    step = Sh.PerAxis(Sh.size(6), _by_format(c, (1, 1, 1, row, 1, batch), (1, 1, row, 1, batch, 1)))
+    return Strides(source, step, Sh.PerAxis(c.rank(), Sh.size(0)), view=view)
+
+
 def _upsample_strides(c: LayoutMove) -> Strides:
     """The output read as (batch, channel, height, row in the block, width, column in the block)
     in NCHW, (batch, height, row, width, column, channel) in NHWC: a block's rows and columns
@@ -550,6 +601,8 @@ _LAYOUT_STRIDES: dict[str, Any] = {
                                   edges=c.arg("mode"), fill=c.arg("value")),
     "space_to_depth": _space_to_depth_strides,
     "depth_to_space": _depth_to_space_strides,
+    "space_to_batch": _space_to_batch_strides,
+    "batch_to_space": _batch_to_space_strides,
     "upsample": _upsample_strides,
 }
 
@@ -571,5 +624,7 @@ _LAYOUT_REFUSALS: dict[str, Any] = {
     "set_diag": _set_diag_refusals,
     "space_to_depth": _blocks_refusals,
     "depth_to_space": _blocks_refusals,
+    "space_to_batch": _blocks_refusals,
+    "batch_to_space": _blocks_refusals,
     "upsample": _upsample_refusals,
 }

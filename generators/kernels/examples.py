@@ -54,6 +54,8 @@ LAYOUT_EXAMPLES: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {
     "diag": ((3,), {}),
     "space_to_depth": ((1, 1, 2, 4), {"block_size": 2}),
     "depth_to_space": ((1, 4, 1, 2), {"block_size": 2}),
+    "space_to_batch": ((1, 1, 2, 4), {"block_size": 2}),
+    "batch_to_space": ((4, 1, 1, 2), {"block_size": 2}),
     "upsample": ((1, 1, 2, 2), {"scale_h": 2, "scale_w": 2}),
 }
 #: Per generator with a tensor role: the role and the values of its example.

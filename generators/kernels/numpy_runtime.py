@@ -690,6 +690,8 @@ def layout_apply(kind, x, p, shape):
         return np.pad(x, pairs, mode=mode)
     if kind in ("space_to_depth", "depth_to_space"):
         return _block_move(kind, x, p)
+    if kind in ("space_to_batch", "batch_to_space"):
+        return _batch_move(kind, x, p)
     if kind == "upsample":  # (nearest neighbour by whole factors: each element repeated along both axes)
         axes = (1, 2) if int(p["data_format"]) == 1 else (2, 3)
         return np.repeat(np.repeat(x, int(p["scale_h"]), axis=axes[0]), int(p["scale_w"]), axis=axes[1])
@@ -710,6 +712,20 @@ def _block_move(kind, x, p):
     else:
         t = t.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3).reshape(n, c // (b * b), h * b, w * b)
     return np.ascontiguousarray(np.transpose(t, (0, 2, 3, 1)) if last else t)
+
+
+def _batch_move(kind, x, p):
+    """TensorFlow's space_to_batch and batch_to_space (NHWC, no paddings or crops): a reshape, a
+    transpose and a reshape, the block's position outermost in the batch; NCHW (data_format 0)
+    moved to NHWC first and back after."""
+    b, first = int(p["block_size"]), int(p["data_format"]) == 0
+    t = np.transpose(x, (0, 2, 3, 1)) if first else x
+    n, h, w, c = t.shape
+    if kind == "space_to_batch":
+        t = t.reshape(n, h // b, b, w // b, b, c).transpose(2, 4, 0, 1, 3, 5).reshape(n * b * b, h // b, w // b, c)
+    else:
+        t = t.reshape(b, b, n // (b * b), h, w, c).transpose(2, 3, 0, 4, 1, 5).reshape(n // (b * b), h * b, w * b, c)
+    return np.ascontiguousarray(np.transpose(t, (0, 3, 1, 2)) if first else t)
 
 
 def fill_value(value, dtype):
