@@ -931,13 +931,8 @@ with Namespace("nn"):
             description="Lq x out matrices, with the batch axes of queries",
         )
         Constraint(
-            "all inputs must have the same type",
-            same_type(q, k)
-            & same_type(q, v)
-            & same_type(q, wq)
-            & same_type(q, wk)
-            & same_type(q, wv)
-            & same_type(q, wo),
+            "wq, wk, wv and wo must have the type of queries",
+            same_type(q, wq) & same_type(q, wk) & same_type(q, wv) & same_type(q, wo),
         )
         Constraint(
             "wq and wk must both have as many rows as queries has columns, and the same columns",

@@ -351,6 +351,12 @@ for backend in ("c", "python"):
 fails(ValueError, "nn.masked_dot_product_attention: mask must have a row per query and a column per key (mask has "
       "shape (2, 5, 3), queries has shape (2, 3, 4), keys has shape (2, 5, 4))", nn.masked_dot_product_attention,
       q, k, v, np.swapaxes(mask, -1, -2))
+# (a query's position and its window's ends must fit in int64: offset and the windows within 2^60)
+for backend in ("c", "python"):
+    for bound in ({"offset": -(1 << 61)}, {"left_window": 1 << 61}, {"right_window": (1 << 60) + 1}):
+        fails(ValueError, "nn.dot_product_attention: offset, left_window and right_window must be at most 2^60 from 0",
+              nn.dot_product_attention, q, k, v, backend=backend, **bound)
+    assert nn.dot_product_attention(q, k, v, offset=1 << 60, left_window=1 << 60, backend=backend).shape == (2, 3, 2)
 # depthwise: each channel with its own filter, as conv2d of that channel alone (ONNX's group = channels)
 xd, wd = rng.standard_normal((2, 3, 6, 5)).astype(np.float32), rng.standard_normal((3, 1, 3, 2)).astype(np.float32)
 for backend in ("c", "python"):
