@@ -256,6 +256,12 @@ with Namespace("cnn"):
             description="NCHW: channels before the spatial axes (ONNX's); NHWC: after them",
         )
 
+    #: What every block move (depth and batch) takes and gives.
+    with Mixin("blocks") as BLOCKS:
+        Input(NDARRAY, "x", description="The input: batch, channels, height, width (or as data_format says)")
+        Output(NDARRAY, "output", description="The moved elements, with the type of x")
+        Arg(INT, "block_size", description="The block's size along each spatial axis")
+
     #: The block moves, by ND4J's (and TensorFlow's) name: ONNX's operator, and what each does.
     BLOCK_MOVES = {
         "space_to_depth": (
@@ -287,9 +293,7 @@ with Namespace("cnn"):
             op.display_path = "/CNN/Layout"
             op.onnx = onnx
             op.unlike_onnx = "takes a data_format too (NHWC: TensorFlow's layout, which ND4J offers)"
-            Input(NDARRAY, "x", description="The input: batch, channels, height, width (or as data_format says)")
-            Output(NDARRAY, "output", description="The moved elements, with the type of x")
-            Arg(INT, "block_size", description="The block's size along each spatial axis")
+            use_mixin(BLOCKS)
             Arg(
                 ENUM,
                 "mode",
@@ -330,9 +334,7 @@ with Namespace("cnn"):
                 r"NHWC: the same, channels last}",
             )
             op.display_path = "/CNN/Layout"
-            Input(NDARRAY, "x", description="The input: batch, channels, height, width (or as data_format says)")
-            Output(NDARRAY, "output", description="The moved elements, with the type of x")
-            Arg(INT, "block_size", description="The block's size along each spatial axis")
+            use_mixin(BLOCKS)
             use_mixin(IMAGES)
             Layout(name)
             Doc(
