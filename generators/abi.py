@@ -51,6 +51,13 @@ def function(op: Op) -> str:
     return f"opforge_{op.namespace.lower()}_{op.name}"
 
 
+def omit_numeric(op: Op) -> str:
+    """The macro that, defined where the C library compiles, leaves out an elementwise function's
+    integer, float and bool kernels (its fixed-point ones stay; the others are refused): a build
+    whose caller computes those types itself, as the Python package's ufuncs do (ADR 0080)."""
+    return "OPFORGE_OMIT_NUMERIC_" + function(op).removeprefix("opforge_").upper()
+
+
 def config_struct(config: Config) -> str:
     return f"opforge_{config.namespace.lower()}_{config.name}"
 

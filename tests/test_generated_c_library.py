@@ -196,6 +196,66 @@ def test_a_default_build_is_optimised_and_does_not_make_warnings_errors(out: Gen
     assert "CMAKE_BUILD_TYPE:STRING=Debug" in (tmp_path / "debug" / "CMakeCache.txt").read_text()  # (the user's)
 
 
+LEFT_OUT = r"""
+#include <stdio.h>
+#include <string.h>
+#include "opforge/math.h"
+
+static opforge_tensor vector(void* data, opforge_dtype dtype, int64_t n, int32_t shift) {
+    opforge_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.dtype = dtype;
+    t.rank = 1;
+    t.shape[0] = n;
+    t.shift = shift;
+    return t;
+}
+
+int main(void) {
+    int failed = 0;
+    float a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, c[3] = {0, 0, 0};
+    opforge_tensor x = vector(a, OPFORGE_FLOAT32, 3, 0), y = vector(b, OPFORGE_FLOAT32, 3, 0);
+    opforge_tensor o = vector(c, OPFORGE_FLOAT32, 3, 0);
+    const char* detail = NULL;
+    /* left out: refused, and the detail names the macro */
+    if (opforge_math_add(&x, &y, &o, &detail) != OPFORGE_ERR_DTYPE || detail == NULL
+        || strstr(detail, "OPFORGE_OMIT_NUMERIC_MATH_ADD") == NULL || c[0] != 0) {
+        failed++;
+    }
+    /* another function of the file keeps its types */
+    if (opforge_math_sub(&x, &y, &o, NULL) != OPFORGE_OK || c[0] != -3 || c[2] != -3) {
+        failed++;
+    }
+    /* add's fixed-point kernels stay */
+    int8_t qa[2] = {16, 32}, qb[2] = {8, -8}, qc[2] = {0, 0};
+    opforge_tensor qx = vector(qa, OPFORGE_Q7, 2, 4), qy = vector(qb, OPFORGE_Q7, 2, 4);
+    opforge_tensor qo = vector(qc, OPFORGE_Q7, 2, 0);
+    if (opforge_math_add(&qx, &qy, &qo, NULL) != OPFORGE_OK || qc[0] != 24 || qc[1] != 24 || qo.shift != 4) {
+        failed++;
+    }
+    printf("%d failed\n", failed);
+    return failed;
+}
+"""
+
+
+def test_a_build_may_leave_out_an_elementwise_function_s_plain_types(out: GeneratedProjects, tmp_path: Path) -> None:
+    """A build that defines OPFORGE_OMIT_NUMERIC_MATH_ADD (as the Python package's does for the ops its
+    ufuncs compute, ADR 0080) compiles strictly; math.add then refuses float32 with OPFORGE_ERR_DTYPE,
+    naming the macro, and still computes q7; the other functions keep every type."""
+    src = out / "c" / "src"
+    defining = [f for f in sorted(src.glob("math_*.c"))
+                if "opforge_status opforge_math_add(" in f.read_text(encoding="utf-8")]
+    assert len(defining) == 1, defining
+    (tmp_path / "left_out.c").write_text(LEFT_OUT, encoding="utf-8")
+    exe = tmp_path / "left_out"
+    _run("gcc", *STRICT, "-O1", "-DOPFORGE_OMIT_NUMERIC_MATH_ADD", f"-I{out / 'c' / 'include'}", f"-I{src}",
+         tmp_path / "left_out.c", defining[0], src / "opforge_core.c", "-lm", "-o", exe)
+    ran = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert ran.returncode == 0 and ran.stdout.strip() == "0 failed", ran.stdout + ran.stderr
+
+
 def test_a_consumer_project_finds_the_installed_library_by_find_package(installed: Path, out: GeneratedProjects,
                                                                         tmp_path: Path) -> None:
     """The docs site's first C program, a user's CMake project built with -Wall -Wextra -Werror

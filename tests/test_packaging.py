@@ -94,6 +94,36 @@ def test_the_package_builds_portable_unless_asked_for_the_host_s_extensions(gene
     assert settings["cmake"]["define"]["OPFORGE_NATIVE"] == {"env": "OPFORGE_NATIVE", "default": "OFF"}
 
 
+def test_the_package_s_library_leaves_out_what_its_ufuncs_compute(generated: GeneratedProjects,
+                                                                    tmp_path: Path) -> None:
+    """ADR 0080: the library's sources compile with OPFORGE_OMIT_NUMERIC_<OP> for exactly the ops
+    the ufuncs compute (their checked way calls the ufunc too), and with those definitions every
+    source passes the strict flags' front end without a diagnostic (an unused variable, ...)."""
+    from dsl.loader import load
+    from generators import abi
+    from generators.kernels.selection import code_ops
+    from generators.python import ufuncs
+
+    from conftest import STRICT
+
+    catalogue = load(ROOT / "ops").catalogue
+    taken = {abi.omit_numeric(op) for ns in catalogue.namespaces for op in code_ops(ns) if ufuncs.takes(op)}
+    assert "OPFORGE_OMIT_NUMERIC_MATH_ADD" in taken and "OPFORGE_OMIT_NUMERIC_MATH_CLIP_BY_VALUE" not in taken
+    project = generated / "python"
+    commands = _compile_flags(project, tmp_path / "build")
+    sources = sorted((project / "c" / "src").glob("*.c"))
+    checks = []
+    for source in sources:
+        defines = [f for f in commands[source.name].split() if f.startswith("-DOPFORGE_OMIT_NUMERIC_")]
+        assert {d.removeprefix("-D") for d in defines} == taken, source.name
+        checks.append(subprocess.Popen(["gcc", *STRICT, "-fsyntax-only", *defines, f"-I{project / 'c' / 'include'}",
+                                        f"-I{project / 'c' / 'src'}", str(source)],
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    for source, check in zip(sources, checks):
+        said, _ = check.communicate()
+        assert check.returncode == 0 and not said, f"{source.name}: {said[-3000:]}"
+
+
 def test_the_package_s_sdist_holds_its_c_sources_and_installs(generated: GeneratedProjects, tmp_path: Path) -> None:
     """The generated package's sdist, made by its build backend, holds everything its build
     compiles (the C library's CMake project, the cffi declarations), and pip installs it where

@@ -522,7 +522,12 @@ class _Binding:
             self.add('if backend == "python":', f"    _ref.{ref_name(op.name)}({', '.join(ref_args)})", "else:")
         c_args = [self.c_argument(p, written) for p in abi.parameters(op)]
         c_args = [a for a in c_args if a is not None]
-        self.add(f"    _native.call(_op, {abi.function(op)!r}, {', '.join(c_args)})")
+        if ufuncs.takes(op):  # (the package's library leaves these types out: its ufunc computes them, ADR 0080)
+            ufunc, ins = f"{ufuncs.prefix(op)}_ufunc", ", ".join(py_name(i.name) for i in op.inputs)
+            self.add(f"    if {ufunc} is not None:", f"        {ufunc}({ins}, out={written[0]})",
+                     "    else:", f"        _native.call(_op, {abi.function(op)!r}, {', '.join(c_args)})")
+        else:
+            self.add(f"    _native.call(_op, {abi.function(op)!r}, {', '.join(c_args)})")
         if listed(op):
             result = "[_rt.finish(w, o) for w, o in _pairs]"
         elif several:

@@ -78,9 +78,11 @@ class PythonGenerator:
         files += [GeneratedFile(path, text) for path, text in sorted(clang_format({
             f"ufuncs/{ufuncs.MODULE}.c": ufuncs.c_source(taken, head),
             "ufuncs/opf_ufunc_loop.h": f"/* {head} */\n" + ufuncs.LOOP_HEADER.read_text(encoding="utf-8")}).items())]
+        # (the library leaves out what the ufuncs compute: both ways of a call run them, ADR 0080)
+        omitted = sorted(abi.omit_numeric(op) for op in taken)
         for name in ("pyproject.toml", "CMakeLists.txt"):
             files.append(GeneratedFile(name, _TEMPLATES.get_template(f"{name}.j2").render(
-                header=head, version=context.catalogue.version, **BUILD_REQUIRES)))
+                header=head, version=context.catalogue.version, omitted=omitted, **BUILD_REQUIRES)))
         return files
 
     def _module(self, ns: Namespace, head: str, namespaces: Sequence[Namespace]) -> str:

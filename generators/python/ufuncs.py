@@ -91,13 +91,19 @@ def c_source(ops: list[Op], header: str) -> str:
     return _TEMPLATES.get_template("_opforge_ufuncs.c.j2").render(header=header, module=MODULE, ufuncs=ufuncs)
 
 
+def prefix(op: Op) -> str:
+    """The binding module's prefix of the names it keeps for the op's ufunc: ``_add`` (``_add_ufunc``,
+    ``_add_fast``, ``_add_weak``)."""
+    return "_" + py_names.function_name(op.name).rstrip("_")
+
+
 def fast_path(op: Op, promotion: str) -> tuple[list[str], list[str]]:
     """(module-level lines, the function's first lines): the ufunc call for the calls it makes as
     the checked way would; its errors fall through to the checks, which say them in the op's words.
     Arrays of one variant's dtype call it as they are; with Python numbers among them, each number
     becomes what the checked way makes of it first (``_rt.weak_operands``, given ``promotion``: the
     binding's arguments of ``_rt.promoted``)."""
-    name = py_names.function_name(op.name).rstrip("_")
+    name = prefix(op)[1:]
     ins = [py_names.py_name(i.name) for i in op.inputs]
     module = [f"_{name}_ufunc = getattr(_native.ufuncs, {attribute(op)!r}, None)\n"
               "#: The dtypes whose arrays run the ufunc: a variant's, every input of it (ADR 0073)\n"

@@ -388,13 +388,22 @@ class Emitter:
                 "}", "}"]
 
     def dispatch(self, per_variant: Callable[[D.Variant], list[str]], on: str | None = None,
-                 fixed: Callable[[D.Variant], list[str]] | None = None) -> list[str]:
+                 fixed: Callable[[D.Variant], list[str]] | None = None, omittable: bool = False) -> list[str]:
         """A switch on the primary tensor's dtype: a case per variant, and per fixed-point
-        type the op takes (``fixed``'s lines)."""
+        type the op takes (``fixed``'s lines). ``omittable``: a build that defines the op's
+        ``abi.omit_numeric`` macro compiles the plain variants' cases as a refusal (ADR 0080)."""
         on = on or f"{self.ref(self.primary)}->dtype"
         lines = [f"switch ({on}) {{"]
+        omit = omittable and bool(self.variants)
+        if omit:
+            lines.append(f"#if !defined({abi.omit_numeric(self.op)})")
         for v in self.variants:
             lines += [f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *per_variant(v), "break;", "}"]
+        if omit:
+            left_out = c_string(f"this build leaves out {', '.join(v.dtype for v in self.variants)} "
+                                f"({abi.omit_numeric(self.op)})")
+            lines += ["#else", *(f"case {abi.DTYPE_ENUM[v.dtype]}:" for v in self.variants),
+                      f"return opf_fail(detail, OPFORGE_ERR_DTYPE, {left_out});", "#endif"]
         for v in self.fixed_variants:
             if fixed is not None:
                 lines += [f"case {abi.DTYPE_ENUM[v.dtype]}: {{", *fixed(v), "break;", "}"]

@@ -52,6 +52,13 @@
 #define OPFORGE_TILE_COLS (OPF_M_PROFILE ? 1 : 32)
 #endif
 
+/* ------------------------------------------------------------ types left out
+ * OPFORGE_OMIT_NUMERIC_<NAMESPACE>_<OP> (math.add's: OPFORGE_OMIT_NUMERIC_MATH_ADD), defined
+ * where the library compiles, leaves an elementwise function's integer, float and bool kernels
+ * out of the build: a call of those types returns OPFORGE_ERR_DTYPE, the fixed-point types
+ * compute. For a caller that computes those types itself: the Python package, whose ufuncs
+ * do (ADR 0080). */
+
 /* Every failure goes through opf_fail, marked cold: GCC then predicts the checks to
  * pass. Without it, the guessed odds of a function's many checks multiplied until
  * the kernel loops after them looked cold, and were left scalar (ADR 0027). */
