@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from opforge import math, nn, random  # noqa: E402
+from opforge import cnn, math, nn, random  # noqa: E402
 from stream import bandwidth  # noqa: E402
 
 SIZES = (1_000, 100_000, 10_000_000)
@@ -116,6 +116,46 @@ def sampling() -> list[dict[str, Any]]:
     ]
 
 
+def _onnx_conv(x: np.ndarray, w: np.ndarray, **attributes: Any) -> Callable[[], Any]:
+    """onnxruntime running one ONNX Conv node on one thread (its CPU provider: MLAS)."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], **attributes)], "conv",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape),
+                               helper.make_tensor_value_info("w", TensorProto.FLOAT, w.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    feed = {"x": x, "w": w}
+    return lambda: session.run(None, feed)[0]
+
+
+def convolutions(rng: np.random.Generator) -> list[dict[str, Any]]:
+    """Issue 23's cases against onnxruntime on one thread (target: within 2x its time), float32:
+    conv2d and depthwise_conv2d of 64 channels at 56x56 with 3x3 filters (padded to keep the
+    size), conv1d of 32 to 64 channels over 1,000 steps with a kernel of 5."""
+    x2 = rng.standard_normal((1, 64, 56, 56), dtype=np.float32)
+    w2 = rng.standard_normal((64, 64, 3, 3), dtype=np.float32)
+    wd = rng.standard_normal((64, 1, 3, 3), dtype=np.float32)
+    x1 = rng.standard_normal((1, 32, 1000), dtype=np.float32)
+    w1 = rng.standard_normal((64, 32, 5), dtype=np.float32)
+    cases = [("conv2d, 64 to 64 channels, 56x56, 3x3", lambda: cnn.conv2d(x2, w2, pads=(1, 1, 1, 1)),
+              _onnx_conv(x2, w2, pads=[1, 1, 1, 1]), 2.0 * 64 * 64 * 9 * 56 * 56),
+             ("depthwise_conv2d, 64 channels, 56x56, 3x3", lambda: cnn.depthwise_conv2d(x2, wd[:, 0], pads=(1, 1, 1, 1)),
+              _onnx_conv(x2, wd, pads=[1, 1, 1, 1], group=64), 2.0 * 64 * 9 * 56 * 56),
+             ("conv1d, 32 to 64 channels, length 1,000, kernel 5", lambda: cnn.conv1d(x1, w1),
+              _onnx_conv(x1, w1), 2.0 * 64 * 32 * 5 * 996)]
+    rows = []
+    for kind, ours, theirs, flops in cases:
+        row = _row(kind, "float32", int(flops), ours, theirs,
+                   lambda: np.allclose(ours(), theirs(), rtol=1e-3, atol=1e-3), work=flops)
+        rows.append(row | {"against": "onnxruntime", "limit": 2.0})
+    return rows
+
+
 def binding() -> list[dict[str, Any]]:
     """Issue 21's call targets: a small add within 2x NumPy's, a large one allocating its result
     within 1.1x, and out= no slower than allocating (``against`` says what the row compares with)."""
@@ -142,7 +182,8 @@ def measure() -> dict[str, Any]:
     implied = 12 * add["n"] / limit["triad_bytes_per_s"]
     return {"elementwise": rows, "bandwidth": limit | {"add_1e7_s": add["opforge_s"], "add_implied_s": implied,
                                                        "add_over_limit": add["opforge_s"] / implied},
-            "contractions": contractions(rng), "random": sampling(), "binding": binding()}
+            "contractions": contractions(rng), "convolutions": convolutions(rng), "random": sampling(),
+            "binding": binding()}
 
 
 if __name__ == "__main__":

@@ -130,6 +130,12 @@ def page(facts: dict[str, str], gen: dict[str, Any] | None, k: dict[str, Any], i
         share = r["opforge_gflops"] / r["numpy_gflops"]
         target = _met(share >= 0.3) if r["n"] >= 256 else "-"
         lines.append(f"| {r['n']} | {r['opforge_gflops']:.2f} | {r['numpy_gflops']:.2f} | {share:.2f} | {target} |")
+    lines += ["", "## Convolutions", "", "float32, batch 1, against onnxruntime's Conv on one thread (its CPU "
+              "provider, MLAS); target: within 2x its time.", "",
+              "| case | opforge | onnxruntime | ratio | target |", "| --- | ---: | ---: | ---: | --- |"]
+    for r in k["convolutions"]:
+        lines.append(f"| {r['kind']} | {_seconds(r['opforge_s'])} | {_seconds(r['numpy_s'])} | {r['ratio']:.2f} | "
+                     f"{_met(r['ratio'] <= r['limit'])} ({r['limit']}x) |")
     lines += ["", "## Random numbers and calls", "", "| case | opforge | NumPy | ratio | target |",
               "| --- | ---: | ---: | ---: | --- |"]
     for r in k["random"]:
